@@ -1,0 +1,197 @@
+// Package answer is the single writer of an answer. An Answer's value and
+// provenance can be set only by Staple, which copies them from a tool
+// result after the resolver's verdict has passed; the model's sentence is
+// the only model-written field. This package imports no model provider, and
+// a test keeps it so.
+package answer
+
+import (
+	"encoding/json"
+	"errors"
+	"maps"
+
+	"github.com/provenant/provenant/fact"
+)
+
+// Outcome is the terminal kind of a request.
+type Outcome string
+
+// The outcomes. Every request ends in exactly one.
+const (
+	Answered  Outcome = "answered"  // a positive value with its events
+	Absence   Outcome = "absence"   // a grounded zero with its attestation
+	Abstained Outcome = "abstained" // no tool covers the question
+	Rejected  Outcome = "rejected"  // the wall refused the proposed call
+	Error     Outcome = "error"     // the model was unreachable, or we failed
+)
+
+// Stage names the pipeline step an error came from.
+type Stage string
+
+// The stages that can fail.
+const (
+	StageSelect  Stage = "select"
+	StageExecute Stage = "execute"
+	StageResolve Stage = "resolve"
+	StageCompose Stage = "compose"
+)
+
+// Error reasons, the first word of Reason for an error outcome.
+const (
+	ReasonModelUnavailable   = "model_unavailable"
+	ReasonVerificationFailed = "verification_failed"
+	ReasonInternal           = "internal"
+)
+
+// Answer is the one object every surface returns. Its fields are
+// unexported so that only this package's constructors write them.
+type Answer struct {
+	outcome    Outcome
+	tool       string
+	args       map[string]string
+	value      *fact.Value
+	provenance *fact.Provenance
+	text       *string
+	verdict    *fact.Verdict
+	reason     string
+	stage      Stage
+}
+
+// ErrUnverified is returned by Staple for a result whose verdict failed.
+var ErrUnverified = errors.New("staple answer: verdict did not pass")
+
+// Staple writes a verified result into an answer. text is the composed
+// sentence; nil means the model could not compose one, which yields an
+// error outcome at stage compose that still carries the verified fact.
+func Staple(r fact.Result, v fact.Verdict, text *string) (Answer, error) {
+	if !v.OK() {
+		return Answer{}, ErrUnverified
+	}
+	value := r.Value
+	value.IDs = append([]string(nil), r.Value.IDs...)
+	prov := r.Provenance.WithEnumeratedCount(v.Enumerated)
+	a := Answer{
+		outcome:    Answered,
+		tool:       r.Tool,
+		args:       maps.Clone(r.Args),
+		value:      &value,
+		provenance: &prov,
+		verdict:    &v,
+	}
+	if _, absent := prov.Absence(); absent {
+		a.outcome = Absence
+	}
+	if text == nil {
+		a.outcome, a.stage, a.reason = Error, StageCompose, ReasonModelUnavailable
+		return a, nil
+	}
+	t := *text
+	a.text = &t
+	return a, nil
+}
+
+// Abstain is the answer when no tool covers the question, or when a
+// verified answer must not ship.
+func Abstain(reason string) Answer {
+	return Answer{outcome: Abstained, reason: reason}
+}
+
+// Reject is the answer when the wall refused a call. tool is the called
+// tool's name when it is registered, "" otherwise (an unregistered name is
+// never echoed); reason never holds the rejected value.
+func Reject(tool, reason string) Answer {
+	return Answer{outcome: Rejected, tool: tool, reason: reason}
+}
+
+// Fail is the answer for an error at a stage. When a call had been
+// validated, tool and args name it.
+func Fail(stage Stage, reason, tool string, args map[string]string) Answer {
+	return Answer{outcome: Error, stage: stage, reason: reason, tool: tool, args: maps.Clone(args)}
+}
+
+// Outcome returns the terminal kind.
+func (a Answer) Outcome() Outcome { return a.outcome }
+
+// Tool returns the tool name, "" when none.
+func (a Answer) Tool() string { return a.tool }
+
+// Args returns a copy of the validated arguments.
+func (a Answer) Args() map[string]string { return maps.Clone(a.args) }
+
+// Value returns the stapled value, if any.
+func (a Answer) Value() (fact.Value, bool) {
+	if a.value == nil {
+		return fact.Value{}, false
+	}
+	return *a.value, true
+}
+
+// Provenance returns the stapled provenance, if any.
+func (a Answer) Provenance() (fact.Provenance, bool) {
+	if a.provenance == nil {
+		return fact.Provenance{}, false
+	}
+	return *a.provenance, true
+}
+
+// Verdict returns the resolver's verdict, if any.
+func (a Answer) Verdict() (fact.Verdict, bool) {
+	if a.verdict == nil {
+		return fact.Verdict{}, false
+	}
+	return *a.verdict, true
+}
+
+// Text returns the display sentence, "" when none.
+func (a Answer) Text() string {
+	if a.text == nil {
+		return ""
+	}
+	return *a.text
+}
+
+// Reason returns the reason for a non-answer, "" otherwise.
+func (a Answer) Reason() string { return a.reason }
+
+// Stage returns the failing stage of an error, "" otherwise.
+func (a Answer) Stage() Stage { return a.stage }
+
+// wire is the documented JSON object, identical on every surface.
+type wire struct {
+	Outcome    Outcome           `json:"outcome"`
+	Tool       *string           `json:"tool"`
+	Params     map[string]string `json:"params"`
+	Value      *fact.Value       `json:"value"`
+	Provenance *fact.Provenance  `json:"provenance"`
+	Text       *string           `json:"text"`
+	Verdict    *fact.Verdict     `json:"verdict"`
+	Reason     *string           `json:"reason"`
+	Stage      *Stage            `json:"stage"`
+}
+
+// MarshalJSON writes the documented answer object with every key present.
+func (a Answer) MarshalJSON() ([]byte, error) {
+	w := wire{Outcome: a.outcome, Params: a.args, Value: a.value, Provenance: a.provenance, Text: a.text, Verdict: a.verdict}
+	if a.tool != "" {
+		t := a.tool
+		w.Tool = &t
+	}
+	if a.reason != "" {
+		r := a.reason
+		w.Reason = &r
+	}
+	if a.stage != "" {
+		s := a.stage
+		w.Stage = &s
+	}
+	return json.Marshal(w)
+}
+
+// Unverified is the answer when the resolver's verdict failed: an error at
+// stage resolve that carries the verdict (so an operator sees which clause
+// failed) and neither the value nor the provenance.
+func Unverified(tool string, args map[string]string, v fact.Verdict) Answer {
+	a := Fail(StageResolve, ReasonVerificationFailed, tool, args)
+	a.verdict = &v
+	return a
+}

@@ -1,0 +1,74 @@
+// Package engine assembles a grounded-answer engine from a dataset and a
+// provider: the DuckDB event store, the executor's index, the wall, the
+// resolver and the pipeline. Every surface (CLI, HTTP, eval) builds one
+// Engine and asks through its Pipeline.
+package engine
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+
+	"github.com/provenant/provenant/executor"
+	"github.com/provenant/provenant/pipeline"
+	"github.com/provenant/provenant/provider"
+	"github.com/provenant/provenant/resolver"
+	"github.com/provenant/provenant/retail"
+	"github.com/provenant/provenant/retail/demo"
+	"github.com/provenant/provenant/store/duckdb"
+	"github.com/provenant/provenant/tool"
+)
+
+// Engine is a loaded engine. Close releases its store.
+type Engine struct {
+	Pipeline *pipeline.Pipeline
+	Store    *duckdb.Store
+	Info     retail.Info
+}
+
+// Options configures Open. Provider is required.
+type Options struct {
+	Provider provider.Provider
+	Observer pipeline.Observer // nil: none
+	Logger   *slog.Logger      // nil: discard
+}
+
+// LoadDataset reads a store file, or the embedded demo store when path is
+// "".
+func LoadDataset(path string) (*retail.Dataset, error) {
+	if path == "" {
+		return demo.Load()
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("open store file: %w", err)
+	}
+	defer f.Close()
+	return retail.Load(f)
+}
+
+// Open loads d into a new store and builds the pipeline over it.
+func Open(ctx context.Context, d *retail.Dataset, opts Options) (*Engine, error) {
+	store, err := duckdb.Open(ctx, d)
+	if err != nil {
+		return nil, err
+	}
+	info, err := store.Info(ctx)
+	if err != nil {
+		store.Close()
+		return nil, err
+	}
+	p := pipeline.New(pipeline.Options{
+		Provider: opts.Provider,
+		Wall:     tool.NewWall(tool.CatalogOf(d)),
+		Executor: executor.New(d),
+		Resolver: resolver.New(store),
+		Observer: opts.Observer,
+		Logger:   opts.Logger,
+	})
+	return &Engine{Pipeline: p, Store: store, Info: info}, nil
+}
+
+// Close releases the store.
+func (e *Engine) Close() error { return e.Store.Close() }

@@ -1,0 +1,194 @@
+// Package executor answers validated tool calls from an in-memory index
+// built once at load. It is the fast path; the resolver re-derives every
+// answer independently through the event store, and must not import this
+// package.
+package executor
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"slices"
+	"sort"
+
+	"github.com/provenant/provenant/fact"
+	"github.com/provenant/provenant/retail"
+	"github.com/provenant/provenant/tool"
+)
+
+type pair struct{ store, product string }
+
+type storeState struct {
+	store string
+	state retail.State
+}
+
+// Index is the executor's read-only view of a dataset. Safe for concurrent
+// use.
+type Index struct {
+	version string
+	// history holds each (store, product)'s events in time order.
+	history map[pair][]retail.Event
+	// pairs lists every pair with events, sorted by store then product.
+	pairs []pair
+	// byStore holds, per store, the index range of its pairs in pairs.
+	byStore map[string][2]int
+	// byStoreState holds each (store, state)'s events in time order.
+	byStoreState map[storeState][]retail.Event
+}
+
+// New builds the index. Cost: O(n log n) in the number of events.
+func New(d *retail.Dataset) *Index {
+	x := &Index{
+		version:      d.Version,
+		history:      map[pair][]retail.Event{},
+		byStore:      map[string][2]int{},
+		byStoreState: map[storeState][]retail.Event{},
+	}
+	for _, e := range d.Events {
+		k := pair{e.StoreID, e.ProductID}
+		x.history[k] = append(x.history[k], e)
+		ss := storeState{e.StoreID, e.State}
+		x.byStoreState[ss] = append(x.byStoreState[ss], e)
+	}
+	byTime := func(a, b retail.Event) int {
+		if a.Before(b) {
+			return -1
+		}
+		if b.Before(a) {
+			return 1
+		}
+		return 0
+	}
+	for k, h := range x.history {
+		slices.SortFunc(h, byTime)
+		x.pairs = append(x.pairs, k)
+	}
+	for _, h := range x.byStoreState {
+		slices.SortFunc(h, byTime)
+	}
+	slices.SortFunc(x.pairs, func(a, b pair) int {
+		if a.store != b.store {
+			return cmp.Compare(a.store, b.store)
+		}
+		return cmp.Compare(a.product, b.product)
+	})
+	for i, p := range x.pairs {
+		r, ok := x.byStore[p.store]
+		if !ok {
+			r[0] = i
+		}
+		r[1] = i + 1
+		x.byStore[p.store] = r
+	}
+	return x
+}
+
+// latest returns the pair's latest event at or before asOf. Cost:
+// O(log k) in the pair's history.
+func (x *Index) latest(k pair, asOf string) (retail.Event, bool) {
+	h := x.history[k]
+	i := sort.Search(len(h), func(i int) bool { return h[i].Timestamp > asOf })
+	if i == 0 {
+		return retail.Event{}, false
+	}
+	return h[i-1], true
+}
+
+// Execute answers a validated call.
+func (x *Index) Execute(ctx context.Context, c tool.Call) (fact.Result, error) {
+	if err := ctx.Err(); err != nil {
+		return fact.Result{}, err
+	}
+	var (
+		v      fact.Value
+		events []string
+	)
+	switch c.Tool() {
+	case tool.GetStockState, tool.GetPrice, tool.GetComplianceFlag:
+		kind := c.Def().Value
+		e, ok := x.latest(pair{c.Arg("store_id"), c.Arg("product_id")}, c.Arg("as_of"))
+		switch {
+		case !ok:
+			v = fact.NoObservation(kind)
+		case kind == fact.KindState:
+			v = fact.State(string(e.State))
+		case kind == fact.KindPrice:
+			v = fact.Price(e.PriceCents)
+		default:
+			v = fact.Flag(string(e.Flag))
+		}
+		if ok {
+			events = []string{e.ID}
+		}
+	case tool.CountStoresWithCondition:
+		m := retail.Condition(c.Arg("condition")).Match()
+		var stores []string
+		for _, k := range x.pairs {
+			if e, ok := x.latest(k, c.Arg("as_of")); ok && m.Accepts(e) {
+				events = append(events, e.ID)
+				if len(stores) == 0 || stores[len(stores)-1] != k.store {
+					stores = append(stores, k.store)
+				}
+			}
+		}
+		v = fact.StoreCount(stores)
+	case tool.ListProductsInState:
+		state := retail.State(c.Arg("state"))
+		r := x.byStore[c.Arg("store_id")]
+		var products []string
+		for _, k := range x.pairs[r[0]:r[1]] {
+			if e, ok := x.latest(k, c.Arg("as_of")); ok && e.State == state {
+				events = append(events, e.ID)
+				products = append(products, k.product)
+			}
+		}
+		v = fact.ProductList(products)
+	case tool.CountEventsInWindow:
+		h := x.byStoreState[storeState{c.Arg("store_id"), retail.State(c.Arg("state"))}]
+		lo := sort.Search(len(h), func(i int) bool { return h[i].Timestamp >= c.Arg("start") })
+		hi := sort.Search(len(h), func(i int) bool { return h[i].Timestamp >= c.Arg("end") })
+		for _, e := range h[lo:max(lo, hi)] {
+			events = append(events, e.ID)
+		}
+		v = fact.EventCount(len(events))
+	default:
+		return fact.Result{}, errUnknownTool
+	}
+	return x.result(c, v, events)
+}
+
+func (x *Index) result(c tool.Call, v fact.Value, events []string) (fact.Result, error) {
+	var p fact.Provenance
+	if len(events) == 0 {
+		p = fact.Absent(Attestation(c, x.version))
+	} else {
+		var err error
+		if p, err = fact.Events(events); err != nil {
+			return fact.Result{}, err
+		}
+	}
+	return fact.NewResult(c.Tool(), c.Args(), v, p)
+}
+
+// Attestation describes the search behind an absence: the filter and
+// window searched and the dataset version. EnumeratedCount is filled in
+// from the independent re-enumeration before the answer ships.
+func Attestation(c tool.Call, version string) fact.Absence {
+	a := fact.Absence{Tool: c.Tool(), Filter: map[string]string{}, DatasetVersion: version}
+	for name, val := range c.Args() {
+		switch name {
+		case "as_of":
+			a.Window = []string{val}
+		case "start", "end":
+		default:
+			a.Filter[name] = val
+		}
+	}
+	if c.Arg("start") != "" {
+		a.Window = []string{c.Arg("start"), c.Arg("end")}
+	}
+	return a
+}
+
+var errUnknownTool = errors.New("execute call: tool has no executor")

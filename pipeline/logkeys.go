@@ -1,0 +1,13 @@
+package pipeline
+
+// Log attribute keys of the one line written per request.
+const (
+	KeyOutcome             = "outcome"
+	KeyTool                = "tool"
+	KeyValidation          = "validation"
+	KeyProvenance          = "provenance"
+	KeyErrorKind           = "error_kind"
+	KeyStage               = "stage"
+	KeyDeterministicMicros = "deterministic_us"
+	KeyQuestionBytes       = "question_bytes"
+)

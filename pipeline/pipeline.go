@@ -1,0 +1,191 @@
+// Package pipeline is the one path a question takes, whichever surface it
+// came from (CLI, HTTP, eval): intake, select (model job 1), the wall,
+// execute, re-derive, compose (model job 2), staple, log. Every request
+// ends in a typed answer.Answer; no panic escapes.
+package pipeline
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"strings"
+	"time"
+
+	"github.com/provenant/provenant/answer"
+	"github.com/provenant/provenant/fact"
+	"github.com/provenant/provenant/provider"
+	"github.com/provenant/provenant/tool"
+)
+
+// MaxQuestionBytes bounds the question after trimming.
+const MaxQuestionBytes = 4096
+
+// Executor answers validated calls (package executor).
+type Executor interface {
+	Execute(ctx context.Context, c tool.Call) (fact.Result, error)
+}
+
+// Resolver re-derives and judges results (package resolver).
+type Resolver interface {
+	Resolve(ctx context.Context, c tool.Call, r fact.Result) (fact.Verdict, error)
+}
+
+// Observer receives one Record per request (package metrics).
+type Observer interface {
+	Observe(Record)
+}
+
+// Record describes one finished request: the fields of its log line.
+type Record struct {
+	Outcome    answer.Outcome
+	Tool       string
+	Validation string // "passed", a rejection kind, or "skipped"
+	Provenance string // "verified", "failed", or "skipped"
+	ErrorKind  string // "", or the error reason
+	Stage      answer.Stage
+	// Deterministic is the latency of the deterministic span (wall,
+	// execute, resolve, staple); model calls are excluded.
+	Deterministic time.Duration
+}
+
+// Options configures a Pipeline. Provider, Wall, Executor and Resolver
+// are required.
+type Options struct {
+	Provider provider.Provider
+	Wall     *tool.Wall
+	Executor Executor
+	Resolver Resolver
+	Observer Observer     // nil: none
+	Logger   *slog.Logger // nil: discard
+}
+
+// Pipeline answers questions. Safe for concurrent use.
+type Pipeline struct {
+	opts Options
+	menu []tool.Def
+}
+
+// New returns a pipeline. It panics if a required option is missing: that
+// is a programming error.
+func New(opts Options) *Pipeline {
+	if opts.Provider == nil || opts.Wall == nil || opts.Executor == nil || opts.Resolver == nil {
+		panic("pipeline: Provider, Wall, Executor and Resolver are required")
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	return &Pipeline{opts: opts, menu: tool.Menu()}
+}
+
+// ProviderName names the configured provider.
+func (p *Pipeline) ProviderName() string { return p.opts.Provider.Name() }
+
+// Ask answers one question.
+func (p *Pipeline) Ask(ctx context.Context, question string) answer.Answer {
+	var (
+		rec = Record{Validation: "skipped", Provenance: "skipped"}
+		a   answer.Answer
+	)
+	func() {
+		defer func() {
+			if r := recover(); r != nil {
+				a = answer.Fail(rec.Stage, answer.ReasonInternal, "", nil)
+				rec.ErrorKind = "panic"
+				p.opts.Logger.Error("recovered panic on request path", "panic", fmt.Sprint(r))
+			}
+		}()
+		a = p.ask(ctx, question, &rec)
+	}()
+	rec.Outcome, rec.Tool, rec.Stage = a.Outcome(), a.Tool(), a.Stage()
+	if rec.ErrorKind == "" && a.Outcome() == answer.Error {
+		rec.ErrorKind = a.Reason()
+	}
+	p.log(ctx, rec, len(question))
+	if p.opts.Observer != nil {
+		p.opts.Observer.Observe(rec)
+	}
+	return a
+}
+
+func (p *Pipeline) ask(ctx context.Context, question string, rec *Record) answer.Answer {
+	q := strings.TrimSpace(question)
+	switch {
+	case q == "":
+		return answer.Abstain("empty_question: the question is empty")
+	case len(q) > MaxQuestionBytes:
+		return answer.Abstain(fmt.Sprintf("question_too_long: the question exceeds %d bytes", MaxQuestionBytes))
+	}
+
+	rec.Stage = answer.StageSelect
+	proposal, err := p.opts.Provider.Select(ctx, q, p.menu)
+	if err != nil {
+		return answer.Fail(answer.StageSelect, answer.ReasonModelUnavailable, "", nil)
+	}
+	if proposal == nil {
+		return answer.Abstain("no_tool: no tool on the menu covers the question")
+	}
+
+	start := time.Now()
+	call, err := p.opts.Wall.Check(*proposal)
+	if err != nil {
+		rej, ok := tool.IsRejection(err)
+		if !ok {
+			return answer.Fail(answer.StageSelect, answer.ReasonInternal, "", nil)
+		}
+		rec.Validation = string(rej.Kind)
+		rec.Deterministic = time.Since(start)
+		name := ""
+		if rej.Kind != tool.Unregistered {
+			name = proposal.Tool
+		}
+		return answer.Reject(name, strings.TrimPrefix(rej.Error(), "reject call: "))
+	}
+	rec.Validation = "passed"
+
+	rec.Stage = answer.StageExecute
+	result, err := p.opts.Executor.Execute(ctx, call)
+	if err != nil {
+		return answer.Fail(answer.StageExecute, answer.ReasonInternal, call.Tool(), call.Args())
+	}
+	rec.Stage = answer.StageResolve
+	verdict, err := p.opts.Resolver.Resolve(ctx, call, result)
+	if err != nil {
+		return answer.Fail(answer.StageResolve, answer.ReasonInternal, call.Tool(), call.Args())
+	}
+	if !verdict.OK() {
+		rec.Provenance = "failed"
+		return answer.Unverified(call.Tool(), call.Args(), verdict)
+	}
+	rec.Provenance = "verified"
+	rec.Deterministic = time.Since(start)
+
+	rec.Stage = answer.StageCompose
+	var text *string
+	sentence, err := p.opts.Provider.Compose(ctx, provider.ComposeInput{
+		Question: q, Tool: result.Tool, Args: result.Args, Value: result.Value,
+	})
+	if s := strings.TrimSpace(sentence); err == nil && s != "" {
+		text = &s
+	}
+
+	stapleStart := time.Now()
+	a, err := answer.Staple(result, verdict, text)
+	rec.Deterministic += time.Since(stapleStart)
+	if err != nil {
+		return answer.Fail(answer.StageResolve, answer.ReasonInternal, call.Tool(), call.Args())
+	}
+	return a
+}
+
+func (p *Pipeline) log(ctx context.Context, rec Record, questionLen int) {
+	p.opts.Logger.LogAttrs(ctx, slog.LevelInfo, "ask",
+		slog.String(KeyOutcome, string(rec.Outcome)),
+		slog.String(KeyTool, rec.Tool),
+		slog.String(KeyValidation, rec.Validation),
+		slog.String(KeyProvenance, rec.Provenance),
+		slog.String(KeyErrorKind, rec.ErrorKind),
+		slog.String(KeyStage, string(rec.Stage)),
+		slog.Int64(KeyDeterministicMicros, rec.Deterministic.Microseconds()),
+		slog.Int(KeyQuestionBytes, questionLen),
+	)
+}

@@ -1,0 +1,207 @@
+package tool
+
+import (
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/provenant/provenant/retail"
+)
+
+// Proposal is a tool call as a model proposed it: untrusted in every field.
+// Params hold decoded JSON values of any type.
+type Proposal struct {
+	Tool   string
+	Params map[string]any
+}
+
+// RejectKind names one of the three disjoint rejections.
+type RejectKind string
+
+// The rejection kinds.
+const (
+	Unregistered RejectKind = "unregistered" // the tool is not on the menu
+	Invalid      RejectKind = "invalid"      // wrong parameter set, out-of-domain value, reversed window
+	RawQuery     RejectKind = "raw_query"    // a value carries query syntax
+)
+
+// Rejection is the wall's typed refusal. Param names the registered
+// parameter at fault, if any; no field ever holds the rejected value.
+type Rejection struct {
+	Kind   RejectKind
+	Param  string
+	Reason string
+}
+
+func (r *Rejection) Error() string {
+	if r.Param != "" {
+		return fmt.Sprintf("reject call: %s: parameter %s %s", r.Kind, r.Param, r.Reason)
+	}
+	return fmt.Sprintf("reject call: %s: %s", r.Kind, r.Reason)
+}
+
+// Catalog is the declared domain the wall checks ids against: metadata
+// known at load, not scan events.
+type Catalog struct {
+	Stores   map[string]bool
+	Products map[string]bool
+}
+
+// CatalogOf returns the declared stores and products of d.
+func CatalogOf(d *retail.Dataset) Catalog {
+	c := Catalog{Stores: map[string]bool{}, Products: map[string]bool{}}
+	for _, s := range d.Stores {
+		c.Stores[s.ID] = true
+	}
+	for _, p := range d.Products {
+		c.Products[p.ID] = true
+	}
+	return c
+}
+
+// Wall validates proposals against the menu and the catalog.
+type Wall struct {
+	catalog Catalog
+}
+
+// NewWall returns a wall over the catalog.
+func NewWall(c Catalog) *Wall { return &Wall{catalog: c} }
+
+// Call is a validated tool call. The only way to obtain one is Wall.Check.
+type Call struct {
+	def  Def
+	args map[string]string
+}
+
+// Def returns the called tool's definition.
+func (c Call) Def() Def { return c.def }
+
+// Tool returns the called tool's name.
+func (c Call) Tool() string { return c.def.Name }
+
+// Arg returns a validated argument ("" if the tool has no such parameter).
+func (c Call) Arg(name string) string { return c.args[name] }
+
+// Args returns a copy of the validated arguments.
+func (c Call) Args() map[string]string { return maps.Clone(c.args) }
+
+// Check runs the wall's checks in order: registered tool name, exact
+// parameter set, query syntax in any value, each value's domain, window
+// order. It returns a *Rejection for the first that fails; it reads no
+// event data.
+func (w *Wall) Check(p Proposal) (Call, error) {
+	def, ok := Lookup(p.Tool)
+	if !ok {
+		return Call{}, &Rejection{Kind: Unregistered, Reason: "tool is not on the menu"}
+	}
+	for name := range p.Params {
+		if !slices.ContainsFunc(def.Params, func(q Param) bool { return q.Name == name }) {
+			return Call{}, &Rejection{Kind: Invalid, Reason: "unexpected parameter for " + def.Name}
+		}
+	}
+	for _, q := range def.Params {
+		if _, ok := p.Params[q.Name]; !ok {
+			return Call{}, &Rejection{Kind: Invalid, Param: q.Name, Reason: "is missing"}
+		}
+	}
+	// Query syntax is judged on every value before any domain check, so a
+	// value that is both is always reported as a raw query.
+	for _, q := range def.Params {
+		if carriesQuery(p.Params[q.Name]) {
+			return Call{}, &Rejection{Kind: RawQuery, Param: q.Name, Reason: "carries query syntax"}
+		}
+	}
+	args := make(map[string]string, len(def.Params))
+	for _, q := range def.Params {
+		s, ok := p.Params[q.Name].(string)
+		if !ok {
+			return Call{}, &Rejection{Kind: Invalid, Param: q.Name, Reason: "must be a string"}
+		}
+		if reason := w.outOfDomain(q.Kind, s); reason != "" {
+			return Call{}, &Rejection{Kind: Invalid, Param: q.Name, Reason: reason}
+		}
+		args[q.Name] = s
+	}
+	if start, end := args["start"], args["end"]; start != "" && start > end {
+		return Call{}, &Rejection{Kind: Invalid, Param: "start", Reason: "is after end"}
+	}
+	return Call{def: def, args: args}, nil
+}
+
+func (w *Wall) outOfDomain(k ParamKind, s string) string {
+	switch k {
+	case StoreID:
+		if !retail.IsStoreID(s) {
+			return "is not a store id (st- and 3 digits)"
+		}
+		if !w.catalog.Stores[s] {
+			return "is not a declared store"
+		}
+	case ProductID:
+		if !retail.IsProductID(s) {
+			return "is not a product id (pr- and 3 digits)"
+		}
+		if !w.catalog.Products[s] {
+			return "is not a declared product"
+		}
+	case Timestamp:
+		if !retail.IsTimestamp(s) {
+			return "is not a UTC timestamp like 2026-01-06T08:00:00Z"
+		}
+	case State, Condition:
+		if !slices.Contains(k.Enum(), s) {
+			return "is not one of " + strings.Join(k.Enum(), ", ")
+		}
+	default:
+		return "has no domain"
+	}
+	return ""
+}
+
+// sqlWords are the keywords and boolean operators that mark a value as an
+// attempted query rather than a mistaken token.
+var sqlWords = map[string]bool{
+	"select": true, "insert": true, "update": true, "delete": true, "drop": true,
+	"union": true, "from": true, "where": true, "and": true, "or": true, "not": true,
+	"like": true, "null": true, "join": true, "exec": true, "execute": true,
+	"truncate": true, "alter": true, "create": true, "having": true, "between": true,
+	"exists": true, "into": true, "values": true, "sleep": true, "pragma": true,
+	"attach": true, "copy": true, "limit": true, "grant": true, "xor": true,
+}
+
+// querySymbols are quotes, comparison and boolean operators, statement
+// separators, grouping and wildcards.
+const querySymbols = "'\"`;(){}[]=<>!|&%*\\"
+
+// carriesQuery reports whether a proposed value looks like query syntax.
+// Structured values (objects, arrays) are query syntax too: a model that
+// sends {"$gt": ...} is writing a query.
+func carriesQuery(v any) bool {
+	switch v := v.(type) {
+	case string:
+		if strings.ContainsAny(v, querySymbols) || strings.Contains(v, "--") || strings.Contains(v, "/*") {
+			return true
+		}
+		words := strings.FieldsFunc(v, func(r rune) bool {
+			return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_')
+		})
+		for _, w := range words {
+			if sqlWords[strings.ToLower(w)] {
+				return true
+			}
+		}
+		return false
+	case map[string]any, []any:
+		return true
+	}
+	return false
+}
+
+// IsRejection reports whether err is a wall rejection and returns it.
+func IsRejection(err error) (*Rejection, bool) {
+	var r *Rejection
+	ok := errors.As(err, &r)
+	return r, ok
+}
