@@ -23,6 +23,7 @@ Commands:
   serve   serve the HTTP API
   eval    run the gold set through the pipeline and score it
   gen     write a store file (the demo store by default)
+  load    drive concurrent questions through the pipeline and report latency
 
 Run "provenant <command> -h" for a command's flags.
 `
@@ -43,11 +44,13 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return runEval(ctx, rest, stdout, stderr)
 	case "gen":
 		return runGen(ctx, rest, stdout, stderr)
+	case "load":
+		return runLoad(ctx, rest, stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return nil
 	}
-	fmt.Fprintf(stderr, "provenant: unknown command (want one of ask, serve, eval, gen)\n\n%s", usage)
+	fmt.Fprintf(stderr, "provenant: unknown command (want one of ask, serve, eval, gen, load)\n\n%s", usage)
 	return errUsage
 }
 
