@@ -1,0 +1,132 @@
+package answer_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"os"
+	"testing"
+
+	"github.com/provenant/provenant/answer"
+	"github.com/provenant/provenant/fact"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+var ok = fact.Verdict{ProvenanceValid: true, ValueMatches: true, Complete: true, Enumerated: 1}
+
+func staple(t *testing.T, v fact.Value, ids []string, text string) answer.Answer {
+	t.Helper()
+	var p fact.Provenance
+	if ids == nil {
+		p = fact.Absent(fact.Absence{Tool: "get_price", Filter: map[string]string{"store_id": "st-001", "product_id": "pr-001"},
+			Window: []string{"2026-01-01T00:00:00Z"}, DatasetVersion: "retail-demo-v1"})
+	} else {
+		var err error
+		if p, err = fact.Events(ids); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r, err := fact.NewResult("get_price", map[string]string{"store_id": "st-001", "product_id": "pr-001", "as_of": "2026-01-01T00:00:00Z"}, v, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	verdict := ok
+	if ids == nil {
+		verdict.Enumerated = 0
+	}
+	var tp *string
+	if text != "" {
+		tp = &text
+	}
+	a, err := answer.Staple(r, verdict, tp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
+}
+
+// TestAnswer_JSON pins the documented answer object for every outcome and
+// value kind.
+func TestAnswer_JSON(t *testing.T) {
+	answers := []struct {
+		name string
+		a    answer.Answer
+	}{
+		{"state", staple(t, fact.State("LOW_STOCK"), []string{"evt-000002"}, "It is low.")},
+		{"price", staple(t, fact.Price(299), []string{"evt-000002"}, "It costs $2.99.")},
+		{"store count", staple(t, fact.StoreCount([]string{"st-002", "st-001"}), []string{"evt-000009", "evt-000001", "evt-000003"}, "2 stores.")},
+		{"product list", staple(t, fact.ProductList([]string{"pr-003", "pr-001"}), []string{"evt-000004", "evt-000002"}, "2 products.")},
+		{"event count", staple(t, fact.EventCount(1), []string{"evt-000001"}, "1 scan.")},
+		{"no observation", staple(t, fact.NoObservation(fact.KindPrice), nil, "No scan.")},
+		{"empty list", staple(t, fact.ProductList(nil), nil, "None.")},
+		{"compose failed", staple(t, fact.Price(299), []string{"evt-000002"}, "")},
+		{"abstained", answer.Abstain("no_tool: no tool on the menu covers the question")},
+		{"rejected", answer.Reject("get_price", "raw_query: parameter store_id carries query syntax")},
+		{"rejected unregistered", answer.Reject("", "unregistered: tool is not on the menu")},
+		{"select failed", answer.Fail(answer.StageSelect, answer.ReasonModelUnavailable, "", nil)},
+		{"unverified", answer.Unverified("get_price", map[string]string{"store_id": "st-001"}, fact.Verdict{ProvenanceValid: true, ValueMatches: true})},
+	}
+	var buf bytes.Buffer
+	for _, a := range answers {
+		b, err := json.Marshal(a.a)
+		if err != nil {
+			t.Fatal(err)
+		}
+		buf.WriteString(a.name + "\n" + string(b) + "\n\n")
+	}
+	golden := "testdata/answers.golden"
+	if *update {
+		if err := os.WriteFile(golden, buf.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(buf.Bytes(), want) {
+		t.Errorf("answer JSON differs from %s (run go test ./answer -update and review the diff):\n%s", golden, buf.String())
+	}
+	// Every object has exactly the documented keys.
+	for _, a := range answers {
+		var m map[string]any
+		b, _ := json.Marshal(a.a)
+		json.Unmarshal(b, &m)
+		if len(m) != 9 {
+			t.Errorf("%s: %d keys, want 9: %s", a.name, len(m), b)
+		}
+	}
+}
+
+func TestStaple_RefusesFailedVerdict(t *testing.T) {
+	p, _ := fact.Events([]string{"evt-000001"})
+	r, _ := fact.NewResult("get_price", nil, fact.Price(1), p)
+	text := "x"
+	for _, v := range []fact.Verdict{
+		{ValueMatches: true, Complete: true},
+		{ProvenanceValid: true, Complete: true},
+		{ProvenanceValid: true, ValueMatches: true},
+	} {
+		if _, err := answer.Staple(r, v, &text); err == nil {
+			t.Errorf("Staple(%+v) succeeded, want ErrUnverified", v)
+		}
+	}
+}
+
+func TestNewResult_PositiveNeedsEvents(t *testing.T) {
+	if _, err := fact.Events(nil); err == nil {
+		t.Error("Events(nil) succeeded")
+	}
+	abs := fact.Absent(fact.Absence{Tool: "get_price"})
+	if _, err := fact.NewResult("get_price", nil, fact.Price(1), abs); err == nil {
+		t.Error("a positive value with an absence attestation was accepted")
+	}
+	p, _ := fact.Events([]string{"evt-000001"})
+	if _, err := fact.NewResult("get_price", nil, fact.NoObservation(fact.KindPrice), p); err == nil {
+		t.Error("no observation with events was accepted")
+	}
+	if _, err := fact.NewResult("x", nil, fact.EventCount(0), fact.Provenance{}); err == nil {
+		t.Error("zero provenance was accepted")
+	}
+}

@@ -1,0 +1,187 @@
+package pipeline_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"strings"
+	"testing"
+
+	"github.com/provenant/provenant/answer"
+	"github.com/provenant/provenant/executor"
+	"github.com/provenant/provenant/fact"
+	"github.com/provenant/provenant/pipeline"
+	"github.com/provenant/provenant/provider"
+	"github.com/provenant/provenant/provider/rules"
+	"github.com/provenant/provenant/resolver"
+	"github.com/provenant/provenant/retail"
+	"github.com/provenant/provenant/retail/storetest"
+	"github.com/provenant/provenant/store/duckdb"
+	"github.com/provenant/provenant/tool"
+)
+
+// fakeProvider proposes a fixed call (or none) and composes a fixed
+// sentence; either job can fail or panic.
+type fakeProvider struct {
+	proposal    *tool.Proposal
+	selectErr   error
+	composeErr  error
+	panicSelect bool
+	sentence    string
+}
+
+func (f fakeProvider) Name() string { return "fake" }
+
+func (f fakeProvider) Select(context.Context, string, []tool.Def) (*tool.Proposal, error) {
+	if f.panicSelect {
+		panic("model exploded")
+	}
+	return f.proposal, f.selectErr
+}
+
+func (f fakeProvider) Compose(context.Context, provider.ComposeInput) (string, error) {
+	return f.sentence, f.composeErr
+}
+
+// lyingResolver fails every verdict's completeness clause.
+type lyingResolver struct{}
+
+func (lyingResolver) Resolve(context.Context, tool.Call, fact.Result) (fact.Verdict, error) {
+	return fact.Verdict{ProvenanceValid: true, ValueMatches: true}, nil
+}
+
+type recorder struct{ recs []pipeline.Record }
+
+func (r *recorder) Observe(rec pipeline.Record) { r.recs = append(r.recs, rec) }
+
+func newPipeline(t *testing.T, p provider.Provider, res pipeline.Resolver, logs *bytes.Buffer, obs pipeline.Observer) *pipeline.Pipeline {
+	t.Helper()
+	d := storetest.Fixture()
+	store, err := duckdb.Open(t.Context(), d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { store.Close() })
+	if res == nil {
+		res = resolver.New(store)
+	}
+	return pipeline.New(pipeline.Options{
+		Provider: p, Wall: tool.NewWall(tool.CatalogOf(d)), Executor: executor.New(d), Resolver: res,
+		Logger: slog.New(slog.NewJSONHandler(logs, nil)), Observer: obs,
+	})
+}
+
+var stateCall = &tool.Proposal{Tool: tool.GetStockState, Params: map[string]any{
+	"store_id": "st-001", "product_id": "pr-001", "as_of": "2026-01-01T09:00:00Z"}}
+
+func TestAsk_Terminals(t *testing.T) {
+	unavailable := fmt.Errorf("call model: %w", provider.ErrUnavailable)
+	tests := []struct {
+		name       string
+		provider   provider.Provider
+		resolver   pipeline.Resolver
+		question   string
+		outcome    answer.Outcome
+		stage      answer.Stage
+		reasonPfx  string
+		wantValue  bool
+		wantText   string
+		validation string
+	}{
+		{"answered", fakeProvider{proposal: stateCall, sentence: " It is out of stock. "}, nil, "q",
+			answer.Answered, "", "", true, "It is out of stock.", "passed"},
+		{"abstained", fakeProvider{}, nil, "q", answer.Abstained, "", "no_tool", false, "", "skipped"},
+		{"empty question", fakeProvider{proposal: stateCall}, nil, "  \n\t ", answer.Abstained, "", "empty_question", false, "", "skipped"},
+		{"too long", fakeProvider{proposal: stateCall}, nil, strings.Repeat("x", pipeline.MaxQuestionBytes+1), answer.Abstained, "", "question_too_long", false, "", "skipped"},
+		{"select unavailable", fakeProvider{selectErr: unavailable}, nil, "q", answer.Error, answer.StageSelect, answer.ReasonModelUnavailable, false, "", "skipped"},
+		{"compose unavailable keeps the fact", fakeProvider{proposal: stateCall, composeErr: unavailable}, nil, "q",
+			answer.Error, answer.StageCompose, answer.ReasonModelUnavailable, true, "", "passed"},
+		{"empty sentence is no sentence", fakeProvider{proposal: stateCall, sentence: "   "}, nil, "q",
+			answer.Error, answer.StageCompose, answer.ReasonModelUnavailable, true, "", "passed"},
+		{"hallucinated tool", fakeProvider{proposal: &tool.Proposal{Tool: "drop_tables", Params: map[string]any{}}}, nil, "q",
+			answer.Rejected, "", "unregistered", false, "", "unregistered"},
+		{"raw query", fakeProvider{proposal: &tool.Proposal{Tool: tool.GetPrice, Params: map[string]any{
+			"store_id": "st-001' OR '1'='1", "product_id": "pr-001", "as_of": "2026-01-01T09:00:00Z"}}}, nil, "q",
+			answer.Rejected, "", "raw_query", false, "", "raw_query"},
+		{"failed verdict never ships", fakeProvider{proposal: stateCall, sentence: "s"}, lyingResolver{}, "q",
+			answer.Error, answer.StageResolve, answer.ReasonVerificationFailed, false, "", "passed"},
+		{"panic is contained", fakeProvider{panicSelect: true}, nil, "q", answer.Error, answer.StageSelect, answer.ReasonInternal, false, "", "skipped"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var logs bytes.Buffer
+			rec := &recorder{}
+			p := newPipeline(t, tt.provider, tt.resolver, &logs, rec)
+			a := p.Ask(t.Context(), tt.question)
+			if a.Outcome() != tt.outcome || a.Stage() != tt.stage || !strings.HasPrefix(a.Reason(), tt.reasonPfx) {
+				t.Errorf("Ask() = (%s, %q, %q), want (%s, %q, %q...)", a.Outcome(), a.Stage(), a.Reason(), tt.outcome, tt.stage, tt.reasonPfx)
+			}
+			if _, ok := a.Value(); ok != tt.wantValue {
+				t.Errorf("Value() present = %t, want %t", ok, tt.wantValue)
+			}
+			if a.Text() != tt.wantText {
+				t.Errorf("Text() = %q, want %q", a.Text(), tt.wantText)
+			}
+			// Exactly one log line and one observation per request.
+			lines := strings.Split(strings.TrimSpace(logs.String()), "\n")
+			var askLines []map[string]any
+			for _, l := range lines {
+				var m map[string]any
+				if err := json.Unmarshal([]byte(l), &m); err != nil {
+					t.Fatalf("log line is not JSON: %q", l)
+				}
+				if m["msg"] == "ask" {
+					askLines = append(askLines, m)
+				}
+			}
+			if len(askLines) != 1 || len(rec.recs) != 1 {
+				t.Fatalf("got %d ask log lines and %d records, want 1 and 1", len(askLines), len(rec.recs))
+			}
+			line := askLines[0]
+			for _, k := range []string{pipeline.KeyOutcome, pipeline.KeyTool, pipeline.KeyValidation, pipeline.KeyProvenance, pipeline.KeyErrorKind, pipeline.KeyDeterministicMicros} {
+				if _, ok := line[k]; !ok {
+					t.Errorf("log line lacks %q: %v", k, line)
+				}
+			}
+			if line[pipeline.KeyOutcome] != string(tt.outcome) || line[pipeline.KeyValidation] != tt.validation {
+				t.Errorf("log line = %v", line)
+			}
+			// A rejected value never reaches the log or the answer.
+			out, _ := json.Marshal(a)
+			if strings.Contains(logs.String(), "'1'='1") || strings.Contains(string(out), "'1'='1") || strings.Contains(string(out), "drop_tables") {
+				t.Errorf("rejected value echoed: %s / %s", out, logs.String())
+			}
+		})
+	}
+}
+
+// TestAsk_ValueComesFromTheTool checks that the stapled value is the
+// executor's, whatever the model says in its sentence.
+func TestAsk_ValueComesFromTheTool(t *testing.T) {
+	var logs bytes.Buffer
+	p := newPipeline(t, fakeProvider{proposal: stateCall, sentence: "It is IN_STOCK with 99 units."}, nil, &logs, nil)
+	a := p.Ask(t.Context(), "q")
+	v, ok := a.Value()
+	if !ok || v.Text != string(retail.OutOfStock) {
+		t.Fatalf("Value() = %+v, want OUT_OF_STOCK (the tie-winning evt-000004)", v)
+	}
+	prov, _ := a.Provenance()
+	if ids := prov.EventIDs(); len(ids) != 1 || ids[0] != "evt-000004" {
+		t.Errorf("provenance = %v, want [evt-000004]", ids)
+	}
+}
+
+func TestAsk_RulesProviderEndToEnd(t *testing.T) {
+	var logs bytes.Buffer
+	p := newPipeline(t, rules.Provider{}, nil, &logs, nil)
+	a := p.Ask(t.Context(), "How many stores have condition OUT_OF_STOCK as of 2026-01-01T10:00:00Z?")
+	v, _ := a.Value()
+	if a.Outcome() != answer.Answered || v.Count != 2 {
+		t.Fatalf("Ask() = %s %+v", a.Outcome(), v)
+	}
+	if !strings.HasPrefix(a.Text(), "2 stores have condition OUT_OF_STOCK") {
+		t.Errorf("Text() = %q", a.Text())
+	}
+}
