@@ -17,6 +17,7 @@ import (
 	"github.com/provenant/provenant/retail"
 	"github.com/provenant/provenant/retail/demo"
 	"github.com/provenant/provenant/store/duckdb"
+	"github.com/provenant/provenant/store/memstore"
 	"github.com/provenant/provenant/tool"
 )
 
@@ -27,9 +28,23 @@ type Engine struct {
 	Info     retail.Info
 }
 
+// Verification modes: where the resolver re-derives each answer.
+const (
+	// VerifySnapshot re-derives from an in-memory relation that DuckDB
+	// computed with SQL at load (each event's validity interval): a
+	// different engine and algorithm than the executor's, with no database
+	// round trip per question. The default.
+	VerifySnapshot = "snapshot"
+	// VerifySQL asks DuckDB with SQL for every question: the most
+	// independent path, at DuckDB's fixed cost of about a millisecond per
+	// query.
+	VerifySQL = "sql"
+)
+
 // Options configures Open. Provider is required.
 type Options struct {
 	Provider provider.Provider
+	Verify   string            // VerifySnapshot (default) or VerifySQL
 	Observer pipeline.Observer // nil: none
 	Logger   *slog.Logger      // nil: discard
 }
@@ -59,11 +74,28 @@ func Open(ctx context.Context, d *retail.Dataset, opts Options) (*Engine, error)
 		store.Close()
 		return nil, err
 	}
+	var verifyStore retail.EventStore
+	switch opts.Verify {
+	case VerifySnapshot, "":
+		ivs, err := store.Intervals(ctx)
+		if err == nil {
+			verifyStore, err = memstore.New(info, ivs)
+		}
+		if err != nil {
+			store.Close()
+			return nil, err
+		}
+	case VerifySQL:
+		verifyStore = store
+	default:
+		store.Close()
+		return nil, fmt.Errorf("open engine: unknown verify mode (want %s or %s)", VerifySnapshot, VerifySQL)
+	}
 	p := pipeline.New(pipeline.Options{
 		Provider: opts.Provider,
 		Wall:     tool.NewWall(tool.CatalogOf(d)),
 		Executor: executor.New(d),
-		Resolver: resolver.New(store),
+		Resolver: resolver.New(verifyStore),
 		Observer: opts.Observer,
 		Logger:   opts.Logger,
 	})

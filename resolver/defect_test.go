@@ -10,6 +10,7 @@ import (
 	"github.com/provenant/provenant/retail"
 	"github.com/provenant/provenant/retail/demo"
 	"github.com/provenant/provenant/store/duckdb"
+	"github.com/provenant/provenant/store/memstore"
 	"github.com/provenant/provenant/tool"
 )
 
@@ -22,18 +23,32 @@ type fixture struct {
 	res  *resolver.Resolver
 }
 
-func newFixture(t *testing.T) *fixture {
+// newFixtures returns the demo fixture once per verification backend: the
+// resolver asking DuckDB with SQL, and the resolver over the memstore
+// built from DuckDB's SQL-derived intervals.
+func newFixtures(t *testing.T) map[string]*fixture {
 	t.Helper()
 	d, err := demo.Load()
 	if err != nil {
 		t.Fatal(err)
 	}
-	store, err := duckdb.Open(t.Context(), d)
+	db, err := duckdb.Open(t.Context(), d)
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { store.Close() })
-	return &fixture{d: d, wall: tool.NewWall(tool.CatalogOf(d)), exec: executor.New(d), res: resolver.New(store)}
+	t.Cleanup(func() { db.Close() })
+	ivs, err := db.Intervals(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	snap, err := memstore.New(d.Info(), ivs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fx := func(s retail.EventStore) *fixture {
+		return &fixture{d: d, wall: tool.NewWall(tool.CatalogOf(d)), exec: executor.New(d), res: resolver.New(s)}
+	}
+	return map[string]*fixture{"sql": fx(db), "snapshot": fx(snap)}
 }
 
 func (f *fixture) call(t *testing.T, name string, params map[string]any) tool.Call {
@@ -70,7 +85,12 @@ func mustResult(t *testing.T, r fact.Result, v fact.Value, ids []string) fact.Re
 // TestResolve_DefectInjection tampers with honest results in each way the
 // resolver must catch and checks that exactly the right clauses fail.
 func TestResolve_DefectInjection(t *testing.T) {
-	f := newFixture(t)
+	for backend, f := range newFixtures(t) {
+		t.Run(backend, func(t *testing.T) { testDefects(t, f) })
+	}
+}
+
+func testDefects(t *testing.T, f *fixture) {
 	asOf := "2026-01-06T08:00:00Z"
 	countCall := f.call(t, tool.CountStoresWithCondition, map[string]any{"condition": "NON_COMPLIANT", "as_of": asOf})
 	count := f.honest(t, countCall)

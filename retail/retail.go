@@ -196,3 +196,12 @@ type EventStore interface {
 	// Info summarises the stored dataset.
 	Info(ctx context.Context) (Info, error)
 }
+
+// Interval is an event with the timestamp of its pair's next scan: the
+// event is its pair's latest for every instant T with Timestamp <= T < Until.
+// Until is "" for a pair's last scan. A tie (two scans of a pair at one
+// instant) gives the lower event id an empty interval.
+type Interval struct {
+	Event
+	Until string
+}

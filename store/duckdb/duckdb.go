@@ -185,6 +185,38 @@ func (s *Store) Lookup(ctx context.Context, ids []string) ([]retail.Event, error
 	return s.query(ctx, q, anySlice(ids)...)
 }
 
+// Intervals returns every event with its pair's next scan time, derived by
+// SQL (a LEAD window function over the pair's scans in time and id order).
+// A resolver's in-memory snapshot is built from this relation.
+func (s *Store) Intervals(ctx context.Context) ([]retail.Interval, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT `+columns+`, next_ts FROM events ORDER BY event_id`)
+	if err != nil {
+		return nil, fmt.Errorf("query intervals: %w", err)
+	}
+	defer rows.Close()
+	out := make([]retail.Interval, 0, s.info.Events)
+	for rows.Next() {
+		var (
+			iv          retail.Interval
+			ts, next    time.Time
+			state, flag string
+		)
+		if err := rows.Scan(&iv.ID, &iv.StoreID, &iv.ProductID, &ts, &state, &iv.PriceCents, &flag, &next); err != nil {
+			return nil, fmt.Errorf("scan interval: %w", err)
+		}
+		iv.Timestamp = ts.UTC().Format(retail.TimestampLayout)
+		iv.State, iv.Flag = retail.State(state), retail.Flag(flag)
+		if next.Year() < 9999 {
+			iv.Until = next.UTC().Format(retail.TimestampLayout)
+		}
+		out = append(out, iv)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("query intervals: %w", err)
+	}
+	return out, nil
+}
+
 // Info summarises the stored dataset, counted from the tables.
 func (s *Store) Info(ctx context.Context) (retail.Info, error) {
 	in := retail.Info{Version: s.info.Version}
