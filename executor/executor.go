@@ -27,10 +27,12 @@ type storeState struct {
 // use.
 type Index struct {
 	version string
-	// history holds each (store, product)'s events in time order.
-	history map[pair][]retail.Event
-	// pairs lists every pair with events, sorted by store then product.
-	pairs []pair
+	// pairs lists every pair with events, sorted by store then product;
+	// histories[i] holds pairs[i]'s events in time order.
+	pairs     []pair
+	histories [][]retail.Event
+	// pairIndex maps a pair to its position in pairs.
+	pairIndex map[pair]int
 	// byStore holds, per store, the index range of its pairs in pairs.
 	byStore map[string][2]int
 	// byStoreState holds each (store, state)'s events in time order.
@@ -39,15 +41,16 @@ type Index struct {
 
 // New builds the index. Cost: O(n log n) in the number of events.
 func New(d *retail.Dataset) *Index {
+	history := map[pair][]retail.Event{}
 	x := &Index{
 		version:      d.Version,
-		history:      map[pair][]retail.Event{},
+		pairIndex:    map[pair]int{},
 		byStore:      map[string][2]int{},
 		byStoreState: map[storeState][]retail.Event{},
 	}
 	for _, e := range d.Events {
 		k := pair{e.StoreID, e.ProductID}
-		x.history[k] = append(x.history[k], e)
+		history[k] = append(history[k], e)
 		ss := storeState{e.StoreID, e.State}
 		x.byStoreState[ss] = append(x.byStoreState[ss], e)
 	}
@@ -60,7 +63,7 @@ func New(d *retail.Dataset) *Index {
 		}
 		return 0
 	}
-	for k, h := range x.history {
+	for k, h := range history {
 		slices.SortFunc(h, byTime)
 		x.pairs = append(x.pairs, k)
 	}
@@ -73,7 +76,10 @@ func New(d *retail.Dataset) *Index {
 		}
 		return cmp.Compare(a.product, b.product)
 	})
+	x.histories = make([][]retail.Event, len(x.pairs))
 	for i, p := range x.pairs {
+		x.histories[i] = history[p]
+		x.pairIndex[p] = i
 		r, ok := x.byStore[p.store]
 		if !ok {
 			r[0] = i
@@ -84,11 +90,20 @@ func New(d *retail.Dataset) *Index {
 	return x
 }
 
-// latest returns the pair's latest event at or before asOf. Cost:
-// O(log k) in the pair's history.
-func (x *Index) latest(k pair, asOf string) (retail.Event, bool) {
-	h := x.history[k]
-	i := sort.Search(len(h), func(i int) bool { return h[i].Timestamp > asOf })
+// latest returns the latest event at or before asOf in a pair's history.
+// Cost: O(log k) in the history's length.
+func latest(h []retail.Event, asOf string) (retail.Event, bool) {
+	// The first index whose timestamp is after asOf; a plain loop, as this
+	// runs once per pair in a global as-of question.
+	i, hi := 0, len(h)
+	for i < hi {
+		m := int(uint(i+hi) >> 1)
+		if h[m].Timestamp <= asOf {
+			i = m + 1
+		} else {
+			hi = m
+		}
+	}
 	if i == 0 {
 		return retail.Event{}, false
 	}
@@ -107,7 +122,13 @@ func (x *Index) Execute(ctx context.Context, c tool.Call) (fact.Result, error) {
 	switch c.Tool() {
 	case tool.GetStockState, tool.GetPrice, tool.GetComplianceFlag:
 		kind := c.Def().Value
-		e, ok := x.latest(pair{c.Arg("store_id"), c.Arg("product_id")}, c.Arg("as_of"))
+		var (
+			e  retail.Event
+			ok bool
+		)
+		if i, found := x.pairIndex[pair{c.Arg("store_id"), c.Arg("product_id")}]; found {
+			e, ok = latest(x.histories[i], c.Arg("as_of"))
+		}
 		switch {
 		case !ok:
 			v = fact.NoObservation(kind)
@@ -124,8 +145,8 @@ func (x *Index) Execute(ctx context.Context, c tool.Call) (fact.Result, error) {
 	case tool.CountStoresWithCondition:
 		m := retail.Condition(c.Arg("condition")).Match()
 		var stores []string
-		for _, k := range x.pairs {
-			if e, ok := x.latest(k, c.Arg("as_of")); ok && m.Accepts(e) {
+		for i, k := range x.pairs {
+			if e, ok := latest(x.histories[i], c.Arg("as_of")); ok && m.Accepts(e) {
 				events = append(events, e.ID)
 				if len(stores) == 0 || stores[len(stores)-1] != k.store {
 					stores = append(stores, k.store)
@@ -137,8 +158,9 @@ func (x *Index) Execute(ctx context.Context, c tool.Call) (fact.Result, error) {
 		state := retail.State(c.Arg("state"))
 		r := x.byStore[c.Arg("store_id")]
 		var products []string
-		for _, k := range x.pairs[r[0]:r[1]] {
-			if e, ok := x.latest(k, c.Arg("as_of")); ok && e.State == state {
+		for i := r[0]; i < r[1]; i++ {
+			if e, ok := latest(x.histories[i], c.Arg("as_of")); ok && e.State == state {
+				k := x.pairs[i]
 				events = append(events, e.ID)
 				products = append(products, k.product)
 			}
