@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"reflect"
+	"slices"
 	"strings"
 	"time"
 )
@@ -177,26 +179,56 @@ func eachRecord(dec *json.Decoder, key string, fn func(rec string, raw []byte) e
 	return nil
 }
 
-// decodeRecord decodes one record strictly: unknown fields and wrong JSON
-// types are errors naming the field.
+// decodeRecord decodes one record strictly: every key must be one of the
+// record's field names exactly (encoding/json alone would match names in
+// any case) and appear once (it would keep the last of duplicates); a
+// wrong JSON type is an error naming the field.
 func decodeRecord(raw []byte, v any, rec string) error {
 	if len(raw) == 0 || raw[0] != '{' {
 		return &LoadError{Record: rec, Reason: "must be a JSON object"}
 	}
+	allowed := fieldNames(v)
+	seen := make(map[string]bool, len(allowed))
 	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.DisallowUnknownFields()
-	err := dec.Decode(v)
-	if err == nil {
-		return nil
+	if _, err := dec.Token(); err != nil {
+		return &LoadError{Record: rec, Reason: "malformed record"}
 	}
-	var typeErr *json.UnmarshalTypeError
-	if errors.As(err, &typeErr) {
-		return &LoadError{Record: rec, Field: safeName(typeErr.Field), Reason: "must be a string"}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return &LoadError{Record: rec, Reason: "malformed record"}
+		}
+		key, _ := tok.(string)
+		switch {
+		case !slices.Contains(allowed, key):
+			return &LoadError{Record: rec, Field: safeName(key), Reason: "unknown field"}
+		case seen[key]:
+			return &LoadError{Record: rec, Field: key, Reason: "duplicate field"}
+		}
+		seen[key] = true
+		var skip json.RawMessage
+		if err := dec.Decode(&skip); err != nil {
+			return &LoadError{Record: rec, Reason: "malformed record"}
+		}
 	}
-	if name, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
-		return &LoadError{Record: rec, Field: safeName(strings.Trim(name, `"`)), Reason: "unknown field"}
+	if err := json.Unmarshal(raw, v); err != nil {
+		var typeErr *json.UnmarshalTypeError
+		if errors.As(err, &typeErr) {
+			return &LoadError{Record: rec, Field: safeName(typeErr.Field), Reason: "must be a string"}
+		}
+		return &LoadError{Record: rec, Reason: "malformed record"}
 	}
-	return &LoadError{Record: rec, Reason: "malformed record"}
+	return nil
+}
+
+// fieldNames lists the JSON names of a wire struct's fields.
+func fieldNames(v any) []string {
+	t := reflect.TypeOf(v).Elem()
+	names := make([]string, t.NumField())
+	for i := range names {
+		names[i], _, _ = strings.Cut(t.Field(i).Tag.Get("json"), ",")
+	}
+	return names
 }
 
 func (w wireStore) validate(rec string) (Store, error) {

@@ -160,15 +160,16 @@ func (w *Wall) outOfDomain(k ParamKind, s string) string {
 	return ""
 }
 
-// sqlWords are the keywords and boolean operators that mark a value as an
-// attempted query rather than a mistaken token.
+// sqlWords are the statement heads, clause keywords and boolean operators
+// that mark a value as an attempted query rather than a mistaken token.
+// Common English words that are not operators (null, limit, values, ...)
+// are left out: "null" from a model is a bad value, not an injection.
 var sqlWords = map[string]bool{
 	"select": true, "insert": true, "update": true, "delete": true, "drop": true,
 	"union": true, "from": true, "where": true, "and": true, "or": true, "not": true,
-	"like": true, "null": true, "join": true, "exec": true, "execute": true,
-	"truncate": true, "alter": true, "create": true, "having": true, "between": true,
-	"exists": true, "into": true, "values": true, "sleep": true, "pragma": true,
-	"attach": true, "copy": true, "limit": true, "grant": true, "xor": true,
+	"xor": true, "like": true, "between": true, "exists": true, "join": true,
+	"exec": true, "execute": true, "truncate": true, "alter": true, "create": true,
+	"grant": true, "having": true, "pragma": true, "attach": true,
 }
 
 // querySymbols are quotes, comparison and boolean operators, statement

@@ -1,0 +1,275 @@
+package engine_test
+
+import (
+	"bytes"
+	"fmt"
+	"maps"
+	"slices"
+	"testing"
+
+	"pgregory.net/rapid"
+
+	"github.com/provenant/provenant/executor"
+	"github.com/provenant/provenant/fact"
+	"github.com/provenant/provenant/resolver"
+	"github.com/provenant/provenant/retail"
+	"github.com/provenant/provenant/store/duckdb"
+	"github.com/provenant/provenant/tool"
+)
+
+// eventTimes is the small set of scan times random stores draw from, so
+// that ties on timestamp are frequent and queries often hit an event
+// exactly.
+var eventTimes = []string{
+	"2026-01-01T00:00:00Z",
+	"2026-01-01T00:00:01Z",
+	"2026-01-01T12:00:00Z",
+	"2026-01-02T00:00:00Z",
+}
+
+// queryTimes adds instants before, between and after the scans.
+var queryTimes = append(slices.Clone(eventTimes),
+	"2025-12-31T23:59:59Z",
+	"2026-01-01T06:00:00Z",
+	"2026-01-01T23:59:59Z",
+	"2026-01-03T00:00:00Z",
+)
+
+// drawDataset draws a small valid store: 1-4 stores, 1-4 products, 0-40
+// events in random order with distinct random ids, scan times from
+// eventTimes, random states, flags and prices. It goes through Write and
+// Load, so it is a store file the loader accepts.
+func drawDataset(t *rapid.T) *retail.Dataset {
+	ids := func(label, format string, lo, hi, minN, maxN int) []string {
+		nums := rapid.SliceOfNDistinct(rapid.IntRange(lo, hi), minN, maxN, rapid.ID[int]).Draw(t, label)
+		out := make([]string, len(nums))
+		for i, n := range nums {
+			out[i] = fmt.Sprintf(format, n)
+		}
+		return out
+	}
+	d := &retail.Dataset{Version: "agreement-v1"}
+	for _, id := range ids("stores", "st-%03d", 0, 999, 1, 4) {
+		d.Stores = append(d.Stores, retail.Store{ID: id, Name: "Store " + id})
+	}
+	for _, id := range ids("products", "pr-%03d", 0, 999, 1, 4) {
+		d.Products = append(d.Products, retail.Product{ID: id, Name: "Product " + id, Category: "test"})
+	}
+	n := rapid.IntRange(0, 40).Draw(t, "events")
+	for _, id := range ids("event_ids", "evt-%06d", 0, 99, n, n) {
+		d.Events = append(d.Events, retail.Event{
+			ID:         id,
+			StoreID:    rapid.SampledFrom(d.Stores).Draw(t, "store").ID,
+			ProductID:  rapid.SampledFrom(d.Products).Draw(t, "product").ID,
+			Timestamp:  rapid.SampledFrom(eventTimes).Draw(t, "timestamp"),
+			State:      rapid.SampledFrom(retail.States).Draw(t, "state"),
+			PriceCents: rapid.Int64Range(0, 500).Draw(t, "price_cents"),
+			Flag:       rapid.SampledFrom(retail.Flags).Draw(t, "flag"),
+		})
+	}
+	var buf bytes.Buffer
+	if err := retail.Write(&buf, d); err != nil {
+		t.Fatalf("write drawn store: %v", err)
+	}
+	loaded, err := retail.Load(&buf)
+	if err != nil {
+		t.Fatalf("load drawn store: %v", err)
+	}
+	return loaded
+}
+
+// drawProposal draws a call of a random tool with every parameter drawn
+// from its domain: declared ids, enum values, queryTimes, and start <= end.
+func drawProposal(t *rapid.T, d *retail.Dataset) tool.Proposal {
+	def := rapid.SampledFrom(tool.Menu()).Draw(t, "tool")
+	p := tool.Proposal{Tool: def.Name, Params: map[string]any{}}
+	for _, q := range def.Params {
+		var v string
+		switch q.Kind {
+		case tool.StoreID:
+			v = rapid.SampledFrom(d.Stores).Draw(t, q.Name).ID
+		case tool.ProductID:
+			v = rapid.SampledFrom(d.Products).Draw(t, q.Name).ID
+		case tool.Timestamp:
+			v = rapid.SampledFrom(queryTimes).Draw(t, q.Name)
+		case tool.State, tool.Condition:
+			v = rapid.SampledFrom(q.Kind.Enum()).Draw(t, q.Name)
+		default:
+			t.Fatalf("tool %s: parameter %s has a kind this test cannot draw", def.Name, q.Name)
+		}
+		p.Params[q.Name] = v
+	}
+	if start, ok := p.Params["start"].(string); ok && start > p.Params["end"].(string) {
+		p.Params["start"], p.Params["end"] = p.Params["end"], start
+	}
+	return p
+}
+
+// oracleLatest is the latest event of a (store, product) pair at or before
+// asOf by linear scan: greatest timestamp, ties broken by the higher id.
+func oracleLatest(d *retail.Dataset, store, product, asOf string) (retail.Event, bool) {
+	var (
+		best  retail.Event
+		found bool
+	)
+	for _, e := range d.Events {
+		if e.StoreID != store || e.ProductID != product || e.Timestamp > asOf {
+			continue
+		}
+		if !found || e.Timestamp > best.Timestamp || e.Timestamp == best.Timestamp && e.ID > best.ID {
+			best, found = e, true
+		}
+	}
+	return best, found
+}
+
+// oracleMeets judges a store condition on one event, as the issue states
+// it.
+func oracleMeets(condition string, e retail.Event) bool {
+	switch condition {
+	case "OUT_OF_STOCK":
+		return e.State == "OUT_OF_STOCK"
+	case "LOW_STOCK":
+		return e.State == "LOW_STOCK"
+	case "PRICE_MISMATCH":
+		return e.Flag == "PRICE_MISMATCH"
+	case "EXPIRED":
+		return e.Flag == "EXPIRED_PRODUCT"
+	case "NON_COMPLIANT":
+		return e.Flag != "COMPLIANT"
+	}
+	panic("oracle: unknown condition " + condition)
+}
+
+// oracle answers a call by linear scan over the dataset: the value and the
+// sorted ids of the events behind it.
+func oracle(d *retail.Dataset, c tool.Call) (fact.Value, []string) {
+	var ids []string
+	asOf := c.Arg("as_of")
+	switch c.Tool() {
+	case tool.GetStockState, tool.GetPrice, tool.GetComplianceFlag:
+		e, ok := oracleLatest(d, c.Arg("store_id"), c.Arg("product_id"), asOf)
+		kind := map[string]fact.Kind{tool.GetStockState: fact.KindState, tool.GetPrice: fact.KindPrice, tool.GetComplianceFlag: fact.KindFlag}[c.Tool()]
+		if !ok {
+			return fact.NoObservation(kind), nil
+		}
+		switch kind {
+		case fact.KindState:
+			return fact.State(string(e.State)), []string{e.ID}
+		case fact.KindPrice:
+			return fact.Price(e.PriceCents), []string{e.ID}
+		}
+		return fact.Flag(string(e.Flag)), []string{e.ID}
+	case tool.CountStoresWithCondition:
+		var stores []string
+		for _, s := range d.Stores {
+			met := false
+			for _, p := range d.Products {
+				if e, ok := oracleLatest(d, s.ID, p.ID, asOf); ok && oracleMeets(c.Arg("condition"), e) {
+					ids = append(ids, e.ID)
+					met = true
+				}
+			}
+			if met {
+				stores = append(stores, s.ID)
+			}
+		}
+		slices.Sort(ids)
+		return fact.StoreCount(stores), ids
+	case tool.ListProductsInState:
+		var products []string
+		for _, p := range d.Products {
+			if e, ok := oracleLatest(d, c.Arg("store_id"), p.ID, asOf); ok && string(e.State) == c.Arg("state") {
+				ids = append(ids, e.ID)
+				products = append(products, p.ID)
+			}
+		}
+		slices.Sort(ids)
+		return fact.ProductList(products), ids
+	case tool.CountEventsInWindow:
+		for _, e := range d.Events {
+			if e.StoreID == c.Arg("store_id") && string(e.State) == c.Arg("state") &&
+				c.Arg("start") <= e.Timestamp && e.Timestamp < c.Arg("end") {
+				ids = append(ids, e.ID)
+			}
+		}
+		slices.Sort(ids)
+		return fact.EventCount(len(ids)), ids
+	}
+	panic("oracle: unknown tool " + c.Tool())
+}
+
+// TestAgreement_ExecutorResolverOracle checks, on random stores and random
+// calls, that the wall accepts every in-domain call, that the resolver
+// passes every executor result on all three clauses, and that both agree
+// with a linear-scan oracle.
+func TestAgreement_ExecutorResolverOracle(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		d := drawDataset(t)
+		store, err := duckdb.Open(t.Context(), d)
+		if err != nil {
+			t.Fatalf("duckdb.Open() error = %v", err)
+		}
+		defer store.Close()
+		x := executor.New(d)
+		rv := resolver.New(store)
+		w := tool.NewWall(tool.CatalogOf(d))
+
+		calls := rapid.IntRange(1, 8).Draw(t, "calls")
+		for range calls {
+			p := drawProposal(t, d)
+			c, err := w.Check(p)
+			if err != nil {
+				t.Fatalf("wall rejected in-domain proposal %s %v: %v", p.Tool, p.Params, err)
+			}
+			r, err := x.Execute(t.Context(), c)
+			if err != nil {
+				t.Fatalf("Execute(%s %v) error = %v", c.Tool(), c.Args(), err)
+			}
+			v, err := rv.Resolve(t.Context(), c, r)
+			if err != nil {
+				t.Fatalf("Resolve(%s %v) error = %v", c.Tool(), c.Args(), err)
+			}
+			wantValue, wantIDs := oracle(d, c)
+			if !v.OK() || v.Enumerated != len(wantIDs) {
+				t.Fatalf("%s %v: verdict %+v (enumerated %d), want all clauses and %d enumerated; result value %+v, events %v",
+					c.Tool(), c.Args(), v, v.Enumerated, len(wantIDs), r.Value, r.Provenance.EventIDs())
+			}
+			checkResult(t, d, c, r, wantValue, wantIDs)
+		}
+	})
+}
+
+// checkResult compares an executor result with the oracle's answer.
+func checkResult(t *rapid.T, d *retail.Dataset, c tool.Call, r fact.Result, wantValue fact.Value, wantIDs []string) {
+	t.Helper()
+	if r.Tool != c.Tool() || !maps.Equal(r.Args, c.Args()) {
+		t.Errorf("result names %s %v, want the call %s %v", r.Tool, r.Args, c.Tool(), c.Args())
+	}
+	if !r.Value.Equal(wantValue) {
+		t.Errorf("%s %v: value %+v, oracle %+v", c.Tool(), c.Args(), r.Value, wantValue)
+	}
+	gotIDs := r.Provenance.EventIDs()
+	a, absent := r.Provenance.Absence()
+	if len(wantIDs) > 0 {
+		if absent || !slices.Equal(gotIDs, wantIDs) {
+			t.Errorf("%s %v: provenance events %v (absence %v), oracle %v", c.Tool(), c.Args(), gotIDs, absent, wantIDs)
+		}
+		return
+	}
+	if !absent || len(gotIDs) != 0 {
+		t.Fatalf("%s %v: provenance events %v (absence %v), oracle finds none", c.Tool(), c.Args(), gotIDs, absent)
+	}
+	wantWindow := []string{c.Arg("as_of")}
+	if c.Tool() == tool.CountEventsInWindow {
+		wantWindow = []string{c.Arg("start"), c.Arg("end")}
+	}
+	wantFilter := c.Args()
+	for _, k := range []string{"as_of", "start", "end"} {
+		delete(wantFilter, k)
+	}
+	if a.Tool != c.Tool() || a.DatasetVersion != d.Version || !slices.Equal(a.Window, wantWindow) || !maps.Equal(a.Filter, wantFilter) {
+		t.Errorf("%s %v: absence %+v, want tool %s, version %s, window %v, filter %v",
+			c.Tool(), c.Args(), a, c.Tool(), d.Version, wantWindow, wantFilter)
+	}
+}
