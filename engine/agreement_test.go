@@ -14,6 +14,7 @@ import (
 	"github.com/provenant/provenant/resolver"
 	"github.com/provenant/provenant/retail"
 	"github.com/provenant/provenant/store/duckdb"
+	"github.com/provenant/provenant/store/memstore"
 	"github.com/provenant/provenant/tool"
 )
 
@@ -211,8 +212,16 @@ func TestAgreement_ExecutorResolverOracle(t *testing.T) {
 			t.Fatalf("duckdb.Open() error = %v", err)
 		}
 		defer store.Close()
+		ivs, err := store.Intervals(t.Context())
+		if err != nil {
+			t.Fatalf("Intervals() error = %v", err)
+		}
+		snapshot, err := memstore.New(d.Info(), ivs)
+		if err != nil {
+			t.Fatalf("memstore.New() error = %v", err)
+		}
 		x := executor.New(d)
-		rv := resolver.New(store)
+		resolvers := map[string]*resolver.Resolver{"sql": resolver.New(store), "snapshot": resolver.New(snapshot)}
 		w := tool.NewWall(tool.CatalogOf(d))
 
 		calls := rapid.IntRange(1, 8).Draw(t, "calls")
@@ -226,14 +235,16 @@ func TestAgreement_ExecutorResolverOracle(t *testing.T) {
 			if err != nil {
 				t.Fatalf("Execute(%s %v) error = %v", c.Tool(), c.Args(), err)
 			}
-			v, err := rv.Resolve(t.Context(), c, r)
-			if err != nil {
-				t.Fatalf("Resolve(%s %v) error = %v", c.Tool(), c.Args(), err)
-			}
 			wantValue, wantIDs := oracle(d, c)
-			if !v.OK() || v.Enumerated != len(wantIDs) {
-				t.Fatalf("%s %v: verdict %+v (enumerated %d), want all clauses and %d enumerated; result value %+v, events %v",
-					c.Tool(), c.Args(), v, v.Enumerated, len(wantIDs), r.Value, r.Provenance.EventIDs())
+			for name, rv := range resolvers {
+				v, err := rv.Resolve(t.Context(), c, r)
+				if err != nil {
+					t.Fatalf("%s: Resolve(%s %v) error = %v", name, c.Tool(), c.Args(), err)
+				}
+				if !v.OK() || v.Enumerated != len(wantIDs) {
+					t.Fatalf("%s: %s %v: verdict %+v (enumerated %d), want all clauses and %d enumerated; result value %+v, events %v",
+						name, c.Tool(), c.Args(), v, v.Enumerated, len(wantIDs), r.Value, r.Provenance.EventIDs())
+				}
 			}
 			checkResult(t, d, c, r, wantValue, wantIDs)
 		}
