@@ -10,8 +10,12 @@ import (
 	"strings"
 )
 
-// errUsage reports bad flags or arguments; usage has been printed.
-var errUsage = errors.New("usage")
+var (
+	// errUsage reports bad flags or arguments; usage has been printed.
+	errUsage = errors.New("usage")
+	// errHelp stops a command after its usage was printed on request.
+	errHelp = errors.New("help requested")
+)
 
 const usage = `provenant answers questions about operational data with grounded facts.
 
@@ -30,6 +34,13 @@ Run "provenant <command> -h" for a command's flags.
 
 // Run executes one command line. It is main without the exit.
 func Run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if err := run(ctx, args, stdout, stderr); !errors.Is(err, errHelp) {
+		return err
+	}
+	return nil
+}
+
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
 		fmt.Fprint(stderr, usage)
 		return errUsage
@@ -70,7 +81,7 @@ func newFlagSet(name, synopsis, example string, stderr io.Writer) *flag.FlagSet 
 func parseFlags(fs *flag.FlagSet, args []string) error {
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			return nil
+			return errHelp
 		}
 		return errUsage
 	}

@@ -1,0 +1,108 @@
+// Package eval is the harness that scores the engine against a gold set:
+// it drives every question through the same pipeline the CLI and HTTP use
+// and scores each answer on two axes, correctness and provenance, then
+// reports four gates.
+//
+// # The gold file
+//
+// A gold file is one YAML document (goccy/go-yaml, decoded strictly). The
+// embedded default, retail-demo-v1.gold.yaml in this directory, is the gold
+// set for the embedded demo store; it lives next to the code rather than in
+// testdata because the binary ships it (`provenant eval` runs it by
+// default), as retail/demo ships its store file.
+//
+//	suite_version: "retail-demo-v1.gold.1"   # this suite's version; bump when items change
+//	dataset_version: "retail-demo-v1"        # the store the expectations hold for
+//	items:
+//	  - id: "state-tie"                      # unique; lower case, digits, . _ -; at most 64
+//	    question: "What is the stock state of pr-023 at st-002 as of 2026-01-05T15:49:57Z?"
+//	    coverage: "in"                       # in: a tool covers it; out: none does
+//	    tags: ["tie", "as_of_exact"]         # optional: what the item exercises
+//	    note: "evt-002642 and evt-002643 share a timestamp: the higher id wins"  # optional, for people
+//	    expect:
+//	      outcome: "answered"                # answered | absence | rejected (in); abstained (out)
+//	      tool: "get_stock_state"            # the expected validated call ...
+//	      params:                            # ... with exactly the tool's parameters
+//	        as_of: "2026-01-05T15:49:57Z"
+//	        product_id: "pr-023"
+//	        store_id: "st-002"
+//	      value: "LOW_STOCK"                 # the answer's value in its JSON shape (below)
+//	      event_ids:                         # the complete provenance, sorted
+//	        - "evt-002643"
+//
+// value has the shape of the answer object's "value" for the tool: a
+// string for get_stock_state and get_compliance_flag, an integer (cents)
+// for get_price, null for no observation; {count, store_ids} for
+// count_stores_with_condition; {product_ids} for list_products_in_state;
+// {count} for count_events_in_window. It is compared structurally with the
+// answer's JSON value, so key order and layout do not matter.
+//
+// Rules (Validate), each failure an *Error naming the item, the field and
+// the line and column, without repeating the offending value:
+//   - Unknown keys, duplicate keys, anchors, aliases, merge keys, more than
+//     one document and wrong types are parse errors (Parse).
+//   - An out item expects outcome abstained and nothing else.
+//   - An in item expecting answered or absence has a registered tool,
+//     exactly its parameters with values in their domains (start <= end),
+//     and a value of the tool's shape. The outcome is absence exactly when
+//     the value is a grounded zero (null, a count of 0, an empty list);
+//     then event_ids is absent (the provenance is an absence attestation).
+//     Otherwise event_ids is non-empty, sorted, unique, and consistent with
+//     the value: one id for a scalar, one per event counted or product
+//     listed, at least one per store counted.
+//   - An in item expecting rejected names the rejection (unregistered,
+//     invalid or raw_query) and optionally the registered tool called; it
+//     has no params, value or event_ids.
+//   - No item expects error: a gold set describes correct behaviour.
+//
+// The default file is generated, not hand-written: eval/gold_test.go holds
+// the source list of questions, finds the interesting cases (timestamp
+// ties, events exactly at as_of or at a window's edges, unscanned pairs)
+// by scanning the demo store, and computes every expectation with package
+// eval/internal/oracle, a naive linear scan that imports neither the
+// executor nor the resolver nor any store backend (a test checks its
+// dependencies). `go test ./eval -run TestGoldFile -update` rewrites the
+// file; without -update the test fails if the committed file differs from
+// what the oracle computes now.
+//
+// # Scoring
+//
+// Correctness (model-free structural equality with the gold):
+//   - answered, absence: the outcome, the tool, the params and the value
+//     are equal;
+//   - rejected: the outcome and the rejection kind are equal (and the tool,
+//     when the gold names one);
+//   - abstained: the outcome is abstained. An abstention on an in item is
+//     wrong and is also reported as an over-refusal.
+//
+// Wall rejections are in-coverage items and count under in-coverage
+// correctness: a tool covers the question, and the correct behaviour is
+// the wall's typed refusal of its bad value, which the engine must
+// produce.
+//
+// Provenance, for every answer that carries provenance:
+//   - the expected call (tool and params equal): verified when the
+//     resolver's verdict passed every clause and the event ids equal the
+//     gold's (or both are an absence); incomplete otherwise;
+//   - any other call: contained when every event id is a real event (asked
+//     through Lookup) or the absence attestation was re-enumerated empty
+//     for the gold's dataset; dangling otherwise (dangling also overrides
+//     the expected call's status).
+//
+// An error at stage resolve that carries a failed verdict is reported as
+// unverified.
+//
+// # Gates
+//
+//   - in_coverage_correctness: correct in items / in items.
+//   - out_of_coverage_abstention: abstained out items / out items.
+//   - containment: answers with provenance that are not dangling / answers
+//     with provenance (any item). Must be 100%.
+//   - provenance_completeness: items expecting a fact whose provenance is
+//     verified / items expecting a fact (answered or absence), so a wrong
+//     abstention or a wrong call lowers it.
+//
+// A gate with no items is not met: a run that answered nothing proves
+// nothing. With the rules provider on the demo store every gate is 100%;
+// a test holds it there.
+package eval

@@ -1,0 +1,347 @@
+package eval
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"reflect"
+	"slices"
+	"strings"
+
+	"github.com/provenant/provenant/answer"
+	"github.com/provenant/provenant/retail"
+	"github.com/provenant/provenant/tool"
+)
+
+// Asker answers a question through the pipeline (*pipeline.Pipeline is
+// one).
+type Asker interface {
+	Ask(ctx context.Context, question string) answer.Answer
+}
+
+// Named is an optional capability of an Asker: the provider's name, for
+// the report (*pipeline.Pipeline has it).
+type Named interface {
+	ProviderName() string
+}
+
+// Lookup tells which event ids are real (retail.EventStore has it). The
+// harness asks it about every pointer an answer carries.
+type Lookup interface {
+	Lookup(ctx context.Context, ids []string) ([]retail.Event, error)
+}
+
+// ProvenanceStatus is the provenance axis of one item.
+type ProvenanceStatus string
+
+// The provenance statuses.
+const (
+	// ProvNone: the answer carries no provenance (abstained, rejected, or
+	// an error without a fact).
+	ProvNone ProvenanceStatus = "none"
+	// ProvVerified: the expected call; the resolver's verdict passed every
+	// clause, and the events (or the absence) equal the gold's.
+	ProvVerified ProvenanceStatus = "verified"
+	// ProvIncomplete: the expected call, but the verdict failed a clause
+	// or the events differ from the gold's.
+	ProvIncomplete ProvenanceStatus = "incomplete"
+	// ProvContained: another call than expected, but every pointer is a
+	// real event (or the absence was re-enumerated empty).
+	ProvContained ProvenanceStatus = "contained"
+	// ProvDangling: some pointer is not a real event, or an absence
+	// attestation was not re-enumerated empty.
+	ProvDangling ProvenanceStatus = "dangling"
+	// ProvUnverified: the resolver's verdict failed and the pipeline
+	// refused to ship the fact (an error at stage resolve).
+	ProvUnverified ProvenanceStatus = "unverified"
+)
+
+// Row is one scored item.
+type Row struct {
+	ID          string           `json:"id"`
+	Coverage    Coverage         `json:"coverage"`
+	Expected    answer.Outcome   `json:"expected"`
+	Outcome     answer.Outcome   `json:"outcome"`
+	Tool        string           `json:"tool,omitempty"`
+	Correct     bool             `json:"correct"`
+	OverRefusal bool             `json:"over_refusal"`
+	Provenance  ProvenanceStatus `json:"provenance"`
+	// Detail says what differs when the item is not correct or its
+	// provenance is not verified; "" otherwise.
+	Detail string `json:"detail,omitempty"`
+	// Answer is the answer object as every surface returns it.
+	Answer json.RawMessage `json:"answer"`
+}
+
+// Gate is one pass/fail rate.
+type Gate struct {
+	Passed int     `json:"passed"`
+	Total  int     `json:"total"`
+	Rate   float64 `json:"rate"` // Passed/Total; 0 when Total is 0
+}
+
+// Met reports whether every item passed. A gate with no items is not met:
+// a run that answered nothing proves nothing.
+func (g Gate) Met() bool { return g.Total > 0 && g.Passed == g.Total }
+
+func (g *Gate) add(ok bool) {
+	g.Total++
+	if ok {
+		g.Passed++
+	}
+	g.Rate = float64(g.Passed) / float64(g.Total)
+}
+
+// Gates are the four rates the harness reports.
+type Gates struct {
+	// InCoverageCorrectness: in-coverage items whose answer equals the
+	// gold structurally (outcome, tool, params, value; for an expected
+	// rejection, the rejection kind and tool).
+	InCoverageCorrectness Gate `json:"in_coverage_correctness"`
+	// OutOfCoverageAbstention: out-of-coverage items that abstained.
+	OutOfCoverageAbstention Gate `json:"out_of_coverage_abstention"`
+	// Containment: items answered with provenance (any item, any call)
+	// whose every pointer is a real event, or whose absence attestation
+	// was re-enumerated empty. Must be 100%.
+	Containment Gate `json:"containment"`
+	// ProvenanceCompleteness: items whose gold expects a fact that came
+	// back through the expected call with a passing verdict and exactly
+	// the gold's events (or an absence where the gold has none).
+	ProvenanceCompleteness Gate `json:"provenance_completeness"`
+}
+
+// All returns the gates with their report names, in a fixed order.
+func (g Gates) All() []NamedGate {
+	return []NamedGate{
+		{"in_coverage_correctness", g.InCoverageCorrectness},
+		{"out_of_coverage_abstention", g.OutOfCoverageAbstention},
+		{"containment", g.Containment},
+		{"provenance_completeness", g.ProvenanceCompleteness},
+	}
+}
+
+// NamedGate is a gate with its report name.
+type NamedGate struct {
+	Name string
+	Gate Gate
+}
+
+// Report is the result of a run.
+type Report struct {
+	Provider       string `json:"provider"`
+	SuiteVersion   string `json:"suite_version"`
+	DatasetVersion string `json:"dataset_version"`
+	Items          []Row  `json:"items"`
+	Gates          Gates  `json:"gates"`
+	// OverRefusals counts in-coverage items the engine abstained on.
+	OverRefusals int `json:"over_refusals"`
+	// Passed is true when every gate is met.
+	Passed bool `json:"passed"`
+}
+
+// Run drives every item of g through asker and scores it. lookup is asked
+// whether each pointer of each answer is a real event; it may be nil only
+// if no answer carries event ids. The set should have passed Validate. An error means the run could not finish (the
+// context ended, or lookup failed); a failing gate is not an error.
+func Run(ctx context.Context, asker Asker, g *GoldSet, lookup Lookup) (Report, error) {
+	r := Report{SuiteVersion: g.SuiteVersion, DatasetVersion: g.DatasetVersion, Items: []Row{}}
+	if n, ok := asker.(Named); ok {
+		r.Provider = n.ProviderName()
+	}
+	for _, it := range g.Items {
+		if err := ctx.Err(); err != nil {
+			return r, fmt.Errorf("run gold set: %w", err)
+		}
+		a := asker.Ask(ctx, it.Question)
+		row, err := score(ctx, it, a, lookup, g.DatasetVersion)
+		if err != nil {
+			return r, fmt.Errorf("run gold set: item %s: %w", it.ID, err)
+		}
+		r.Items = append(r.Items, row)
+
+		if it.Coverage == Out {
+			r.Gates.OutOfCoverageAbstention.add(row.Correct)
+		} else {
+			r.Gates.InCoverageCorrectness.add(row.Correct)
+		}
+		if row.OverRefusal {
+			r.OverRefusals++
+		}
+		if _, has := a.Provenance(); has {
+			r.Gates.Containment.add(row.Provenance != ProvDangling)
+		}
+		if it.Coverage == In && (it.Expect.Outcome == answer.Answered || it.Expect.Outcome == answer.Absence) {
+			r.Gates.ProvenanceCompleteness.add(row.Provenance == ProvVerified)
+		}
+	}
+	r.Passed = true
+	for _, ng := range r.Gates.All() {
+		r.Passed = r.Passed && ng.Gate.Met()
+	}
+	return r, nil
+}
+
+// score judges one answer on both axes.
+func score(ctx context.Context, it Item, a answer.Answer, lookup Lookup, datasetVersion string) (Row, error) {
+	raw, err := json.Marshal(a)
+	if err != nil {
+		return Row{}, fmt.Errorf("encode answer: %w", err)
+	}
+	row := Row{
+		ID: it.ID, Coverage: it.Coverage, Expected: it.Expect.Outcome,
+		Outcome: a.Outcome(), Tool: a.Tool(), Provenance: ProvNone, Answer: raw,
+	}
+	row.Detail = mismatch(it, a)
+	row.Correct = row.Detail == ""
+	row.OverRefusal = it.Coverage == In && a.Outcome() == answer.Abstained
+
+	x := it.Expect
+	rightCall := a.Tool() == x.Tool && x.Tool != "" && maps.Equal(a.Args(), x.Params)
+	prov, has := a.Provenance()
+	if !has {
+		if v, ok := a.Verdict(); ok && !v.OK() {
+			row.Provenance = ProvUnverified
+			row.Detail = joinDetail(row.Detail, fmt.Sprintf("verdict failed (provenance_valid=%t value_matches=%t complete=%t)", v.ProvenanceValid, v.ValueMatches, v.Complete))
+		}
+		return row, nil
+	}
+
+	// Containment: every pointer real, or an absence re-enumerated empty.
+	contained := true
+	ids := prov.EventIDs()
+	if abs, absent := prov.Absence(); absent {
+		contained = abs.EnumeratedCount == 0 && abs.DatasetVersion == datasetVersion
+	} else {
+		if lookup == nil {
+			return Row{}, errors.New("look up events: no lookup given")
+		}
+		found, err := lookup.Lookup(ctx, ids)
+		if err != nil {
+			return Row{}, fmt.Errorf("look up events: %w", err)
+		}
+		real := make(map[string]bool, len(found))
+		for _, e := range found {
+			real[e.ID] = true
+		}
+		for _, id := range ids {
+			contained = contained && real[id]
+		}
+		contained = contained && len(ids) > 0
+	}
+	switch {
+	case !contained:
+		row.Provenance = ProvDangling
+		row.Detail = joinDetail(row.Detail, "provenance does not resolve to real events")
+	case !rightCall:
+		row.Provenance = ProvContained
+	default:
+		v, ok := a.Verdict()
+		sameEvents := slices.Equal(ids, x.EventIDs) || len(ids) == 0 && len(x.EventIDs) == 0
+		switch {
+		case !ok || !v.OK():
+			row.Provenance = ProvIncomplete
+			row.Detail = joinDetail(row.Detail, "resolver verdict did not pass")
+		case !sameEvents:
+			row.Provenance = ProvIncomplete
+			row.Detail = joinDetail(row.Detail, fmt.Sprintf("event_ids: want %s, got %s", short(x.EventIDs), short(ids)))
+		default:
+			row.Provenance = ProvVerified
+		}
+	}
+	return row, nil
+}
+
+// mismatch returns "" when a is correct for it, else what differs first.
+func mismatch(it Item, a answer.Answer) string {
+	x := it.Expect
+	if a.Outcome() != x.Outcome {
+		return fmt.Sprintf("outcome: want %s, got %s", x.Outcome, a.Outcome())
+	}
+	switch x.Outcome {
+	case answer.Abstained:
+		return ""
+	case answer.Rejected:
+		kind, _, _ := strings.Cut(a.Reason(), ":")
+		if tool.RejectKind(kind) != x.Rejection {
+			return fmt.Sprintf("rejection: want %s, got %s", x.Rejection, kind)
+		}
+		if x.Tool != "" && a.Tool() != x.Tool {
+			return fmt.Sprintf("tool: want %s, got %s", x.Tool, orNone(a.Tool()))
+		}
+		return ""
+	}
+	if a.Tool() != x.Tool {
+		return fmt.Sprintf("tool: want %s, got %s", x.Tool, orNone(a.Tool()))
+	}
+	if args := a.Args(); !maps.Equal(args, x.Params) {
+		for _, k := range slices.Sorted(maps.Keys(x.Params)) {
+			if args[k] != x.Params[k] {
+				return fmt.Sprintf("params.%s differs", k)
+			}
+		}
+		return "params differ"
+	}
+	v, ok := a.Value()
+	if !ok {
+		return "value: missing"
+	}
+	got, err := json.Marshal(v)
+	if err != nil {
+		return "value: not encodable"
+	}
+	if !sameJSON(got, x.Value) {
+		return fmt.Sprintf("value: want %s, got %s", clip(x.Value), clip(got))
+	}
+	return ""
+}
+
+// sameJSON reports whether two JSON texts hold structurally equal values.
+func sameJSON(a, b []byte) bool {
+	decode := func(b []byte) (any, bool) {
+		dec := json.NewDecoder(bytes.NewReader(b))
+		dec.UseNumber()
+		var v any
+		if err := dec.Decode(&v); err != nil {
+			return nil, false
+		}
+		return v, true
+	}
+	va, okA := decode(a)
+	vb, okB := decode(b)
+	return okA && okB && reflect.DeepEqual(va, vb)
+}
+
+func joinDetail(a, b string) string {
+	if a == "" {
+		return b
+	}
+	return a + "; " + b
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "none"
+	}
+	return s
+}
+
+func clip(b []byte) string {
+	const max = 80
+	if len(b) > max {
+		return string(b[:max-3]) + "..."
+	}
+	return string(b)
+}
+
+func short(ids []string) string {
+	if len(ids) == 0 {
+		return "[]"
+	}
+	if len(ids) > 4 {
+		return fmt.Sprintf("[%s ... +%d]", strings.Join(ids[:4], " "), len(ids)-4)
+	}
+	return "[" + strings.Join(ids, " ") + "]"
+}
