@@ -16,7 +16,6 @@ import (
 	"fmt"
 	"maps"
 	"os"
-	"os/exec"
 	"slices"
 	"sort"
 	"strings"
@@ -725,26 +724,5 @@ func TestGoldFile_Coverage(t *testing.T) {
 	}
 	if out < 8 {
 		t.Errorf("out-of-coverage items = %d, want at least 8", out)
-	}
-}
-
-// TestOracle_Independent checks the third computation shares no code with
-// the two it checks: the oracle must not depend on the executor, the
-// resolver, any store backend, or the engine that wires them.
-func TestOracle_Independent(t *testing.T) {
-	goBin, err := exec.LookPath("go")
-	if err != nil {
-		t.Skip("go command not found; needed to list the oracle's dependencies")
-	}
-	outb, err := exec.Command(goBin, "list", "-deps", "github.com/provenant/provenant/eval/internal/oracle").Output()
-	if err != nil {
-		t.Fatalf("go list: %v", err)
-	}
-	for _, dep := range strings.Fields(string(outb)) {
-		for _, banned := range []string{"/executor", "/resolver", "/store/", "/engine", "/pipeline", "/provider"} {
-			if strings.HasPrefix(dep, "github.com/provenant/provenant") && strings.Contains(dep+"/", banned) {
-				t.Errorf("oracle depends on %s", dep)
-			}
-		}
 	}
 }

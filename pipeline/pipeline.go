@@ -145,10 +145,12 @@ func (p *Pipeline) ask(ctx context.Context, question string, rec *Record) answer
 	rec.Stage = answer.StageExecute
 	result, err := p.opts.Executor.Execute(ctx, call)
 	if err != nil {
+		rec.Deterministic = time.Since(start)
 		return answer.Fail(answer.StageExecute, answer.ReasonInternal, call.Tool(), call.Args())
 	}
 	rec.Stage = answer.StageResolve
 	verdict, err := p.opts.Resolver.Resolve(ctx, call, result)
+	rec.Deterministic = time.Since(start)
 	if err != nil {
 		return answer.Fail(answer.StageResolve, answer.ReasonInternal, call.Tool(), call.Args())
 	}
@@ -157,7 +159,6 @@ func (p *Pipeline) ask(ctx context.Context, question string, rec *Record) answer
 		return answer.Unverified(call.Tool(), call.Args(), verdict)
 	}
 	rec.Provenance = "verified"
-	rec.Deterministic = time.Since(start)
 
 	rec.Stage = answer.StageCompose
 	var text *string

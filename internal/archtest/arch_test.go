@@ -95,6 +95,8 @@ func TestImportGraph(t *testing.T) {
 		{"resolver", []string{"executor"}, "re-derivation must be independent of the executor it checks"},
 		{"executor", []string{"resolver", "store"}, "the executor answers from its own index, not the store the resolver asks"},
 		{"tool", []string{"executor", "resolver", "store", "provider", "pipeline"}, "the wall reads no data and trusts no model"},
+		{"eval/internal/oracle", []string{"executor", "resolver", "store", "engine", "pipeline", "provider"},
+			"the gold set's third computation shares no code with the two it checks"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.pkg, func(t *testing.T) {
