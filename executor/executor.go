@@ -10,6 +10,7 @@ import (
 	"errors"
 	"slices"
 	"sort"
+	"time"
 
 	"github.com/provenant/provenant/fact"
 	"github.com/provenant/provenant/retail"
@@ -28,9 +29,12 @@ type storeState struct {
 type Index struct {
 	version string
 	// pairs lists every pair with events, sorted by store then product;
-	// histories[i] holds pairs[i]'s events in time order.
+	// histories[i] holds pairs[i]'s events in time order and times[i]
+	// their timestamps as unix seconds, contiguous so that the binary
+	// search of a global as-of question stays in a few cache lines.
 	pairs     []pair
 	histories [][]retail.Event
+	times     [][]int64
 	// pairIndex maps a pair to its position in pairs.
 	pairIndex map[pair]int
 	// byStore holds, per store, the index range of its pairs in pairs.
@@ -77,8 +81,13 @@ func New(d *retail.Dataset) *Index {
 		return cmp.Compare(a.product, b.product)
 	})
 	x.histories = make([][]retail.Event, len(x.pairs))
+	x.times = make([][]int64, len(x.pairs))
 	for i, p := range x.pairs {
 		x.histories[i] = history[p]
+		x.times[i] = make([]int64, len(history[p]))
+		for j, e := range history[p] {
+			x.times[i][j] = unix(e.Timestamp)
+		}
 		x.pairIndex[p] = i
 		r, ok := x.byStore[p.store]
 		if !ok {
@@ -90,24 +99,32 @@ func New(d *retail.Dataset) *Index {
 	return x
 }
 
-// latest returns the latest event at or before asOf in a pair's history.
-// Cost: O(log k) in the history's length.
-func latest(h []retail.Event, asOf string) (retail.Event, bool) {
-	// The first index whose timestamp is after asOf; a plain loop, as this
-	// runs once per pair in a global as-of question.
-	i, hi := 0, len(h)
-	for i < hi {
-		m := int(uint(i+hi) >> 1)
-		if h[m].Timestamp <= asOf {
-			i = m + 1
+// latest returns the latest event at or before asOf (unix seconds) in the
+// i-th pair's history. Cost: O(log k) in the history's length.
+func (x *Index) latest(i int, asOf int64) (retail.Event, bool) {
+	// The first index whose time is after asOf; a plain loop, as this runs
+	// once per pair in a global as-of question.
+	ts := x.times[i]
+	j, hi := 0, len(ts)
+	for j < hi {
+		m := int(uint(j+hi) >> 1)
+		if ts[m] <= asOf {
+			j = m + 1
 		} else {
 			hi = m
 		}
 	}
-	if i == 0 {
+	if j == 0 {
 		return retail.Event{}, false
 	}
-	return h[i-1], true
+	return x.histories[i][j-1], true
+}
+
+// unix converts a validated timestamp; the loader and the wall admit only
+// TimestampLayout, so a parse failure cannot happen here.
+func unix(ts string) int64 {
+	t, _ := time.Parse(retail.TimestampLayout, ts)
+	return t.Unix()
 }
 
 // Execute answers a validated call.
@@ -127,7 +144,7 @@ func (x *Index) Execute(ctx context.Context, c tool.Call) (fact.Result, error) {
 			ok bool
 		)
 		if i, found := x.pairIndex[pair{c.Arg("store_id"), c.Arg("product_id")}]; found {
-			e, ok = latest(x.histories[i], c.Arg("as_of"))
+			e, ok = x.latest(i, unix(c.Arg("as_of")))
 		}
 		switch {
 		case !ok:
@@ -144,9 +161,10 @@ func (x *Index) Execute(ctx context.Context, c tool.Call) (fact.Result, error) {
 		}
 	case tool.CountStoresWithCondition:
 		m := retail.Condition(c.Arg("condition")).Match()
+		asOf := unix(c.Arg("as_of"))
 		var stores []string
 		for i, k := range x.pairs {
-			if e, ok := latest(x.histories[i], c.Arg("as_of")); ok && m.Accepts(e) {
+			if e, ok := x.latest(i, asOf); ok && m.Accepts(e) {
 				events = append(events, e.ID)
 				if len(stores) == 0 || stores[len(stores)-1] != k.store {
 					stores = append(stores, k.store)
@@ -156,10 +174,11 @@ func (x *Index) Execute(ctx context.Context, c tool.Call) (fact.Result, error) {
 		v = fact.StoreCount(stores)
 	case tool.ListProductsInState:
 		state := retail.State(c.Arg("state"))
+		asOf := unix(c.Arg("as_of"))
 		r := x.byStore[c.Arg("store_id")]
 		var products []string
 		for i := r[0]; i < r[1]; i++ {
-			if e, ok := latest(x.histories[i], c.Arg("as_of")); ok && e.State == state {
+			if e, ok := x.latest(i, asOf); ok && e.State == state {
 				k := x.pairs[i]
 				events = append(events, e.ID)
 				products = append(products, k.product)

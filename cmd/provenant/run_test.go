@@ -99,3 +99,40 @@ func TestRun_GenIsDeterministic(t *testing.T) {
 		t.Errorf("gen: same seed equal = %t, other seed differs = %t", a == b, a != c)
 	}
 }
+
+// TestRun_LoadCountersAddUp runs the load command with concurrency and
+// checks its report: every request counted once in the metrics, outcomes
+// summing to the request count, and percentiles in order.
+func TestRun_LoadCountersAddUp(t *testing.T) {
+	out, _, err := runCLI(t, "load", "--workers", "8", "--questions", "25", "--json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r struct {
+		Requests int            `json:"requests"`
+		P50      float64        `json:"deterministic_p50_us"`
+		P95      float64        `json:"deterministic_p95_us"`
+		P99      float64        `json:"deterministic_p99_us"`
+		Outcomes map[string]int `json:"outcomes"`
+		Metrics  struct {
+			OK            bool `json:"ok"`
+			RequestsTotal int  `json:"requests_total"`
+		} `json:"metrics"`
+	}
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatalf("load --json: %v\n%s", err, out)
+	}
+	sum := 0
+	for _, n := range r.Outcomes {
+		sum += n
+	}
+	if r.Requests != 200 || sum != 200 || r.Metrics.RequestsTotal != 200 || !r.Metrics.OK {
+		t.Errorf("requests %d, outcome sum %d, metrics total %d (ok %t); want 200 each", r.Requests, sum, r.Metrics.RequestsTotal, r.Metrics.OK)
+	}
+	if !(0 < r.P50 && r.P50 <= r.P95 && r.P95 <= r.P99) {
+		t.Errorf("percentiles out of order: p50 %v p95 %v p99 %v", r.P50, r.P95, r.P99)
+	}
+	if r.Outcomes["error"] != 0 {
+		t.Errorf("load produced %d errors", r.Outcomes["error"])
+	}
+}
