@@ -7,6 +7,7 @@ const (
 	KeyValidation          = "validation"
 	KeyProvenance          = "provenance"
 	KeyErrorKind           = "error_kind"
+	KeyErrorDetail         = "error_detail"
 	KeyStage               = "stage"
 	KeyDeterministicMicros = "deterministic_us"
 	KeyQuestionBytes       = "question_bytes"

@@ -42,7 +42,11 @@ type Record struct {
 	Validation string // "passed", a rejection kind, or "skipped"
 	Provenance string // "verified", "failed", or "skipped"
 	ErrorKind  string // "", or the error reason
-	Stage      answer.Stage
+	// ErrorDetail is the text of the error behind a failure (a provider's
+	// "cassette miss ...", say), truncated; logged, never returned to a
+	// client and never a metric label.
+	ErrorDetail string
+	Stage       answer.Stage
 	// Deterministic is the latency of the deterministic span (wall,
 	// execute, resolve, staple); model calls are excluded.
 	Deterministic time.Duration
@@ -91,7 +95,7 @@ func (p *Pipeline) Ask(ctx context.Context, question string) answer.Answer {
 			if r := recover(); r != nil {
 				a = answer.Fail(rec.Stage, answer.ReasonInternal, "", nil)
 				rec.ErrorKind = "panic"
-				p.opts.Logger.Error("recovered panic on request path", "panic", fmt.Sprint(r))
+				rec.ErrorDetail = detail(fmt.Errorf("%v", r))
 			}
 		}()
 		a = p.ask(ctx, question, &rec)
@@ -119,6 +123,7 @@ func (p *Pipeline) ask(ctx context.Context, question string, rec *Record) answer
 	rec.Stage = answer.StageSelect
 	proposal, err := p.opts.Provider.Select(ctx, q, p.menu)
 	if err != nil {
+		rec.ErrorDetail = detail(err)
 		return answer.Fail(answer.StageSelect, answer.ReasonModelUnavailable, "", nil)
 	}
 	if proposal == nil {
@@ -145,6 +150,7 @@ func (p *Pipeline) ask(ctx context.Context, question string, rec *Record) answer
 	rec.Stage = answer.StageExecute
 	result, err := p.opts.Executor.Execute(ctx, call)
 	if err != nil {
+		rec.ErrorDetail = detail(err)
 		rec.Deterministic = time.Since(start)
 		return answer.Fail(answer.StageExecute, answer.ReasonInternal, call.Tool(), call.Args())
 	}
@@ -152,10 +158,13 @@ func (p *Pipeline) ask(ctx context.Context, question string, rec *Record) answer
 	verdict, err := p.opts.Resolver.Resolve(ctx, call, result)
 	rec.Deterministic = time.Since(start)
 	if err != nil {
+		rec.ErrorDetail = detail(err)
 		return answer.Fail(answer.StageResolve, answer.ReasonInternal, call.Tool(), call.Args())
 	}
 	if !verdict.OK() {
 		rec.Provenance = "failed"
+		rec.ErrorDetail = fmt.Sprintf("verdict: provenance_valid=%t value_matches=%t complete=%t",
+			verdict.ProvenanceValid, verdict.ValueMatches, verdict.Complete)
 		return answer.Unverified(call.Tool(), call.Args(), verdict)
 	}
 	rec.Provenance = "verified"
@@ -165,7 +174,12 @@ func (p *Pipeline) ask(ctx context.Context, question string, rec *Record) answer
 	sentence, err := p.opts.Provider.Compose(ctx, provider.ComposeInput{
 		Question: q, Tool: result.Tool, Args: result.Args, Value: result.Value,
 	})
-	if s := strings.TrimSpace(sentence); err == nil && s != "" {
+	switch s := strings.TrimSpace(sentence); {
+	case err != nil:
+		rec.ErrorDetail = detail(err)
+	case s == "":
+		rec.ErrorDetail = "compose: empty sentence"
+	default:
 		text = &s
 	}
 
@@ -185,8 +199,19 @@ func (p *Pipeline) log(ctx context.Context, rec Record, questionLen int) {
 		slog.String(KeyValidation, rec.Validation),
 		slog.String(KeyProvenance, rec.Provenance),
 		slog.String(KeyErrorKind, rec.ErrorKind),
+		slog.String(KeyErrorDetail, rec.ErrorDetail),
 		slog.String(KeyStage, string(rec.Stage)),
 		slog.Int64(KeyDeterministicMicros, rec.Deterministic.Microseconds()),
 		slog.Int(KeyQuestionBytes, questionLen),
 	)
+}
+
+// detail bounds an error's text for the log line.
+func detail(err error) string {
+	const max = 600
+	s := err.Error()
+	if len(s) > max {
+		s = strings.ToValidUTF8(s[:max], "") + "…"
+	}
+	return s
 }

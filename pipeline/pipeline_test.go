@@ -148,6 +148,14 @@ func TestAsk_Terminals(t *testing.T) {
 			if line[pipeline.KeyOutcome] != string(tt.outcome) || line[pipeline.KeyValidation] != tt.validation {
 				t.Errorf("log line = %v", line)
 			}
+			// A failure says why on its log line.
+			if tt.outcome == answer.Error && line[pipeline.KeyErrorDetail] == "" {
+				t.Errorf("error without %s: %v", pipeline.KeyErrorDetail, line)
+			}
+			if tt.stage == answer.StageSelect && tt.reasonPfx == answer.ReasonModelUnavailable &&
+				!strings.Contains(line[pipeline.KeyErrorDetail].(string), "call model: model unavailable") {
+				t.Errorf("%s = %q, want the provider's error", pipeline.KeyErrorDetail, line[pipeline.KeyErrorDetail])
+			}
 			// A rejected value never reaches the log or the answer.
 			out, _ := json.Marshal(a)
 			if strings.Contains(logs.String(), "'1'='1") || strings.Contains(string(out), "'1'='1") || strings.Contains(string(out), "drop_tables") {

@@ -30,7 +30,7 @@ func runAsk(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if err != nil {
 		return err
 	}
-	p, err := ef.buildProvider()
+	opts, err := ef.engineOptions(logger)
 	if err != nil {
 		return err
 	}
@@ -38,7 +38,7 @@ func runAsk(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if err != nil {
 		return err
 	}
-	e, err := engine.Open(ctx, d, engine.Options{Provider: p, Logger: logger})
+	e, err := engine.Open(ctx, d, opts)
 	if err != nil {
 		return err
 	}

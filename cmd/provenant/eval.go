@@ -47,7 +47,7 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err != nil {
 		return err
 	}
-	p, err := ef.buildProvider()
+	opts, err := ef.engineOptions(logger)
 	if err != nil {
 		return err
 	}
@@ -58,7 +58,7 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if gold.DatasetVersion != d.Version {
 		return fmt.Errorf("run eval: the gold set is for dataset %s, the store is %s", gold.DatasetVersion, d.Version)
 	}
-	e, err := engine.Open(ctx, d, engine.Options{Provider: p, Logger: logger})
+	e, err := engine.Open(ctx, d, opts)
 	if err != nil {
 		return err
 	}

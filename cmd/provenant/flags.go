@@ -3,29 +3,93 @@ package main
 import (
 	"flag"
 	"fmt"
+	"log/slog"
+	"net/http"
+	"os"
+	"strings"
 
+	"github.com/provenant/provenant/engine"
 	"github.com/provenant/provenant/provider"
+	"github.com/provenant/provenant/provider/cassette"
+	"github.com/provenant/provenant/provider/openai"
 	"github.com/provenant/provenant/provider/rules"
 )
 
+// The providers --provider accepts.
+const providerNames = "rules, openai, record or replay"
+
 // engineFlags are the flags every command that answers questions shares.
 type engineFlags struct {
-	store    string
-	provider string
-	logLevel string
+	store     string
+	provider  string
+	logLevel  string
+	model     string
+	baseURL   string
+	apiKeyEnv string
+	cassettes string
+	verify    string
 }
 
 func (f *engineFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.store, "store", "", "store file `PATH` (default: the embedded demo store)")
-	fs.StringVar(&f.provider, "provider", "rules", "model provider: rules")
+	fs.StringVar(&f.provider, "provider", "rules",
+		"model provider: rules (no model), openai (an OpenAI-compatible server), record (openai, saving cassettes) or replay (cassettes only, no network)")
 	fs.StringVar(&f.logLevel, "log-level", "info", "log level: debug, info, warn or error")
+	fs.StringVar(&f.model, "model", "", "model `NAME` for openai, record and replay (e.g. llama3.2)")
+	fs.StringVar(&f.baseURL, "base-url", "http://localhost:11434/v1", "OpenAI-compatible API root `URL` (default: Ollama's)")
+	fs.StringVar(&f.apiKeyEnv, "api-key-env", "OPENAI_API_KEY", "environment `VAR` holding the API key (unset or empty is allowed for local servers)")
+	fs.StringVar(&f.cassettes, "cassettes", "testdata/cassettes", "cassette `DIR` for record and replay")
+	fs.StringVar(&f.verify, "verify", engine.VerifySnapshot,
+		"where the resolver re-derives each answer: snapshot (DuckDB-derived intervals in memory) or sql (a DuckDB query per question)")
 }
 
-// buildProvider returns the configured provider.
+// engineOptions returns the engine options the flags choose, with the
+// provider built.
+func (f *engineFlags) engineOptions(logger *slog.Logger) (engine.Options, error) {
+	p, err := f.buildProvider()
+	if err != nil {
+		return engine.Options{}, err
+	}
+	if f.verify != engine.VerifySnapshot && f.verify != engine.VerifySQL {
+		return engine.Options{}, fmt.Errorf("choose verify mode: want %s or %s", engine.VerifySnapshot, engine.VerifySQL)
+	}
+	return engine.Options{Provider: p, Verify: f.verify, Logger: logger}, nil
+}
+
+// buildProvider returns the configured provider. It reads the API key from
+// the environment for openai and record, and makes no request.
 func (f *engineFlags) buildProvider() (provider.Provider, error) {
+	var transport http.RoundTripper
 	switch f.provider {
 	case "rules":
 		return rules.Provider{}, nil
+	case "openai":
+	case "record":
+		if f.cassettes == "" {
+			return nil, fmt.Errorf("choose provider: record needs --cassettes DIR")
+		}
+		transport = &cassette.Recorder{Dir: f.cassettes}
+	case "replay":
+		if f.cassettes == "" {
+			return nil, fmt.Errorf("choose provider: replay needs --cassettes DIR")
+		}
+		transport = &cassette.Replayer{Dir: f.cassettes}
+	default:
+		return nil, fmt.Errorf("choose provider: unknown provider (want %s)", providerNames)
 	}
-	return nil, fmt.Errorf("choose provider: unknown provider (want rules)")
+	if strings.TrimSpace(f.model) == "" {
+		return nil, fmt.Errorf("choose provider: %s needs --model NAME", f.provider)
+	}
+	var key string
+	if f.provider != "replay" { // replay sends nothing, so it needs no key
+		if f.apiKeyEnv == "" {
+			return nil, fmt.Errorf("choose provider: --api-key-env names no variable")
+		}
+		key = os.Getenv(f.apiKeyEnv)
+	}
+	p, err := openai.New(openai.Options{BaseURL: f.baseURL, Model: f.model, APIKey: key, Transport: transport})
+	if err != nil {
+		return nil, fmt.Errorf("choose provider: %w", err)
+	}
+	return p, nil
 }

@@ -45,12 +45,13 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	// A bad provider configuration fails before listening.
-	prov, err := ef.buildProvider()
+	opts, err := ef.engineOptions(logger)
 	if err != nil {
 		return err
 	}
 
 	obs := metrics.New(&metrics.Options{Runtime: true})
+	opts.Observer = obs
 	api := httpapi.New(&httpapi.Options{Logger: logger, Metrics: obs.Handler()})
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
@@ -83,7 +84,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			loaded <- loadResult{err: err}
 			return
 		}
-		e, err := engine.Open(loadCtx, d, engine.Options{Provider: prov, Observer: obs, Logger: logger})
+		e, err := engine.Open(loadCtx, d, opts)
 		if err == nil {
 			logger.Info("dataset loaded", "dataset_version", e.Info.Version, "events", e.Info.Events,
 				"load_ms", time.Since(start).Milliseconds())

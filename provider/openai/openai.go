@@ -1,0 +1,302 @@
+// Package openai is the provider for any OpenAI-compatible chat-completions
+// endpoint with tool calling (Ollama, llama.cpp server, vLLM, OpenAI),
+// built on the vendor's Go SDK (github.com/openai/openai-go/v3).
+//
+// Select offers the closed menu as function tools whose parameter schemas
+// come from tool.InputSchema, with tool_choice "auto": the model calls one
+// tool, or calls none to abstain. Compose sends the question, the call and
+// the value (never the provenance) and asks for one sentence.
+//
+// Everything the server returns is untrusted. The proposal is handed to
+// the wall as the model wrote it:
+//   - the first tool call is used; any further calls are ignored (the
+//     pipeline runs exactly one tool per question);
+//   - arguments that are not a JSON object become an empty parameter map,
+//     so the wall rejects the call as invalid (missing parameters) instead
+//     of it turning into an abstention or an error;
+//   - a tool name off the menu is passed through, so the wall reports it
+//     as unregistered.
+//
+// Any failure to get a usable reply (connection refused, timeout, a non-2xx
+// status, an unparsable body, no choices, an empty sentence, a cassette
+// miss) wraps provider.ErrUnavailable together with the cause. The client
+// never retries: a retry would hide unavailability and make a replayed run
+// differ from the recorded one.
+//
+// All HTTP goes through Options.Transport, the seam where
+// provider/cassette records and replays model calls. The request body is a
+// function of the model, the temperature, the prompts below, the menu and
+// the question only, so it keys a cassette deterministically. Changing a
+// prompt or a tool schema changes every key: re-record the cassettes.
+package openai
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+	"unicode"
+
+	oai "github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/option"
+	"github.com/openai/openai-go/v3/shared"
+
+	"github.com/provenant/provenant/fact"
+	"github.com/provenant/provenant/provider"
+	"github.com/provenant/provenant/tool"
+)
+
+// Defaults and limits.
+const (
+	DefaultTimeout  = 60 * time.Second // per model call, when Options.Timeout is 0
+	MaxResponseSize = 4 << 20          // bytes of one response body
+	MaxSentence     = 2000             // bytes of a composed sentence
+)
+
+var (
+	// ErrOptions is wrapped by New for unusable options.
+	ErrOptions = errors.New("invalid openai options")
+	// errTooLarge is returned when reading a response body past
+	// MaxResponseSize.
+	errTooLarge = fmt.Errorf("response body exceeds %d bytes", MaxResponseSize)
+)
+
+// The prompts. They are part of every cassette key.
+const (
+	selectPrompt = "You route questions about retail shelf-scan data to tools. " +
+		"If exactly one of the provided tools answers the question, call it once, copying store ids (st-NNN), " +
+		"product ids (pr-NNN), state and condition names, and UTC timestamps (YYYY-MM-DDTHH:MM:SSZ) exactly as the question gives them. " +
+		"If no tool answers the question, or the question lacks a value the tool needs, reply without calling any tool; never guess a value. " +
+		"Never answer the question yourself."
+	composePrompt = "You write one display sentence that answers a question from a verified value. " +
+		"The user message is JSON with the question, the tool that computed the value, the tool's arguments and the value " +
+		"(null means no observation; prices are in cents). " +
+		"State the value exactly; add no other facts, caveats or formatting. Reply with the sentence only."
+)
+
+// Options configures a Provider.
+type Options struct {
+	// BaseURL is the API root, e.g. http://localhost:11434/v1 (Ollama) or
+	// https://api.openai.com/v1. Required; http or https.
+	BaseURL string
+	// Model is the model name sent with every request. Required.
+	Model string
+	// APIKey is sent as a bearer token when non-empty. The caller reads it
+	// from the environment; local servers usually need none.
+	APIKey string
+	// Transport carries every request; nil means http.DefaultTransport.
+	// Set it to a cassette.Recorder or cassette.Replayer to record or
+	// replay.
+	Transport http.RoundTripper
+	// Timeout bounds one model call; 0 means DefaultTimeout.
+	Timeout time.Duration
+	// Temperature is the sampling temperature, 0 (the default) for the
+	// most repeatable output. Range [0, 2].
+	Temperature float64
+}
+
+// Provider is the OpenAI-compatible provider. It is safe for concurrent use.
+type Provider struct {
+	model       string
+	temperature float64
+	chat        oai.ChatCompletionService
+}
+
+var _ provider.Provider = (*Provider)(nil)
+
+// New validates opts and returns a provider. It makes no request.
+func New(opts Options) (*Provider, error) {
+	u, err := url.Parse(opts.BaseURL)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil {
+		return nil, fmt.Errorf("check options: %w: base URL must be an absolute http or https URL without credentials", ErrOptions)
+	}
+	if strings.TrimSpace(opts.Model) == "" || strings.ContainsFunc(opts.Model, unicode.IsControl) {
+		return nil, fmt.Errorf("check options: %w: model name is empty or has control characters", ErrOptions)
+	}
+	if opts.Timeout < 0 {
+		return nil, fmt.Errorf("check options: %w: timeout is negative", ErrOptions)
+	}
+	if math.IsNaN(opts.Temperature) || opts.Temperature < 0 || opts.Temperature > 2 {
+		return nil, fmt.Errorf("check options: %w: temperature must be in [0, 2]", ErrOptions)
+	}
+	if strings.ContainsFunc(opts.APIKey, unicode.IsControl) {
+		return nil, fmt.Errorf("check options: %w: API key has control characters", ErrOptions)
+	}
+	timeout := opts.Timeout
+	if timeout == 0 {
+		timeout = DefaultTimeout
+	}
+	next := opts.Transport
+	if next == nil {
+		next = http.DefaultTransport
+	}
+	client := &http.Client{Transport: limitTransport{next: next}, Timeout: timeout}
+	// The service is built without openai.NewClient, which would read
+	// OPENAI_BASE_URL, OPENAI_ORG_ID, OPENAI_CUSTOM_HEADERS and the like
+	// from the environment: this provider is configured by Options only.
+	chat := oai.NewChatCompletionService(
+		option.WithBaseURL(opts.BaseURL),
+		option.WithHTTPClient(client),
+		option.WithAPIKey(opts.APIKey),
+		option.WithMaxRetries(0),
+	)
+	return &Provider{model: opts.Model, temperature: opts.Temperature, chat: chat}, nil
+}
+
+// Name returns "openai:" and the model name.
+func (p *Provider) Name() string { return "openai:" + p.model }
+
+// Select asks the model to call one tool from menu, or none. An empty menu
+// abstains without a call.
+func (p *Provider) Select(ctx context.Context, question string, menu []tool.Def) (*tool.Proposal, error) {
+	if len(menu) == 0 {
+		return nil, nil
+	}
+	tools := make([]oai.ChatCompletionToolUnionParam, 0, len(menu))
+	for _, d := range menu {
+		tools = append(tools, oai.ChatCompletionFunctionTool(shared.FunctionDefinitionParam{
+			Name:        d.Name,
+			Description: oai.String(d.Description),
+			Parameters:  shared.FunctionParameters(tool.InputSchema(d)),
+		}))
+	}
+	c, err := p.chat.New(ctx, oai.ChatCompletionNewParams{
+		Model:       p.model,
+		Temperature: oai.Float(p.temperature),
+		Messages: []oai.ChatCompletionMessageParamUnion{
+			oai.SystemMessage(selectPrompt),
+			oai.UserMessage(question),
+		},
+		Tools:      tools,
+		ToolChoice: oai.ChatCompletionToolChoiceOptionUnionParam{OfAuto: oai.String("auto")},
+	})
+	if err != nil {
+		return nil, unavailable("select tool", err)
+	}
+	if c == nil || len(c.Choices) == 0 { // a "null" body decodes to nil
+		return nil, unavailable("select tool", errors.New("response has no choices"))
+	}
+	calls := c.Choices[0].Message.ToolCalls
+	if len(calls) == 0 {
+		return nil, nil
+	}
+	return proposal(calls[0].Function.Name, calls[0].Function.Arguments), nil
+}
+
+// proposal turns a tool call as the model wrote it into a Proposal. Args
+// that are not a JSON object give an empty, non-nil map.
+func proposal(name, args string) *tool.Proposal {
+	params := map[string]any{}
+	var m map[string]any
+	if err := json.Unmarshal([]byte(args), &m); err == nil && m != nil {
+		params = m
+	}
+	return &tool.Proposal{Tool: name, Params: params}
+}
+
+// composeRequest is the user message of a compose call. It has no field
+// for provenance.
+type composeRequest struct {
+	Question  string            `json:"question"`
+	Tool      string            `json:"tool"`
+	Arguments map[string]string `json:"arguments"`
+	Value     fact.Value        `json:"value"`
+}
+
+// Compose asks the model for one sentence stating the value. The reply is
+// reduced to one line of printable text; an empty or oversized reply is an
+// error wrapping provider.ErrUnavailable.
+func (p *Provider) Compose(ctx context.Context, in provider.ComposeInput) (string, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(composeRequest{in.Question, in.Tool, in.Args, in.Value}); err != nil {
+		return "", fmt.Errorf("encode compose input: %w", err)
+	}
+	c, err := p.chat.New(ctx, oai.ChatCompletionNewParams{
+		Model:       p.model,
+		Temperature: oai.Float(p.temperature),
+		Messages: []oai.ChatCompletionMessageParamUnion{
+			oai.SystemMessage(composePrompt),
+			oai.UserMessage(strings.TrimSpace(buf.String())),
+		},
+	})
+	if err != nil {
+		return "", unavailable("compose sentence", err)
+	}
+	if c == nil || len(c.Choices) == 0 { // a "null" body decodes to nil
+		return "", unavailable("compose sentence", errors.New("response has no choices"))
+	}
+	s := oneLine(c.Choices[0].Message.Content)
+	switch {
+	case s == "":
+		return "", unavailable("compose sentence", errors.New("response has no text"))
+	case len(s) > MaxSentence:
+		return "", unavailable("compose sentence", fmt.Errorf("sentence exceeds %d bytes", MaxSentence))
+	}
+	return s, nil
+}
+
+// oneLine makes model text safe to display on one line: valid UTF-8,
+// whitespace runs collapsed to one space, control characters removed.
+func oneLine(s string) string {
+	s = strings.ToValidUTF8(s, "\uFFFD")
+	s = strings.Join(strings.Fields(s), " ")
+	return strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) || unicode.Is(unicode.Cf, r) {
+			return -1
+		}
+		return r
+	}, s)
+}
+
+// unavailable wraps err as an unreachable model at a stage.
+func unavailable(stage string, err error) error {
+	return fmt.Errorf("%s: %w: %w", stage, provider.ErrUnavailable, err)
+}
+
+// limitTransport caps every response body at MaxResponseSize.
+type limitTransport struct{ next http.RoundTripper }
+
+func (t limitTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	resp, err := t.next.RoundTrip(req)
+	if err != nil {
+		return nil, err
+	}
+	if resp.Body == nil {
+		resp.Body = http.NoBody
+	}
+	resp.Body = &limitedBody{rc: resp.Body, left: MaxResponseSize}
+	return resp, nil
+}
+
+type limitedBody struct {
+	rc   io.ReadCloser
+	left int64
+}
+
+func (b *limitedBody) Read(p []byte) (int, error) {
+	if b.left <= 0 {
+		var one [1]byte
+		n, err := b.rc.Read(one[:])
+		if n > 0 {
+			return 0, errTooLarge
+		}
+		return 0, err
+	}
+	if int64(len(p)) > b.left {
+		p = p[:b.left]
+	}
+	n, err := b.rc.Read(p)
+	b.left -= int64(n)
+	return n, err
+}
+
+func (b *limitedBody) Close() error { return b.rc.Close() }

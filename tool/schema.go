@@ -1,0 +1,54 @@
+package tool
+
+// The patterns a string parameter must match, by kind. They mirror the
+// retail id and timestamp formats; the wall still judges every value (a
+// pattern admits 2026-13-45, the wall does not).
+const (
+	StoreIDPattern   = `^st-[0-9]{3}$`
+	ProductIDPattern = `^pr-[0-9]{3}$`
+	TimestampPattern = `^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z$`
+)
+
+// InputSchema returns the JSON Schema (draft 2020-12 vocabulary, without a
+// "$schema" key, which some OpenAI-compatible servers refuse) of a tool's
+// arguments: an object whose properties are exactly d's parameters, all
+// required, no others allowed. Every property is a string constrained by a
+// pattern (ids, timestamps) or an enum (states, conditions); there is no
+// free-string parameter. A parameter of unknown kind gets the schema
+// {"not": {}}, which no value satisfies, so a registry mistake fails closed.
+//
+// It is a pure function of the registry: every surface (model tool
+// schemas, MCP, REST descriptions) calls it rather than writing its own.
+// Each call returns a fresh map the caller may modify.
+func InputSchema(d Def) map[string]any {
+	props := make(map[string]any, len(d.Params))
+	required := make([]string, 0, len(d.Params))
+	for _, p := range d.Params {
+		props[p.Name] = paramSchema(p)
+		required = append(required, p.Name)
+	}
+	return map[string]any{
+		"type":                 "object",
+		"properties":           props,
+		"required":             required,
+		"additionalProperties": false,
+	}
+}
+
+// paramSchema returns one parameter's schema.
+func paramSchema(p Param) map[string]any {
+	s := map[string]any{"type": "string", "description": p.Description}
+	switch p.Kind {
+	case StoreID:
+		s["pattern"] = StoreIDPattern
+	case ProductID:
+		s["pattern"] = ProductIDPattern
+	case Timestamp:
+		s["pattern"] = TimestampPattern
+	case State, Condition:
+		s["enum"] = p.Kind.Enum()
+	default:
+		return map[string]any{"not": map[string]any{}, "description": p.Description}
+	}
+	return s
+}

@@ -1,0 +1,218 @@
+package tool
+
+import (
+	"encoding/json"
+	"regexp"
+	"slices"
+	"testing"
+
+	"github.com/provenant/provenant/retail"
+)
+
+// constraintProblem returns why a property schema admits an unconstrained
+// string, or "" if it is constrained by a pattern, an enum or "not".
+func constraintProblem(prop any) string {
+	s, ok := prop.(map[string]any)
+	if !ok {
+		return "property schema is not an object"
+	}
+	if _, ok := s["not"]; ok {
+		return ""
+	}
+	if s["type"] != "string" {
+		return "property is not a string"
+	}
+	if p, ok := s["pattern"].(string); ok && p != "" {
+		return ""
+	}
+	if e, ok := s["enum"].([]string); ok && len(e) > 0 {
+		return ""
+	}
+	return "string property has neither pattern nor enum"
+}
+
+func TestConstraintProblem_CatchesFreeString(t *testing.T) {
+	tests := []struct {
+		name string
+		prop any
+		bad  bool
+	}{
+		{"free string", map[string]any{"type": "string", "description": "anything"}, true},
+		{"empty pattern", map[string]any{"type": "string", "pattern": ""}, true},
+		{"empty enum", map[string]any{"type": "string", "enum": []string{}}, true},
+		{"integer", map[string]any{"type": "integer"}, true},
+		{"not an object", "string", true},
+		{"pattern", map[string]any{"type": "string", "pattern": StoreIDPattern}, false},
+		{"enum", map[string]any{"type": "string", "enum": []string{"A"}}, false},
+		{"unsatisfiable", map[string]any{"not": map[string]any{}}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := constraintProblem(tt.prop) != ""; got != tt.bad {
+				t.Errorf("constraintProblem(%v) flagged = %v, want %v", tt.prop, got, tt.bad)
+			}
+		})
+	}
+}
+
+func TestInputSchema_Menu(t *testing.T) {
+	menu := Menu()
+	if len(menu) != 6 {
+		t.Fatalf("menu has %d tools, want 6", len(menu))
+	}
+	for _, d := range menu {
+		t.Run(d.Name, func(t *testing.T) {
+			s := InputSchema(d)
+			if s["type"] != "object" {
+				t.Errorf("type = %v, want object", s["type"])
+			}
+			if s["additionalProperties"] != false {
+				t.Errorf("additionalProperties = %v, want false", s["additionalProperties"])
+			}
+			var names []string
+			for _, p := range d.Params {
+				names = append(names, p.Name)
+			}
+			req, _ := s["required"].([]string)
+			if !slices.Equal(req, names) {
+				t.Errorf("required = %v, want %v", req, names)
+			}
+			props, _ := s["properties"].(map[string]any)
+			if len(props) != len(d.Params) {
+				t.Errorf("properties has %d entries, want %d", len(props), len(d.Params))
+			}
+			for _, p := range d.Params {
+				prop, ok := props[p.Name].(map[string]any)
+				if !ok {
+					t.Errorf("property %s is missing", p.Name)
+					continue
+				}
+				if why := constraintProblem(prop); why != "" {
+					t.Errorf("property %s: %s", p.Name, why)
+				}
+				if prop["description"] != p.Description || p.Description == "" {
+					t.Errorf("property %s description = %q, want %q (non-empty)", p.Name, prop["description"], p.Description)
+				}
+				if _, ok := prop["not"]; ok {
+					t.Errorf("property %s is unsatisfiable: its kind has no schema", p.Name)
+				}
+			}
+			if _, err := json.Marshal(s); err != nil {
+				t.Errorf("marshal schema: %v", err)
+			}
+		})
+	}
+}
+
+func TestInputSchema_Kinds(t *testing.T) {
+	tests := []struct {
+		name    string
+		kind    ParamKind
+		pattern string
+		enum    []string
+	}{
+		{"store id", StoreID, StoreIDPattern, nil},
+		{"product id", ProductID, ProductIDPattern, nil},
+		{"timestamp", Timestamp, TimestampPattern, nil},
+		{"state", State, "", strs(retail.States)},
+		{"condition", Condition, "", strs(retail.Conditions)},
+		{"unknown kind", ParamKind(99), "", nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d := Def{Name: "t", Params: []Param{{Name: "p", Kind: tt.kind, Description: "d"}}}
+			prop := InputSchema(d)["properties"].(map[string]any)["p"].(map[string]any)
+			if got, _ := prop["pattern"].(string); got != tt.pattern {
+				t.Errorf("pattern = %q, want %q", got, tt.pattern)
+			}
+			if got, _ := prop["enum"].([]string); !slices.Equal(got, tt.enum) {
+				t.Errorf("enum = %v, want %v", got, tt.enum)
+			}
+			if why := constraintProblem(prop); why != "" {
+				t.Errorf("property admits a free string: %s", why)
+			}
+			if tt.kind == ParamKind(99) {
+				if _, ok := prop["not"]; !ok {
+					t.Errorf("unknown kind schema = %v, want an unsatisfiable {\"not\": {}}", prop)
+				}
+			}
+		})
+	}
+}
+
+func strs[T ~string](vs []T) []string {
+	s := make([]string, len(vs))
+	for i, v := range vs {
+		s[i] = string(v)
+	}
+	return s
+}
+
+// TestInputSchema_Patterns checks each pattern against values: it must
+// admit every value the wall accepts and refuse malformed shapes. (A
+// pattern may admit a well-shaped impossible date; the wall refuses it.)
+func TestInputSchema_Patterns(t *testing.T) {
+	tests := []struct {
+		pattern string
+		wall    func(string) bool
+		value   string
+		match   bool
+	}{
+		{StoreIDPattern, retail.IsStoreID, "st-001", true},
+		{StoreIDPattern, retail.IsStoreID, "st-999", true},
+		{StoreIDPattern, retail.IsStoreID, "st-01", false},
+		{StoreIDPattern, retail.IsStoreID, "st-0001", false},
+		{StoreIDPattern, retail.IsStoreID, "ST-001", false},
+		{StoreIDPattern, retail.IsStoreID, "st-00a", false},
+		{StoreIDPattern, retail.IsStoreID, " st-001", false},
+		{StoreIDPattern, retail.IsStoreID, "st-001\n", false},
+		{StoreIDPattern, retail.IsStoreID, "pr-001", false},
+		{ProductIDPattern, retail.IsProductID, "pr-007", true},
+		{ProductIDPattern, retail.IsProductID, "pr-7", false},
+		{ProductIDPattern, retail.IsProductID, "pr-0070", false},
+		{ProductIDPattern, retail.IsProductID, "st-007", false},
+		{TimestampPattern, retail.IsTimestamp, "2026-01-06T08:00:00Z", true},
+		{TimestampPattern, retail.IsTimestamp, "2026-13-45T08:00:00Z", true}, // shape only
+		{TimestampPattern, retail.IsTimestamp, "2026-01-06T08:00:00", false},
+		{TimestampPattern, retail.IsTimestamp, "2026-01-06 08:00:00Z", false},
+		{TimestampPattern, retail.IsTimestamp, "2026-01-06T08:00:00.000Z", false},
+		{TimestampPattern, retail.IsTimestamp, "2026-01-06T08:00:00+00:00", false},
+		{TimestampPattern, retail.IsTimestamp, "2026-1-6T08:00:00Z", false},
+		{TimestampPattern, retail.IsTimestamp, "x2026-01-06T08:00:00Z", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.value, func(t *testing.T) {
+			got := regexp.MustCompile(tt.pattern).MatchString(tt.value)
+			if got != tt.match {
+				t.Errorf("%s matches %q = %v, want %v", tt.pattern, tt.value, got, tt.match)
+			}
+			if tt.wall(tt.value) && !got {
+				t.Errorf("%s refuses %q, which the wall accepts", tt.pattern, tt.value)
+			}
+		})
+	}
+}
+
+func TestInputSchema_FreshMaps(t *testing.T) {
+	d, ok := Lookup(GetPrice)
+	if !ok {
+		t.Fatal("get_price is not registered")
+	}
+	a := InputSchema(d)
+	a["properties"].(map[string]any)["store_id"].(map[string]any)["pattern"] = ".*"
+	a["required"].([]string)[0] = "changed"
+	b := InputSchema(d)
+	if got := b["properties"].(map[string]any)["store_id"].(map[string]any)["pattern"]; got != StoreIDPattern {
+		t.Errorf("pattern after caller mutation = %v, want %v", got, StoreIDPattern)
+	}
+	if got := b["required"].([]string)[0]; got != "store_id" {
+		t.Errorf("required[0] after caller mutation = %v, want store_id", got)
+	}
+	// Enum slices must not alias the registry either.
+	s, _ := Lookup(ListProductsInState)
+	e := InputSchema(s)["properties"].(map[string]any)["state"].(map[string]any)["enum"].([]string)
+	e[0] = "changed"
+	if got := State.Enum()[0]; got != string(retail.InStock) {
+		t.Errorf("State.Enum()[0] after caller mutation = %v", got)
+	}
+}
