@@ -220,7 +220,9 @@ func TestAgreement_ExecutorResolverOracle(t *testing.T) {
 		if err != nil {
 			t.Fatalf("memstore.New() error = %v", err)
 		}
-		x := executor.New(d)
+		// Small checkpoint intervals make the sweep use both its
+		// checkpoints and its replay on these small stores.
+		x := executor.NewWithOptions(d, &executor.Options{CheckpointEvery: rapid.IntRange(1, 9).Draw(t, "checkpoint every")})
 		resolvers := map[string]*resolver.Resolver{"sql": resolver.New(store), "snapshot": resolver.New(snapshot)}
 		w := tool.NewWall(tool.CatalogOf(d))
 

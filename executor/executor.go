@@ -41,10 +41,29 @@ type Index struct {
 	byStore map[string][2]int
 	// byStoreState holds each (store, state)'s events in time order.
 	byStoreState map[storeState][]retail.Event
+	// sweep answers global as-of questions.
+	sweep *sweep
 }
 
-// New builds the index. Cost: O(n log n) in the number of events.
-func New(d *retail.Dataset) *Index {
+// Options tunes an Index. The zero value means defaults.
+type Options struct {
+	// CheckpointEvery is the global sweep's checkpoint interval in events
+	// (default DefaultCheckpointEvery). Smaller means faster global as-of
+	// questions and more memory.
+	CheckpointEvery int
+}
+
+// New builds the index with default options.
+func New(d *retail.Dataset) *Index { return NewWithOptions(d, nil) }
+
+// NewWithOptions builds the index; nil opts means defaults. Cost:
+// O(n log n) in the number of events, plus O(n/CheckpointEvery * pairs)
+// for the sweep's checkpoints.
+func NewWithOptions(d *retail.Dataset, opts *Options) *Index {
+	every := DefaultCheckpointEvery
+	if opts != nil && opts.CheckpointEvery > 0 {
+		every = opts.CheckpointEvery
+	}
 	history := map[pair][]retail.Event{}
 	x := &Index{
 		version:      d.Version,
@@ -96,6 +115,7 @@ func New(d *retail.Dataset) *Index {
 		r[1] = i + 1
 		x.byStore[p.store] = r
 	}
+	x.sweep = newSweep(x, d, every)
 	return x
 }
 
@@ -160,18 +180,14 @@ func (x *Index) Execute(ctx context.Context, c tool.Call) (fact.Result, error) {
 			events = []string{e.ID}
 		}
 	case tool.CountStoresWithCondition:
-		m := retail.Condition(c.Arg("condition")).Match()
-		asOf := unix(c.Arg("as_of"))
+		cond := slices.Index(retail.Conditions, retail.Condition(c.Arg("condition")))
 		var stores []string
-		for i, k := range x.pairs {
-			if e, ok := x.latest(i, asOf); ok && m.Accepts(e) {
-				events = append(events, e.ID)
-				if len(stores) == 0 || stores[len(stores)-1] != k.store {
-					stores = append(stores, k.store)
-				}
-			}
+		for _, e := range x.sweep.latestMeeting(cond, unix(c.Arg("as_of"))) {
+			events = append(events, e.ID)
+			stores = append(stores, e.StoreID)
 		}
-		v = fact.StoreCount(stores)
+		slices.Sort(stores)
+		v = fact.StoreCount(slices.Compact(stores))
 	case tool.ListProductsInState:
 		state := retail.State(c.Arg("state"))
 		asOf := unix(c.Arg("as_of"))

@@ -1,0 +1,100 @@
+package executor
+
+import (
+	"slices"
+	"sort"
+
+	"github.com/provenant/provenant/retail"
+)
+
+// DefaultCheckpointEvery is the sweep's checkpoint interval in events.
+const DefaultCheckpointEvery = 1024
+
+// sweep answers "which pairs' latest scan at T meets condition c" without
+// visiting every pair. Events are kept in global time order; every `every`
+// events a checkpoint records, per condition, the positions of the
+// satisfying latest scans so far. A question at T starts from the last
+// checkpoint at or before T and replays at most `every` events, so it costs
+// O(satisfying pairs + every), however many events and pairs there are.
+type sweep struct {
+	every  int
+	events []retail.Event // every event, sorted by (timestamp, id)
+	times  []int64        // their unix seconds
+	pairOf []int32        // their pair's index in Index.pairs
+	meets  []uint8        // their conditions, one bit per retail.Conditions entry
+	// checkpoints[c][k] lists, sorted, the positions of the satisfying
+	// latest scans among events[:k*every], for condition retail.Conditions[c].
+	checkpoints [][][]int32
+}
+
+func newSweep(x *Index, d *retail.Dataset, every int) *sweep {
+	s := &sweep{every: every, events: slices.Clone(d.Events)}
+	slices.SortFunc(s.events, func(a, b retail.Event) int {
+		switch {
+		case a.Before(b):
+			return -1
+		case b.Before(a):
+			return 1
+		}
+		return 0
+	})
+	n := len(s.events)
+	s.times, s.pairOf, s.meets = make([]int64, n), make([]int32, n), make([]uint8, n)
+	for i, e := range s.events {
+		s.times[i] = unix(e.Timestamp)
+		s.pairOf[i] = int32(x.pairIndex[pair{e.StoreID, e.ProductID}])
+		for c, cond := range retail.Conditions {
+			if cond.Match().Accepts(e) {
+				s.meets[i] |= 1 << c
+			}
+		}
+	}
+	s.checkpoints = make([][][]int32, len(retail.Conditions))
+	latest := make([]int32, len(x.pairs))
+	for i := range latest {
+		latest[i] = -1
+	}
+	for pos := 0; ; pos++ {
+		if pos%every == 0 {
+			for c := range retail.Conditions {
+				var sat []int32
+				for _, q := range latest {
+					if q >= 0 && s.meets[q]&(1<<c) != 0 {
+						sat = append(sat, q)
+					}
+				}
+				slices.Sort(sat)
+				s.checkpoints[c] = append(s.checkpoints[c], sat)
+			}
+		}
+		if pos == n {
+			break
+		}
+		latest[s.pairOf[pos]] = int32(pos)
+	}
+	return s
+}
+
+// latestMeeting returns the latest scan at or before asOf of every pair
+// whose latest scan meets condition c (an index into retail.Conditions).
+func (s *sweep) latestMeeting(c int, asOf int64) []retail.Event {
+	p := sort.Search(len(s.times), func(i int) bool { return s.times[i] > asOf })
+	k := p / s.every
+	// Replay: the later scan of a pair overrides the earlier one.
+	replayed := make(map[int32]int32, p-k*s.every)
+	for q := k * s.every; q < p; q++ {
+		replayed[s.pairOf[q]] = int32(q)
+	}
+	var out []retail.Event
+	for _, q := range s.checkpoints[c][k] {
+		if _, superseded := replayed[s.pairOf[q]]; !superseded {
+			out = append(out, s.events[q])
+		}
+	}
+	for _, q := range replayed {
+		if s.meets[q]&(1<<c) != 0 {
+			out = append(out, s.events[q])
+		}
+	}
+	return out
+}
