@@ -48,8 +48,8 @@ type Index struct {
 // Options tunes an Index. The zero value means defaults.
 type Options struct {
 	// CheckpointEvery is the global sweep's checkpoint interval in events
-	// (default DefaultCheckpointEvery). Smaller means faster global as-of
-	// questions and more memory.
+	// (default: about a sixteenth of the (store, product) pairs, from 64 to
+	// 4096). Smaller means less replay per question and more memory.
 	CheckpointEvery int
 }
 
@@ -60,8 +60,8 @@ func New(d *retail.Dataset) *Index { return NewWithOptions(d, nil) }
 // O(n log n) in the number of events, plus O(n/CheckpointEvery * pairs)
 // for the sweep's checkpoints.
 func NewWithOptions(d *retail.Dataset, opts *Options) *Index {
-	every := DefaultCheckpointEvery
-	if opts != nil && opts.CheckpointEvery > 0 {
+	every := 0
+	if opts != nil {
 		every = opts.CheckpointEvery
 	}
 	history := map[pair][]retail.Event{}
@@ -114,6 +114,9 @@ func NewWithOptions(d *retail.Dataset, opts *Options) *Index {
 		}
 		r[1] = i + 1
 		x.byStore[p.store] = r
+	}
+	if every <= 0 {
+		every = defaultCheckpointEvery(len(x.pairs))
 	}
 	x.sweep = newSweep(x, d, every)
 	return x

@@ -3,12 +3,16 @@ package executor
 import (
 	"slices"
 	"sort"
+	"sync"
 
 	"github.com/provenant/provenant/retail"
 )
 
-// DefaultCheckpointEvery is the sweep's checkpoint interval in events.
-const DefaultCheckpointEvery = 1024
+// defaultCheckpointEvery picks the sweep's checkpoint interval: about a
+// sixteenth of the pairs, so a question's replay costs about what reading
+// a checkpoint does, bounded so small stores still replay little and large
+// ones keep checkpoint memory near one int32 per event per condition.
+func defaultCheckpointEvery(pairs int) int { return min(max(pairs/16, 64), 4096) }
 
 // sweep answers "which pairs' latest scan at T meets condition c" without
 // visiting every pair. Events are kept in global time order; every `every`
@@ -25,10 +29,15 @@ type sweep struct {
 	// checkpoints[c][k] lists, sorted, the positions of the satisfying
 	// latest scans among events[:k*every], for condition retail.Conditions[c].
 	checkpoints [][][]int32
+	// marks pools per-pair scratch flags for the replay: a flag is set for
+	// a pair replayed in this question and cleared before the slice returns
+	// to the pool.
+	marks sync.Pool
 }
 
 func newSweep(x *Index, d *retail.Dataset, every int) *sweep {
 	s := &sweep{every: every, events: slices.Clone(d.Events)}
+	s.marks.New = func() any { b := make([]bool, len(x.pairs)); return &b }
 	slices.SortFunc(s.events, func(a, b retail.Event) int {
 		switch {
 		case a.Before(b):
@@ -80,21 +89,30 @@ func newSweep(x *Index, d *retail.Dataset, every int) *sweep {
 func (s *sweep) latestMeeting(c int, asOf int64) []retail.Event {
 	p := sort.Search(len(s.times), func(i int) bool { return s.times[i] > asOf })
 	k := p / s.every
-	// Replay: the later scan of a pair overrides the earlier one.
-	replayed := make(map[int32]int32, p-k*s.every)
-	for q := k * s.every; q < p; q++ {
-		replayed[s.pairOf[q]] = int32(q)
-	}
+	marksp := s.marks.Get().(*[]bool)
+	marks := *marksp
+	// Replay backwards: a pair's first scan met is its latest.
 	var out []retail.Event
-	for _, q := range s.checkpoints[c][k] {
-		if _, superseded := replayed[s.pairOf[q]]; !superseded {
-			out = append(out, s.events[q])
+	var replayed []int32
+	for q := p - 1; q >= k*s.every; q-- {
+		pi := s.pairOf[q]
+		if marks[pi] {
+			continue
 		}
-	}
-	for _, q := range replayed {
+		marks[pi] = true
+		replayed = append(replayed, pi)
 		if s.meets[q]&(1<<c) != 0 {
 			out = append(out, s.events[q])
 		}
 	}
+	for _, q := range s.checkpoints[c][k] {
+		if !marks[s.pairOf[q]] {
+			out = append(out, s.events[q])
+		}
+	}
+	for _, pi := range replayed {
+		marks[pi] = false
+	}
+	s.marks.Put(marksp)
 	return out
 }
