@@ -26,7 +26,8 @@
 //	400 empty_body              no body
 //	400 invalid_json            not one well-formed JSON value
 //	400 not_an_object           the JSON value is not an object
-//	400 unknown_field           a field other than "question"
+//	400 unknown_field           a field other than "question" (names match exactly)
+//	400 duplicate_field         "question" given twice
 //	400 invalid_question        "question" is not a string
 //	400 missing_question        "question" is absent or null
 //	400 empty_question          "question" is empty or only white space
@@ -39,6 +40,7 @@
 package httpapi
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -131,6 +133,7 @@ const (
 	CodeInvalidJSON          = "invalid_json"
 	CodeNotAnObject          = "not_an_object"
 	CodeUnknownField         = "unknown_field"
+	CodeDuplicateField       = "duplicate_field"
 	CodeInvalidQuestion      = "invalid_question"
 	CodeMissingQuestion      = "missing_question"
 	CodeEmptyQuestion        = "empty_question"
@@ -224,9 +227,8 @@ func (s *Server) handleAsk(w http.ResponseWriter, r *http.Request) {
 // error code and a fixed message that holds nothing from the body.
 func decodeAsk(body io.Reader) (question string, status int, code, msg string) {
 	dec := json.NewDecoder(body)
-	dec.DisallowUnknownFields()
-	var req askRequest
-	if err := dec.Decode(&req); err != nil {
+	var raw json.RawMessage
+	if err := dec.Decode(&raw); err != nil {
 		status, code, msg = decodeError(err)
 		return "", status, code, msg
 	}
@@ -237,6 +239,33 @@ func decodeAsk(body io.Reader) (question string, status int, code, msg string) {
 			return "", http.StatusRequestEntityTooLarge, CodeBodyTooLarge, "the body exceeds the size limit"
 		}
 		return "", http.StatusBadRequest, CodeInvalidJSON, "the body must hold exactly one JSON object"
+	}
+	if raw[0] != '{' {
+		return "", http.StatusBadRequest, CodeNotAnObject, "the body must be a JSON object"
+	}
+	// Keys are matched exactly and once: encoding/json alone would take
+	// "Question" for "question" and keep the last of two.
+	keys := json.NewDecoder(bytes.NewReader(raw))
+	keys.Token() // the '{' checked above
+	seen := false
+	for keys.More() {
+		tok, _ := keys.Token()
+		if tok != "question" {
+			return "", http.StatusBadRequest, CodeUnknownField, `the only field allowed is "question"`
+		}
+		if seen {
+			return "", http.StatusBadRequest, CodeDuplicateField, `"question" must appear once`
+		}
+		seen = true
+		var skip json.RawMessage
+		if err := keys.Decode(&skip); err != nil {
+			return "", http.StatusBadRequest, CodeInvalidJSON, "the body is not well-formed JSON"
+		}
+	}
+	var req askRequest
+	if err := json.Unmarshal(raw, &req); err != nil {
+		status, code, msg = decodeError(err)
+		return "", status, code, msg
 	}
 	switch {
 	case req.Question == nil:

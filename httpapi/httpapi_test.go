@@ -310,6 +310,8 @@ func TestServer_MalformedRequests(t *testing.T) {
 		{"truncated JSON", "POST", "/v1/ask", js, `{"question": "` + marker, 400, httpapi.CodeInvalidJSON},
 		{"not JSON", "POST", "/v1/ask", js, marker, 400, httpapi.CodeInvalidJSON},
 		{"unknown field", "POST", "/v1/ask", js, `{"question": "hi", "` + marker + `": 1}`, 400, httpapi.CodeUnknownField},
+		{"field name in another case", "POST", "/v1/ask", js, `{"Question": "` + marker + `"}`, 400, httpapi.CodeUnknownField},
+		{"question twice", "POST", "/v1/ask", js, `{"question": "hi", "question": "` + marker + `"}`, 400, httpapi.CodeDuplicateField},
 		{"question is a number", "POST", "/v1/ask", js, `{"question": 987654321}`, 400, httpapi.CodeInvalidQuestion},
 		{"question is an object", "POST", "/v1/ask", js, `{"question": {"` + marker + `": 1}}`, 400, httpapi.CodeInvalidQuestion},
 		{"question is an array", "POST", "/v1/ask", js, `{"question": ["` + marker + `"]}`, 400, httpapi.CodeInvalidQuestion},
