@@ -321,7 +321,7 @@ func TestServer_MalformedRequests(t *testing.T) {
 		{"blank question", "POST", "/v1/ask", js, `{"question": " \t\n "}`, 400, httpapi.CodeEmptyQuestion},
 		{"body is an array", "POST", "/v1/ask", js, `["` + marker + `"]`, 400, httpapi.CodeNotAnObject},
 		{"body is a string", "POST", "/v1/ask", js, `"` + marker + `"`, 400, httpapi.CodeNotAnObject},
-		{"body is null", "POST", "/v1/ask", js, `null`, 400, httpapi.CodeMissingQuestion},
+		{"body is null", "POST", "/v1/ask", js, `null`, 400, httpapi.CodeNotAnObject},
 		{"two objects", "POST", "/v1/ask", js, `{"question": "hi"} {"` + marker + `": 1}`, 400, httpapi.CodeInvalidJSON},
 		{"trailing garbage", "POST", "/v1/ask", js, `{"question": "hi"}` + marker, 400, httpapi.CodeInvalidJSON},
 		{"trailing brace", "POST", "/v1/ask", js, `{"question": "hi"}}`, 400, httpapi.CodeInvalidJSON},
