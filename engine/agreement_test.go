@@ -212,13 +212,9 @@ func TestAgreement_ExecutorResolverOracle(t *testing.T) {
 			t.Fatalf("duckdb.Open() error = %v", err)
 		}
 		defer store.Close()
-		ivs, err := store.Intervals(t.Context())
+		snapshot, err := memstore.Load(t.Context(), store)
 		if err != nil {
-			t.Fatalf("Intervals() error = %v", err)
-		}
-		snapshot, err := memstore.New(d.Info(), ivs)
-		if err != nil {
-			t.Fatalf("memstore.New() error = %v", err)
+			t.Fatalf("memstore.Load() error = %v", err)
 		}
 		// Small checkpoint intervals make the sweep use both its
 		// checkpoints and its replay on these small stores.

@@ -65,15 +65,7 @@ func newBenchSetup(b *testing.B, d *retail.Dataset) *benchSetup {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { store.Close() })
-	info, err := store.Info(ctx)
-	if err != nil {
-		b.Fatal(err)
-	}
-	ivs, err := store.Intervals(ctx)
-	if err != nil {
-		b.Fatal(err)
-	}
-	snapshot, err := memstore.New(info, ivs)
+	snapshot, err := memstore.Load(ctx, store)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -77,10 +77,7 @@ func Open(ctx context.Context, d *retail.Dataset, opts Options) (*Engine, error)
 	var verifyStore retail.EventStore
 	switch opts.Verify {
 	case VerifySnapshot, "":
-		ivs, err := store.Intervals(ctx)
-		if err == nil {
-			verifyStore, err = memstore.New(info, ivs)
-		}
+		verifyStore, err = memstore.Load(ctx, store)
 		if err != nil {
 			store.Close()
 			return nil, err

@@ -37,11 +37,7 @@ func newFixtures(t *testing.T) map[string]*fixture {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
-	ivs, err := db.Intervals(t.Context())
-	if err != nil {
-		t.Fatal(err)
-	}
-	snap, err := memstore.New(d.Info(), ivs)
+	snap, err := memstore.Load(t.Context(), db)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/provenant/provenant/answer"
-	"github.com/provenant/provenant/engine"
 )
 
 func runAsk(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -34,11 +33,7 @@ func runAsk(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if err != nil {
 		return err
 	}
-	d, err := engine.LoadDataset(ef.store)
-	if err != nil {
-		return err
-	}
-	e, err := engine.Open(ctx, d, opts)
+	e, err := ef.openEngine(ctx, opts)
 	if err != nil {
 		return err
 	}

@@ -9,7 +9,6 @@ import (
 	"os"
 	"strings"
 
-	"github.com/provenant/provenant/engine"
 	"github.com/provenant/provenant/eval"
 )
 
@@ -51,18 +50,14 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err != nil {
 		return err
 	}
-	d, err := engine.LoadDataset(ef.store)
-	if err != nil {
-		return err
-	}
-	if gold.DatasetVersion != d.Version {
-		return fmt.Errorf("run eval: the gold set is for dataset %s, the store is %s", gold.DatasetVersion, d.Version)
-	}
-	e, err := engine.Open(ctx, d, opts)
+	e, err := ef.openEngine(ctx, opts)
 	if err != nil {
 		return err
 	}
 	defer e.Close()
+	if gold.DatasetVersion != e.Info.Version {
+		return fmt.Errorf("run eval: the gold set is for dataset %s, the store is %s", gold.DatasetVersion, e.Info.Version)
+	}
 
 	report, err := eval.Run(ctx, e.Pipeline, gold, e.Store)
 	if err != nil {

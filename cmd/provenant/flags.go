@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"flag"
 	"fmt"
 	"log/slog"
@@ -54,6 +55,16 @@ func (f *engineFlags) engineOptions(logger *slog.Logger) (engine.Options, error)
 		return engine.Options{}, fmt.Errorf("choose verify mode: want %s or %s", engine.VerifySnapshot, engine.VerifySQL)
 	}
 	return engine.Options{Provider: p, Verify: f.verify, Logger: logger}, nil
+}
+
+// openEngine loads the store file the flags name (the demo store by
+// default) and opens an engine over it with opts.
+func (f *engineFlags) openEngine(ctx context.Context, opts engine.Options) (*engine.Engine, error) {
+	d, err := engine.LoadDataset(f.store)
+	if err != nil {
+		return nil, err
+	}
+	return engine.Open(ctx, d, opts)
 }
 
 // buildProvider returns the configured provider. It reads the API key from

@@ -88,11 +88,7 @@ func TestAgreesWithDuckDB(t *testing.T) {
 			rt.Fatal(err)
 		}
 		defer db.Close()
-		ivs, err := db.Intervals(t.Context())
-		if err != nil {
-			rt.Fatal(err)
-		}
-		fromSQL, err := memstore.New(d.Info(), ivs)
+		fromSQL, err := memstore.Load(t.Context(), db)
 		if err != nil {
 			rt.Fatal(err)
 		}

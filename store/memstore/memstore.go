@@ -109,6 +109,26 @@ func New(info retail.Info, intervals []retail.Interval) (*Store, error) {
 	return s, nil
 }
 
+// IntervalSource is a database that derives validity intervals itself
+// (store/duckdb does, with SQL).
+type IntervalSource interface {
+	Intervals(ctx context.Context) ([]retail.Interval, error)
+	Info(ctx context.Context) (retail.Info, error)
+}
+
+// Load builds a store from the intervals and summary a database derives.
+func Load(ctx context.Context, src IntervalSource) (*Store, error) {
+	info, err := src.Info(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("load memstore: %w", err)
+	}
+	ivs, err := src.Intervals(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("load memstore: %w", err)
+	}
+	return New(info, ivs)
+}
+
 // FromDataset builds a store from a dataset, deriving the intervals itself.
 // The engine builds from the database's intervals instead; this is for
 // tools and tests that have no database.

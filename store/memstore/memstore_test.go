@@ -29,11 +29,7 @@ func TestContract(t *testing.T) {
 				t.Fatal(err)
 			}
 			t.Cleanup(func() { db.Close() })
-			ivs, err := db.Intervals(t.Context())
-			if err != nil {
-				t.Fatal(err)
-			}
-			s, err := memstore.New(d.Info(), ivs)
+			s, err := memstore.Load(t.Context(), db)
 			if err != nil {
 				t.Fatal(err)
 			}
