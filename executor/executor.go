@@ -25,22 +25,28 @@ type storeState struct {
 }
 
 // Index is the executor's read-only view of a dataset. Safe for concurrent
-// use.
+// use. Events are held once, in global time order; every other structure
+// refers to them by position, in pointer-free slices the garbage collector
+// need not scan.
 type Index struct {
 	version string
+	// events holds every event sorted by (timestamp, id); times holds
+	// their unix seconds.
+	events []retail.Event
+	times  []int64
 	// pairs lists every pair with events, sorted by store then product;
-	// histories[i] holds pairs[i]'s events in time order and times[i]
-	// their timestamps as unix seconds, contiguous so that the binary
-	// search of a global as-of question stays in a few cache lines.
+	// histories[i] holds the positions of pairs[i]'s events in time order
+	// and pairTimes[i] their unix seconds, contiguous so that a binary
+	// search stays in a few cache lines.
 	pairs     []pair
-	histories [][]retail.Event
-	times     [][]int64
+	histories [][]int32
+	pairTimes [][]int64
 	// pairIndex maps a pair to its position in pairs.
 	pairIndex map[pair]int
 	// byStore holds, per store, the index range of its pairs in pairs.
 	byStore map[string][2]int
-	// byStoreState holds each (store, state)'s events in time order.
-	byStoreState map[storeState][]retail.Event
+	// byStoreState holds the positions of each (store, state)'s events.
+	byStoreState map[storeState][]int32
 	// sweep answers global as-of questions.
 	sweep *sweep
 }
@@ -60,52 +66,46 @@ func New(d *retail.Dataset) *Index { return NewWithOptions(d, nil) }
 // O(n log n) in the number of events, plus O(n/CheckpointEvery * pairs)
 // for the sweep's checkpoints.
 func NewWithOptions(d *retail.Dataset, opts *Options) *Index {
-	every := 0
-	if opts != nil {
-		every = opts.CheckpointEvery
-	}
-	history := map[pair][]retail.Event{}
 	x := &Index{
 		version:      d.Version,
+		events:       slices.Clone(d.Events),
 		pairIndex:    map[pair]int{},
 		byStore:      map[string][2]int{},
-		byStoreState: map[storeState][]retail.Event{},
+		byStoreState: map[storeState][]int32{},
 	}
-	for _, e := range d.Events {
-		k := pair{e.StoreID, e.ProductID}
-		history[k] = append(history[k], e)
-		ss := storeState{e.StoreID, e.State}
-		x.byStoreState[ss] = append(x.byStoreState[ss], e)
-	}
-	byTime := func(a, b retail.Event) int {
-		if a.Before(b) {
+	slices.SortFunc(x.events, func(a, b retail.Event) int {
+		switch {
+		case a.Before(b):
 			return -1
-		}
-		if b.Before(a) {
+		case b.Before(a):
 			return 1
 		}
 		return 0
+	})
+	// Appending in global time order leaves every list time-sorted.
+	x.times = make([]int64, len(x.events))
+	history := map[pair][]int32{}
+	for i, e := range x.events {
+		x.times[i] = unix(e.Timestamp)
+		k := pair{e.StoreID, e.ProductID}
+		history[k] = append(history[k], int32(i))
+		ss := storeState{e.StoreID, e.State}
+		x.byStoreState[ss] = append(x.byStoreState[ss], int32(i))
 	}
-	for k, h := range history {
-		slices.SortFunc(h, byTime)
+	for k := range history {
 		x.pairs = append(x.pairs, k)
 	}
-	for _, h := range x.byStoreState {
-		slices.SortFunc(h, byTime)
-	}
 	slices.SortFunc(x.pairs, func(a, b pair) int {
-		if a.store != b.store {
-			return cmp.Compare(a.store, b.store)
-		}
-		return cmp.Compare(a.product, b.product)
+		return cmp.Or(cmp.Compare(a.store, b.store), cmp.Compare(a.product, b.product))
 	})
-	x.histories = make([][]retail.Event, len(x.pairs))
-	x.times = make([][]int64, len(x.pairs))
+	x.histories = make([][]int32, len(x.pairs))
+	x.pairTimes = make([][]int64, len(x.pairs))
 	for i, p := range x.pairs {
-		x.histories[i] = history[p]
-		x.times[i] = make([]int64, len(history[p]))
-		for j, e := range history[p] {
-			x.times[i][j] = unix(e.Timestamp)
+		h := history[p]
+		x.histories[i] = h
+		x.pairTimes[i] = make([]int64, len(h))
+		for j, pos := range h {
+			x.pairTimes[i][j] = x.times[pos]
 		}
 		x.pairIndex[p] = i
 		r, ok := x.byStore[p.store]
@@ -115,10 +115,14 @@ func NewWithOptions(d *retail.Dataset, opts *Options) *Index {
 		r[1] = i + 1
 		x.byStore[p.store] = r
 	}
+	every := 0
+	if opts != nil {
+		every = opts.CheckpointEvery
+	}
 	if every <= 0 {
 		every = defaultCheckpointEvery(len(x.pairs))
 	}
-	x.sweep = newSweep(x, d, every)
+	x.sweep = newSweep(x, every)
 	return x
 }
 
@@ -126,8 +130,8 @@ func NewWithOptions(d *retail.Dataset, opts *Options) *Index {
 // i-th pair's history. Cost: O(log k) in the history's length.
 func (x *Index) latest(i int, asOf int64) (retail.Event, bool) {
 	// The first index whose time is after asOf; a plain loop, as this runs
-	// once per pair in a global as-of question.
-	ts := x.times[i]
+	// once per pair in a store-wide question.
+	ts := x.pairTimes[i]
 	j, hi := 0, len(ts)
 	for j < hi {
 		m := int(uint(j+hi) >> 1)
@@ -140,7 +144,7 @@ func (x *Index) latest(i int, asOf int64) (retail.Event, bool) {
 	if j == 0 {
 		return retail.Event{}, false
 	}
-	return x.histories[i][j-1], true
+	return x.events[x.histories[i][j-1]], true
 }
 
 // unix converts a validated timestamp; the loader and the wall admit only
@@ -206,10 +210,11 @@ func (x *Index) Execute(ctx context.Context, c tool.Call) (fact.Result, error) {
 		v = fact.ProductList(products)
 	case tool.CountEventsInWindow:
 		h := x.byStoreState[storeState{c.Arg("store_id"), retail.State(c.Arg("state"))}]
-		lo := sort.Search(len(h), func(i int) bool { return h[i].Timestamp >= c.Arg("start") })
-		hi := sort.Search(len(h), func(i int) bool { return h[i].Timestamp >= c.Arg("end") })
-		for _, e := range h[lo:max(lo, hi)] {
-			events = append(events, e.ID)
+		start, end := unix(c.Arg("start")), unix(c.Arg("end"))
+		lo := sort.Search(len(h), func(i int) bool { return x.times[h[i]] >= start })
+		hi := sort.Search(len(h), func(i int) bool { return x.times[h[i]] >= end })
+		for _, pos := range h[lo:max(lo, hi)] {
+			events = append(events, x.events[pos].ID)
 		}
 		v = fact.EventCount(len(events))
 	default:

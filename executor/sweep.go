@@ -22,7 +22,7 @@ func defaultCheckpointEvery(pairs int) int { return min(max(pairs/16, 64), 4096)
 // O(satisfying pairs + every), however many events and pairs there are.
 type sweep struct {
 	every  int
-	events []retail.Event // every event, sorted by (timestamp, id)
+	events []retail.Event // the Index's events, sorted by (timestamp, id)
 	times  []int64        // their unix seconds
 	pairOf []int32        // their pair's index in Index.pairs
 	meets  []uint8        // their conditions, one bit per retail.Conditions entry
@@ -35,22 +35,12 @@ type sweep struct {
 	marks sync.Pool
 }
 
-func newSweep(x *Index, d *retail.Dataset, every int) *sweep {
-	s := &sweep{every: every, events: slices.Clone(d.Events)}
+func newSweep(x *Index, every int) *sweep {
+	s := &sweep{every: every, events: x.events, times: x.times}
 	s.marks.New = func() any { b := make([]bool, len(x.pairs)); return &b }
-	slices.SortFunc(s.events, func(a, b retail.Event) int {
-		switch {
-		case a.Before(b):
-			return -1
-		case b.Before(a):
-			return 1
-		}
-		return 0
-	})
 	n := len(s.events)
-	s.times, s.pairOf, s.meets = make([]int64, n), make([]int32, n), make([]uint8, n)
+	s.pairOf, s.meets = make([]int32, n), make([]uint8, n)
 	for i, e := range s.events {
-		s.times[i] = unix(e.Timestamp)
 		s.pairOf[i] = int32(x.pairIndex[pair{e.StoreID, e.ProductID}])
 		for c, cond := range retail.Conditions {
 			if cond.Match().Accepts(e) {
