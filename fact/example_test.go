@@ -1,0 +1,37 @@
+package fact_test
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/provenant/provenant/fact"
+)
+
+// A positive answer must name its events; a grounded zero carries an
+// absence attestation instead. The constructors refuse anything else.
+func ExampleNewResult() {
+	events, _ := fact.Events([]string{"evt-000012", "evt-000003"})
+	r, err := fact.NewResult("count_stores_with_condition", nil, fact.StoreCount([]string{"st-002", "st-001"}), events)
+	fmt.Println(err)
+	b, _ := json.Marshal(r.Value)
+	p, _ := json.Marshal(r.Provenance)
+	fmt.Println(string(b), string(p))
+
+	_, err = fact.Events(nil)
+	fmt.Println(err)
+
+	absent := fact.Absent(fact.Absence{Tool: "get_price", DatasetVersion: "v1"})
+	_, err = fact.NewResult("get_price", nil, fact.Price(299), absent)
+	fmt.Println(err)
+	// Output:
+	// <nil>
+	// {"count":2,"store_ids":["st-001","st-002"]} {"event_ids":["evt-000003","evt-000012"]}
+	// provenance needs at least one event
+	// value and provenance disagree
+}
+
+func ExampleVerdict_OK() {
+	v := fact.Verdict{ProvenanceValid: true, ValueMatches: true, Complete: false}
+	fmt.Println(v.OK())
+	// Output: false
+}
