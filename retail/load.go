@@ -1,12 +1,10 @@
 package retail
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"reflect"
 	"slices"
 	"strings"
 	"time"
@@ -43,28 +41,35 @@ func (e *LoadError) Error() string {
 // Is makes errors.Is(err, ErrInvalidStore) hold for load errors.
 func (e *LoadError) Is(target error) bool { return target == ErrInvalidStore }
 
-// Wire forms: pointers and raw messages so that a missing field is told
-// apart from a zero one.
+// Wire forms: pointers so that a missing field is told apart from a zero
+// one. Each is filled from one token pass over its record.
 type wireStore struct {
-	ID   *string `json:"store_id"`
-	Name *string `json:"name"`
+	ID   *string
+	Name *string
 }
 
 type wireProduct struct {
-	ID       *string `json:"product_id"`
-	Name     *string `json:"name"`
-	Category *string `json:"category"`
+	ID       *string
+	Name     *string
+	Category *string
 }
 
 type wireEvent struct {
-	ID         *string         `json:"event_id"`
-	StoreID    *string         `json:"store_id"`
-	ProductID  *string         `json:"product_id"`
-	Timestamp  *string         `json:"timestamp"`
-	State      *string         `json:"state"`
-	PriceCents json.RawMessage `json:"price_cents"`
-	Flag       *string         `json:"compliance_flag"`
+	ID         *string
+	StoreID    *string
+	ProductID  *string
+	Timestamp  *string
+	State      *string
+	PriceCents json.Token // a json.Number for a JSON number
+	Flag       *string
 }
+
+// The exact field names of each record kind.
+var (
+	storeFields   = []string{"store_id", "name"}
+	productFields = []string{"product_id", "name", "category"}
+	eventFields   = []string{"event_id", "store_id", "product_id", "timestamp", "state", "price_cents", "compliance_flag"}
+)
 
 // Load reads and validates a store file. It fails closed on the first
 // problem with a *LoadError naming the record and field.
@@ -99,9 +104,13 @@ func Load(r io.Reader) (*Dataset, error) {
 			}
 			d.Version = *v
 		case "stores":
-			err = eachRecord(dec, key, func(rec string, raw []byte) error {
-				var w wireStore
-				if err := decodeRecord(raw, &w, rec); err != nil {
+			err = eachRecord(dec, key, func(rec string) error {
+				v, err := readRecord(dec, rec, storeFields)
+				if err != nil {
+					return err
+				}
+				w := wireStore{str(v[0]), str(v[1])}
+				if err := typed(rec, storeFields, v, -1); err != nil {
 					return err
 				}
 				s, err := w.validate(rec)
@@ -111,9 +120,13 @@ func Load(r io.Reader) (*Dataset, error) {
 				return err
 			})
 		case "products":
-			err = eachRecord(dec, key, func(rec string, raw []byte) error {
-				var w wireProduct
-				if err := decodeRecord(raw, &w, rec); err != nil {
+			err = eachRecord(dec, key, func(rec string) error {
+				v, err := readRecord(dec, rec, productFields)
+				if err != nil {
+					return err
+				}
+				w := wireProduct{str(v[0]), str(v[1]), str(v[2])}
+				if err := typed(rec, productFields, v, -1); err != nil {
 					return err
 				}
 				p, err := w.validate(rec)
@@ -123,9 +136,13 @@ func Load(r io.Reader) (*Dataset, error) {
 				return err
 			})
 		case "events":
-			err = eachRecord(dec, key, func(rec string, raw []byte) error {
-				var w wireEvent
-				if err := decodeRecord(raw, &w, rec); err != nil {
+			err = eachRecord(dec, key, func(rec string) error {
+				v, err := readRecord(dec, rec, eventFields)
+				if err != nil {
+					return err
+				}
+				w := wireEvent{str(v[0]), str(v[1]), str(v[2]), str(v[3]), str(v[4]), v[5], str(v[6])}
+				if err := typed(rec, eventFields, v, 5); err != nil {
 					return err
 				}
 				e, err := w.validate(rec)
@@ -158,18 +175,14 @@ func Load(r io.Reader) (*Dataset, error) {
 	return d, nil
 }
 
-// eachRecord walks one top-level array, handing each element to fn.
-func eachRecord(dec *json.Decoder, key string, fn func(rec string, raw []byte) error) error {
+// eachRecord walks one top-level array, calling fn to read each element
+// from dec.
+func eachRecord(dec *json.Decoder, key string, fn func(rec string) error) error {
 	if tok, err := dec.Token(); err != nil || tok != json.Delim('[') {
 		return &LoadError{Field: key, Reason: "must be an array"}
 	}
 	for i := 0; dec.More(); i++ {
-		rec := fmt.Sprintf("%s[%d]", key, i)
-		var raw json.RawMessage
-		if err := dec.Decode(&raw); err != nil {
-			return &LoadError{Record: rec, Reason: "malformed JSON"}
-		}
-		if err := fn(rec, raw); err != nil {
+		if err := fn(fmt.Sprintf("%s[%d]", key, i)); err != nil {
 			return err
 		}
 	}
@@ -179,56 +192,73 @@ func eachRecord(dec *json.Decoder, key string, fn func(rec string, raw []byte) e
 	return nil
 }
 
-// decodeRecord decodes one record strictly: every key must be one of the
-// record's field names exactly (encoding/json alone would match names in
-// any case) and appear once (it would keep the last of duplicates); a
-// wrong JSON type is an error naming the field.
-func decodeRecord(raw []byte, v any, rec string) error {
-	if len(raw) == 0 || raw[0] != '{' {
-		return &LoadError{Record: rec, Reason: "must be a JSON object"}
+// absent marks a field a record did not have.
+type absent struct{}
+
+// readRecord reads one record, a flat JSON object, in a single token pass:
+// every key must be one of fields exactly (encoding/json's struct decoding
+// would match names in any case) and appear once (it would keep the last
+// of duplicates). It returns each field's value token, or absent{}; a
+// nested object or array as a value is an error naming the field.
+func readRecord(dec *json.Decoder, rec string, fields []string) ([]json.Token, error) {
+	malformed := &LoadError{Record: rec, Reason: "malformed JSON"}
+	tok, err := dec.Token()
+	if err != nil {
+		return nil, malformed
 	}
-	allowed := fieldNames(v)
-	seen := make(map[string]bool, len(allowed))
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	if _, err := dec.Token(); err != nil {
-		return &LoadError{Record: rec, Reason: "malformed record"}
+	if tok != json.Delim('{') {
+		return nil, &LoadError{Record: rec, Reason: "must be a JSON object"}
+	}
+	vals := make([]json.Token, len(fields))
+	for i := range vals {
+		vals[i] = absent{}
 	}
 	for dec.More() {
 		tok, err := dec.Token()
 		if err != nil {
-			return &LoadError{Record: rec, Reason: "malformed record"}
+			return nil, malformed
 		}
 		key, _ := tok.(string)
+		i := slices.Index(fields, key)
 		switch {
-		case !slices.Contains(allowed, key):
-			return &LoadError{Record: rec, Field: safeName(key), Reason: "unknown field"}
-		case seen[key]:
-			return &LoadError{Record: rec, Field: key, Reason: "duplicate field"}
+		case i < 0:
+			return nil, &LoadError{Record: rec, Field: safeName(key), Reason: "unknown field"}
+		case vals[i] != absent{}:
+			return nil, &LoadError{Record: rec, Field: key, Reason: "duplicate field"}
 		}
-		seen[key] = true
-		var skip json.RawMessage
-		if err := dec.Decode(&skip); err != nil {
-			return &LoadError{Record: rec, Reason: "malformed record"}
+		if vals[i], err = dec.Token(); err != nil {
+			return nil, malformed
+		}
+		if _, nested := vals[i].(json.Delim); nested {
+			return nil, &LoadError{Record: rec, Field: key, Reason: "must not be an object or an array"}
 		}
 	}
-	if err := json.Unmarshal(raw, v); err != nil {
-		var typeErr *json.UnmarshalTypeError
-		if errors.As(err, &typeErr) {
-			return &LoadError{Record: rec, Field: safeName(typeErr.Field), Reason: "must be a string"}
+	if _, err := dec.Token(); err != nil {
+		return nil, malformed
+	}
+	return vals, nil
+}
+
+// typed checks that every present field but the one at index except holds
+// a JSON string (null counts as present and wrong).
+func typed(rec string, fields []string, vals []json.Token, except int) error {
+	for i, v := range vals {
+		if i == except || v == (absent{}) {
+			continue
 		}
-		return &LoadError{Record: rec, Reason: "malformed record"}
+		if _, ok := v.(string); !ok {
+			return &LoadError{Record: rec, Field: fields[i], Reason: "must be a string"}
+		}
 	}
 	return nil
 }
 
-// fieldNames lists the JSON names of a wire struct's fields.
-func fieldNames(v any) []string {
-	t := reflect.TypeOf(v).Elem()
-	names := make([]string, t.NumField())
-	for i := range names {
-		names[i], _, _ = strings.Cut(t.Field(i).Tag.Get("json"), ",")
+// str returns a string token's value, or nil for anything else.
+func str(t json.Token) *string {
+	if s, ok := t.(string); ok {
+		return &s
 	}
-	return names
+	return nil
 }
 
 func (w wireStore) validate(rec string) (Store, error) {
@@ -283,6 +313,9 @@ func (w wireEvent) validate(rec string) (Event, error) {
 		}
 	}
 	price, ok := parseCents(w.PriceCents)
+	if w.PriceCents == (absent{}) {
+		return Event{}, &LoadError{Record: rec, Field: "price_cents", Reason: "missing"}
+	}
 	if !ok {
 		return Event{}, &LoadError{Record: rec, Field: "price_cents", Reason: "must be a non-negative JSON integer"}
 	}
@@ -358,20 +391,19 @@ func checkVersion(v string) error {
 }
 
 // parseCents accepts a bare JSON integer: digits only, no sign, fraction,
-// exponent, quotes or literals, and small enough for int64.
-func parseCents(raw json.RawMessage) (int64, bool) {
-	if len(raw) == 0 || len(raw) > 15 {
+// exponent, quotes or literals, and small enough for int64. The decoder
+// runs with UseNumber, so a JSON number arrives as its literal text.
+func parseCents(t json.Token) (int64, bool) {
+	raw, ok := t.(json.Number)
+	if !ok || len(raw) == 0 || len(raw) > 15 || len(raw) > 1 && raw[0] == '0' {
 		return 0, false
 	}
 	var n int64
-	for _, c := range raw {
+	for _, c := range []byte(raw) {
 		if c < '0' || c > '9' {
 			return 0, false
 		}
 		n = n*10 + int64(c-'0')
-	}
-	if len(raw) > 1 && raw[0] == '0' {
-		return 0, false
 	}
 	return n, true
 }
