@@ -55,6 +55,7 @@ type Answer struct {
 	verdict    *fact.Verdict
 	reason     string
 	stage      Stage
+	resultIDs  []string
 }
 
 // ErrUnverified is returned by Staple for a result whose verdict failed.
@@ -63,7 +64,8 @@ var ErrUnverified = errors.New("staple answer: verdict did not pass")
 // Staple writes a verified result into an answer. text is the composed
 // sentence; nil means the model could not compose one, which yields an
 // error outcome at stage compose that still carries the verified fact.
-func Staple(r fact.Result, v fact.Verdict, text *string) (Answer, error) {
+// resultID names the result, so that a client can cite it.
+func Staple(r fact.Result, v fact.Verdict, text *string, resultID string) (Answer, error) {
 	if !v.OK() {
 		return Answer{}, ErrUnverified
 	}
@@ -77,6 +79,7 @@ func Staple(r fact.Result, v fact.Verdict, text *string) (Answer, error) {
 		value:      &value,
 		provenance: &prov,
 		verdict:    &v,
+		resultIDs:  []string{resultID},
 	}
 	if _, absent := prov.Absence(); absent {
 		a.outcome = Absence
@@ -150,6 +153,9 @@ func (a Answer) Text() string {
 	return *a.text
 }
 
+// ResultIDs returns the ids of the results the answer carries.
+func (a Answer) ResultIDs() []string { return append([]string(nil), a.resultIDs...) }
+
 // Reason returns the reason for a non-answer, "" otherwise.
 func (a Answer) Reason() string { return a.reason }
 
@@ -167,11 +173,16 @@ type wire struct {
 	Verdict    *fact.Verdict     `json:"verdict"`
 	Reason     *string           `json:"reason"`
 	Stage      *Stage            `json:"stage"`
+	ResultIDs  []string          `json:"result_ids"`
 }
 
 // MarshalJSON writes the documented answer object with every key present.
 func (a Answer) MarshalJSON() ([]byte, error) {
-	w := wire{Outcome: a.outcome, Params: a.args, Value: a.value, Provenance: a.provenance, Text: a.text, Verdict: a.verdict}
+	w := wire{Outcome: a.outcome, Params: a.args, Value: a.value, Provenance: a.provenance, Text: a.text, Verdict: a.verdict,
+		ResultIDs: a.resultIDs}
+	if w.ResultIDs == nil {
+		w.ResultIDs = []string{}
+	}
 	if a.tool != "" {
 		t := a.tool
 		w.Tool = &t

@@ -39,7 +39,7 @@ func staple(t *testing.T, v fact.Value, ids []string, text string) answer.Answer
 	if text != "" {
 		tp = &text
 	}
-	a, err := answer.Staple(r, verdict, tp)
+	a, err := answer.Staple(r, verdict, tp, "res-000007")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -93,8 +93,8 @@ func TestAnswer_JSON(t *testing.T) {
 		var m map[string]any
 		b, _ := json.Marshal(a.a)
 		json.Unmarshal(b, &m)
-		if len(m) != 9 {
-			t.Errorf("%s: %d keys, want 9: %s", a.name, len(m), b)
+		if len(m) != 10 {
+			t.Errorf("%s: %d keys, want 10: %s", a.name, len(m), b)
 		}
 	}
 }
@@ -108,7 +108,7 @@ func TestStaple_RefusesFailedVerdict(t *testing.T) {
 		{ProvenanceValid: true, Complete: true},
 		{ProvenanceValid: true, ValueMatches: true},
 	} {
-		if _, err := answer.Staple(r, v, &text); err == nil {
+		if _, err := answer.Staple(r, v, &text, "res-000001"); err == nil {
 			t.Errorf("Staple(%+v) succeeded, want ErrUnverified", v)
 		}
 	}

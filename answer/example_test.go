@@ -15,13 +15,13 @@ func ExampleStaple() {
 	r, _ := fact.NewResult("get_price", map[string]string{"store_id": "st-003"}, fact.Price(781), events)
 	sentence := "It costs $7.81."
 
-	_, err := answer.Staple(r, fact.Verdict{ProvenanceValid: true, ValueMatches: false, Complete: true}, &sentence)
+	_, err := answer.Staple(r, fact.Verdict{ProvenanceValid: true, ValueMatches: false, Complete: true}, &sentence, "res-000001")
 	fmt.Println(err)
 
-	a, _ := answer.Staple(r, fact.Verdict{ProvenanceValid: true, ValueMatches: true, Complete: true, Enumerated: 1}, &sentence)
+	a, _ := answer.Staple(r, fact.Verdict{ProvenanceValid: true, ValueMatches: true, Complete: true, Enumerated: 1}, &sentence, "res-000001")
 	v, _ := a.Value()
-	fmt.Println(a.Outcome(), v.Cents, a.Text())
+	fmt.Println(a.Outcome(), v.Cents, a.Text(), a.ResultIDs())
 	// Output:
 	// staple answer: verdict did not pass
-	// answered 781 It costs $7.81.
+	// answered 781 It costs $7.81. [res-000001]
 }

@@ -124,7 +124,7 @@ func forge(t testing.TB, toolName string, args map[string]string, v fact.Value, 
 		t.Fatal(err)
 	}
 	text := "forged"
-	a, err := answer.Staple(r, fact.Verdict{ProvenanceValid: true, ValueMatches: true, Complete: true, Enumerated: len(ids)}, &text)
+	a, err := answer.Staple(r, fact.Verdict{ProvenanceValid: true, ValueMatches: true, Complete: true, Enumerated: len(ids)}, &text, "res-000001")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -222,14 +222,28 @@ func TestServer_EndToEnd(t *testing.T) {
 		t.Errorf("requests_total sums to %v, want %d (requests that reached the pipeline)", sum, len(tests))
 	}
 
-	// The HTTP body is the object `ask --json` prints: the answer's JSON.
+	// The HTTP body is the object `ask --json` prints: the answer's JSON,
+	// but for the result ids, which are never reused and so differ from a
+	// second asking.
+	seen := map[string]bool{}
 	for _, tt := range tests {
 		want, err := json.Marshal(e.Pipeline.Ask(t.Context(), tt.question))
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := bytes.TrimSpace(bodies[tt.question]); !bytes.Equal(got, want) {
-			t.Errorf("HTTP body differs from the answer JSON for %q:\n got %s\nwant %s", tt.question, got, want)
+		got := bytes.TrimSpace(bodies[tt.question])
+		gotIDs, wantIDs := resultIDs(t, got), resultIDs(t, want)
+		if len(gotIDs) != len(wantIDs) {
+			t.Errorf("%q: result ids %v, a second asking has %v", tt.question, gotIDs, wantIDs)
+		}
+		for _, id := range gotIDs {
+			if seen[id] {
+				t.Errorf("result id %s reused", id)
+			}
+			seen[id] = true
+		}
+		if g, w := withoutResultIDs(t, got), withoutResultIDs(t, want); g != w {
+			t.Errorf("HTTP body differs from the answer JSON for %q:\n got %s\nwant %s", tt.question, g, w)
 		}
 	}
 }
@@ -430,4 +444,27 @@ func TestServer_NoMetricsHandler(t *testing.T) {
 	if r := do(t, http.MethodGet, ts.URL+"/metrics", "", nil); r.status != http.StatusNotFound {
 		t.Errorf("GET /metrics without a handler = %d, want 404", r.status)
 	}
+}
+
+func resultIDs(t *testing.T, body []byte) []string {
+	t.Helper()
+	var a struct {
+		ResultIDs []string `json:"result_ids"`
+	}
+	if err := json.Unmarshal(body, &a); err != nil {
+		t.Fatal(err)
+	}
+	return a.ResultIDs
+}
+
+// withoutResultIDs re-encodes an answer object without its result ids.
+func withoutResultIDs(t *testing.T, body []byte) string {
+	t.Helper()
+	var m map[string]any
+	if err := json.Unmarshal(body, &m); err != nil {
+		t.Fatal(err)
+	}
+	delete(m, "result_ids")
+	b, _ := json.Marshal(m)
+	return string(b)
 }

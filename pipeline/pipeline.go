@@ -9,11 +9,13 @@ import (
 	"fmt"
 	"log/slog"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/provenant/provenant/answer"
 	"github.com/provenant/provenant/fact"
 	"github.com/provenant/provenant/provider"
+	"github.com/provenant/provenant/provider/rules"
 	"github.com/provenant/provenant/tool"
 )
 
@@ -65,8 +67,9 @@ type Options struct {
 
 // Pipeline answers questions. Safe for concurrent use.
 type Pipeline struct {
-	opts Options
-	menu []tool.Def
+	opts    Options
+	menu    []tool.Def
+	results atomic.Uint64
 }
 
 // New returns a pipeline. It panics if a required option is missing: that
@@ -84,8 +87,26 @@ func New(opts Options) *Pipeline {
 // ProviderName names the configured provider.
 func (p *Pipeline) ProviderName() string { return p.opts.Provider.Name() }
 
-// Ask answers one question.
+// Ask answers one question: the model selects a call and composes the
+// sentence.
 func (p *Pipeline) Ask(ctx context.Context, question string) answer.Answer {
+	return p.serve(ctx, len(question), func(rec *Record) answer.Answer { return p.ask(ctx, question, rec) })
+}
+
+// Call answers a tool call a client proposed directly (the MCP and REST
+// surfaces): the same wall, execution, re-derivation and stapling as Ask,
+// with no model; the sentence is rendered from the value by code.
+func (p *Pipeline) Call(ctx context.Context, proposal tool.Proposal) answer.Answer {
+	return p.serve(ctx, 0, func(rec *Record) answer.Answer {
+		return p.run(ctx, proposal, rec, func(r fact.Result) (string, error) {
+			return rules.Sentence(r.Tool, r.Args, r.Value), nil
+		})
+	})
+}
+
+// serve runs one request: it contains panics, and writes the one log line
+// and the one observation.
+func (p *Pipeline) serve(ctx context.Context, questionLen int, handle func(*Record) answer.Answer) answer.Answer {
 	var (
 		rec = Record{Validation: "skipped", Provenance: "skipped"}
 		a   answer.Answer
@@ -98,13 +119,13 @@ func (p *Pipeline) Ask(ctx context.Context, question string) answer.Answer {
 				rec.ErrorDetail = detail(fmt.Errorf("%v", r))
 			}
 		}()
-		a = p.ask(ctx, question, &rec)
+		a = handle(&rec)
 	}()
 	rec.Outcome, rec.Tool, rec.Stage = a.Outcome(), a.Tool(), a.Stage()
 	if rec.ErrorKind == "" && a.Outcome() == answer.Error {
 		rec.ErrorKind = a.Reason()
 	}
-	p.log(ctx, rec, len(question))
+	p.log(ctx, rec, questionLen)
 	if p.opts.Observer != nil {
 		p.opts.Observer.Observe(rec)
 	}
@@ -129,9 +150,16 @@ func (p *Pipeline) ask(ctx context.Context, question string, rec *Record) answer
 	if proposal == nil {
 		return answer.Abstain("no_tool: no tool on the menu covers the question")
 	}
+	return p.run(ctx, *proposal, rec, func(r fact.Result) (string, error) {
+		return p.opts.Provider.Compose(ctx, provider.ComposeInput{Question: q, Tool: r.Tool, Args: r.Args, Value: r.Value})
+	})
+}
 
+// run takes a proposal through the wall, execution, re-derivation,
+// composition and stapling.
+func (p *Pipeline) run(ctx context.Context, proposal tool.Proposal, rec *Record, compose func(fact.Result) (string, error)) answer.Answer {
 	start := time.Now()
-	call, err := p.opts.Wall.Check(*proposal)
+	call, err := p.opts.Wall.Check(proposal)
 	if err != nil {
 		rej, ok := tool.IsRejection(err)
 		if !ok {
@@ -171,9 +199,7 @@ func (p *Pipeline) ask(ctx context.Context, question string, rec *Record) answer
 
 	rec.Stage = answer.StageCompose
 	var text *string
-	sentence, err := p.opts.Provider.Compose(ctx, provider.ComposeInput{
-		Question: q, Tool: result.Tool, Args: result.Args, Value: result.Value,
-	})
+	sentence, err := compose(result)
 	switch s := strings.TrimSpace(sentence); {
 	case err != nil:
 		rec.ErrorDetail = detail(err)
@@ -184,12 +210,18 @@ func (p *Pipeline) ask(ctx context.Context, question string, rec *Record) answer
 	}
 
 	stapleStart := time.Now()
-	a, err := answer.Staple(result, verdict, text)
+	a, err := answer.Staple(result, verdict, text, p.nextResultID())
 	rec.Deterministic += time.Since(stapleStart)
 	if err != nil {
 		return answer.Fail(answer.StageResolve, answer.ReasonInternal, call.Tool(), call.Args())
 	}
 	return a
+}
+
+// nextResultID allocates a result id: monotone, never reused within this
+// pipeline. (A per-run ledger replaces this allocator in a later issue.)
+func (p *Pipeline) nextResultID() string {
+	return fmt.Sprintf("res-%06d", p.results.Add(1))
 }
 
 func (p *Pipeline) log(ctx context.Context, rec Record, questionLen int) {

@@ -193,3 +193,27 @@ func TestAsk_RulesProviderEndToEnd(t *testing.T) {
 		t.Errorf("Text() = %q", a.Text())
 	}
 }
+
+// TestCall_DirectToolCall: a client's own tool call takes the same wall,
+// execution, re-derivation and stapling, with a sentence rendered by code;
+// result ids are never reused.
+func TestCall_DirectToolCall(t *testing.T) {
+	var logs bytes.Buffer
+	// A provider that must not be asked: Call needs no model.
+	p := newPipeline(t, fakeProvider{panicSelect: true, composeErr: provider.ErrUnavailable}, nil, &logs, nil)
+	a := p.Call(t.Context(), *stateCall)
+	if a.Outcome() != answer.Answered || a.Text() != "The stock state of pr-001 at st-001 as of 2026-01-01T09:00:00Z is OUT_OF_STOCK." {
+		t.Fatalf("Call() = %s %q", a.Outcome(), a.Text())
+	}
+	b := p.Call(t.Context(), *stateCall)
+	if ids := append(a.ResultIDs(), b.ResultIDs()...); len(ids) != 2 || ids[0] >= ids[1] {
+		t.Errorf("result ids %v, want two increasing ids", ids)
+	}
+	rej := p.Call(t.Context(), tool.Proposal{Tool: tool.GetPrice, Params: map[string]any{"store_id": "st-001; DROP TABLE events", "product_id": "pr-001", "as_of": "2026-01-01T09:00:00Z"}})
+	if rej.Outcome() != answer.Rejected || !strings.HasPrefix(rej.Reason(), "raw_query") || len(rej.ResultIDs()) != 0 {
+		t.Errorf("Call(raw query) = %s %q %v", rej.Outcome(), rej.Reason(), rej.ResultIDs())
+	}
+	if n := strings.Count(logs.String(), `"msg":"ask"`); n != 3 {
+		t.Errorf("%d log lines for 3 calls", n)
+	}
+}
