@@ -72,6 +72,9 @@ type Backend struct {
 	Asker          Asker
 	DatasetVersion string
 	Provider       string
+	// MCP, when set, serves the Model Context Protocol's streamable HTTP
+	// transport at /mcp.
+	MCP http.Handler
 }
 
 // Options configures New.
@@ -110,6 +113,7 @@ func New(opts *Options) *Server {
 	s := &Server{opts: o, mux: http.NewServeMux()}
 	s.mux.HandleFunc("POST /v1/ask", s.handleAsk)
 	s.mux.HandleFunc("GET /healthz", s.handleHealth)
+	s.mux.HandleFunc("/mcp", s.handleMCP)
 	if o.Metrics != nil {
 		s.mux.Handle("GET /metrics", o.Metrics)
 	}
@@ -141,6 +145,7 @@ const (
 	CodeMethodNotAllowed     = "method_not_allowed"
 	CodeLoading              = "loading"
 	CodeInternal             = "internal"
+	CodeCrossOrigin          = "cross_origin"
 )
 
 // ErrorBody is the JSON body of every 4xx and of 5xx without an answer.
@@ -344,6 +349,29 @@ func (s *Server) handleHealth(w http.ResponseWriter, r *http.Request) {
 	}
 	writeJSON(w, http.StatusOK, Health{Status: "ok", DatasetVersion: b.DatasetVersion, Provider: b.Provider})
 }
+
+// handleMCP hands /mcp to the backend's MCP handler once it is loaded.
+// Cross-origin requests (a browser page on another origin) are refused
+// before the protocol sees them.
+func (s *Server) handleMCP(w http.ResponseWriter, r *http.Request) {
+	b := s.backend.Load()
+	switch {
+	case b == nil:
+		writeError(w, http.StatusServiceUnavailable, CodeLoading, "the engine is still loading")
+	case b.MCP == nil:
+		writeError(w, http.StatusNotFound, CodeNotFound, "no such endpoint")
+	default:
+		if err := crossOrigin.Check(r); err != nil {
+			writeError(w, http.StatusForbidden, CodeCrossOrigin, "cross-origin requests are not allowed")
+			return
+		}
+		b.MCP.ServeHTTP(w, r)
+	}
+}
+
+// crossOrigin validates the Origin (and Sec-Fetch-Site) header, as the MCP
+// specification asks of its HTTP transport.
+var crossOrigin = http.NewCrossOriginProtection()
 
 func writeError(w http.ResponseWriter, status int, code, msg string) {
 	writeJSON(w, status, ErrorBody{Error: ErrorDetail{Code: code, Message: msg}})

@@ -52,3 +52,28 @@ func paramSchema(p Param) map[string]any {
 	}
 	return s
 }
+
+// AskName is the tool that runs the whole grounded pipeline for one
+// natural-language question (the engine chooses the call). It is not on
+// the closed menu: the surfaces offer it beside the menu's tools.
+const AskName = "ask"
+
+// AskDescription describes the ask tool.
+const AskDescription = "Answer one natural-language question about the shelf-scan data: the engine chooses a tool from the closed menu, verifies the answer against the events behind it, or abstains when no tool covers the question."
+
+// AskSchema is the ask tool's input schema: one bounded question string.
+func AskSchema() map[string]any {
+	return map[string]any{
+		"type": "object",
+		"properties": map[string]any{
+			"question": map[string]any{
+				"type":        "string",
+				"minLength":   1,
+				"maxLength":   4096,
+				"description": "The question, in plain language.",
+			},
+		},
+		"required":             []any{"question"},
+		"additionalProperties": false,
+	}
+}

@@ -28,6 +28,7 @@ Commands:
   eval    run the gold set through the pipeline and score it
   gen     write a store file (the demo store by default)
   load    drive concurrent questions through the pipeline and report latency
+  mcp     serve the Model Context Protocol on standard input and output
 
 Run "provenant <command> -h" for a command's flags.
 `
@@ -57,11 +58,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return runGen(ctx, rest, stdout, stderr)
 	case "load":
 		return runLoad(ctx, rest, stdout, stderr)
+	case "mcp":
+		return runMCP(ctx, rest, stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return nil
 	}
-	fmt.Fprintf(stderr, "provenant: unknown command (want one of ask, serve, eval, gen, load)\n\n%s", usage)
+	fmt.Fprintf(stderr, "provenant: unknown command (want one of ask, serve, mcp, eval, gen, load)\n\n%s", usage)
 	return errUsage
 }
 

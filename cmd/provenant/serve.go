@@ -12,6 +12,7 @@ import (
 
 	"github.com/provenant/provenant/engine"
 	"github.com/provenant/provenant/httpapi"
+	"github.com/provenant/provenant/mcpserver"
 	"github.com/provenant/provenant/metrics"
 )
 
@@ -115,6 +116,7 @@ loop:
 			eng = r.e
 			api.SetBackend(httpapi.Backend{
 				Asker: eng.Pipeline, DatasetVersion: eng.Info.Version, Provider: eng.Pipeline.ProviderName(),
+				MCP: mcpserver.HTTPHandler(mcpserver.New(eng.Pipeline, eng.Store, &mcpserver.Options{Logger: logger}), logger),
 			})
 			logger.Info("ready", "provider", eng.Pipeline.ProviderName())
 		}

@@ -1,0 +1,37 @@
+package main
+
+import (
+	"context"
+	"io"
+
+	"github.com/provenant/provenant/mcpserver"
+)
+
+func runMCP(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("mcp", "mcp [flags]",
+		`provenant mcp --store scans.json   (Claude Desktop: {"mcpServers": {"provenant": {"command": "provenant", "args": ["mcp"]}}})`, stderr)
+	var ef engineFlags
+	ef.register(fs)
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		fs.Usage()
+		return errUsage
+	}
+	// Standard output carries the protocol: logs go to standard error.
+	logger, err := newLogger(stderr, ef.logLevel)
+	if err != nil {
+		return err
+	}
+	opts, err := ef.engineOptions(logger)
+	if err != nil {
+		return err
+	}
+	e, err := ef.openEngine(ctx, opts)
+	if err != nil {
+		return err
+	}
+	defer e.Close()
+	return mcpserver.ServeStdio(ctx, mcpserver.New(e.Pipeline, e.Store, &mcpserver.Options{Logger: logger}))
+}

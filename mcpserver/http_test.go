@@ -1,0 +1,80 @@
+package mcpserver_test
+
+import (
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/provenant/provenant/engine"
+	"github.com/provenant/provenant/httpapi"
+	"github.com/provenant/provenant/mcpserver"
+	"github.com/provenant/provenant/provider/rules"
+	"github.com/provenant/provenant/retail/demo"
+)
+
+func serveHTTP(t *testing.T) *httptest.Server {
+	t.Helper()
+	d, err := demo.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := engine.Open(t.Context(), d, engine.Options{Provider: rules.Provider{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { e.Close() })
+	api := httpapi.New(nil)
+	api.SetBackend(httpapi.Backend{Asker: e.Pipeline, DatasetVersion: e.Info.Version, Provider: "rules",
+		MCP: mcpserver.HTTPHandler(mcpserver.New(e.Pipeline, e.Store, nil), nil)})
+	srv := httptest.NewServer(api)
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// TestHTTP_Streamable drives /mcp with the SDK's streamable HTTP client.
+func TestHTTP_Streamable(t *testing.T) {
+	srv := serveHTTP(t)
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "http-test", Version: "1"}, nil).
+		Connect(t.Context(), &mcp.StreamableClientTransport{Endpoint: srv.URL + "/mcp"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "count_events_in_window", Arguments: map[string]any{
+		"store_id": "st-003", "state": "OUT_OF_STOCK", "start": "2026-01-01T00:00:00Z", "end": "2026-01-07T00:00:00Z"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := json.Marshal(res.StructuredContent)
+	if !strings.Contains(string(b), `"value":{"count":4}`) {
+		t.Errorf("count_events_in_window over HTTP = %s", b)
+	}
+	ev, err := cs.ReadResource(t.Context(), &mcp.ReadResourceParams{URI: "provenant://events/evt-000629"})
+	if err != nil || !strings.Contains(ev.Contents[0].Text, `"tainted":true`) {
+		t.Errorf("event resource over HTTP = %v, %v", ev, err)
+	}
+}
+
+// TestHTTP_RefusesCrossOrigin: a browser page on another origin cannot
+// post to /mcp.
+func TestHTTP_RefusesCrossOrigin(t *testing.T) {
+	srv := serveHTTP(t)
+	req, _ := http.NewRequestWithContext(t.Context(), "POST", srv.URL+"/mcp",
+		strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("Origin", "https://evil.example")
+	req.Header.Set("Sec-Fetch-Site", "cross-site")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusForbidden {
+		t.Errorf("cross-origin POST /mcp = %d, want 403", resp.StatusCode)
+	}
+}
