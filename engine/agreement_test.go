@@ -223,9 +223,26 @@ func TestAgreement_ExecutorResolverOracle(t *testing.T) {
 		w := tool.NewWall(tool.CatalogOf(d))
 
 		calls := rapid.IntRange(1, 8).Draw(t, "calls")
+		// A caller may see every store, or a random subset of them.
+		scope, visible := tool.AllStores(), d
+		if rapid.Bool().Draw(t, "scoped") {
+			var ids []string
+			for _, st := range d.Stores {
+				if rapid.Bool().Draw(t, "in scope "+st.ID) {
+					ids = append(ids, st.ID)
+				}
+			}
+			scope, visible = tool.StoresOnly(ids...), only(d, ids)
+		}
 		for range calls {
 			p := drawProposal(t, d)
-			c, err := w.Check(p)
+			c, err := w.CheckScoped(p, scope)
+			if store, ok := p.Params["store_id"].(string); ok && !scope.Allows(store) {
+				if rej, isRej := tool.IsRejection(err); !isRej || rej.Kind != tool.OutOfScope {
+					t.Fatalf("store %s outside scope %v: got %v, want out_of_scope", store, scope.Stores(), err)
+				}
+				continue
+			}
 			if err != nil {
 				t.Fatalf("wall rejected in-domain proposal %s %v: %v", p.Tool, p.Params, err)
 			}
@@ -233,7 +250,7 @@ func TestAgreement_ExecutorResolverOracle(t *testing.T) {
 			if err != nil {
 				t.Fatalf("Execute(%s %v) error = %v", c.Tool(), c.Args(), err)
 			}
-			wantValue, wantIDs := oracle(d, c)
+			wantValue, wantIDs := oracle(visible, c)
 			for name, rv := range resolvers {
 				v, err := rv.Resolve(t.Context(), c, r)
 				if err != nil {
@@ -281,4 +298,17 @@ func checkResult(t *rapid.T, d *retail.Dataset, c tool.Call, r fact.Result, want
 		t.Errorf("%s %v: absence %+v, want tool %s, version %s, window %v, filter %v",
 			c.Tool(), c.Args(), a, c.Tool(), d.Version, wantWindow, wantFilter)
 	}
+}
+
+// only is d with the events of stores outside ids removed: what a scoped
+// caller may see, for the oracle.
+func only(d *retail.Dataset, ids []string) *retail.Dataset {
+	v := *d
+	v.Events = nil
+	for _, e := range d.Events {
+		if slices.Contains(ids, e.StoreID) {
+			v.Events = append(v.Events, e)
+		}
+	}
+	return &v
 }

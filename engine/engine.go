@@ -47,6 +47,9 @@ type Options struct {
 	Verify   string            // VerifySnapshot (default) or VerifySQL
 	Observer pipeline.Observer // nil: none
 	Logger   *slog.Logger      // nil: discard
+	// DefaultScope is the scope of requests that carry none; nil means
+	// every store (local single-user mode). See pipeline.Options.
+	DefaultScope *tool.Scope
 }
 
 // LoadDataset reads a store file, or the embedded demo store when path is
@@ -89,12 +92,13 @@ func Open(ctx context.Context, d *retail.Dataset, opts Options) (*Engine, error)
 		return nil, fmt.Errorf("open engine: unknown verify mode (want %s or %s)", VerifySnapshot, VerifySQL)
 	}
 	p := pipeline.New(pipeline.Options{
-		Provider: opts.Provider,
-		Wall:     tool.NewWall(tool.CatalogOf(d)),
-		Executor: executor.New(d),
-		Resolver: resolver.New(verifyStore),
-		Observer: opts.Observer,
-		Logger:   opts.Logger,
+		Provider:     opts.Provider,
+		Wall:         tool.NewWall(tool.CatalogOf(d)),
+		Executor:     executor.New(d),
+		Resolver:     resolver.New(verifyStore),
+		Observer:     opts.Observer,
+		Logger:       opts.Logger,
+		DefaultScope: opts.DefaultScope,
 	})
 	return &Engine{Pipeline: p, Store: store, Info: info}, nil
 }

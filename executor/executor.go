@@ -189,7 +189,11 @@ func (x *Index) Execute(ctx context.Context, c tool.Call) (fact.Result, error) {
 	case tool.CountStoresWithCondition:
 		cond := slices.Index(retail.Conditions, retail.Condition(c.Arg("condition")))
 		var stores []string
+		scope := c.Scope()
 		for _, e := range x.sweep.latestMeeting(cond, unix(c.Arg("as_of"))) {
+			if !scope.Allows(e.StoreID) {
+				continue
+			}
 			events = append(events, e.ID)
 			stores = append(stores, e.StoreID)
 		}

@@ -63,6 +63,11 @@ type Options struct {
 	Resolver Resolver
 	Observer Observer     // nil: none
 	Logger   *slog.Logger // nil: discard
+	// DefaultScope is the scope of a request that carries none (see
+	// WithScope). nil means every store: the single local user. A surface
+	// that authenticates sets an empty scope here, so an unauthenticated
+	// path sees nothing.
+	DefaultScope *tool.Scope
 }
 
 // Pipeline answers questions. Safe for concurrent use.
@@ -80,6 +85,10 @@ func New(opts Options) *Pipeline {
 	}
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	if opts.DefaultScope == nil {
+		all := tool.AllStores()
+		opts.DefaultScope = &all
 	}
 	return &Pipeline{opts: opts, menu: tool.Menu()}
 }
@@ -159,7 +168,7 @@ func (p *Pipeline) ask(ctx context.Context, question string, rec *Record) answer
 // composition and stapling.
 func (p *Pipeline) run(ctx context.Context, proposal tool.Proposal, rec *Record, compose func(fact.Result) (string, error)) answer.Answer {
 	start := time.Now()
-	call, err := p.opts.Wall.Check(proposal)
+	call, err := p.opts.Wall.CheckScoped(proposal, p.scope(ctx))
 	if err != nil {
 		rej, ok := tool.IsRejection(err)
 		if !ok {

@@ -217,3 +217,56 @@ func TestCall_DirectToolCall(t *testing.T) {
 		t.Errorf("%d log lines for 3 calls", n)
 	}
 }
+
+func TestCall_Scope(t *testing.T) {
+	var logs bytes.Buffer
+	p := newPipeline(t, fakeProvider{}, nil, &logs, nil)
+	east := pipeline.WithScope(t.Context(), tool.StoresOnly("st-001"))
+	price := func(store string) tool.Proposal {
+		return tool.Proposal{Tool: tool.GetPrice, Params: map[string]any{"store_id": store, "product_id": "pr-001", "as_of": "2026-01-02T00:00:00Z"}}
+	}
+	count := tool.Proposal{Tool: tool.CountStoresWithCondition, Params: map[string]any{"condition": "OUT_OF_STOCK", "as_of": "2026-01-01T10:00:00Z"}}
+
+	if a := p.Call(east, price("st-001")); a.Outcome() != answer.Answered {
+		t.Errorf("in scope: %s %s", a.Outcome(), a.Reason())
+	}
+	// A store outside the scope and a store that does not exist are
+	// rejected alike: the caller learns nothing about which exists.
+	out, missing := p.Call(east, price("st-002")), p.Call(east, price("st-999"))
+	if out.Outcome() != answer.Rejected || !strings.HasPrefix(out.Reason(), "out_of_scope") || out.Reason() != missing.Reason() {
+		t.Errorf("out of scope %q, missing %q: want the same out_of_scope rejection", out.Reason(), missing.Reason())
+	}
+	// Without a scope the same missing store is an ordinary invalid value.
+	if a := p.Call(t.Context(), price("st-999")); !strings.HasPrefix(a.Reason(), "invalid") {
+		t.Errorf("local user, missing store: %q", a.Reason())
+	}
+	// A global question counts only the stores in scope.
+	a := p.Call(east, count)
+	if v, _ := a.Value(); a.Outcome() != answer.Answered || v.Count != 1 || v.IDs[0] != "st-001" {
+		t.Errorf("scoped count = %s %+v, want st-001 only", a.Outcome(), v)
+	}
+	if v, _ := p.Call(t.Context(), count).Value(); v.Count != 2 {
+		t.Errorf("unscoped count = %+v, want 2 stores", v)
+	}
+}
+
+// TestCall_FailsClosed: a pipeline whose default scope is empty (a surface
+// that authenticates) shows a request without a scope nothing.
+func TestCall_FailsClosed(t *testing.T) {
+	d := storetest.Fixture()
+	store, err := duckdb.Open(t.Context(), d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	none := tool.StoresOnly()
+	p := pipeline.New(pipeline.Options{Provider: fakeProvider{}, Wall: tool.NewWall(tool.CatalogOf(d)),
+		Executor: executor.New(d), Resolver: resolver.New(store), DefaultScope: &none})
+	if a := p.Call(t.Context(), *stateCall); a.Outcome() != answer.Rejected || !strings.HasPrefix(a.Reason(), "out_of_scope") {
+		t.Errorf("store tool = %s %q, want out_of_scope", a.Outcome(), a.Reason())
+	}
+	a := p.Call(t.Context(), tool.Proposal{Tool: tool.CountStoresWithCondition, Params: map[string]any{"condition": "OUT_OF_STOCK", "as_of": "2026-01-01T10:00:00Z"}})
+	if v, _ := a.Value(); a.Outcome() != answer.Absence || v.Count != 0 {
+		t.Errorf("global count = %s %+v, want a grounded zero", a.Outcome(), v)
+	}
+}

@@ -82,6 +82,9 @@ func (rv *Resolver) Resolve(ctx context.Context, c tool.Call, r fact.Result) (fa
 // selection states the call as an event-store selection.
 func selection(c tool.Call) retail.Selection {
 	s := retail.Selection{StoreID: c.Arg("store_id"), ProductID: c.Arg("product_id")}
+	if scope := c.Scope(); !scope.All() {
+		s.Stores = append([]string{}, scope.Stores()...) // non-nil even when empty: nothing
+	}
 	switch c.Tool() {
 	case tool.CountEventsInWindow:
 		s.Start, s.End = c.Arg("start"), c.Arg("end")
@@ -103,6 +106,9 @@ func selection(c tool.Call) retail.Selection {
 // caught by the completeness clause.
 func satisfies(s retail.Selection, e retail.Event) bool {
 	if s.StoreID != "" && e.StoreID != s.StoreID || s.ProductID != "" && e.ProductID != s.ProductID {
+		return false
+	}
+	if s.Stores != nil && !slices.Contains(s.Stores, e.StoreID) {
 		return false
 	}
 	if s.Latest && e.Timestamp > s.AsOf || !s.Latest && (e.Timestamp < s.Start || e.Timestamp >= s.End) {

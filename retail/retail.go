@@ -175,8 +175,11 @@ func (d *Dataset) Info() Info {
 //     the Match filter applies after that choice.
 //   - Window: every event with Start <= Timestamp < End that passes Match.
 //
-// StoreID and ProductID, when non-empty, restrict the pairs considered.
+// StoreID and ProductID, when non-empty, restrict the pairs considered;
+// Stores, when non-nil, restricts them to those stores (an empty non-nil
+// list selects nothing: a caller's scope).
 type Selection struct {
+	Stores    []string
 	StoreID   string
 	ProductID string
 	Latest    bool

@@ -25,6 +25,7 @@ const (
 	Unregistered RejectKind = "unregistered" // the tool is not on the menu
 	Invalid      RejectKind = "invalid"      // wrong parameter set, out-of-domain value, reversed window
 	RawQuery     RejectKind = "raw_query"    // a value carries query syntax
+	OutOfScope   RejectKind = "out_of_scope" // a store outside the caller's scope, or one that does not exist
 )
 
 // Rejection is the wall's typed refusal. Param names the registered
@@ -69,11 +70,17 @@ type Wall struct {
 // NewWall returns a wall over the catalog.
 func NewWall(c Catalog) *Wall { return &Wall{catalog: c} }
 
-// Call is a validated tool call. The only way to obtain one is Wall.Check.
+// Call is a validated tool call. The only way to obtain one is Wall.Check
+// or Wall.CheckScoped.
 type Call struct {
-	def  Def
-	args map[string]string
+	def   Def
+	args  map[string]string
+	scope Scope
 }
+
+// Scope returns the stores the call may see. The executor and the
+// resolver both restrict what they read to it.
+func (c Call) Scope() Scope { return c.scope }
 
 // Def returns the called tool's definition.
 func (c Call) Def() Def { return c.def }
@@ -87,11 +94,18 @@ func (c Call) Arg(name string) string { return c.args[name] }
 // Args returns a copy of the validated arguments.
 func (c Call) Args() map[string]string { return maps.Clone(c.args) }
 
-// Check runs the wall's checks in order: registered tool name, exact
-// parameter set, query syntax in any value, each value's domain, window
-// order. It returns a *Rejection for the first that fails; it reads no
-// event data.
-func (w *Wall) Check(p Proposal) (Call, error) {
+// Check validates p for a caller who may see every store (the single
+// local user).
+func (w *Wall) Check(p Proposal) (Call, error) { return w.CheckScoped(p, AllStores()) }
+
+// CheckScoped runs the wall's checks in order: registered tool name, exact
+// parameter set, query syntax in any value, the store against the
+// caller's scope, each value's domain, window order. It returns a
+// *Rejection for the first that fails; it reads no event data. A store
+// outside a limited scope is rejected before the domain check, so a
+// scoped caller cannot tell a store it may not see from one that does not
+// exist.
+func (w *Wall) CheckScoped(p Proposal, scope Scope) (Call, error) {
 	def, ok := Lookup(p.Tool)
 	if !ok {
 		return Call{}, &Rejection{Kind: Unregistered, Reason: "tool is not on the menu"}
@@ -113,6 +127,13 @@ func (w *Wall) Check(p Proposal) (Call, error) {
 			return Call{}, &Rejection{Kind: RawQuery, Param: q.Name, Reason: "carries query syntax"}
 		}
 	}
+	if !scope.All() {
+		for _, q := range def.Params {
+			if s, ok := p.Params[q.Name].(string); q.Kind == StoreID && (!ok || !scope.Allows(s)) {
+				return Call{}, &Rejection{Kind: OutOfScope, Param: q.Name, Reason: "is outside the caller's scope"}
+			}
+		}
+	}
 	args := make(map[string]string, len(def.Params))
 	for _, q := range def.Params {
 		s, ok := p.Params[q.Name].(string)
@@ -127,7 +148,7 @@ func (w *Wall) Check(p Proposal) (Call, error) {
 	if start, end := args["start"], args["end"]; start != "" && start > end {
 		return Call{}, &Rejection{Kind: Invalid, Param: "start", Reason: "is after end"}
 	}
-	return Call{def: def, args: args}, nil
+	return Call{def: def, args: args, scope: scope}, nil
 }
 
 func (w *Wall) outOfDomain(k ParamKind, s string) string {

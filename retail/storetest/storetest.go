@@ -65,6 +65,10 @@ func Run(t *testing.T, open Open) {
 		{"window counts every event, not just latest", retail.Selection{StoreID: "st-001", Start: "2026-01-01T00:00:00Z", End: "2026-01-02T00:00:00Z", Match: oos},
 			[]string{"evt-000002", "evt-000004"}},
 		{"empty window", retail.Selection{StoreID: "st-001", Start: "2026-01-01T09:00:00Z", End: "2026-01-01T09:00:00Z"}, nil},
+		{"scope restricts stores", retail.Selection{Latest: true, AsOf: "2026-01-01T10:00:00Z", Stores: []string{"st-002", "st-003"}},
+			[]string{"evt-000005"}},
+		{"an empty scope selects nothing", retail.Selection{Latest: true, AsOf: "2026-01-03T00:00:00Z", Stores: []string{}}, nil},
+		{"scope and window", retail.Selection{StoreID: "st-001", Stores: []string{"st-002"}, Start: "2026-01-01T00:00:00Z", End: "2026-01-03T00:00:00Z"}, nil},
 	}
 	for _, tt := range tests {
 		t.Run("Select/"+tt.name, func(t *testing.T) {

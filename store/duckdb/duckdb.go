@@ -162,6 +162,13 @@ func (s *Store) Select(ctx context.Context, sel retail.Selection) ([]retail.Even
 	if sel.StoreID != "" {
 		add("store_id = ?", sel.StoreID)
 	}
+	switch {
+	case sel.Stores == nil:
+	case len(sel.Stores) == 0:
+		add("FALSE")
+	default:
+		add("store_id IN ("+placeholders(len(sel.Stores))+")", anySlice(sel.Stores)...)
+	}
 	if sel.ProductID != "" {
 		add("product_id = ?", sel.ProductID)
 	}

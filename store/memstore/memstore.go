@@ -193,6 +193,9 @@ func (s *Store) Select(ctx context.Context, sel retail.Selection) ([]retail.Even
 	var out []retail.Event
 	for _, i := range candidates {
 		iv := s.ivs[i]
+		if sel.Stores != nil && !slices.Contains(sel.Stores, iv.e.StoreID) {
+			continue
+		}
 		if keep(iv) && (sel.StoreID == "" || iv.e.StoreID == sel.StoreID) &&
 			(sel.ProductID == "" || iv.e.ProductID == sel.ProductID) && sel.Match.Accepts(iv.e) {
 			out = append(out, iv.e)

@@ -1,0 +1,31 @@
+package pipeline
+
+import (
+	"context"
+
+	"github.com/provenant/provenant/tool"
+)
+
+type scopeKey struct{}
+
+// WithScope returns ctx carrying the caller's scope: the stores an
+// authenticated principal may see. Surfaces that authenticate set it per
+// request; the pipeline hands it to the wall, which stamps it on the call.
+func WithScope(ctx context.Context, s tool.Scope) context.Context {
+	return context.WithValue(ctx, scopeKey{}, s)
+}
+
+// ScopeFrom returns the scope ctx carries, if any.
+func ScopeFrom(ctx context.Context) (tool.Scope, bool) {
+	s, ok := ctx.Value(scopeKey{}).(tool.Scope)
+	return s, ok
+}
+
+// scope is the request's scope, or the pipeline's default for a request
+// that carries none.
+func (p *Pipeline) scope(ctx context.Context) tool.Scope {
+	if s, ok := ScopeFrom(ctx); ok {
+		return s
+	}
+	return *p.opts.DefaultScope
+}
