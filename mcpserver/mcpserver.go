@@ -25,6 +25,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/provenant/provenant/answer"
+	"github.com/provenant/provenant/pipeline"
 	"github.com/provenant/provenant/retail"
 	"github.com/provenant/provenant/tool"
 )
@@ -138,8 +139,31 @@ func (h *handlers) callTool(name string) mcp.ToolHandler {
 				args = map[string]any{}
 			}
 		}
-		return toolResult(h.p.Call(ctx, tool.Proposal{Tool: name, Params: args})), nil
+		return toolResult(h.p.Call(withScope(ctx, req.Extra), tool.Proposal{Tool: name, Params: args})), nil
 	}
+}
+
+// withScope gives ctx the scope an authenticating HTTP layer attached to
+// the request's token (see httpapi.RequireToken). Without one the
+// pipeline's default applies: every store for the local stdio user, none
+// on an authenticated server.
+func withScope(ctx context.Context, extra *mcp.RequestExtra) context.Context {
+	if extra == nil || extra.TokenInfo == nil {
+		return ctx
+	}
+	if s, ok := extra.TokenInfo.Extra[pipeline.TokenInfoScopeKey].(tool.Scope); ok {
+		return pipeline.WithScope(ctx, s)
+	}
+	return ctx
+}
+
+// visible reports whether the request may read a store's data.
+func visible(extra *mcp.RequestExtra, store string) bool {
+	if extra == nil || extra.TokenInfo == nil {
+		return true // local stdio user
+	}
+	s, ok := extra.TokenInfo.Extra[pipeline.TokenInfoScopeKey].(tool.Scope)
+	return ok && s.Allows(store)
 }
 
 func (h *handlers) ask(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
@@ -151,7 +175,7 @@ func (h *handlers) ask(ctx context.Context, req *mcp.CallToolRequest) (*mcp.Call
 	if err := dec.Decode(&in); err != nil || in.Question == nil {
 		return toolResult(answer.Reject(tool.AskName, "invalid: parameter question must be a string, and the only parameter")), nil
 	}
-	return toolResult(h.p.Ask(ctx, *in.Question)), nil
+	return toolResult(h.p.Ask(withScope(ctx, req.Extra), *in.Question)), nil
 }
 
 // toolResult carries the answer object as structured content and a short
@@ -225,7 +249,8 @@ func (h *handlers) readEvent(ctx context.Context, req *mcp.ReadResourceRequest) 
 	if err != nil {
 		return nil, fmt.Errorf("read event: %w", err)
 	}
-	if len(found) != 1 {
+	// An event of a store outside the caller's scope does not exist for it.
+	if len(found) != 1 || !visible(req.Extra, found[0].StoreID) {
 		return nil, errNotFound
 	}
 	return contents(eventURIPrefix+id, found[0])
@@ -255,6 +280,19 @@ func (h *handlers) readDataset(ctx context.Context, req *mcp.ReadResourceRequest
 	in, err := h.events.Info(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("read dataset: %w", err)
+	}
+	if extra := req.Extra; extra != nil && extra.TokenInfo != nil {
+		// A scoped caller sees the version and span, and its own stores,
+		// not the size of the whole dataset.
+		s, _ := extra.TokenInfo.Extra[pipeline.TokenInfoScopeKey].(tool.Scope)
+		if !s.All() {
+			return contents(DatasetURI, struct {
+				Version string   `json:"dataset_version"`
+				First   string   `json:"first_timestamp,omitempty"`
+				Last    string   `json:"last_timestamp,omitempty"`
+				Stores  []string `json:"stores_in_scope"`
+			}{in.Version, in.First, in.Last, append([]string{}, s.Stores()...)})
+		}
 	}
 	return contents(DatasetURI, in)
 }

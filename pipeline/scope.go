@@ -29,3 +29,8 @@ func (p *Pipeline) scope(ctx context.Context) tool.Scope {
 	}
 	return *p.opts.DefaultScope
 }
+
+// TokenInfoScopeKey is the key under which an authenticating HTTP layer
+// stores the principal's tool.Scope in the MCP SDK's TokenInfo.Extra: the
+// one value the SDK carries from the HTTP request to a tool handler.
+const TokenInfoScopeKey = "provenant.scope"

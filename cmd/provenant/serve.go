@@ -14,6 +14,7 @@ import (
 	"github.com/provenant/provenant/httpapi"
 	"github.com/provenant/provenant/mcpserver"
 	"github.com/provenant/provenant/metrics"
+	"github.com/provenant/provenant/tool"
 )
 
 // Server timeouts. WriteTimeout bounds a whole response, so it exceeds the
@@ -34,6 +35,8 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	ef.register(fs)
 	addr := fs.String("addr", "127.0.0.1:8080", "listen `ADDRESS` (loopback by default)")
 	shutdownTimeout := fs.Duration("shutdown-timeout", 10*time.Second, "how long to let in-flight requests finish on shutdown")
+	var af authFlags
+	af.register(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -45,21 +48,35 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	// A bad provider configuration fails before listening.
+	// A bad provider or auth configuration fails before listening.
 	opts, err := ef.engineOptions(logger)
 	if err != nil {
 		return err
 	}
+	principals, err := af.load(*addr)
+	if err != nil {
+		return err
+	}
+	var handler http.Handler
 
 	obs := metrics.New(&metrics.Options{Runtime: true})
 	opts.Observer = obs
 	api := httpapi.New(&httpapi.Options{Logger: logger, Metrics: obs.Handler()})
+	handler = api
+	if principals != nil {
+		// Authenticated: every request carries its principal's scope, and
+		// a path that somehow carries none sees nothing.
+		none := tool.StoresOnly()
+		opts.DefaultScope = &none
+		handler = httpapi.RequireToken(principals, api)
+		logger.Info("bearer tokens required", "principals", principals.Len())
+	}
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
 		return fmt.Errorf("listen: %w", err)
 	}
 	hs := &http.Server{
-		Handler:           api,
+		Handler:           handler,
 		ReadHeaderTimeout: readHeaderTimeout,
 		ReadTimeout:       readTimeout,
 		WriteTimeout:      writeTimeout,

@@ -1,0 +1,72 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"flag"
+	"fmt"
+	"net"
+	"os"
+
+	"github.com/provenant/provenant/principal"
+)
+
+// authFlags configure bearer-token authentication for the network
+// surfaces.
+type authFlags struct {
+	principals string
+	tokenEnv   string
+	tokenFile  string
+}
+
+func (f *authFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&f.principals, "principals", "", "principals `FILE` (YAML): bearer tokens with store scopes")
+	fs.StringVar(&f.tokenEnv, "token-env", "", "environment `VAR` holding one bearer token that may see every store")
+	fs.StringVar(&f.tokenFile, "token-file", "", "`FILE` holding one bearer token that may see every store")
+}
+
+// load returns the principals the flags configure, or nil for the local
+// single-user mode, which only a loopback address may serve.
+func (f *authFlags) load(addr string) (*principal.Set, error) {
+	given := 0
+	for _, v := range []string{f.principals, f.tokenEnv, f.tokenFile} {
+		if v != "" {
+			given++
+		}
+	}
+	switch {
+	case given > 1:
+		return nil, errors.New("configure auth: give one of --principals, --token-env and --token-file")
+	case given == 0 && !loopback(addr):
+		return nil, errors.New("configure auth: a non-loopback address needs bearer tokens (--principals, --token-env or --token-file)")
+	case given == 0:
+		return nil, nil
+	case f.tokenEnv != "":
+		return principal.Single("token", os.Getenv(f.tokenEnv))
+	case f.tokenFile != "":
+		b, err := os.ReadFile(f.tokenFile)
+		if err != nil {
+			return nil, fmt.Errorf("read token file: %w", err)
+		}
+		return principal.Single("token", string(bytes.TrimSpace(b)))
+	}
+	file, err := os.Open(f.principals)
+	if err != nil {
+		return nil, fmt.Errorf("open principals file: %w", err)
+	}
+	defer file.Close()
+	return principal.Parse(file, principal.Sources{Getenv: os.Getenv, ReadFile: os.ReadFile})
+}
+
+// loopback reports whether addr's host is a loopback address or name.
+func loopback(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return false
+	}
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
