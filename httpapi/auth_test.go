@@ -207,3 +207,32 @@ func eventOf(t *testing.T, store string) string {
 	t.Fatalf("no event at %s", store)
 	return ""
 }
+
+// TestRequireToken_REST: a direct tool call obeys the principal's scope.
+func TestRequireToken_REST(t *testing.T) {
+	srv := authServer(t)
+	call := func(token, store string) (int, string) {
+		req, _ := http.NewRequestWithContext(t.Context(), "POST", srv.URL+"/v1/tools/get_price",
+			strings.NewReader(`{"store_id": "`+store+`", "product_id": "pr-007", "as_of": "2026-01-06T08:00:00Z"}`))
+		req.Header.Set("Content-Type", "application/json")
+		if token != "" {
+			req.Header.Set("Authorization", "Bearer "+token)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b)
+	}
+	if code, _ := call("", "st-003"); code != http.StatusUnauthorized {
+		t.Errorf("no token: %d", code)
+	}
+	if code, body := call(eastToken, "st-003"); code != http.StatusOK || !strings.Contains(body, `"outcome":"answered"`) {
+		t.Errorf("in scope: %d %s", code, body)
+	}
+	if code, body := call(eastToken, "st-004"); code != http.StatusOK || !strings.Contains(body, `"reason":"out_of_scope`) {
+		t.Errorf("out of scope: %d %s", code, body)
+	}
+}

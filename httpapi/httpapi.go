@@ -54,6 +54,7 @@ import (
 	"time"
 
 	"github.com/provenant/provenant/answer"
+	"github.com/provenant/provenant/tool"
 )
 
 // DefaultMaxBodyBytes caps a request body.
@@ -62,9 +63,11 @@ const DefaultMaxBodyBytes = 64 << 10
 // DefaultAskTimeout bounds one question.
 const DefaultAskTimeout = 10 * time.Second
 
-// Asker answers one question (a *pipeline.Pipeline).
+// Asker answers one question, or one tool call a client made directly
+// (a *pipeline.Pipeline).
 type Asker interface {
 	Ask(ctx context.Context, question string) answer.Answer
+	Call(ctx context.Context, p tool.Proposal) answer.Answer
 }
 
 // Backend is a loaded engine as the server sees it.
@@ -113,6 +116,9 @@ func New(opts *Options) *Server {
 	s := &Server{opts: o, mux: http.NewServeMux()}
 	s.mux.HandleFunc("POST /v1/ask", s.handleAsk)
 	s.mux.HandleFunc("GET /healthz", s.handleHealth)
+	s.mux.HandleFunc("GET /v1/tools", handleTools)
+	s.mux.HandleFunc("POST /v1/tools/{name}", s.handleCall)
+	s.mux.HandleFunc("GET /openapi.json", handleOpenAPI)
 	s.mux.HandleFunc("/mcp", s.handleMCP)
 	if o.Metrics != nil {
 		s.mux.Handle("GET /metrics", o.Metrics)

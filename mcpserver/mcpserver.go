@@ -84,20 +84,13 @@ func New(p Pipeline, events Events, opts *Options) *mcp.Server {
 				"with the " + EventURITemplate + " resource. When a result's outcome is abstained or rejected, say so; do not guess.",
 		})
 	h := &handlers{p: p, events: events}
-	for _, d := range tool.Menu() {
-		s.AddTool(&mcp.Tool{
-			Name:        d.Name,
-			Description: d.Description,
-			InputSchema: tool.InputSchema(d),
-			Annotations: annotations(),
-		}, h.callTool(d.Name))
+	for _, e := range tool.Offered() {
+		handler := h.callTool(e.Name)
+		if e.Name == tool.AskName {
+			handler = h.ask
+		}
+		s.AddTool(&mcp.Tool{Name: e.Name, Description: e.Description, InputSchema: e.InputSchema, Annotations: annotations()}, handler)
 	}
-	s.AddTool(&mcp.Tool{
-		Name:        tool.AskName,
-		Description: tool.AskDescription,
-		InputSchema: tool.AskSchema(),
-		Annotations: annotations(),
-	}, h.ask)
 	s.AddResourceTemplate(&mcp.ResourceTemplate{
 		Name:        "event",
 		URITemplate: EventURITemplate,
@@ -256,24 +249,8 @@ func (h *handlers) readEvent(ctx context.Context, req *mcp.ReadResourceRequest) 
 	return contents(eventURIPrefix+id, found[0])
 }
 
-// ToolEntry describes one tool in the catalog resource.
-type ToolEntry struct {
-	Name        string         `json:"name"`
-	Description string         `json:"description"`
-	InputSchema map[string]any `json:"input_schema"`
-}
-
-// Catalog lists the tools every surface offers, with their schemas.
-func Catalog() []ToolEntry {
-	var out []ToolEntry
-	for _, d := range tool.Menu() {
-		out = append(out, ToolEntry{d.Name, d.Description, tool.InputSchema(d)})
-	}
-	return append(out, ToolEntry{tool.AskName, tool.AskDescription, tool.AskSchema()})
-}
-
 func (h *handlers) readTools(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
-	return contents(ToolsURI, Catalog())
+	return contents(ToolsURI, tool.Offered())
 }
 
 func (h *handlers) readDataset(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {

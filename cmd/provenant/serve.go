@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -17,14 +18,71 @@ import (
 	"github.com/provenant/provenant/tool"
 )
 
-// Server timeouts. WriteTimeout bounds a whole response, so it exceeds the
-// per-question timeout.
-const (
-	readHeaderTimeout = 5 * time.Second
-	readTimeout       = 10 * time.Second
-	writeTimeout      = httpapi.DefaultAskTimeout + 5*time.Second
-	idleTimeout       = 2 * time.Minute
-)
+// limits bound what one client can hold: time to send headers and a
+// body, time to receive a response, idle keep-alive time, body and header
+// sizes, requests in flight, and HTTP/2 streams per connection.
+type limits struct {
+	readHeaderTimeout time.Duration
+	readTimeout       time.Duration
+	writeTimeout      time.Duration
+	idleTimeout       time.Duration
+	askTimeout        time.Duration
+	maxBodyBytes      int64
+	maxHeaderBytes    int
+	maxInFlight       int
+	maxStreams        int
+}
+
+func (l *limits) register(fs *flag.FlagSet) {
+	fs.DurationVar(&l.readHeaderTimeout, "read-header-timeout", 5*time.Second, "time a client has to send request headers")
+	fs.DurationVar(&l.readTimeout, "read-timeout", 10*time.Second, "time a client has to send a whole request")
+	fs.DurationVar(&l.askTimeout, "ask-timeout", httpapi.DefaultAskTimeout, "time one question may take")
+	fs.DurationVar(&l.writeTimeout, "write-timeout", 0, "time to write a response (default: ask-timeout + 5s)")
+	fs.DurationVar(&l.idleTimeout, "idle-timeout", 2*time.Minute, "how long an idle keep-alive connection is kept")
+	fs.Int64Var(&l.maxBodyBytes, "max-body-bytes", httpapi.DefaultMaxBodyBytes, "largest request body accepted on /v1")
+	fs.IntVar(&l.maxHeaderBytes, "max-header-bytes", 16<<10, "largest request header block accepted")
+	fs.IntVar(&l.maxInFlight, "max-in-flight", httpapi.DefaultMaxInFlight, "requests served at once; more get 503")
+	fs.IntVar(&l.maxStreams, "max-streams", 16, "concurrent streams per HTTP/2 connection")
+}
+
+func (l *limits) validate() error {
+	if l.writeTimeout == 0 {
+		l.writeTimeout = l.askTimeout + 5*time.Second
+	}
+	for name, d := range map[string]time.Duration{"read-header-timeout": l.readHeaderTimeout, "read-timeout": l.readTimeout,
+		"write-timeout": l.writeTimeout, "idle-timeout": l.idleTimeout, "ask-timeout": l.askTimeout} {
+		if d <= 0 || d > time.Hour {
+			return fmt.Errorf("configure limits: %s must be between 0 and 1h", name)
+		}
+	}
+	switch {
+	case l.maxBodyBytes < 1<<10 || l.maxBodyBytes > 16<<20:
+		return errors.New("configure limits: max-body-bytes must be 1 KiB to 16 MiB")
+	case l.maxHeaderBytes < 1<<10 || l.maxHeaderBytes > 1<<20:
+		return errors.New("configure limits: max-header-bytes must be 1 KiB to 1 MiB")
+	case l.maxInFlight < 1 || l.maxInFlight > 10000:
+		return errors.New("configure limits: max-in-flight must be 1 to 10000")
+	case l.maxStreams < 1 || l.maxStreams > 1000:
+		return errors.New("configure limits: max-streams must be 1 to 1000")
+	case l.writeTimeout <= l.askTimeout:
+		return errors.New("configure limits: write-timeout must exceed ask-timeout")
+	}
+	return nil
+}
+
+// server builds the HTTP server with the limits around handler.
+func (l *limits) server(handler http.Handler, logger *slog.Logger) *http.Server {
+	return &http.Server{
+		Handler:           httpapi.LimitInFlight(l.maxInFlight, handler),
+		ReadHeaderTimeout: l.readHeaderTimeout,
+		ReadTimeout:       l.readTimeout,
+		WriteTimeout:      l.writeTimeout,
+		IdleTimeout:       l.idleTimeout,
+		MaxHeaderBytes:    l.maxHeaderBytes,
+		HTTP2:             &http.HTTP2Config{MaxConcurrentStreams: l.maxStreams},
+		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
+	}
+}
 
 // runServe listens first, then loads the dataset in the background, so
 // /healthz answers 503 "loading" until the engine is ready. It shuts down
@@ -37,7 +95,12 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	shutdownTimeout := fs.Duration("shutdown-timeout", 10*time.Second, "how long to let in-flight requests finish on shutdown")
 	var af authFlags
 	af.register(fs)
+	var lim limits
+	lim.register(fs)
 	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if err := lim.validate(); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
@@ -61,7 +124,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 
 	obs := metrics.New(&metrics.Options{Runtime: true})
 	opts.Observer = obs
-	api := httpapi.New(&httpapi.Options{Logger: logger, Metrics: obs.Handler()})
+	api := httpapi.New(&httpapi.Options{Logger: logger, Metrics: obs.Handler(), MaxBodyBytes: lim.maxBodyBytes, AskTimeout: lim.askTimeout})
 	handler = api
 	if principals != nil {
 		// Authenticated: every request carries its principal's scope, and
@@ -75,15 +138,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return fmt.Errorf("listen: %w", err)
 	}
-	hs := &http.Server{
-		Handler:           handler,
-		ReadHeaderTimeout: readHeaderTimeout,
-		ReadTimeout:       readTimeout,
-		WriteTimeout:      writeTimeout,
-		IdleTimeout:       idleTimeout,
-		MaxHeaderBytes:    16 << 10,
-		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
-	}
+	hs := lim.server(handler, logger)
 	served := make(chan error, 1)
 	go func() { served <- hs.Serve(ln) }()
 	logger.Info("listening", "addr", ln.Addr().String())

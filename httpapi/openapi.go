@@ -1,0 +1,273 @@
+package httpapi
+
+import (
+	"encoding/json"
+	"maps"
+	"net/http"
+	"slices"
+	"sync"
+
+	"github.com/provenant/provenant/answer"
+	"github.com/provenant/provenant/tool"
+)
+
+// OpenAPIVersion is the OpenAPI revision of GET /openapi.json. Its schema
+// dialect is JSON Schema 2020-12, the registry's own, so each tool's input
+// schema is embedded as it is, not translated.
+const OpenAPIVersion = "3.1.0"
+
+// APIVersion is the version of the HTTP API the document describes.
+const APIVersion = "v1"
+
+// ToolPath is the path of POST /v1/tools/{name} for one tool.
+func ToolPath(name string) string { return "/v1/tools/" + name }
+
+// OpenAPI returns the OpenAPI 3.1 document of the HTTP API, generated from
+// the tool registry: one path per offered tool, whose request body schema
+// is that tool's input schema. Each call returns a fresh document.
+func OpenAPI() map[string]any {
+	paths := map[string]any{
+		"/v1/ask": map[string]any{"post": operation("ask",
+			"Answer one question",
+			"Runs the whole grounded pipeline for one natural-language question. A served question is 200 whatever its outcome.",
+			tool.AskSchema(), answerResponses(false))},
+		"/v1/tools": map[string]any{"get": map[string]any{
+			"operationId": "list_tools",
+			"summary":     "List the tools",
+			"description": "Every tool of the closed menu plus ask, with its input schema and annotations. Served while the dataset loads.",
+			"tags":        []any{"tools"},
+			"responses": map[string]any{
+				"200": jsonResponse("The tools.", map[string]any{"type": "array", "items": ref("Tool")}),
+			},
+		}},
+		"/healthz": map[string]any{"get": map[string]any{
+			"operationId": "health",
+			"summary":     "Readiness",
+			"tags":        []any{"meta"},
+			"responses": map[string]any{
+				"200": jsonResponse("The dataset is loaded.", ref("Health")),
+				"503": jsonResponse("The dataset is still loading.", ref("Health")),
+			},
+		}},
+		"/openapi.json": map[string]any{"get": map[string]any{
+			"operationId": "openapi",
+			"summary":     "This document",
+			"tags":        []any{"meta"},
+			"responses": map[string]any{
+				"200": jsonResponse("The OpenAPI document, generated from the tool registry.", map[string]any{"type": "object"}),
+			},
+		}},
+	}
+	for _, e := range tool.Offered() {
+		paths[ToolPath(e.Name)] = map[string]any{"post": operation("call_"+e.Name, "Call "+e.Name, e.Description,
+			e.InputSchema, answerResponses(true))}
+	}
+	return map[string]any{
+		"openapi": OpenAPIVersion,
+		"info": map[string]any{
+			"title":   "provenant",
+			"version": APIVersion,
+			"description": "Grounded answers over shelf-scan data. Every value is computed by a tool from the closed menu, " +
+				"carries the events behind it, and is re-derived independently before it is returned. A call the wall " +
+				"refuses (wrong parameters, an undeclared id, query syntax) is a 200 answer with outcome rejected; a " +
+				"question no tool covers is a 200 answer with outcome abstained. Request schemas are advisory: the server " +
+				"judges every value itself. Error messages are fixed text that never repeats the request.",
+		},
+		"tags": []any{
+			map[string]any{"name": "tools", "description": "The closed tool menu, and ask."},
+			map[string]any{"name": "meta", "description": "Readiness and this document."},
+		},
+		"paths": paths,
+		"components": map[string]any{
+			"schemas":   schemas(),
+			"responses": responses(),
+		},
+	}
+}
+
+// openAPIJSON is the encoded document; the registry does not change while
+// the process runs.
+var openAPIJSON = sync.OnceValues(func() ([]byte, error) { return json.Marshal(OpenAPI()) })
+
+func handleOpenAPI(w http.ResponseWriter, r *http.Request) {
+	b, err := openAPIJSON()
+	if err != nil {
+		writeError(w, http.StatusInternalServerError, CodeInternal, "internal error")
+		return
+	}
+	writeJSON(w, http.StatusOK, json.RawMessage(b))
+}
+
+func operation(id, summary, description string, body map[string]any, responses map[string]any) map[string]any {
+	return map[string]any{
+		"operationId": id,
+		"summary":     summary,
+		"description": description,
+		"tags":        []any{"tools"},
+		"requestBody": map[string]any{
+			"required": true,
+			"content":  map[string]any{"application/json": map[string]any{"schema": body}},
+		},
+		"responses": responses,
+	}
+}
+
+// answerResponses are the responses of an operation that returns the
+// answer object; a tool path also has a 404, for a client whose document
+// names a tool this server does not offer.
+func answerResponses(toolPath bool) map[string]any {
+	r := map[string]any{
+		"200": responseRef("Answer"),
+		"400": responseRef("BadRequest"),
+		"413": responseRef("PayloadTooLarge"),
+		"415": responseRef("UnsupportedMediaType"),
+		"500": responseRef("InternalError"),
+		"503": responseRef("Unavailable"),
+	}
+	if toolPath {
+		r["404"] = responseRef("UnknownTool")
+	}
+	return r
+}
+
+func responses() map[string]any {
+	answerOrError := map[string]any{"oneOf": []any{ref("Answer"), ref("Error")}}
+	return map[string]any{
+		"Answer": jsonResponse("The answer object, whatever the outcome but error: answered, absence, abstained or rejected.", ref("Answer")),
+		"BadRequest": jsonResponse("The body is empty, not one well-formed JSON object, or has a duplicated field "+
+			"(codes empty_body, invalid_json, not_an_object, duplicate_field; for a question also unknown_field, "+
+			"invalid_question, missing_question, empty_question).", ref("Error")),
+		"UnknownTool":          jsonResponse("The path names no tool this server offers (code unknown_tool).", ref("Error")),
+		"PayloadTooLarge":      jsonResponse("The body exceeds the size limit (code body_too_large).", ref("Error")),
+		"UnsupportedMediaType": jsonResponse("Content-Type is not application/json (code unsupported_media_type).", ref("Error")),
+		"InternalError": jsonResponse("Our failure: the answer object with outcome error and reason internal or "+
+			"verification_failed, or an error body (code internal).", answerOrError),
+		"Unavailable": jsonResponse("The model is unreachable (the answer object with reason model_unavailable), or the "+
+			"dataset is still loading (an error body, code loading, with Retry-After).", answerOrError),
+	}
+}
+
+func jsonResponse(description string, schema any) map[string]any {
+	return map[string]any{
+		"description": description,
+		"content":     map[string]any{"application/json": map[string]any{"schema": schema}},
+	}
+}
+
+func ref(schema string) map[string]any {
+	return map[string]any{"$ref": "#/components/schemas/" + schema}
+}
+
+func responseRef(name string) map[string]any {
+	return map[string]any{"$ref": "#/components/responses/" + name}
+}
+
+func nullable(s map[string]any) map[string]any {
+	return map[string]any{"oneOf": []any{map[string]any{"type": "null"}, s}}
+}
+
+func strictObject(props map[string]any) map[string]any {
+	var req []any
+	for _, k := range slices.Sorted(maps.Keys(props)) {
+		req = append(req, k)
+	}
+	return map[string]any{"type": "object", "properties": props, "required": req, "additionalProperties": false}
+}
+
+func stringArray() map[string]any {
+	return map[string]any{"type": "array", "items": map[string]any{"type": "string"}}
+}
+
+// schemas are the component schemas: the answer object (package answer's
+// wire form, every key always present), the error body, a tool entry and
+// the health body.
+func schemas() map[string]any {
+	var menu []any
+	for _, d := range tool.Menu() {
+		menu = append(menu, d.Name)
+	}
+	outcomes := []any{string(answer.Answered), string(answer.Absence), string(answer.Abstained), string(answer.Rejected), string(answer.Error)}
+	stages := []any{string(answer.StageSelect), string(answer.StageExecute), string(answer.StageResolve), string(answer.StageCompose), nil}
+	count := map[string]any{"type": "integer", "minimum": 0}
+
+	value := map[string]any{
+		"description": "A string (state, flag), an integer (price in cents), {count, store_ids}, {product_ids}, {count}, or null (no observation, or no value).",
+		"oneOf": []any{
+			map[string]any{"type": "string"},
+			map[string]any{"type": "integer", "minimum": 0},
+			strictObject(map[string]any{"count": count, "store_ids": stringArray()}),
+			strictObject(map[string]any{"product_ids": stringArray()}),
+			strictObject(map[string]any{"count": count}),
+			map[string]any{"type": "null"},
+		},
+	}
+	eventIDs := stringArray()
+	eventIDs["minItems"] = 1
+	absence := strictObject(map[string]any{
+		"tool":             map[string]any{"type": "string"},
+		"filter":           map[string]any{"type": "object", "additionalProperties": map[string]any{"type": "string"}},
+		"window":           map[string]any{"type": "array", "items": map[string]any{"type": "string"}, "minItems": 1, "maxItems": 2},
+		"dataset_version":  map[string]any{"type": "string"},
+		"enumerated_count": count,
+	})
+	provenance := map[string]any{
+		"description": "The sorted events behind a value, or an absence attestation for a grounded zero; null when nothing was stapled.",
+		"oneOf": []any{
+			strictObject(map[string]any{"event_ids": eventIDs}),
+			strictObject(map[string]any{"absence": absence}),
+			map[string]any{"type": "null"},
+		},
+	}
+	verdict := strictObject(map[string]any{
+		"provenance_valid": map[string]any{"type": "boolean"},
+		"value_matches":    map[string]any{"type": "boolean"},
+		"complete":         map[string]any{"type": "boolean"},
+	})
+
+	answerSchema := strictObject(map[string]any{
+		"outcome":    map[string]any{"type": "string", "enum": outcomes},
+		"tool":       map[string]any{"description": "The validated call's tool; null for none, or for an unregistered name, which is never echoed.", "enum": append(menu, nil)},
+		"params":     nullable(map[string]any{"type": "object", "additionalProperties": map[string]any{"type": "string"}}),
+		"value":      value,
+		"provenance": provenance,
+		"text":       map[string]any{"type": []any{"string", "null"}, "description": "The composed sentence, the only model-written field."},
+		"verdict":    nullable(verdict),
+		"reason":     map[string]any{"type": []any{"string", "null"}, "description": "For a non-answer, kind: detail."},
+		"stage":      map[string]any{"enum": stages},
+		"result_ids": stringArray(),
+	})
+	answerSchema["description"] = "The one answer object every surface returns (the object `provenant ask --json` prints)."
+
+	errorSchema := strictObject(map[string]any{
+		"error": strictObject(map[string]any{
+			"code":    map[string]any{"type": "string"},
+			"message": map[string]any{"type": "string", "description": "Fixed text; never repeats the request."},
+		}),
+	})
+
+	annotations := strictObject(map[string]any{
+		"read_only":    map[string]any{"const": true},
+		"idempotent":   map[string]any{"const": true},
+		"closed_world": map[string]any{"const": true},
+		"destructive":  map[string]any{"const": false},
+	})
+	toolSchema := strictObject(map[string]any{
+		"name":         map[string]any{"type": "string"},
+		"description":  map[string]any{"type": "string"},
+		"input_schema": map[string]any{"type": "object", "description": "The JSON Schema (2020-12) of the tool's arguments."},
+		"annotations":  annotations,
+	})
+
+	health := map[string]any{
+		"type": "object",
+		"properties": map[string]any{
+			"status":          map[string]any{"enum": []any{"ok", "loading"}},
+			"dataset_version": map[string]any{"type": "string"},
+			"provider":        map[string]any{"type": "string"},
+		},
+		"required":             []any{"status"},
+		"additionalProperties": false,
+	}
+
+	return map[string]any{"Answer": answerSchema, "Error": errorSchema, "Tool": toolSchema, "Health": health}
+}

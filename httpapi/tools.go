@@ -1,0 +1,168 @@
+package httpapi
+
+// The REST tool API: the same tools the MCP surface offers, from the same
+// registry (tool.Offered), over plain HTTP.
+//
+//	GET  /v1/tools          -> [{"name", "description", "input_schema", "annotations"}, ...]
+//	POST /v1/tools/{name}   a JSON object of arguments -> the answer object
+//	                        (for ask: {"question": "..."}, exactly as /v1/ask)
+//
+// A menu tool's arguments go to the backend's Call: the same wall,
+// execution, re-derivation and stapling as a question, with no model. The
+// body is read strictly as one JSON object of at most Options.MaxBodyBytes
+// whose top-level keys are distinct (names match exactly); its values may
+// be any JSON, because judging them (types, domains, query syntax, the
+// exact parameter set) is the wall's job: a call the wall refuses is a 200
+// with outcome rejected, counted like any other request. Statuses follow
+// /v1/ask (StatusOf).
+//
+// A path naming no offered tool is 404 unknown_tool, before the body is
+// read: the resource does not exist, which is not the same thing as an
+// unregistered tool a model proposed (that is a typed rejection, because
+// a model's proposal is an answer to a question). The name is not echoed.
+// GET /v1/tools and GET /openapi.json depend only on the registry, so they
+// are served while the dataset is still loading.
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"log/slog"
+	"net/http"
+	"sync"
+
+	"github.com/provenant/provenant/tool"
+)
+
+// CodeUnknownTool is the error code of POST /v1/tools/{name} for a name
+// that is not an offered tool.
+const CodeUnknownTool = "unknown_tool"
+
+// ToolInfo describes one tool in GET /v1/tools.
+type ToolInfo struct {
+	Name        string          `json:"name"`
+	Description string          `json:"description"`
+	InputSchema map[string]any  `json:"input_schema"`
+	Annotations ToolAnnotations `json:"annotations"`
+}
+
+// ToolAnnotations tell a client what calling a tool does. They are the
+// same for every tool, and true of each: it only reads, the same arguments
+// give the same answer over the same dataset, it reaches nothing outside
+// the loaded dataset, and it changes nothing.
+type ToolAnnotations struct {
+	ReadOnly    bool `json:"read_only"`
+	Idempotent  bool `json:"idempotent"`
+	ClosedWorld bool `json:"closed_world"`
+	Destructive bool `json:"destructive"`
+}
+
+// Tools returns the tool list GET /v1/tools serves.
+func Tools() []ToolInfo {
+	offered := tool.Offered()
+	out := make([]ToolInfo, len(offered))
+	for i, e := range offered {
+		out[i] = ToolInfo{
+			Name:        e.Name,
+			Description: e.Description,
+			InputSchema: e.InputSchema,
+			Annotations: ToolAnnotations{ReadOnly: true, Idempotent: true, ClosedWorld: true, Destructive: false},
+		}
+	}
+	return out
+}
+
+// toolsJSON is the encoded tool list; the registry does not change while
+// the process runs.
+var toolsJSON = sync.OnceValues(func() ([]byte, error) { return json.Marshal(Tools()) })
+
+func handleTools(w http.ResponseWriter, r *http.Request) {
+	b, err := toolsJSON()
+	if err != nil {
+		writeError(w, http.StatusInternalServerError, CodeInternal, "internal error")
+		return
+	}
+	writeJSON(w, http.StatusOK, json.RawMessage(b))
+}
+
+// handleCall serves POST /v1/tools/{name}.
+func (s *Server) handleCall(w http.ResponseWriter, r *http.Request) {
+	name := r.PathValue("name")
+	if name == tool.AskName {
+		s.handleAsk(w, r)
+		return
+	}
+	if _, ok := tool.Lookup(name); !ok {
+		writeError(w, http.StatusNotFound, CodeUnknownTool, "no tool by that name; GET /v1/tools lists the tools")
+		return
+	}
+	if !isJSON(r.Header.Get("Content-Type")) {
+		writeError(w, http.StatusUnsupportedMediaType, CodeUnsupportedMediaType, "Content-Type must be application/json")
+		return
+	}
+	args, status, code, msg := decodeArgs(http.MaxBytesReader(w, r.Body, s.opts.MaxBodyBytes))
+	if code != "" {
+		s.opts.Logger.LogAttrs(r.Context(), slog.LevelDebug, "bad request", slog.String("code", code))
+		writeError(w, status, code, msg)
+		return
+	}
+	b := s.backend.Load()
+	if b == nil {
+		w.Header().Set("Retry-After", "1")
+		writeError(w, http.StatusServiceUnavailable, CodeLoading, "the dataset is still loading")
+		return
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), s.opts.AskTimeout)
+	defer cancel()
+	a := b.Asker.Call(ctx, tool.Proposal{Tool: name, Params: args})
+	writeJSON(w, StatusOf(a), a)
+}
+
+// decodeArgs reads a tool call's arguments: exactly one JSON object whose
+// top-level keys are distinct. Values are kept as decoded JSON (numbers as
+// json.Number, so none is lost to float64 range) for the wall to judge. On
+// failure it returns a status, an error code and a fixed message that
+// holds nothing from the body.
+func decodeArgs(body io.Reader) (args map[string]any, status int, code, msg string) {
+	dec := json.NewDecoder(body)
+	var raw json.RawMessage
+	if err := dec.Decode(&raw); err != nil {
+		status, code, msg = decodeError(err)
+		return nil, status, code, msg
+	}
+	// Exactly one JSON value: anything after it but white space is an error.
+	if err := dec.Decode(&struct{}{}); !errors.Is(err, io.EOF) {
+		var tooLarge *http.MaxBytesError
+		if errors.As(err, &tooLarge) {
+			return nil, http.StatusRequestEntityTooLarge, CodeBodyTooLarge, "the body exceeds the size limit"
+		}
+		return nil, http.StatusBadRequest, CodeInvalidJSON, "the body must hold exactly one JSON object"
+	}
+	if raw[0] != '{' {
+		return nil, http.StatusBadRequest, CodeNotAnObject, "the body must be a JSON object of arguments"
+	}
+	// Walk the keys rather than json.Unmarshal into the map, which would
+	// keep the last of two equal keys.
+	fields := json.NewDecoder(bytes.NewReader(raw))
+	fields.UseNumber()
+	fields.Token() // the '{' checked above
+	args = map[string]any{}
+	for fields.More() {
+		tok, err := fields.Token()
+		key, ok := tok.(string)
+		if err != nil || !ok {
+			return nil, http.StatusBadRequest, CodeInvalidJSON, "the body is not well-formed JSON"
+		}
+		if _, dup := args[key]; dup {
+			return nil, http.StatusBadRequest, CodeDuplicateField, "each argument must appear once"
+		}
+		var v any
+		if err := fields.Decode(&v); err != nil {
+			return nil, http.StatusBadRequest, CodeInvalidJSON, "the body is not well-formed JSON"
+		}
+		args[key] = v
+	}
+	return args, 0, "", ""
+}

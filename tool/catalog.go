@@ -1,0 +1,23 @@
+package tool
+
+// Entry is one tool a surface offers a client: its name, its description
+// and its input schema.
+type Entry struct {
+	Name        string         `json:"name"`
+	Description string         `json:"description"`
+	InputSchema map[string]any `json:"input_schema"`
+}
+
+// Offered returns every tool the client-facing surfaces (MCP, REST,
+// OpenAPI) offer, in a fixed order: the closed menu's tools, with
+// InputSchema, then ask, with AskSchema. It is the one list those surfaces
+// derive from, so a tool added to the menu appears on all of them. Each
+// call returns fresh schemas the caller may modify.
+func Offered() []Entry {
+	m := Menu()
+	out := make([]Entry, 0, len(m)+1)
+	for _, d := range m {
+		out = append(out, Entry{Name: d.Name, Description: d.Description, InputSchema: InputSchema(d)})
+	}
+	return append(out, Entry{Name: AskName, Description: AskDescription, InputSchema: AskSchema()})
+}
