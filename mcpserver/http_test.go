@@ -78,3 +78,21 @@ func TestHTTP_RefusesCrossOrigin(t *testing.T) {
 		t.Errorf("cross-origin POST /mcp = %d, want 403", resp.StatusCode)
 	}
 }
+
+// TestHTTP_BodyCap: a request body over the cap is refused before the
+// protocol reads it.
+func TestHTTP_BodyCap(t *testing.T) {
+	srv := serveHTTP(t)
+	big := `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"pad":"` + strings.Repeat("x", mcpserver.MaxRequestBytes) + `"}}`
+	req, _ := http.NewRequestWithContext(t.Context(), "POST", srv.URL+"/mcp", strings.NewReader(big))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusRequestEntityTooLarge {
+		t.Errorf("oversized POST /mcp = %d, want 413", resp.StatusCode)
+	}
+}

@@ -280,11 +280,17 @@ func (h *handlers) readDataset(ctx context.Context, req *mcp.ReadResourceRequest
 // SDK refuses requests to a loopback address whose Host header names
 // another host (DNS rebinding); the caller adds Origin checks and auth.
 func HTTPHandler(s *mcp.Server, logger *slog.Logger) http.Handler {
-	return mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s },
-		&mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: true, Logger: logger, MaxRequestBodyBytes: MaxRequestBytes})
+	return HTTPHandlerWithLimit(s, logger, MaxRequestBytes)
 }
 
-// MaxRequestBytes caps one MCP request body over HTTP.
+// HTTPHandlerWithLimit is HTTPHandler with a cap on each request body
+// (larger ones get 413).
+func HTTPHandlerWithLimit(s *mcp.Server, logger *slog.Logger, maxBodyBytes int64) http.Handler {
+	return mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s },
+		&mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: true, Logger: logger, MaxRequestBodyBytes: maxBodyBytes})
+}
+
+// MaxRequestBytes is the default cap on one MCP request body over HTTP.
 const MaxRequestBytes = 64 << 10
 
 // ServeStdio serves s on standard input and output until the client

@@ -188,7 +188,8 @@ loop:
 			eng = r.e
 			api.SetBackend(httpapi.Backend{
 				Asker: eng.Pipeline, DatasetVersion: eng.Info.Version, Provider: eng.Pipeline.ProviderName(),
-				MCP: mcpserver.HTTPHandler(mcpserver.New(eng.Pipeline, eng.Store, &mcpserver.Options{Logger: logger}), logger),
+				MCP: mcpserver.HTTPHandlerWithLimit(mcpserver.New(eng.Pipeline, eng.Store, &mcpserver.Options{Logger: logger}),
+					logger, lim.maxBodyBytes),
 			})
 			logger.Info("ready", "provider", eng.Pipeline.ProviderName())
 		}
