@@ -1,9 +1,17 @@
 // Package httpapi is the HTTP surface of the engine:
 //
-//	POST /v1/ask    {"question": "..."} -> the answer object (the same one `ask --json` prints)
-//	GET  /healthz   503 {"status":"loading"} until an engine is set, then
-//	                200 {"status":"ok","dataset_version":...,"provider":...}
-//	GET  /metrics   Prometheus text format (when Options.Metrics is set)
+//	POST /v1/ask          {"question": "..."} -> the answer object (the same one `ask --json` prints)
+//	GET  /v1/tools        the offered tools: name, description, input schema, annotations (tools.go)
+//	POST /v1/tools/{name} a direct tool call through the same wall -> the answer object (tools.go)
+//	GET  /openapi.json    an OpenAPI 3.1 document generated from the registry (openapi.go)
+//	     /mcp             the Model Context Protocol, stateless streamable HTTP (Backend.MCP)
+//	GET  /healthz         503 {"status":"loading"} until an engine is set, then
+//	                      200 {"status":"ok","dataset_version":...,"provider":...}
+//	GET  /metrics         Prometheus text format (when Options.Metrics is set)
+//
+// RequireToken (auth.go) puts bearer-token authentication and principal
+// scopes in front of every path but /healthz, /metrics and /openapi.json;
+// LimitInFlight (limits.go) caps the requests served at once.
 //
 // # Status codes
 //
@@ -31,8 +39,11 @@
 //	400 invalid_question        "question" is not a string
 //	400 missing_question        "question" is absent or null
 //	400 empty_question          "question" is empty or only white space
-//	404 not_found, 405 method_not_allowed (with Allow)
+//	401 unauthorized            no valid bearer token (when RequireToken is in front)
+//	403 cross_origin            a browser request from another origin to /mcp
+//	404 not_found, 404 unknown_tool, 405 method_not_allowed (with Allow)
 //	503 loading                 /v1/ask before the engine is loaded
+//	503 busy                    too many requests in flight (with Retry-After)
 //	500 internal                a recovered panic
 //
 // The server can listen before the dataset is loaded: the engine is held
