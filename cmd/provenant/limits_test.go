@@ -33,7 +33,6 @@ func TestLimits_Validate(t *testing.T) {
 		{"huge body", func(l *limits) { l.maxBodyBytes = 1 << 30 }, "max-body-bytes"},
 		{"negative timeout", func(l *limits) { l.readTimeout = -time.Second }, "read-timeout"},
 		{"write shorter than ask", func(l *limits) { l.writeTimeout = time.Second }, "write-timeout"},
-		{"no streams", func(l *limits) { l.maxStreams = 0 }, "max-streams"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -72,5 +71,38 @@ func TestLimits_SlowClient(t *testing.T) {
 	b, err := io.ReadAll(conn)
 	if ne, ok := err.(net.Error); ok && ne.Timeout() {
 		t.Fatalf("the server kept the half-sent request open (read %q)", b)
+	}
+}
+
+// TestLimits_OneRequestPerConnection: the server speaks HTTP/1.1 only, so
+// a connection carries one request at a time; a client that opens with
+// HTTP/2's prior-knowledge preface gets no HTTP/2 session.
+func TestLimits_OneRequestPerConnection(t *testing.T) {
+	l := defaultLimits(t)
+	if err := l.validate(); err != nil {
+		t.Fatal(err)
+	}
+	hs := l.server(http.NotFoundHandler(), slog.New(slog.DiscardHandler))
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go hs.Serve(ln)
+	defer hs.Close()
+	conn, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	io.WriteString(conn, "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n")
+	conn.SetReadDeadline(time.Now().Add(10 * time.Second))
+	b, _ := io.ReadAll(conn)
+	// An HTTP/2 server would answer with a binary SETTINGS frame (type 4
+	// at byte 3); this one answers in HTTP/1.1 text, or closes.
+	if len(b) >= 9 && b[3] == 0x4 {
+		t.Fatalf("the server started an HTTP/2 session: % x", b[:9])
+	}
+	if len(b) > 0 && !strings.HasPrefix(string(b), "HTTP/1.1 ") {
+		t.Errorf("reply = %q, want HTTP/1.1", b)
 	}
 }

@@ -20,7 +20,9 @@ import (
 
 // limits bound what one client can hold: time to send headers and a
 // body, time to receive a response, idle keep-alive time, body and header
-// sizes, requests in flight, and HTTP/2 streams per connection.
+// sizes, and requests in flight. The server speaks HTTP/1.1 only (no TLS,
+// no h2c), so a connection carries one request at a time: the
+// per-connection concurrency is 1 by protocol.
 type limits struct {
 	readHeaderTimeout time.Duration
 	readTimeout       time.Duration
@@ -30,7 +32,6 @@ type limits struct {
 	maxBodyBytes      int64
 	maxHeaderBytes    int
 	maxInFlight       int
-	maxStreams        int
 }
 
 func (l *limits) register(fs *flag.FlagSet) {
@@ -42,7 +43,6 @@ func (l *limits) register(fs *flag.FlagSet) {
 	fs.Int64Var(&l.maxBodyBytes, "max-body-bytes", httpapi.DefaultMaxBodyBytes, "largest request body accepted on /v1")
 	fs.IntVar(&l.maxHeaderBytes, "max-header-bytes", 16<<10, "largest request header block accepted")
 	fs.IntVar(&l.maxInFlight, "max-in-flight", httpapi.DefaultMaxInFlight, "requests served at once; more get 503")
-	fs.IntVar(&l.maxStreams, "max-streams", 16, "concurrent streams per HTTP/2 connection")
 }
 
 func (l *limits) validate() error {
@@ -62,8 +62,6 @@ func (l *limits) validate() error {
 		return errors.New("configure limits: max-header-bytes must be 1 KiB to 1 MiB")
 	case l.maxInFlight < 1 || l.maxInFlight > 10000:
 		return errors.New("configure limits: max-in-flight must be 1 to 10000")
-	case l.maxStreams < 1 || l.maxStreams > 1000:
-		return errors.New("configure limits: max-streams must be 1 to 1000")
 	case l.writeTimeout <= l.askTimeout:
 		return errors.New("configure limits: write-timeout must exceed ask-timeout")
 	}
@@ -79,7 +77,7 @@ func (l *limits) server(handler http.Handler, logger *slog.Logger) *http.Server 
 		WriteTimeout:      l.writeTimeout,
 		IdleTimeout:       l.idleTimeout,
 		MaxHeaderBytes:    l.maxHeaderBytes,
-		HTTP2:             &http.HTTP2Config{MaxConcurrentStreams: l.maxStreams},
+		Protocols:         http1Only(),
 		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
 	}
 }
@@ -218,4 +216,12 @@ loop:
 		}
 	}
 	return runErr
+}
+
+// http1Only is the protocol set the server speaks: HTTP/1.1, one request
+// at a time on each connection.
+func http1Only() *http.Protocols {
+	var p http.Protocols
+	p.SetHTTP1(true)
+	return &p
 }
