@@ -223,11 +223,19 @@ type askRequest struct {
 }
 
 func (s *Server) handleAsk(w http.ResponseWriter, r *http.Request) {
+	serveAnswer(s, w, r, decodeAsk, func(ctx context.Context, a Asker, q string) answer.Answer { return a.Ask(ctx, q) })
+}
+
+// serveAnswer is the shape of every answering endpoint: a JSON body read
+// strictly by decode (a 4xx on failure), then run under the ask timeout
+// once the engine is loaded, and the answer written with its status.
+func serveAnswer[T any](s *Server, w http.ResponseWriter, r *http.Request,
+	decode func(io.Reader) (T, int, string, string), run func(context.Context, Asker, T) answer.Answer) {
 	if !isJSON(r.Header.Get("Content-Type")) {
 		writeError(w, http.StatusUnsupportedMediaType, CodeUnsupportedMediaType, "Content-Type must be application/json")
 		return
 	}
-	q, status, code, msg := decodeAsk(http.MaxBytesReader(w, r.Body, s.opts.MaxBodyBytes))
+	in, status, code, msg := decode(http.MaxBytesReader(w, r.Body, s.opts.MaxBodyBytes))
 	if code != "" {
 		s.opts.Logger.LogAttrs(r.Context(), slog.LevelDebug, "bad request", slog.String("code", code))
 		writeError(w, status, code, msg)
@@ -241,7 +249,7 @@ func (s *Server) handleAsk(w http.ResponseWriter, r *http.Request) {
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), s.opts.AskTimeout)
 	defer cancel()
-	a := b.Asker.Ask(ctx, q)
+	a := run(ctx, b.Asker, in)
 	writeJSON(w, StatusOf(a), a)
 }
 

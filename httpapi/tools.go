@@ -29,10 +29,10 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
-	"log/slog"
 	"net/http"
 	"sync"
 
+	"github.com/provenant/provenant/answer"
 	"github.com/provenant/provenant/tool"
 )
 
@@ -98,26 +98,9 @@ func (s *Server) handleCall(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, CodeUnknownTool, "no tool by that name; GET /v1/tools lists the tools")
 		return
 	}
-	if !isJSON(r.Header.Get("Content-Type")) {
-		writeError(w, http.StatusUnsupportedMediaType, CodeUnsupportedMediaType, "Content-Type must be application/json")
-		return
-	}
-	args, status, code, msg := decodeArgs(http.MaxBytesReader(w, r.Body, s.opts.MaxBodyBytes))
-	if code != "" {
-		s.opts.Logger.LogAttrs(r.Context(), slog.LevelDebug, "bad request", slog.String("code", code))
-		writeError(w, status, code, msg)
-		return
-	}
-	b := s.backend.Load()
-	if b == nil {
-		w.Header().Set("Retry-After", "1")
-		writeError(w, http.StatusServiceUnavailable, CodeLoading, "the dataset is still loading")
-		return
-	}
-	ctx, cancel := context.WithTimeout(r.Context(), s.opts.AskTimeout)
-	defer cancel()
-	a := b.Asker.Call(ctx, tool.Proposal{Tool: name, Params: args})
-	writeJSON(w, StatusOf(a), a)
+	serveAnswer(s, w, r, decodeArgs, func(ctx context.Context, a Asker, args map[string]any) answer.Answer {
+		return a.Call(ctx, tool.Proposal{Tool: name, Params: args})
+	})
 }
 
 // decodeArgs reads a tool call's arguments: exactly one JSON object whose
