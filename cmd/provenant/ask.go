@@ -25,11 +25,7 @@ func runAsk(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	}
 	question := strings.Join(fs.Args(), " ")
 
-	logger, err := newLogger(stderr, ef.logLevel)
-	if err != nil {
-		return err
-	}
-	opts, err := ef.engineOptions(logger)
+	_, opts, err := ef.setup(stderr)
 	if err != nil {
 		return err
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"io"
 	"log/slog"
 	"net/http"
 	"os"
@@ -42,6 +43,17 @@ func (f *engineFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.cassettes, "cassettes", "testdata/cassettes", "cassette `DIR` for record and replay")
 	fs.StringVar(&f.verify, "verify", engine.VerifySnapshot,
 		"where the resolver re-derives each answer: snapshot (DuckDB-derived intervals in memory) or sql (a DuckDB query per question)")
+}
+
+// setup builds a command's logger (on w) and the engine options the flags
+// choose, with the provider built.
+func (f *engineFlags) setup(w io.Writer) (*slog.Logger, engine.Options, error) {
+	logger, err := newLogger(w, f.logLevel)
+	if err != nil {
+		return nil, engine.Options{}, err
+	}
+	opts, err := f.engineOptions(logger)
+	return logger, opts, err
 }
 
 // engineOptions returns the engine options the flags choose, with the

@@ -20,11 +20,7 @@ func runMCP(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		return errUsage
 	}
 	// Standard output carries the protocol: logs go to standard error.
-	logger, err := newLogger(stderr, ef.logLevel)
-	if err != nil {
-		return err
-	}
-	opts, err := ef.engineOptions(logger)
+	logger, opts, err := ef.setup(stderr)
 	if err != nil {
 		return err
 	}

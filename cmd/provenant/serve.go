@@ -105,12 +105,8 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		fs.Usage()
 		return errUsage
 	}
-	logger, err := newLogger(stderr, ef.logLevel)
-	if err != nil {
-		return err
-	}
 	// A bad provider or auth configuration fails before listening.
-	opts, err := ef.engineOptions(logger)
+	logger, opts, err := ef.setup(stderr)
 	if err != nil {
 		return err
 	}
