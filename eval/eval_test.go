@@ -8,25 +8,15 @@ import (
 
 	"github.com/provenant/provenant/answer"
 	"github.com/provenant/provenant/engine"
+	"github.com/provenant/provenant/engine/enginetest"
 	"github.com/provenant/provenant/eval"
 	"github.com/provenant/provenant/fact"
-	"github.com/provenant/provenant/provider/rules"
-	"github.com/provenant/provenant/retail/demo"
 	"github.com/provenant/provenant/tool"
 )
 
 func openDemo(t testing.TB) *engine.Engine {
 	t.Helper()
-	d, err := demo.Load()
-	if err != nil {
-		t.Fatal(err)
-	}
-	e, err := engine.Open(t.Context(), d, engine.Options{Provider: rules.Provider{}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { e.Close() })
-	return e
+	return enginetest.OpenDemo(t, engine.Options{})
 }
 
 func defaultGold(t testing.TB) *eval.GoldSet {

@@ -11,10 +11,10 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/provenant/provenant/engine"
+	"github.com/provenant/provenant/engine/enginetest"
 	"github.com/provenant/provenant/httpapi"
 	"github.com/provenant/provenant/mcpserver"
 	"github.com/provenant/provenant/principal"
-	"github.com/provenant/provenant/provider/rules"
 	"github.com/provenant/provenant/retail/demo"
 	"github.com/provenant/provenant/tool"
 )
@@ -43,16 +43,8 @@ func authServer(t *testing.T) *httptest.Server {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d, err := demo.Load()
-	if err != nil {
-		t.Fatal(err)
-	}
 	none := tool.StoresOnly()
-	e, err := engine.Open(t.Context(), d, engine.Options{Provider: rules.Provider{}, DefaultScope: &none})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { e.Close() })
+	e := enginetest.OpenDemo(t, engine.Options{DefaultScope: &none})
 	api := httpapi.New(nil)
 	api.SetBackend(httpapi.Backend{Asker: e.Pipeline, DatasetVersion: e.Info.Version, Provider: "rules",
 		MCP: mcpserver.HTTPHandler(mcpserver.New(e.Pipeline, e.Store, nil), nil)})

@@ -10,23 +10,14 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/provenant/provenant/engine"
+	"github.com/provenant/provenant/engine/enginetest"
 	"github.com/provenant/provenant/httpapi"
 	"github.com/provenant/provenant/mcpserver"
-	"github.com/provenant/provenant/provider/rules"
-	"github.com/provenant/provenant/retail/demo"
 )
 
 func serveHTTP(t *testing.T) *httptest.Server {
 	t.Helper()
-	d, err := demo.Load()
-	if err != nil {
-		t.Fatal(err)
-	}
-	e, err := engine.Open(t.Context(), d, engine.Options{Provider: rules.Provider{}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { e.Close() })
+	e := enginetest.OpenDemo(t, engine.Options{})
 	api := httpapi.New(nil)
 	api.SetBackend(httpapi.Backend{Asker: e.Pipeline, DatasetVersion: e.Info.Version, Provider: "rules",
 		MCP: mcpserver.HTTPHandler(mcpserver.New(e.Pipeline, e.Store, nil), nil)})

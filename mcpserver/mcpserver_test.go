@@ -10,9 +10,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/provenant/provenant/engine"
+	"github.com/provenant/provenant/engine/enginetest"
 	"github.com/provenant/provenant/mcpserver"
-	"github.com/provenant/provenant/provider/rules"
-	"github.com/provenant/provenant/retail/demo"
 	"github.com/provenant/provenant/tool"
 )
 
@@ -20,15 +19,7 @@ import (
 // the SDK's own client session to it.
 func connect(t *testing.T) *mcp.ClientSession {
 	t.Helper()
-	d, err := demo.Load()
-	if err != nil {
-		t.Fatal(err)
-	}
-	e, err := engine.Open(t.Context(), d, engine.Options{Provider: rules.Provider{}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { e.Close() })
+	e := enginetest.OpenDemo(t, engine.Options{})
 	srv := mcpserver.New(e.Pipeline, e.Store, nil)
 	ct, st := mcp.NewInMemoryTransports()
 	ss, err := srv.Connect(t.Context(), st, nil)
