@@ -35,20 +35,78 @@ func connect(t *testing.T) *mcp.ClientSession {
 	return cs
 }
 
+// canonical returns v's RFC 8785 canonical JSON with every local $ref
+// ("#/..." JSON pointers, as into $defs) replaced by what it names and the
+// definitions dropped, so two schemas that differ only in how they share
+// subschemas compare equal.
 func canonical(t *testing.T, v any) []byte {
 	t.Helper()
 	b, err := json.Marshal(v)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if bytes.Contains(b, []byte(`"$ref"`)) {
-		t.Fatalf("schema uses $ref; resolve it before comparing: %s", b)
+	var doc any
+	if err := json.Unmarshal(b, &doc); err != nil {
+		t.Fatal(err)
 	}
+	resolved := resolveRefs(t, doc, doc, 0)
+	if m, ok := resolved.(map[string]any); ok {
+		delete(m, "$defs")
+		delete(m, "definitions")
+	}
+	b, _ = json.Marshal(resolved)
 	c, err := jcs.Transform(b)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return c
+}
+
+func resolveRefs(t *testing.T, root, v any, depth int) any {
+	t.Helper()
+	if depth > 32 {
+		t.Fatal("$ref nesting too deep (a cycle?)")
+	}
+	switch v := v.(type) {
+	case map[string]any:
+		if ref, ok := v["$ref"].(string); ok {
+			target := root
+			for _, part := range strings.Split(strings.TrimPrefix(ref, "#"), "/")[1:] {
+				part = strings.NewReplacer("~1", "/", "~0", "~").Replace(part)
+				m, ok := target.(map[string]any)
+				if !ok || m[part] == nil {
+					t.Fatalf("$ref %s does not resolve", ref)
+				}
+				target = m[part]
+			}
+			return resolveRefs(t, root, target, depth+1)
+		}
+		out := make(map[string]any, len(v))
+		for k, x := range v {
+			out[k] = resolveRefs(t, root, x, depth)
+		}
+		return out
+	case []any:
+		out := make([]any, len(v))
+		for i, x := range v {
+			out[i] = resolveRefs(t, root, x, depth)
+		}
+		return out
+	}
+	return v
+}
+
+func TestCanonical_ResolvesRefs(t *testing.T) {
+	inline := map[string]any{"type": "object", "properties": map[string]any{"a": map[string]any{"type": "string", "enum": []any{"X"}}}}
+	shared := map[string]any{"type": "object", "properties": map[string]any{"a": map[string]any{"$ref": "#/$defs/x"}},
+		"$defs": map[string]any{"x": map[string]any{"enum": []any{"X"}, "type": "string"}}}
+	if !bytes.Equal(canonical(t, inline), canonical(t, shared)) {
+		t.Errorf("a schema and its $ref form differ: %s vs %s", canonical(t, inline), canonical(t, shared))
+	}
+	other := map[string]any{"type": "object", "properties": map[string]any{"a": map[string]any{"type": "string", "enum": []any{"Y"}}}}
+	if bytes.Equal(canonical(t, inline), canonical(t, other)) {
+		t.Error("different schemas compare equal")
+	}
 }
 
 // TestTools_SchemasAreTheRegistry: every registry tool (and ask) is
