@@ -13,12 +13,13 @@ import (
 	"github.com/provenant/provenant/engine"
 	"github.com/provenant/provenant/provider"
 	"github.com/provenant/provenant/provider/cassette"
+	"github.com/provenant/provenant/provider/noisy"
 	"github.com/provenant/provenant/provider/openai"
 	"github.com/provenant/provenant/provider/rules"
 )
 
 // The providers --provider accepts.
-const providerNames = "rules, openai, record or replay"
+const providerNames = "rules, openai, record, replay or noisy"
 
 // engineFlags are the flags every command that answers questions shares.
 type engineFlags struct {
@@ -30,12 +31,17 @@ type engineFlags struct {
 	apiKeyEnv string
 	cassettes string
 	verify    string
+
+	// --provider noisy: the instrument's fault rate, seed and inner provider.
+	noise      float64
+	noiseSeed  uint64
+	noisyInner string
 }
 
 func (f *engineFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.store, "store", "", "store file `PATH` (default: the embedded demo store)")
 	fs.StringVar(&f.provider, "provider", "rules",
-		"model provider: rules (no model), openai (an OpenAI-compatible server), record (openai, saving cassettes) or replay (cassettes only, no network)")
+		"model provider: rules (no model), openai (an OpenAI-compatible server), record (openai, saving cassettes), replay (cassettes only, no network) or noisy (a deliberately error-prone instrument for evaluation: --noisy-inner with faults at --noise)")
 	fs.StringVar(&f.logLevel, "log-level", "info", "log level: debug, info, warn or error")
 	fs.StringVar(&f.model, "model", "", "model `NAME` for openai, record and replay (e.g. llama3.2)")
 	fs.StringVar(&f.baseURL, "base-url", "http://localhost:11434/v1", "OpenAI-compatible API root `URL` (default: Ollama's)")
@@ -43,6 +49,10 @@ func (f *engineFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.cassettes, "cassettes", "testdata/cassettes", "cassette `DIR` for record and replay")
 	fs.StringVar(&f.verify, "verify", engine.VerifySnapshot,
 		"where the resolver re-derives each answer: snapshot (DuckDB-derived intervals in memory) or sql (a DuckDB query per question)")
+	fs.Float64Var(&f.noise, "noise", 0,
+		"with --provider noisy: the `RATE` (0 to 1) of each fault: wrong tool, wrong parameter, hallucinated tool, raw query, wrong abstention, fabricated and transposed numerals")
+	fs.Uint64Var(&f.noiseSeed, "noise-seed", 1, "with --provider noisy: the `SEED` of its random streams (a seed replays its noise exactly)")
+	fs.StringVar(&f.noisyInner, "noisy-inner", "rules", "with --provider noisy: the `PROVIDER` it wraps (rules, openai, record or replay)")
 }
 
 // setup builds a command's logger (on w) and the engine options the flags
@@ -82,6 +92,12 @@ func (f *engineFlags) openEngine(ctx context.Context, opts engine.Options) (*eng
 // buildProvider returns the configured provider. It reads the API key from
 // the environment for openai and record, and makes no request.
 func (f *engineFlags) buildProvider() (provider.Provider, error) {
+	if f.provider == "noisy" {
+		return f.buildNoisy()
+	}
+	if f.noise != 0 {
+		return nil, fmt.Errorf("choose provider: --noise needs --provider noisy")
+	}
 	var transport http.RoundTripper
 	switch f.provider {
 	case "rules":
@@ -115,4 +131,26 @@ func (f *engineFlags) buildProvider() (provider.Provider, error) {
 		return nil, fmt.Errorf("choose provider: %w", err)
 	}
 	return p, nil
+}
+
+// buildNoisy wraps the --noisy-inner provider in the noisy instrument, with
+// every fault at --noise.
+func (f *engineFlags) buildNoisy() (provider.Provider, error) {
+	if !(f.noise >= 0 && f.noise <= 1) {
+		return nil, fmt.Errorf("choose provider: --noise must be between 0 and 1")
+	}
+	if f.noisyInner == "noisy" {
+		return nil, fmt.Errorf("choose provider: --noisy-inner cannot be noisy")
+	}
+	inner := *f
+	inner.provider, inner.noise = f.noisyInner, 0
+	p, err := inner.buildProvider()
+	if err != nil {
+		return nil, err
+	}
+	n, err := noisy.New(p, noisy.Options{Seed: f.noiseSeed, Rates: noisy.Uniform(f.noise)})
+	if err != nil {
+		return nil, fmt.Errorf("choose provider: %w", err)
+	}
+	return n, nil
 }
