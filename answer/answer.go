@@ -11,6 +11,7 @@ import (
 	"maps"
 
 	"github.com/provenant/provenant/fact"
+	"github.com/provenant/provenant/grounding"
 )
 
 // Outcome is the terminal kind of a request.
@@ -56,6 +57,7 @@ type Answer struct {
 	reason     string
 	stage      Stage
 	resultIDs  []string
+	grounding  *grounding.Report
 }
 
 // ErrUnverified is returned by Staple for a result whose verdict failed.
@@ -153,6 +155,22 @@ func (a Answer) Text() string {
 	return *a.text
 }
 
+// WithGrounding returns a with the grounding report of the sentence the
+// model composed (when it was refused, Text is the code-rendered sentence
+// that replaced it).
+func (a Answer) WithGrounding(r grounding.Report) Answer {
+	a.grounding = &r
+	return a
+}
+
+// Grounding returns the grounding report, if the answer has one.
+func (a Answer) Grounding() (grounding.Report, bool) {
+	if a.grounding == nil {
+		return grounding.Report{}, false
+	}
+	return *a.grounding, true
+}
+
 // ResultIDs returns the ids of the results the answer carries.
 func (a Answer) ResultIDs() []string { return append([]string(nil), a.resultIDs...) }
 
@@ -174,12 +192,13 @@ type wire struct {
 	Reason     *string           `json:"reason"`
 	Stage      *Stage            `json:"stage"`
 	ResultIDs  []string          `json:"result_ids"`
+	Grounding  *grounding.Report `json:"grounding"`
 }
 
 // MarshalJSON writes the documented answer object with every key present.
 func (a Answer) MarshalJSON() ([]byte, error) {
 	w := wire{Outcome: a.outcome, Params: a.args, Value: a.value, Provenance: a.provenance, Text: a.text, Verdict: a.verdict,
-		ResultIDs: a.resultIDs}
+		ResultIDs: a.resultIDs, Grounding: a.grounding}
 	if w.ResultIDs == nil {
 		w.ResultIDs = []string{}
 	}

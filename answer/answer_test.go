@@ -9,6 +9,7 @@ import (
 
 	"github.com/provenant/provenant/answer"
 	"github.com/provenant/provenant/fact"
+	"github.com/provenant/provenant/grounding"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
@@ -55,6 +56,8 @@ func TestAnswer_JSON(t *testing.T) {
 	}{
 		{"state", staple(t, fact.State("LOW_STOCK"), []string{"evt-000002"}, "It is low.")},
 		{"price", staple(t, fact.Price(299), []string{"evt-000002"}, "It costs $2.99.")},
+		{"price with grounding", staple(t, fact.Price(299), []string{"evt-000002"}, "It costs $2.99.").WithGrounding(
+			grounding.Check("It costs $2.99.", grounding.Ledger{Numerals: []grounding.Numeral{{Value: 299, Unit: grounding.UnitCents}}}, "", grounding.DefaultPolicy()))},
 		{"store count", staple(t, fact.StoreCount([]string{"st-002", "st-001"}), []string{"evt-000009", "evt-000001", "evt-000003"}, "2 stores.")},
 		{"product list", staple(t, fact.ProductList([]string{"pr-003", "pr-001"}), []string{"evt-000004", "evt-000002"}, "2 products.")},
 		{"event count", staple(t, fact.EventCount(1), []string{"evt-000001"}, "1 scan.")},
@@ -93,8 +96,8 @@ func TestAnswer_JSON(t *testing.T) {
 		var m map[string]any
 		b, _ := json.Marshal(a.a)
 		json.Unmarshal(b, &m)
-		if len(m) != 10 {
-			t.Errorf("%s: %d keys, want 10: %s", a.name, len(m), b)
+		if len(m) != 11 {
+			t.Errorf("%s: %d keys, want 11: %s", a.name, len(m), b)
 		}
 	}
 }

@@ -11,6 +11,8 @@ import (
 	"github.com/provenant/provenant/engine/enginetest"
 	"github.com/provenant/provenant/eval"
 	"github.com/provenant/provenant/fact"
+	"github.com/provenant/provenant/provider/noisy"
+	"github.com/provenant/provenant/provider/rules"
 	"github.com/provenant/provenant/tool"
 )
 
@@ -328,5 +330,35 @@ func TestReport_JSON(t *testing.T) {
 		if _, ok := rows[0][k]; !ok {
 			t.Errorf("row has no key %s", k)
 		}
+	}
+}
+
+// TestRun_NoisyProviderNeverEscapes drives the gold set through the noisy
+// instrument (every fault at 0.2, fixed seeds): fabricated numerals must
+// be caught (some sentences refused) and none may ship.
+func TestRun_NoisyProviderNeverEscapes(t *testing.T) {
+	refusals := 0
+	for _, seed := range []uint64{1, 2, 3} {
+		p, err := noisy.New(rules.Provider{}, noisy.Options{Seed: seed, Rates: noisy.Uniform(0.2)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		e := enginetest.OpenDemo(t, engine.Options{Provider: p})
+		r, err := eval.Run(t.Context(), e.Pipeline, defaultGold(t), e.Store)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Escapes != 0 {
+			t.Errorf("seed %d: %d fabricated numerals escaped", seed, r.Escapes)
+		}
+		if !strings.Contains(r.Provider, "noisy") {
+			t.Errorf("report provider %q does not label the instrument", r.Provider)
+		}
+		for _, c := range r.Classes {
+			refusals += c.GroundingRefusals
+		}
+	}
+	if refusals == 0 {
+		t.Error("no sentence was refused: the noisy instrument did not exercise the grounding check")
 	}
 }

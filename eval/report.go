@@ -40,7 +40,18 @@ func WriteTable(w io.Writer, r Report) error {
 		}
 		fmt.Fprintf(tw, "%s\t%d\t%d\t%.1f%%\t%s\n", ng.Name, ng.Gate.Passed, ng.Gate.Total, 100*ng.Gate.Rate, met)
 	}
-	fmt.Fprintf(tw, "\nover-refusals: %d\n", r.OverRefusals)
+	if len(r.Classes) > 0 {
+		fmt.Fprintln(tw)
+		fmt.Fprintln(tw, "CLASS\tITEMS\tACCURACY\tABSTAINED\tGROUNDING REFUSED\tESCAPES")
+		for _, c := range Classes {
+			st := r.Classes[c]
+			if st == nil || st.Items == 0 {
+				continue
+			}
+			fmt.Fprintf(tw, "%s\t%d\t%.1f%%\t%.1f%%\t%.1f%%\t%d\n", c, st.Items, 100*st.Accuracy, 100*st.AbstentionRate, 100*st.GroundingRefusal, st.Escapes)
+		}
+	}
+	fmt.Fprintf(tw, "\nover-refusals: %d\nfabricated-numeral escapes: %d (must be 0)\n", r.OverRefusals, r.Escapes)
 	verdict := "all gates met"
 	if !r.Passed {
 		verdict = "some gates NOT met"

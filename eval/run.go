@@ -140,6 +140,10 @@ type Report struct {
 	OverRefusals int `json:"over_refusals"`
 	// Passed is true when every gate is met.
 	Passed bool `json:"passed"`
+	// Classes break the run down by question class.
+	Classes map[string]*ClassStats `json:"classes"`
+	// Escapes is the total of the classes' fabricated-numeral escapes.
+	Escapes int `json:"fabricated_numeral_escapes"`
 }
 
 // Run drives every item of g through asker and scores it. lookup is asked
@@ -147,7 +151,10 @@ type Report struct {
 // if no answer carries event ids. The set should have passed Validate. An error means the run could not finish (the
 // context ended, or lookup failed); a failing gate is not an error.
 func Run(ctx context.Context, asker Asker, g *GoldSet, lookup Lookup) (Report, error) {
-	r := Report{SuiteVersion: g.SuiteVersion, DatasetVersion: g.DatasetVersion, Items: []Row{}}
+	r := Report{SuiteVersion: g.SuiteVersion, DatasetVersion: g.DatasetVersion, Items: []Row{}, Classes: map[string]*ClassStats{}}
+	for _, c := range Classes {
+		r.Classes[c] = &ClassStats{}
+	}
 	if n, ok := asker.(Named); ok {
 		r.Provider = n.ProviderName()
 	}
@@ -161,6 +168,11 @@ func Run(ctx context.Context, asker Asker, g *GoldSet, lookup Lookup) (Report, e
 			return r, fmt.Errorf("run gold set: item %s: %w", it.ID, err)
 		}
 		r.Items = append(r.Items, row)
+		esc := escaped(it.Question, a)
+		r.Classes[ClassOf(it)].add(row.Correct, a, esc)
+		if esc {
+			r.Escapes++
+		}
 
 		if it.Coverage == Out {
 			r.Gates.OutOfCoverageAbstention.add(row.Correct)
@@ -177,7 +189,7 @@ func Run(ctx context.Context, asker Asker, g *GoldSet, lookup Lookup) (Report, e
 			r.Gates.ProvenanceCompleteness.add(row.Provenance == ProvVerified)
 		}
 	}
-	r.Passed = true
+	r.Passed = r.Escapes == 0
 	for _, ng := range r.Gates.All() {
 		r.Passed = r.Passed && ng.Gate.Met()
 	}

@@ -235,6 +235,21 @@ func schemas() map[string]any {
 		"reason":     map[string]any{"type": []any{"string", "null"}, "description": "For a non-answer, kind: detail."},
 		"stage":      map[string]any{"enum": stages},
 		"result_ids": stringArray(),
+		"grounding": nullable(strictObject(map[string]any{
+			"verdict":        map[string]any{"enum": []any{"PASS", "REFUSE"}},
+			"numerals_total": map[string]any{"type": "integer", "minimum": 0},
+			"unmatched": map[string]any{"type": "array", "items": strictObject(map[string]any{
+				"text":  map[string]any{"type": "string"},
+				"value": map[string]any{"type": "number"},
+				"unit":  map[string]any{"type": "string"},
+			})},
+			"allowance_hits": strictObject(map[string]any{
+				"question_echo":    map[string]any{"type": "integer", "minimum": 0},
+				"ordinal":          map[string]any{"type": "integer", "minimum": 0},
+				"window_timestamp": map[string]any{"type": "integer", "minimum": 0},
+				"identifier":       map[string]any{"type": "integer", "minimum": 0},
+			}),
+		})),
 	})
 	answerSchema["description"] = "The one answer object every surface returns (the object `provenant ask --json` prints)."
 

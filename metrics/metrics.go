@@ -37,6 +37,7 @@ const (
 	NameRequests      = "provenant_requests_total"
 	NameRejections    = "provenant_rejections_total"
 	NameResolutions   = "provenant_provenance_resolutions_total"
+	NameGroundings    = "provenant_grounding_checks_total"
 	NameAbstentions   = "provenant_abstentions_total"
 	NameErrors        = "provenant_errors_total"
 	NameDeterministic = "provenant_deterministic_seconds"
@@ -51,8 +52,9 @@ var (
 		string(answer.Answered), string(answer.Absence), string(answer.Abstained),
 		string(answer.Rejected), string(answer.Error),
 	}
-	rejectKinds = []string{string(tool.Unregistered), string(tool.Invalid), string(tool.RawQuery)}
+	rejectKinds = []string{string(tool.Unregistered), string(tool.Invalid), string(tool.RawQuery), string(tool.OutOfScope)}
 	resolutions = []string{"verified", "failed"}
+	groundings  = []string{"pass", "refused"}
 	// stages of an error; "none" when the error carries no stage.
 	stages = []string{
 		"none", string(answer.StageSelect), string(answer.StageExecute),
@@ -85,6 +87,7 @@ type Observer struct {
 	requests      *prometheus.CounterVec
 	rejections    *prometheus.CounterVec
 	resolutions   *prometheus.CounterVec
+	groundings    *prometheus.CounterVec
 	abstentions   prometheus.Counter
 	errors        *prometheus.CounterVec
 	deterministic prometheus.Histogram
@@ -114,6 +117,9 @@ func New(opts *Options) *Observer {
 		resolutions: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: NameResolutions, Help: "Independent re-derivations of tool results, by verdict.",
 		}, []string{"result"}),
+		groundings: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: NameGroundings, Help: "Numeral grounding checks of composed sentences, by verdict (refused sentences never ship).",
+		}, []string{"verdict"}),
 		abstentions: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: NameAbstentions, Help: "Requests where no tool covered the question.",
 		}),
@@ -126,7 +132,7 @@ func New(opts *Options) *Observer {
 			Buckets: o.Buckets,
 		}),
 	}
-	m.reg.MustRegister(m.requests, m.rejections, m.resolutions, m.abstentions, m.errors, m.deterministic)
+	m.reg.MustRegister(m.requests, m.rejections, m.resolutions, m.groundings, m.abstentions, m.errors, m.deterministic)
 	if o.Runtime {
 		m.reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	}
@@ -135,6 +141,9 @@ func New(opts *Options) *Observer {
 	}
 	for _, v := range rejectKinds {
 		m.rejections.WithLabelValues(v)
+	}
+	for _, v := range groundings {
+		m.groundings.WithLabelValues(v)
 	}
 	for _, v := range resolutions {
 		m.resolutions.WithLabelValues(v)
@@ -172,6 +181,9 @@ func (m *Observer) Observe(r pipeline.Record) {
 	}
 	if r.Provenance == "verified" || r.Provenance == "failed" {
 		m.resolutions.WithLabelValues(r.Provenance).Inc()
+	}
+	if r.Grounding == "pass" || r.Grounding == "refused" {
+		m.groundings.WithLabelValues(r.Grounding).Inc()
 	}
 	// The span exists once a proposal reached the wall; before that
 	// (abstention, select error) there is nothing deterministic to time.

@@ -6,6 +6,7 @@ const (
 	KeyTool                = "tool"
 	KeyValidation          = "validation"
 	KeyProvenance          = "provenance"
+	KeyGrounding           = "grounding"
 	KeyErrorKind           = "error_kind"
 	KeyErrorDetail         = "error_detail"
 	KeyStage               = "stage"

@@ -9,11 +9,12 @@ import (
 	"fmt"
 	"log/slog"
 	"strings"
-	"sync/atomic"
 	"time"
 
 	"github.com/provenant/provenant/answer"
 	"github.com/provenant/provenant/fact"
+	"github.com/provenant/provenant/grounding"
+	"github.com/provenant/provenant/ledger"
 	"github.com/provenant/provenant/provider"
 	"github.com/provenant/provenant/provider/rules"
 	"github.com/provenant/provenant/tool"
@@ -43,6 +44,7 @@ type Record struct {
 	Tool       string
 	Validation string // "passed", a rejection kind, or "skipped"
 	Provenance string // "verified", "failed", or "skipped"
+	Grounding  string // "pass", "refused", or "" (no sentence checked)
 	ErrorKind  string // "", or the error reason
 	// ErrorDetail is the text of the error behind a failure (a provider's
 	// "cassette miss ...", say), truncated; logged, never returned to a
@@ -63,6 +65,12 @@ type Options struct {
 	Resolver Resolver
 	Observer Observer     // nil: none
 	Logger   *slog.Logger // nil: discard
+	// Grounding is the policy the composed sentence is checked under; nil
+	// means grounding.DefaultPolicy().
+	Grounding *grounding.Policy
+	// RefuseUngrounded, when set, abstains on a sentence the checker
+	// refuses instead of shipping the fact with a sentence rendered by code.
+	RefuseUngrounded bool
 	// DefaultScope is the scope of a request that carries none (see
 	// WithScope). nil means every store: the single local user. A surface
 	// that authenticates sets an empty scope here, so an unauthenticated
@@ -74,7 +82,7 @@ type Options struct {
 type Pipeline struct {
 	opts    Options
 	menu    []tool.Def
-	results atomic.Uint64
+	results ledger.Allocator
 }
 
 // New returns a pipeline. It panics if a required option is missing: that
@@ -85,6 +93,10 @@ func New(opts Options) *Pipeline {
 	}
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	if opts.Grounding == nil {
+		pol := grounding.DefaultPolicy()
+		opts.Grounding = &pol
 	}
 	if opts.DefaultScope == nil {
 		all := tool.AllStores()
@@ -107,7 +119,7 @@ func (p *Pipeline) Ask(ctx context.Context, question string) answer.Answer {
 // with no model; the sentence is rendered from the value by code.
 func (p *Pipeline) Call(ctx context.Context, proposal tool.Proposal) answer.Answer {
 	return p.serve(ctx, 0, func(rec *Record) answer.Answer {
-		return p.run(ctx, proposal, rec, func(r fact.Result) (string, error) {
+		return p.run(ctx, "", proposal, rec, func(r fact.Result) (string, error) {
 			return rules.Sentence(r.Tool, r.Args, r.Value), nil
 		})
 	})
@@ -159,14 +171,14 @@ func (p *Pipeline) ask(ctx context.Context, question string, rec *Record) answer
 	if proposal == nil {
 		return answer.Abstain("no_tool: no tool on the menu covers the question")
 	}
-	return p.run(ctx, *proposal, rec, func(r fact.Result) (string, error) {
+	return p.run(ctx, q, *proposal, rec, func(r fact.Result) (string, error) {
 		return p.opts.Provider.Compose(ctx, provider.ComposeInput{Question: q, Tool: r.Tool, Args: r.Args, Value: r.Value})
 	})
 }
 
 // run takes a proposal through the wall, execution, re-derivation,
 // composition and stapling.
-func (p *Pipeline) run(ctx context.Context, proposal tool.Proposal, rec *Record, compose func(fact.Result) (string, error)) answer.Answer {
+func (p *Pipeline) run(ctx context.Context, question string, proposal tool.Proposal, rec *Record, compose func(fact.Result) (string, error)) answer.Answer {
 	start := time.Now()
 	call, err := p.opts.Wall.CheckScoped(proposal, p.scope(ctx))
 	if err != nil {
@@ -206,6 +218,9 @@ func (p *Pipeline) run(ctx context.Context, proposal tool.Proposal, rec *Record,
 	}
 	rec.Provenance = "verified"
 
+	led := ledger.New(&p.results)
+	entry := led.Record(result)
+
 	rec.Stage = answer.StageCompose
 	var text *string
 	sentence, err := compose(result)
@@ -218,19 +233,35 @@ func (p *Pipeline) run(ctx context.Context, proposal tool.Proposal, rec *Record,
 		text = &s
 	}
 
-	stapleStart := time.Now()
-	a, err := answer.Staple(result, verdict, text, p.nextResultID())
-	rec.Deterministic += time.Since(stapleStart)
+	// The sentence is tainted prose: every numeral in it must be backed by
+	// this request's ledger. A refused sentence never ships; the fact does,
+	// with a sentence rendered by code (or, if so configured, nothing).
+	groundStart := time.Now()
+	var report *grounding.Report
+	if text != nil {
+		r := grounding.Check(*text, led.Grounding(), question, *p.opts.Grounding)
+		report = &r
+		rec.Grounding = "pass"
+		if r.Verdict == grounding.Refuse {
+			rec.Grounding = "refused"
+			rec.ErrorDetail = fmt.Sprintf("grounding: %d unmatched numeral(s)", len(r.Unmatched))
+			if p.opts.RefuseUngrounded {
+				rec.Deterministic += time.Since(groundStart)
+				return answer.Abstain("grounding_refused: the composed sentence cites numbers no result backs")
+			}
+			fallback := rules.Sentence(result.Tool, result.Args, result.Value)
+			text = &fallback
+		}
+	}
+	a, err := answer.Staple(result, verdict, text, entry.ID)
+	rec.Deterministic += time.Since(groundStart)
 	if err != nil {
 		return answer.Fail(answer.StageResolve, answer.ReasonInternal, call.Tool(), call.Args())
 	}
+	if report != nil {
+		a = a.WithGrounding(*report)
+	}
 	return a
-}
-
-// nextResultID allocates a result id: monotone, never reused within this
-// pipeline. (A per-run ledger replaces this allocator in a later issue.)
-func (p *Pipeline) nextResultID() string {
-	return fmt.Sprintf("res-%06d", p.results.Add(1))
 }
 
 func (p *Pipeline) log(ctx context.Context, rec Record, questionLen int) {
@@ -239,6 +270,7 @@ func (p *Pipeline) log(ctx context.Context, rec Record, questionLen int) {
 		slog.String(KeyTool, rec.Tool),
 		slog.String(KeyValidation, rec.Validation),
 		slog.String(KeyProvenance, rec.Provenance),
+		slog.String(KeyGrounding, rec.Grounding),
 		slog.String(KeyErrorKind, rec.ErrorKind),
 		slog.String(KeyErrorDetail, rec.ErrorDetail),
 		slog.String(KeyStage, string(rec.Stage)),

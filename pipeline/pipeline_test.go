@@ -12,6 +12,7 @@ import (
 	"github.com/provenant/provenant/answer"
 	"github.com/provenant/provenant/executor"
 	"github.com/provenant/provenant/fact"
+	"github.com/provenant/provenant/grounding"
 	"github.com/provenant/provenant/pipeline"
 	"github.com/provenant/provenant/provider"
 	"github.com/provenant/provenant/provider/rules"
@@ -268,5 +269,55 @@ func TestCall_FailsClosed(t *testing.T) {
 	a := p.Call(t.Context(), tool.Proposal{Tool: tool.CountStoresWithCondition, Params: map[string]any{"condition": "OUT_OF_STOCK", "as_of": "2026-01-01T10:00:00Z"}})
 	if v, _ := a.Value(); a.Outcome() != answer.Absence || v.Count != 0 {
 		t.Errorf("global count = %s %+v, want a grounded zero", a.Outcome(), v)
+	}
+}
+
+// TestAsk_RefusesUngroundedSentence: a composed sentence with a numeral no
+// result backs never ships. By default the fact ships with a sentence
+// rendered by code; configured to refuse, the pipeline abstains.
+func TestAsk_RefusesUngroundedSentence(t *testing.T) {
+	count := &tool.Proposal{Tool: tool.CountStoresWithCondition, Params: map[string]any{"condition": "OUT_OF_STOCK", "as_of": "2026-01-01T10:00:00Z"}}
+	tests := []struct {
+		name     string
+		sentence string
+		refuse   bool
+		outcome  answer.Outcome
+		text     string
+		verdict  grounding.Verdict
+	}{
+		{"grounded", "2 stores have condition OUT_OF_STOCK.", false, answer.Answered, "2 stores have condition OUT_OF_STOCK.", grounding.Pass},
+		{"fabricated count falls back", "5 stores have condition OUT_OF_STOCK.", false, answer.Answered,
+			"2 stores have condition OUT_OF_STOCK as of 2026-01-01T10:00:00Z: st-001, st-002.", grounding.Refuse},
+		{"fabricated count refused", "5 stores have condition OUT_OF_STOCK.", true, answer.Abstained, "", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var logs bytes.Buffer
+			d := storetest.Fixture()
+			store, err := duckdb.Open(t.Context(), d)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer store.Close()
+			p := pipeline.New(pipeline.Options{Provider: fakeProvider{proposal: count, sentence: tt.sentence},
+				Wall: tool.NewWall(tool.CatalogOf(d)), Executor: executor.New(d), Resolver: resolver.New(store),
+				Logger: slog.New(slog.NewJSONHandler(&logs, nil)), RefuseUngrounded: tt.refuse})
+			a := p.Ask(t.Context(), "How many stores are out of stock?")
+			if a.Outcome() != tt.outcome || a.Text() != tt.text {
+				t.Fatalf("Ask() = %s %q, want %s %q", a.Outcome(), a.Text(), tt.outcome, tt.text)
+			}
+			if tt.verdict != "" {
+				rep, ok := a.Grounding()
+				if !ok || rep.Verdict != tt.verdict {
+					t.Errorf("grounding = %+v", rep)
+				}
+			}
+			if tt.refuse && !strings.HasPrefix(a.Reason(), "grounding_refused") {
+				t.Errorf("reason %q", a.Reason())
+			}
+			if strings.Contains(logs.String(), `"grounding":"refused"`) != (tt.verdict == grounding.Refuse || tt.refuse) {
+				t.Errorf("log line: %s", logs.String())
+			}
+		})
 	}
 }

@@ -27,6 +27,7 @@ Commands:
   serve   serve the HTTP API
   eval    run the gold set through the pipeline and score it
   gen     write a store file (the demo store by default)
+  ground  check that every numeral in a text is backed by a ledger
   load    drive concurrent questions through the pipeline and report latency
   mcp     serve the Model Context Protocol on standard input and output
 
@@ -56,6 +57,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return runEval(ctx, rest, stdout, stderr)
 	case "gen":
 		return runGen(ctx, rest, stdout, stderr)
+	case "ground":
+		return runGround(ctx, rest, stdout, stderr)
 	case "load":
 		return runLoad(ctx, rest, stdout, stderr)
 	case "mcp":

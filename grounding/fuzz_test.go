@@ -1,0 +1,136 @@
+package grounding
+
+import (
+	"encoding/json"
+	"math"
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+var fuzzSeeds = []string{
+	"",
+	"The price of pr-007 at st-003 as of 2026-01-06T08:00:00Z is $7.81 (781 cents).",
+	"3 stores: 1,234 and 12,345.67, -3, −3, 12%, 12 percent, 12 per cent, $3.49, 3.49 USD, USD 3.49, EUR 12, €12, £5, 3 dollars, 299 cents",
+	"12 to 15, 12-15, 12–15, 1.2e3, 3E-2, three stores, twenty-one, one of them, 2026-01-06, evt-000123",
+	"1. First item\n2) second item\n3. third\n1st, 2nd, 23rd, e.g. 3.49. Next sentence.",
+	"$12-15, 12-15%, 1.2 million dollars, 50 pence, 50 to 60 pence, 3.",
+	"1e999 -1e999 $-.5 .5. 2026-02-30 2026-01-06T25:00:00Z 2026-01-06T08:00:00.1234567891Z",
+	"ab-1a st-003- --3 -$ $ - 1 to to 2 twenty- twenty one- 1,23,456 1,234,5678",
+	"\u00a0\u00a012\u00a0%\u00a0 \xff\xfe 1\xe2\x88 \xe2\x82\xac",
+}
+
+// FuzzExtract: no panic; every numeral's span is inside the text, in order,
+// and its Text is exactly the text there; values are finite (a report
+// always encodes); units are in the vocabulary; the output is bounded by
+// the input's length.
+func FuzzExtract(f *testing.F) {
+	for _, s := range fuzzSeeds {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		ns := extract(text)
+		if len(ns) > len(text) {
+			t.Fatalf("%d numerals from %d bytes", len(ns), len(text))
+		}
+		prev := 0
+		for _, n := range ns {
+			if n.Start < 0 || n.End > len(text) || n.Start >= n.End {
+				t.Fatalf("numeral %q has span [%d:%d] in %d bytes", n.Text, n.Start, n.End, len(text))
+			}
+			if n.Text != text[n.Start:n.End] {
+				t.Fatalf("numeral text %q is not the text at [%d:%d] (%q)", n.Text, n.Start, n.End, text[n.Start:n.End])
+			}
+			if n.Start < prev {
+				t.Fatalf("numeral %q at %d comes before the previous at %d", n.Text, n.Start, prev)
+			}
+			prev = n.Start
+			if math.IsNaN(n.Value) || math.IsInf(n.Value, 0) {
+				t.Fatalf("numeral %q has value %v", n.Text, n.Value)
+			}
+			if !knownUnit(n.Unit) || n.Unit == UnitCount || n.Unit == UnitRatio {
+				t.Fatalf("numeral %q has unit %q", n.Text, n.Unit)
+			}
+			if n.Unit == UnitID && !strings.Contains(n.Text, "-") {
+				t.Fatalf("identifier %q has no hyphen", n.Text)
+			}
+			if n.sentence < 0 {
+				t.Fatalf("numeral %q in sentence %d", n.Text, n.sentence)
+			}
+		}
+		if utf8.ValidString(text) {
+			for _, n := range ns {
+				if !utf8.ValidString(n.Text) {
+					t.Fatalf("numeral %q splits a character", n.Text)
+				}
+			}
+		}
+	})
+}
+
+// FuzzCheck: no panic, and the report is consistent and encodes as JSON,
+// for any text and question against a fixed ledger under both policies.
+func FuzzCheck(f *testing.F) {
+	for _, s := range fuzzSeeds {
+		f.Add(s, "What is the price of pr-007 at st-003 as of 2026-01-06T08:00:00Z?")
+	}
+	l := Ledger{Numerals: []Numeral{
+		{Value: 781, Unit: UnitCents},
+		{Value: 3, Unit: UnitCount},
+		{Value: 0.12, Unit: UnitRatio},
+		{Value: ts0800, Unit: UnitTimestamp, Window: [2]string{"2026-01-01T00:00:00Z", "2026-01-07T00:00:00Z"}},
+		{ID: "st-003"},
+		{ID: "evt-000123", Unit: UnitID},
+	}}
+	f.Fuzz(func(t *testing.T, text, question string) {
+		for _, p := range []Policy{DefaultPolicy(), StrictPolicy(), {MatchRelTol: 0.5, Allow: map[Allowance]bool{AllowIdentifier: true}}} {
+			outs, r := check(text, l, question, p)
+			if r.NumeralsTotal != len(outs) {
+				t.Fatalf("total %d, %d outcomes", r.NumeralsTotal, len(outs))
+			}
+			hits := 0
+			for _, n := range r.AllowanceHits {
+				hits += n
+			}
+			matched := 0
+			for _, o := range outs {
+				if o.matched {
+					matched++
+				}
+			}
+			if len(r.AllowanceHits) != 4 || hits+matched+len(r.Unmatched) != r.NumeralsTotal {
+				t.Fatalf("hits %v, matched %d, unmatched %d, total %d", r.AllowanceHits, matched, len(r.Unmatched), r.NumeralsTotal)
+			}
+			if (r.Verdict == Pass) != (len(r.Unmatched) == 0) || r.Unmatched == nil {
+				t.Fatalf("verdict %s with unmatched %v", r.Verdict, r.Unmatched)
+			}
+			if _, err := json.Marshal(r); err != nil {
+				t.Fatalf("report does not encode: %v", err)
+			}
+		}
+	})
+}
+
+// FuzzParseLedger: no panic; a ledger that parses is valid, and its error
+// messages never repeat a long run of the input.
+func FuzzParseLedger(f *testing.F) {
+	f.Add(`{"numerals": [{"value": 781, "unit": "cents", "id": "res-000001", "window": ["2026-01-01T00:00:00Z", "2026-01-07T00:00:00Z"]}]}`)
+	f.Add(`{"numerals": [{"value": "2026-01-06T08:00:00Z", "unit": "timestamp"}, {"id": "st-003"}]}`)
+	f.Add(`{"numerals": [{"valu": 3}]}`)
+	f.Add(`{"numerals": [{"value": "SECRETSECRETSECRET"}]}`)
+	f.Add(`{"numerals": [}`)
+	f.Fuzz(func(t *testing.T, in string) {
+		l, err := ParseLedger(strings.NewReader(in))
+		if err != nil {
+			// Field names may be quoted ("unknown field ..."); values never.
+			if strings.Contains(err.Error(), "SECRETSECRETSECRET") && !strings.Contains(err.Error(), "unknown field") {
+				t.Fatalf("error %q echoes a value", err)
+			}
+			return
+		}
+		if err := l.Validate(); err != nil {
+			t.Fatalf("parsed ledger is invalid: %v", err)
+		}
+		Check("3 stores at $7.81", l, "", DefaultPolicy())
+	})
+}
