@@ -67,7 +67,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		fmt.Fprint(stdout, usage)
 		return nil
 	}
-	fmt.Fprintf(stderr, "provenant: unknown command (want one of ask, serve, mcp, eval, gen, load)\n\n%s", usage)
+	fmt.Fprintf(stderr, "provenant: unknown command (want one of ask, serve, mcp, ground, eval, gen, load)\n\n%s", usage)
 	return errUsage
 }
 
