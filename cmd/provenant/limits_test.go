@@ -51,21 +51,7 @@ func TestLimits_Validate(t *testing.T) {
 func TestLimits_SlowClient(t *testing.T) {
 	l := defaultLimits(t)
 	l.readHeaderTimeout = 200 * time.Millisecond
-	if err := l.validate(); err != nil {
-		t.Fatal(err)
-	}
-	hs := l.server(http.NotFoundHandler(), slog.New(slog.DiscardHandler))
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	go hs.Serve(ln)
-	defer hs.Close()
-	conn, err := net.Dial("tcp", ln.Addr().String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
+	conn := dialServer(t, l)
 	io.WriteString(conn, "POST /v1/ask HTTP/1.1\r\nHost: 127.0.0.1\r\n") // and never the blank line
 	conn.SetReadDeadline(time.Now().Add(10 * time.Second))               // a bound for the test, not a measurement
 	b, err := io.ReadAll(conn)
@@ -78,22 +64,7 @@ func TestLimits_SlowClient(t *testing.T) {
 // a connection carries one request at a time; a client that opens with
 // HTTP/2's prior-knowledge preface gets no HTTP/2 session.
 func TestLimits_OneRequestPerConnection(t *testing.T) {
-	l := defaultLimits(t)
-	if err := l.validate(); err != nil {
-		t.Fatal(err)
-	}
-	hs := l.server(http.NotFoundHandler(), slog.New(slog.DiscardHandler))
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	go hs.Serve(ln)
-	defer hs.Close()
-	conn, err := net.Dial("tcp", ln.Addr().String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
+	conn := dialServer(t, defaultLimits(t))
 	io.WriteString(conn, "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n")
 	conn.SetReadDeadline(time.Now().Add(10 * time.Second))
 	b, _ := io.ReadAll(conn)
@@ -105,4 +76,26 @@ func TestLimits_OneRequestPerConnection(t *testing.T) {
 	if len(b) > 0 && !strings.HasPrefix(string(b), "HTTP/1.1 ") {
 		t.Errorf("reply = %q, want HTTP/1.1", b)
 	}
+}
+
+// dialServer serves a 404 handler with limits l on loopback and returns a
+// raw connection to it; both close when t ends.
+func dialServer(t *testing.T, l limits) net.Conn {
+	t.Helper()
+	if err := l.validate(); err != nil {
+		t.Fatal(err)
+	}
+	hs := l.server(http.NotFoundHandler(), slog.New(slog.DiscardHandler))
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go hs.Serve(ln)
+	t.Cleanup(func() { hs.Close() })
+	conn, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	return conn
 }
