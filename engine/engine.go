@@ -50,6 +50,9 @@ type Options struct {
 	// DefaultScope is the scope of requests that carry none; nil means
 	// every store (local single-user mode). See pipeline.Options.
 	DefaultScope *tool.Scope
+	// SelfConsistency votes over sampled proposals for the hard question
+	// classes; nil means off. See pipeline.SelfConsistency.
+	SelfConsistency *pipeline.SelfConsistency
 }
 
 // LoadDataset reads a store file, or the embedded demo store when path is
@@ -68,6 +71,11 @@ func LoadDataset(path string) (*retail.Dataset, error) {
 
 // Open loads d into a new store and builds the pipeline over it.
 func Open(ctx context.Context, d *retail.Dataset, opts Options) (*Engine, error) {
+	if sc := opts.SelfConsistency; sc != nil {
+		if err := sc.Validate(); err != nil {
+			return nil, fmt.Errorf("open engine: %w", err)
+		}
+	}
 	store, err := duckdb.Open(ctx, d)
 	if err != nil {
 		return nil, err
@@ -92,13 +100,14 @@ func Open(ctx context.Context, d *retail.Dataset, opts Options) (*Engine, error)
 		return nil, fmt.Errorf("open engine: unknown verify mode (want %s or %s)", VerifySnapshot, VerifySQL)
 	}
 	p := pipeline.New(pipeline.Options{
-		Provider:     opts.Provider,
-		Wall:         tool.NewWall(tool.CatalogOf(d)),
-		Executor:     executor.New(d),
-		Resolver:     resolver.New(verifyStore),
-		Observer:     opts.Observer,
-		Logger:       opts.Logger,
-		DefaultScope: opts.DefaultScope,
+		Provider:        opts.Provider,
+		Wall:            tool.NewWall(tool.CatalogOf(d)),
+		Executor:        executor.New(d),
+		Resolver:        resolver.New(verifyStore),
+		Observer:        opts.Observer,
+		Logger:          opts.Logger,
+		DefaultScope:    opts.DefaultScope,
+		SelfConsistency: opts.SelfConsistency,
 	})
 	return &Engine{Pipeline: p, Store: store, Info: info}, nil
 }

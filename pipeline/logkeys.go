@@ -12,4 +12,10 @@ const (
 	KeyStage               = "stage"
 	KeyDeterministicMicros = "deterministic_us"
 	KeyQuestionBytes       = "question_bytes"
+	// Self-consistency (see Record): the proposals drawn (0: no vote), the
+	// largest cluster's share of them, and the cluster sizes, largest
+	// first.
+	KeySCSamples   = "sc_samples"
+	KeySCAgreement = "sc_agreement"
+	KeySCClusters  = "sc_clusters"
 )

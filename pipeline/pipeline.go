@@ -52,8 +52,20 @@ type Record struct {
 	ErrorDetail string
 	Stage       answer.Stage
 	// Deterministic is the latency of the deterministic span (wall,
-	// execute, resolve, staple); model calls are excluded.
+	// execute, resolve, staple); model calls are excluded. Under a
+	// self-consistency vote it includes every sample's wall and execution.
 	Deterministic time.Duration
+	// SCSamples is the number of proposals a self-consistency vote drew;
+	// 0 when the question was not voted on. Validation is then the first
+	// sample's, or "passed" when a sample won.
+	SCSamples int
+	// SCClusters are the sizes of the vote's clusters of equal executed
+	// values, largest first; samples declined, rejected or failed are in
+	// none, so the sizes may sum to less than SCSamples.
+	SCClusters []int
+	// SCAgreement is the largest cluster's size over SCSamples (0 when no
+	// vote, or no sample executed).
+	SCAgreement float64
 }
 
 // Options configures a Pipeline. Provider, Wall, Executor and Resolver
@@ -76,6 +88,10 @@ type Options struct {
 	// that authenticates sets an empty scope here, so an unauthenticated
 	// path sees nothing.
 	DefaultScope *tool.Scope
+	// SelfConsistency, when set, votes over independent proposals for
+	// questions of the hard classes (see SelfConsistency); nil means off.
+	// It applies to Ask only: Call has no model to sample.
+	SelfConsistency *SelfConsistency
 }
 
 // Pipeline answers questions. Safe for concurrent use.
@@ -85,11 +101,18 @@ type Pipeline struct {
 	results ledger.Allocator
 }
 
-// New returns a pipeline. It panics if a required option is missing: that
-// is a programming error.
+// New returns a pipeline. It panics if a required option is missing or
+// SelfConsistency fails its Validate: that is a programming error (a
+// surface validates user input first).
 func New(opts Options) *Pipeline {
 	if opts.Provider == nil || opts.Wall == nil || opts.Executor == nil || opts.Resolver == nil {
 		panic("pipeline: Provider, Wall, Executor and Resolver are required")
+	}
+	if sc := opts.SelfConsistency; sc != nil {
+		if err := sc.Validate(); err != nil {
+			panic("pipeline: " + err.Error())
+		}
+		opts.SelfConsistency = sc.withDefaults()
 	}
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
@@ -163,7 +186,11 @@ func (p *Pipeline) ask(ctx context.Context, question string, rec *Record) answer
 	}
 
 	rec.Stage = answer.StageSelect
-	proposal, err := p.opts.Provider.Select(ctx, q, p.menu)
+	selectCtx := ctx
+	if p.opts.SelfConsistency != nil {
+		selectCtx = provider.WithSample(ctx, 0)
+	}
+	proposal, err := p.opts.Provider.Select(selectCtx, q, p.menu)
 	if err != nil {
 		rec.ErrorDetail = detail(err)
 		return answer.Fail(answer.StageSelect, answer.ReasonModelUnavailable, "", nil)
@@ -171,28 +198,43 @@ func (p *Pipeline) ask(ctx context.Context, question string, rec *Record) answer
 	if proposal == nil {
 		return answer.Abstain("no_tool: no tool on the menu covers the question")
 	}
-	return p.run(ctx, q, *proposal, rec, func(r fact.Result) (string, error) {
+	compose := func(r fact.Result) (string, error) {
 		return p.opts.Provider.Compose(ctx, provider.ComposeInput{Question: q, Tool: r.Tool, Args: r.Args, Value: r.Value})
-	})
+	}
+	if p.votes(*proposal) {
+		return p.vote(ctx, q, *proposal, rec, compose)
+	}
+	return p.run(ctx, q, *proposal, rec, compose)
 }
 
 // run takes a proposal through the wall, execution, re-derivation,
 // composition and stapling.
 func (p *Pipeline) run(ctx context.Context, question string, proposal tool.Proposal, rec *Record, compose func(fact.Result) (string, error)) answer.Answer {
 	start := time.Now()
+	call, result, failed := p.execute(ctx, proposal, rec)
+	rec.Deterministic = time.Since(start)
+	if failed != nil {
+		return *failed
+	}
+	return p.finish(ctx, question, call, result, rec, compose)
+}
+
+// execute takes a proposal through the wall and the executor. When either
+// refuses or fails, it returns the answer to give.
+func (p *Pipeline) execute(ctx context.Context, proposal tool.Proposal, rec *Record) (tool.Call, fact.Result, *answer.Answer) {
+	fail := func(a answer.Answer) (tool.Call, fact.Result, *answer.Answer) { return tool.Call{}, fact.Result{}, &a }
 	call, err := p.opts.Wall.CheckScoped(proposal, p.scope(ctx))
 	if err != nil {
 		rej, ok := tool.IsRejection(err)
 		if !ok {
-			return answer.Fail(answer.StageSelect, answer.ReasonInternal, "", nil)
+			return fail(answer.Fail(answer.StageSelect, answer.ReasonInternal, "", nil))
 		}
 		rec.Validation = string(rej.Kind)
-		rec.Deterministic = time.Since(start)
 		name := ""
 		if rej.Kind != tool.Unregistered {
 			name = proposal.Tool
 		}
-		return answer.Reject(name, strings.TrimPrefix(rej.Error(), "reject call: "))
+		return fail(answer.Reject(name, strings.TrimPrefix(rej.Error(), "reject call: ")))
 	}
 	rec.Validation = "passed"
 
@@ -200,12 +242,18 @@ func (p *Pipeline) run(ctx context.Context, question string, proposal tool.Propo
 	result, err := p.opts.Executor.Execute(ctx, call)
 	if err != nil {
 		rec.ErrorDetail = detail(err)
-		rec.Deterministic = time.Since(start)
-		return answer.Fail(answer.StageExecute, answer.ReasonInternal, call.Tool(), call.Args())
+		return fail(answer.Fail(answer.StageExecute, answer.ReasonInternal, call.Tool(), call.Args()))
 	}
+	return call, result, nil
+}
+
+// finish takes an executed call through re-derivation, composition,
+// grounding and stapling, adding its deterministic time to the record.
+func (p *Pipeline) finish(ctx context.Context, question string, call tool.Call, result fact.Result, rec *Record, compose func(fact.Result) (string, error)) answer.Answer {
+	start := time.Now()
 	rec.Stage = answer.StageResolve
 	verdict, err := p.opts.Resolver.Resolve(ctx, call, result)
-	rec.Deterministic = time.Since(start)
+	rec.Deterministic += time.Since(start)
 	if err != nil {
 		rec.ErrorDetail = detail(err)
 		return answer.Fail(answer.StageResolve, answer.ReasonInternal, call.Tool(), call.Args())
@@ -276,6 +324,9 @@ func (p *Pipeline) log(ctx context.Context, rec Record, questionLen int) {
 		slog.String(KeyStage, string(rec.Stage)),
 		slog.Int64(KeyDeterministicMicros, rec.Deterministic.Microseconds()),
 		slog.Int(KeyQuestionBytes, questionLen),
+		slog.Int(KeySCSamples, rec.SCSamples),
+		slog.Float64(KeySCAgreement, rec.SCAgreement),
+		slog.Any(KeySCClusters, rec.SCClusters),
 	)
 }
 

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/provenant/provenant/engine"
+	"github.com/provenant/provenant/pipeline"
 	"github.com/provenant/provenant/provider"
 	"github.com/provenant/provenant/provider/cassette"
 	"github.com/provenant/provenant/provider/noisy"
@@ -31,6 +32,9 @@ type engineFlags struct {
 	apiKeyEnv string
 	cassettes string
 	verify    string
+	// selfConsistency is --self-consistency: the proposals voted on for
+	// the hard question classes; 0 is off.
+	selfConsistency int
 
 	// --provider noisy: the instrument's fault rate, seed and inner provider.
 	noise      float64
@@ -49,6 +53,8 @@ func (f *engineFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.cassettes, "cassettes", "testdata/cassettes", "cassette `DIR` for record and replay")
 	fs.StringVar(&f.verify, "verify", engine.VerifySnapshot,
 		"where the resolver re-derives each answer: snapshot (DuckDB-derived intervals in memory) or sql (a DuckDB query per question)")
+	fs.IntVar(&f.selfConsistency, "self-consistency", 0,
+		"vote over `N` sampled proposals (odd, 1 to 11) for aggregate, list and window questions, abstaining without a strict majority; 0 is off")
 	fs.Float64Var(&f.noise, "noise", 0,
 		"with --provider noisy: the `RATE` (0 to 1) of each fault: wrong tool, wrong parameter, hallucinated tool, raw query, wrong abstention, fabricated and transposed numerals")
 	fs.Uint64Var(&f.noiseSeed, "noise-seed", 1, "with --provider noisy: the `SEED` of its random streams (a seed replays its noise exactly)")
@@ -76,7 +82,15 @@ func (f *engineFlags) engineOptions(logger *slog.Logger) (engine.Options, error)
 	if f.verify != engine.VerifySnapshot && f.verify != engine.VerifySQL {
 		return engine.Options{}, fmt.Errorf("choose verify mode: want %s or %s", engine.VerifySnapshot, engine.VerifySQL)
 	}
-	return engine.Options{Provider: p, Verify: f.verify, Logger: logger}, nil
+	opts := engine.Options{Provider: p, Verify: f.verify, Logger: logger}
+	if f.selfConsistency != 0 {
+		sc := &pipeline.SelfConsistency{Samples: f.selfConsistency}
+		if err := sc.Validate(); err != nil {
+			return engine.Options{}, fmt.Errorf("choose self-consistency: --self-consistency must be odd, from 1 to %d", pipeline.MaxSamples)
+		}
+		opts.SelfConsistency = sc
+	}
+	return opts, nil
 }
 
 // openEngine loads the store file the flags name (the demo store by

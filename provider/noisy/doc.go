@@ -55,8 +55,10 @@
 // Every decision draws from a named stream, a math/rand/v2 PCG seeded
 // with Options.Seed and the FNV-1a hash of the stream's name and a
 // per-call key (as retail/demo seeds its streams, plus the key): for
-// Select the question text as received; for Compose the question, the
-// tool and the sorted arguments. The stream names are
+// Select the question text as received, followed, when the context
+// carries a sample index i other than 0 (provider.WithSample), by a NUL
+// and "sample=i"; for Compose the question, the tool and the sorted
+// arguments. The stream names are
 // "noisy/select/<fault>" and "noisy/compose/<fault>" with the fault names
 // above. So:
 //
@@ -66,10 +68,12 @@
 //   - each fault's decision is the first draw of its own stream, so
 //     changing one rate never reshuffles another fault's decisions;
 //   - asking the same question twice gives the same fault twice: the
-//     noise is a property of the question, not of the attempt. A caller
-//     that samples several proposals for one question (self-consistency)
-//     and wants independent noise needs one provider per sample, each
-//     with its own seed.
+//     noise is a property of the question (and the sample index), not of
+//     the attempt. A caller that samples several proposals for one
+//     question (self-consistency) marks each with provider.WithSample:
+//     different indexes draw independent noise, the same index the same
+//     noise, and sample 0 the noise of a call with no index, so turning
+//     voting on never changes the first proposal.
 //
 // The Provider is immutable after New and safe for concurrent use.
 package noisy

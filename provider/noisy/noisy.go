@@ -149,7 +149,10 @@ func (p *Provider) stream(name, key string) *rand.Rand {
 // never depend on it.
 func fires(r *rand.Rand, rate float64) bool { return r.Float64() < rate }
 
-// Select asks the inner provider, then perturbs its proposal.
+// Select asks the inner provider, then perturbs its proposal. Its streams
+// are keyed by the question and the sample index ctx carries (see
+// selectKey), so the samples of one question a self-consistency vote
+// draws suffer independent faults, and a run still replays exactly.
 func (p *Provider) Select(ctx context.Context, question string, menu []tool.Def) (*tool.Proposal, error) {
 	in, err := p.inner.Select(ctx, question, menu)
 	if err != nil || in == nil {
@@ -159,22 +162,34 @@ func (p *Provider) Select(ctx context.Context, question string, menu []tool.Def)
 		menu = tool.Menu()
 	}
 	prop := tool.Proposal{Tool: in.Tool, Params: maps.Clone(in.Params)}
-	if r := p.stream(streamWrongTool, question); fires(r, p.rates.WrongTool) {
+	key := selectKey(ctx, question)
+	if r := p.stream(streamWrongTool, key); fires(r, p.rates.WrongTool) {
 		prop = wrongTool(r, prop, question, menu)
 	}
-	if r := p.stream(streamWrongParam, question); fires(r, p.rates.WrongParam) {
+	if r := p.stream(streamWrongParam, key); fires(r, p.rates.WrongParam) {
 		prop = wrongParam(r, prop, question, menu)
 	}
-	if r := p.stream(streamRawQuery, question); fires(r, p.rates.RawQuery) {
+	if r := p.stream(streamRawQuery, key); fires(r, p.rates.RawQuery) {
 		prop = rawQuery(r, prop, menu)
 	}
-	if r := p.stream(streamHallucinatedTool, question); fires(r, p.rates.HallucinatedTool) {
+	if r := p.stream(streamHallucinatedTool, key); fires(r, p.rates.HallucinatedTool) {
 		prop = hallucinate(r, prop, menu)
 	}
-	if r := p.stream(streamWrongAbstain, question); fires(r, p.rates.WrongAbstain) {
+	if r := p.stream(streamWrongAbstain, key); fires(r, p.rates.WrongAbstain) {
 		return nil, nil
 	}
 	return &prop, nil
+}
+
+// selectKey is the question, and, for a sample index other than 0 (see
+// provider.WithSample), a NUL, "sample=" and the index: samples of one
+// question draw independent noise, and sample 0 (or none) draws the noise
+// of an unsampled call.
+func selectKey(ctx context.Context, question string) string {
+	if i, ok := provider.SampleFrom(ctx); ok && i != 0 {
+		return question + "\x00sample=" + strconv.Itoa(i)
+	}
+	return question
 }
 
 // Compose asks the inner provider, then perturbs the numbers in its

@@ -1,0 +1,214 @@
+package pipeline
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"time"
+
+	"github.com/provenant/provenant/answer"
+	"github.com/provenant/provenant/fact"
+	"github.com/provenant/provenant/provider"
+	"github.com/provenant/provenant/tool"
+)
+
+// Self-consistency bounds.
+const (
+	DefaultSamples = 5
+	MaxSamples     = 11
+)
+
+// ErrSamples is returned by SelfConsistency.Validate for a sample count
+// that is even or outside 1..MaxSamples.
+var ErrSamples = errors.New("self-consistency samples must be odd, from 1 to 11")
+
+// SelfConsistency configures voting over independent proposals for the
+// hard question classes. For a question whose first proposal calls a hard
+// tool, the pipeline draws Samples proposals in all (sample i is asked
+// with provider.WithSample(ctx, i)), takes each through the wall and the
+// executor, clusters the executed values (fact.Value.Equal: ids, enums,
+// counts and prices exact, lists as sets), and continues with the modal
+// cluster only if it holds a strict majority of Samples; otherwise it
+// abstains with reason no_majority. A sample the provider declines, the
+// wall rejects or the executor fails is a vote for nothing; it still
+// counts in Samples.
+type SelfConsistency struct {
+	// Samples is the number of proposals, odd, 1 to MaxSamples; 0 means
+	// DefaultSamples. 1 draws one proposal: the same as no voting.
+	Samples int
+	// Hard holds the tool names whose questions are voted on. nil means
+	// DefaultHard (aggregates, lists and windows); an empty map, none.
+	Hard map[string]bool
+	// AllowPlurality lets the largest cluster win without a strict
+	// majority (a tie for largest still abstains). For measurement only:
+	// never for answers a person relies on.
+	AllowPlurality bool
+}
+
+// DefaultHard returns the default hard classes by tool name: aggregates
+// (count_stores_with_condition), lists (list_products_in_state) and
+// windows (count_events_in_window).
+func DefaultHard() map[string]bool {
+	return map[string]bool{
+		tool.CountStoresWithCondition: true,
+		tool.ListProductsInState:      true,
+		tool.CountEventsInWindow:      true,
+	}
+}
+
+// Validate reports a sample count that is even or out of range.
+func (sc SelfConsistency) Validate() error {
+	if sc.Samples == 0 {
+		return nil
+	}
+	if sc.Samples < 1 || sc.Samples > MaxSamples || sc.Samples%2 == 0 {
+		return fmt.Errorf("validate self-consistency: samples %d: %w", sc.Samples, ErrSamples)
+	}
+	return nil
+}
+
+// withDefaults returns a copy of sc with its defaults filled.
+func (sc SelfConsistency) withDefaults() *SelfConsistency {
+	if sc.Samples == 0 {
+		sc.Samples = DefaultSamples
+	}
+	if sc.Hard == nil {
+		sc.Hard = DefaultHard()
+	} else {
+		sc.Hard = maps.Clone(sc.Hard)
+	}
+	return &sc
+}
+
+// votes reports whether a question whose first proposal is first is voted
+// on.
+func (p *Pipeline) votes(first tool.Proposal) bool {
+	sc := p.opts.SelfConsistency
+	return sc != nil && sc.Samples > 1 && sc.Hard[first.Tool]
+}
+
+// ballot is one executed sample.
+type ballot struct {
+	call   tool.Call
+	result fact.Result
+}
+
+// cluster is a set of samples whose executed values are equal; first is
+// its lowest-indexed member, the one the pipeline continues with.
+type cluster struct {
+	first ballot
+	size  int
+}
+
+// tally clusters the executed samples (nil: a vote for nothing), in order
+// of each cluster's first member.
+func tally(ballots []*ballot) []cluster {
+	var cs []cluster
+next:
+	for _, b := range ballots {
+		if b == nil {
+			continue
+		}
+		for i := range cs {
+			if cs[i].first.result.Value.Equal(b.result.Value) {
+				cs[i].size++
+				continue next
+			}
+		}
+		cs = append(cs, cluster{first: *b, size: 1})
+	}
+	return cs
+}
+
+// decide returns the index of the winning cluster, or -1 and the
+// abstention reason. Strictly, the winner holds more than half of n; with
+// plurality, it is the unique largest cluster.
+func decide(cs []cluster, n int, plurality bool) (int, string) {
+	best, tied := -1, false
+	for i, c := range cs {
+		switch {
+		case best < 0 || c.size > cs[best].size:
+			best, tied = i, false
+		case c.size == cs[best].size:
+			tied = true
+		}
+	}
+	top := 0
+	if best >= 0 {
+		top = cs[best].size
+	}
+	switch {
+	case 2*top > n:
+		return best, ""
+	case plurality && best >= 0 && !tied:
+		return best, ""
+	case plurality && best >= 0:
+		return -1, fmt.Sprintf("no_majority: the largest clusters tie at %d of %d samples", top, n)
+	}
+	return -1, fmt.Sprintf("no_majority: at most %d of %d samples agree; a strict majority needs %d", top, n, n/2+1)
+}
+
+// vote draws the remaining proposals for a question whose first proposal
+// calls a hard tool, takes each through the wall and the executor, and
+// continues with the winning sample's call and result through resolve,
+// compose, grounding and staple, or abstains.
+func (p *Pipeline) vote(ctx context.Context, question string, first tool.Proposal, rec *Record,
+	compose func(fact.Result) (string, error)) answer.Answer {
+	sc := p.opts.SelfConsistency
+	n := sc.Samples
+	ballots := make([]*ballot, n)
+	var span time.Duration
+	for i := range n {
+		prop := &first
+		if i > 0 {
+			var err error
+			prop, err = p.opts.Provider.Select(provider.WithSample(ctx, i), question, p.menu)
+			if err != nil {
+				if rec.ErrorDetail == "" {
+					rec.ErrorDetail = detail(fmt.Errorf("sample %d: %w", i, err))
+				}
+				if ctx.Err() != nil {
+					return answer.Fail(answer.StageSelect, answer.ReasonModelUnavailable, "", nil)
+				}
+				continue
+			}
+			if prop == nil {
+				continue
+			}
+		}
+		var srec Record
+		start := time.Now()
+		call, result, failed := p.execute(ctx, *prop, &srec)
+		span += time.Since(start)
+		if i == 0 {
+			rec.Validation = srec.Validation
+		}
+		if failed != nil {
+			if srec.ErrorDetail != "" && rec.ErrorDetail == "" {
+				rec.ErrorDetail = fmt.Sprintf("sample %d: %s", i, srec.ErrorDetail)
+			}
+			continue
+		}
+		ballots[i] = &ballot{call: call, result: result}
+	}
+	rec.Deterministic = span
+
+	cs := tally(ballots)
+	rec.SCSamples = n
+	for _, c := range cs {
+		rec.SCClusters = append(rec.SCClusters, c.size)
+	}
+	slices.SortFunc(rec.SCClusters, func(a, b int) int { return b - a })
+	if len(cs) > 0 {
+		rec.SCAgreement = float64(rec.SCClusters[0]) / float64(n)
+	}
+
+	win, reason := decide(cs, n, sc.AllowPlurality)
+	if win < 0 {
+		return answer.Abstain(reason)
+	}
+	rec.Validation = "passed"
+	return p.finish(ctx, question, cs[win].first.call, cs[win].first.result, rec, compose)
+}
