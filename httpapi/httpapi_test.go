@@ -355,24 +355,7 @@ func TestServer_MalformedRequests(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			r := do(t, tt.method, ts.URL+tt.path, tt.contentType, []byte(tt.body))
-			if r.status >= 500 {
-				t.Fatalf("status %d: a malformed request must never be a 5xx", r.status)
-			}
-			if r.status != tt.wantStatus {
-				t.Errorf("status = %d, want %d (%s)", r.status, tt.wantStatus, r.body)
-			}
-			if code := errorCode(t, r); code != tt.wantCode {
-				t.Errorf("code = %q, want %q", code, tt.wantCode)
-			}
-			if ct := r.header.Get("Content-Type"); ct != "application/json" {
-				t.Errorf("Content-Type = %q", ct)
-			}
-			if bytes.Contains(r.body, []byte(marker)) || bytes.Contains(r.body, []byte("987654321")) {
-				t.Errorf("response echoes the input: %s", r.body)
-			}
-			if tt.wantStatus == 405 && r.header.Get("Allow") == "" {
-				t.Error("405 without an Allow header")
-			}
+			checkClientError(t, r, tt.wantStatus, tt.wantCode, marker, "987654321")
 		})
 	}
 	if s, err := obs.Snapshot(); err != nil || s.RequestsTotal() != 0 {
@@ -467,4 +450,31 @@ func withoutResultIDs(t *testing.T, body []byte) string {
 	delete(m, "result_ids")
 	b, _ := json.Marshal(m)
 	return string(b)
+}
+
+// checkClientError asserts the contract of a client error: never a 5xx,
+// the status and JSON error code wanted, an Allow header on a 405, and no
+// trace of the request's distinctive parts in the body.
+func checkClientError(t *testing.T, r response, wantStatus int, wantCode string, forbidden ...string) {
+	t.Helper()
+	if r.status >= 500 {
+		t.Fatalf("status %d: a malformed request must never be a 5xx", r.status)
+	}
+	if r.status != wantStatus {
+		t.Errorf("status = %d, want %d (%s)", r.status, wantStatus, r.body)
+	}
+	if code := errorCode(t, r); code != wantCode {
+		t.Errorf("code = %q, want %q", code, wantCode)
+	}
+	if ct := r.header.Get("Content-Type"); ct != "application/json" {
+		t.Errorf("Content-Type = %q", ct)
+	}
+	for _, f := range forbidden {
+		if bytes.Contains(r.body, []byte(f)) {
+			t.Errorf("response echoes the input: %s", r.body)
+		}
+	}
+	if wantStatus == 405 && r.header.Get("Allow") == "" {
+		t.Error("405 without an Allow header")
+	}
 }
