@@ -58,6 +58,30 @@ type Answer struct {
 	stage      Stage
 	resultIDs  []string
 	grounding  *grounding.Report
+	confidence *Confidence
+}
+
+// Confidence is what the engine knows about how likely an answer is to be
+// the right one for the question: its signals, and a combined score in
+// [0, 1] that calibration thresholds (see package pipeline).
+type Confidence struct {
+	Score   float64            `json:"score"`
+	Signals map[string]float64 `json:"signals"`
+}
+
+// WithConfidence returns a with its confidence.
+func (a Answer) WithConfidence(c Confidence) Answer {
+	c.Signals = maps.Clone(c.Signals)
+	a.confidence = &c
+	return a
+}
+
+// Confidence returns the answer's confidence, if it has one.
+func (a Answer) Confidence() (Confidence, bool) {
+	if a.confidence == nil {
+		return Confidence{}, false
+	}
+	return *a.confidence, true
 }
 
 // ErrUnverified is returned by Staple for a result whose verdict failed.
@@ -193,12 +217,13 @@ type wire struct {
 	Stage      *Stage            `json:"stage"`
 	ResultIDs  []string          `json:"result_ids"`
 	Grounding  *grounding.Report `json:"grounding"`
+	Confidence *Confidence       `json:"confidence"`
 }
 
 // MarshalJSON writes the documented answer object with every key present.
 func (a Answer) MarshalJSON() ([]byte, error) {
 	w := wire{Outcome: a.outcome, Params: a.args, Value: a.value, Provenance: a.provenance, Text: a.text, Verdict: a.verdict,
-		ResultIDs: a.resultIDs, Grounding: a.grounding}
+		ResultIDs: a.resultIDs, Grounding: a.grounding, Confidence: a.confidence}
 	if w.ResultIDs == nil {
 		w.ResultIDs = []string{}
 	}

@@ -96,8 +96,8 @@ func TestAnswer_JSON(t *testing.T) {
 		var m map[string]any
 		b, _ := json.Marshal(a.a)
 		json.Unmarshal(b, &m)
-		if len(m) != 11 {
-			t.Errorf("%s: %d keys, want 11: %s", a.name, len(m), b)
+		if len(m) != 12 {
+			t.Errorf("%s: %d keys, want 12: %s", a.name, len(m), b)
 		}
 	}
 }

@@ -235,6 +235,19 @@ func schemas() map[string]any {
 		"reason":     map[string]any{"type": []any{"string", "null"}, "description": "For a non-answer, kind: detail."},
 		"stage":      map[string]any{"enum": stages},
 		"result_ids": stringArray(),
+		"confidence": nullable(strictObject(map[string]any{
+			"score": map[string]any{"type": "number", "minimum": 0, "description": "Combined score, 0 to 1; calibration thresholds it."},
+			"signals": map[string]any{
+				"type": "object",
+				"properties": map[string]any{
+					"verified":  map[string]any{"type": "number", "description": "1: the resolver's verdict passed."},
+					"agreement": map[string]any{"type": "number", "description": "The self-consistency vote's largest share, when the question was voted on."},
+					"grounding": map[string]any{"type": "number", "description": "1 when the model's sentence passed the numeral check, 0 when it was refused."},
+				},
+				"required":             []any{"verified"},
+				"additionalProperties": false,
+			},
+		})),
 		"grounding": nullable(strictObject(map[string]any{
 			"verdict":        map[string]any{"enum": []any{"PASS", "REFUSE"}},
 			"numerals_total": map[string]any{"type": "integer", "minimum": 0},

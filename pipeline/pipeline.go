@@ -8,6 +8,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"math"
 	"strings"
 	"time"
 
@@ -309,7 +310,34 @@ func (p *Pipeline) finish(ctx context.Context, question string, call tool.Call, 
 	if report != nil {
 		a = a.WithGrounding(*report)
 	}
-	return a
+	return a.WithConfidence(confidence(rec, report))
+}
+
+// confidence gathers the signals a shipped answer has and combines them.
+// Signals: verified (the resolver's verdict, 1 for anything that ships),
+// agreement (the self-consistency vote's largest share, when the question
+// was voted on), grounding (1 when the model's sentence passed the check,
+// 0 when it was refused). No provider reports a tool-choice margin yet.
+//
+// The score is their product, with a refused sentence counting 0.5 rather
+// than 0 (the fact itself was verified; the refusal says the model was
+// unreliable): a monotone combination whose only use is ordering answers,
+// since calibration (eval --calibrate) picks the threshold on it.
+func confidence(rec *Record, report *grounding.Report) answer.Confidence {
+	c := answer.Confidence{Score: 1, Signals: map[string]float64{"verified": 1}}
+	if rec.SCSamples > 0 {
+		c.Signals["agreement"] = rec.SCAgreement
+		c.Score *= rec.SCAgreement
+	}
+	if report != nil {
+		c.Signals["grounding"] = 1
+		if report.Verdict == grounding.Refuse {
+			c.Signals["grounding"] = 0
+			c.Score *= 0.5
+		}
+	}
+	c.Score = math.Round(c.Score*1e4) / 1e4
+	return c
 }
 
 func (p *Pipeline) log(ctx context.Context, rec Record, questionLen int) {
