@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"os"
 
+	"github.com/provenant/provenant/calibration"
 	"github.com/provenant/provenant/executor"
 	"github.com/provenant/provenant/pipeline"
 	"github.com/provenant/provenant/provider"
@@ -53,6 +54,8 @@ type Options struct {
 	// SelfConsistency votes over sampled proposals for the hard question
 	// classes; nil means off. See pipeline.SelfConsistency.
 	SelfConsistency *pipeline.SelfConsistency
+	// Abstention is a calibrated abstention policy; nil means none.
+	Abstention *calibration.Policy
 }
 
 // LoadDataset reads a store file, or the embedded demo store when path is
@@ -108,6 +111,7 @@ func Open(ctx context.Context, d *retail.Dataset, opts Options) (*Engine, error)
 		Logger:          opts.Logger,
 		DefaultScope:    opts.DefaultScope,
 		SelfConsistency: opts.SelfConsistency,
+		Abstention:      opts.Abstention,
 	})
 	return &Engine{Pipeline: p, Store: store, Info: info}, nil
 }

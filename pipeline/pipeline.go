@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/provenant/provenant/answer"
+	"github.com/provenant/provenant/calibration"
 	"github.com/provenant/provenant/fact"
 	"github.com/provenant/provenant/grounding"
 	"github.com/provenant/provenant/ledger"
@@ -81,6 +82,10 @@ type Options struct {
 	// Grounding is the policy the composed sentence is checked under; nil
 	// means grounding.DefaultPolicy().
 	Grounding *grounding.Policy
+	// Abstention, when set, is a calibrated policy: an answer whose
+	// confidence score is below its class's threshold is not shipped; the
+	// engine abstains with reason below_threshold.
+	Abstention *calibration.Policy
 	// RefuseUngrounded, when set, abstains on a sentence the checker
 	// refuses instead of shipping the fact with a sentence rendered by code.
 	RefuseUngrounded bool
@@ -310,7 +315,15 @@ func (p *Pipeline) finish(ctx context.Context, question string, call tool.Call, 
 	if report != nil {
 		a = a.WithGrounding(*report)
 	}
-	return a.WithConfidence(confidence(rec, report))
+	conf := confidence(rec, report)
+	if pol := p.opts.Abstention; pol != nil {
+		class := calibration.ClassOfTool(result.Tool)
+		if t := pol.ThresholdFor(class); conf.Score < t {
+			rec.ErrorDetail = fmt.Sprintf("confidence %.4f below the %s threshold %.4f", conf.Score, class, t)
+			return answer.Abstain(fmt.Sprintf("below_threshold: confidence %.2f is below the calibrated threshold %.2f for %s questions", conf.Score, t, class))
+		}
+	}
+	return a.WithConfidence(conf)
 }
 
 // confidence gathers the signals a shipped answer has and combines them.

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/provenant/provenant/answer"
+	"github.com/provenant/provenant/calibration"
 	"github.com/provenant/provenant/executor"
 	"github.com/provenant/provenant/fact"
 	"github.com/provenant/provenant/grounding"
@@ -317,6 +318,47 @@ func TestAsk_RefusesUngroundedSentence(t *testing.T) {
 			}
 			if strings.Contains(logs.String(), `"grounding":"refused"`) != (tt.verdict == grounding.Refuse || tt.refuse) {
 				t.Errorf("log line: %s", logs.String())
+			}
+		})
+	}
+}
+
+// TestAsk_BelowThreshold: with a calibrated policy, an answer whose
+// confidence is below its class's threshold is not shipped.
+func TestAsk_BelowThreshold(t *testing.T) {
+	pol := &calibration.Policy{Target: 0.98, Confidence: 0.95, MinSupport: 30,
+		Global:  calibration.Threshold{Threshold: 0.9},
+		Classes: map[string]calibration.Threshold{calibration.ClassAggregate: {Threshold: 0.4}}}
+	tests := []struct {
+		name     string
+		proposal *tool.Proposal
+		sentence string
+		outcome  answer.Outcome
+	}{
+		{"grounded scalar passes", stateCall, "It is out of stock.", answer.Answered},
+		{"refused sentence halves the score below 0.9", stateCall, "It is out of stock, 7 times over.", answer.Abstained},
+		{"the aggregate class has its own, lower threshold", &tool.Proposal{Tool: tool.CountStoresWithCondition,
+			Params: map[string]any{"condition": "OUT_OF_STOCK", "as_of": "2026-01-01T10:00:00Z"}}, "9 stores.", answer.Answered},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d := storetest.Fixture()
+			store, err := duckdb.Open(t.Context(), d)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer store.Close()
+			p := pipeline.New(pipeline.Options{Provider: fakeProvider{proposal: tt.proposal, sentence: tt.sentence},
+				Wall: tool.NewWall(tool.CatalogOf(d)), Executor: executor.New(d), Resolver: resolver.New(store), Abstention: pol})
+			a := p.Ask(t.Context(), "q")
+			if a.Outcome() != tt.outcome {
+				t.Fatalf("Ask() = %s %q, want %s", a.Outcome(), a.Reason(), tt.outcome)
+			}
+			if tt.outcome == answer.Abstained && !strings.HasPrefix(a.Reason(), "below_threshold") {
+				t.Errorf("reason %q", a.Reason())
+			}
+			if c, ok := a.Confidence(); tt.outcome == answer.Answered && (!ok || c.Score < 0.4) {
+				t.Errorf("confidence %+v", c)
 			}
 		})
 	}

@@ -10,6 +10,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/provenant/provenant/calibration"
 	"github.com/provenant/provenant/engine"
 	"github.com/provenant/provenant/pipeline"
 	"github.com/provenant/provenant/provider"
@@ -35,6 +36,8 @@ type engineFlags struct {
 	// selfConsistency is --self-consistency: the proposals voted on for
 	// the hard question classes; 0 is off.
 	selfConsistency int
+	// abstention is --abstention-policy: a calibrated policy file.
+	abstention string
 
 	// --provider noisy: the instrument's fault rate, seed and inner provider.
 	noise      float64
@@ -53,6 +56,8 @@ func (f *engineFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.cassettes, "cassettes", "testdata/cassettes", "cassette `DIR` for record and replay")
 	fs.StringVar(&f.verify, "verify", engine.VerifySnapshot,
 		"where the resolver re-derives each answer: snapshot (DuckDB-derived intervals in memory) or sql (a DuckDB query per question)")
+	fs.StringVar(&f.abstention, "abstention-policy", "",
+		"calibrated abstention policy `FILE` (from eval --calibrate): abstain below its confidence thresholds")
 	fs.IntVar(&f.selfConsistency, "self-consistency", 0,
 		"vote over `N` sampled proposals (odd, 1 to 11) for aggregate, list and window questions, abstaining without a strict majority; 0 is off")
 	fs.Float64Var(&f.noise, "noise", 0,
@@ -89,6 +94,16 @@ func (f *engineFlags) engineOptions(logger *slog.Logger) (engine.Options, error)
 			return engine.Options{}, fmt.Errorf("choose self-consistency: --self-consistency must be odd, from 1 to %d", pipeline.MaxSamples)
 		}
 		opts.SelfConsistency = sc
+	}
+	if f.abstention != "" {
+		file, err := os.Open(f.abstention)
+		if err != nil {
+			return engine.Options{}, fmt.Errorf("open abstention policy: %w", err)
+		}
+		defer file.Close()
+		if opts.Abstention, err = calibration.Parse(file); err != nil {
+			return engine.Options{}, fmt.Errorf("load abstention policy: %w", err)
+		}
 	}
 	return opts, nil
 }
