@@ -7,8 +7,13 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"os/exec"
 	"strings"
+	"text/tabwriter"
+	"time"
 
+	"github.com/provenant/provenant/calibration"
+	"github.com/provenant/provenant/engine"
 	"github.com/provenant/provenant/eval"
 )
 
@@ -24,6 +29,10 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	goldPath := fs.String("gold", "", "gold file `PATH` (default: the embedded gold set for the demo store)")
 	asJSON := fs.Bool("json", false, "print the report as one JSON object")
 	requireGates := fs.Bool("require-gates", false, "exit non-zero when any gate is below 100%")
+	calibrate := fs.Bool("calibrate", false,
+		"calibrate an abstention policy on the calibration split (in-coverage items at even positions) over the noisy instrument at --noise (default 0.2) and write it to --out; exits non-zero, writing the curve but no policy, when no threshold qualifies")
+	calSeeds := fs.Int("calibration-seeds", eval.DefaultSeeds, "with --calibrate: the `N` seeds 1..N of the noisy instrument, one pass of the split each")
+	outDir := fs.String("out", "eval/calibration", "with --calibrate: the `DIR` for policy.json, curve.json and risk-coverage.svg")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -45,6 +54,9 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	gold, err := loadGold(*goldPath)
 	if err != nil {
 		return err
+	}
+	if *calibrate {
+		return runCalibrate(ctx, fs, &ef, gold, *calSeeds, *outDir, stdout)
 	}
 	opts, err := ef.engineOptions(logger)
 	if err != nil {
@@ -81,6 +93,92 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return fmt.Errorf("check gates: not met: %s", strings.Join(unmet, ", "))
 	}
 	return nil
+}
+
+// runCalibrate runs eval --calibrate: the noisy instrument wraps
+// --noisy-inner (rules by default) at --noise (0.2 unless given), with
+// self-consistency on every tool; the engine flags that choose a provider
+// are otherwise ignored.
+func runCalibrate(ctx context.Context, fs *flag.FlagSet, ef *engineFlags, gold *eval.GoldSet, seeds int, out string, stdout io.Writer) error {
+	if seeds < 1 {
+		return fmt.Errorf("calibrate: --calibration-seeds must be at least 1")
+	}
+	if flagSet(fs, "provider") && ef.provider != "noisy" {
+		return fmt.Errorf("calibrate: the calibration instrument is the noisy provider; use --noisy-inner to choose what it wraps")
+	}
+	noise := eval.DefaultNoiseRate
+	if flagSet(fs, "noise") {
+		noise = ef.noise
+	}
+	if !(noise > 0 && noise <= 1) {
+		return fmt.Errorf("calibrate: --noise must be in (0, 1]")
+	}
+	inner := *ef
+	inner.provider, inner.noise = ef.noisyInner, 0
+	if inner.provider == "noisy" {
+		return fmt.Errorf("calibrate: --noisy-inner cannot be noisy")
+	}
+	p, err := inner.buildProvider()
+	if err != nil {
+		return err
+	}
+	d, err := engine.LoadDataset(ef.store)
+	if err != nil {
+		return err
+	}
+	opts := eval.CalibrateOptions{
+		Gold: gold, Inner: p, NoiseRate: noise, Commit: gitCommit(ctx),
+		Open: func(ctx context.Context, o engine.Options) (*engine.Engine, error) {
+			o.Verify = ef.verify
+			return engine.Open(ctx, d, o)
+		},
+	}
+	for s := 1; s <= seeds; s++ {
+		opts.Seeds = append(opts.Seeds, uint64(s))
+	}
+	c, err := eval.RunCalibration(ctx, opts)
+	if err != nil {
+		return err
+	}
+	if err := eval.WriteCalibration(out, c); err != nil {
+		return err
+	}
+	r := c.Record
+	fmt.Fprintf(stdout, "calibration: %s (a test instrument), %d split items x %d seeds, %d answered\n", r.Provider, r.SplitItems, r.Seeds, r.Answered)
+	if !c.OK {
+		fmt.Fprint(stdout, eval.NoPolicyTable(r))
+		return fmt.Errorf("calibrate: no threshold reaches a Wilson %g%% lower bound of %g with %d answered; wrote %s and %s to %s, and no policy",
+			r.Confidence*100, r.Target, r.MinSupport, eval.CurveFile, eval.SVGFile, out)
+	}
+	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "class\tthreshold\tcoverage\taccuracy\twilson_lower\tsupport")
+	row := func(name string, t calibration.Threshold) {
+		fmt.Fprintf(tw, "%s\t%.4f\t%.3f\t%.4f\t%.4f\t%d\n", name, t.Threshold, t.Coverage, t.Accuracy, t.WilsonLower, t.Support)
+	}
+	for _, class := range calibration.Classes {
+		if t, ok := c.Policy.Classes[class]; ok {
+			row(class, t)
+		} else {
+			fmt.Fprintf(tw, "%s\t(global)\t\t\t\t\n", class)
+		}
+	}
+	row("global", c.Policy.Global)
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "wrote %s, %s and %s to %s\n", eval.PolicyFile, eval.CurveFile, eval.SVGFile, out)
+	return nil
+}
+
+// gitCommit returns the short commit of the working tree, or "unknown".
+func gitCommit(ctx context.Context) string {
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, "git", "rev-parse", "--short", "HEAD").Output()
+	if s := strings.TrimSpace(string(out)); err == nil && s != "" {
+		return s
+	}
+	return "unknown"
 }
 
 // loadGold reads and validates a gold file, or the embedded one when path
