@@ -8,6 +8,7 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"unicode/utf8"
 )
 
 // Errors returned for invalid arguments. Each is wrapped with the offending
@@ -305,7 +306,10 @@ func SVG(points []Point, title string) []byte {
 	escape(&b, title)
 	b.WriteString("</title>\n")
 	fmt.Fprintf(&b, `<rect x="0" y="0" width="%d" height="%d" fill="white"/>`+"\n", svgWidth, svgHeight)
-	fmt.Fprintf(&b, `<text x="%d" y="24" text-anchor="middle" font-size="15">`, svgWidth/2)
+	// A long title shrinks to fit the width (about 0.55 em per character
+	// in a sans-serif face) rather than running off both edges.
+	size := min(15.0, max(8.0, float64(svgWidth-20)/(0.55*float64(max(1, utf8.RuneCountInString(title))))))
+	fmt.Fprintf(&b, `<text x="%d" y="24" text-anchor="middle" font-size="%.1f">`, svgWidth/2, size)
 	escape(&b, title)
 	b.WriteString("</text>\n")
 
