@@ -4,6 +4,7 @@
 //	GET  /v1/tools        the offered tools: name, description, input schema, annotations (tools.go)
 //	POST /v1/tools/{name} a direct tool call through the same wall -> the answer object (tools.go)
 //	GET  /openapi.json    an OpenAPI 3.1 document generated from the registry (openapi.go)
+//	POST /v1/ground       the numeral grounding checker on a client's text and ledger (ground.go)
 //	     /mcp             the Model Context Protocol, stateless streamable HTTP (Backend.MCP)
 //	GET  /healthz         503 {"status":"loading"} until an engine is set, then
 //	                      200 {"status":"ok","dataset_version":...,"provider":...}
@@ -130,6 +131,7 @@ func New(opts *Options) *Server {
 	s.mux.HandleFunc("GET /v1/tools", handleTools)
 	s.mux.HandleFunc("POST /v1/tools/{name}", s.handleCall)
 	s.mux.HandleFunc("GET /openapi.json", handleOpenAPI)
+	s.mux.HandleFunc("POST /v1/ground", s.handleGround)
 	s.mux.HandleFunc("/mcp", s.handleMCP)
 	if o.Metrics != nil {
 		s.mux.Handle("GET /metrics", o.Metrics)

@@ -49,6 +49,20 @@ func OpenAPI() map[string]any {
 				"503": jsonResponse("The dataset is still loading.", ref("Health")),
 			},
 		}},
+		"/v1/ground": map[string]any{"post": map[string]any{
+			"operationId": "check_grounding",
+			"summary":     "Check a text's numerals against a ledger",
+			"description": tool.CheckGroundingDescription + " Reads no data; served while the dataset loads.",
+			"tags":        []any{"grounding"},
+			"requestBody": map[string]any{"required": true, "content": map[string]any{
+				"application/json": map[string]any{"schema": tool.CheckGroundingSchema()}}},
+			"responses": map[string]any{
+				"200": jsonResponse("The grounding report.", map[string]any{"type": "object"}),
+				"400": jsonResponse("A malformed request.", ref("Error")),
+				"413": jsonResponse("The body is too large.", ref("Error")),
+				"415": jsonResponse("The Content-Type is not application/json.", ref("Error")),
+			},
+		}},
 		"/openapi.json": map[string]any{"get": map[string]any{
 			"operationId": "openapi",
 			"summary":     "This document",

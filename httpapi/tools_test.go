@@ -512,8 +512,8 @@ func TestOpenAPI_Document(t *testing.T) {
 			t.Errorf("path %s names no offered tool", p)
 		}
 	}
-	if n := len(paths); n != len(want)+4 {
-		t.Errorf("%d paths, want %d (one per tool, plus /v1/ask, /v1/tools, /healthz, /openapi.json)", n, len(want)+4)
+	if n := len(paths); n != len(want)+5 {
+		t.Errorf("%d paths, want %d (one per tool, plus /v1/ask, /v1/tools, /v1/ground, /healthz, /openapi.json)", n, len(want)+5)
 	}
 	for _, name := range []string{"Answer", "Error"} {
 		if lookup(doc, "components", "schemas", name) == nil {

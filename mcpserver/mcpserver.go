@@ -25,6 +25,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/provenant/provenant/answer"
+	"github.com/provenant/provenant/grounding"
 	"github.com/provenant/provenant/pipeline"
 	"github.com/provenant/provenant/retail"
 	"github.com/provenant/provenant/tool"
@@ -91,6 +92,8 @@ func New(p Pipeline, events Events, opts *Options) *mcp.Server {
 		}
 		s.AddTool(&mcp.Tool{Name: e.Name, Description: e.Description, InputSchema: e.InputSchema, Annotations: annotations()}, handler)
 	}
+	s.AddTool(&mcp.Tool{Name: tool.CheckGroundingName, Description: tool.CheckGroundingDescription,
+		InputSchema: tool.CheckGroundingSchema(), Annotations: annotations()}, checkGrounding)
 	s.AddResourceTemplate(&mcp.ResourceTemplate{
 		Name:        "event",
 		URITemplate: EventURITemplate,
@@ -307,4 +310,30 @@ func ServeStdio(ctx context.Context, s *mcp.Server) error {
 		return nil
 	}
 	return fmt.Errorf("serve mcp over stdio: %w", err)
+}
+
+// checkGrounding runs the numeral checker on a client's text and ledger. A
+// malformed request is a tool error with a fixed message; the report lists
+// the client's own unmatched numerals, which is what it asked for.
+func checkGrounding(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	var in grounding.Request
+	dec := json.NewDecoder(strings.NewReader(string(req.Params.Arguments)))
+	dec.DisallowUnknownFields()
+	err := dec.Decode(&in)
+	var rep grounding.Report
+	if err == nil {
+		rep, err = in.Run()
+	}
+	if err != nil {
+		msg := "invalid request: want text, ledger {numerals: [...]}, and optionally question and policy"
+		if errors.Is(err, grounding.ErrRequest) {
+			msg = err.Error()
+		}
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: msg}}, IsError: true}, nil
+	}
+	text := fmt.Sprintf("%s: %d numeral(s)", rep.Verdict, rep.NumeralsTotal)
+	if len(rep.Unmatched) > 0 {
+		text += fmt.Sprintf(", %d unmatched", len(rep.Unmatched))
+	}
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}, StructuredContent: rep}, nil
 }

@@ -122,7 +122,7 @@ func TestTools_SchemasAreTheRegistry(t *testing.T) {
 	for _, tl := range res.Tools {
 		advertised[tl.Name] = tl
 	}
-	want := map[string]map[string]any{tool.AskName: tool.AskSchema()}
+	want := map[string]map[string]any{tool.AskName: tool.AskSchema(), tool.CheckGroundingName: tool.CheckGroundingSchema()}
 	for _, d := range tool.Menu() {
 		want[d.Name] = tool.InputSchema(d)
 	}
@@ -309,5 +309,51 @@ func TestPrompts(t *testing.T) {
 		if !strings.Contains(body, "result id") {
 			t.Errorf("%s does not tell the client to cite result ids: %s", tt.name, body)
 		}
+	}
+}
+
+func TestCheckGrounding(t *testing.T) {
+	cs := connect(t)
+	ledger := map[string]any{"numerals": []any{map[string]any{"value": 781, "unit": "cents"}, map[string]any{"id": "st-003"}}}
+	tests := []struct {
+		name      string
+		args      map[string]any
+		isError   bool
+		verdict   string
+		unmatched int
+	}{
+		{"backed", map[string]any{"text": "At st-003 it costs $7.81.", "ledger": ledger}, false, "PASS", 0},
+		{"fabricated", map[string]any{"text": "At st-003 it costs $8.71.", "ledger": ledger}, false, "REFUSE", 1},
+		{"strict refuses an echo", map[string]any{"text": "Of 24 stores, st-003 charges $7.81.", "question": "Which of the 24 stores?", "ledger": ledger, "policy": "strict"}, false, "REFUSE", 1},
+		{"default allows the echo", map[string]any{"text": "Of 24 stores, st-003 charges $7.81.", "question": "Which of the 24 stores?", "ledger": ledger}, false, "PASS", 0},
+		{"bad ledger", map[string]any{"text": "x", "ledger": map[string]any{"numerals": []any{map[string]any{"unit": "furlongs", "value": 1}}}}, true, "", 0},
+		{"no ledger", map[string]any{"text": "x"}, true, "", 0},
+		{"unknown field", map[string]any{"text": "x", "ledger": ledger, "sql": "DROP TABLE"}, true, "", 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: tool.CheckGroundingName, Arguments: tt.args})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.IsError != tt.isError {
+				t.Fatalf("isError %t: %s", res.IsError, text(res))
+			}
+			if strings.Contains(text(res), "DROP") || strings.Contains(text(res), "furlongs") {
+				t.Errorf("error repeats the input: %s", text(res))
+			}
+			if tt.isError {
+				return
+			}
+			b, _ := json.Marshal(res.StructuredContent)
+			var rep struct {
+				Verdict   string `json:"verdict"`
+				Unmatched []any  `json:"unmatched"`
+			}
+			json.Unmarshal(b, &rep)
+			if rep.Verdict != tt.verdict || len(rep.Unmatched) != tt.unmatched {
+				t.Errorf("report = %s", b)
+			}
+		})
 	}
 }

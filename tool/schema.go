@@ -77,3 +77,44 @@ func AskSchema() map[string]any {
 		"additionalProperties": false,
 	}
 }
+
+// CheckGroundingName is the tool that checks any text against a ledger of
+// numerals (package grounding): it reads no data, so it is offered beside
+// the closed menu, not on it.
+const CheckGroundingName = "check_grounding"
+
+// CheckGroundingDescription describes the check_grounding tool.
+const CheckGroundingDescription = "Check that every numeral in a text is backed by a ledger of computed numbers: " +
+	"returns PASS, or REFUSE with the unmatched numerals and the allowances that fired."
+
+// CheckGroundingSchema is the check_grounding tool's input schema: the
+// text, the ledger (as in the ground command's ledger file), and
+// optionally the question and the policy.
+func CheckGroundingSchema() map[string]any {
+	numeral := map[string]any{
+		"type": "object",
+		"properties": map[string]any{
+			"value":  map[string]any{"type": []any{"number", "string"}, "description": "The number (unix seconds, or an ISO string, for timestamps and dates)."},
+			"unit":   map[string]any{"enum": []any{"count", "cents", "usd", "eur", "gbp", "ratio", "percent", "timestamp", "date", "id"}},
+			"id":     map[string]any{"type": "string", "maxLength": 64, "description": "An identifier the text may name, like st-003."},
+			"window": map[string]any{"type": "array", "items": map[string]any{"type": "string"}, "minItems": 2, "maxItems": 2, "description": "[start, end] (UTC): a cited instant inside it is allowed."},
+		},
+		"additionalProperties": false,
+	}
+	return map[string]any{
+		"type": "object",
+		"properties": map[string]any{
+			"text":     map[string]any{"type": "string", "minLength": 1, "maxLength": 65536, "description": "The text to check."},
+			"question": map[string]any{"type": "string", "maxLength": 4096, "description": "The question the text answers (numerals echoed from it are allowed)."},
+			"policy":   map[string]any{"enum": []any{"default", "strict"}, "description": "strict turns the four allowances off."},
+			"ledger": map[string]any{
+				"type":                 "object",
+				"properties":           map[string]any{"numerals": map[string]any{"type": "array", "items": numeral}},
+				"required":             []any{"numerals"},
+				"additionalProperties": false,
+			},
+		},
+		"required":             []any{"text", "ledger"},
+		"additionalProperties": false,
+	}
+}
