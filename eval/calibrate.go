@@ -103,7 +103,25 @@ type CurveRecord struct {
 	// Curves holds the risk-coverage points, "global" and per class (only
 	// the classes with answered items).
 	Curves map[string][]stats.Point `json:"curves"`
+	// Voting compares the strict-majority vote (the default) with the
+	// plurality vote (measurement only) over the same asks.
+	Voting map[string]VotingStats `json:"voting"`
 }
+
+// VotingStats is how one voting rule did over the calibration asks.
+type VotingStats struct {
+	Asked          int     `json:"asked"`
+	Answered       int     `json:"answered"`
+	Correct        int     `json:"correct"`
+	Accuracy       float64 `json:"accuracy"`        // correct / answered
+	AbstentionRate float64 `json:"abstention_rate"` // abstained / asked
+}
+
+// Voting rules.
+const (
+	VotingStrict    = "strict"
+	VotingPlurality = "plurality"
+)
 
 // Calibrate runs the calibration split of the gold set through engines
 // over the noisy instrument (one pass per seed), collects the confidence
@@ -150,7 +168,11 @@ func RunCalibration(ctx context.Context, opts CalibrateOptions) (*Calibration, e
 		classOf []string
 		name    string
 	)
+	voting := map[string]*votingCount{VotingStrict: {}, VotingPlurality: {}}
 	for _, seed := range o.Seeds {
+		if err := comparePlurality(ctx, o, seed, hard, items, voting[VotingPlurality]); err != nil {
+			return nil, err
+		}
 		p, err := noisy.New(o.Inner, noisy.Options{Seed: seed, Rates: noisy.Uniform(o.NoiseRate)})
 		if err != nil {
 			return nil, fmt.Errorf("calibrate: %w", err)
@@ -175,6 +197,7 @@ func RunCalibration(ctx context.Context, opts CalibrateOptions) (*Calibration, e
 				return nil, fmt.Errorf("calibrate: %w", err)
 			}
 			a := e.Pipeline.Ask(ctx, it.Question)
+			voting[VotingStrict].add(it, a)
 			if out := a.Outcome(); out != answer.Answered && out != answer.Absence {
 				continue
 			}
@@ -195,6 +218,7 @@ func RunCalibration(ctx context.Context, opts CalibrateOptions) (*Calibration, e
 		Provider: name, Commit: o.Commit, NoiseRate: o.NoiseRate, Seeds: len(o.Seeds), Samples: o.Samples,
 		Target: o.Target, Confidence: o.Confidence, MinSupport: o.MinSupport,
 		SplitItems: len(items), Answered: len(scores), Curves: map[string][]stats.Point{},
+		Voting: map[string]VotingStats{VotingStrict: voting[VotingStrict].stats(), VotingPlurality: voting[VotingPlurality].stats()},
 	}}
 	if len(scores) == 0 {
 		return c, nil // nothing answered: no curve, no policy
@@ -240,6 +264,76 @@ func RunCalibration(ctx context.Context, opts CalibrateOptions) (*Calibration, e
 	}
 	c.OK, c.Policy, c.Record.Qualified = true, pol, true
 	return c, nil
+}
+
+type votingCount struct{ asked, answered, correct, abstained int }
+
+func (v *votingCount) add(it Item, a answer.Answer) {
+	v.asked++
+	switch a.Outcome() {
+	case answer.Answered, answer.Absence:
+		v.answered++
+		if mismatch(it, a) == "" {
+			v.correct++
+		}
+	case answer.Abstained:
+		v.abstained++
+	}
+}
+
+func (v *votingCount) stats() VotingStats {
+	s := VotingStats{Asked: v.asked, Answered: v.answered, Correct: v.correct}
+	if v.answered > 0 {
+		s.Accuracy = float64(v.correct) / float64(v.answered)
+	}
+	if v.asked > 0 {
+		s.AbstentionRate = float64(v.abstained) / float64(v.asked)
+	}
+	return s
+}
+
+// comparePlurality asks the same items with the same instrument and seed
+// under the plurality vote, for the report's comparison; its answers
+// never reach a curve or a policy.
+func comparePlurality(ctx context.Context, o CalibrateOptions, seed uint64, hard map[string]bool, items []Item, v *votingCount) error {
+	p, err := noisy.New(o.Inner, noisy.Options{Seed: seed, Rates: noisy.Uniform(o.NoiseRate)})
+	if err != nil {
+		return fmt.Errorf("calibrate: %w", err)
+	}
+	e, err := o.Open(ctx, engine.Options{
+		Provider:        p,
+		SelfConsistency: &pipeline.SelfConsistency{Samples: o.Samples, Hard: hard, AllowPlurality: true},
+	})
+	if err != nil {
+		return fmt.Errorf("calibrate: seed %d: %w", seed, err)
+	}
+	defer e.Close()
+	for _, it := range items {
+		if err := ctx.Err(); err != nil {
+			return fmt.Errorf("calibrate: %w", err)
+		}
+		v.add(it, e.Pipeline.Ask(ctx, it.Question))
+	}
+	return nil
+}
+
+// VotingTable is the markdown comparison of the voting rules in r.
+func VotingTable(r CurveRecord) string {
+	st, pl := r.Voting[VotingStrict], r.Voting[VotingPlurality]
+	if st.Asked == 0 {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString("\nStrict majority (the default) against plurality (measurement only), same instrument, seeds and asks:\n\n")
+	b.WriteString("| vote | asked | answered | accuracy | abstention rate |\n|---|---:|---:|---:|---:|\n")
+	for _, row := range []struct {
+		name string
+		v    VotingStats
+	}{{"strict", st}, {"plurality", pl}} {
+		fmt.Fprintf(&b, "| %s | %d | %d | %.4f | %.4f |\n", row.name, row.v.Asked, row.v.Answered, row.v.Accuracy, row.v.AbstentionRate)
+	}
+	fmt.Fprintf(&b, "| plurality − strict | | %+d | %+.4f | %+.4f |\n", pl.Answered-st.Answered, pl.Accuracy-st.Accuracy, pl.AbstentionRate-st.AbstentionRate)
+	return b.String()
 }
 
 // seedsName replaces the seed in the instrument's name by the seeds of the
@@ -435,16 +529,6 @@ func WriteCalibration(dir string, c *Calibration) error {
 // artifact in dir: PolicyTable of policy.json when there is one, else
 // NoPolicyTable of curve.json.
 func ReadmeTable(dir string) (string, error) {
-	if f, err := os.Open(filepath.Join(dir, PolicyFile)); err == nil {
-		defer f.Close()
-		p, err := calibration.Parse(f)
-		if err != nil {
-			return "", err
-		}
-		return PolicyTable(p), nil
-	} else if !errors.Is(err, fs.ErrNotExist) {
-		return "", err
-	}
 	b, err := os.ReadFile(filepath.Join(dir, CurveFile))
 	if err != nil {
 		return "", err
@@ -453,5 +537,15 @@ func ReadmeTable(dir string) (string, error) {
 	if err := json.Unmarshal(b, &r); err != nil {
 		return "", fmt.Errorf("read %s: %w", CurveFile, err)
 	}
-	return NoPolicyTable(r), nil
+	if f, err := os.Open(filepath.Join(dir, PolicyFile)); err == nil {
+		defer f.Close()
+		p, err := calibration.Parse(f)
+		if err != nil {
+			return "", err
+		}
+		return PolicyTable(p) + VotingTable(r), nil
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return "", err
+	}
+	return NoPolicyTable(r) + VotingTable(r), nil
 }

@@ -118,8 +118,13 @@ func TestCalibrateCurvesAndSelection(t *testing.T) {
 			t.Error(err)
 		}
 	}
-	if tab, err := eval.ReadmeTable(dir); err != nil || tab != eval.PolicyTable(c.Policy) {
+	if tab, err := eval.ReadmeTable(dir); err != nil || tab != eval.PolicyTable(c.Policy)+eval.VotingTable(c.Record) {
 		t.Errorf("ReadmeTable = %q, %v", tab, err)
+	}
+	// Both voting rules saw the same asks.
+	st, pl := c.Record.Voting[eval.VotingStrict], c.Record.Voting[eval.VotingPlurality]
+	if st.Asked == 0 || st.Asked != pl.Asked || st.Answered > st.Asked || pl.Answered > pl.Asked {
+		t.Errorf("voting = %+v", c.Record.Voting)
 	}
 }
 
