@@ -1,39 +1,34 @@
 package eval
 
 import (
+	"slices"
+
 	"github.com/provenant/provenant/answer"
+	"github.com/provenant/provenant/calibration"
 	"github.com/provenant/provenant/fact"
 	"github.com/provenant/provenant/grounding"
 	"github.com/provenant/provenant/ledger"
-	"github.com/provenant/provenant/tool"
 )
 
-// Question classes, by the tool the gold expects.
+// Question classes: the in-coverage classes of package calibration (by
+// the tool the gold expects), and out-of-coverage questions.
 const (
-	ClassScalar    = "scalar"    // get_stock_state, get_price, get_compliance_flag
-	ClassAggregate = "aggregate" // count_stores_with_condition
-	ClassList      = "list"      // list_products_in_state
-	ClassWindow    = "window"    // count_events_in_window
-	ClassOut       = "out"       // out of coverage
+	ClassScalar    = calibration.ClassScalar
+	ClassAggregate = calibration.ClassAggregate
+	ClassList      = calibration.ClassList
+	ClassWindow    = calibration.ClassWindow
+	ClassOut       = "out"
 )
 
 // Classes lists the classes in report order.
-var Classes = []string{ClassScalar, ClassAggregate, ClassList, ClassWindow, ClassOut}
+var Classes = append(slices.Clone(calibration.Classes), ClassOut)
 
 // ClassOf returns an item's class.
 func ClassOf(it Item) string {
 	if it.Coverage == Out {
 		return ClassOut
 	}
-	switch it.Expect.Tool {
-	case tool.CountStoresWithCondition:
-		return ClassAggregate
-	case tool.ListProductsInState:
-		return ClassList
-	case tool.CountEventsInWindow:
-		return ClassWindow
-	}
-	return ClassScalar
+	return calibration.ClassOfTool(it.Expect.Tool)
 }
 
 // ClassStats summarises one class of items.
