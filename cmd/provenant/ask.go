@@ -25,11 +25,7 @@ func runAsk(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	}
 	question := strings.Join(fs.Args(), " ")
 
-	_, opts, err := ef.setup(stderr)
-	if err != nil {
-		return err
-	}
-	e, err := ef.openEngine(ctx, opts)
+	_, e, err := ef.start(ctx, stderr)
 	if err != nil {
 		return err
 	}

@@ -108,6 +108,17 @@ func (f *engineFlags) engineOptions(logger *slog.Logger) (engine.Options, error)
 	return opts, nil
 }
 
+// start builds the logger and opens the engine the flags describe: the
+// prologue of a command that answers in the foreground.
+func (f *engineFlags) start(ctx context.Context, w io.Writer) (*slog.Logger, *engine.Engine, error) {
+	logger, opts, err := f.setup(w)
+	if err != nil {
+		return nil, nil, err
+	}
+	e, err := f.openEngine(ctx, opts)
+	return logger, e, err
+}
+
 // openEngine loads the store file the flags name (the demo store by
 // default) and opens an engine over it with opts.
 func (f *engineFlags) openEngine(ctx context.Context, opts engine.Options) (*engine.Engine, error) {

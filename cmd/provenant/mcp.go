@@ -20,11 +20,7 @@ func runMCP(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		return errUsage
 	}
 	// Standard output carries the protocol: logs go to standard error.
-	logger, opts, err := ef.setup(stderr)
-	if err != nil {
-		return err
-	}
-	e, err := ef.openEngine(ctx, opts)
+	logger, e, err := ef.start(ctx, stderr)
 	if err != nil {
 		return err
 	}
