@@ -54,6 +54,9 @@ type Options struct {
 	// SelfConsistency votes over sampled proposals for the hard question
 	// classes; nil means off. See pipeline.SelfConsistency.
 	SelfConsistency *pipeline.SelfConsistency
+	// RefuseUngrounded abstains on a composed sentence the grounding check
+	// refuses, instead of shipping the fact with a code-rendered sentence.
+	RefuseUngrounded bool
 	// Abstention is a calibrated abstention policy; nil means none.
 	Abstention *calibration.Policy
 }
@@ -103,15 +106,16 @@ func Open(ctx context.Context, d *retail.Dataset, opts Options) (*Engine, error)
 		return nil, fmt.Errorf("open engine: unknown verify mode (want %s or %s)", VerifySnapshot, VerifySQL)
 	}
 	p := pipeline.New(pipeline.Options{
-		Provider:        opts.Provider,
-		Wall:            tool.NewWall(tool.CatalogOf(d)),
-		Executor:        executor.New(d),
-		Resolver:        resolver.New(verifyStore),
-		Observer:        opts.Observer,
-		Logger:          opts.Logger,
-		DefaultScope:    opts.DefaultScope,
-		SelfConsistency: opts.SelfConsistency,
-		Abstention:      opts.Abstention,
+		Provider:         opts.Provider,
+		Wall:             tool.NewWall(tool.CatalogOf(d)),
+		Executor:         executor.New(d),
+		Resolver:         resolver.New(verifyStore),
+		Observer:         opts.Observer,
+		Logger:           opts.Logger,
+		DefaultScope:     opts.DefaultScope,
+		SelfConsistency:  opts.SelfConsistency,
+		Abstention:       opts.Abstention,
+		RefuseUngrounded: opts.RefuseUngrounded,
 	})
 	return &Engine{Pipeline: p, Store: store, Info: info}, nil
 }

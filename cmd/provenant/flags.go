@@ -38,6 +38,8 @@ type engineFlags struct {
 	selfConsistency int
 	// abstention is --abstention-policy: a calibrated policy file.
 	abstention string
+	// refuseUngrounded is --refuse-ungrounded.
+	refuseUngrounded bool
 
 	// --provider noisy: the instrument's fault rate, seed and inner provider.
 	noise      float64
@@ -56,6 +58,8 @@ func (f *engineFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.cassettes, "cassettes", "testdata/cassettes", "cassette `DIR` for record and replay")
 	fs.StringVar(&f.verify, "verify", engine.VerifySnapshot,
 		"where the resolver re-derives each answer: snapshot (DuckDB-derived intervals in memory) or sql (a DuckDB query per question)")
+	fs.BoolVar(&f.refuseUngrounded, "refuse-ungrounded", false,
+		"abstain when the model's sentence cites a number no result backs (default: ship the fact with a sentence rendered by code)")
 	fs.StringVar(&f.abstention, "abstention-policy", "",
 		"calibrated abstention policy `FILE` (from eval --calibrate): abstain below its confidence thresholds")
 	fs.IntVar(&f.selfConsistency, "self-consistency", 0,
@@ -87,7 +91,7 @@ func (f *engineFlags) engineOptions(logger *slog.Logger) (engine.Options, error)
 	if f.verify != engine.VerifySnapshot && f.verify != engine.VerifySQL {
 		return engine.Options{}, fmt.Errorf("choose verify mode: want %s or %s", engine.VerifySnapshot, engine.VerifySQL)
 	}
-	opts := engine.Options{Provider: p, Verify: f.verify, Logger: logger}
+	opts := engine.Options{Provider: p, Verify: f.verify, Logger: logger, RefuseUngrounded: f.refuseUngrounded}
 	if f.selfConsistency != 0 {
 		sc := &pipeline.SelfConsistency{Samples: f.selfConsistency}
 		if err := sc.Validate(); err != nil {

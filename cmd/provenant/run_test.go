@@ -136,3 +136,18 @@ func TestRun_LoadCountersAddUp(t *testing.T) {
 		t.Errorf("load produced %d errors", r.Outcomes["error"])
 	}
 }
+
+// TestRun_RefuseUngroundedFlag: the flag is accepted and a grounded answer
+// still ships under it; the refusal itself is tested in package pipeline
+// (TestAsk_RefusesUngroundedSentence).
+func TestRun_RefuseUngroundedFlag(t *testing.T) {
+	out, _, err := runCLI(t, "ask", "--json", "--log-level", "error", "--refuse-ungrounded",
+		"What is the price of pr-007 at st-003 as of 2026-01-06T08:00:00Z?")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The rules provider's sentence is grounded, so it still ships.
+	if !strings.Contains(out, `"outcome":"answered"`) || !strings.Contains(out, `"verdict":"PASS"`) {
+		t.Errorf("grounded answer under --refuse-ungrounded: %s", out)
+	}
+}
