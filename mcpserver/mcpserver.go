@@ -77,22 +77,24 @@ func New(p Pipeline, events Events, opts *Options) *mcp.Server {
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
-	s := mcp.NewServer(&mcp.Implementation{Name: o.Name, Title: "provenant grounded answers", Version: o.Version},
+	impl := &mcp.Implementation{Name: o.Name, Title: "provenant grounded answers", Version: o.Version}
+	s := mcp.NewServer(impl,
 		&mcp.ServerOptions{
 			Logger: o.Logger,
 			Instructions: "Every figure these tools return is computed from scan events and verified before it is returned. " +
 				"Quote values as returned, cite the result_ids of the results you use, and follow provenance pointers " +
 				"with the " + EventURITemplate + " resource. When a result's outcome is abstained or rejected, say so; do not guess.",
 		})
+	register(s, impl) // for the HTTP fast lane (transport.go)
 	h := &handlers{p: p, events: events}
 	for _, e := range tool.Offered() {
 		handler := h.callTool(e.Name)
 		if e.Name == tool.AskName {
 			handler = h.ask
 		}
-		s.AddTool(&mcp.Tool{Name: e.Name, Description: e.Description, InputSchema: e.InputSchema, Annotations: annotations()}, handler)
+		addTool(s, &mcp.Tool{Name: e.Name, Description: e.Description, InputSchema: e.InputSchema, Annotations: annotations()}, handler)
 	}
-	s.AddTool(&mcp.Tool{Name: tool.CheckGroundingName, Description: tool.CheckGroundingDescription,
+	addTool(s, &mcp.Tool{Name: tool.CheckGroundingName, Description: tool.CheckGroundingDescription,
 		InputSchema: tool.CheckGroundingSchema(), Annotations: annotations()}, checkGrounding)
 	s.AddResourceTemplate(&mcp.ResourceTemplate{
 		Name:        "event",
@@ -295,8 +297,8 @@ func HTTPHandler(s *mcp.Server, logger *slog.Logger) http.Handler {
 // HTTPHandlerWithLimit is HTTPHandler with a cap on each request body
 // (larger ones get 413).
 func HTTPHandlerWithLimit(s *mcp.Server, logger *slog.Logger, maxBodyBytes int64) http.Handler {
-	return mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s },
-		&mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: true, Logger: logger, MaxRequestBodyBytes: maxBodyBytes})
+	return newStatelessHandler(s, mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s },
+		&mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: true, Logger: logger, MaxRequestBodyBytes: maxBodyBytes}), maxBodyBytes)
 }
 
 // MaxRequestBytes is the default cap on one MCP request body over HTTP.
