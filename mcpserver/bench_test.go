@@ -10,10 +10,23 @@ package mcpserver_test
 // Besides ns/op each reports p50_us and p95_us (nearest-rank percentiles
 // of the per-call latency) and calls/s. Wall-clock time is measured and
 // reported here, never used in a decision.
+//
+// BenchmarkServeCall and BenchmarkServeCallParallel price the server alone
+// on the same get_price call over REST (POST /v1/tools/get_price), over MCP
+// through HTTPHandler (handler=fast), and over MCP through the SDK's own
+// stateless handler (handler=sdk, what HTTPHandler was before its fast
+// lane): the first in process (B/op is the server's allocation per call),
+// the second over loopback from 16 plain HTTP clients sending pre-encoded
+// bodies, so no client library's cost is counted. Compare the handlers with
+//
+//	go test -run XXX -bench ServeCall -benchtime 2000x -count 6 ./mcpserver/ > new.txt
+//	benchstat -col /handler new.txt
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"math"
 	"net/http"
 	"net/http/httptest"
@@ -259,4 +272,135 @@ func BenchmarkCallToolParallel(b *testing.B) {
 		lat.report(b)
 		b.ReportMetric(float64(clients), "clients")
 	})
+}
+
+// serveHandlers are the servers BenchmarkServeCall compares, by name: the
+// same httpapi server with HTTPHandler, or with the SDK's own handler, on
+// /mcp.
+func serveHandlers(b *testing.B, e *engine.Engine) map[string]http.Handler {
+	b.Helper()
+	out := map[string]http.Handler{}
+	for name, mcpHandler := range map[string]func(*mcp.Server) http.Handler{
+		"fast": func(s *mcp.Server) http.Handler { return mcpserver.HTTPHandler(s, nil) },
+		"sdk":  mcpserver.SDKHandler,
+	} {
+		api := httpapi.New(nil)
+		api.SetBackend(httpapi.Backend{Asker: e.Pipeline, DatasetVersion: e.Info.Version, Provider: "rules",
+			MCP: mcpHandler(mcpserver.New(e.Pipeline, e.Store, nil))})
+		out[name] = api
+	}
+	return out
+}
+
+// serveCases are BenchmarkServeCall's variants: the handler, the path and
+// the body and headers of the get_price call.
+var serveCases = []struct {
+	handler, server, path string
+	c                     wireCase
+}{
+	{"rest", "fast", "/v1/tools/get_price", wireCase{body: `{"as_of":"2026-01-06T08:00:00Z","product_id":"pr-007","store_id":"st-003"}`}},
+	{"fast", "fast", "/mcp", wireCases[0]},
+	{"sdk", "sdk", "/mcp", wireCases[0]},
+}
+
+// answered reports whether a REST or MCP response body is get_price's
+// answer.
+func answered(body []byte) bool {
+	return bytes.Contains(body, []byte(`"outcome":"answered"`)) && bytes.Contains(body, []byte(`"value":781`))
+}
+
+// BenchmarkServeCall is one get_price call per iteration, handed to the
+// server in process (no network, no client): B/op is what the server
+// allocates per call.
+func BenchmarkServeCall(b *testing.B) {
+	e := openBenchEngine(b)
+	servers := serveHandlers(b, e)
+	for _, sc := range serveCases {
+		b.Run("handler="+sc.handler, func(b *testing.B) {
+			h := servers[sc.server]
+			var lat latencies
+			durs := make([]time.Duration, 0, 1<<12)
+			b.ReportAllocs()
+			for b.Loop() {
+				r := wireRequest(sc.c)
+				r.URL.Path = sc.path
+				w := httptest.NewRecorder()
+				start := time.Now()
+				h.ServeHTTP(w, r)
+				durs = append(durs, time.Since(start))
+				if w.Code != http.StatusOK || !answered(w.Body.Bytes()) {
+					b.Fatalf("%s: %d %s", sc.handler, w.Code, w.Body.Bytes())
+				}
+			}
+			lat.add(durs)
+			lat.report(b)
+		})
+	}
+}
+
+// BenchmarkServeCallParallel is BenchmarkServeCall over loopback HTTP from
+// 16 concurrent plain HTTP clients: calls/s is the server's throughput on
+// the call, REST and MCP alike.
+func BenchmarkServeCallParallel(b *testing.B) {
+	e := openBenchEngine(b)
+	servers := map[string]*httptest.Server{}
+	for name, h := range serveHandlers(b, e) {
+		srv := httptest.NewServer(h)
+		b.Cleanup(srv.Close)
+		servers[name] = srv
+	}
+	hc := benchTransport(b)
+	for _, sc := range serveCases {
+		b.Run("handler="+sc.handler, func(b *testing.B) {
+			url := servers[sc.server].URL + sc.path
+			post := func(buf *bytes.Buffer) (time.Duration, string) {
+				req, _ := http.NewRequestWithContext(b.Context(), http.MethodPost, url, strings.NewReader(sc.c.body))
+				req.Header = wireRequest(sc.c).Header
+				start := time.Now()
+				resp, err := hc.Do(req)
+				if err != nil {
+					return 0, err.Error()
+				}
+				buf.Reset()
+				_, err = buf.ReadFrom(resp.Body)
+				resp.Body.Close()
+				d := time.Since(start)
+				if err != nil || resp.StatusCode != http.StatusOK || !answered(buf.Bytes()) {
+					return d, fmt.Sprintf("%d %s", resp.StatusCode, buf.Bytes())
+				}
+				return d, ""
+			}
+			if _, msg := post(new(bytes.Buffer)); msg != "" {
+				b.Fatal(msg)
+			}
+			par := (benchClients + runtime.GOMAXPROCS(0) - 1) / runtime.GOMAXPROCS(0)
+			var (
+				lat     latencies
+				errOnce sync.Once
+				failure string
+			)
+			b.SetParallelism(par)
+			b.ReportAllocs()
+			b.ResetTimer()
+			b.RunParallel(func(pb *testing.PB) {
+				buf := new(bytes.Buffer)
+				durs := make([]time.Duration, 0, 1<<10)
+				for pb.Next() {
+					d, msg := post(buf)
+					durs = append(durs, d)
+					if msg != "" {
+						errOnce.Do(func() { failure = msg })
+						break
+					}
+				}
+				lat.add(durs)
+			})
+			b.StopTimer()
+			if failure != "" {
+				b.Fatal(failure)
+			}
+			lat.report(b)
+			b.ReportMetric(float64(par*runtime.GOMAXPROCS(0)), "clients")
+		})
+	}
 }
