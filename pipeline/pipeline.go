@@ -196,11 +196,17 @@ func (p *Pipeline) ask(ctx context.Context, question string, rec *Record) answer
 	}
 
 	rec.Stage = answer.StageSelect
+	if a, done := timedOut(ctx, rec, nil, answer.StageSelect, "", nil); done {
+		return a
+	}
 	selectCtx := ctx
 	if p.opts.SelfConsistency != nil {
 		selectCtx = provider.WithSample(ctx, 0)
 	}
 	proposal, err := p.opts.Provider.Select(selectCtx, q, p.menu)
+	if a, done := timedOut(ctx, rec, err, answer.StageSelect, "", nil); done {
+		return a
+	}
 	if err != nil {
 		rec.ErrorDetail = detail(err)
 		return answer.Fail(answer.StageSelect, answer.ReasonModelUnavailable, "", nil)
@@ -249,7 +255,13 @@ func (p *Pipeline) execute(ctx context.Context, proposal tool.Proposal, rec *Rec
 	rec.Validation = "passed"
 
 	rec.Stage = answer.StageExecute
+	if a, done := timedOut(ctx, rec, nil, answer.StageExecute, call.Tool(), call.Args()); done {
+		return fail(a)
+	}
 	result, err := p.opts.Executor.Execute(ctx, call)
+	if a, done := timedOut(ctx, rec, err, answer.StageExecute, call.Tool(), call.Args()); done {
+		return fail(a)
+	}
 	if err != nil {
 		rec.ErrorDetail = detail(err)
 		return fail(answer.Fail(answer.StageExecute, answer.ReasonInternal, call.Tool(), call.Args()))
@@ -262,8 +274,14 @@ func (p *Pipeline) execute(ctx context.Context, proposal tool.Proposal, rec *Rec
 func (p *Pipeline) finish(ctx context.Context, question string, call tool.Call, result fact.Result, rec *Record, compose func(fact.Result) (string, error)) answer.Answer {
 	start := time.Now()
 	rec.Stage = answer.StageResolve
+	if a, done := timedOut(ctx, rec, nil, answer.StageResolve, call.Tool(), call.Args()); done {
+		return a
+	}
 	verdict, err := p.opts.Resolver.Resolve(ctx, call, result)
 	rec.Deterministic += time.Since(start)
+	if a, done := timedOut(ctx, rec, err, answer.StageResolve, call.Tool(), call.Args()); done {
+		return a
+	}
 	if err != nil {
 		rec.ErrorDetail = detail(err)
 		return answer.Fail(answer.StageResolve, answer.ReasonInternal, call.Tool(), call.Args())
@@ -282,6 +300,11 @@ func (p *Pipeline) finish(ctx context.Context, question string, call tool.Call, 
 	rec.Stage = answer.StageCompose
 	var text *string
 	sentence, err := compose(result)
+	// A sentence composed after the deadline does not ship, even when the
+	// model ignored the context: the request's bound holds.
+	if a, done := timedOut(ctx, rec, err, answer.StageCompose, call.Tool(), call.Args()); done {
+		return a
+	}
 	switch s := strings.TrimSpace(sentence); {
 	case err != nil:
 		rec.ErrorDetail = detail(err)
@@ -328,6 +351,24 @@ func (p *Pipeline) finish(ctx context.Context, question string, call tool.Call, 
 		}
 	}
 	return a.WithConfidence(conf)
+}
+
+// timedOut reports whether ctx is done (its deadline passed, or the client
+// left) and, if so, returns the timeout answer for stage and records it.
+// err is the error the stage returned, if any, kept for the log line.
+// Whether ctx is done is the only test: a stage's error while ctx is live
+// is that stage's own failure. A deadline thus aborts a request; it never
+// changes an answer.
+func timedOut(ctx context.Context, rec *Record, err error, stage answer.Stage, tool string, args map[string]string) (answer.Answer, bool) {
+	cerr := ctx.Err()
+	if cerr == nil {
+		return answer.Answer{}, false
+	}
+	if err == nil {
+		err = cerr
+	}
+	rec.ErrorDetail = detail(err)
+	return answer.Fail(stage, answer.ReasonTimeout, tool, args), true
 }
 
 // confidence gathers the signals a shipped answer has and combines them.
