@@ -102,13 +102,16 @@ type Options struct {
 	// questions of the hard classes (see SelfConsistency); nil means off.
 	// It applies to Ask only: Call has no model to sample.
 	SelfConsistency *SelfConsistency
+	// ResultIDs hands out the ids of executed results; nil means a
+	// ledger.Allocator (time-ordered, unique across processes). Tests
+	// and golden files pass a *ledger.Sequence.
+	ResultIDs ledger.IDSource
 }
 
 // Pipeline answers questions. Safe for concurrent use.
 type Pipeline struct {
-	opts    Options
-	menu    []tool.Def
-	results ledger.Allocator
+	opts Options
+	menu []tool.Def
 }
 
 // New returns a pipeline. It panics if a required option is missing or
@@ -134,6 +137,9 @@ func New(opts Options) *Pipeline {
 	if opts.DefaultScope == nil {
 		all := tool.AllStores()
 		opts.DefaultScope = &all
+	}
+	if opts.ResultIDs == nil {
+		opts.ResultIDs = ledger.NewAllocator(nil)
 	}
 	return &Pipeline{opts: opts, menu: tool.Menu()}
 }
@@ -294,7 +300,7 @@ func (p *Pipeline) finish(ctx context.Context, question string, call tool.Call, 
 	}
 	rec.Provenance = "verified"
 
-	led := ledger.New(&p.results)
+	led := ledger.New(p.opts.ResultIDs)
 	entry := led.Record(result)
 
 	rec.Stage = answer.StageCompose
