@@ -13,9 +13,9 @@ package mcpserver
 // on every call) in validateMcpHeaders, extractRequestMeta twice,
 // decodeMetaValue's remarshal of clientInfo and clientCapabilities, and the
 // params. That is about 450 KB allocated per call before the tool runs.
-// third_party/go-sdk-patches/0001 fixes the decoder upstream; until it is
-// released, this handler keeps the SDK for everything but the one hot
-// request shape.
+// third_party/go-sdk-patches/0001-internal-json-unmarshal-without-decoder-buffer.patch
+// is the fix offered upstream; until a release carries it, this handler
+// keeps the SDK for everything but the one hot request shape.
 //
 // The fast lane takes a POST that is exactly one well-formed tools/call
 // request for a tool registered through New, whose headers, protocol
@@ -173,8 +173,16 @@ func (h *statelessHandler) eligible(r *http.Request) bool {
 	if la, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr); ok && la != nil && isLoopback(la.String()) && !isLoopback(r.Host) {
 		return false
 	}
-	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
+	// application/json, with at most a UTF-8 charset: any other charset
+	// is the SDK's (and the layer in front of it) to refuse.
+	mt, params, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	if err != nil || mt != "application/json" {
 		return false
+	}
+	for k, v := range params {
+		if k != "charset" || !strings.EqualFold(v, "utf-8") {
+			return false
+		}
 	}
 	if !acceptsBoth(r.Header.Values("Accept")) {
 		return false

@@ -11,6 +11,7 @@ import (
 
 	"github.com/provenant/provenant/engine"
 	"github.com/provenant/provenant/engine/enginetest"
+	"github.com/provenant/provenant/ledger"
 	"github.com/provenant/provenant/mcpserver"
 )
 
@@ -42,6 +43,13 @@ var wireCases = []wireCase{
 	{"rejected arguments", `{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"get_price","arguments":{"store_id":"<script>","sku":1}}}`, oldHeaders, true},
 	{"no arguments", `{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"count_events_in_window"}}`, oldHeaders, true},
 	{"ask", `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{` + newMeta + `,"name":"ask","arguments":{"question":"What is the price of pr-007 at st-003 as of 2026-01-06T08:00:00Z?"}}}`, newHeaders("tools/call", "ask"), true},
+	// Arguments reach the same tool handler, so the same strict decoding
+	// and the same fixed messages: the fast lane is no way around them.
+	{"duplicate argument", `{"jsonrpc":"2.0","id":24,"method":"tools/call","params":{"name":"get_price","arguments":{"store_id":"st-003","store_id":"st-004","product_id":"pr-007","as_of":"2026-01-06T08:00:00Z"}}}`, oldHeaders, true},
+	{"cased argument", `{"jsonrpc":"2.0","id":25,"method":"tools/call","params":{"name":"ask","arguments":{"QUESTION":"What is the price of pr-007 at st-003 as of 2026-01-06T08:00:00Z?"}}}`, oldHeaders, true},
+	{"cased grounding argument", `{"jsonrpc":"2.0","id":26,"method":"tools/call","params":{"name":"check_grounding","arguments":{"TEXT":"It is 7.81","Ledger":{"numerals":[]}}}}`, oldHeaders, true},
+	{"huge number argument", `{"jsonrpc":"2.0","id":27,"method":"tools/call","params":{"name":"get_price","arguments":{"store_id":"st-003","product_id":"pr-007","as_of":"2026-01-06T08:00:00Z","n":1e999}}}`, oldHeaders, true},
+	{"utf-8 charset", `{"jsonrpc":"2.0","id":28,"method":"tools/call","params":{"name":"get_price",` + priceArgs + `}}`, map[string]string{"Mcp-Protocol-Version": "2025-11-25", "Content-Type": "application/json; charset=UTF-8"}, true},
 	{"check_grounding", `{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"check_grounding","arguments":{"text":"It is 7.81 & more","ledger":{"numerals":[]}}}}`, oldHeaders, true},
 
 	// Everything else is the SDK's, refusals included.
@@ -60,6 +68,8 @@ var wireCases = []wireCase{
 	{"tools/list", `{"jsonrpc":"2.0","id":20,"method":"tools/list"}`, oldHeaders, false},
 	{"no version header", `{"jsonrpc":"2.0","id":21,"method":"tools/call","params":{"name":"get_price",` + priceArgs + `}}`, nil, false},
 	{"unsupported version", `{"jsonrpc":"2.0","id":22,"method":"tools/call","params":{"name":"get_price",` + priceArgs + `}}`, map[string]string{"Mcp-Protocol-Version": "1999-01-01"}, false},
+	{"latin-1 charset", `{"jsonrpc":"2.0","id":29,"method":"tools/call","params":{"name":"get_price",` + priceArgs + `}}`, map[string]string{"Mcp-Protocol-Version": "2025-11-25", "Content-Type": "application/json; charset=latin-1"}, false},
+	{"other media type parameter", `{"jsonrpc":"2.0","id":30,"method":"tools/call","params":{"name":"get_price",` + priceArgs + `}}`, map[string]string{"Mcp-Protocol-Version": "2025-11-25", "Content-Type": "application/json; profile=x"}, false},
 	{"too large", `{"jsonrpc":"2.0","id":23,"method":"tools/call","params":{"name":"ask","arguments":{"question":"` + strings.Repeat("x", mcpserver.MaxRequestBytes) + `"}}}`, oldHeaders, false},
 }
 
@@ -79,8 +89,10 @@ func wireRequest(c wireCase) *http.Request {
 // byte for byte; and that the fast lane served exactly the requests it
 // should, handing every other one to the SDK.
 func TestFastPathMatchesSDK(t *testing.T) {
-	sdkEngine := enginetest.OpenDemo(t, engine.Options{})
-	fastEngine := enginetest.OpenDemo(t, engine.Options{})
+	// Result ids from a sequence each, so the same calls in the same order
+	// get the same ids on both.
+	sdkEngine := enginetest.OpenDemo(t, engine.Options{ResultIDs: &ledger.Sequence{}})
+	fastEngine := enginetest.OpenDemo(t, engine.Options{ResultIDs: &ledger.Sequence{}})
 	sdk := mcpserver.SDKHandler(mcpserver.New(sdkEngine.Pipeline, sdkEngine.Store, nil))
 	fastServer := mcpserver.New(fastEngine.Pipeline, fastEngine.Store, nil)
 	var delegated atomic.Int32
