@@ -17,7 +17,9 @@ package mcpserver_test
 // stateless handler (handler=sdk, what HTTPHandler was before its fast
 // lane): the first in process (B/op is the server's allocation per call),
 // the second over loopback from 16 plain HTTP clients sending pre-encoded
-// bodies, so no client library's cost is counted. Compare the handlers with
+// bodies, so no client library's cost is counted. Both report cpu_us/op,
+// the process's CPU time per call (getrusage), which a loaded machine
+// disturbs far less than ns/op. Compare the handlers with
 //
 //	go test -run XXX -bench ServeCall -benchtime 2000x -count 6 ./mcpserver/ > new.txt
 //	benchstat -col /handler new.txt
@@ -34,6 +36,8 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -321,6 +325,7 @@ func BenchmarkServeCall(b *testing.B) {
 			var lat latencies
 			durs := make([]time.Duration, 0, 1<<12)
 			b.ReportAllocs()
+			cpu0 := processCPU()
 			for b.Loop() {
 				r := wireRequest(sc.c)
 				r.URL.Path = sc.path
@@ -332,9 +337,30 @@ func BenchmarkServeCall(b *testing.B) {
 					b.Fatalf("%s: %d %s", sc.handler, w.Code, w.Body.Bytes())
 				}
 			}
+			reportCPU(b, processCPU()-cpu0, len(durs))
 			lat.add(durs)
 			lat.report(b)
 		})
+	}
+}
+
+// processCPU is the user and system CPU time this process has used so far
+// (getrusage): unlike wall time, it does not count time the machine gave to
+// other processes.
+func processCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// reportCPU reports cpu_us/op: the process's CPU time per call, garbage
+// collection included. In BenchmarkServeCall the process is the server
+// alone; in BenchmarkServeCallParallel it is the server and its clients.
+func reportCPU(b *testing.B, cpu time.Duration, calls int) {
+	if calls > 0 {
+		b.ReportMetric(float64(cpu.Microseconds())/float64(calls), "cpu_us/op")
 	}
 }
 
@@ -381,7 +407,9 @@ func BenchmarkServeCallParallel(b *testing.B) {
 			)
 			b.SetParallelism(par)
 			b.ReportAllocs()
+			var calls atomic.Int64
 			b.ResetTimer()
+			cpu0 := processCPU()
 			b.RunParallel(func(pb *testing.PB) {
 				buf := new(bytes.Buffer)
 				durs := make([]time.Duration, 0, 1<<10)
@@ -393,12 +421,15 @@ func BenchmarkServeCallParallel(b *testing.B) {
 						break
 					}
 				}
+				calls.Add(int64(len(durs)))
 				lat.add(durs)
 			})
+			cpu := processCPU() - cpu0
 			b.StopTimer()
 			if failure != "" {
 				b.Fatal(failure)
 			}
+			reportCPU(b, cpu, int(calls.Load()))
 			lat.report(b)
 			b.ReportMetric(float64(par*runtime.GOMAXPROCS(0)), "clients")
 		})

@@ -115,6 +115,7 @@ type cell struct {
 	CPUmsPerCall  float64 `json:"cpu_ms_per_call"`
 	ProcCPUms     float64 `json:"process_cpu_ms_per_call"`
 	PostgresCPUms float64 `json:"postgres_cpu_ms_per_call,omitempty"`
+	Load1         float64 `json:"loadavg_1m"` // the machine's 1-minute load average as the cell began
 	Rounds        []cell  `json:"rounds,omitempty"`
 }
 
@@ -192,6 +193,7 @@ func measure(ctx context.Context, t *target, name string, calls []map[string]any
 		}
 		return proc, pg, nil
 	}
+	load1 := loadAvg1()
 	proc0, pg0, err := cpu()
 	if err != nil {
 		return cell{}, err
@@ -214,6 +216,7 @@ func measure(ctx context.Context, t *target, name string, calls []map[string]any
 		P50ms:       round(ms(nearestRank(durs, 0.50)), 3),
 		P95ms:       round(ms(nearestRank(durs, 0.95)), 3),
 		ProcCPUms:   round(ms(proc1-proc0)/k, 3),
+		Load1:       load1,
 	}
 	c.CPUmsPerCall = c.ProcCPUms
 	if t.pgApp != "" {

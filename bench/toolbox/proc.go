@@ -182,3 +182,18 @@ func toolboxVersion(ctx context.Context, bin string) string {
 	}
 	return "MCP Toolbox for Databases, " + strings.TrimSpace(string(out))
 }
+
+// loadAvg1 is the 1-minute load average, or 0 if /proc/loadavg is
+// unreadable.
+func loadAvg1() float64 {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return 0
+	}
+	f := strings.Fields(string(b))
+	if len(f) == 0 {
+		return 0
+	}
+	v, _ := strconv.ParseFloat(f[0], 64)
+	return v
+}

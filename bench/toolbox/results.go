@@ -148,5 +148,6 @@ func median(rounds []cell) cell {
 	out.CPUmsPerCall = pick(func(c cell) float64 { return c.CPUmsPerCall })
 	out.ProcCPUms = pick(func(c cell) float64 { return c.ProcCPUms })
 	out.PostgresCPUms = pick(func(c cell) float64 { return c.PostgresCPUms })
+	out.Load1 = pick(func(c cell) float64 { return c.Load1 })
 	return out
 }
