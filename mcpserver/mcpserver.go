@@ -179,7 +179,10 @@ func (h *handlers) ask(ctx context.Context, req *mcp.CallToolRequest) (*mcp.Call
 // toolResult carries the answer object as structured content and a short
 // text; rejections and errors are tool errors the client's model sees.
 func toolResult(a answer.Answer) *mcp.CallToolResult {
-	b, err := json.Marshal(a)
+	// MarshalJSON directly: json.Marshal would validate and copy its
+	// output once more, a pass over the whole answer (a window's lists
+	// every event id).
+	b, err := a.MarshalJSON()
 	if err != nil {
 		b = []byte(`{"outcome":"error","reason":"internal"}`)
 	}

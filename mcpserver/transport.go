@@ -66,8 +66,9 @@ const (
 // identity (for the serverInfo a new-protocol result carries) and the
 // handlers of its tools.
 type toolTable struct {
-	impl     *mcp.Implementation
-	handlers map[string]mcp.ToolHandler
+	impl       *mcp.Implementation
+	serverInfo []byte // {"io.modelcontextprotocol/serverInfo": impl}, encoded once
+	handlers   map[string]mcp.ToolHandler
 }
 
 // tables maps a server built by New to its toolTable. The key is weak, and
@@ -77,7 +78,8 @@ var tables sync.Map // weak.Pointer[mcp.Server] -> *toolTable
 // register records s's identity for the fast lane.
 func register(s *mcp.Server, impl *mcp.Implementation) {
 	key := weak.Make(s)
-	tables.Store(key, &toolTable{impl: impl, handlers: map[string]mcp.ToolHandler{}})
+	info, _ := json.Marshal(mcp.Meta{metaKeyServerInfo: impl}) // nil on failure: the generic encoding
+	tables.Store(key, &toolTable{impl: impl, serverInfo: info, handlers: map[string]mcp.ToolHandler{}})
 	runtime.AddCleanup(s, func(k weak.Pointer[mcp.Server]) { tables.Delete(k) }, key)
 }
 
@@ -260,6 +262,68 @@ func (h *statelessHandler) serveCall(w http.ResponseWriter, r *http.Request, bod
 		// are read-only and idempotent, so it may run the call again.
 		return false
 	}
+	out := bufPool.Get().(*bytes.Buffer)
+	defer putBuf(out)
+	if !writePlain(out, c.id, res, newProto, h.tools.serverInfo) {
+		out.Reset()
+		if !h.writeGeneric(out, c.id, res, newProto) {
+			return false
+		}
+	}
+	hd := w.Header()
+	hd.Set("Cache-Control", "no-cache, no-transform")
+	hd.Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusOK)
+	_, _ = w.Write(out.Bytes())
+	return true
+}
+
+// writePlain writes the response to a result of the shape toolResult
+// gives (one text item, no annotations, structured content already
+// encoded as compact JSON by the answer's MarshalJSON, no _meta) as the
+// SDK encodes it, without encoding the structured content a second time.
+// It reports false, having written nothing useful, for any other shape.
+func writePlain(out *bytes.Buffer, id []byte, res *mcp.CallToolResult, complete bool, serverInfo []byte) bool {
+	if len(res.Content) != 1 || len(res.Meta) != 0 || (complete && serverInfo == nil) {
+		return false
+	}
+	tc, ok := res.Content[0].(*mcp.TextContent)
+	if !ok || tc.Meta != nil || tc.Annotations != nil {
+		return false
+	}
+	sc, ok := res.StructuredContent.(json.RawMessage)
+	if !ok || len(sc) < 2 || sc[0] != '{' || sc[len(sc)-1] != '}' {
+		return false
+	}
+	text, err := json.Marshal(tc.Text) // escaped as the SDK's encoder escapes it
+	if err != nil {
+		return false
+	}
+	out.WriteString(`{"jsonrpc":"2.0","id":`)
+	out.Write(id)
+	out.WriteString(`,"result":{`)
+	if complete {
+		out.WriteString(`"_meta":`)
+		out.Write(serverInfo)
+		out.WriteByte(',')
+	}
+	out.WriteString(`"content":[{"type":"text","text":`)
+	out.Write(text)
+	out.WriteString(`}],"structuredContent":`)
+	out.Write(sc)
+	if res.IsError {
+		out.WriteString(`,"isError":true`)
+	}
+	if complete {
+		out.WriteString(`,"resultType":"complete"`)
+	}
+	out.WriteString(`}}`)
+	return true
+}
+
+// writeGeneric writes the response to any other result through the SDK's
+// own encoding of it.
+func (h *statelessHandler) writeGeneric(out *bytes.Buffer, id []byte, res *mcp.CallToolResult, newProto bool) bool {
 	if res.Content == nil {
 		res.Content = []mcp.Content{}
 	}
@@ -271,17 +335,7 @@ func (h *statelessHandler) serveCall(w http.ResponseWriter, r *http.Request, bod
 			res.Meta[metaKeyServerInfo] = h.tools.impl
 		}
 	}
-	out := bufPool.Get().(*bytes.Buffer)
-	defer putBuf(out)
-	if err := writeResponse(out, c.id, res, newProto); err != nil {
-		return false
-	}
-	hd := w.Header()
-	hd.Set("Cache-Control", "no-cache, no-transform")
-	hd.Set("Content-Type", "application/json")
-	w.WriteHeader(http.StatusOK)
-	_, _ = w.Write(out.Bytes())
-	return true
+	return writeResponse(out, id, res, newProto) == nil
 }
 
 // writeResponse writes the JSON-RPC response as the SDK's jsonrpc2
