@@ -184,7 +184,7 @@ func BenchmarkToolLarge(b *testing.B) {
 }
 
 func benchEngine(b *testing.B, verify string) *engine.Engine {
-	e, err := engine.Open(b.Context(), benchDemo(b), engine.Options{Provider: rules.Provider{}, Verify: verify})
+	e, err := engine.Open(b.Context(), benchDemo(b), openDuckDB, &engine.Options{Provider: rules.Provider{}, Verify: verify})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -20,7 +20,7 @@ import (
 	"github.com/provenant/provenant/resolver"
 	"github.com/provenant/provenant/retail"
 	"github.com/provenant/provenant/retail/storetest"
-	"github.com/provenant/provenant/store/duckdb"
+	"github.com/provenant/provenant/store/memstore"
 	"github.com/provenant/provenant/tool"
 )
 
@@ -61,11 +61,10 @@ func (r *recorder) Observe(rec pipeline.Record) { r.recs = append(r.recs, rec) }
 func newPipeline(t *testing.T, p provider.Provider, res pipeline.Resolver, logs *bytes.Buffer, obs pipeline.Observer) *pipeline.Pipeline {
 	t.Helper()
 	d := storetest.Fixture()
-	store, err := duckdb.Open(t.Context(), d)
+	store, err := memstore.FromDataset(d)
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { store.Close() })
 	if res == nil {
 		res = resolver.New(store)
 	}
@@ -256,11 +255,10 @@ func TestCall_Scope(t *testing.T) {
 // that authenticates) shows a request without a scope nothing.
 func TestCall_FailsClosed(t *testing.T) {
 	d := storetest.Fixture()
-	store, err := duckdb.Open(t.Context(), d)
+	store, err := memstore.FromDataset(d)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer store.Close()
 	none := tool.StoresOnly()
 	p := pipeline.New(pipeline.Options{Provider: fakeProvider{}, Wall: tool.NewWall(tool.CatalogOf(d)),
 		Executor: executor.New(d), Resolver: resolver.New(store), DefaultScope: &none})
@@ -295,11 +293,10 @@ func TestAsk_RefusesUngroundedSentence(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			var logs bytes.Buffer
 			d := storetest.Fixture()
-			store, err := duckdb.Open(t.Context(), d)
+			store, err := memstore.FromDataset(d)
 			if err != nil {
 				t.Fatal(err)
 			}
-			defer store.Close()
 			p := pipeline.New(pipeline.Options{Provider: fakeProvider{proposal: count, sentence: tt.sentence},
 				Wall: tool.NewWall(tool.CatalogOf(d)), Executor: executor.New(d), Resolver: resolver.New(store),
 				Logger: slog.New(slog.NewJSONHandler(&logs, nil)), RefuseUngrounded: tt.refuse})
@@ -343,11 +340,10 @@ func TestAsk_BelowThreshold(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			d := storetest.Fixture()
-			store, err := duckdb.Open(t.Context(), d)
+			store, err := memstore.FromDataset(d)
 			if err != nil {
 				t.Fatal(err)
 			}
-			defer store.Close()
 			p := pipeline.New(pipeline.Options{Provider: fakeProvider{proposal: tt.proposal, sentence: tt.sentence},
 				Wall: tool.NewWall(tool.CatalogOf(d)), Executor: executor.New(d), Resolver: resolver.New(store), Abstention: pol})
 			a := p.Ask(t.Context(), "q")

@@ -21,7 +21,7 @@ import (
 	"github.com/provenant/provenant/provider/rules"
 	"github.com/provenant/provenant/resolver"
 	"github.com/provenant/provenant/retail/storetest"
-	"github.com/provenant/provenant/store/duckdb"
+	"github.com/provenant/provenant/store/memstore"
 	"github.com/provenant/provenant/tool"
 	"pgregory.net/rapid"
 )
@@ -80,11 +80,10 @@ type scFixture struct {
 func newSCFixture(t testing.TB, ctx context.Context) scFixture {
 	t.Helper()
 	d := storetest.Fixture()
-	store, err := duckdb.Open(ctx, d)
+	store, err := memstore.FromDataset(d)
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { store.Close() })
 	return scFixture{wall: tool.NewWall(tool.CatalogOf(d)), exec: executor.New(d), res: resolver.New(store)}
 }
 
