@@ -71,7 +71,7 @@ func newBenchSetup(b *testing.B, d *retail.Dataset) *benchSetup {
 	}
 	return &benchSetup{
 		wall: tool.NewWall(tool.CatalogOf(d)),
-		ex:   executor.New(d),
+		ex:   executor.New(d, nil),
 		resolvers: map[string]*resolver.Resolver{
 			engine.VerifySnapshot: resolver.New(snapshot),
 			engine.VerifySQL:      resolver.New(store),

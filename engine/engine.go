@@ -146,19 +146,16 @@ func Open(ctx context.Context, d *retail.Dataset, open Opener, opts *Options) (*
 		store.Close()
 		return nil, fmt.Errorf("open engine: unknown verify mode (want %s or %s)", VerifySnapshot, VerifySQL)
 	}
-	p := pipeline.New(pipeline.Options{
-		Provider:         opts.Provider,
-		Wall:             tool.NewWall(tool.CatalogOf(d)),
-		Executor:         executor.New(d),
-		Resolver:         resolver.New(verifyStore),
-		Observer:         opts.Observer,
-		Logger:           opts.Logger,
-		DefaultScope:     opts.DefaultScope,
-		SelfConsistency:  opts.SelfConsistency,
-		Abstention:       opts.Abstention,
-		RefuseUngrounded: opts.RefuseUngrounded,
-		ResultIDs:        opts.ResultIDs,
-	})
+	p := pipeline.New(opts.Provider, tool.NewWall(tool.CatalogOf(d)), executor.New(d, nil), resolver.New(verifyStore),
+		&pipeline.Options{
+			Observer:         opts.Observer,
+			Logger:           opts.Logger,
+			DefaultScope:     opts.DefaultScope,
+			SelfConsistency:  opts.SelfConsistency,
+			Abstention:       opts.Abstention,
+			RefuseUngrounded: opts.RefuseUngrounded,
+			ResultIDs:        opts.ResultIDs,
+		})
 	return &Engine{Pipeline: p, Store: store, Info: info}, nil
 }
 

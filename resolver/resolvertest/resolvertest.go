@@ -60,7 +60,7 @@ func mustResult(t *testing.T, r fact.Result, v fact.Value, ids []string) fact.Re
 // fails exactly the right clauses.
 func RunDefects(t *testing.T, d *retail.Dataset, store retail.EventStore) {
 	t.Helper()
-	f := &fixture{d: d, wall: tool.NewWall(tool.CatalogOf(d)), exec: executor.New(d), res: resolver.New(store)}
+	f := &fixture{d: d, wall: tool.NewWall(tool.CatalogOf(d)), exec: executor.New(d, nil), res: resolver.New(store)}
 	asOf := "2026-01-06T08:00:00Z"
 	countCall := f.call(t, tool.CountStoresWithCondition, map[string]any{"condition": "NON_COMPLIANT", "as_of": asOf})
 	count := f.honest(t, countCall)
