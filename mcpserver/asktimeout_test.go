@@ -27,7 +27,9 @@ func (r deadlineRecorder) record(ctx context.Context) answer.Answer {
 
 func (r deadlineRecorder) Ask(ctx context.Context, _ string) answer.Answer { return r.record(ctx) }
 
-func (r deadlineRecorder) Call(ctx context.Context, _ tool.Proposal) answer.Answer { return r.record(ctx) }
+func (r deadlineRecorder) Call(ctx context.Context, _ tool.Proposal) answer.Answer {
+	return r.record(ctx)
+}
 
 // TestAskTimeout: with AskTimeout set, every tool call and question reaches
 // the pipeline with that deadline, as serve's --ask-timeout bounds REST.
