@@ -151,7 +151,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			loaded <- loadResult{err: err}
 			return
 		}
-		e, err := engine.Open(loadCtx, d, opts)
+		e, err := engine.Open(loadCtx, d, openDuckDB, &opts)
 		if err == nil {
 			logger.Info("dataset loaded", "dataset_version", e.Info.Version, "events", e.Info.Events,
 				"load_ms", time.Since(start).Milliseconds())
@@ -182,7 +182,7 @@ loop:
 			eng = r.e
 			api.SetBackend(httpapi.Backend{
 				Asker: eng.Pipeline, DatasetVersion: eng.Info.Version, Provider: eng.Pipeline.ProviderName(),
-				MCP: mcpserver.HTTPHandlerWithLimit(mcpserver.New(eng.Pipeline, eng.Store, &mcpserver.Options{Logger: logger}),
+				MCP: mcpserver.HTTPHandlerWithLimit(mcpserver.New(eng.Pipeline, eng.Store, &mcpserver.Options{Logger: logger, AskTimeout: lim.askTimeout}),
 					logger, lim.maxBodyBytes),
 			})
 			logger.Info("ready", "provider", eng.Pipeline.ProviderName())
