@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"net/http"
+	"os"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -115,7 +116,8 @@ type cell struct {
 	CPUmsPerCall  float64 `json:"cpu_ms_per_call"`
 	ProcCPUms     float64 `json:"process_cpu_ms_per_call"`
 	PostgresCPUms float64 `json:"postgres_cpu_ms_per_call,omitempty"`
-	Load1         float64 `json:"loadavg_1m"` // the machine's 1-minute load average as the cell began
+	ClientCPUms   float64 `json:"client_cpu_ms_per_call"` // this process: the SDK clients, both servers alike
+	Load1         float64 `json:"loadavg_1m"`             // the machine's 1-minute load average as the cell began
 	Rounds        []cell  `json:"rounds,omitempty"`
 }
 
@@ -194,6 +196,10 @@ func measure(ctx context.Context, t *target, name string, calls []map[string]any
 		return proc, pg, nil
 	}
 	load1 := loadAvg1()
+	client0, err := cpuTime(os.Getpid())
+	if err != nil {
+		return cell{}, err
+	}
 	proc0, pg0, err := cpu()
 	if err != nil {
 		return cell{}, err
@@ -208,6 +214,10 @@ func measure(ctx context.Context, t *target, name string, calls []map[string]any
 	if err != nil {
 		return cell{}, err
 	}
+	client1, err := cpuTime(os.Getpid())
+	if err != nil {
+		return cell{}, err
+	}
 	slices.Sort(durs)
 	k := float64(len(durs))
 	c := cell{
@@ -216,6 +226,7 @@ func measure(ctx context.Context, t *target, name string, calls []map[string]any
 		P50ms:       round(ms(nearestRank(durs, 0.50)), 3),
 		P95ms:       round(ms(nearestRank(durs, 0.95)), 3),
 		ProcCPUms:   round(ms(proc1-proc0)/k, 3),
+		ClientCPUms: round(ms(client1-client0)/k, 3),
 		Load1:       load1,
 	}
 	c.CPUmsPerCall = c.ProcCPUms

@@ -71,8 +71,10 @@ func (r *results) markdown() string {
 		fmt.Fprintf(&b, "; %s", r.Note)
 	}
 	b.WriteString("\n\nCPU per call is user+system time from /proc/PID/stat over the cell; the toolbox's includes the PostgreSQL backends serving it (its own process alone in brackets).\n\n")
-	b.WriteString("| tool | sessions | provenant calls/s | toolbox calls/s | throughput ratio | provenant p50 / p95 ms | toolbox p50 / p95 ms | provenant CPU ms/call | toolbox CPU ms/call | CPU ratio |\n")
-	b.WriteString("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+	b.WriteString("The client's CPU per call (the bench process's, the Go SDK client sessions) is shown for each server; it shares the two cores with the servers. Load is the 1-minute load average as the cell began (median round).\n\n")
+	b.WriteString("| tool | sessions | provenant calls/s | toolbox calls/s | throughput ratio | provenant p50 / p95 ms | toolbox p50 / p95 ms | provenant CPU ms/call | toolbox CPU ms/call | CPU ratio | client CPU ms/call (provenant / toolbox) | load |\n")
+	b.WriteString("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+	cells, faster, cheaper := 0, 0, 0
 	for _, name := range benchTools {
 		for _, n := range r.sessionCounts() {
 			p, ok1 := r.find("provenant", name, n)
@@ -80,11 +82,20 @@ func (r *results) markdown() string {
 			if !ok1 || !ok2 {
 				continue
 			}
-			fmt.Fprintf(&b, "| %s | %d | %.0f | %.0f | %.2f× | %.2f / %.2f | %.2f / %.2f | %.3f | %.3f (%.3f) | %.2f× |\n",
+			cells++
+			if p.CallsPerSec >= t.CallsPerSec {
+				faster++
+			}
+			if p.CPUmsPerCall < t.CPUmsPerCall {
+				cheaper++
+			}
+			fmt.Fprintf(&b, "| %s | %d | %.0f | %.0f | %.2f× | %.2f / %.2f | %.2f / %.2f | %.3f | %.3f (%.3f) | %.2f× | %.3f / %.3f | %.1f |\n",
 				name, n, p.CallsPerSec, t.CallsPerSec, ratio(p.CallsPerSec, t.CallsPerSec),
-				p.P50ms, p.P95ms, t.P50ms, t.P95ms, p.CPUmsPerCall, t.CPUmsPerCall, t.ProcCPUms, ratio(p.CPUmsPerCall, t.CPUmsPerCall))
+				p.P50ms, p.P95ms, t.P50ms, t.P95ms, p.CPUmsPerCall, t.CPUmsPerCall, t.ProcCPUms, ratio(p.CPUmsPerCall, t.CPUmsPerCall),
+				p.ClientCPUms, t.ClientCPUms, p.Load1)
 		}
 	}
+	fmt.Fprintf(&b, "\nTargets (issue 7): provenant's throughput at least the toolbox's in %d of %d cells; its server CPU per call below the toolbox's (with PostgreSQL) in %d of %d.\n", faster, cells, cheaper, cells)
 	return b.String()
 }
 
@@ -148,6 +159,7 @@ func median(rounds []cell) cell {
 	out.CPUmsPerCall = pick(func(c cell) float64 { return c.CPUmsPerCall })
 	out.ProcCPUms = pick(func(c cell) float64 { return c.ProcCPUms })
 	out.PostgresCPUms = pick(func(c cell) float64 { return c.PostgresCPUms })
+	out.ClientCPUms = pick(func(c cell) float64 { return c.ClientCPUms })
 	out.Load1 = pick(func(c cell) float64 { return c.Load1 })
 	return out
 }
