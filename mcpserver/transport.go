@@ -40,6 +40,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"unicode/utf8"
 	"weak"
 
 	sdkauth "github.com/modelcontextprotocol/go-sdk/auth"
@@ -371,6 +372,9 @@ func writeResponse(out *bytes.Buffer, id []byte, res *mcp.CallToolResult, comple
 // notifications, duplicate or differently cased members, other methods).
 func parseCall(body []byte) (call, bool) {
 	var c call
+	if !json.Valid(body) {
+		return c, false
+	}
 	var seen uint8
 	ok := eachMember(body, func(key string, raw json.RawMessage) bool {
 		switch key {
@@ -399,10 +403,14 @@ func parseParams(raw json.RawMessage, c *call) bool {
 		switch key {
 		case "name":
 			seen |= 1
-			return json.Unmarshal(v, &c.name) == nil
+			if len(v) < 2 || v[0] != '"' || bytes.IndexByte(v, '\\') >= 0 {
+				return false // a tool name needs no escape
+			}
+			c.name = string(v[1 : len(v)-1])
+			return true
 		case "arguments":
 			seen |= 2
-			c.arguments = v
+			c.arguments = bytes.Clone(v) // the handler may keep it; body is pooled
 			return len(v) > 0 && v[0] == '{'
 		case "_meta":
 			seen |= 4
@@ -415,34 +423,107 @@ func parseParams(raw json.RawMessage, c *call) bool {
 
 // eachMember calls fn for each member of the JSON object data, in order,
 // and reports whether data is one object whose members are all distinct
-// and accepted by fn.
+// and accepted by fn. data must be valid JSON (parseCall checks the whole
+// body first); a key with an escape or invalid UTF-8, or more than
+// maxMembers members, reports false. raw aliases data.
 func eachMember(data []byte, fn func(key string, raw json.RawMessage) bool) bool {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+	i := skipSpace(data, 0)
+	if i >= len(data) || data[i] != '{' {
 		return false
 	}
-	var keys []string
-	for dec.More() {
-		t, err := dec.Token()
-		if err != nil {
+	var keys [maxMembers]string
+	n := 0
+	for i = skipSpace(data, i+1); i < len(data) && data[i] != '}'; {
+		if data[i] != '"' || n == maxMembers {
 			return false
 		}
-		key, ok := t.(string)
-		if !ok || slices.Contains(keys, key) {
+		end := skipString(data, i)
+		key := data[i+1 : end-1]
+		if bytes.IndexByte(key, '\\') >= 0 || !utf8.Valid(key) {
 			return false
 		}
-		keys = append(keys, key)
-		var raw json.RawMessage
-		if err := dec.Decode(&raw); err != nil || !fn(key, raw) {
+		for _, k := range keys[:n] {
+			if k == string(key) {
+				return false
+			}
+		}
+		keys[n] = string(key)
+		n++
+		i = skipSpace(data, end)
+		if i >= len(data) || data[i] != ':' {
 			return false
+		}
+		i = skipSpace(data, i+1)
+		vend := skipValue(data, i)
+		if vend < 0 || !fn(keys[n-1], json.RawMessage(data[i:vend])) {
+			return false
+		}
+		i = skipSpace(data, vend)
+		if i < len(data) && data[i] == ',' {
+			i = skipSpace(data, i+1)
 		}
 	}
-	if t, err := dec.Token(); err != nil || t != json.Delim('}') {
-		return false
+	return i < len(data) && skipSpace(data, i+1) == len(data) // nothing after the object
+}
+
+// maxMembers bounds the members of an object the fast lane reads: a
+// tools/call has at most four at any level it looks at.
+const maxMembers = 8
+
+func skipSpace(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\r' || b[i] == '\n') {
+		i++
 	}
-	// Nothing may follow the object.
-	_, err := dec.Token()
-	return err == io.EOF
+	return i
+}
+
+// skipString returns the index after the string that starts at b[i].
+func skipString(b []byte, i int) int {
+	for i++; i < len(b); i++ {
+		switch b[i] {
+		case '\\':
+			i++
+		case '"':
+			return i + 1
+		}
+	}
+	return len(b)
+}
+
+// skipValue returns the index after the valid JSON value that starts at
+// b[i], or -1.
+func skipValue(b []byte, i int) int {
+	depth := 0
+	for i < len(b) {
+		switch b[i] {
+		case '"':
+			i = skipString(b, i)
+		case '{', '[':
+			depth++
+			i++
+		case '}', ']':
+			depth--
+			i++
+		default:
+			if depth > 0 {
+				i++
+				continue
+			}
+			// A number or a literal, at the top.
+			j := i
+			for j < len(b) && !bytes.ContainsAny(b[j:j+1], ",}] \t\r\n") {
+				j++
+			}
+			return j
+		}
+		if depth == 0 {
+			return i
+		}
+		if depth < 0 {
+			return -1
+		}
+	}
+	return -1
 }
 
 // plainID reports whether raw is an id the SDK re-encodes byte for byte: a

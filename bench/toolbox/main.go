@@ -178,7 +178,7 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 		return err
 	}
 	res := results{
-		Command:   "go run ./bench/toolbox " + strings.Join(args, " "),
+		Command:   commandLine(args),
 		Started:   time.Now().UTC().Format(time.RFC3339),
 		Machine:   machine(),
 		Note:      c.note,
@@ -227,3 +227,16 @@ func writeStore(path string, d *retail.Dataset) error {
 
 // errNotReady means a server did not come up in time.
 var errNotReady = errors.New("server not ready")
+
+// commandLine is the command that reproduces this run, each argument
+// quoted for a POSIX shell when it needs to be.
+func commandLine(args []string) string {
+	parts := []string{"go", "run", "./bench/toolbox"}
+	for _, a := range args {
+		if a == "" || strings.ContainsAny(a, " \t\n'\"\\$`*?[]{}()<>|&;#~!") {
+			a = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+		}
+		parts = append(parts, a)
+	}
+	return strings.Join(parts, " ")
+}

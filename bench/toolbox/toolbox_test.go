@@ -1,0 +1,109 @@
+package main
+
+import (
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/provenant/provenant/tool"
+)
+
+func TestParseStatCPU(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		stat string
+		want time.Duration
+		ok   bool
+	}{
+		// utime 150 ticks, stime 50: 2 s at USER_HZ 100.
+		{"plain", "4242 (toolbox) S 1 4242 4242 0 -1 4194560 100 0 0 0 150 50 0 0 20 0 9 0 100 0 0", 2 * time.Second, true},
+		// A command name with spaces and parentheses.
+		{"odd name", "7 (a) b (c)) R 1 7 7 0 -1 0 0 0 0 0 3 4 0 0 20 0 1 0 1 0 0", 70 * time.Millisecond, true},
+		{"no name", "4242 toolbox S 1", 0, false},
+		{"short", "4242 (x) S 1 2 3", 0, false},
+		{"not a number", "4242 (x) S 1 4242 4242 0 -1 0 0 0 0 0 x 50 0", 0, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := parseStatCPU([]byte(tc.stat))
+			if (err == nil) != tc.ok || got != tc.want {
+				t.Errorf("parseStatCPU = %v, %v; want %v, ok %v", got, err, tc.want, tc.ok)
+			}
+		})
+	}
+}
+
+// TestValuesAgree: the canonical value of each server's answer to the
+// same question is the same text, and a shape neither server gives is an
+// error, never a silent match.
+func TestValuesAgree(t *testing.T) {
+	for _, tc := range []struct {
+		name, tool string
+		provenant  string   // structured content
+		toolbox    []string // text content items
+		want       string
+	}{
+		{"state", tool.GetStockState, `{"outcome":"answered","value":"LOW_STOCK"}`, []string{`{"state":"LOW_STOCK"}`}, "LOW_STOCK"},
+		{"price", tool.GetPrice, `{"outcome":"answered","value":781}`, []string{`{"price_cents":781}`}, "781"},
+		{"nothing observed", tool.GetComplianceFlag, `{"outcome":"absence","value":null}`, nil, "none"},
+		{"count", tool.CountEventsInWindow, `{"outcome":"answered","value":{"count":12}}`, []string{`{"count":12}`}, "12"},
+		{"zero count", tool.CountStoresWithCondition, `{"outcome":"absence","value":{"count":0,"store_ids":[]}}`, []string{`{"count":0}`}, "0"},
+		{"list", tool.ListProductsInState, `{"outcome":"answered","value":{"product_ids":["pr-002","pr-001"]}}`, []string{`[{"product_id":"pr-001"},{"product_id":"pr-002"}]`}, "pr-001,pr-002"},
+		{"list rows", tool.ListProductsInState, `{"outcome":"answered","value":{"product_ids":["pr-001","pr-002"]}}`, []string{`{"product_id":"pr-002"}`, `{"product_id":"pr-001"}`}, "pr-001,pr-002"},
+		{"empty list", tool.ListProductsInState, `{"outcome":"absence","value":{"product_ids":[]}}`, []string{`[]`}, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p, err := provenantValue(tc.tool, []byte(tc.provenant))
+			if err != nil || p != tc.want {
+				t.Errorf("provenantValue = %q, %v; want %q", p, err, tc.want)
+			}
+			b, err := toolboxValue(tc.tool, tc.toolbox)
+			if err != nil || b != tc.want {
+				t.Errorf("toolboxValue = %q, %v; want %q", b, err, tc.want)
+			}
+		})
+	}
+	for _, tc := range []struct {
+		name, tool string
+		provenant  string
+		toolbox    []string
+	}{
+		{"rejected and two rows", tool.GetPrice, `{"outcome":"rejected","value":null}`, []string{`{"price_cents":1}`, `{"price_cents":2}`}},
+		{"abstained and wrong column", tool.CountEventsInWindow, `{"outcome":"abstained"}`, []string{`{"n":3}`}},
+		{"no count and prose", tool.CountStoresWithCondition, `{"outcome":"answered","value":{}}`, []string{`3 stores`}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if v, err := provenantValue(tc.tool, []byte(tc.provenant)); !errors.Is(err, errValue) {
+				t.Errorf("provenantValue = %q, %v; want errValue", v, err)
+			}
+			if v, err := toolboxValue(tc.tool, tc.toolbox); !errors.Is(err, errValue) {
+				t.Errorf("toolboxValue = %q, %v; want errValue", v, err)
+			}
+		})
+	}
+}
+
+func TestMedianAndRank(t *testing.T) {
+	rounds := []cell{{CallsPerSec: 300, P95ms: 9}, {CallsPerSec: 100, P95ms: 1}, {CallsPerSec: 200, P95ms: 5}}
+	m := median(rounds)
+	if m.CallsPerSec != 200 || m.P95ms != 5 || len(m.Rounds) != 3 {
+		t.Errorf("median = %v calls/s, p95 %v, %d rounds; want 200, 5, 3", m.CallsPerSec, m.P95ms, len(m.Rounds))
+	}
+	durs := []time.Duration{1, 2, 3, 4, 5, 6, 7, 8, 9, 10}
+	if got := nearestRank(durs, 0.95); got != 10 {
+		t.Errorf("nearestRank(0.95) = %v, want 10", got)
+	}
+	if got := nearestRank(durs, 0.50); got != 5 {
+		t.Errorf("nearestRank(0.50) = %v, want 5", got)
+	}
+	if got := nearestRank(nil, 0.5); got != 0 {
+		t.Errorf("nearestRank(nil) = %v, want 0", got)
+	}
+}
+
+func TestCommandLine(t *testing.T) {
+	got := commandLine([]string{"-rounds", "5", "-note", "shared machine, it's busy"})
+	want := `go run ./bench/toolbox -rounds 5 -note 'shared machine, it'\''s busy'`
+	if got != want {
+		t.Errorf("commandLine = %s, want %s", got, want)
+	}
+}
