@@ -33,13 +33,14 @@
 //	415 unsupported_media_type  Content-Type is not application/json
 //	413 body_too_large          body over Options.MaxBodyBytes (64 KiB)
 //	400 empty_body              no body
-//	400 invalid_json            not one well-formed JSON value
+//	400 invalid_json            not one well-formed JSON value (invalid UTF-8 included)
 //	400 not_an_object           the JSON value is not an object
 //	400 unknown_field           a field other than "question" (names match exactly)
-//	400 duplicate_field         "question" given twice
+//	400 duplicate_field         a key given twice in one object, at any depth
 //	400 invalid_question        "question" is not a string
 //	400 missing_question        "question" is absent or null
 //	400 empty_question          "question" is empty or only white space
+//	400 question_too_long       "question" is over 4096 characters (tool.MaxQuestionLength)
 //	401 unauthorized            no valid bearer token (when RequireToken is in front)
 //	403 cross_origin            a browser request from another origin to /mcp
 //	404 not_found, 404 unknown_tool, 405 method_not_allowed (with Allow)
@@ -52,7 +53,6 @@
 package httpapi
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -66,6 +66,7 @@ import (
 	"time"
 
 	"github.com/provenant/provenant/answer"
+	"github.com/provenant/provenant/internal/strictjson"
 	"github.com/provenant/provenant/tool"
 )
 
@@ -160,6 +161,7 @@ const (
 	CodeInvalidQuestion      = "invalid_question"
 	CodeMissingQuestion      = "missing_question"
 	CodeEmptyQuestion        = "empty_question"
+	CodeQuestionTooLong      = "question_too_long"
 	CodeNotFound             = "not_found"
 	CodeMethodNotAllowed     = "method_not_allowed"
 	CodeLoading              = "loading"
@@ -255,83 +257,75 @@ func serveAnswer[T any](s *Server, w http.ResponseWriter, r *http.Request,
 	writeJSON(w, StatusOf(a), a)
 }
 
-// decodeAsk reads the request body. On failure it returns a status, an
-// error code and a fixed message that holds nothing from the body.
+// decodeAsk reads the request body: exactly one JSON object whose only
+// key is "question", a string of 1 to tool.MaxQuestionLength characters.
+// On failure it returns a status, an error code and a message that holds
+// nothing from the body.
 func decodeAsk(body io.Reader) (question string, status int, code, msg string) {
-	dec := json.NewDecoder(body)
-	var raw json.RawMessage
-	if err := dec.Decode(&raw); err != nil {
-		status, code, msg = decodeError(err)
-		return "", status, code, msg
-	}
-	// Exactly one JSON value: anything after it but white space is an error.
-	if err := dec.Decode(&struct{}{}); !errors.Is(err, io.EOF) {
-		var tooLarge *http.MaxBytesError
-		if errors.As(err, &tooLarge) {
-			return "", http.StatusRequestEntityTooLarge, CodeBodyTooLarge, "the body exceeds the size limit"
+	var req *askRequest // stays nil for a body of null
+	var path string
+	if status, code, msg, path = decodeJSON(body, &req, nil); code != "" {
+		if code == CodeWrongType && path == "$.question" {
+			return "", http.StatusBadRequest, CodeInvalidQuestion, `"question" must be a string`
 		}
-		return "", http.StatusBadRequest, CodeInvalidJSON, "the body must hold exactly one JSON object"
-	}
-	if raw[0] != '{' {
-		return "", http.StatusBadRequest, CodeNotAnObject, "the body must be a JSON object"
-	}
-	// Keys are matched exactly and once: encoding/json alone would take
-	// "Question" for "question" and keep the last of two.
-	keys := json.NewDecoder(bytes.NewReader(raw))
-	keys.Token() // the '{' checked above
-	seen := false
-	for keys.More() {
-		tok, _ := keys.Token()
-		if tok != "question" {
-			return "", http.StatusBadRequest, CodeUnknownField, `the only field allowed is "question"`
-		}
-		if seen {
-			return "", http.StatusBadRequest, CodeDuplicateField, `"question" must appear once`
-		}
-		seen = true
-		var skip json.RawMessage
-		if err := keys.Decode(&skip); err != nil {
-			return "", http.StatusBadRequest, CodeInvalidJSON, "the body is not well-formed JSON"
-		}
-	}
-	var req askRequest
-	if err := json.Unmarshal(raw, &req); err != nil {
-		status, code, msg = decodeError(err)
 		return "", status, code, msg
 	}
 	switch {
+	case req == nil:
+		return "", http.StatusBadRequest, CodeNotAnObject, "the body must be a JSON object"
 	case req.Question == nil:
 		return "", http.StatusBadRequest, CodeMissingQuestion, `the body must have a "question" string`
 	case strings.TrimSpace(*req.Question) == "":
 		return "", http.StatusBadRequest, CodeEmptyQuestion, `"question" must not be empty`
+	case tool.QuestionTooLong(*req.Question):
+		return "", http.StatusBadRequest, CodeQuestionTooLong, fmt.Sprintf(`"question" must be at most %d characters`, tool.MaxQuestionLength)
 	}
 	return *req.Question, 0, "", ""
 }
 
-func decodeError(err error) (status int, code, msg string) {
-	var (
-		tooLarge  *http.MaxBytesError
-		syntax    *json.SyntaxError
-		typeError *json.UnmarshalTypeError
-	)
-	switch {
-	case errors.As(err, &tooLarge):
-		return http.StatusRequestEntityTooLarge, CodeBodyTooLarge, "the body exceeds the size limit"
-	case errors.Is(err, io.EOF):
-		return http.StatusBadRequest, CodeEmptyBody, "the body is empty; want a JSON object"
-	case errors.As(err, &syntax), errors.Is(err, io.ErrUnexpectedEOF):
-		return http.StatusBadRequest, CodeInvalidJSON, "the body is not well-formed JSON"
-	case errors.As(err, &typeError):
-		if typeError.Field == "question" {
-			return http.StatusBadRequest, CodeInvalidQuestion, `"question" must be a string`
+// CodeWrongType is decodeJSON's code for a value of the wrong type; the
+// callers turn it into their own (invalid_question, not_an_object).
+const CodeWrongType = "wrong_type"
+
+// decodeJSON reads a whole body and decodes it with the one strict decoder
+// (package strictjson): duplicate keys at any depth, keys in another case,
+// unknown fields of v, trailing data and invalid UTF-8 are all refused. On
+// failure it returns a status, an error code, the decoder's safe message
+// (which names declared fields and positions only) and the path at fault.
+// A value of the wrong type below the top is CodeWrongType, which callers
+// turn into their own code.
+func decodeJSON(body io.Reader, v any, opts *strictjson.Options) (status int, code, msg, path string) {
+	b, err := io.ReadAll(body)
+	if err != nil {
+		var tooLarge *http.MaxBytesError
+		if errors.As(err, &tooLarge) {
+			return http.StatusRequestEntityTooLarge, CodeBodyTooLarge, "the body exceeds the size limit", ""
 		}
-		return http.StatusBadRequest, CodeNotAnObject, "the body must be a JSON object"
-	case strings.HasPrefix(err.Error(), "json: unknown field"):
-		// encoding/json has no typed error for this; its message names the
-		// field, which is client input, so it is not passed on.
-		return http.StatusBadRequest, CodeUnknownField, `the only field allowed is "question"`
+		return http.StatusBadRequest, CodeInvalidJSON, "the body could not be read", ""
 	}
-	return http.StatusBadRequest, CodeInvalidJSON, "the body could not be read as JSON"
+	err = strictjson.Decode(b, v, opts)
+	if err == nil {
+		return 0, "", "", ""
+	}
+	var e *strictjson.Error
+	if !errors.As(err, &e) {
+		return http.StatusBadRequest, CodeInvalidJSON, "the body could not be read as JSON", ""
+	}
+	msg = "the body is not valid: " + e.SafeMessage()
+	switch e.Kind {
+	case strictjson.Empty:
+		return http.StatusBadRequest, CodeEmptyBody, "the body is empty; want a JSON object", e.Path
+	case strictjson.Duplicate:
+		return http.StatusBadRequest, CodeDuplicateField, msg, e.Path
+	case strictjson.Unknown:
+		return http.StatusBadRequest, CodeUnknownField, msg, e.Path
+	case strictjson.Type, strictjson.Range:
+		if e.Path == "$" {
+			return http.StatusBadRequest, CodeNotAnObject, "the body must be a JSON object", e.Path
+		}
+		return http.StatusBadRequest, CodeWrongType, msg, e.Path
+	}
+	return http.StatusBadRequest, CodeInvalidJSON, msg, e.Path
 }
 
 // isJSON reports whether a Content-Type is application/json with, at

@@ -22,8 +22,9 @@ import (
 	"github.com/provenant/provenant/tool"
 )
 
-// MaxQuestionBytes bounds the question after trimming.
-const MaxQuestionBytes = 4096
+// MaxQuestionLength bounds the question after trimming, in characters
+// (tool.MaxQuestionLength, what the ask schema's maxLength says).
+const MaxQuestionLength = tool.MaxQuestionLength
 
 // Executor answers validated calls (package executor).
 type Executor interface {
@@ -187,8 +188,8 @@ func (p *Pipeline) ask(ctx context.Context, question string, rec *Record) answer
 	switch {
 	case q == "":
 		return answer.Abstain("empty_question: the question is empty")
-	case len(q) > MaxQuestionBytes:
-		return answer.Abstain(fmt.Sprintf("question_too_long: the question exceeds %d bytes", MaxQuestionBytes))
+	case tool.QuestionTooLong(q):
+		return answer.Abstain(fmt.Sprintf("question_too_long: the question exceeds %d characters", MaxQuestionLength))
 	}
 
 	rec.Stage = answer.StageSelect

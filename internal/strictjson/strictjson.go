@@ -159,6 +159,9 @@ func Decode(data []byte, v any, opts *Options) error {
 	if d.pos != len(data) {
 		return &Error{Kind: Trailing, Offset: d.pos}
 	}
+	if d.schema != nil {
+		return d.schema
+	}
 	// Every key is distinct and spelt exactly as its field, every value has
 	// its target's type: encoding/json can no longer fold, drop or keep
 	// the last of anything.
@@ -184,6 +187,10 @@ func invalidUTF8(b []byte) int {
 }
 
 type decoder struct {
+	// schema is the first Unknown, Type or Range error: the walk goes on
+	// past it (treating the value as any JSON), so that malformed JSON, a
+	// duplicate key or invalid UTF-8 anywhere is reported first.
+	schema   *Error
 	data     []byte
 	pos      int
 	depth    int
@@ -203,6 +210,14 @@ func (d *decoder) ws() {
 }
 
 func (d *decoder) syntax() error { return &Error{Kind: Syntax, Offset: d.pos} }
+
+// mismatch records a schema error; the walk goes on.
+func (d *decoder) mismatch(e *Error) error {
+	if d.schema == nil {
+		d.schema = e
+	}
+	return nil
+}
 
 var (
 	rawMessageType = reflect.TypeFor[json.RawMessage]()
@@ -247,7 +262,7 @@ func (d *decoder) value(t reflect.Type, path string) error {
 			return err
 		}
 		if t != nil && t.Kind() != reflect.String && !(t.Kind() == reflect.Slice && t.Elem().Kind() == reflect.Uint8) {
-			return &Error{Kind: Type, Path: path, Offset: start, Want: want(t)}
+			return d.mismatch(&Error{Kind: Type, Path: path, Offset: start, Want: want(t)})
 		}
 		return nil
 	case c == '-' || c >= '0' && c <= '9':
@@ -269,7 +284,7 @@ func (d *decoder) literal(lit string, t reflect.Type, path string, k reflect.Kin
 	}
 	d.pos += len(lit)
 	if t != nil && t.Kind() != k {
-		return &Error{Kind: Type, Path: path, Offset: start, Want: want(t)}
+		return d.mismatch(&Error{Kind: Type, Path: path, Offset: start, Want: want(t)})
 	}
 	return nil
 }
@@ -299,7 +314,7 @@ func (d *decoder) object(t reflect.Type, path string) error {
 	case t.Kind() == reflect.Map && t.Key().Kind() == reflect.String:
 		elem = t.Elem()
 	default:
-		return &Error{Kind: Type, Path: path, Offset: start, Want: want(t)}
+		d.mismatch(&Error{Kind: Type, Path: path, Offset: start, Want: want(t)})
 	}
 	var seen []string
 	d.ws()
@@ -339,7 +354,7 @@ func (d *decoder) object(t reflect.Type, path string) error {
 		}
 		seen = append(seen, key)
 		if fields != nil && !declared {
-			return &Error{Kind: Unknown, Path: childPath, Offset: keyAt}
+			d.mismatch(&Error{Kind: Unknown, Path: childPath, Offset: keyAt})
 		}
 		d.ws()
 		if d.pos >= len(d.data) || d.data[d.pos] != ':' {
@@ -390,7 +405,7 @@ func (d *decoder) array(t reflect.Type, path string) error {
 	case t.Kind() == reflect.Array:
 		elem, fixed = t.Elem(), t.Len()
 	default:
-		return &Error{Kind: Type, Path: path, Offset: start, Want: want(t)}
+		d.mismatch(&Error{Kind: Type, Path: path, Offset: start, Want: want(t)})
 	}
 	n := 0
 	d.ws()
@@ -419,7 +434,7 @@ func (d *decoder) array(t reflect.Type, path string) error {
 	d.depth--
 	if fixed >= 0 && n != fixed {
 		// encoding/json would drop extra elements and zero missing ones.
-		return &Error{Kind: Type, Path: path, Offset: start, Want: fmt.Sprintf("an array of exactly %d elements", fixed)}
+		return d.mismatch(&Error{Kind: Type, Path: path, Offset: start, Want: fmt.Sprintf("an array of exactly %d elements", fixed)})
 	}
 	return nil
 }
@@ -549,24 +564,24 @@ func (d *decoder) number(t reflect.Type, path string) error {
 	switch t.Kind() {
 	case reflect.Float32, reflect.Float64:
 		if _, err := strconv.ParseFloat(lit, t.Bits()); err != nil {
-			return &Error{Kind: Range, Path: path, Offset: start, Want: fmt.Sprintf("a number that fits a float%d", t.Bits())}
+			return d.mismatch(&Error{Kind: Range, Path: path, Offset: start, Want: fmt.Sprintf("a number that fits a float%d", t.Bits())})
 		}
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
 		if !integral {
-			return &Error{Kind: Type, Path: path, Offset: start, Want: "an integer"}
+			return d.mismatch(&Error{Kind: Type, Path: path, Offset: start, Want: "an integer"})
 		}
 		if _, err := strconv.ParseInt(lit, 10, t.Bits()); err != nil {
-			return &Error{Kind: Range, Path: path, Offset: start, Want: fmt.Sprintf("an integer that fits %d bits", t.Bits())}
+			return d.mismatch(&Error{Kind: Range, Path: path, Offset: start, Want: fmt.Sprintf("an integer that fits %d bits", t.Bits())})
 		}
 	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
 		if !integral || lit[0] == '-' {
-			return &Error{Kind: Type, Path: path, Offset: start, Want: "a non-negative integer"}
+			return d.mismatch(&Error{Kind: Type, Path: path, Offset: start, Want: "a non-negative integer"})
 		}
 		if _, err := strconv.ParseUint(lit, 10, t.Bits()); err != nil {
-			return &Error{Kind: Range, Path: path, Offset: start, Want: fmt.Sprintf("an integer that fits %d bits", t.Bits())}
+			return d.mismatch(&Error{Kind: Range, Path: path, Offset: start, Want: fmt.Sprintf("an integer that fits %d bits", t.Bits())})
 		}
 	default:
-		return &Error{Kind: Type, Path: path, Offset: start, Want: want(t)}
+		return d.mismatch(&Error{Kind: Type, Path: path, Offset: start, Want: want(t)})
 	}
 	return nil
 }
