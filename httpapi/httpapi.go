@@ -59,7 +59,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"mime"
 	"net/http"
 	"strings"
 	"sync/atomic"
@@ -283,9 +282,9 @@ func decodeAsk(body io.Reader) (question string, status int, code, msg string) {
 	return *req.Question, 0, "", ""
 }
 
-// CodeWrongType is decodeJSON's code for a value of the wrong type; the
-// callers turn it into their own (invalid_question, not_an_object).
-const CodeWrongType = "wrong_type"
+// CodeWrongType is decodeJSON's code for a value of the wrong type below
+// the top; the callers turn it into their own (invalid_question, ...).
+const CodeWrongType = strictjson.CodeWrongType
 
 // decodeJSON reads a whole body and decodes it with the one strict decoder
 // (package strictjson): duplicate keys at any depth, keys in another case,
@@ -311,37 +310,18 @@ func decodeJSON(body io.Reader, v any, opts *strictjson.Options) (status int, co
 	if !errors.As(err, &e) {
 		return http.StatusBadRequest, CodeInvalidJSON, "the body could not be read as JSON", ""
 	}
-	msg = "the body is not valid: " + e.SafeMessage()
-	switch e.Kind {
-	case strictjson.Empty:
-		return http.StatusBadRequest, CodeEmptyBody, "the body is empty; want a JSON object", e.Path
-	case strictjson.Duplicate:
-		return http.StatusBadRequest, CodeDuplicateField, msg, e.Path
-	case strictjson.Unknown:
-		return http.StatusBadRequest, CodeUnknownField, msg, e.Path
-	case strictjson.Type, strictjson.Range:
-		if e.Path == "$" {
-			return http.StatusBadRequest, CodeNotAnObject, "the body must be a JSON object", e.Path
-		}
-		return http.StatusBadRequest, CodeWrongType, msg, e.Path
+	switch code = strictjson.CodeOf(err); code {
+	case CodeEmptyBody:
+		return http.StatusBadRequest, code, "the body is empty; want a JSON object", e.Path
+	case CodeNotAnObject:
+		return http.StatusBadRequest, code, "the body must be a JSON object", e.Path
 	}
-	return http.StatusBadRequest, CodeInvalidJSON, msg, e.Path
+	return http.StatusBadRequest, code, "the body is not valid: " + e.SafeMessage(), e.Path
 }
 
 // isJSON reports whether a Content-Type is application/json with, at
 // most, a UTF-8 charset.
-func isJSON(contentType string) bool {
-	mt, params, err := mime.ParseMediaType(contentType)
-	if err != nil || mt != "application/json" {
-		return false
-	}
-	for k, v := range params {
-		if k != "charset" || !strings.EqualFold(v, "utf-8") {
-			return false
-		}
-	}
-	return true
-}
+func isJSON(contentType string) bool { return strictjson.IsJSONMediaType(contentType) }
 
 // StatusOf maps an answer to its HTTP status: 200 for every outcome but an
 // error; 503 when the model was unreachable; 500 for our own failures.

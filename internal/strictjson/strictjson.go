@@ -31,8 +31,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"mime"
 	"reflect"
 	"strconv"
+	"strings"
 	"sync"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -113,6 +115,56 @@ func Message(err error, fallback string) string {
 		return s.SafeMessage()
 	}
 	return fallback
+}
+
+// The codes the surfaces give a decoding failure: REST's 400 error codes,
+// and the kind of an MCP argument rejection.
+const (
+	CodeEmptyBody      = "empty_body"
+	CodeInvalidJSON    = "invalid_json"
+	CodeDuplicateField = "duplicate_field"
+	CodeUnknownField   = "unknown_field"
+	CodeNotAnObject    = "not_an_object"
+	CodeWrongType      = "wrong_type"
+)
+
+// CodeOf returns the code of a decoding failure: a value of the wrong type
+// for the document itself is not_an_object, below it wrong_type; a number
+// out of range is wrong_type too.
+func CodeOf(err error) string {
+	var e *Error
+	if !errors.As(err, &e) {
+		return CodeInvalidJSON
+	}
+	switch e.Kind {
+	case Empty:
+		return CodeEmptyBody
+	case Duplicate:
+		return CodeDuplicateField
+	case Unknown:
+		return CodeUnknownField
+	case Type, Range:
+		if e.Path == "$" {
+			return CodeNotAnObject
+		}
+		return CodeWrongType
+	}
+	return CodeInvalidJSON
+}
+
+// IsJSONMediaType reports whether a Content-Type is application/json with,
+// at most, a UTF-8 charset: the only JSON the surfaces read.
+func IsJSONMediaType(contentType string) bool {
+	mt, params, err := mime.ParseMediaType(contentType)
+	if err != nil || mt != "application/json" {
+		return false
+	}
+	for k, v := range params {
+		if k != "charset" || !strings.EqualFold(v, "utf-8") {
+			return false
+		}
+	}
+	return true
 }
 
 // DefaultMaxDepth bounds nesting when Options.MaxDepth is 0.
