@@ -113,9 +113,9 @@ var fixedMessages = map[int64]string{
 // safeMessages are the protocol error messages this package writes; each
 // names nothing a client chose.
 var safeMessages = map[string]bool{
-	errNotFound.Message:     true,
-	"unknown prompt":        true,
-	"Resource not found":    true, // the SDK's own, without its data
+	errNotFound.Message:      true,
+	"unknown prompt":         true,
+	"Resource not found":     true, // the SDK's own, without its data
 	"invalid prompt request": true,
 }
 
@@ -314,7 +314,16 @@ func (b *bufferedWriter) finish() {
 		status = http.StatusOK
 	}
 	body := b.body.Bytes()
+	var resp struct {
+		ID    json.RawMessage `json:"id"`
+		Error *jsonrpc.Error  `json:"error"`
+	}
 	switch {
+	case (status >= 400 || isErrorResponse(body)) && json.Unmarshal(body, &resp) == nil && resp.Error != nil:
+		// A JSON-RPC error, whatever its status: keep the id and the
+		// code, replace the message.
+		writeProtocolError(b.ResponseWriter, status, resp.ID, sanitize(resp.Error))
+		return
 	case status >= 400:
 		// The SDK's text names what it refused; keep only its class.
 		code := int64(jsonrpc.CodeInvalidRequest)
@@ -329,15 +338,6 @@ func (b *bufferedWriter) finish() {
 		}
 		writeProtocolError(b.ResponseWriter, status, nil, &jsonrpc.Error{Code: code, Message: strings.ToLower(msg)})
 		return
-	case isErrorResponse(body):
-		var resp struct {
-			ID    json.RawMessage `json:"id"`
-			Error *jsonrpc.Error  `json:"error"`
-		}
-		if json.Unmarshal(body, &resp) == nil && resp.Error != nil {
-			writeProtocolError(b.ResponseWriter, status, resp.ID, sanitize(resp.Error))
-			return
-		}
 	}
 	b.ResponseWriter.WriteHeader(status)
 	b.ResponseWriter.Write(body)
