@@ -324,13 +324,17 @@ func decodeJSON(body io.Reader, v any, opts *strictjson.Options) (status int, co
 func isJSON(contentType string) bool { return strictjson.IsJSONMediaType(contentType) }
 
 // StatusOf maps an answer to its HTTP status: 200 for every outcome but an
-// error; 503 when the model was unreachable; 500 for our own failures.
+// error; 503 when the model was unreachable; 504 when the request's
+// deadline passed (reason timeout); 500 for our own failures.
 func StatusOf(a answer.Answer) int {
 	if a.Outcome() != answer.Error {
 		return http.StatusOK
 	}
-	if a.Reason() == answer.ReasonModelUnavailable {
+	switch a.Reason().Kind {
+	case answer.ReasonModelUnavailable:
 		return http.StatusServiceUnavailable
+	case answer.ReasonTimeout:
+		return http.StatusGatewayTimeout
 	}
 	return http.StatusInternalServerError
 }

@@ -24,19 +24,26 @@ import (
 )
 
 // decodeArgs reads a tool call's arguments with the one strict decoder
-// into v. On failure it returns the rejection REST gives the same body: a
-// reason whose kind is REST's error code (duplicate_field, unknown_field,
-// invalid_json, not_an_object, ...) and whose detail is the decoder's safe
-// message. Absent arguments are an empty object.
-func decodeArgs(raw json.RawMessage, v any, opts *strictjson.Options) (reason string, ok bool) {
+// into v. On failure it returns the code REST gives the same body
+// (duplicate_field, unknown_field, invalid_json, not_an_object,
+// wrong_type) and the decoder's safe message. Absent arguments are an
+// empty object.
+func decodeArgs(raw json.RawMessage, v any, opts *strictjson.Options) (code, msg string, ok bool) {
 	if len(raw) == 0 {
 		raw = json.RawMessage("{}")
 	}
 	err := strictjson.Decode(raw, v, opts)
 	if err == nil {
-		return "", true
+		return "", "", true
 	}
-	return strictjson.CodeOf(err) + ": " + strictjson.Message(err, "the arguments are not valid JSON"), false
+	return strictjson.CodeOf(err), strictjson.Message(err, "the arguments are not valid JSON"), false
+}
+
+// invalid is the typed rejection of arguments the decoder refused: kind
+// invalid, its detail REST's code and the safe message ("invalid:
+// duplicate_field: $.store_id: field appears more than once").
+func invalid(name, code, msg string) *mcp.CallToolResult {
+	return toolResult(answer.Reject(name, &tool.Rejection{Kind: tool.Invalid, Reason: code + ": " + msg}))
 }
 
 // paramNames are the keys an argument error may name: the menu's own.
@@ -49,11 +56,11 @@ var paramNames = tool.ParamNames()
 func (h *handlers) callTool(name string) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		var args map[string]any
-		if reason, ok := decodeArgs(req.Params.Arguments, &args, &strictjson.Options{Names: paramNames}); !ok {
-			return toolResult(answer.Reject(name, reason)), nil
+		if code, msg, ok := decodeArgs(req.Params.Arguments, &args, &strictjson.Options{Names: paramNames}); !ok {
+			return invalid(name, code, msg), nil
 		}
 		if args == nil { // arguments: null
-			return toolResult(answer.Reject(name, strictjson.CodeNotAnObject+": the arguments must be a JSON object")), nil
+			return invalid(name, strictjson.CodeNotAnObject, "the arguments must be a JSON object"), nil
 		}
 		return toolResult(h.p.Call(withScope(ctx, req.Extra), tool.Proposal{Tool: name, Params: args})), nil
 	}
@@ -65,28 +72,30 @@ type askArgs struct {
 	Question *string `json:"question"`
 }
 
-// ask answers a question. Its argument errors are REST's: invalid_question,
-// missing_question, empty_question, question_too_long (over
-// tool.MaxQuestionLength characters, as the schema's maxLength says).
+// ask answers a question. A question over tool.MaxQuestionLength
+// characters (what the schema's maxLength says) is rejected before the
+// pipeline, as REST refuses it with question_too_long.
 func (h *handlers) ask(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 	var in *askArgs
-	reason, ok := decodeArgs(req.Params.Arguments, &in, nil)
+	code, msg, ok := decodeArgs(req.Params.Arguments, &in, nil)
+	var r *tool.Rejection
 	switch {
-	case !ok && strings.HasPrefix(reason, strictjson.CodeWrongType+": $.question:"):
-		reason = "invalid_question: parameter question must be a string"
+	case !ok && code == strictjson.CodeWrongType && strings.HasPrefix(msg, "$.question:"):
+		r = &tool.Rejection{Kind: tool.Invalid, Param: "question", Reason: "must be a string"}
 	case !ok:
+		return invalid(tool.AskName, code, msg), nil
 	case in == nil:
-		reason = strictjson.CodeNotAnObject + ": the arguments must be a JSON object"
+		return invalid(tool.AskName, strictjson.CodeNotAnObject, "the arguments must be a JSON object"), nil
 	case in.Question == nil:
-		reason = "missing_question: parameter question is required"
+		r = &tool.Rejection{Kind: tool.Invalid, Param: "question", Reason: "is missing"}
 	case strings.TrimSpace(*in.Question) == "":
-		reason = "empty_question: parameter question must not be empty"
+		r = &tool.Rejection{Kind: tool.Invalid, Param: "question", Reason: "must not be empty"}
 	case tool.QuestionTooLong(*in.Question):
-		reason = fmt.Sprintf("question_too_long: parameter question must be at most %d characters", tool.MaxQuestionLength)
+		r = &tool.Rejection{Kind: tool.Invalid, Param: "question", Reason: fmt.Sprintf("must be at most %d characters", tool.MaxQuestionLength)}
 	default:
 		return toolResult(h.p.Ask(withScope(ctx, req.Extra), *in.Question)), nil
 	}
-	return toolResult(answer.Reject(tool.AskName, reason)), nil
+	return toolResult(answer.Reject(tool.AskName, r)), nil
 }
 
 // groundingError is check_grounding's refusal: a tool error whose

@@ -107,13 +107,13 @@ func TestMCP_AsStrictAsREST(t *testing.T) {
 		wantReason       string // prefix of the answer's reason
 		wantCode         string // check_grounding's error code
 	}{
-		{"duplicate argument", tool.GetPrice, `{"store_id":"st-003","store_id":"st-004",` + price + `}`, "duplicate_field", ""},
-		{"duplicate nested key", tool.GetPrice, `{"store_id":{"a":1,"a":2},` + price + `}`, "duplicate_field", ""},
+		{"duplicate argument", tool.GetPrice, `{"store_id":"st-003","store_id":"st-004",` + price + `}`, "invalid: duplicate_field", ""},
+		{"duplicate nested key", tool.GetPrice, `{"store_id":{"a":1,"a":2},` + price + `}`, "invalid: duplicate_field", ""},
 		{"number beyond float64 names its field", tool.GetPrice, `{"store_id":1e400,` + price + `}`, "invalid: parameter store_id", ""},
-		{"ask: QUESTION", tool.AskName, `{"QUESTION":"What is the price of pr-007 at st-003?"}`, "unknown_field", ""},
-		{"ask: duplicate question", tool.AskName, `{"question":"a","question":"b"}`, "duplicate_field", ""},
-		{"ask: over 4096 characters", tool.AskName, `{"question":"` + strings.Repeat("é", tool.MaxQuestionLength+1) + `"}`, "question_too_long", ""},
-		{"ask: invalid UTF-8", tool.AskName, "{\"question\":\"\xff\"}", "invalid_json", ""},
+		{"ask: QUESTION", tool.AskName, `{"QUESTION":"What is the price of pr-007 at st-003?"}`, "invalid: unknown_field", ""},
+		{"ask: duplicate question", tool.AskName, `{"question":"a","question":"b"}`, "invalid: duplicate_field", ""},
+		{"ask: over 4096 characters", tool.AskName, `{"question":"` + strings.Repeat("é", tool.MaxQuestionLength+1) + `"}`, "invalid: parameter question must be at most 4096", ""},
+		{"ask: invalid UTF-8", tool.AskName, "{\"question\":\"\xff\"}", "invalid: invalid_json", ""},
 		{"check_grounding: TEXT", tool.CheckGroundingName, `{"TEXT":"$7.81","ledger":` + ledger + `}`, "", "unknown_field"},
 		{"check_grounding: Ledger", tool.CheckGroundingName, `{"text":"$7.81","Ledger":` + ledger + `}`, "", "unknown_field"},
 		{"check_grounding: duplicate", tool.CheckGroundingName, `{"text":"$7.81","text":"$7.81","ledger":` + ledger + `}`, "", "duplicate_field"},

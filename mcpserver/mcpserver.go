@@ -170,7 +170,7 @@ func summary(a answer.Answer) string {
 	switch {
 	case a.Text() != "":
 		b.WriteString(a.Text())
-	case a.Reason() != "":
+	case !a.Reason().IsZero():
 		fmt.Fprintf(&b, "%s: %s", a.Outcome(), a.Reason())
 	default:
 		b.WriteString(string(a.Outcome()))
@@ -270,8 +270,7 @@ func ServeIO(ctx context.Context, s *mcp.Server, r io.ReadCloser, w io.WriteClos
 // the client's own unmatched numerals, which is what it asked for.
 func checkGrounding(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 	var in *grounding.Request
-	if reason, ok := decodeArgs(req.Params.Arguments, &in, nil); !ok {
-		code, msg, _ := strings.Cut(reason, ": ")
+	if code, msg, ok := decodeArgs(req.Params.Arguments, &in, nil); !ok {
 		if code == strictjson.CodeWrongType {
 			code = codeInvalidGround
 		}
