@@ -287,10 +287,19 @@ func (g httpGuard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeProtocolError(w, http.StatusUnsupportedMediaType, nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: "Content-Type must be application/json"})
 		return
 	}
-	bw := &bufferedWriter{ResponseWriter: w}
+	bw := writers.Get().(*bufferedWriter)
+	bw.ResponseWriter, bw.status = w, 0
 	g.next.ServeHTTP(bw, r)
 	bw.finish()
+	bw.ResponseWriter = nil
+	if bw.body.Cap() <= 64<<10 {
+		bw.body.Reset()
+		writers.Put(bw)
+	}
 }
+
+// writers reuses the buffers of answered requests.
+var writers = sync.Pool{New: func() any { return new(bufferedWriter) }}
 
 // bufferedWriter holds the SDK's answer until it is complete, so that an
 // error can be rewritten before anything reaches the client. The JSON
