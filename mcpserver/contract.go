@@ -9,6 +9,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -122,10 +123,9 @@ var fixedMessages = map[int64]string{
 // safeMessages are the protocol error messages this package writes; each
 // names nothing a client chose.
 var safeMessages = map[string]bool{
-	errNotFound.Message:      true,
-	"unknown prompt":         true,
-	"Resource not found":     true, // the SDK's own, without its data
-	"invalid prompt request": true,
+	errNotFound.Message:  true,
+	"unknown prompt":     true,
+	"Resource not found": true, // the SDK's own, without its data
 }
 
 func init() {
@@ -137,9 +137,7 @@ func init() {
 // sanitize returns a protocol error that repeats nothing a client sent.
 func sanitize(err error) *jsonrpc.Error {
 	var e *jsonrpc.Error
-	if je, ok := err.(*jsonrpc.Error); ok {
-		e = je
-	} else {
+	if !errors.As(err, &e) {
 		e = &jsonrpc.Error{Code: jsonrpc.CodeInternalError}
 		if strings.Contains(err.Error(), "unsupported") || strings.Contains(err.Error(), "not handled") {
 			e.Code = jsonrpc.CodeMethodNotFound
