@@ -18,6 +18,10 @@
 //     errors (encoding/json replaces them with U+FFFD);
 //   - nesting is bounded.
 //
+// A malformed document (syntax, UTF-8, a duplicate key, depth, trailing
+// data) is reported before a well-formed one that does not fit its target
+// (an unknown field, a wrong type, a number out of range).
+//
 // Every failure is an *Error whose message is safe to show a client: it
 // names the problem and where (a byte offset, a path), and names only keys
 // the target declares (a struct's field names, Options.Names); any other
@@ -130,8 +134,11 @@ const (
 
 // CodeOf returns the code of a decoding failure: a value of the wrong type
 // for the document itself is not_an_object, below it wrong_type; a number
-// out of range is wrong_type too.
+// out of range is wrong_type too. It is "" for a nil error.
 func CodeOf(err error) string {
+	if err == nil {
+		return ""
+	}
 	var e *Error
 	if !errors.As(err, &e) {
 		return CodeInvalidJSON
