@@ -63,6 +63,8 @@ func (h *handlers) callTool(name string) mcp.ToolHandler {
 		if args == nil { // arguments: null
 			return invalid(name, strictjson.CodeNotAnObject, "the arguments must be a JSON object"), nil
 		}
+		ctx, cancel := h.bound(ctx)
+		defer cancel()
 		return toolResult(h.p.Call(withScope(ctx, req.Extra), tool.Proposal{Tool: name, Params: args})), nil
 	}
 }
@@ -94,6 +96,8 @@ func (h *handlers) ask(ctx context.Context, req *mcp.CallToolRequest) (*mcp.Call
 	case tool.QuestionTooLong(*in.Question):
 		r = &tool.Rejection{Kind: tool.Invalid, Param: "question", Reason: fmt.Sprintf("must be at most %d characters", tool.MaxQuestionLength)}
 	default:
+		ctx, cancel := h.bound(ctx)
+		defer cancel()
 		return toolResult(h.p.Ask(withScope(ctx, req.Extra), *in.Question)), nil
 	}
 	return toolResult(answer.Reject(tool.AskName, r)), nil

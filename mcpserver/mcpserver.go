@@ -21,6 +21,7 @@ import (
 	"net/http"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -65,6 +66,10 @@ type Options struct {
 	Name    string       // implementation name; default "provenant"
 	Version string       // implementation version; default "dev"
 	Logger  *slog.Logger // nil: discard
+	// AskTimeout bounds each tool call and question, as serve's
+	// --ask-timeout bounds REST's; past it the answer is an error with
+	// reason timeout. 0: no bound but the caller's.
+	AskTimeout time.Duration
 }
 
 // New returns an MCP server over p and events.
@@ -89,7 +94,7 @@ func New(p Pipeline, events Events, opts *Options) *mcp.Server {
 				"Quote values as returned, cite the result_ids of the results you use, and follow provenance pointers " +
 				"with the " + EventURITemplate + " resource. When a result's outcome is abstained or rejected, say so; do not guess.",
 		})
-	h := &handlers{p: p, events: events, tools: map[string]bool{tool.CheckGroundingName: true},
+	h := &handlers{p: p, events: events, askTimeout: o.AskTimeout, tools: map[string]bool{tool.CheckGroundingName: true},
 		prompts: map[string]bool{PromptInvestigateCondition: true, PromptShiftHandover: true}, index: &eventIndex{}}
 	s.AddReceivingMiddleware(h.guard)
 	for _, e := range tool.Offered() {
@@ -129,11 +134,20 @@ func annotations() *mcp.ToolAnnotations {
 }
 
 type handlers struct {
-	p       Pipeline
-	events  Events
-	tools   map[string]bool // offered tool names
-	prompts map[string]bool // offered prompt names
-	index   *eventIndex
+	p          Pipeline
+	events     Events
+	askTimeout time.Duration
+	tools      map[string]bool // offered tool names
+	prompts    map[string]bool // offered prompt names
+	index      *eventIndex
+}
+
+// bound returns ctx under the ask timeout, if one is set.
+func (h *handlers) bound(ctx context.Context) (context.Context, context.CancelFunc) {
+	if h.askTimeout > 0 {
+		return context.WithTimeout(ctx, h.askTimeout)
+	}
+	return ctx, func() {}
 }
 
 // withScope gives ctx the scope an authenticating HTTP layer attached to
