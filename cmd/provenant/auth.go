@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"errors"
 	"flag"
 	"fmt"
@@ -41,21 +40,15 @@ func (f *authFlags) load(addr string) (*principal.Set, error) {
 		return nil, errors.New("configure auth: a non-loopback address needs bearer tokens (--principals, --token-env or --token-file)")
 	case given == 0:
 		return nil, nil
-	case f.tokenEnv != "":
-		return principal.Single("token", os.Getenv(f.tokenEnv))
-	case f.tokenFile != "":
-		b, err := os.ReadFile(f.tokenFile)
-		if err != nil {
-			return nil, fmt.Errorf("read token file: %w", err)
-		}
-		return principal.Single("token", string(bytes.TrimSpace(b)))
+	case f.tokenEnv != "" || f.tokenFile != "":
+		return principal.Single("token", principal.Source{Env: f.tokenEnv, File: f.tokenFile}, principal.OS())
 	}
 	file, err := os.Open(f.principals)
 	if err != nil {
 		return nil, fmt.Errorf("open principals file: %w", err)
 	}
 	defer file.Close()
-	return principal.Parse(file, principal.Sources{Getenv: os.Getenv, ReadFile: os.ReadFile})
+	return principal.Parse(file, principal.OS())
 }
 
 // loopback reports whether addr's host is a loopback address or name.
