@@ -4,10 +4,10 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"net"
 	"os"
 
 	"github.com/provenant/provenant/principal"
+	"github.com/provenant/provenant/server"
 )
 
 // authFlags configure bearer-token authentication for the network
@@ -36,7 +36,7 @@ func (f *authFlags) load(addr string) (*principal.Set, error) {
 	switch {
 	case given > 1:
 		return nil, errors.New("configure auth: give one of --principals, --token-env and --token-file")
-	case given == 0 && !loopback(addr):
+	case given == 0 && !server.IsLoopback(addr):
 		return nil, errors.New("configure auth: a non-loopback address needs bearer tokens (--principals, --token-env or --token-file)")
 	case given == 0:
 		return nil, nil
@@ -49,17 +49,4 @@ func (f *authFlags) load(addr string) (*principal.Set, error) {
 	}
 	defer file.Close()
 	return principal.Parse(file, principal.OS())
-}
-
-// loopback reports whether addr's host is a loopback address or name.
-func loopback(addr string) bool {
-	host, _, err := net.SplitHostPort(addr)
-	if err != nil {
-		return false
-	}
-	if host == "localhost" {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
 }
