@@ -26,7 +26,7 @@ func stubServer(t *testing.T, opts *httpapi.Options) *httptest.Server {
 	}
 	api := httpapi.New(&o)
 	api.SetBackend(httpapi.Backend{MCP: ok, Asker: askerFunc(func(context.Context, string) answer.Answer {
-		return answer.Abstain("no_tool: stub")
+		return answer.Abstain(answer.ReasonNoTool, "stub")
 	})})
 	srv := httptest.NewServer(api)
 	t.Cleanup(srv.Close)

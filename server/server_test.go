@@ -21,9 +21,9 @@ import (
 // stubAsker abstains on every question and call.
 type stubAsker struct{}
 
-func (stubAsker) Ask(context.Context, string) answer.Answer { return answer.Abstain("no_tool: stub") }
+func (stubAsker) Ask(context.Context, string) answer.Answer { return answer.Abstain(answer.ReasonNoTool, "stub") }
 func (stubAsker) Call(context.Context, tool.Proposal) answer.Answer {
-	return answer.Abstain("no_tool: stub")
+	return answer.Abstain(answer.ReasonNoTool, "stub")
 }
 
 func stubLoaded(closed *atomic.Int32) server.Loaded {
