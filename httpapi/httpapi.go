@@ -10,9 +10,12 @@
 //	                      200 {"status":"ok","dataset_version":...,"provider":...}
 //	GET  /metrics         Prometheus text format (when Options.Metrics is set)
 //
-// RequireToken (auth.go) puts bearer-token authentication and principal
-// scopes in front of every path but /healthz, /metrics and /openapi.json;
-// LimitInFlight (limits.go) caps the requests served at once.
+// Every request but GET /healthz passes, in order: the Host and Origin
+// check (hosts.go, against DNS rebinding and cross-origin pages), bearer
+// tokens with principal scopes when Options.Auth is set (auth.go; not on
+// /openapi.json, nor on /metrics with PublicMetrics), and the limits
+// (limits.go): the body is read whole under its own budget and bounds
+// before an in-flight slot is taken (/metrics skips the limits).
 //
 // # Status codes
 //
@@ -40,8 +43,12 @@
 //	400 invalid_question        "question" is not a string
 //	400 missing_question        "question" is absent or null
 //	400 empty_question          "question" is empty or only white space
-//	401 unauthorized            no valid bearer token (when RequireToken is in front)
-//	403 cross_origin            a browser request from another origin to /mcp
+//	401 unauthorized            no valid bearer token (when Options.Auth is set)
+//	403 forbidden_host          the Host header names no allowed host
+//	403 cross_origin            a browser request from an origin that is not an allowed host
+//	408 body_timeout            the body did not arrive within the body-read budget
+//	429 too_many_requests       too many bodies arriving at once (from this client, or all)
+//	400 body_unreadable         the client broke off its body
 //	404 not_found, 404 unknown_tool, 405 method_not_allowed (with Allow)
 //	503 loading                 /v1/ask before the engine is loaded
 //	503 busy                    too many requests in flight (with Retry-After)

@@ -11,7 +11,10 @@
 //	    token_file: /run/secrets/auditor
 //	    stores: all
 //
-// A principal without stores sees nothing: access fails closed.
+// A principal without stores sees nothing: access fails closed. A token
+// no client could present (see CheckToken) is refused when the file is
+// read, with an error naming the principal and the source, never the
+// token. Bearer is the one parser of the Authorization header.
 // Tokens are compared as SHA-256 digests in constant time, against every
 // principal, so the time taken does not say which token came close.
 package principal
