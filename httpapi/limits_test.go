@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/provenant/provenant/httpapi"
+	"github.com/provenant/provenant/internal/attack"
 )
 
 func TestLimit_InFlight(t *testing.T) {
@@ -62,60 +63,6 @@ func TestLimit_InFlight(t *testing.T) {
 	}
 }
 
-// slowBodies keeps n connections from each of the given loopback source
-// addresses sending a request body one byte at a time, reconnecting
-// whenever the server cuts one off, until the test ends. It returns once
-// every connection has sent its headers.
-func slowBodies(t *testing.T, addr string, sources []string, n int, entered func() int) {
-	t.Helper()
-	stop := make(chan struct{})
-	var wg sync.WaitGroup
-	t.Cleanup(func() { close(stop); wg.Wait() })
-	for _, src := range sources {
-		for range n {
-			wg.Go(func() {
-				d := net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(src)}}
-				for {
-					select {
-					case <-stop:
-						return
-					default:
-					}
-					conn, err := d.Dial("tcp", addr)
-					if err != nil {
-						return
-					}
-					io.WriteString(conn, "POST /v1/ask HTTP/1.1\r\nHost: "+addr+"\r\nContent-Type: application/json\r\nContent-Length: 4096\r\n\r\n{")
-					tick := time.NewTicker(20 * time.Millisecond)
-				trickle:
-					for {
-						select {
-						case <-stop:
-							tick.Stop()
-							conn.Close()
-							return
-						case <-tick.C:
-							if _, err := io.WriteString(conn, " "); err != nil {
-								break trickle
-							}
-						}
-					}
-					tick.Stop()
-					conn.Close()
-				}
-			})
-		}
-	}
-	want := len(sources) * n
-	for entered() < want {
-		select {
-		case <-t.Context().Done():
-			return
-		case <-time.After(5 * time.Millisecond):
-		}
-	}
-}
-
 // TestLimit_SlowBodies: connections that trickle a request body hold no
 // in-flight slot, so with every slot's worth of them (and more) open, a
 // good client is served on every request; and a body that does not
@@ -137,8 +84,8 @@ func TestLimit_SlowBodies(t *testing.T) {
 	addr := srv.Listener.Addr().String()
 	// Four source addresses, three connections each: 12 slow bodies
 	// against 4 in-flight slots.
-	slowBodies(t, addr, []string{"127.0.0.2", "127.0.0.3", "127.0.0.4", "127.0.0.5"}, 3,
-		func() int { return int(entered.Load()) })
+	attack.SlowBodies(t, addr, []string{"127.0.0.2", "127.0.0.3", "127.0.0.4", "127.0.0.5"}, 3, "")
+	waitEntered(t, &entered, 12)
 
 	good := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
 	for i := range 20 {
@@ -229,7 +176,8 @@ func TestLimit_BodyReadersPerClient(t *testing.T) {
 	}))
 	t.Cleanup(srv.Close)
 	addr := srv.Listener.Addr().String()
-	slowBodies(t, addr, []string{"127.0.0.2"}, testLimits.MaxBodyReadersPerClient, func() int { return int(entered.Load()) })
+	attack.SlowBodies(t, addr, []string{"127.0.0.2"}, testLimits.MaxBodyReadersPerClient, "")
+	waitEntered(t, &entered, int64(testLimits.MaxBodyReadersPerClient))
 
 	post := func(src string) int {
 		d := &net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(src)}}
@@ -246,5 +194,18 @@ func TestLimit_BodyReadersPerClient(t *testing.T) {
 	}
 	if got := post("127.0.0.3"); got != http.StatusOK {
 		t.Errorf("a body from another client: %d, want 200", got)
+	}
+}
+
+// waitEntered waits until the server has read the headers of n requests
+// (bounded by the test's deadline).
+func waitEntered(t *testing.T, entered *atomic.Int64, n int64) {
+	t.Helper()
+	for entered.Load() < n {
+		select {
+		case <-t.Context().Done():
+			t.Fatal("the slow clients never reached the server")
+		case <-time.After(5 * time.Millisecond):
+		}
 	}
 }
