@@ -20,9 +20,11 @@ const (
 // 127.0.0.1 still sends its own name as Host and Origin).
 //
 // A host is allowed when it is a loopback name or address (localhost,
-// 127.0.0.0/8, ::1) or one of the configured names, with the port the
-// request arrived on or no port; a configured "name:port" matches that
-// port only. "*" allows any host (the check is then off).
+// 127.0.0.0/8, ::1), the IP address the request arrived on (an address
+// literal cannot be rebound: a page whose origin it is, is this server),
+// or one of the configured names, with the port the request arrived on
+// or no port; a configured "name:port" matches that port only. "*"
+// allows any host (the check is then off).
 type hostPolicy struct {
 	any   bool
 	names map[string]bool // lower case, without port
@@ -61,8 +63,8 @@ func newHostPolicy(entries []string) (*hostPolicy, error) {
 }
 
 // allows reports whether host (a Host header, or an Origin's host) is
-// allowed for a request that arrived on localPort.
-func (p *hostPolicy) allows(host, localPort string) bool {
+// allowed for a request that arrived on local.
+func (p *hostPolicy) allows(host string, local arrival) bool {
 	if p.any {
 		return true
 	}
@@ -73,8 +75,11 @@ func (p *hostPolicy) allows(host, localPort string) bool {
 	if hasPort && p.exact[name+":"+port] {
 		return true
 	}
-	if hasPort && port != localPort {
+	if hasPort && port != local.port {
 		return false
+	}
+	if ip := net.ParseIP(name); ip != nil && local.ip != nil && ip.Equal(local.ip) {
+		return true
 	}
 	return isLoopbackName(name) || p.names[name]
 }
@@ -145,28 +150,33 @@ func isLoopbackName(name string) bool {
 	return ip != nil && ip.IsLoopback()
 }
 
-// localPort is the port the request arrived on, "" when unknown.
-func localPort(r *http.Request) string {
+// arrival is the local address a request arrived on; zero when unknown.
+type arrival struct {
+	ip   net.IP
+	port string
+}
+
+func arrivalOf(r *http.Request) arrival {
 	addr, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr)
 	if !ok || addr == nil {
-		return ""
+		return arrival{}
 	}
-	_, port, err := net.SplitHostPort(addr.String())
+	host, port, err := net.SplitHostPort(addr.String())
 	if err != nil {
-		return ""
+		return arrival{}
 	}
-	return port
+	return arrival{net.ParseIP(host), port}
 }
 
 // check answers 403 and returns false when r's Host or Origin is not
 // allowed. The reply holds neither.
 func (p *hostPolicy) check(w http.ResponseWriter, r *http.Request) bool {
-	port := localPort(r)
-	if !p.allows(r.Host, port) {
+	local := arrivalOf(r)
+	if !p.allows(r.Host, local) {
 		writeError(w, http.StatusForbidden, CodeForbiddenHost, "the Host header does not name this server")
 		return false
 	}
-	if !p.originAllowed(r, port) {
+	if !p.originAllowed(r, local) {
 		writeError(w, http.StatusForbidden, CodeCrossOrigin, "cross-origin requests are not allowed")
 		return false
 	}
@@ -177,7 +187,7 @@ func (p *hostPolicy) check(w http.ResponseWriter, r *http.Request) bool {
 // over http or https; one without an Origin but with Sec-Fetch-Site must
 // be same-origin or user-initiated ("none"). Requests from non-browser
 // clients carry neither and pass.
-func (p *hostPolicy) originAllowed(r *http.Request, port string) bool {
+func (p *hostPolicy) originAllowed(r *http.Request, local arrival) bool {
 	if vs := r.Header.Values("Origin"); len(vs) > 0 {
 		if len(vs) > 1 {
 			return false
@@ -187,7 +197,7 @@ func (p *hostPolicy) originAllowed(r *http.Request, port string) bool {
 			u.User != nil || u.Path != "" || u.RawQuery != "" || u.Fragment != "" {
 			return false
 		}
-		return p.allows(u.Host, port)
+		return p.allows(u.Host, local)
 	}
 	switch r.Header.Get("Sec-Fetch-Site") {
 	case "", "same-origin", "none":

@@ -230,3 +230,48 @@ func TestRun_MetricsPolicy(t *testing.T) {
 		})
 	}
 }
+
+// TestRun_HostIsTheArrivalAddress: on a network address, a client that
+// names the server by the IP address it connected to is served without
+// --allowed-hosts (an address literal cannot be rebound); a DNS name
+// needs --allowed-hosts.
+func TestRun_HostIsTheArrivalAddress(t *testing.T) {
+	ip := nonLoopbackIP(t)
+	var closed atomic.Int32
+	base, _ := run(t, "0.0.0.0:0", func(context.Context) (server.Loaded, error) { return stubLoaded(&closed), nil },
+		&server.Options{Auth: tokenSet(t)})
+	waitReady(t, base)
+	port := base[strings.LastIndex(base, ":")+1:]
+	ipBase := "http://" + net.JoinHostPort(ip.String(), port)
+	if code, body := get(t, ipBase+"/v1/tools", token); code != http.StatusOK {
+		t.Errorf("Host %s: %d %s, want 200", ip, code, body)
+	}
+	req, _ := http.NewRequestWithContext(t.Context(), "GET", ipBase+"/v1/tools", nil)
+	req.Host = "server.example:" + port
+	req.Header.Set("Authorization", "Bearer "+token)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusForbidden {
+		t.Errorf("Host server.example without --allowed-hosts: %d, want 403", resp.StatusCode)
+	}
+}
+
+// nonLoopbackIP is an address of this machine's that is not loopback, or
+// the test is skipped.
+func nonLoopbackIP(t *testing.T) net.IP {
+	t.Helper()
+	addrs, err := net.InterfaceAddrs()
+	if err != nil {
+		t.Skip(err)
+	}
+	for _, a := range addrs {
+		if n, ok := a.(*net.IPNet); ok && !n.IP.IsLoopback() && n.IP.To4() != nil && !n.IP.IsLinkLocalUnicast() {
+			return n.IP
+		}
+	}
+	t.Skip("no non-loopback IPv4 address")
+	return nil
+}
