@@ -21,7 +21,9 @@ import (
 // stubAsker abstains on every question and call.
 type stubAsker struct{}
 
-func (stubAsker) Ask(context.Context, string) answer.Answer { return answer.Abstain(answer.ReasonNoTool, "stub") }
+func (stubAsker) Ask(context.Context, string) answer.Answer {
+	return answer.Abstain(answer.ReasonNoTool, "stub")
+}
 func (stubAsker) Call(context.Context, tool.Proposal) answer.Answer {
 	return answer.Abstain(answer.ReasonNoTool, "stub")
 }
