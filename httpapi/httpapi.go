@@ -43,12 +43,12 @@
 //	400 invalid_question        "question" is not a string
 //	400 missing_question        "question" is absent or null
 //	400 empty_question          "question" is empty or only white space
+//	400 body_unreadable         the client broke off its body
 //	401 unauthorized            no valid bearer token (when Options.Auth is set)
 //	403 forbidden_host          the Host header names no allowed host
 //	403 cross_origin            a browser request from an origin that is not an allowed host
 //	408 body_timeout            the body did not arrive within the body-read budget
 //	429 too_many_requests       too many bodies arriving at once (from this client, or all)
-//	400 body_unreadable         the client broke off its body
 //	404 not_found, 404 unknown_tool, 405 method_not_allowed (with Allow)
 //	503 loading                 /v1/ask before the engine is loaded
 //	503 busy                    too many requests in flight (with Retry-After)
