@@ -32,7 +32,7 @@ func runLoad(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err != nil {
 		return err
 	}
-	rep, err := loadgen.Run(ctx, d, cfg)
+	rep, err := loadgen.Run(ctx, d, openDuckDB, cfg)
 	if err != nil {
 		return err
 	}

@@ -100,7 +100,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		if err != nil {
 			return server.Loaded{}, err
 		}
-		e, err := engine.Open(ctx, d, opts)
+		e, err := engine.Open(ctx, d, openDuckDB, &opts)
 		if err != nil {
 			return server.Loaded{}, err
 		}

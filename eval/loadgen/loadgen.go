@@ -44,10 +44,10 @@ type Config struct {
 // ErrConfig is matched by the error of a Config out of range.
 var ErrConfig = errors.New("invalid load configuration")
 
-// Run opens an engine over d with the rules provider and asks every
-// worker's questions concurrently. A report whose Metrics.OK is false is
+// Run opens an engine over d with open and the rules provider and asks
+// every worker's questions concurrently. A report whose Metrics.OK is false is
 // still returned with a nil error: the caller decides.
-func Run(ctx context.Context, d *retail.Dataset, cfg Config) (Report, error) {
+func Run(ctx context.Context, d *retail.Dataset, open engine.Opener, cfg Config) (Report, error) {
 	if cfg.Workers < 1 || cfg.Workers > 1024 || cfg.QuestionsPerWorker < 1 || cfg.QuestionsPerWorker > 1_000_000 {
 		return Report{}, fmt.Errorf("%w: workers must be 1 to 1024 and questions per worker 1 to 1000000", ErrConfig)
 	}
@@ -57,7 +57,7 @@ func Run(ctx context.Context, d *retail.Dataset, cfg Config) (Report, error) {
 	// The one log line per request is formatted as in serve, then
 	// discarded, so its cost is in the throughput but not on the terminal.
 	logger := slog.New(slog.NewJSONHandler(io.Discard, nil))
-	e, err := engine.Open(ctx, d, engine.Options{
+	e, err := engine.Open(ctx, d, open, &engine.Options{
 		Provider: rules.Provider{}, Verify: cfg.Verify, Observer: spans, Logger: logger,
 	})
 	if err != nil {
