@@ -235,19 +235,9 @@ func TestRequireToken_REST(t *testing.T) {
 func TestAuth_OneParser(t *testing.T) {
 	srv := authServer(t)
 	post := func(path, auth, body string) (int, string, string) {
-		req, _ := http.NewRequestWithContext(t.Context(), "POST", srv.URL+path, strings.NewReader(body))
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Accept", "application/json, text/event-stream")
-		if auth != "" {
-			req.Header.Set("Authorization", auth)
-		}
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		b, _ := io.ReadAll(resp.Body)
-		return resp.StatusCode, string(b), resp.Header.Get("WWW-Authenticate")
+		r := doWith(t, "POST", srv.URL+path, []byte(body), map[string]string{
+			"Content-Type": "application/json", "Accept": "application/json, text/event-stream", "Authorization": auth})
+		return r.status, string(r.body), r.header.Get("WWW-Authenticate")
 	}
 	const ping = `{"jsonrpc":"2.0","id":1,"method":"ping"}`
 	want := `{"error":{"code":"unauthorized","message":"authentication required"}}` + "\n"

@@ -2,7 +2,6 @@ package httpapi_test
 
 import (
 	"context"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -47,30 +46,14 @@ var routes = []struct{ method, path, body string }{
 
 func requestWith(t *testing.T, srv *httptest.Server, method, path, body string, header map[string]string) response {
 	t.Helper()
-	req, err := http.NewRequestWithContext(t.Context(), method, srv.URL+path, strings.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
+	h := map[string]string{}
 	if body != "" {
-		req.Header.Set("Content-Type", "application/json")
+		h["Content-Type"] = "application/json"
 	}
 	for k, v := range header {
-		if k == "Host" {
-			req.Host = v
-			continue
-		}
-		req.Header.Set(k, v)
+		h[k] = v
 	}
-	resp, err := srv.Client().Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return response{resp.StatusCode, resp.Header, b}
+	return doWith(t, method, srv.URL+path, []byte(body), h)
 }
 
 // TestHosts_ForeignHostRefused: a Host header that is not a loopback name
