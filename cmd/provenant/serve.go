@@ -109,7 +109,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return server.Loaded{
 			Backend: httpapi.Backend{
 				Asker: e.Pipeline, DatasetVersion: e.Info.Version, Provider: e.Pipeline.ProviderName(),
-				MCP: mcpserver.HTTPHandlerWithLimit(mcpserver.New(e.Pipeline, e.Store, &mcpserver.Options{Logger: logger}),
+				MCP: mcpserver.HTTPHandlerWithLimit(mcpserver.New(e.Pipeline, e.Store, &mcpserver.Options{Logger: logger, AskTimeout: lim.AskTimeout}),
 					logger, lim.MaxBodyBytes),
 			},
 			Close: e.Close,
