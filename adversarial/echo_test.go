@@ -70,7 +70,7 @@ func echoCases() []echoCase {
 
 // pendingEcho are cases that still echo on this branch and are fixed on
 // another branch of the same issue; the lead removes them on merge.
-var pendingEcho = map[string]bool{"ground unknown numeral key": true}
+var pendingEcho = map[string]bool{}
 
 // TestEcho_REST: no REST reply repeats the probe, whether the request is
 // refused at the host check, authentication, the limits, the decoder or
