@@ -12,9 +12,11 @@
 //	                   strings of REST requests; none may come back
 //	halfopen_test.go   clients that connect and send nothing, or stall
 //	                   in their headers or body
+//	mcp_echo_test.go   probe strings in MCP names, methods, params,
+//	                   unparseable bodies and transport headers on /mcp
 //
 // Cases for other surfaces join here as files of their own (for example
-// mcp_echo_test.go, timing_test.go, timeout_test.go, ids_test.go), using
+// timing_test.go, timeout_test.go, ids_test.go), using
 // the harness in harness_test.go: start gives a served stack and its
 // address; probe and the routes table are shared.
 //
