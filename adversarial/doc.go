@@ -14,9 +14,11 @@
 //	                   in their headers or body
 //	mcp_echo_test.go   probe strings in MCP names, methods, params,
 //	                   unparseable bodies and transport headers on /mcp
+//	timing_test.go     a scoped principal cannot tell another store's
+//	                   event from a missing id, nor see others' figures
 //
 // Cases for other surfaces join here as files of their own (for example
-// timing_test.go, timeout_test.go, ids_test.go), using
+// timeout_test.go, ids_test.go), using
 // the harness in harness_test.go: start gives a served stack and its
 // address; probe and the routes table are shared.
 //
