@@ -332,7 +332,7 @@ func TestCheck_Tolerance(t *testing.T) {
 		{-1, 1000, "1000.001", false},
 		{math.NaN(), 1000, "1000.001", false},
 		{0.1, 1090, "1,000", true},
-		{0.1, 1099, "1,000", false}, // within 10%, but 1099 never rounds to 1,000
+		{0.1, 1099, "1,010", false}, // within 10%, but 1099 never rounds to 1,010
 	}
 	for _, tt := range tests {
 		t.Run(fmt.Sprintf("%v/%v/%s", tt.tol, tt.ledger, tt.text), func(t *testing.T) {

@@ -95,7 +95,14 @@ func roundSig(v float64, k int) float64 {
 	if v == 0 {
 		return 0
 	}
-	p := math.Pow(10, float64(k)-math.Ceil(math.Log10(math.Abs(v))))
+	// Divide by an exact power of ten rather than multiply by an inexact
+	// one: 2,888,447 to two digits is 2,900,000, never 2,899,999.99….
+	e := int(math.Ceil(math.Log10(math.Abs(v)))) - k
+	if e > 0 {
+		p := math.Pow10(e)
+		return math.Round(v/p) * p
+	}
+	p := math.Pow10(-e)
 	return math.Round(v*p) / p
 }
 
