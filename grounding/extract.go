@@ -941,6 +941,9 @@ func (s *scanner) dateTime(i int) int {
 }
 
 func (s *scanner) emit(q qty) {
+	if math.IsInf(q.value, 0) { // a scale word took it beyond float64
+		q.value = math.Copysign(math.MaxFloat64, q.value)
+	}
 	s.out = append(s.out, numeral{
 		Found: Found{
 			Text:  s.t[q.start:q.end],

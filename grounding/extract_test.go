@@ -164,6 +164,8 @@ func TestExtract_Formats(t *testing.T) {
 		{"digits glued to letters", "mp3", []want{w("3", 3, UnitNone)}},
 		{"time of day is two numbers", "08:00", []want{w("08", 8, UnitNone), w("00", 0, UnitNone)}},
 		{"huge number is clamped", "1e999", []want{w("1e999", math.MaxFloat64, UnitNone)}},
+		{"huge scaled number is clamped", "1e308 trillion and -1e308k", []want{w("1e308 trillion", math.MaxFloat64, UnitNone), w("-1e308k", -math.MaxFloat64, UnitNone)}},
+		{"huge scaled range is clamped", "1e300-1e308 trillion", []want{w("1e300-1e308 trillion", math.MaxFloat64, UnitNone), w("1e300-1e308 trillion", math.MaxFloat64, UnitNone)}},
 		{"e.g. does not split", "e.g. 3.49", []want{w("3.49", 3.49, UnitNone)}},
 		// Scale words and suffixes multiply the numeral (issue 7).
 		{"hundred", "9 hundred stores", []want{w("9 hundred", 900, UnitNone)}},
