@@ -203,6 +203,8 @@ func TestCheck_Matching(t *testing.T) {
 		{"scientific rounds in its exponent", "2.4e3", led(num(2392, UnitCount)), true},
 		{"scientific rounds in its exponent, wrongly", "2.41e3", led(num(2404, UnitCount)), false},
 		{"cents round in cents", "781 cents", led(num(7.8149, UnitUSD)), true},
+		{"a decimal half stored inexactly", "$7.81", led(num(7.805, UnitUSD)), true},
+		{"beyond 15 digits only the tolerance holds", "1234567890123456789", led(num(1234567890123450000, UnitCount)), true},
 
 		{"README answer", "The price of pr-007 at st-003 as of 2026-01-06T08:00:00Z is $7.81 (781 cents).",
 			led(num(781, UnitCents), ts, ids("pr-007", "st-003")), true},

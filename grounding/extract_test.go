@@ -195,6 +195,11 @@ func TestExtract_Formats(t *testing.T) {
 		{"a dozen alone", "a dozen stores", []want{w("dozen", 12, UnitNone)}},
 		{"a million dollars", "a million dollars", []want{w("million dollars", 1e6, UnitUSD)}},
 		{"km is no scale", "9km away", []want{w("9", 9, UnitNone)}},
+		{"m before a currency code", "3m EUR", []want{w("3m EUR", 3e6, UnitEUR)}},
+		{"pound B", "£3B", []want{w("£3B", 3e9, UnitGBP)}},
+		{"plural scale word alone is no numeral", "hundreds of scans", nil},
+		{"a compound is two numerals", "one hundred twenty", []want{w("one hundred", 100, UnitNone), w("twenty", 20, UnitNone)}},
+		{"other numeral characters are not read", "① Ⅻ 十四", nil},
 		{"identifier unaffected by a scale letter", "st-003 k", []want{w("st-003", 3, UnitID)}},
 		// Every Unicode decimal digit, superscripts and subscripts.
 		{"fullwidth digits", "１４ stores", []want{w("１４", 14, UnitNone)}},
