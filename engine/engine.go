@@ -12,6 +12,7 @@ import (
 
 	"github.com/provenant/provenant/calibration"
 	"github.com/provenant/provenant/executor"
+	"github.com/provenant/provenant/ledger"
 	"github.com/provenant/provenant/pipeline"
 	"github.com/provenant/provenant/provider"
 	"github.com/provenant/provenant/resolver"
@@ -59,6 +60,9 @@ type Options struct {
 	RefuseUngrounded bool
 	// Abstention is a calibrated abstention policy; nil means none.
 	Abstention *calibration.Policy
+	// ResultIDs hands out result ids; nil means a ledger.Allocator
+	// (unique across processes). See pipeline.Options.
+	ResultIDs ledger.IDSource
 }
 
 // LoadDataset reads a store file, or the embedded demo store when path is
@@ -116,6 +120,7 @@ func Open(ctx context.Context, d *retail.Dataset, opts Options) (*Engine, error)
 		SelfConsistency:  opts.SelfConsistency,
 		Abstention:       opts.Abstention,
 		RefuseUngrounded: opts.RefuseUngrounded,
+		ResultIDs:        opts.ResultIDs,
 	})
 	return &Engine{Pipeline: p, Store: store, Info: info}, nil
 }

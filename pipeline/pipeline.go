@@ -40,14 +40,18 @@ type Observer interface {
 	Observe(Record)
 }
 
+// ErrorKindPanic is the Record's error kind for a recovered panic (the
+// answer's reason is internal).
+const ErrorKindPanic answer.ReasonKind = "panic"
+
 // Record describes one finished request: the fields of its log line.
 type Record struct {
 	Outcome    answer.Outcome
 	Tool       string
-	Validation string // "passed", a rejection kind, or "skipped"
-	Provenance string // "verified", "failed", or "skipped"
-	Grounding  string // "pass", "refused", or "" (no sentence checked)
-	ErrorKind  string // "", or the error reason
+	Validation string            // "passed", a rejection kind, or "skipped"
+	Provenance string            // "verified", "failed", or "skipped"
+	Grounding  string            // "pass", "refused", or "" (no sentence checked)
+	ErrorKind  answer.ReasonKind // "", the error's reason kind, or ErrorKindPanic
 	// ErrorDetail is the text of the error behind a failure (a provider's
 	// "cassette miss ...", say), truncated; logged, never returned to a
 	// client and never a metric label.
@@ -98,13 +102,16 @@ type Options struct {
 	// questions of the hard classes (see SelfConsistency); nil means off.
 	// It applies to Ask only: Call has no model to sample.
 	SelfConsistency *SelfConsistency
+	// ResultIDs hands out the ids of executed results; nil means a
+	// ledger.Allocator (time-ordered, unique across processes). Tests
+	// and golden files pass a *ledger.Sequence.
+	ResultIDs ledger.IDSource
 }
 
 // Pipeline answers questions. Safe for concurrent use.
 type Pipeline struct {
-	opts    Options
-	menu    []tool.Def
-	results ledger.Allocator
+	opts Options
+	menu []tool.Def
 }
 
 // New returns a pipeline. It panics if a required option is missing or
@@ -130,6 +137,9 @@ func New(opts Options) *Pipeline {
 	if opts.DefaultScope == nil {
 		all := tool.AllStores()
 		opts.DefaultScope = &all
+	}
+	if opts.ResultIDs == nil {
+		opts.ResultIDs = ledger.NewAllocator(nil)
 	}
 	return &Pipeline{opts: opts, menu: tool.Menu()}
 }
@@ -165,7 +175,7 @@ func (p *Pipeline) serve(ctx context.Context, questionLen int, handle func(*Reco
 		defer func() {
 			if r := recover(); r != nil {
 				a = answer.Fail(rec.Stage, answer.ReasonInternal, "", nil)
-				rec.ErrorKind = "panic"
+				rec.ErrorKind = ErrorKindPanic
 				rec.ErrorDetail = detail(fmt.Errorf("%v", r))
 			}
 		}()
@@ -173,7 +183,7 @@ func (p *Pipeline) serve(ctx context.Context, questionLen int, handle func(*Reco
 	}()
 	rec.Outcome, rec.Tool, rec.Stage = a.Outcome(), a.Tool(), a.Stage()
 	if rec.ErrorKind == "" && a.Outcome() == answer.Error {
-		rec.ErrorKind = a.Reason()
+		rec.ErrorKind = a.Reason().Kind
 	}
 	p.log(ctx, rec, questionLen)
 	if p.opts.Observer != nil {
@@ -186,23 +196,29 @@ func (p *Pipeline) ask(ctx context.Context, question string, rec *Record) answer
 	q := strings.TrimSpace(question)
 	switch {
 	case q == "":
-		return answer.Abstain("empty_question: the question is empty")
+		return answer.Abstain(answer.ReasonEmptyQuestion, "the question is empty")
 	case len(q) > MaxQuestionBytes:
-		return answer.Abstain(fmt.Sprintf("question_too_long: the question exceeds %d bytes", MaxQuestionBytes))
+		return answer.Abstain(answer.ReasonQuestionTooLong, fmt.Sprintf("the question exceeds %d bytes", MaxQuestionBytes))
 	}
 
 	rec.Stage = answer.StageSelect
+	if a, done := timedOut(ctx, rec, nil, answer.StageSelect, "", nil); done {
+		return a
+	}
 	selectCtx := ctx
 	if p.opts.SelfConsistency != nil {
 		selectCtx = provider.WithSample(ctx, 0)
 	}
 	proposal, err := p.opts.Provider.Select(selectCtx, q, p.menu)
+	if a, done := timedOut(ctx, rec, err, answer.StageSelect, "", nil); done {
+		return a
+	}
 	if err != nil {
 		rec.ErrorDetail = detail(err)
 		return answer.Fail(answer.StageSelect, answer.ReasonModelUnavailable, "", nil)
 	}
 	if proposal == nil {
-		return answer.Abstain("no_tool: no tool on the menu covers the question")
+		return answer.Abstain(answer.ReasonNoTool, "no tool on the menu covers the question")
 	}
 	compose := func(r fact.Result) (string, error) {
 		return p.opts.Provider.Compose(ctx, provider.ComposeInput{Question: q, Tool: r.Tool, Args: r.Args, Value: r.Value})
@@ -240,12 +256,18 @@ func (p *Pipeline) execute(ctx context.Context, proposal tool.Proposal, rec *Rec
 		if rej.Kind != tool.Unregistered {
 			name = proposal.Tool
 		}
-		return fail(answer.Reject(name, strings.TrimPrefix(rej.Error(), "reject call: ")))
+		return fail(answer.Reject(name, rej))
 	}
 	rec.Validation = "passed"
 
 	rec.Stage = answer.StageExecute
+	if a, done := timedOut(ctx, rec, nil, answer.StageExecute, call.Tool(), call.Args()); done {
+		return fail(a)
+	}
 	result, err := p.opts.Executor.Execute(ctx, call)
+	if a, done := timedOut(ctx, rec, err, answer.StageExecute, call.Tool(), call.Args()); done {
+		return fail(a)
+	}
 	if err != nil {
 		rec.ErrorDetail = detail(err)
 		return fail(answer.Fail(answer.StageExecute, answer.ReasonInternal, call.Tool(), call.Args()))
@@ -258,8 +280,14 @@ func (p *Pipeline) execute(ctx context.Context, proposal tool.Proposal, rec *Rec
 func (p *Pipeline) finish(ctx context.Context, question string, call tool.Call, result fact.Result, rec *Record, compose func(fact.Result) (string, error)) answer.Answer {
 	start := time.Now()
 	rec.Stage = answer.StageResolve
+	if a, done := timedOut(ctx, rec, nil, answer.StageResolve, call.Tool(), call.Args()); done {
+		return a
+	}
 	verdict, err := p.opts.Resolver.Resolve(ctx, call, result)
 	rec.Deterministic += time.Since(start)
+	if a, done := timedOut(ctx, rec, err, answer.StageResolve, call.Tool(), call.Args()); done {
+		return a
+	}
 	if err != nil {
 		rec.ErrorDetail = detail(err)
 		return answer.Fail(answer.StageResolve, answer.ReasonInternal, call.Tool(), call.Args())
@@ -272,12 +300,17 @@ func (p *Pipeline) finish(ctx context.Context, question string, call tool.Call, 
 	}
 	rec.Provenance = "verified"
 
-	led := ledger.New(&p.results)
+	led := ledger.New(p.opts.ResultIDs)
 	entry := led.Record(result)
 
 	rec.Stage = answer.StageCompose
 	var text *string
 	sentence, err := compose(result)
+	// A sentence composed after the deadline does not ship, even when the
+	// model ignored the context: the request's bound holds.
+	if a, done := timedOut(ctx, rec, err, answer.StageCompose, call.Tool(), call.Args()); done {
+		return a
+	}
 	switch s := strings.TrimSpace(sentence); {
 	case err != nil:
 		rec.ErrorDetail = detail(err)
@@ -301,7 +334,7 @@ func (p *Pipeline) finish(ctx context.Context, question string, call tool.Call, 
 			rec.ErrorDetail = fmt.Sprintf("grounding: %d unmatched numeral(s)", len(r.Unmatched))
 			if p.opts.RefuseUngrounded {
 				rec.Deterministic += time.Since(groundStart)
-				return answer.Abstain("grounding_refused: the composed sentence cites numbers no result backs")
+				return answer.Abstain(answer.ReasonGroundingRefused, "the composed sentence cites numbers no result backs")
 			}
 			fallback := rules.Sentence(result.Tool, result.Args, result.Value)
 			text = &fallback
@@ -320,10 +353,28 @@ func (p *Pipeline) finish(ctx context.Context, question string, call tool.Call, 
 		class := calibration.ClassOfTool(result.Tool)
 		if t := pol.ThresholdFor(class); conf.Score < t {
 			rec.ErrorDetail = fmt.Sprintf("confidence %.4f below the %s threshold %.4f", conf.Score, class, t)
-			return answer.Abstain(fmt.Sprintf("below_threshold: confidence %.2f is below the calibrated threshold %.2f for %s questions", conf.Score, t, class))
+			return answer.Abstain(answer.ReasonBelowThreshold, fmt.Sprintf("confidence %.2f is below the calibrated threshold %.2f for %s questions", conf.Score, t, class))
 		}
 	}
 	return a.WithConfidence(conf)
+}
+
+// timedOut reports whether ctx is done (its deadline passed, or the client
+// left) and, if so, returns the timeout answer for stage and records it.
+// err is the error the stage returned, if any, kept for the log line.
+// Whether ctx is done is the only test: a stage's error while ctx is live
+// is that stage's own failure. A deadline thus aborts a request; it never
+// changes an answer.
+func timedOut(ctx context.Context, rec *Record, err error, stage answer.Stage, tool string, args map[string]string) (answer.Answer, bool) {
+	cerr := ctx.Err()
+	if cerr == nil {
+		return answer.Answer{}, false
+	}
+	if err == nil {
+		err = cerr
+	}
+	rec.ErrorDetail = detail(err)
+	return answer.Fail(stage, answer.ReasonTimeout, tool, args), true
 }
 
 // confidence gathers the signals a shipped answer has and combines them.
@@ -360,7 +411,7 @@ func (p *Pipeline) log(ctx context.Context, rec Record, questionLen int) {
 		slog.String(KeyValidation, rec.Validation),
 		slog.String(KeyProvenance, rec.Provenance),
 		slog.String(KeyGrounding, rec.Grounding),
-		slog.String(KeyErrorKind, rec.ErrorKind),
+		slog.String(KeyErrorKind, string(rec.ErrorKind)),
 		slog.String(KeyErrorDetail, rec.ErrorDetail),
 		slog.String(KeyStage, string(rec.Stage)),
 		slog.Int64(KeyDeterministicMicros, rec.Deterministic.Microseconds()),

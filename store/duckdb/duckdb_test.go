@@ -34,3 +34,14 @@ func TestOpen_EmptyDataset(t *testing.T) {
 		t.Fatalf("Select() = %v, %v", got, err)
 	}
 }
+
+func TestDeadline(t *testing.T) {
+	storetest.RunDeadline(t, func(t *testing.T, d *retail.Dataset) retail.EventStore {
+		s, err := duckdb.Open(t.Context(), d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { s.Close() })
+		return s
+	})
+}

@@ -21,6 +21,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/provenant/provenant/internal/deadline"
 	"github.com/provenant/provenant/retail"
 )
 
@@ -184,14 +185,23 @@ func (s *Store) Select(ctx context.Context, sel retail.Selection) ([]retail.Even
 			hi := sort.Search(len(idx), func(i int) bool { return s.ivs[idx[i]].from >= end })
 			candidates = idx[lo:max(lo, hi)]
 		} else {
-			for i := range s.ivs {
-				candidates = append(candidates, int32(i))
-			}
+			candidates = nil // every interval
 		}
 		keep = func(iv interval) bool { return start <= iv.from && iv.from < end }
 	}
+	n := len(candidates)
+	if !sel.Latest && sel.StoreID == "" {
+		n = len(s.ivs)
+	}
 	var out []retail.Event
-	for _, i := range candidates {
+	for k := range n {
+		if err := deadline.Check(ctx, k); err != nil {
+			return nil, fmt.Errorf("select events: %w", err)
+		}
+		i := int32(k)
+		if candidates != nil {
+			i = candidates[k]
+		}
 		iv := s.ivs[i]
 		if sel.Stores != nil && !slices.Contains(sel.Stores, iv.e.StoreID) {
 			continue
@@ -208,7 +218,10 @@ func (s *Store) Select(ctx context.Context, sel retail.Selection) ([]retail.Even
 // Lookup returns those of ids that exist, sorted by event id.
 func (s *Store) Lookup(ctx context.Context, ids []string) ([]retail.Event, error) {
 	var out []retail.Event
-	for _, id := range slices.Compact(slices.Sorted(slices.Values(ids))) {
+	for k, id := range slices.Compact(slices.Sorted(slices.Values(ids))) {
+		if err := deadline.Check(ctx, k); err != nil {
+			return nil, fmt.Errorf("look up events: %w", err)
+		}
 		if i, ok := s.byID[id]; ok {
 			out = append(out, s.ivs[i].e)
 		}
@@ -217,7 +230,12 @@ func (s *Store) Lookup(ctx context.Context, ids []string) ([]retail.Event, error
 }
 
 // Info summarises the dataset the store was built from.
-func (s *Store) Info(ctx context.Context) (retail.Info, error) { return s.info, nil }
+func (s *Store) Info(ctx context.Context) (retail.Info, error) {
+	if err := ctx.Err(); err != nil {
+		return retail.Info{}, fmt.Errorf("read info: %w", err)
+	}
+	return s.info, nil
+}
 
 func unix(ts string) (int64, error) {
 	t, err := time.Parse(retail.TimestampLayout, ts)

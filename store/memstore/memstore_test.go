@@ -56,3 +56,13 @@ func TestNew_RejectsBadIntervals(t *testing.T) {
 		})
 	}
 }
+
+func TestDeadline(t *testing.T) {
+	storetest.RunDeadline(t, func(t *testing.T, d *retail.Dataset) retail.EventStore {
+		s, err := memstore.FromDataset(d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	})
+}
