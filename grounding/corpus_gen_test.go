@@ -53,6 +53,8 @@ import (
 	"testing"
 	"time"
 	"unicode"
+
+	"github.com/provenant/provenant/grounding"
 )
 
 const (
@@ -474,14 +476,11 @@ type qty struct {
 	place, rawPlace float64
 }
 
-// superscriptDigits are ⁰ to ⁹.
-var superscriptDigits = []rune{0x2070, 0x00B9, 0x00B2, 0x00B3, 0x2074, 0x2075, 0x2076, 0x2077, 0x2078, 0x2079}
-
 // digitOf returns the value of a decimal digit of any script (its
 // distance from the start of its run of Nd code points, modulo ten) or
 // of a superscript digit.
 func digitOf(r rune) (int, bool) {
-	if i := slices.Index(superscriptDigits, r); i >= 0 {
+	if i := slices.Index(grounding.Superscripts, r); i >= 0 {
 		return i, true
 	}
 	if !unicode.IsDigit(r) {
@@ -2438,20 +2437,7 @@ const (
 
 // script writes the ASCII digits of s in the digit set starting at zero
 // (zeroSuperscripts: superscript digits).
-func script(s string, zero rune) string {
-	var b strings.Builder
-	for _, r := range s {
-		switch {
-		case r < '0' || r > '9':
-			b.WriteRune(r)
-		case zero == zeroSuperscripts:
-			b.WriteRune(superscriptDigits[r-'0'])
-		default:
-			b.WriteRune(zero + r - '0')
-		}
-	}
-	return b.String()
-}
+func script(s string, zero rune) string { return grounding.InScript(s, zero) }
 
 func qScans(a, b string) string {
 	return fmt.Sprintf("How many scans were logged across all stores between %s and %s?", m(a), m(b))

@@ -15,19 +15,21 @@ import (
 // Bengali, Thai and mathematical bold digits.
 var digitScripts = []rune{0xFF10, 0x0660, 0x06F0, 0x0966, 0x09E6, 0x0E50, 0x1D7CE}
 
-// superscripts are ⁰ to ⁹.
-var superscripts = []rune{0x2070, 0x00B9, 0x00B2, 0x00B3, 0x2074, 0x2075, 0x2076, 0x2077, 0x2078, 0x2079}
+// Superscripts are ⁰ to ⁹ (exported for the corpus generator, a test of
+// package grounding_test).
+var Superscripts = []rune{0x2070, 0x00B9, 0x00B2, 0x00B3, 0x2074, 0x2075, 0x2076, 0x2077, 0x2078, 0x2079}
 
-// inScript rewrites the ASCII digits of s in another digit set (zero is
-// the set's zero, or -1 for superscripts).
-func inScript(s string, zero rune) string {
+// InScript rewrites the ASCII digits of s in another digit set: zero is
+// the set's zero ('0' keeps ASCII), or -1 for superscripts. It is
+// exported for the corpus generator.
+func InScript(s string, zero rune) string {
 	var b strings.Builder
 	for _, r := range s {
 		switch {
 		case r < '0' || r > '9':
 			b.WriteRune(r)
 		case zero < 0:
-			b.WriteRune(superscripts[r-'0'])
+			b.WriteRune(Superscripts[r-'0'])
 		default:
 			b.WriteRune(zero + r - '0')
 		}
@@ -128,7 +130,7 @@ func drawUnbacked(t *rapid.T, l Ledger, k int) (Numeral, string, bool) {
 	if n.Value == 0 || !farFrom(n.Value, n.Unit, l, 2) {
 		return Numeral{}, "", false
 	}
-	return n, inScript(s, drawScript(t, label("script"), kind != "money scaled" && kind != "money")), true
+	return n, InScript(s, drawScript(t, label("script"), kind != "money scaled" && kind != "money")), true
 }
 
 // TestProperty_StrictRefusesUnbackedValues: under StrictPolicy, a text
@@ -183,7 +185,7 @@ func TestProperty_OtherDigitSetsKeepPass(t *testing.T) {
 		for i, n := range l.Numerals {
 			r := renderings(n)
 			s := r[rapid.IntRange(0, len(r)-1).Draw(t, fmt.Sprintf("format%d", i))]
-			parts = append(parts, sentenceOf(inScript(s, drawScript(t, fmt.Sprintf("script%d", i), false))))
+			parts = append(parts, sentenceOf(InScript(s, drawScript(t, fmt.Sprintf("script%d", i), false))))
 		}
 		text := strings.Join(parts, " ")
 		if r := Check(text, l, "", StrictPolicy()); r.Verdict != Pass || r.NumeralsTotal != len(l.Numerals) {
