@@ -166,6 +166,8 @@ func TestCheck_Matching(t *testing.T) {
 		{"bn dollars against cents", "$1.2bn", led(num(120_000_000_000, UnitCents)), true},
 		{"m dollars against 120 cents", "$1.2m", led(num(120, UnitCents)), false},
 		{"a dozen against 1", "a dozen stores", led(num(1, UnitCount)), false},
+		{"spelled compound against its parts", "one hundred and two stores", led(num(100, UnitCount), num(2, UnitCount)), false},
+		{"spelled compound against its value", "one hundred and two stores", led(num(102, UnitCount)), true},
 		{"metres keep their number", "5 m of shelf", led(num(5, UnitCount)), true},
 
 		// Every Unicode decimal digit is a numeral.

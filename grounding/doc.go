@@ -61,8 +61,11 @@
 //     hundred" 1300, "1.2 million" 1,200,000 and "$1.2M" 1,200,000 usd
 //     (120,000,000 cents). A singular scale word on its own is its number
 //     ("a dozen stores" is 12, "a million dollars" $1,000,000); a plural
-//     one on its own ("hundreds of scans") is not a numeral. A compound
-//     "one hundred twenty" is two numerals, 100 and 20. Identifiers,
+//     one on its own ("hundreds of scans") is not a numeral. A spelled
+//     "hundred" takes an optional "and" and a spelled number from one to
+//     ninety-nine after it ("one hundred and twenty-three" is 123, "a
+//     hundred and two" 102); digits after it do not ("one hundred and 5"
+//     is 100 and 5). Identifiers,
 //     timestamps and dates are read before any of this and never take a
 //     scale.
 //   - Spelled-out integers, any letter case: zero to twenty, the tens to

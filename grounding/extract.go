@@ -284,6 +284,7 @@ type qty struct {
 	mult       float64 // the scale word's multiplier ("million"), 0 for none
 	unitDiv    float64 // what the unit word divided by ("pence": 100), 0 for none
 	quantum    float64 // the place it is written to, in its unit (see numeral)
+	spelled    bool    // a number word ("three", "a dozen")
 }
 
 func (s *scanner) run() {
@@ -401,7 +402,13 @@ func (s *scanner) word(i int) int {
 	}
 	// A scale word on its own is its number: "a dozen", "a million".
 	if m := lonelyScale(w); m != 0 {
-		return s.finish(qty{start: i, end: j, value: m, quantum: m, mult: m})
+		q := qty{start: i, end: j, value: m, quantum: m, mult: m, spelled: true}
+		if m == 1e2 { // "a hundred and two"
+			if end, v, ok := s.hundredsTail(j); ok {
+				q.end, q.value, q.quantum = end, m+v, intQuantum(m+v)
+			}
+		}
+		return s.finish(q)
 	}
 	return j
 }
@@ -410,7 +417,7 @@ func (s *scanner) word(i int) int {
 // value v: a tens word may take a unit word after '-' or a blank
 // ("twenty-one", "thirty two", "twenty-first").
 func (s *scanner) spelled(i, j int, v float64, ord bool) (q qty) {
-	q = qty{start: i, end: j, value: v, ordinal: ord}
+	q = qty{start: i, end: j, value: v, ordinal: ord, spelled: true}
 	defer func() { q.quantum = intQuantum(q.value) }()
 	if !ord && v >= 20 && v <= 90 && math.Mod(v, 10) == 0 && j < len(s.t) {
 		k := j
@@ -584,6 +591,14 @@ func (s *scanner) suffix(q qty, moneyCtx bool) qty {
 			q.mult = 1
 		}
 		q.mult *= m
+		if q.spelled && q.mult == 1e2 {
+			// "one hundred [and] twenty-three" is 123.
+			if end, v, ok := s.hundredsTail(q.end); ok {
+				q.value += v
+				q.end = end
+				q.quantum = intQuantum(q.value)
+			}
+		}
 	}
 	u, e, pence := s.unitAt(s.skipBlanks(q.end, maxBlanks))
 	if pence && q.unit == UnitNone { // minor units of the pound
@@ -595,6 +610,37 @@ func (s *scanner) suffix(q qty, moneyCtx bool) qty {
 		q.unit, q.end = u, e
 	}
 	return q
+}
+
+// hundredsTail reads what may follow a spelled number's "hundred" at i: an
+// optional "and", then a spelled cardinal from one to ninety-nine. It
+// returns its end and value.
+func (s *scanner) hundredsTail(i int) (int, float64, bool) {
+	t := s.t
+	k := s.skipBlanks(i, 1)
+	if k == i {
+		return 0, 0, false
+	}
+	e := s.shortWord(k)
+	var buf [maxWordLen]byte
+	if e > 0 && lower(&buf, t[k:e]) == "and" {
+		if k = s.skipBlanks(e, 1); k == e {
+			return 0, 0, false
+		}
+		e = s.shortWord(k)
+	}
+	if e < 0 {
+		return 0, 0, false
+	}
+	v, ord, ok := numberWord(lower(&buf, t[k:e]))
+	if !ok || ord || v < 1 {
+		return 0, 0, false
+	}
+	q := s.spelled(k, e, v, false)
+	if q.ordinal {
+		return 0, 0, false
+	}
+	return q.end, q.value, true
 }
 
 // unitAfter returns the unit written after a scale word ending at e.

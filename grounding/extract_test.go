@@ -198,7 +198,12 @@ func TestExtract_Formats(t *testing.T) {
 		{"m before a currency code", "3m EUR", []want{w("3m EUR", 3e6, UnitEUR)}},
 		{"pound B", "£3B", []want{w("£3B", 3e9, UnitGBP)}},
 		{"plural scale word alone is no numeral", "hundreds of scans", nil},
-		{"a compound is two numerals", "one hundred twenty", []want{w("one hundred", 100, UnitNone), w("twenty", 20, UnitNone)}},
+		{"spelled compound with hundred", "one hundred twenty stores", []want{w("one hundred twenty", 120, UnitNone)}},
+		{"spelled compound with and", "one hundred and twenty-three stores", []want{w("one hundred and twenty-three", 123, UnitNone)}},
+		{"spelled compound then a scale", "two hundred and five thousand", []want{w("two hundred and five thousand", 205000, UnitNone)}},
+		{"lonely hundred compound", "a hundred and two stores", []want{w("hundred and two", 102, UnitNone)}},
+		{"hundred and an ordinal", "one hundred and first", []want{w("one hundred", 100, UnitNone), wo("first", 1)}},
+		{"hundred and digits are two numerals", "one hundred and 5", []want{w("one hundred", 100, UnitNone), w("5", 5, UnitNone)}},
 		{"other numeral characters are not read", "① Ⅻ 十四", nil},
 		{"identifier unaffected by a scale letter", "st-003 k", []want{w("st-003", 3, UnitID)}},
 		// Every Unicode decimal digit, superscripts and subscripts.

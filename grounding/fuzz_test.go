@@ -20,6 +20,7 @@ var fuzzSeeds = []string{
 	"\u00a0\u00a012\u00a0%\u00a0 \xff\xfe 1\xe2\x88 \xe2\x82\xac",
 	// Scale words and suffixes, money-only letters, metres.
 	"9 hundred stores, 9k, 9K, 9 k, nine dozen, thirteen hundred, two hundred thousand, 1.2 million, 3mn, 2bn, 5 lakh, 2 crore, a dozen",
+	"one hundred and twenty-three, a hundred and two, one hundred and first, two hundred and five thousand, hundred and and, one hundred and 5",
 	"$1.2M $1.2m $1.2bn $3B €5k £3m 5m dollars 5 m of shelf 5m aisle 3B $1-2m 1e999k 9km st-003 k mp3k",
 	// Digits outside ASCII, superscripts, fullwidth forms, Arabic separators.
 	"１４ stores, $９.８１, １２．５％, ٣٫٥, ۱۲, १३, ৪২, 𝟕, footnote¹, x⁴⁵, 10², CO₂, ｓｔ－００３, ٪٥, ￡５, ５￠",
