@@ -220,6 +220,7 @@ func TestExtract_Formats(t *testing.T) {
 		{"superscripts", "x⁴⁵", []want{w("⁴⁵", 45, UnitNone)}},
 		{"superscript after digits is its own numeral", "10²", []want{w("10", 10, UnitNone), w("²", 2, UnitNone)}},
 		{"subscript", "CO₂", []want{w("₂", 2, UnitNone)}},
+		{"digits after a superscript are their own numeral", "x²3", []want{w("²", 2, UnitNone), w("3", 3, UnitNone)}},
 		{"fullwidth identifier", "ｓｔ－００３", []want{w("ｓｔ－００３", 3, UnitID)}},
 		{"non-ASCII with no digits", "naïve — café", nil},
 		// Inline lists: a list index after ':', ',' or ';', or in a run.

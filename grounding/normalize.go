@@ -63,12 +63,17 @@ func normalize(t string) (string, []int) {
 			m, ok = mapRune(r)
 		}
 		if !ok {
+			digit := w == 1 && isDigit(t[j])
+			if digit && last == 2 {
+				b = append(b, ' ')
+				offs = append(offs, j)
+			}
 			b = append(b, t[j:j+w]...)
 			for k := 0; k < w; k++ {
 				offs = append(offs, j+k)
 			}
 			last = 0
-			if w == 1 && isDigit(t[j]) {
+			if digit {
 				last = 1
 			}
 			j += w
