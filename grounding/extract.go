@@ -11,7 +11,7 @@ import (
 type numeral struct {
 	Found
 	ordinal  bool
-	sentence int
+	sentence int32 // with ordinal, one word: the struct stays small
 	// quantum is the place the numeral is written to, in its Unit: 0.01
 	// for "$7.81", 1 for "781 cents", 1000 for "4,000" or "9k", 1e5 for
 	// "1.2 million"; 0 when it is not a quantity (identifier, time).
@@ -1014,7 +1014,7 @@ func (s *scanner) tagSentences() {
 		for k+1 < len(spans) && s.out[i].Start >= spans[k].end {
 			k++
 		}
-		s.out[i].sentence = k
+		s.out[i].sentence = int32(min(k, math.MaxInt32))
 	}
 }
 

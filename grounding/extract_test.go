@@ -288,7 +288,7 @@ func TestSegment(t *testing.T) {
 
 func TestExtract_Sentences(t *testing.T) {
 	ns := extract("There are 3 stores. Prices are $3.49, e.g. 4. Done: 5.\n6 more")
-	var got []int
+	var got []int32
 	for _, n := range ns {
 		got = append(got, n.sentence)
 	}
