@@ -238,6 +238,7 @@ func TestCheck_Allowances(t *testing.T) {
 		{"echo identifier", "pr-007 costs", "What is the price of pr-007?", Ledger{}, only(AllowQuestionEcho), AllowQuestionEcho},
 		{"echo by value", "349 cents", "Is it $3.49?", Ledger{}, only(AllowQuestionEcho), AllowQuestionEcho},
 		{"echo by text ignores case", "TWELVE", "twelve?", Ledger{}, only(AllowQuestionEcho), AllowQuestionEcho},
+		{"echo of an identifier in fullwidth", "ｓｔ－００３", "Is st-003 out?", Ledger{}, only(AllowQuestionEcho), AllowQuestionEcho},
 		{"echo spelled for digits", "three", "Are there 3?", Ledger{}, only(AllowQuestionEcho), AllowQuestionEcho},
 		{"no echo across units", "$3", "Are there 3?", Ledger{}, only(AllowQuestionEcho), ""},
 		{"no echo of another value", "4", "Are there 3?", Ledger{}, only(AllowQuestionEcho), ""},
@@ -318,6 +319,30 @@ func TestCheck_Report(t *testing.T) {
 // TestCheck_Tolerance: the relative tolerance bounds how far an honest
 // rounding may land from the ledger value ("1,000" is 1004 or 996 rounded
 // to thousands, and within 0.5% of either).
+// TestCheck_ReportCountsOtherDigits: a numeral in digits outside ASCII is
+// counted in numerals_total and reported as written.
+func TestCheck_ReportCountsOtherDigits(t *testing.T) {
+	tests := []struct {
+		text   string
+		ledger Ledger
+		total  int
+		want   []Unmatched
+	}{
+		{"１４ stores", led(num(13, UnitCount)), 1, []Unmatched{{Text: "１４", Value: 14}}},
+		{"$９.８１", led(num(781, UnitCents)), 1, []Unmatched{{Text: "$９.８１", Value: 9.81, Unit: UnitUSD}}},
+		{"$７.８１ at st-００３", led(num(781, UnitCents), ids("st-003")), 2, []Unmatched{}},
+		{"९ hundred stores", led(num(9, UnitCount)), 1, []Unmatched{{Text: "९ hundred", Value: 900}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.text, func(t *testing.T) {
+			r := Check(tt.text, tt.ledger, "", StrictPolicy())
+			if r.NumeralsTotal != tt.total || fmt.Sprint(r.Unmatched) != fmt.Sprint(tt.want) {
+				t.Errorf("Check(%q): numerals_total %d, unmatched %v; want %d, %v", tt.text, r.NumeralsTotal, r.Unmatched, tt.total, tt.want)
+			}
+		})
+	}
+}
+
 func TestCheck_Tolerance(t *testing.T) {
 	tests := []struct {
 		tol    float64

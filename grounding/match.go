@@ -117,6 +117,13 @@ func roundHalfAway(x float64) float64 {
 	return math.Copysign(f, x)
 }
 
+// normText is s with its digits and fullwidth forms in ASCII (see
+// normalize): "st-００３" is st-003. It is s itself when s is ASCII.
+func normText(s string) string {
+	n, _ := normalize(s)
+	return n
+}
+
 // tiny stands in for |ledger| when the ledger value is zero, so a zero
 // matches only (almost) zero.
 const tiny = 1e-12
@@ -151,7 +158,7 @@ func prepare(l Ledger, buf []entry) []entry {
 	}
 	es = es[:len(l.Numerals)]
 	for i, n := range l.Numerals {
-		e := entry{canon: canonicalOf(n.Value, n.Unit), id: n.ID}
+		e := entry{canon: canonicalOf(n.Value, n.Unit), id: normText(n.ID)}
 		e.lo, e.hi, e.hasWindow = parseWindow(n.Window)
 		if idOnly(n) || windowOnly(n, e.hasWindow) {
 			e.class = classNoValue
@@ -204,7 +211,7 @@ func parseWindow(w [2]string) (lo, hi float64, ok bool) {
 // ledger entry e within relative tolerance tol.
 func matches(f *Found, fc canon, e *entry, tol float64) bool {
 	if fc.class == classID {
-		return e.id != "" && strings.EqualFold(f.Text, e.id)
+		return e.id != "" && strings.EqualFold(normText(f.Text), e.id)
 	}
 	if e.class == classNoValue || e.class == classID {
 		return false
@@ -234,7 +241,7 @@ func matches(f *Found, fc canon, e *entry, tol float64) bool {
 // question echo: the same text, or the same class (and currency) and the
 // same canonical value.
 func sameNumeral(f *Found, fc canon, q *Found, qc canon) bool {
-	if strings.EqualFold(f.Text, q.Text) {
+	if strings.EqualFold(f.Text, q.Text) || strings.EqualFold(normText(f.Text), normText(q.Text)) {
 		return true
 	}
 	if fc.class != qc.class || fc.cur != qc.cur || fc.class == classID {
