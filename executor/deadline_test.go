@@ -27,7 +27,7 @@ func TestExecute_Deadline(t *testing.T) {
 		t.Fatal(err)
 	}
 	wall := tool.NewWall(tool.CatalogOf(d))
-	x := executor.NewWithOptions(d, &executor.Options{CheckpointEvery: 1 << 30})
+	x := executor.New(d, &executor.Options{CheckpointEvery: 1 << 30})
 	const asOf, start, end = "2026-01-09T00:00:00Z", "2026-01-01T00:00:00Z", "2026-01-09T00:00:00Z"
 	tests := []struct {
 		name   string

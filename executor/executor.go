@@ -53,7 +53,7 @@ type Index struct {
 	sweep *sweep
 }
 
-// Options tunes an Index. The zero value means defaults.
+// Options tunes an Index; nil or the zero value means defaults.
 type Options struct {
 	// CheckpointEvery is the global sweep's checkpoint interval in events
 	// (default: about a sixteenth of the (store, product) pairs, from 64 to
@@ -61,13 +61,10 @@ type Options struct {
 	CheckpointEvery int
 }
 
-// New builds the index with default options.
-func New(d *retail.Dataset) *Index { return NewWithOptions(d, nil) }
-
-// NewWithOptions builds the index; nil opts means defaults. Cost:
-// O(n log n) in the number of events, plus O(n/CheckpointEvery * pairs)
-// for the sweep's checkpoints.
-func NewWithOptions(d *retail.Dataset, opts *Options) *Index {
+// New builds the index over d; nil opts means defaults. Cost: O(n log n)
+// in the number of events, plus O(n/CheckpointEvery * pairs) for the
+// sweep's checkpoints.
+func New(d *retail.Dataset, opts *Options) *Index {
 	x := &Index{
 		version:      d.Version,
 		events:       slices.Clone(d.Events),

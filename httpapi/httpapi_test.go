@@ -109,7 +109,7 @@ func openDemo(t *testing.T, obs *metrics.Observer) *engine.Engine {
 	if obs != nil {
 		opts.Observer = obs
 	}
-	e, err := engine.Open(t.Context(), d, opts)
+	e, err := engine.Open(t.Context(), d, engine.OpenMemory, &opts)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -74,13 +74,8 @@ type Record struct {
 	SCAgreement float64
 }
 
-// Options configures a Pipeline. Provider, Wall, Executor and Resolver
-// are required.
+// Options configures a Pipeline; nil means defaults.
 type Options struct {
-	Provider provider.Provider
-	Wall     *tool.Wall
-	Executor Executor
-	Resolver Resolver
 	Observer Observer     // nil: none
 	Logger   *slog.Logger // nil: discard
 	// Grounding is the policy the composed sentence is checked under; nil
@@ -110,17 +105,27 @@ type Options struct {
 
 // Pipeline answers questions. Safe for concurrent use.
 type Pipeline struct {
+	prov provider.Provider
+	wall *tool.Wall
+	exec Executor
+	res  Resolver
 	opts Options
 	menu []tool.Def
 }
 
-// New returns a pipeline. It panics if a required option is missing or
-// SelfConsistency fails its Validate: that is a programming error (a
-// surface validates user input first).
-func New(opts Options) *Pipeline {
-	if opts.Provider == nil || opts.Wall == nil || opts.Executor == nil || opts.Resolver == nil {
-		panic("pipeline: Provider, Wall, Executor and Resolver are required")
+// New returns a pipeline over the provider, the wall, the executor and
+// the resolver; nil opts means defaults. It panics if a required argument
+// is nil or opts.SelfConsistency fails its Validate: that is a
+// programming error (a surface validates user input first).
+func New(prov provider.Provider, wall *tool.Wall, exec Executor, res Resolver, opts *Options) *Pipeline {
+	if prov == nil || wall == nil || exec == nil || res == nil {
+		panic("pipeline: provider, wall, executor and resolver are required")
 	}
+	var o Options
+	if opts != nil {
+		o = *opts
+	}
+	opts = &o
 	if sc := opts.SelfConsistency; sc != nil {
 		if err := sc.Validate(); err != nil {
 			panic("pipeline: " + err.Error())
@@ -141,11 +146,11 @@ func New(opts Options) *Pipeline {
 	if opts.ResultIDs == nil {
 		opts.ResultIDs = ledger.NewAllocator(nil)
 	}
-	return &Pipeline{opts: opts, menu: tool.Menu()}
+	return &Pipeline{prov: prov, wall: wall, exec: exec, res: res, opts: o, menu: tool.Menu()}
 }
 
 // ProviderName names the configured provider.
-func (p *Pipeline) ProviderName() string { return p.opts.Provider.Name() }
+func (p *Pipeline) ProviderName() string { return p.prov.Name() }
 
 // Ask answers one question: the model selects a call and composes the
 // sentence.
@@ -209,7 +214,7 @@ func (p *Pipeline) ask(ctx context.Context, question string, rec *Record) answer
 	if p.opts.SelfConsistency != nil {
 		selectCtx = provider.WithSample(ctx, 0)
 	}
-	proposal, err := p.opts.Provider.Select(selectCtx, q, p.menu)
+	proposal, err := p.prov.Select(selectCtx, q, p.menu)
 	if a, done := timedOut(ctx, rec, err, answer.StageSelect, "", nil); done {
 		return a
 	}
@@ -221,7 +226,7 @@ func (p *Pipeline) ask(ctx context.Context, question string, rec *Record) answer
 		return answer.Abstain(answer.ReasonNoTool, "no tool on the menu covers the question")
 	}
 	compose := func(r fact.Result) (string, error) {
-		return p.opts.Provider.Compose(ctx, provider.ComposeInput{Question: q, Tool: r.Tool, Args: r.Args, Value: r.Value})
+		return p.prov.Compose(ctx, provider.ComposeInput{Question: q, Tool: r.Tool, Args: r.Args, Value: r.Value})
 	}
 	if p.votes(*proposal) {
 		return p.vote(ctx, q, *proposal, rec, compose)
@@ -245,7 +250,7 @@ func (p *Pipeline) run(ctx context.Context, question string, proposal tool.Propo
 // refuses or fails, it returns the answer to give.
 func (p *Pipeline) execute(ctx context.Context, proposal tool.Proposal, rec *Record) (tool.Call, fact.Result, *answer.Answer) {
 	fail := func(a answer.Answer) (tool.Call, fact.Result, *answer.Answer) { return tool.Call{}, fact.Result{}, &a }
-	call, err := p.opts.Wall.CheckScoped(proposal, p.scope(ctx))
+	call, err := p.wall.CheckScoped(proposal, p.scope(ctx))
 	if err != nil {
 		rej, ok := tool.IsRejection(err)
 		if !ok {
@@ -264,7 +269,7 @@ func (p *Pipeline) execute(ctx context.Context, proposal tool.Proposal, rec *Rec
 	if a, done := timedOut(ctx, rec, nil, answer.StageExecute, call.Tool(), call.Args()); done {
 		return fail(a)
 	}
-	result, err := p.opts.Executor.Execute(ctx, call)
+	result, err := p.exec.Execute(ctx, call)
 	if a, done := timedOut(ctx, rec, err, answer.StageExecute, call.Tool(), call.Args()); done {
 		return fail(a)
 	}
@@ -283,7 +288,7 @@ func (p *Pipeline) finish(ctx context.Context, question string, call tool.Call, 
 	if a, done := timedOut(ctx, rec, nil, answer.StageResolve, call.Tool(), call.Args()); done {
 		return a
 	}
-	verdict, err := p.opts.Resolver.Resolve(ctx, call, result)
+	verdict, err := p.res.Resolve(ctx, call, result)
 	rec.Deterministic += time.Since(start)
 	if a, done := timedOut(ctx, rec, err, answer.StageResolve, call.Tool(), call.Args()); done {
 		return a

@@ -24,8 +24,7 @@ func newProcess(t *testing.T, ids ledger.IDSource) *pipeline.Pipeline {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return pipeline.New(pipeline.Options{Provider: fakeProvider{}, Wall: tool.NewWall(tool.CatalogOf(d)),
-		Executor: executor.New(d), Resolver: resolver.New(snap), ResultIDs: ids})
+	return pipeline.New(fakeProvider{}, tool.NewWall(tool.CatalogOf(d)), executor.New(d, nil), resolver.New(snap), &pipeline.Options{ResultIDs: ids})
 }
 
 // callIDs makes n direct calls in sequence and returns their result ids.

@@ -164,7 +164,7 @@ func (p *Pipeline) vote(ctx context.Context, question string, first tool.Proposa
 		prop := &first
 		if i > 0 {
 			var err error
-			prop, err = p.opts.Provider.Select(provider.WithSample(ctx, i), question, p.menu)
+			prop, err = p.prov.Select(provider.WithSample(ctx, i), question, p.menu)
 			if err != nil {
 				if rec.ErrorDetail == "" {
 					rec.ErrorDetail = detail(fmt.Errorf("sample %d: %w", i, err))

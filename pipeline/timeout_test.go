@@ -101,7 +101,7 @@ func TestAsk_Timeout(t *testing.T) {
 			ctx, cancel := context.WithCancel(t.Context())
 			defer cancel()
 			var (
-				prov pipeline.Executor = executor.New(d)
+				prov pipeline.Executor = executor.New(d, nil)
 				res  pipeline.Resolver = resolver.New(snap)
 				logs bytes.Buffer
 				rec  recorder
@@ -114,10 +114,7 @@ func TestAsk_Timeout(t *testing.T) {
 			case "resolve":
 				res = lateResolver{res, cancel}
 			}
-			p := pipeline.New(pipeline.Options{
-				Provider: lateProvider{tt.provider, tt.at, cancel}, Wall: tool.NewWall(tool.CatalogOf(d)),
-				Executor: prov, Resolver: res, Logger: slog.New(slog.NewJSONHandler(&logs, nil)), Observer: &rec,
-			})
+			p := pipeline.New(lateProvider{tt.provider, tt.at, cancel}, tool.NewWall(tool.CatalogOf(d)), prov, res, &pipeline.Options{Logger: slog.New(slog.NewJSONHandler(&logs, nil)), Observer: &rec})
 			var a answer.Answer
 			if tt.call {
 				a = p.Call(ctx, *stateCall)

@@ -47,7 +47,7 @@ func TestResolve_Deadline(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := executor.New(d).Execute(t.Context(), c)
+	r, err := executor.New(d, nil).Execute(t.Context(), c)
 	if err != nil || r.Value.Count < 2*deadline.Every {
 		t.Fatalf("Execute() = %d events, %v; want at least %d", r.Value.Count, err, 2*deadline.Every)
 	}

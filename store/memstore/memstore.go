@@ -229,6 +229,28 @@ func (s *Store) Lookup(ctx context.Context, ids []string) ([]retail.Event, error
 	return out, nil
 }
 
+// Intervals returns every event with its pair's next scan time, sorted by
+// event id: the relation the store was built from, so that a store can be
+// rebuilt from another.
+func (s *Store) Intervals(ctx context.Context) ([]retail.Interval, error) {
+	out := make([]retail.Interval, len(s.ivs))
+	for i, iv := range s.ivs {
+		if err := deadline.Check(ctx, i); err != nil {
+			return nil, fmt.Errorf("list intervals: %w", err)
+		}
+		out[i].Event = iv.e
+		if iv.until != math.MaxInt64 {
+			out[i].Until = time.Unix(iv.until, 0).UTC().Format(retail.TimestampLayout)
+		}
+	}
+	slices.SortFunc(out, func(a, b retail.Interval) int { return cmp.Compare(a.ID, b.ID) })
+	return out, nil
+}
+
+// Close releases nothing: the store is memory the collector reclaims. It
+// lets a Store stand where a database that must be closed does.
+func (s *Store) Close() error { return nil }
+
 // Info summarises the dataset the store was built from.
 func (s *Store) Info(ctx context.Context) (retail.Info, error) {
 	if err := ctx.Err(); err != nil {
