@@ -43,12 +43,12 @@ type scanner struct {
 
 // Lookahead bounds.
 const (
-	maxWordLen   = 16 // longer letter runs are never unit or number words
-	maxBlanks    = 2  // blanks allowed between a number and its unit
-	maxListSpace = 8  // blanks allowed after a list marker
-	maxFracDigit = 9  // fractional-second digits in a timestamp
-	maxScales    = 3  // scale words in a row ("two hundred thousand")
-	maxExponent  = 999
+	maxWordLen   = 16  // longer letter runs are never unit or number words
+	maxBlanks    = 2   // blanks allowed between a number and its unit
+	maxListSpace = 8   // blanks allowed after a list marker
+	maxFracDigit = 9   // fractional-second digits in a timestamp
+	maxScales    = 3   // scale words in a row ("two hundred thousand")
+	maxExponent  = 999 // an exponent saturates here (1e999 is beyond float64 anyway)
 )
 
 // extract returns every numeral in t, in order of position, each tagged
