@@ -20,6 +20,7 @@ import (
 	"log/slog"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -60,6 +61,10 @@ type Options struct {
 	Name    string       // implementation name; default "provenant"
 	Version string       // implementation version; default "dev"
 	Logger  *slog.Logger // nil: discard
+	// AskTimeout bounds each tool call and question, as serve's
+	// --ask-timeout bounds REST's; past it the answer is an error with
+	// reason timeout. 0: no bound but the caller's.
+	AskTimeout time.Duration
 }
 
 // New returns an MCP server over p and events.
@@ -84,7 +89,7 @@ func New(p Pipeline, events Events, opts *Options) *mcp.Server {
 				"Quote values as returned, cite the result_ids of the results you use, and follow provenance pointers " +
 				"with the " + EventURITemplate + " resource. When a result's outcome is abstained or rejected, say so; do not guess.",
 		})
-	h := &handlers{p: p, events: events}
+	h := &handlers{p: p, events: events, askTimeout: o.AskTimeout}
 	for _, e := range tool.Offered() {
 		handler := h.callTool(e.Name)
 		if e.Name == tool.AskName {
@@ -121,8 +126,17 @@ func annotations() *mcp.ToolAnnotations {
 }
 
 type handlers struct {
-	p      Pipeline
-	events Events
+	p          Pipeline
+	events     Events
+	askTimeout time.Duration
+}
+
+// bound returns ctx under the ask timeout, if one is set.
+func (h *handlers) bound(ctx context.Context) (context.Context, context.CancelFunc) {
+	if h.askTimeout > 0 {
+		return context.WithTimeout(ctx, h.askTimeout)
+	}
+	return ctx, func() {}
 }
 
 // callTool runs a menu tool through the wall. Arguments that are not a
@@ -135,6 +149,8 @@ func (h *handlers) callTool(name string) mcp.ToolHandler {
 				args = map[string]any{}
 			}
 		}
+		ctx, cancel := h.bound(ctx)
+		defer cancel()
 		return toolResult(h.p.Call(withScope(ctx, req.Extra), tool.Proposal{Tool: name, Params: args})), nil
 	}
 }
@@ -171,6 +187,8 @@ func (h *handlers) ask(ctx context.Context, req *mcp.CallToolRequest) (*mcp.Call
 	if err := dec.Decode(&in); err != nil || in.Question == nil {
 		return toolResult(answer.Reject(tool.AskName, &tool.Rejection{Kind: tool.Invalid, Param: "question", Reason: "must be a string, and the only parameter"})), nil
 	}
+	ctx, cancel := h.bound(ctx)
+	defer cancel()
 	return toolResult(h.p.Ask(withScope(ctx, req.Extra), *in.Question)), nil
 }
 

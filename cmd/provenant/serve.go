@@ -182,7 +182,7 @@ loop:
 			eng = r.e
 			api.SetBackend(httpapi.Backend{
 				Asker: eng.Pipeline, DatasetVersion: eng.Info.Version, Provider: eng.Pipeline.ProviderName(),
-				MCP: mcpserver.HTTPHandlerWithLimit(mcpserver.New(eng.Pipeline, eng.Store, &mcpserver.Options{Logger: logger}),
+				MCP: mcpserver.HTTPHandlerWithLimit(mcpserver.New(eng.Pipeline, eng.Store, &mcpserver.Options{Logger: logger, AskTimeout: lim.askTimeout}),
 					logger, lim.maxBodyBytes),
 			})
 			logger.Info("ready", "provider", eng.Pipeline.ProviderName())
