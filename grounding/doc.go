@@ -31,8 +31,8 @@
 // "ｓｔ－００３") and the fullwidth cent and pound signs; and the Arabic
 // decimal and thousands separators and percent sign ("٣٫٥" is 3.5). So
 // "１４ stores" is the number 14 and "$９.８１" is 9.81 usd, each counted
-// in numerals_total. Text, Start and End are still those of the original
-// text. Other numeral characters (circled "①", Roman "Ⅻ", CJK "十四")
+// in numerals_total; "ｓｔ－００３" is the identifier st-003. Text, Start
+// and End are still those of the original text. Other numeral characters (circled "①", Roman "Ⅻ", CJK "十四")
 // are not read.
 //
 // # Extraction
@@ -65,9 +65,8 @@
 //     "hundred" takes an optional "and" and a spelled number from one to
 //     ninety-nine after it ("one hundred and twenty-three" is 123, "a
 //     hundred and two" 102); digits after it do not ("one hundred and 5"
-//     is 100 and 5). Identifiers,
-//     timestamps and dates are read before any of this and never take a
-//     scale.
+//     is 100 and 5). Identifiers, timestamps and dates are read before
+//     any of this and never take a scale.
 //   - Spelled-out integers, any letter case: zero to twenty, the tens to
 //     ninety, and hyphenated or spaced compounds ("twenty-one", "thirty
 //     two"). A word is a number whatever its role: "one of the stores" and
