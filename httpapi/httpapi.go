@@ -10,9 +10,12 @@
 //	                      200 {"status":"ok","dataset_version":...,"provider":...}
 //	GET  /metrics         Prometheus text format (when Options.Metrics is set)
 //
-// RequireToken (auth.go) puts bearer-token authentication and principal
-// scopes in front of every path but /healthz, /metrics and /openapi.json;
-// LimitInFlight (limits.go) caps the requests served at once.
+// Every request but GET /healthz passes, in order: the Host and Origin
+// check (hosts.go, against DNS rebinding and cross-origin pages), bearer
+// tokens with principal scopes when Options.Auth is set (auth.go; not on
+// /openapi.json, nor on /metrics with PublicMetrics), and the limits
+// (limits.go): the body is read whole under its own budget and bounds
+// before an in-flight slot is taken (/metrics skips the limits).
 //
 // # Status codes
 //
@@ -40,8 +43,12 @@
 //	400 invalid_question        "question" is not a string
 //	400 missing_question        "question" is absent or null
 //	400 empty_question          "question" is empty or only white space
-//	401 unauthorized            no valid bearer token (when RequireToken is in front)
-//	403 cross_origin            a browser request from another origin to /mcp
+//	400 body_unreadable         the client broke off its body
+//	401 unauthorized            no valid bearer token (when Options.Auth is set)
+//	403 forbidden_host          the Host header names no allowed host
+//	403 cross_origin            a browser request from an origin that is not an allowed host
+//	408 body_timeout            the body did not arrive within the body-read budget
+//	429 too_many_requests       too many bodies arriving at once (from this client, or all)
 //	404 not_found, 404 unknown_tool, 405 method_not_allowed (with Allow)
 //	503 loading                 /v1/ask before the engine is loaded
 //	503 busy                    too many requests in flight (with Retry-After)
@@ -98,12 +105,27 @@ type Options struct {
 	Metrics      http.Handler  // served at GET /metrics; nil: not served
 	MaxBodyBytes int64         // 0: DefaultMaxBodyBytes
 	AskTimeout   time.Duration // 0: DefaultAskTimeout
+	// AllowedHosts extends the hosts a request's Host header, and a
+	// browser's Origin, may name beyond the loopback names and addresses
+	// (hosts.go); "*" allows any. An entry that is not a host name or
+	// address with an optional :port makes New panic: check flags with
+	// ValidateAllowedHosts first.
+	AllowedHosts []string
+	// Auth, when set, requires a bearer token (RequireToken, auth.go).
+	Auth Authenticator
+	// PublicMetrics leaves /metrics open when Auth is set.
+	PublicMetrics bool
+	// Limits bounds body reading and requests in flight (Limit,
+	// limits.go); nil means defaults, with MaxBodyBytes from above.
+	Limits *LimitOptions
 }
 
 // Server is the HTTP API. Safe for concurrent use.
 type Server struct {
 	opts    Options
 	mux     *http.ServeMux
+	hosts   *hostPolicy
+	guarded http.Handler // auth, then limits, then the routes
 	backend atomic.Pointer[Backend]
 }
 
@@ -111,6 +133,11 @@ var _ http.Handler = (*Server)(nil)
 
 // New returns a server with no backend: /healthz says loading and /v1/ask
 // answers 503 until SetBackend. nil opts means defaults.
+//
+// Every request but GET /healthz passes, in this order, the Host and
+// Origin check (403), the bearer token when Options.Auth is set (401),
+// then the limits: the body is read whole under its own budget and
+// bounds (413, 408, 429), then an in-flight slot is taken (503).
 func New(opts *Options) *Server {
 	var o Options
 	if opts != nil {
@@ -125,7 +152,11 @@ func New(opts *Options) *Server {
 	if o.AskTimeout <= 0 {
 		o.AskTimeout = DefaultAskTimeout
 	}
-	s := &Server{opts: o, mux: http.NewServeMux()}
+	hosts, err := newHostPolicy(o.AllowedHosts)
+	if err != nil {
+		panic("httpapi: " + err.Error())
+	}
+	s := &Server{opts: o, mux: http.NewServeMux(), hosts: hosts}
 	s.mux.HandleFunc("POST /v1/ask", s.handleAsk)
 	s.mux.HandleFunc("GET /healthz", s.handleHealth)
 	s.mux.HandleFunc("GET /v1/tools", handleTools)
@@ -135,6 +166,17 @@ func New(opts *Options) *Server {
 	s.mux.HandleFunc("/mcp", s.handleMCP)
 	if o.Metrics != nil {
 		s.mux.Handle("GET /metrics", o.Metrics)
+	}
+	lim := LimitOptions{MaxBodyBytes: o.MaxBodyBytes}
+	if o.Limits != nil {
+		lim = *o.Limits
+		if lim.MaxBodyBytes <= 0 {
+			lim.MaxBodyBytes = o.MaxBodyBytes
+		}
+	}
+	s.guarded = Limit(http.HandlerFunc(s.route), &lim)
+	if o.Auth != nil {
+		s.guarded = RequireToken(o.Auth, s.guarded, &AuthOptions{PublicMetrics: o.PublicMetrics})
 	}
 	return s
 }
@@ -164,7 +206,6 @@ const (
 	CodeMethodNotAllowed     = "method_not_allowed"
 	CodeLoading              = "loading"
 	CodeInternal             = "internal"
-	CodeCrossOrigin          = "cross_origin"
 )
 
 // ErrorBody is the JSON body of every 4xx and of 5xx without an answer.
@@ -197,11 +238,25 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			writeError(tw, http.StatusInternalServerError, CodeInternal, "internal error")
 		}
 	}()
-	if h, pattern := s.mux.Handler(r); pattern == "" {
-		s.unrouted(tw, r, h)
+	if r.URL.Path == "/healthz" {
+		// A prober may use any name and must always get through.
+		s.route(tw, r)
 		return
 	}
-	s.mux.ServeHTTP(tw, r)
+	if !s.hosts.check(tw, r) {
+		return
+	}
+	s.guarded.ServeHTTP(tw, r)
+}
+
+// route serves r from the mux, answering a path no pattern matches in
+// JSON.
+func (s *Server) route(w http.ResponseWriter, r *http.Request) {
+	if h, pattern := s.mux.Handler(r); pattern == "" {
+		s.unrouted(w, r, h)
+		return
+	}
+	s.mux.ServeHTTP(w, r)
 }
 
 // unrouted answers a request no pattern matched in JSON, keeping the
@@ -382,8 +437,9 @@ func (s *Server) handleHealth(w http.ResponseWriter, r *http.Request) {
 }
 
 // handleMCP hands /mcp to the backend's MCP handler once it is loaded.
-// Cross-origin requests (a browser page on another origin) are refused
-// before the protocol sees them.
+// The Host and Origin check in front of every route (hosts.go) has
+// already refused a foreign Host and a browser page on another origin,
+// as the MCP specification asks of its HTTP transport.
 func (s *Server) handleMCP(w http.ResponseWriter, r *http.Request) {
 	b := s.backend.Load()
 	switch {
@@ -392,17 +448,9 @@ func (s *Server) handleMCP(w http.ResponseWriter, r *http.Request) {
 	case b.MCP == nil:
 		writeError(w, http.StatusNotFound, CodeNotFound, "no such endpoint")
 	default:
-		if err := crossOrigin.Check(r); err != nil {
-			writeError(w, http.StatusForbidden, CodeCrossOrigin, "cross-origin requests are not allowed")
-			return
-		}
 		b.MCP.ServeHTTP(w, r)
 	}
 }
-
-// crossOrigin validates the Origin (and Sec-Fetch-Site) header, as the MCP
-// specification asks of its HTTP transport.
-var crossOrigin = http.NewCrossOriginProtection()
 
 func writeError(w http.ResponseWriter, status int, code, msg string) {
 	writeJSON(w, status, ErrorBody{Error: ErrorDetail{Code: code, Message: msg}})
