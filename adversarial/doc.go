@@ -16,11 +16,14 @@
 //	                   unparseable bodies and transport headers on /mcp
 //	timing_test.go     a scoped principal cannot tell another store's
 //	                   event from a missing id, nor see others' figures
+//	timeout_test.go    a question past --ask-timeout is a typed timeout
+//	                   (504 on REST, an error result over MCP), never 500
+//	ids_test.go        result ids never repeat across replicas and
+//	                   restarts
 //
-// Cases for other surfaces join here as files of their own (for example
-// timeout_test.go, ids_test.go), using
-// the harness in harness_test.go: start gives a served stack and its
-// address; probe and the routes table are shared.
+// New attacks join here as files of their own, using the harness in
+// harness_test.go: start gives a served stack and its address; probe and
+// the routes table are shared.
 //
 // Assertions are "served / not served" and "echoed / not echoed", never
 // timings: deadlines in these tests only bound how long a test may wait.

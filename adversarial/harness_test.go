@@ -46,15 +46,16 @@ type stack struct {
 }
 
 type config struct {
-	withTokens bool
-	limits     server.Limits
+	withTokens   bool
+	limits       server.Limits
+	allowedHosts []string // server.Options.AllowedHosts
 }
 
 // start serves the demo engine through server.Run on 127.0.0.1, as
 // `serve` does, and waits until it is ready; it stops when t ends.
 func start(t *testing.T, c config) stack {
 	t.Helper()
-	opts := &server.Options{Limits: c.limits}
+	opts := &server.Options{Limits: c.limits, AllowedHosts: c.allowedHosts}
 	var scope *tool.Scope
 	if c.withTokens {
 		set, err := principal.Parse(strings.NewReader(`principals:
@@ -87,7 +88,7 @@ func start(t *testing.T, c config) stack {
 		done <- server.Run(ctx, ln, func(context.Context) (server.Loaded, error) {
 			return server.Loaded{Backend: httpapi.Backend{
 				Asker: e.Pipeline, DatasetVersion: e.Info.Version, Provider: "rules",
-				MCP: mcpserver.HTTPHandler(mcpserver.New(e.Pipeline, e.Store, nil), nil),
+				MCP: mcpserver.HTTPHandler(mcpserver.New(e.Pipeline, e.Store, &mcpserver.Options{AskTimeout: c.limits.AskTimeout}), nil),
 			}}, nil
 		}, opts)
 	}()

@@ -65,3 +65,17 @@ func TestRebinding_ForeignOriginOnEveryRoute(t *testing.T) {
 		t.Errorf("same-origin ask: %d %s", r.status, r.body)
 	}
 }
+
+// TestRebinding_AllowedHostOnEveryRoute: a name the operator allows with
+// --allowed-hosts reaches every route, /mcp included (the MCP SDK's own
+// localhost check must not refuse what the one host check allowed).
+func TestRebinding_AllowedHostOnEveryRoute(t *testing.T) {
+	s := start(t, config{allowedHosts: []string{"api.allowed.example"}})
+	for _, rt := range routes {
+		h := map[string]string{"Host": "api.allowed.example", "Accept": "application/json, text/event-stream"}
+		r := s.do(t, rt.method, rt.path, rt.body, h)
+		if r.status == http.StatusForbidden {
+			t.Errorf("%s %s with an allowed Host: 403 %s", rt.method, rt.path, r.body)
+		}
+	}
+}

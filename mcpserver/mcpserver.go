@@ -238,9 +238,10 @@ func (h *handlers) readTools(ctx context.Context, req *mcp.ReadResourceRequest) 
 
 // HTTPHandler serves s over the streamable HTTP transport, stateless: no
 // protocol session is kept between requests, so replicas behind a plain
-// round-robin balancer can serve one client without sticky sessions. The
-// SDK refuses requests to a loopback address whose Host header names
-// another host (DNS rebinding); the caller adds Origin checks and auth.
+// round-robin balancer can serve one client without sticky sessions. It
+// does no Host, Origin or token check of its own: mount it behind
+// httpapi, whose one host check (DNS rebinding), origin check and bearer
+// tokens guard every route alike.
 func HTTPHandler(s *mcp.Server, logger *slog.Logger) http.Handler {
 	return HTTPHandlerWithLimit(s, logger, MaxRequestBytes)
 }
@@ -252,7 +253,11 @@ func HTTPHandler(s *mcp.Server, logger *slog.Logger) http.Handler {
 // go to logger at DEBUG.
 func HTTPHandlerWithLimit(s *mcp.Server, logger *slog.Logger, maxBodyBytes int64) http.Handler {
 	return httpGuard{mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s },
-		&mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: true, Logger: sdkLogger(logger), MaxRequestBodyBytes: maxBodyBytes})}
+		&mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: true, Logger: sdkLogger(logger), MaxRequestBodyBytes: maxBodyBytes,
+			// httpapi's one Host and Origin check guards every route,
+			// /mcp included, and knows --allowed-hosts; the SDK's own
+			// localhost check would refuse a name the operator allowed.
+			DisableLocalhostProtection: true})}
 }
 
 // MaxRequestBytes is the default cap on one MCP request body over HTTP.
