@@ -32,10 +32,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
-	"mime"
-	"net"
 	"net/http"
-	"net/netip"
 	"runtime"
 	"slices"
 	"strings"
@@ -45,6 +42,8 @@ import (
 
 	sdkauth "github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/provenant/provenant/internal/strictjson"
 )
 
 // Wire names the fast lane checks; they are the SDK's (unexported there).
@@ -171,40 +170,17 @@ func (h *statelessHandler) eligible(r *http.Request) bool {
 	if r.Method != http.MethodPost || len(r.Header.Values(lastEventIDHeader)) > 0 {
 		return false
 	}
-	// DNS rebinding: the SDK refuses a request to a loopback address whose
-	// Host is not loopback.
-	if la, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr); ok && la != nil && isLoopback(la.String()) && !isLoopback(r.Host) {
+	// The media-type rule httpGuard applies (and REST): anything else is
+	// its to refuse. Host and Origin are httpapi's to check, for every
+	// route alike (the SDK's own localhost check is off).
+	if !strictjson.IsJSONMediaType(r.Header.Get("Content-Type")) {
 		return false
-	}
-	// application/json, with at most a UTF-8 charset: any other charset
-	// is the SDK's (and the layer in front of it) to refuse.
-	mt, params, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
-	if err != nil || mt != "application/json" {
-		return false
-	}
-	for k, v := range params {
-		if k != "charset" || !strings.EqualFold(v, "utf-8") {
-			return false
-		}
 	}
 	if !acceptsBoth(r.Header.Values("Accept")) {
 		return false
 	}
 	v := r.Header.Get(protocolVersionHeader)
 	return v != "" && slices.Contains(h.versions, v)
-}
-
-// isLoopback is the SDK's internal/util.IsLoopback.
-func isLoopback(addr string) bool {
-	host, _, err := net.SplitHostPort(addr)
-	if err != nil {
-		host = strings.Trim(addr, "[]")
-	}
-	if host == "localhost" {
-		return true
-	}
-	ip, err := netip.ParseAddr(host)
-	return err == nil && ip.IsLoopback()
 }
 
 // acceptsBoth reports whether Accept names application/json and

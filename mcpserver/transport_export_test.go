@@ -7,10 +7,9 @@ import (
 )
 
 // SDKHandler is HTTPHandler without the fast lane: the SDK's own stateless
-// streamable handler.
+// streamable handler behind httpGuard, as HTTPHandler falls back to it.
 func SDKHandler(s *mcp.Server) http.Handler {
-	return mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s },
-		&mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: true, MaxRequestBodyBytes: MaxRequestBytes})
+	return sdkHandler(s, nil, MaxRequestBytes)
 }
 
 // FastLaneOver is HTTPHandler with sdk in place of the SDK's handler, so a

@@ -159,3 +159,40 @@ func TestStatelessCallAllocation(t *testing.T) {
 	}
 	t.Logf("%d B per call", perCall)
 }
+
+// TestFastLaneStrictArguments: arguments the strict decoder refuses are
+// refused the same way on the fast lane, by the same handler, with REST's
+// code and a message that repeats no key the client chose.
+func TestFastLaneStrictArguments(t *testing.T) {
+	e := enginetest.OpenDemo(t, engine.Options{})
+	s := mcpserver.New(e.Pipeline, e.Store, nil)
+	var delegated atomic.Int32
+	inner := mcpserver.SDKHandler(s)
+	fast := mcpserver.FastLaneOver(s, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		delegated.Add(1)
+		inner.ServeHTTP(w, r)
+	}))
+	for _, tc := range []struct {
+		name, body, code, secret string
+	}{
+		{"duplicate key", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_price","arguments":{"store_id":"st-003","store_id":"st-004","product_id":"pr-007","as_of":"2026-01-06T08:00:00Z"}}}`, "duplicate_field", "st-004"},
+		{"wrong-case key", `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"ask","arguments":{"QUESTION":"What is the price of pr-007 at st-003?"}}}`, "unknown_field", "QUESTION"},
+		{"wrong-case grounding key", `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"check_grounding","arguments":{"TEXT":"It is 7.81","ledger":{"numerals":[]}}}}`, "unknown_field", "TEXT"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			before := delegated.Load()
+			w := httptest.NewRecorder()
+			fast.ServeHTTP(w, wireRequest(wireCase{body: tc.body, headers: oldHeaders}))
+			if delegated.Load() != before {
+				t.Errorf("handed to the SDK; want the fast lane")
+			}
+			body := w.Body.String()
+			if w.Code != http.StatusOK || !strings.Contains(body, `"isError":true`) || !strings.Contains(body, tc.code) {
+				t.Errorf("%d %s; want a tool error with %s", w.Code, body, tc.code)
+			}
+			if strings.Contains(body, tc.secret) {
+				t.Errorf("the refusal repeats %q: %s", tc.secret, body)
+			}
+		})
+	}
+}
