@@ -9,6 +9,8 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/provenant/provenant/engine"
 	"github.com/provenant/provenant/engine/enginetest"
 	"github.com/provenant/provenant/ledger"
@@ -85,6 +87,17 @@ func wireRequest(c wireCase) *http.Request {
 	return r
 }
 
+// countingFastLane is HTTPHandler's fast lane over s, falling back to the
+// SDK's handler, and a count of the requests it handed to the SDK.
+func countingFastLane(s *mcp.Server) (http.Handler, *atomic.Int32) {
+	delegated := new(atomic.Int32)
+	inner := mcpserver.SDKHandler(s)
+	return mcpserver.FastLaneOver(s, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		delegated.Add(1)
+		inner.ServeHTTP(w, r)
+	})), delegated
+}
+
 // TestFastPathMatchesSDK sends the same requests, in the same order, to
 // the SDK's own stateless handler over one demo engine and to HTTPHandler's
 // fast lane over another, and requires the same status, headers and body,
@@ -96,13 +109,7 @@ func TestFastPathMatchesSDK(t *testing.T) {
 	sdkEngine := enginetest.OpenDemo(t, engine.Options{ResultIDs: &ledger.Sequence{}})
 	fastEngine := enginetest.OpenDemo(t, engine.Options{ResultIDs: &ledger.Sequence{}})
 	sdk := mcpserver.SDKHandler(mcpserver.New(sdkEngine.Pipeline, sdkEngine.Store, nil))
-	fastServer := mcpserver.New(fastEngine.Pipeline, fastEngine.Store, nil)
-	var delegated atomic.Int32
-	inner := mcpserver.SDKHandler(fastServer)
-	fast := mcpserver.FastLaneOver(fastServer, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		delegated.Add(1)
-		inner.ServeHTTP(w, r)
-	}))
+	fast, delegated := countingFastLane(mcpserver.New(fastEngine.Pipeline, fastEngine.Store, nil))
 	for _, c := range wireCases {
 		t.Run(c.name, func(t *testing.T) {
 			want := httptest.NewRecorder()
@@ -167,13 +174,7 @@ func TestStatelessCallAllocation(t *testing.T) {
 // code and a message that repeats no key the client chose.
 func TestFastLaneStrictArguments(t *testing.T) {
 	e := enginetest.OpenDemo(t, engine.Options{})
-	s := mcpserver.New(e.Pipeline, e.Store, nil)
-	var delegated atomic.Int32
-	inner := mcpserver.SDKHandler(s)
-	fast := mcpserver.FastLaneOver(s, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		delegated.Add(1)
-		inner.ServeHTTP(w, r)
-	}))
+	fast, delegated := countingFastLane(mcpserver.New(e.Pipeline, e.Store, nil))
 	for _, tc := range []struct {
 		name, body, code, secret string
 	}{
