@@ -150,25 +150,72 @@ type entry struct {
 	hasWindow bool
 }
 
-// prepare puts the ledger's numerals in buf (grown when too small).
+// prepare puts the ledger's numerals in buf (grown when too small), all
+// but the bare identifiers (see bareID): those back only a found
+// identifier, or a number under the identifier allowance, so ground reads
+// them from the ledger only then (idMatches, idDigitsMatch). A window's
+// answer has one per event behind it: preparing them would cost every
+// check time and memory linear in the answer.
 func prepare(l Ledger, buf []entry) []entry {
-	es := buf[:0]
-	if cap(es) < len(l.Numerals) {
-		es = make([]entry, 0, len(l.Numerals))
+	n := 0
+	for _, x := range l.Numerals {
+		if !bareID(x) {
+			n++
+		}
 	}
-	es = es[:len(l.Numerals)]
-	for i, n := range l.Numerals {
-		e := entry{canon: canonicalOf(n.Value, n.Unit), id: normText(n.ID)}
-		e.lo, e.hi, e.hasWindow = parseWindow(n.Window)
-		if idOnly(n) || windowOnly(n, e.hasWindow) {
+	es := buf[:0]
+	if cap(es) < n {
+		es = make([]entry, 0, n)
+	}
+	for _, x := range l.Numerals {
+		if bareID(x) {
+			continue
+		}
+		e := entry{canon: canonicalOf(x.Value, x.Unit), id: normText(x.ID)}
+		e.lo, e.hi, e.hasWindow = parseWindow(x.Window)
+		if idOnly(x) || windowOnly(x, e.hasWindow) {
 			e.class = classNoValue
 		}
-		if d := trailingDigits(n.ID); d != "" {
+		if d := trailingDigits(x.ID); d != "" {
 			e.idDigits, e.hasDigits = parseNumber(d), true
 		}
-		es[i] = e
+		es = append(es, e)
 	}
 	return es
+}
+
+// bareID reports whether n is an identifier and nothing else: no value
+// (idOnly) and no window. As an entry it would back a found identifier
+// equal to its ID, or a bare number equal to its ID's trailing digits
+// under the identifier allowance, and nothing more.
+func bareID(n Numeral) bool {
+	return idOnly(n) && n.Window == [2]string{}
+}
+
+// idMatches reports whether found identifier text (normText'd) equals a
+// bare identifier's ID of l: matches for the entries prepare leaves out.
+func idMatches(norm string, l Ledger) bool {
+	for _, n := range l.Numerals {
+		if bareID(n) && n.ID != "" && strings.EqualFold(norm, normText(n.ID)) {
+			return true
+		}
+	}
+	return false
+}
+
+// idDigitsMatch reports whether v equals the trailing digits of a bare
+// identifier's ID of l: the identifier allowance for the entries prepare
+// leaves out.
+func idDigitsMatch(v float64, l Ledger) bool {
+	for _, n := range l.Numerals {
+		if !bareID(n) {
+			continue
+		}
+		if d := trailingDigits(n.ID); d != "" && parseNumber(d) == v {
+			return true
+		}
+	}
+	return false
 }
 
 // idOnly reports whether n is only an identifier: unit id, or an ID with
@@ -314,6 +361,9 @@ func ground(text string, ledger Ledger, question string, p Policy, keep bool) ([
 				break
 			}
 		}
+		if !matched && fc.class == classID {
+			matched = idMatches(normText(f.Text), ledger)
+		}
 		allowed := -1
 		for k := 0; k < len(allowanceOrder) && !matched && allowed < 0; k++ {
 			if !allow[k] {
@@ -352,6 +402,7 @@ func ground(text string, ledger Ledger, question string, p Policy, keep bool) ([
 							break
 						}
 					}
+					ok = ok || idDigitsMatch(f.Value, ledger)
 				}
 			}
 			if ok {

@@ -435,3 +435,67 @@ func BenchmarkServeCallParallel(b *testing.B) {
 		})
 	}
 }
+
+// openToolboxStore is an engine over the store bench/toolbox serves (its
+// default flags: seed 20260101, 100,000 events, 40 stores, 120 products,
+// 28 days).
+func openToolboxStore(b *testing.B) *engine.Engine {
+	b.Helper()
+	o := demo.DefaultOptions()
+	o.Seed, o.Events, o.Stores, o.Products, o.Days = 20260101, 100_000, 40, 120, 28
+	o.Version = "retail-bench-s20260101-e100000"
+	d, err := demo.Generate(o)
+	if err != nil {
+		b.Fatal(err)
+	}
+	e, err := engine.Open(b.Context(), d, engine.OpenMemory, &engine.Options{Provider: rules.Provider{}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { e.Close() })
+	return e
+}
+
+// toolCases are BenchmarkServeTool's calls on the bench/toolbox store: a
+// week's window count (about 150 events in its provenance) and a product
+// list.
+var toolCases = []struct {
+	tool, args string
+}{
+	{tool.CountEventsInWindow, `{"end":"2026-01-15T00:00:00Z","start":"2026-01-08T00:00:00Z","state":"LOW_STOCK","store_id":"st-003"}`},
+	{tool.ListProductsInState, `{"as_of":"2026-01-20T08:00:00Z","state":"LOW_STOCK","store_id":"st-003"}`},
+}
+
+// BenchmarkServeTool is BenchmarkServeCall's fast lane on the two tools
+// whose answers are longest (every event id of a window is in its
+// provenance), on the store bench/toolbox compares: cpu_us/op is the
+// server's CPU per call. Compare before and after a change with
+//
+//	go test -run XXX -bench ServeTool -benchtime 2000x -count 6 ./mcpserver/ > new.txt
+func BenchmarkServeTool(b *testing.B) {
+	e := openToolboxStore(b)
+	h := serveHandlers(b, e)["fast"]
+	for _, tc := range toolCases {
+		b.Run("tool="+tc.tool, func(b *testing.B) {
+			c := wireCase{body: `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{` + newMeta + `,"name":"` + tc.tool + `","arguments":` + tc.args + `}}`,
+				headers: newHeaders("tools/call", tc.tool)}
+			var lat latencies
+			durs := make([]time.Duration, 0, 1<<12)
+			b.ReportAllocs()
+			cpu0 := processCPU()
+			for b.Loop() {
+				w := httptest.NewRecorder()
+				r := wireRequest(c)
+				start := time.Now()
+				h.ServeHTTP(w, r)
+				durs = append(durs, time.Since(start))
+				if w.Code != http.StatusOK || !bytes.Contains(w.Body.Bytes(), []byte(`"outcome":"answered"`)) {
+					b.Fatalf("%s: %d %s", tc.tool, w.Code, w.Body.Bytes())
+				}
+			}
+			reportCPU(b, processCPU()-cpu0, len(durs))
+			lat.add(durs)
+			lat.report(b)
+		})
+	}
+}

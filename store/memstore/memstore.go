@@ -6,7 +6,8 @@
 // without paying a database round trip per question.
 //
 // Cost per Select: a (store, product) question scans that pair's intervals;
-// an as-of question over many pairs scans one time bucket, which holds
+// an as-of question over many pairs scans one time bucket (one store's
+// part of it when the question names a store), which holds
 // about one interval per pair (plus those crossing the bucket), so cost
 // grows with the number of pairs, not the number of events; a window scans
 // one store's intervals between two binary searches.
@@ -49,17 +50,23 @@ type Store struct {
 	width   int64
 	bucket  [][]int32 // intervals overlapping each bucket of [t0, t1]
 	tail    []int32   // intervals open after t1: each pair's last scan
+	// byStoreBucket and byStoreTail are bucket and tail split by store, so
+	// a one-store as-of question examines that store's intervals only.
+	byStoreBucket map[string][][]int32
+	byStoreTail   map[string][]int32
 }
 
 // New builds a store from intervals (as store/duckdb's Intervals returns
 // them). It checks each interval's timestamps.
 func New(info retail.Info, intervals []retail.Interval) (*Store, error) {
 	s := &Store{
-		info:    info,
-		ivs:     make([]interval, len(intervals)),
-		byID:    make(map[string]int32, len(intervals)),
-		byPair:  map[pairKey][]int32{},
-		byStore: map[string][]int32{},
+		info:          info,
+		ivs:           make([]interval, len(intervals)),
+		byID:          make(map[string]int32, len(intervals)),
+		byPair:        map[pairKey][]int32{},
+		byStore:       map[string][]int32{},
+		byStoreBucket: map[string][][]int32{},
+		byStoreTail:   map[string][]int32{},
 	}
 	for i, in := range intervals {
 		from, err := unix(in.Timestamp)
@@ -99,12 +106,20 @@ func New(info retail.Info, intervals []retail.Interval) (*Store, error) {
 		if iv.until <= iv.from {
 			continue // lost a timestamp tie: never the latest
 		}
+		store := iv.e.StoreID
 		if iv.until == math.MaxInt64 {
 			s.tail = append(s.tail, int32(i))
+			s.byStoreTail[store] = append(s.byStoreTail[store], int32(i))
+		}
+		sb := s.byStoreBucket[store]
+		if sb == nil {
+			sb = make([][]int32, buckets)
+			s.byStoreBucket[store] = sb
 		}
 		last := min(iv.until-1, s.t1)
 		for b := (iv.from - s.t0) / s.width; b <= (last-s.t0)/s.width; b++ {
 			s.bucket[b] = append(s.bucket[b], int32(i))
+			sb[b] = append(sb[b], int32(i))
 		}
 	}
 	return s, nil
@@ -154,43 +169,12 @@ func (s *Store) Select(ctx context.Context, sel retail.Selection) ([]retail.Even
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	var (
-		candidates []int32
-		keep       func(iv interval) bool
-	)
-	if sel.Latest {
-		t, err := unix(sel.AsOf)
-		if err != nil {
-			return nil, fmt.Errorf("select events: as_of: %w", err)
-		}
-		switch {
-		case sel.StoreID != "" && sel.ProductID != "":
-			candidates = s.byPair[pairKey{sel.StoreID, sel.ProductID}]
-		case len(s.ivs) == 0 || t < s.t0:
-		case t > s.t1:
-			candidates = s.tail
-		default:
-			candidates = s.bucket[(t-s.t0)/s.width]
-		}
-		keep = func(iv interval) bool { return iv.from <= t && t < iv.until }
-	} else {
-		start, err1 := unix(sel.Start)
-		end, err2 := unix(sel.End)
-		if err1 != nil || err2 != nil {
-			return nil, fmt.Errorf("select events: window: bad timestamp")
-		}
-		if sel.StoreID != "" {
-			idx := s.byStore[sel.StoreID]
-			lo := sort.Search(len(idx), func(i int) bool { return s.ivs[idx[i]].from >= start })
-			hi := sort.Search(len(idx), func(i int) bool { return s.ivs[idx[i]].from >= end })
-			candidates = idx[lo:max(lo, hi)]
-		} else {
-			candidates = nil // every interval
-		}
-		keep = func(iv interval) bool { return start <= iv.from && iv.from < end }
+	candidates, all, keep, err := s.candidates(sel)
+	if err != nil {
+		return nil, err
 	}
 	n := len(candidates)
-	if !sel.Latest && sel.StoreID == "" {
+	if all {
 		n = len(s.ivs)
 	}
 	var out []retail.Event
@@ -199,10 +183,10 @@ func (s *Store) Select(ctx context.Context, sel retail.Selection) ([]retail.Even
 			return nil, fmt.Errorf("select events: %w", err)
 		}
 		i := int32(k)
-		if candidates != nil {
+		if !all {
 			i = candidates[k]
 		}
-		iv := s.ivs[i]
+		iv := &s.ivs[i] // a pointer: an interval is too large to copy per candidate
 		if sel.Stores != nil && !slices.Contains(sel.Stores, iv.e.StoreID) {
 			continue
 		}
@@ -213,6 +197,46 @@ func (s *Store) Select(ctx context.Context, sel retail.Selection) ([]retail.Even
 	}
 	slices.SortFunc(out, func(a, b retail.Event) int { return cmp.Compare(a.ID, b.ID) })
 	return out, nil
+}
+
+// candidates returns the intervals Select examines for sel (every
+// interval when all is set) and the time test each must pass.
+func (s *Store) candidates(sel retail.Selection) (candidates []int32, all bool, keep func(iv *interval) bool, err error) {
+	if sel.Latest {
+		t, err := unix(sel.AsOf)
+		if err != nil {
+			return nil, false, nil, fmt.Errorf("select events: as_of: %w", err)
+		}
+		switch {
+		case sel.StoreID != "" && sel.ProductID != "":
+			candidates = s.byPair[pairKey{sel.StoreID, sel.ProductID}]
+		case len(s.ivs) == 0 || t < s.t0:
+		case t > s.t1 && sel.StoreID != "":
+			candidates = s.byStoreTail[sel.StoreID]
+		case t > s.t1:
+			candidates = s.tail
+		case sel.StoreID != "":
+			if sb := s.byStoreBucket[sel.StoreID]; sb != nil {
+				candidates = sb[(t-s.t0)/s.width]
+			}
+		default:
+			candidates = s.bucket[(t-s.t0)/s.width]
+		}
+		return candidates, false, func(iv *interval) bool { return iv.from <= t && t < iv.until }, nil
+	}
+	start, err1 := unix(sel.Start)
+	end, err2 := unix(sel.End)
+	if err1 != nil || err2 != nil {
+		return nil, false, nil, fmt.Errorf("select events: window: bad timestamp")
+	}
+	keep = func(iv *interval) bool { return start <= iv.from && iv.from < end }
+	if sel.StoreID == "" {
+		return nil, true, keep, nil
+	}
+	idx := s.byStore[sel.StoreID]
+	lo := sort.Search(len(idx), func(i int) bool { return s.ivs[idx[i]].from >= start })
+	hi := sort.Search(len(idx), func(i int) bool { return s.ivs[idx[i]].from >= end })
+	return idx[lo:max(lo, hi)], false, keep, nil
 }
 
 // Lookup returns those of ids that exist, sorted by event id.
