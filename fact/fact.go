@@ -13,6 +13,7 @@ package fact
 import (
 	"encoding/json"
 	"errors"
+	"iter"
 	"maps"
 	"slices"
 )
@@ -145,6 +146,13 @@ func Absent(a Absence) Provenance {
 
 // EventIDs returns a copy of the event ids; nil for an absence.
 func (p Provenance) EventIDs() []string { return slices.Clone(p.eventIDs) }
+
+// NumEvents returns the number of event ids; 0 for an absence.
+func (p Provenance) NumEvents() int { return len(p.eventIDs) }
+
+// AllEventIDs yields the event ids in order, without copying them (a
+// window's provenance lists every event in it); none for an absence.
+func (p Provenance) AllEventIDs() iter.Seq[string] { return slices.Values(p.eventIDs) }
 
 // Absence returns the attestation, if p is one.
 func (p Provenance) Absence() (Absence, bool) {

@@ -164,8 +164,17 @@ func (l *Ledger) IDs() []string {
 
 // Grounding returns every numeral the recorded results let an answer cite.
 func (l *Ledger) Grounding() grounding.Ledger {
-	var g grounding.Ledger
-	for _, e := range l.Entries() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	n := 0
+	for _, e := range l.entries {
+		n += len(e.Numerals)
+	}
+	if n == 0 {
+		return grounding.Ledger{}
+	}
+	g := grounding.Ledger{Numerals: make([]grounding.Numeral, 0, n)}
+	for _, e := range l.entries {
 		g.Numerals = append(g.Numerals, e.Numerals...)
 	}
 	return g
@@ -178,7 +187,9 @@ func (l *Ledger) Grounding() grounding.Ledger {
 // events behind it, and the call's instants, as exact timestamps and as a
 // window inside which a cited instant is allowed.
 func Numerals(r fact.Result) []grounding.Numeral {
-	var out []grounding.Numeral
+	// At most: a value, its ids, the call's store and product, the events
+	// and their number, three instants and a window; one allocation.
+	out := make([]grounding.Numeral, 0, 1+len(r.Value.IDs)+2+r.Provenance.NumEvents()+1+3+1)
 	count := func(n int) { out = append(out, grounding.Numeral{Value: float64(n), Unit: grounding.UnitCount}) }
 	id := func(s string) {
 		if s != "" {
@@ -201,15 +212,14 @@ func Numerals(r fact.Result) []grounding.Numeral {
 	}
 	id(r.Args["store_id"])
 	id(r.Args["product_id"])
-	events := r.Provenance.EventIDs()
-	for _, e := range events {
+	for e := range r.Provenance.AllEventIDs() {
 		id(e)
 	}
-	if len(events) > 0 {
-		count(len(events))
+	if n := r.Provenance.NumEvents(); n > 0 {
+		count(n)
 	}
 	asOf, start, end := r.Args["as_of"], r.Args["start"], r.Args["end"]
-	for _, ts := range []string{asOf, start, end} {
+	for _, ts := range [...]string{asOf, start, end} {
 		if t, ok := unix(ts); ok {
 			out = append(out, grounding.Numeral{Value: float64(t), Unit: grounding.UnitTimestamp})
 		}

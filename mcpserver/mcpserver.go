@@ -197,8 +197,11 @@ func summary(a answer.Answer) string {
 	if ids := a.ResultIDs(); len(ids) > 0 {
 		fmt.Fprintf(&b, " [result %s", strings.Join(ids, ", "))
 		if p, ok := a.Provenance(); ok {
-			if ev := p.EventIDs(); len(ev) > 0 {
-				fmt.Fprintf(&b, "; %d event(s), read %s%s", len(ev), eventURIPrefix, ev[0])
+			if n := p.NumEvents(); n > 0 {
+				for first := range p.AllEventIDs() { // no copy of a window's list
+					fmt.Fprintf(&b, "; %d event(s), read %s%s", n, eventURIPrefix, first)
+					break
+				}
 			} else {
 				b.WriteString("; absence attested")
 			}

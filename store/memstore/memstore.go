@@ -10,7 +10,8 @@
 // part of it when the question names a store), which holds
 // about one interval per pair (plus those crossing the bucket), so cost
 // grows with the number of pairs, not the number of events; a window scans
-// one store's intervals between two binary searches.
+// one store's intervals (in the one state it counts, if so) between two
+// binary searches.
 package memstore
 
 import (
@@ -54,6 +55,14 @@ type Store struct {
 	// a one-store as-of question examines that store's intervals only.
 	byStoreBucket map[string][][]int32
 	byStoreTail   map[string][]int32
+	// byStoreState is byStore split by state, so a one-store, one-state
+	// window (count_events_in_window) examines only the events it counts.
+	byStoreState map[storeState][]int32 // sorted by (from, event id)
+}
+
+type storeState struct {
+	store string
+	state retail.State
 }
 
 // New builds a store from intervals (as store/duckdb's Intervals returns
@@ -67,6 +76,7 @@ func New(info retail.Info, intervals []retail.Interval) (*Store, error) {
 		byStore:       map[string][]int32{},
 		byStoreBucket: map[string][][]int32{},
 		byStoreTail:   map[string][]int32{},
+		byStoreState:  map[storeState][]int32{},
 	}
 	for i, in := range intervals {
 		from, err := unix(in.Timestamp)
@@ -87,6 +97,8 @@ func New(info retail.Info, intervals []retail.Interval) (*Store, error) {
 		k := pairKey{in.StoreID, in.ProductID}
 		s.byPair[k] = append(s.byPair[k], int32(i))
 		s.byStore[in.StoreID] = append(s.byStore[in.StoreID], int32(i))
+		ss := storeState{in.StoreID, in.State}
+		s.byStoreState[ss] = append(s.byStoreState[ss], int32(i))
 		if i == 0 || from < s.t0 {
 			s.t0 = from
 		}
@@ -94,11 +106,15 @@ func New(info retail.Info, intervals []retail.Interval) (*Store, error) {
 			s.t1 = from
 		}
 	}
+	byTime := func(a, b int32) int {
+		x, y := &s.ivs[a], &s.ivs[b]
+		return cmp.Or(cmp.Compare(x.from, y.from), cmp.Compare(x.e.ID, y.e.ID))
+	}
 	for _, idx := range s.byStore {
-		slices.SortFunc(idx, func(a, b int32) int {
-			x, y := s.ivs[a], s.ivs[b]
-			return cmp.Or(cmp.Compare(x.from, y.from), cmp.Compare(x.e.ID, y.e.ID))
-		})
+		slices.SortFunc(idx, byTime)
+	}
+	for _, idx := range s.byStoreState {
+		slices.SortFunc(idx, byTime)
 	}
 	s.width = max(1, (s.t1-s.t0+buckets)/buckets)
 	s.bucket = make([][]int32, buckets)
@@ -177,21 +193,36 @@ func (s *Store) Select(ctx context.Context, sel retail.Selection) ([]retail.Even
 	if all {
 		n = len(s.ivs)
 	}
-	var out []retail.Event
+	at := func(k int) *interval { // a pointer: an interval is too large to copy per candidate
+		if all {
+			return &s.ivs[k]
+		}
+		return &s.ivs[candidates[k]]
+	}
+	selected := func(iv *interval) bool {
+		if sel.Stores != nil && !slices.Contains(sel.Stores, iv.e.StoreID) {
+			return false
+		}
+		return keep(iv) && (sel.StoreID == "" || iv.e.StoreID == sel.StoreID) &&
+			(sel.ProductID == "" || iv.e.ProductID == sel.ProductID) && sel.Match.Accepts(iv.e)
+	}
+	// Two passes, counting then copying: the result is allocated once, at
+	// its size (a window's events are many).
+	found := 0
 	for k := range n {
 		if err := deadline.Check(ctx, k); err != nil {
 			return nil, fmt.Errorf("select events: %w", err)
 		}
-		i := int32(k)
-		if !all {
-			i = candidates[k]
+		if selected(at(k)) {
+			found++
 		}
-		iv := &s.ivs[i] // a pointer: an interval is too large to copy per candidate
-		if sel.Stores != nil && !slices.Contains(sel.Stores, iv.e.StoreID) {
-			continue
-		}
-		if keep(iv) && (sel.StoreID == "" || iv.e.StoreID == sel.StoreID) &&
-			(sel.ProductID == "" || iv.e.ProductID == sel.ProductID) && sel.Match.Accepts(iv.e) {
+	}
+	if found == 0 {
+		return nil, nil
+	}
+	out := make([]retail.Event, 0, found)
+	for k := range n {
+		if iv := at(k); selected(iv) {
 			out = append(out, iv.e)
 		}
 	}
@@ -234,6 +265,9 @@ func (s *Store) candidates(sel retail.Selection) (candidates []int32, all bool, 
 		return nil, true, keep, nil
 	}
 	idx := s.byStore[sel.StoreID]
+	if len(sel.Match.States) == 1 {
+		idx = s.byStoreState[storeState{sel.StoreID, sel.Match.States[0]}]
+	}
 	lo := sort.Search(len(idx), func(i int) bool { return s.ivs[idx[i]].from >= start })
 	hi := sort.Search(len(idx), func(i int) bool { return s.ivs[idx[i]].from >= end })
 	return idx[lo:max(lo, hi)], false, keep, nil

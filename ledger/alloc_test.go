@@ -1,0 +1,36 @@
+package ledger_test
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/provenant/provenant/fact"
+	"github.com/provenant/provenant/ledger"
+)
+
+// TestNumerals_OneAllocation guards the price of a window's ledger, which
+// lists every event behind the answer: Numerals allocates its list once,
+// and Grounding gathers a request's numerals into one allocation.
+func TestNumerals_OneAllocation(t *testing.T) {
+	ids := make([]string, 150)
+	for i := range ids {
+		ids[i] = fmt.Sprintf("evt-%06d", 1000+i)
+	}
+	r := result(t, "count_events_in_window", map[string]string{"store_id": "st-003", "state": "LOW_STOCK", "start": "2026-01-08T00:00:00Z", "end": "2026-01-15T00:00:00Z"},
+		fact.EventCount(len(ids)), ids)
+	if got := len(ledger.Numerals(r)); got != len(ids)+6 {
+		t.Fatalf("Numerals lists %d numerals; want %d (count, store, %d events, event count, 2 instants, window)", got, len(ids)+6, len(ids))
+	}
+	if a := testing.AllocsPerRun(20, func() { ledger.Numerals(r) }); a > 1 {
+		t.Errorf("Numerals allocates %.0f times; want 1", a)
+	}
+	l := ledger.New(&ledger.Sequence{})
+	l.Record(r)
+	l.Record(r)
+	if got := len(l.Grounding().Numerals); got != 2*(len(ids)+6) {
+		t.Fatalf("Grounding lists %d numerals; want %d", got, 2*(len(ids)+6))
+	}
+	if a := testing.AllocsPerRun(20, func() { l.Grounding() }); a > 1 {
+		t.Errorf("Grounding allocates %.0f times; want 1", a)
+	}
+}
