@@ -280,8 +280,8 @@ type wire struct {
 	Outcome    Outcome           `json:"outcome"`
 	Tool       *string           `json:"tool"`
 	Params     map[string]string `json:"params"`
-	Value      *fact.Value       `json:"value"`
-	Provenance *fact.Provenance  `json:"provenance"`
+	Value      any               `json:"value"`      // fact.Value.JSONShape, or nil
+	Provenance any               `json:"provenance"` // fact.Provenance.JSONShape, or nil
 	Text       *string           `json:"text"`
 	Verdict    *fact.Verdict     `json:"verdict"`
 	Reason     *string           `json:"reason"`
@@ -293,8 +293,16 @@ type wire struct {
 
 // MarshalJSON writes the documented answer object with every key present.
 func (a Answer) MarshalJSON() ([]byte, error) {
-	w := wire{Outcome: a.outcome, Params: a.args, Value: a.value, Provenance: a.provenance, Text: a.text, Verdict: a.verdict,
+	w := wire{Outcome: a.outcome, Params: a.args, Text: a.text, Verdict: a.verdict,
 		ResultIDs: a.resultIDs, Grounding: a.grounding, Confidence: a.confidence}
+	// Plain data, not the Marshalers: encoding/json scans a Marshaler's
+	// output once more, a pass over every event id of a window.
+	if a.value != nil {
+		w.Value = a.value.JSONShape()
+	}
+	if a.provenance != nil {
+		w.Provenance = a.provenance.JSONShape()
+	}
 	if w.ResultIDs == nil {
 		w.ResultIDs = []string{}
 	}

@@ -79,31 +79,37 @@ func (v Value) Equal(w Value) bool {
 // MarshalJSON writes the documented shapes: a string for state and flag,
 // an integer for price, objects for counts and lists, null for no
 // observation.
-func (v Value) MarshalJSON() ([]byte, error) {
+func (v Value) MarshalJSON() ([]byte, error) { return json.Marshal(v.JSONShape()) }
+
+// JSONShape returns v as plain data that encoding/json writes exactly as
+// MarshalJSON does: for an encoder that embeds the value, since the output
+// of a Marshaler is scanned once more by the enclosing encoder. It shares
+// v's lists; treat it as read-only.
+func (v Value) JSONShape() any {
 	ids := v.IDs
 	if ids == nil {
 		ids = []string{}
 	}
 	switch {
 	case v.Kind == KindStoreCount:
-		return json.Marshal(struct {
+		return struct {
 			Count    int      `json:"count"`
 			StoreIDs []string `json:"store_ids"`
-		}{v.Count, ids})
+		}{v.Count, ids}
 	case v.Kind == KindProductList:
-		return json.Marshal(struct {
+		return struct {
 			ProductIDs []string `json:"product_ids"`
-		}{ids})
+		}{ids}
 	case v.Kind == KindEventCount:
-		return json.Marshal(struct {
+		return struct {
 			Count int `json:"count"`
-		}{v.Count})
+		}{v.Count}
 	case !v.Observed:
-		return []byte("null"), nil
+		return nil
 	case v.Kind == KindPrice:
-		return json.Marshal(v.Cents)
+		return v.Cents
 	}
-	return json.Marshal(v.Text)
+	return v.Text
 }
 
 // Absence attests that a search found nothing. EnumeratedCount is the size
@@ -177,15 +183,21 @@ func (p Provenance) WithEnumeratedCount(n int) Provenance {
 }
 
 // MarshalJSON writes {"event_ids": [...]} or {"absence": {...}}.
-func (p Provenance) MarshalJSON() ([]byte, error) {
+func (p Provenance) MarshalJSON() ([]byte, error) { return json.Marshal(p.JSONShape()) }
+
+// JSONShape returns p as plain data that encoding/json writes exactly as
+// MarshalJSON does, as Value.JSONShape does for a value (a window's
+// provenance lists every event in it). It shares p's lists; treat it as
+// read-only.
+func (p Provenance) JSONShape() any {
 	if p.absence != nil {
-		return json.Marshal(struct {
+		return struct {
 			Absence *Absence `json:"absence"`
-		}{p.absence})
+		}{p.absence}
 	}
-	return json.Marshal(struct {
+	return struct {
 		EventIDs []string `json:"event_ids"`
-	}{p.eventIDs})
+	}{p.eventIDs}
 }
 
 // Result is a tool's output: the value and the provenance behind it, for
