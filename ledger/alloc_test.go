@@ -24,6 +24,11 @@ func TestNumerals_OneAllocation(t *testing.T) {
 	if a := testing.AllocsPerRun(20, func() { ledger.Numerals(r) }); a > 1 {
 		t.Errorf("Numerals allocates %.0f times; want 1", a)
 	}
+	one := ledger.New(&ledger.Sequence{})
+	one.Record(r)
+	if a := testing.AllocsPerRun(20, func() { one.Grounding() }); a > 0 {
+		t.Errorf("Grounding of one result allocates %.0f times; want 0 (its numerals as recorded)", a)
+	}
 	l := ledger.New(&ledger.Sequence{})
 	l.Record(r)
 	l.Record(r)

@@ -163,9 +163,15 @@ func (l *Ledger) IDs() []string {
 }
 
 // Grounding returns every numeral the recorded results let an answer cite.
+// The list may share the entries' memory (a window's lists every event
+// behind it): read it, do not write into it.
 func (l *Ledger) Grounding() grounding.Ledger {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	if len(l.entries) == 1 {
+		// Clipped: an append by the caller copies instead of writing here.
+		return grounding.Ledger{Numerals: slices.Clip(l.entries[0].Numerals)}
+	}
 	n := 0
 	for _, e := range l.entries {
 		n += len(e.Numerals)

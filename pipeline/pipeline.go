@@ -208,7 +208,7 @@ func (p *Pipeline) ask(ctx context.Context, question string, rec *Record) answer
 	}
 
 	rec.Stage = answer.StageSelect
-	if a, done := timedOut(ctx, rec, nil, answer.StageSelect, "", nil); done {
+	if a, done := timedOut(ctx, rec, nil, answer.StageSelect, nil); done {
 		return a
 	}
 	selectCtx := ctx
@@ -216,7 +216,7 @@ func (p *Pipeline) ask(ctx context.Context, question string, rec *Record) answer
 		selectCtx = provider.WithSample(ctx, 0)
 	}
 	proposal, err := p.prov.Select(selectCtx, q, p.menu)
-	if a, done := timedOut(ctx, rec, err, answer.StageSelect, "", nil); done {
+	if a, done := timedOut(ctx, rec, err, answer.StageSelect, nil); done {
 		return a
 	}
 	if err != nil {
@@ -267,11 +267,11 @@ func (p *Pipeline) execute(ctx context.Context, proposal tool.Proposal, rec *Rec
 	rec.Validation = "passed"
 
 	rec.Stage = answer.StageExecute
-	if a, done := timedOut(ctx, rec, nil, answer.StageExecute, call.Tool(), call.Args()); done {
+	if a, done := timedOut(ctx, rec, nil, answer.StageExecute, &call); done {
 		return fail(a)
 	}
 	result, err := p.exec.Execute(ctx, call)
-	if a, done := timedOut(ctx, rec, err, answer.StageExecute, call.Tool(), call.Args()); done {
+	if a, done := timedOut(ctx, rec, err, answer.StageExecute, &call); done {
 		return fail(a)
 	}
 	if err != nil {
@@ -286,12 +286,12 @@ func (p *Pipeline) execute(ctx context.Context, proposal tool.Proposal, rec *Rec
 func (p *Pipeline) finish(ctx context.Context, question string, call tool.Call, result fact.Result, rec *Record, compose func(fact.Result) (string, error)) answer.Answer {
 	start := time.Now()
 	rec.Stage = answer.StageResolve
-	if a, done := timedOut(ctx, rec, nil, answer.StageResolve, call.Tool(), call.Args()); done {
+	if a, done := timedOut(ctx, rec, nil, answer.StageResolve, &call); done {
 		return a
 	}
 	verdict, err := p.res.Resolve(ctx, call, result)
 	rec.Deterministic += time.Since(start)
-	if a, done := timedOut(ctx, rec, err, answer.StageResolve, call.Tool(), call.Args()); done {
+	if a, done := timedOut(ctx, rec, err, answer.StageResolve, &call); done {
 		return a
 	}
 	if err != nil {
@@ -314,7 +314,7 @@ func (p *Pipeline) finish(ctx context.Context, question string, call tool.Call, 
 	sentence, err := compose(result)
 	// A sentence composed after the deadline does not ship, even when the
 	// model ignored the context: the request's bound holds.
-	if a, done := timedOut(ctx, rec, err, answer.StageCompose, call.Tool(), call.Args()); done {
+	if a, done := timedOut(ctx, rec, err, answer.StageCompose, &call); done {
 		return a
 	}
 	switch s := strings.TrimSpace(sentence); {
@@ -370,8 +370,10 @@ func (p *Pipeline) finish(ctx context.Context, question string, call tool.Call, 
 // err is the error the stage returned, if any, kept for the log line.
 // Whether ctx is done is the only test: a stage's error while ctx is live
 // is that stage's own failure. A deadline thus aborts a request; it never
-// changes an answer.
-func timedOut(ctx context.Context, rec *Record, err error, stage answer.Stage, tool string, args map[string]string) (answer.Answer, bool) {
+// changes an answer. call is the validated call the answer names, nil
+// before there is one; its arguments are copied only on a timeout (this
+// runs at every stage of every request).
+func timedOut(ctx context.Context, rec *Record, err error, stage answer.Stage, call *tool.Call) (answer.Answer, bool) {
 	cerr := ctx.Err()
 	if cerr == nil {
 		return answer.Answer{}, false
@@ -380,7 +382,10 @@ func timedOut(ctx context.Context, rec *Record, err error, stage answer.Stage, t
 		err = cerr
 	}
 	rec.ErrorDetail = detail(err)
-	return answer.Fail(stage, answer.ReasonTimeout, tool, args), true
+	if call == nil {
+		return answer.Fail(stage, answer.ReasonTimeout, "", nil), true
+	}
+	return answer.Fail(stage, answer.ReasonTimeout, call.Tool(), call.Args()), true
 }
 
 // confidence gathers the signals a shipped answer has and combines them.

@@ -169,7 +169,7 @@ func (p *Pipeline) vote(ctx context.Context, question string, first tool.Proposa
 				if rec.ErrorDetail == "" {
 					rec.ErrorDetail = detail(fmt.Errorf("sample %d: %w", i, err))
 				}
-				if a, done := timedOut(ctx, rec, err, answer.StageSelect, "", nil); done {
+				if a, done := timedOut(ctx, rec, err, answer.StageSelect, nil); done {
 					return a
 				}
 				continue
@@ -184,7 +184,7 @@ func (p *Pipeline) vote(ctx context.Context, question string, first tool.Proposa
 		span += time.Since(start)
 		// A sample cut short by the deadline is no vote for nothing: the
 		// request times out rather than decide on fewer ballots.
-		if a, done := timedOut(ctx, rec, nil, answer.StageExecute, "", nil); done {
+		if a, done := timedOut(ctx, rec, nil, answer.StageExecute, nil); done {
 			rec.Deterministic = span
 			return a
 		}
