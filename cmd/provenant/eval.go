@@ -36,10 +36,6 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	if fs.NArg() > 0 {
-		fs.Usage()
-		return errUsage
-	}
 
 	// One log line per question would bury the table; the pipeline's
 	// request log goes to stderr only when --log-level is given.
@@ -101,22 +97,22 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 // are otherwise ignored.
 func runCalibrate(ctx context.Context, fs *flag.FlagSet, ef *engineFlags, gold *eval.GoldSet, seeds int, out string, stdout io.Writer) error {
 	if seeds < 1 {
-		return fmt.Errorf("calibrate: --calibration-seeds must be at least 1")
+		return usagef("--calibration-seeds: want at least 1")
 	}
 	if flagSet(fs, "provider") && ef.provider != "noisy" {
-		return fmt.Errorf("calibrate: the calibration instrument is the noisy provider; use --noisy-inner to choose what it wraps")
+		return usagef("--provider: the calibration instrument is the noisy provider; use --noisy-inner to choose what it wraps")
 	}
 	noise := eval.DefaultNoiseRate
 	if flagSet(fs, "noise") {
 		noise = ef.noise
 	}
 	if !(noise > 0 && noise <= 1) {
-		return fmt.Errorf("calibrate: --noise must be in (0, 1]")
+		return usagef("--noise: want a rate above 0, at most 1, with --calibrate")
 	}
 	inner := *ef
 	inner.provider, inner.noise = ef.noisyInner, 0
 	if inner.provider == "noisy" {
-		return fmt.Errorf("calibrate: --noisy-inner cannot be noisy")
+		return usagef("--noisy-inner: want rules, openai, record or replay (not noisy)")
 	}
 	p, err := inner.buildProvider()
 	if err != nil {
