@@ -73,8 +73,8 @@ func LoadTable(rec *Record) (string, error) {
 			met++
 		}
 	}
-	fmt.Fprintf(&b, "\n%d workers × %d questions (%d requests) per run. Targets, p95 under 1 ms and over 5,000 questions/s on 2 cores: met in %d of %d runs.\n\n",
-		first.Workers, first.QuestionsPerWorker, first.Requests, met, len(rec.Outputs))
+	fmt.Fprintf(&b, "\n%d workers × %d questions (%s requests) per run. Targets, p95 under 1 ms and over 5,000 questions/s on 2 cores: met in %d of %d runs.\n\n",
+		first.Workers, first.QuestionsPerWorker, Thousands(float64(first.Requests)), met, len(rec.Outputs))
 	b.WriteString(Provenance(rec))
 	return b.String(), nil
 }

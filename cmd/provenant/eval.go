@@ -32,9 +32,12 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	calibrate := fs.Bool("calibrate", false,
 		"calibrate an abstention policy on the calibration split (in-coverage items at even positions) over the noisy instrument at --noise (default 0.2) and write it to --out; exits non-zero, writing the curve but no policy, when no threshold qualifies")
 	calSeeds := fs.Int("calibration-seeds", eval.DefaultSeeds, "with --calibrate: the `N` seeds 1..N of the noisy instrument, one pass of the split each")
-	outDir := fs.String("out", "eval/calibration", "with --calibrate: the `DIR` for policy.json, curve.json and risk-coverage.svg")
+	outDir := fs.String("out", "", "with --calibrate (required): the `DIR` for policy.json, curve.json and risk-coverage.svg; eval/calibration holds the committed ones")
 	if err := parseFlags(fs, args); err != nil {
 		return err
+	}
+	if *calibrate && *outDir == "" {
+		return usagef("--calibrate needs --out DIR (write to a new directory and compare it with eval/calibration, the committed artifact)")
 	}
 
 	// One log line per question would bury the table; the pipeline's
