@@ -9,9 +9,12 @@ import (
 	"encoding/json"
 	"errors"
 	"maps"
+	"slices"
+	"strconv"
 
 	"github.com/provenant/provenant/fact"
 	"github.com/provenant/provenant/grounding"
+	"github.com/provenant/provenant/tool"
 )
 
 // Outcome is the terminal kind of a request.
@@ -37,12 +40,60 @@ const (
 	StageCompose Stage = "compose"
 )
 
-// Error reasons, the first word of Reason for an error outcome.
+// ReasonKind is the kind of a reason: the first word of the wire reason,
+// from a closed set. Callers switch on it; they never cut the text apart.
+type ReasonKind string
+
+// The reason kinds, by the outcome that carries them.
 const (
-	ReasonModelUnavailable   = "model_unavailable"
-	ReasonVerificationFailed = "verification_failed"
-	ReasonInternal           = "internal"
+	// Abstentions.
+	ReasonEmptyQuestion    ReasonKind = "empty_question"    // the question is empty
+	ReasonQuestionTooLong  ReasonKind = "question_too_long" // the question exceeds the byte bound
+	ReasonNoTool           ReasonKind = "no_tool"           // no tool on the menu covers the question
+	ReasonGroundingRefused ReasonKind = "grounding_refused" // the sentence cites numbers no result backs
+	ReasonBelowThreshold   ReasonKind = "below_threshold"   // confidence below the calibrated threshold
+	ReasonNoMajority       ReasonKind = "no_majority"       // a self-consistency vote found no majority
+
+	// Rejections: the wall's kinds (package tool).
+	ReasonUnregistered = ReasonKind(tool.Unregistered)
+	ReasonInvalid      = ReasonKind(tool.Invalid)
+	ReasonRawQuery     = ReasonKind(tool.RawQuery)
+	ReasonOutOfScope   = ReasonKind(tool.OutOfScope)
+
+	// Errors.
+	ReasonModelUnavailable   ReasonKind = "model_unavailable"   // the model was unreachable
+	ReasonVerificationFailed ReasonKind = "verification_failed" // the resolver's verdict failed
+	ReasonInternal           ReasonKind = "internal"            // our own failure
+	ReasonTimeout            ReasonKind = "timeout"             // the request's deadline passed or it was cancelled
 )
+
+// AbstainKinds, RejectKinds and ErrorKinds are the closed sets of reason
+// kinds each outcome may carry.
+var (
+	AbstainKinds = []ReasonKind{ReasonEmptyQuestion, ReasonQuestionTooLong, ReasonNoTool,
+		ReasonGroundingRefused, ReasonBelowThreshold, ReasonNoMajority}
+	RejectKinds = []ReasonKind{ReasonUnregistered, ReasonInvalid, ReasonRawQuery, ReasonOutOfScope}
+	ErrorKinds  = []ReasonKind{ReasonModelUnavailable, ReasonVerificationFailed, ReasonInternal, ReasonTimeout}
+)
+
+// Reason says why a request did not end in an answer: a kind from a
+// closed set and a human-readable detail that never holds a rejected
+// value. Its wire form is "kind: detail", or "kind" alone.
+type Reason struct {
+	Kind   ReasonKind
+	Detail string
+}
+
+// String returns the wire form.
+func (r Reason) String() string {
+	if r.Detail == "" {
+		return string(r.Kind)
+	}
+	return string(r.Kind) + ": " + r.Detail
+}
+
+// IsZero reports whether r is no reason.
+func (r Reason) IsZero() bool { return r.Kind == "" && r.Detail == "" }
 
 // Answer is the one object every surface returns. Its fields are
 // unexported so that only this package's constructors write them.
@@ -54,7 +105,7 @@ type Answer struct {
 	provenance *fact.Provenance
 	text       *string
 	verdict    *fact.Verdict
-	reason     string
+	reason     Reason
 	stage      Stage
 	resultIDs  []string
 	grounding  *grounding.Report
@@ -111,7 +162,7 @@ func Staple(r fact.Result, v fact.Verdict, text *string, resultID string) (Answe
 		a.outcome = Absence
 	}
 	if text == nil {
-		a.outcome, a.stage, a.reason = Error, StageCompose, ReasonModelUnavailable
+		a.outcome, a.stage, a.reason = Error, StageCompose, Reason{Kind: ReasonModelUnavailable}
 		return a, nil
 	}
 	t := *text
@@ -120,22 +171,34 @@ func Staple(r fact.Result, v fact.Verdict, text *string, resultID string) (Answe
 }
 
 // Abstain is the answer when no tool covers the question, or when a
-// verified answer must not ship.
-func Abstain(reason string) Answer {
-	return Answer{outcome: Abstained, reason: reason}
+// verified answer must not ship. It panics on a kind outside AbstainKinds:
+// that is a programming error.
+func Abstain(kind ReasonKind, detail string) Answer {
+	mustKind(kind, AbstainKinds)
+	return Answer{outcome: Abstained, reason: Reason{Kind: kind, Detail: detail}}
 }
 
 // Reject is the answer when the wall refused a call. tool is the called
 // tool's name when it is registered, "" otherwise (an unregistered name is
-// never echoed); reason never holds the rejected value.
-func Reject(tool, reason string) Answer {
-	return Answer{outcome: Rejected, tool: tool, reason: reason}
+// never echoed); the rejection never holds the rejected value.
+func Reject(tool string, r *tool.Rejection) Answer {
+	kind := ReasonKind(r.Kind)
+	mustKind(kind, RejectKinds)
+	return Answer{outcome: Rejected, tool: tool, reason: Reason{Kind: kind, Detail: r.Detail()}}
 }
 
 // Fail is the answer for an error at a stage. When a call had been
-// validated, tool and args name it.
-func Fail(stage Stage, reason, tool string, args map[string]string) Answer {
-	return Answer{outcome: Error, stage: stage, reason: reason, tool: tool, args: maps.Clone(args)}
+// validated, tool and args name it. It panics on a kind outside
+// ErrorKinds.
+func Fail(stage Stage, kind ReasonKind, tool string, args map[string]string) Answer {
+	mustKind(kind, ErrorKinds)
+	return Answer{outcome: Error, stage: stage, reason: Reason{Kind: kind}, tool: tool, args: maps.Clone(args)}
+}
+
+func mustKind(k ReasonKind, set []ReasonKind) {
+	if !slices.Contains(set, k) {
+		panic("answer: reason kind " + strconv.Quote(string(k)) + " is not in its outcome's closed set")
+	}
 }
 
 // Outcome returns the terminal kind.
@@ -198,8 +261,16 @@ func (a Answer) Grounding() (grounding.Report, bool) {
 // ResultIDs returns the ids of the results the answer carries.
 func (a Answer) ResultIDs() []string { return append([]string(nil), a.resultIDs...) }
 
-// Reason returns the reason for a non-answer, "" otherwise.
-func (a Answer) Reason() string { return a.reason }
+// Reason returns the reason for a non-answer, the zero Reason otherwise.
+func (a Answer) Reason() Reason { return a.reason }
+
+// Rejection returns the wall's kind of a rejected answer.
+func (a Answer) Rejection() (tool.RejectKind, bool) {
+	if a.outcome != Rejected {
+		return "", false
+	}
+	return tool.RejectKind(a.reason.Kind), true
+}
 
 // Stage returns the failing stage of an error, "" otherwise.
 func (a Answer) Stage() Stage { return a.stage }
@@ -231,8 +302,8 @@ func (a Answer) MarshalJSON() ([]byte, error) {
 		t := a.tool
 		w.Tool = &t
 	}
-	if a.reason != "" {
-		r := a.reason
+	if !a.reason.IsZero() {
+		r := a.reason.String()
 		w.Reason = &r
 	}
 	if a.stage != "" {

@@ -10,6 +10,7 @@ import (
 	"github.com/provenant/provenant/answer"
 	"github.com/provenant/provenant/fact"
 	"github.com/provenant/provenant/grounding"
+	"github.com/provenant/provenant/tool"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
@@ -64,9 +65,9 @@ func TestAnswer_JSON(t *testing.T) {
 		{"no observation", staple(t, fact.NoObservation(fact.KindPrice), nil, "No scan.")},
 		{"empty list", staple(t, fact.ProductList(nil), nil, "None.")},
 		{"compose failed", staple(t, fact.Price(299), []string{"evt-000002"}, "")},
-		{"abstained", answer.Abstain("no_tool: no tool on the menu covers the question")},
-		{"rejected", answer.Reject("get_price", "raw_query: parameter store_id carries query syntax")},
-		{"rejected unregistered", answer.Reject("", "unregistered: tool is not on the menu")},
+		{"abstained", answer.Abstain(answer.ReasonNoTool, "no tool on the menu covers the question")},
+		{"rejected", answer.Reject("get_price", &tool.Rejection{Kind: tool.RawQuery, Param: "store_id", Reason: "carries query syntax"})},
+		{"rejected unregistered", answer.Reject("", &tool.Rejection{Kind: tool.Unregistered, Reason: "tool is not on the menu"})},
 		{"select failed", answer.Fail(answer.StageSelect, answer.ReasonModelUnavailable, "", nil)},
 		{"unverified", answer.Unverified("get_price", map[string]string{"store_id": "st-001"}, fact.Verdict{ProvenanceValid: true, ValueMatches: true})},
 	}
@@ -131,5 +132,66 @@ func TestNewResult_PositiveNeedsEvents(t *testing.T) {
 	}
 	if _, err := fact.NewResult("x", nil, fact.EventCount(0), fact.Provenance{}); err == nil {
 		t.Error("zero provenance was accepted")
+	}
+}
+
+// TestReason_Typed pins that every non-answer carries its reason as a kind
+// from its outcome's closed set and a detail, and that the wire form is
+// "kind: detail" (or "kind" alone), so no caller cuts the text apart.
+func TestReason_Typed(t *testing.T) {
+	tests := []struct {
+		name     string
+		a        answer.Answer
+		wantKind answer.ReasonKind
+		wantWire string
+	}{
+		{"abstained", answer.Abstain(answer.ReasonNoTool, "no tool on the menu covers the question"),
+			answer.ReasonNoTool, "no_tool: no tool on the menu covers the question"},
+		{"rejected with parameter", answer.Reject("get_price", &tool.Rejection{Kind: tool.RawQuery, Param: "store_id", Reason: "carries query syntax"}),
+			answer.ReasonRawQuery, "raw_query: parameter store_id carries query syntax"},
+		{"rejected without parameter", answer.Reject("", &tool.Rejection{Kind: tool.Unregistered, Reason: "tool is not on the menu"}),
+			answer.ReasonUnregistered, "unregistered: tool is not on the menu"},
+		{"error", answer.Fail(answer.StageResolve, answer.ReasonTimeout, "", nil), answer.ReasonTimeout, "timeout"},
+		{"unverified", answer.Unverified("get_price", nil, fact.Verdict{}), answer.ReasonVerificationFailed, "verification_failed"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := tt.a.Reason()
+			if r.Kind != tt.wantKind || r.String() != tt.wantWire {
+				t.Errorf("Reason() = %q (kind %q), want %q (kind %q)", r, r.Kind, tt.wantWire, tt.wantKind)
+			}
+			var m struct{ Reason string }
+			b, _ := json.Marshal(tt.a)
+			if err := json.Unmarshal(b, &m); err != nil || m.Reason != tt.wantWire {
+				t.Errorf("wire reason %q, want %q", m.Reason, tt.wantWire)
+			}
+		})
+	}
+	if _, ok := answer.Abstain(answer.ReasonNoTool, "").Rejection(); ok {
+		t.Error("an abstention reports a rejection kind")
+	}
+	if k, ok := tests[1].a.Rejection(); !ok || k != tool.RawQuery {
+		t.Errorf("Rejection() = %q, %t", k, ok)
+	}
+}
+
+// TestReason_ClosedSets pins that the constructors refuse a kind outside
+// their outcome's set, and that the rejection kinds are the wall's.
+func TestReason_ClosedSets(t *testing.T) {
+	mustPanic := func(name string, f func()) {
+		t.Run(name, func(t *testing.T) {
+			defer func() {
+				if recover() == nil {
+					t.Error("no panic")
+				}
+			}()
+			f()
+		})
+	}
+	mustPanic("abstain with an error kind", func() { answer.Abstain(answer.ReasonInternal, "") })
+	mustPanic("fail with an abstain kind", func() { answer.Fail(answer.StageSelect, answer.ReasonNoTool, "", nil) })
+	mustPanic("reject with an unknown kind", func() { answer.Reject("", &tool.Rejection{Kind: "on_fire"}) })
+	for _, k := range []tool.RejectKind{tool.Unregistered, tool.Invalid, tool.RawQuery, tool.OutOfScope} {
+		answer.Reject("", &tool.Rejection{Kind: k}) // must not panic
 	}
 }

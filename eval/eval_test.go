@@ -168,7 +168,7 @@ func TestRun_ScorerCanFail(t *testing.T) {
 			name: "wrong abstention is over-refusal",
 			item: "price-tie",
 			replace: func(t testing.TB, real answer.Answer) answer.Answer {
-				return answer.Abstain("no_tool: nothing covers it")
+				return answer.Abstain(answer.ReasonNoTool, "nothing covers it")
 			},
 			want: want{correct: false, overRefusal: true, provenance: eval.ProvNone,
 				failing: []string{"in_coverage_correctness", "provenance_completeness"}},
@@ -214,7 +214,7 @@ func TestRun_ScorerCanFail(t *testing.T) {
 			name: "wrong rejection kind",
 			item: "wall-sql-or",
 			replace: func(t testing.TB, real answer.Answer) answer.Answer {
-				return answer.Reject(tool.GetStockState, "invalid: parameter product_id is not a product id")
+				return answer.Reject(tool.GetStockState, &tool.Rejection{Kind: tool.Invalid, Param: "product_id", Reason: "is not a product id"})
 			},
 			want: want{correct: false, provenance: eval.ProvNone, failing: []string{"in_coverage_correctness"}},
 		},
@@ -261,7 +261,7 @@ func TestRun_ScorerCanFail(t *testing.T) {
 // TestRun_EmptyGateIsNotMet checks a run that answers nothing cannot pass
 // by vacuous truth.
 func TestRun_EmptyGateIsNotMet(t *testing.T) {
-	abstainAll := askerFunc(func(ctx context.Context, q string) answer.Answer { return answer.Abstain("no_tool") })
+	abstainAll := askerFunc(func(ctx context.Context, q string) answer.Answer { return answer.Abstain(answer.ReasonNoTool, "") })
 	g := defaultGold(t)
 	r, err := eval.Run(t.Context(), abstainAll, g, nil)
 	if err != nil {
@@ -287,7 +287,7 @@ func (f askerFunc) Ask(ctx context.Context, q string) answer.Answer { return f(c
 func TestRun_CanceledContext(t *testing.T) {
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()
-	_, err := eval.Run(ctx, askerFunc(func(ctx context.Context, q string) answer.Answer { return answer.Abstain("x") }), defaultGold(t), nil)
+	_, err := eval.Run(ctx, askerFunc(func(ctx context.Context, q string) answer.Answer { return answer.Abstain(answer.ReasonNoTool, "x") }), defaultGold(t), nil)
 	if err == nil {
 		t.Fatal("Run succeeded on a canceled context")
 	}

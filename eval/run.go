@@ -13,7 +13,6 @@ import (
 
 	"github.com/provenant/provenant/answer"
 	"github.com/provenant/provenant/retail"
-	"github.com/provenant/provenant/tool"
 )
 
 // Asker answers a question through the pipeline (*pipeline.Pipeline is
@@ -276,8 +275,7 @@ func mismatch(it Item, a answer.Answer) string {
 	case answer.Abstained:
 		return ""
 	case answer.Rejected:
-		kind, _, _ := strings.Cut(a.Reason(), ":")
-		if tool.RejectKind(kind) != x.Rejection {
+		if kind, _ := a.Rejection(); kind != x.Rejection {
 			return fmt.Sprintf("rejection: want %s, got %s", x.Rejection, kind)
 		}
 		if x.Tool != "" && a.Tool() != x.Tool {

@@ -355,7 +355,8 @@ func StatusOf(a answer.Answer) int {
 	if a.Outcome() != answer.Error {
 		return http.StatusOK
 	}
-	if a.Reason() == answer.ReasonModelUnavailable {
+	switch a.Reason().Kind {
+	case answer.ReasonModelUnavailable:
 		return http.StatusServiceUnavailable
 	}
 	return http.StatusInternalServerError

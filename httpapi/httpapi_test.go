@@ -19,6 +19,7 @@ import (
 	"github.com/provenant/provenant/metrics"
 	"github.com/provenant/provenant/provider/rules"
 	"github.com/provenant/provenant/retail/demo"
+	"github.com/provenant/provenant/tool"
 )
 
 // marker is planted in rejected input; no response may contain it.
@@ -305,7 +306,7 @@ func TestServer_MalformedRequests(t *testing.T) {
 	// A backend that must never be reached by a malformed request.
 	srv.SetBackend(httpapi.Backend{Asker: askerFunc(func(context.Context, string) answer.Answer {
 		t.Error("a malformed request reached the pipeline")
-		return answer.Abstain("unreachable")
+		return answer.Abstain(answer.ReasonNoTool, "unreachable")
 	}), DatasetVersion: "v", Provider: "p"})
 	ts := httptest.NewServer(srv)
 	defer ts.Close()
@@ -373,8 +374,8 @@ func TestServer_StatusOfOutcome(t *testing.T) {
 		answer     answer.Answer
 		wantStatus int
 	}{
-		{"abstained", answer.Abstain("no_tool: nothing covers it"), 200},
-		{"rejected", answer.Reject("get_price", "invalid: parameter store_id is not a declared store"), 200},
+		{"abstained", answer.Abstain(answer.ReasonNoTool, "nothing covers it"), 200},
+		{"rejected", answer.Reject("get_price", &tool.Rejection{Kind: tool.Invalid, Param: "store_id", Reason: "is not a declared store"}), 200},
 		{"model unavailable at select", answer.Fail(answer.StageSelect, answer.ReasonModelUnavailable, "", nil), 503},
 		{"model unavailable at compose", answer.Fail(answer.StageCompose, answer.ReasonModelUnavailable, "get_price", map[string]string{"store_id": "st-001"}), 503},
 		{"internal at execute", answer.Fail(answer.StageExecute, answer.ReasonInternal, "get_price", nil), 500},

@@ -104,7 +104,7 @@ func TestTools_List(t *testing.T) {
 	t.Run("loading", check)
 	srv.SetBackend(httpapi.Backend{Asker: askerFunc(func(context.Context, string) answer.Answer {
 		t.Error("listing the tools reached the backend")
-		return answer.Abstain("unreachable")
+		return answer.Abstain(answer.ReasonNoTool, "unreachable")
 	})})
 	t.Run("loaded", check)
 }
@@ -285,7 +285,7 @@ func TestTools_MalformedRequests(t *testing.T) {
 	srv := httpapi.New(&httpapi.Options{Metrics: obs.Handler()})
 	srv.SetBackend(httpapi.Backend{Asker: askerFunc(func(context.Context, string) answer.Answer {
 		t.Error("a malformed request reached the pipeline")
-		return answer.Abstain("unreachable")
+		return answer.Abstain(answer.ReasonNoTool, "unreachable")
 	}), DatasetVersion: "v", Provider: "p"})
 	ts := httptest.NewServer(srv)
 	defer ts.Close()
@@ -380,7 +380,7 @@ func TestTools_StatusOfOutcome(t *testing.T) {
 		answer     answer.Answer
 		wantStatus int
 	}{
-		{"rejected", answer.Reject(tool.GetPrice, "invalid: parameter store_id is not a declared store"), 200},
+		{"rejected", answer.Reject(tool.GetPrice, &tool.Rejection{Kind: tool.Invalid, Param: "store_id", Reason: "is not a declared store"}), 200},
 		{"model unavailable at compose", answer.Fail(answer.StageCompose, answer.ReasonModelUnavailable, tool.GetPrice, map[string]string{"store_id": "st-001"}), 503},
 		{"internal at execute", answer.Fail(answer.StageExecute, answer.ReasonInternal, tool.GetPrice, nil), 500},
 		{"verification failed", answer.Fail(answer.StageResolve, answer.ReasonVerificationFailed, tool.GetPrice, nil), 500},
@@ -606,7 +606,7 @@ func TestOpenAPI_SchemasDescribeResponses(t *testing.T) {
 		{"error", "Error", do(t, http.MethodPost, ts.URL+"/v1/tools/"+marker, "application/json", []byte("{}")).body},
 		{"abstained", "Answer", postJSON(t, ts.URL+"/v1/ask", map[string]string{"question": "Who supplies oat milk?"}).body},
 		{"asked", "Answer", postJSON(t, ts.URL+"/v1/tools/ask", map[string]string{"question": "Which products are in state LOW_STOCK at st-003 as of 2026-01-06T08:00:00Z?"}).body},
-		{"unregistered tool proposed", "Answer", mustJSON(t, answer.Reject("", "unregistered: tool is not on the menu"))},
+		{"unregistered tool proposed", "Answer", mustJSON(t, answer.Reject("", &tool.Rejection{Kind: tool.Unregistered, Reason: "tool is not on the menu"}))},
 		{"compose failed", "Answer", mustJSON(t, answer.Fail(answer.StageCompose, answer.ReasonModelUnavailable, tool.GetPrice, map[string]string{"store_id": "st-001"}))},
 		{"verification failed", "Answer", mustJSON(t, answer.Fail(answer.StageResolve, answer.ReasonVerificationFailed, tool.GetPrice, nil))},
 	}

@@ -169,7 +169,7 @@ func (h *handlers) ask(ctx context.Context, req *mcp.CallToolRequest) (*mcp.Call
 	dec := json.NewDecoder(strings.NewReader(string(req.Params.Arguments)))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&in); err != nil || in.Question == nil {
-		return toolResult(answer.Reject(tool.AskName, "invalid: parameter question must be a string, and the only parameter")), nil
+		return toolResult(answer.Reject(tool.AskName, &tool.Rejection{Kind: tool.Invalid, Param: "question", Reason: "must be a string, and the only parameter"})), nil
 	}
 	return toolResult(h.p.Ask(withScope(ctx, req.Extra), *in.Question)), nil
 }
@@ -194,7 +194,7 @@ func summary(a answer.Answer) string {
 	switch {
 	case a.Text() != "":
 		b.WriteString(a.Text())
-	case a.Reason() != "":
+	case !a.Reason().IsZero():
 		fmt.Fprintf(&b, "%s: %s", a.Outcome(), a.Reason())
 	default:
 		b.WriteString(string(a.Outcome()))

@@ -29,7 +29,6 @@ import (
 
 	"github.com/provenant/provenant/answer"
 	"github.com/provenant/provenant/pipeline"
-	"github.com/provenant/provenant/tool"
 )
 
 // Metric names.
@@ -52,7 +51,7 @@ var (
 		string(answer.Answered), string(answer.Absence), string(answer.Abstained),
 		string(answer.Rejected), string(answer.Error),
 	}
-	rejectKinds = []string{string(tool.Unregistered), string(tool.Invalid), string(tool.RawQuery), string(tool.OutOfScope)}
+	rejectKinds = kindStrings(answer.RejectKinds)
 	resolutions = []string{"verified", "failed"}
 	groundings  = []string{"pass", "refused"}
 	// stages of an error; "none" when the error carries no stage.
@@ -61,9 +60,7 @@ var (
 		string(answer.StageResolve), string(answer.StageCompose),
 	}
 	// errorKinds are the error reasons, plus "panic" (a recovered panic).
-	errorKinds = []string{
-		answer.ReasonModelUnavailable, answer.ReasonVerificationFailed, answer.ReasonInternal, "panic",
-	}
+	errorKinds = append(kindStrings(answer.ErrorKinds), string(pipeline.ErrorKindPanic))
 )
 
 // DefaultBuckets suit a deterministic span between 10µs and 100ms.
@@ -156,6 +153,14 @@ func New(opts *Options) *Observer {
 	return m
 }
 
+func kindStrings(ks []answer.ReasonKind) []string {
+	out := make([]string, len(ks))
+	for i, k := range ks {
+		out[i] = string(k)
+	}
+	return out
+}
+
 // closed returns v if it is in set, Other otherwise.
 func closed(v string, set []string) string {
 	if slices.Contains(set, v) {
@@ -177,7 +182,7 @@ func (m *Observer) Observe(r pipeline.Record) {
 		if stage == "" {
 			stage = "none"
 		}
-		m.errors.WithLabelValues(closed(stage, stages), closed(r.ErrorKind, errorKinds)).Inc()
+		m.errors.WithLabelValues(closed(stage, stages), closed(string(r.ErrorKind), errorKinds)).Inc()
 	}
 	if r.Provenance == "verified" || r.Provenance == "failed" {
 		m.resolutions.WithLabelValues(r.Provenance).Inc()

@@ -40,14 +40,18 @@ type Observer interface {
 	Observe(Record)
 }
 
+// ErrorKindPanic is the Record's error kind for a recovered panic (the
+// answer's reason is internal).
+const ErrorKindPanic answer.ReasonKind = "panic"
+
 // Record describes one finished request: the fields of its log line.
 type Record struct {
 	Outcome    answer.Outcome
 	Tool       string
-	Validation string // "passed", a rejection kind, or "skipped"
-	Provenance string // "verified", "failed", or "skipped"
-	Grounding  string // "pass", "refused", or "" (no sentence checked)
-	ErrorKind  string // "", or the error reason
+	Validation string            // "passed", a rejection kind, or "skipped"
+	Provenance string            // "verified", "failed", or "skipped"
+	Grounding  string            // "pass", "refused", or "" (no sentence checked)
+	ErrorKind  answer.ReasonKind // "", the error's reason kind, or ErrorKindPanic
 	// ErrorDetail is the text of the error behind a failure (a provider's
 	// "cassette miss ...", say), truncated; logged, never returned to a
 	// client and never a metric label.
@@ -165,7 +169,7 @@ func (p *Pipeline) serve(ctx context.Context, questionLen int, handle func(*Reco
 		defer func() {
 			if r := recover(); r != nil {
 				a = answer.Fail(rec.Stage, answer.ReasonInternal, "", nil)
-				rec.ErrorKind = "panic"
+				rec.ErrorKind = ErrorKindPanic
 				rec.ErrorDetail = detail(fmt.Errorf("%v", r))
 			}
 		}()
@@ -173,7 +177,7 @@ func (p *Pipeline) serve(ctx context.Context, questionLen int, handle func(*Reco
 	}()
 	rec.Outcome, rec.Tool, rec.Stage = a.Outcome(), a.Tool(), a.Stage()
 	if rec.ErrorKind == "" && a.Outcome() == answer.Error {
-		rec.ErrorKind = a.Reason()
+		rec.ErrorKind = a.Reason().Kind
 	}
 	p.log(ctx, rec, questionLen)
 	if p.opts.Observer != nil {
@@ -186,9 +190,9 @@ func (p *Pipeline) ask(ctx context.Context, question string, rec *Record) answer
 	q := strings.TrimSpace(question)
 	switch {
 	case q == "":
-		return answer.Abstain("empty_question: the question is empty")
+		return answer.Abstain(answer.ReasonEmptyQuestion, "the question is empty")
 	case len(q) > MaxQuestionBytes:
-		return answer.Abstain(fmt.Sprintf("question_too_long: the question exceeds %d bytes", MaxQuestionBytes))
+		return answer.Abstain(answer.ReasonQuestionTooLong, fmt.Sprintf("the question exceeds %d bytes", MaxQuestionBytes))
 	}
 
 	rec.Stage = answer.StageSelect
@@ -202,7 +206,7 @@ func (p *Pipeline) ask(ctx context.Context, question string, rec *Record) answer
 		return answer.Fail(answer.StageSelect, answer.ReasonModelUnavailable, "", nil)
 	}
 	if proposal == nil {
-		return answer.Abstain("no_tool: no tool on the menu covers the question")
+		return answer.Abstain(answer.ReasonNoTool, "no tool on the menu covers the question")
 	}
 	compose := func(r fact.Result) (string, error) {
 		return p.opts.Provider.Compose(ctx, provider.ComposeInput{Question: q, Tool: r.Tool, Args: r.Args, Value: r.Value})
@@ -240,7 +244,7 @@ func (p *Pipeline) execute(ctx context.Context, proposal tool.Proposal, rec *Rec
 		if rej.Kind != tool.Unregistered {
 			name = proposal.Tool
 		}
-		return fail(answer.Reject(name, strings.TrimPrefix(rej.Error(), "reject call: ")))
+		return fail(answer.Reject(name, rej))
 	}
 	rec.Validation = "passed"
 
@@ -301,7 +305,7 @@ func (p *Pipeline) finish(ctx context.Context, question string, call tool.Call, 
 			rec.ErrorDetail = fmt.Sprintf("grounding: %d unmatched numeral(s)", len(r.Unmatched))
 			if p.opts.RefuseUngrounded {
 				rec.Deterministic += time.Since(groundStart)
-				return answer.Abstain("grounding_refused: the composed sentence cites numbers no result backs")
+				return answer.Abstain(answer.ReasonGroundingRefused, "the composed sentence cites numbers no result backs")
 			}
 			fallback := rules.Sentence(result.Tool, result.Args, result.Value)
 			text = &fallback
@@ -320,7 +324,7 @@ func (p *Pipeline) finish(ctx context.Context, question string, call tool.Call, 
 		class := calibration.ClassOfTool(result.Tool)
 		if t := pol.ThresholdFor(class); conf.Score < t {
 			rec.ErrorDetail = fmt.Sprintf("confidence %.4f below the %s threshold %.4f", conf.Score, class, t)
-			return answer.Abstain(fmt.Sprintf("below_threshold: confidence %.2f is below the calibrated threshold %.2f for %s questions", conf.Score, t, class))
+			return answer.Abstain(answer.ReasonBelowThreshold, fmt.Sprintf("confidence %.2f is below the calibrated threshold %.2f for %s questions", conf.Score, t, class))
 		}
 	}
 	return a.WithConfidence(conf)
@@ -360,7 +364,7 @@ func (p *Pipeline) log(ctx context.Context, rec Record, questionLen int) {
 		slog.String(KeyValidation, rec.Validation),
 		slog.String(KeyProvenance, rec.Provenance),
 		slog.String(KeyGrounding, rec.Grounding),
-		slog.String(KeyErrorKind, rec.ErrorKind),
+		slog.String(KeyErrorKind, string(rec.ErrorKind)),
 		slog.String(KeyErrorDetail, rec.ErrorDetail),
 		slog.String(KeyStage, string(rec.Stage)),
 		slog.Int64(KeyDeterministicMicros, rec.Deterministic.Microseconds()),

@@ -87,7 +87,7 @@ func TestAsk_Terminals(t *testing.T) {
 		question   string
 		outcome    answer.Outcome
 		stage      answer.Stage
-		reasonPfx  string
+		kind       answer.ReasonKind
 		wantValue  bool
 		wantText   string
 		validation string
@@ -117,8 +117,8 @@ func TestAsk_Terminals(t *testing.T) {
 			rec := &recorder{}
 			p := newPipeline(t, tt.provider, tt.resolver, &logs, rec)
 			a := p.Ask(t.Context(), tt.question)
-			if a.Outcome() != tt.outcome || a.Stage() != tt.stage || !strings.HasPrefix(a.Reason(), tt.reasonPfx) {
-				t.Errorf("Ask() = (%s, %q, %q), want (%s, %q, %q...)", a.Outcome(), a.Stage(), a.Reason(), tt.outcome, tt.stage, tt.reasonPfx)
+			if a.Outcome() != tt.outcome || a.Stage() != tt.stage || a.Reason().Kind != tt.kind {
+				t.Errorf("Ask() = (%s, %q, %q), want (%s, %q, %q)", a.Outcome(), a.Stage(), a.Reason(), tt.outcome, tt.stage, tt.kind)
 			}
 			if _, ok := a.Value(); ok != tt.wantValue {
 				t.Errorf("Value() present = %t, want %t", ok, tt.wantValue)
@@ -154,7 +154,7 @@ func TestAsk_Terminals(t *testing.T) {
 			if tt.outcome == answer.Error && line[pipeline.KeyErrorDetail] == "" {
 				t.Errorf("error without %s: %v", pipeline.KeyErrorDetail, line)
 			}
-			if tt.stage == answer.StageSelect && tt.reasonPfx == answer.ReasonModelUnavailable &&
+			if tt.stage == answer.StageSelect && tt.kind == answer.ReasonModelUnavailable &&
 				!strings.Contains(line[pipeline.KeyErrorDetail].(string), "call model: model unavailable") {
 				t.Errorf("%s = %q, want the provider's error", pipeline.KeyErrorDetail, line[pipeline.KeyErrorDetail])
 			}
@@ -212,7 +212,7 @@ func TestCall_DirectToolCall(t *testing.T) {
 		t.Errorf("result ids %v, want two increasing ids", ids)
 	}
 	rej := p.Call(t.Context(), tool.Proposal{Tool: tool.GetPrice, Params: map[string]any{"store_id": "st-001; DROP TABLE events", "product_id": "pr-001", "as_of": "2026-01-01T09:00:00Z"}})
-	if rej.Outcome() != answer.Rejected || !strings.HasPrefix(rej.Reason(), "raw_query") || len(rej.ResultIDs()) != 0 {
+	if rej.Outcome() != answer.Rejected || rej.Reason().Kind != answer.ReasonRawQuery || len(rej.ResultIDs()) != 0 {
 		t.Errorf("Call(raw query) = %s %q %v", rej.Outcome(), rej.Reason(), rej.ResultIDs())
 	}
 	if n := strings.Count(logs.String(), `"msg":"ask"`); n != 3 {
@@ -235,11 +235,11 @@ func TestCall_Scope(t *testing.T) {
 	// A store outside the scope and a store that does not exist are
 	// rejected alike: the caller learns nothing about which exists.
 	out, missing := p.Call(east, price("st-002")), p.Call(east, price("st-999"))
-	if out.Outcome() != answer.Rejected || !strings.HasPrefix(out.Reason(), "out_of_scope") || out.Reason() != missing.Reason() {
+	if out.Outcome() != answer.Rejected || out.Reason().Kind != answer.ReasonOutOfScope || out.Reason() != missing.Reason() {
 		t.Errorf("out of scope %q, missing %q: want the same out_of_scope rejection", out.Reason(), missing.Reason())
 	}
 	// Without a scope the same missing store is an ordinary invalid value.
-	if a := p.Call(t.Context(), price("st-999")); !strings.HasPrefix(a.Reason(), "invalid") {
+	if a := p.Call(t.Context(), price("st-999")); a.Reason().Kind != answer.ReasonInvalid {
 		t.Errorf("local user, missing store: %q", a.Reason())
 	}
 	// A global question counts only the stores in scope.
@@ -264,7 +264,7 @@ func TestCall_FailsClosed(t *testing.T) {
 	none := tool.StoresOnly()
 	p := pipeline.New(pipeline.Options{Provider: fakeProvider{}, Wall: tool.NewWall(tool.CatalogOf(d)),
 		Executor: executor.New(d), Resolver: resolver.New(store), DefaultScope: &none})
-	if a := p.Call(t.Context(), *stateCall); a.Outcome() != answer.Rejected || !strings.HasPrefix(a.Reason(), "out_of_scope") {
+	if a := p.Call(t.Context(), *stateCall); a.Outcome() != answer.Rejected || a.Reason().Kind != answer.ReasonOutOfScope {
 		t.Errorf("store tool = %s %q, want out_of_scope", a.Outcome(), a.Reason())
 	}
 	a := p.Call(t.Context(), tool.Proposal{Tool: tool.CountStoresWithCondition, Params: map[string]any{"condition": "OUT_OF_STOCK", "as_of": "2026-01-01T10:00:00Z"}})
@@ -313,7 +313,7 @@ func TestAsk_RefusesUngroundedSentence(t *testing.T) {
 					t.Errorf("grounding = %+v", rep)
 				}
 			}
-			if tt.refuse && !strings.HasPrefix(a.Reason(), "grounding_refused") {
+			if tt.refuse && a.Reason().Kind != answer.ReasonGroundingRefused {
 				t.Errorf("reason %q", a.Reason())
 			}
 			if strings.Contains(logs.String(), `"grounding":"refused"`) != (tt.verdict == grounding.Refuse || tt.refuse) {
@@ -354,7 +354,7 @@ func TestAsk_BelowThreshold(t *testing.T) {
 			if a.Outcome() != tt.outcome {
 				t.Fatalf("Ask() = %s %q, want %s", a.Outcome(), a.Reason(), tt.outcome)
 			}
-			if tt.outcome == answer.Abstained && !strings.HasPrefix(a.Reason(), "below_threshold") {
+			if tt.outcome == answer.Abstained && a.Reason().Kind != answer.ReasonBelowThreshold {
 				t.Errorf("reason %q", a.Reason())
 			}
 			if c, ok := a.Confidence(); tt.outcome == answer.Answered && (!ok || c.Score < 0.4) {

@@ -123,7 +123,7 @@ next:
 }
 
 // decide returns the index of the winning cluster, or -1 and the
-// abstention reason. Strictly, the winner holds more than half of n; with
+// abstention detail (kind no_majority). Strictly, the winner holds more than half of n; with
 // plurality, it is the unique largest cluster.
 func decide(cs []cluster, n int, plurality bool) (int, string) {
 	best, tied := -1, false
@@ -145,9 +145,9 @@ func decide(cs []cluster, n int, plurality bool) (int, string) {
 	case plurality && best >= 0 && !tied:
 		return best, ""
 	case plurality && best >= 0:
-		return -1, fmt.Sprintf("no_majority: the largest clusters tie at %d of %d samples", top, n)
+		return -1, fmt.Sprintf("the largest clusters tie at %d of %d samples", top, n)
 	}
-	return -1, fmt.Sprintf("no_majority: at most %d of %d samples agree; a strict majority needs %d", top, n, n/2+1)
+	return -1, fmt.Sprintf("at most %d of %d samples agree; a strict majority needs %d", top, n, n/2+1)
 }
 
 // vote draws the remaining proposals for a question whose first proposal
@@ -207,7 +207,7 @@ func (p *Pipeline) vote(ctx context.Context, question string, first tool.Proposa
 
 	win, reason := decide(cs, n, sc.AllowPlurality)
 	if win < 0 {
-		return answer.Abstain(reason)
+		return answer.Abstain(answer.ReasonNoMajority, reason)
 	}
 	rec.Validation = "passed"
 	return p.finish(ctx, question, cs[win].first.call, cs[win].first.result, rec, compose)

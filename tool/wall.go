@@ -37,10 +37,16 @@ type Rejection struct {
 }
 
 func (r *Rejection) Error() string {
+	return fmt.Sprintf("reject call: %s: %s", r.Kind, r.Detail())
+}
+
+// Detail is the rejection's text without its kind: "parameter P reason",
+// or the reason alone when no parameter is at fault.
+func (r *Rejection) Detail() string {
 	if r.Param != "" {
-		return fmt.Sprintf("reject call: %s: parameter %s %s", r.Kind, r.Param, r.Reason)
+		return "parameter " + r.Param + " " + r.Reason
 	}
-	return fmt.Sprintf("reject call: %s: %s", r.Kind, r.Reason)
+	return r.Reason
 }
 
 // Catalog is the declared domain the wall checks ids against: metadata

@@ -45,7 +45,7 @@ func printAnswer(w io.Writer, a answer.Answer) error {
 	switch {
 	case a.Text() != "":
 		fmt.Fprintln(w, a.Text())
-	case a.Reason() != "":
+	case !a.Reason().IsZero():
 		fmt.Fprintf(w, "%s: %s\n", a.Outcome(), a.Reason())
 	}
 	line := []string{"outcome: " + string(a.Outcome())}
