@@ -63,7 +63,7 @@ func TestLoadTable(t *testing.T) {
 	for _, want := range []string{
 		"| 1 | 28.3 µs | 184 µs | 604 µs | 21,359 | OK |",
 		"| 2 | 28.3 µs | 1.84 ms | 6.04 ms | 4,000 | lost updates |",
-		"met in 1 of 2 runs",
+		"p95 under 1 ms, met in 1 of 2 runs; over 5,000 questions/s, met in 1 of 2.",
 		"`go run ./cmd/provenant load --json` (2 runs) at commit `abc1234`",
 		"load average 1.00 1.00 1.00 before",
 	} {

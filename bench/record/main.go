@@ -44,7 +44,7 @@ func run(ctx context.Context, args []string) error {
 		return fmt.Errorf("usage: record -o FILE [-runs N] -- COMMAND [ARGS...]")
 	}
 	rec := &bench.Record{Header: bench.Header{
-		Command: strings.Join(cmd, " "),
+		Command: shellJoin(cmd),
 		Date:    time.Now().UTC().Format(time.RFC3339),
 		Go:      runtime.Version() + " " + runtime.GOOS + "/" + runtime.GOARCH,
 		CPU:     cpuModel(),
@@ -100,4 +100,26 @@ func cpuModel() string {
 		}
 	}
 	return "unknown"
+}
+
+// shellJoin joins args as a shell command line that gives back the same
+// words: a word with anything but letters, digits and _./=:,@%+- is put in
+// single quotes.
+func shellJoin(args []string) string {
+	quoted := make([]string, len(args))
+	for i, a := range args {
+		safe := a != ""
+		for _, r := range a {
+			if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("_./=:,@%+-", r)) {
+				safe = false
+				break
+			}
+		}
+		if safe {
+			quoted[i] = a
+		} else {
+			quoted[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+		}
+	}
+	return strings.Join(quoted, " ")
 }

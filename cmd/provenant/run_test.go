@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -329,4 +331,32 @@ func TestRun_GenDatasetVersion(t *testing.T) {
 	if out != string(demo.File()) {
 		t.Error("gen with default arguments differs from the embedded demo store")
 	}
+}
+
+// FuzzParseFlags: whatever the words, parseFlags never panics, and a word
+// that looks like a flag reaches the text only after "--".
+func FuzzParseFlags(f *testing.F) {
+	f.Add("What is the price?\x00--json\x00--verify\x00sql")
+	f.Add("--\x00-5 stores\x00--json")
+	f.Add("--self-consistency=3\x00q\x00-h")
+	f.Add("--provider\x00")
+	f.Fuzz(func(t *testing.T, line string) {
+		args := strings.Split(line, "\x00")
+		fs := newFlagSet("ask", "ask [flags] QUESTION", "", io.Discard)
+		var ef engineFlags
+		ef.register(fs)
+		fs.Bool("json", false, "")
+		if err := parseFlags(fs, args); err != nil {
+			if !errors.Is(err, errUsage) && !errors.Is(err, errHelp) {
+				t.Fatalf("parseFlags() = %v, want a usage error", err)
+			}
+			return
+		}
+		dash := slices.Index(args, "--")
+		for i, a := range fs.Args() {
+			if len(a) > 1 && a[0] == '-' && (dash < 0 || i < len(fs.Args())-(len(args)-dash-1)) {
+				t.Fatalf("flag-like word %q became text (args %q)", a, args)
+			}
+		}
+	})
 }
