@@ -62,7 +62,7 @@ func TestRun_Errors(t *testing.T) {
 		{name: "help stops the command", args: []string{"gen", "-h"}},
 		{name: "unloadable store names the record", args: []string{"ask", "--store", bad, "q"}, wantErr: "events[0]: field event_id"},
 		{name: "missing store file", args: []string{"ask", "--store", bad + ".missing", "q"}, wantErr: "open store file"},
-		{name: "unknown provider", args: []string{"ask", "--provider", "oracle-of-delphi", "q"}, wantErr: "unknown provider"},
+		{name: "unknown provider", args: []string{"ask", "--provider", "oracle-of-delphi", "q"}, wantUsage: true},
 		{name: "any outcome exits zero", args: []string{"ask", "--log-level", "error", "How many employees work at st-003?"}, wantOut: "abstained"},
 	}
 	for _, tt := range tests {
