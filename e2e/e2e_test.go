@@ -14,11 +14,13 @@ import (
 	"bytes"
 	"context"
 	"flag"
+	"fmt"
 	"net"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -177,6 +179,36 @@ func runClient(tb testing.TB, node, root, mode, target, out string) {
 		tb.Fatalf("node e2e/ts/client.mjs %s: %v\n%s", mode, err, output)
 	}
 	tb.Logf("%s (%v)", bytes.TrimSpace(output), time.Since(start).Round(time.Millisecond))
+	normaliseResultIDs(tb, out)
+}
+
+// resultID is a result id as a server hands it out: res-, 15 digits of
+// milliseconds and a 20-digit random suffix (package ledger).
+var resultID = regexp.MustCompile(`res-[0-9]{35}`)
+
+// normaliseResultIDs rewrites the transcript at path with each distinct
+// result id replaced, in order of first appearance, by a fixed id of the
+// same form (res-, 34 zeros, then 1, 2, ...): ids are unique per process
+// and run, so only their form and which are equal can be compared. An id
+// of any other form stays as it is, and fails the comparison.
+func normaliseResultIDs(tb testing.TB, path string) {
+	tb.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	seen := map[string]string{}
+	b = resultID.ReplaceAllFunc(b, func(id []byte) []byte {
+		n, ok := seen[string(id)]
+		if !ok {
+			n = fmt.Sprintf("res-%035d", len(seen)+1)
+			seen[string(id)] = n
+		}
+		return []byte(n)
+	})
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		tb.Fatal(err)
+	}
 }
 
 // compareTranscript keeps the committed transcript (quoted in the README)

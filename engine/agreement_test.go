@@ -218,7 +218,7 @@ func TestAgreement_ExecutorResolverOracle(t *testing.T) {
 		}
 		// Small checkpoint intervals make the sweep use both its
 		// checkpoints and its replay on these small stores.
-		x := executor.NewWithOptions(d, &executor.Options{CheckpointEvery: rapid.IntRange(1, 9).Draw(t, "checkpoint every")})
+		x := executor.New(d, &executor.Options{CheckpointEvery: rapid.IntRange(1, 9).Draw(t, "checkpoint every")})
 		resolvers := map[string]*resolver.Resolver{"sql": resolver.New(store), "snapshot": resolver.New(snapshot)}
 		w := tool.NewWall(tool.CatalogOf(d))
 

@@ -71,7 +71,7 @@ func newBenchSetup(b *testing.B, d *retail.Dataset) *benchSetup {
 	}
 	return &benchSetup{
 		wall: tool.NewWall(tool.CatalogOf(d)),
-		ex:   executor.New(d),
+		ex:   executor.New(d, nil),
 		resolvers: map[string]*resolver.Resolver{
 			engine.VerifySnapshot: resolver.New(snapshot),
 			engine.VerifySQL:      resolver.New(store),
@@ -184,7 +184,7 @@ func BenchmarkToolLarge(b *testing.B) {
 }
 
 func benchEngine(b *testing.B, verify string) *engine.Engine {
-	e, err := engine.Open(b.Context(), benchDemo(b), engine.Options{Provider: rules.Provider{}, Verify: verify})
+	e, err := engine.Open(b.Context(), benchDemo(b), openDuckDB, &engine.Options{Provider: rules.Provider{}, Verify: verify})
 	if err != nil {
 		b.Fatal(err)
 	}

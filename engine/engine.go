@@ -1,7 +1,11 @@
 // Package engine assembles a grounded-answer engine from a dataset and a
-// provider: the DuckDB event store, the executor's index, the wall, the
-// resolver and the pipeline. Every surface (CLI, HTTP, eval) builds one
-// Engine and asks through its Pipeline.
+// provider: the event store (through an Opener: DuckDB in the command,
+// wired in cmd/provenant; OpenMemory, pure Go, in tests), the executor's
+// index, the wall, the resolver and the pipeline. Every surface (CLI,
+// HTTP, eval) builds one Engine and asks through its Pipeline.
+//
+// The package does not import store/duckdb, so that only the command and
+// the tests that name DuckDB link it (cgo); internal/archtest keeps it so.
 package engine
 
 import (
@@ -12,12 +16,13 @@ import (
 
 	"github.com/provenant/provenant/calibration"
 	"github.com/provenant/provenant/executor"
+	"github.com/provenant/provenant/ledger"
 	"github.com/provenant/provenant/pipeline"
 	"github.com/provenant/provenant/provider"
+	"github.com/provenant/provenant/provider/rules"
 	"github.com/provenant/provenant/resolver"
 	"github.com/provenant/provenant/retail"
 	"github.com/provenant/provenant/retail/demo"
-	"github.com/provenant/provenant/store/duckdb"
 	"github.com/provenant/provenant/store/memstore"
 	"github.com/provenant/provenant/tool"
 )
@@ -25,8 +30,33 @@ import (
 // Engine is a loaded engine. Close releases its store.
 type Engine struct {
 	Pipeline *pipeline.Pipeline
-	Store    *duckdb.Store
+	Store    Store
 	Info     retail.Info
+}
+
+// Store is the database an engine verifies through: the resolver asks it
+// (VerifySQL), or a snapshot of the validity intervals it derives
+// (VerifySnapshot). store/duckdb's Store is one; so is store/memstore's.
+type Store interface {
+	retail.EventStore
+	// Intervals returns every event with its pair's next scan time.
+	Intervals(ctx context.Context) ([]retail.Interval, error)
+	Close() error
+}
+
+// Opener loads a dataset into a fresh Store.
+type Opener func(ctx context.Context, d *retail.Dataset) (Store, error)
+
+// OpenMemory is the pure-Go Opener: a store/memstore store whose intervals
+// are derived in Go. For tests and tools that must not link DuckDB; the
+// command opens DuckDB, whose intervals are derived by SQL, an engine
+// independent of the executor's.
+func OpenMemory(_ context.Context, d *retail.Dataset) (Store, error) {
+	s, err := memstore.FromDataset(d)
+	if err != nil {
+		return nil, err
+	}
+	return s, nil
 }
 
 // Verification modes: where the resolver re-derives each answer.
@@ -42,9 +72,9 @@ const (
 	VerifySQL = "sql"
 )
 
-// Options configures Open. Provider is required.
+// Options configures Open; nil means defaults.
 type Options struct {
-	Provider provider.Provider
+	Provider provider.Provider // nil: the rules provider
 	Verify   string            // VerifySnapshot (default) or VerifySQL
 	Observer pipeline.Observer // nil: none
 	Logger   *slog.Logger      // nil: discard
@@ -59,6 +89,9 @@ type Options struct {
 	RefuseUngrounded bool
 	// Abstention is a calibrated abstention policy; nil means none.
 	Abstention *calibration.Policy
+	// ResultIDs hands out result ids; nil means a ledger.Allocator
+	// (unique across processes). See pipeline.Options.
+	ResultIDs ledger.IDSource
 }
 
 // LoadDataset reads a store file, or the embedded demo store when path is
@@ -75,14 +108,22 @@ func LoadDataset(path string) (*retail.Dataset, error) {
 	return retail.Load(f)
 }
 
-// Open loads d into a new store and builds the pipeline over it.
-func Open(ctx context.Context, d *retail.Dataset, opts Options) (*Engine, error) {
+// Open loads d into a new store from open and builds the pipeline over it.
+func Open(ctx context.Context, d *retail.Dataset, open Opener, opts *Options) (*Engine, error) {
+	var o Options
+	if opts != nil {
+		o = *opts
+	}
+	opts = &o
+	if opts.Provider == nil {
+		opts.Provider = rules.Provider{}
+	}
 	if sc := opts.SelfConsistency; sc != nil {
 		if err := sc.Validate(); err != nil {
 			return nil, fmt.Errorf("open engine: %w", err)
 		}
 	}
-	store, err := duckdb.Open(ctx, d)
+	store, err := open(ctx, d)
 	if err != nil {
 		return nil, err
 	}
@@ -105,18 +146,16 @@ func Open(ctx context.Context, d *retail.Dataset, opts Options) (*Engine, error)
 		store.Close()
 		return nil, fmt.Errorf("open engine: unknown verify mode (want %s or %s)", VerifySnapshot, VerifySQL)
 	}
-	p := pipeline.New(pipeline.Options{
-		Provider:         opts.Provider,
-		Wall:             tool.NewWall(tool.CatalogOf(d)),
-		Executor:         executor.New(d),
-		Resolver:         resolver.New(verifyStore),
-		Observer:         opts.Observer,
-		Logger:           opts.Logger,
-		DefaultScope:     opts.DefaultScope,
-		SelfConsistency:  opts.SelfConsistency,
-		Abstention:       opts.Abstention,
-		RefuseUngrounded: opts.RefuseUngrounded,
-	})
+	p := pipeline.New(opts.Provider, tool.NewWall(tool.CatalogOf(d)), executor.New(d, nil), resolver.New(verifyStore),
+		&pipeline.Options{
+			Observer:         opts.Observer,
+			Logger:           opts.Logger,
+			DefaultScope:     opts.DefaultScope,
+			SelfConsistency:  opts.SelfConsistency,
+			Abstention:       opts.Abstention,
+			RefuseUngrounded: opts.RefuseUngrounded,
+			ResultIDs:        opts.ResultIDs,
+		})
 	return &Engine{Pipeline: p, Store: store, Info: info}, nil
 }
 

@@ -401,7 +401,7 @@ func (o CalibrateOptions) withDefaults() (CalibrateOptions, error) {
 			if err != nil {
 				return nil, err
 			}
-			return engine.Open(ctx, d, opts)
+			return engine.Open(ctx, d, engine.OpenMemory, &opts)
 		}
 	}
 	return o, nil

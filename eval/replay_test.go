@@ -36,7 +36,7 @@ func TestRun_OpenAIReplayMeetsEveryGate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e, err := engine.Open(t.Context(), d, engine.Options{Provider: p})
+	e, err := engine.Open(t.Context(), d, engine.OpenMemory, &engine.Options{Provider: p})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,11 +8,13 @@ import (
 	"cmp"
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"sort"
 	"time"
 
 	"github.com/provenant/provenant/fact"
+	"github.com/provenant/provenant/internal/deadline"
 	"github.com/provenant/provenant/retail"
 	"github.com/provenant/provenant/tool"
 )
@@ -51,7 +53,7 @@ type Index struct {
 	sweep *sweep
 }
 
-// Options tunes an Index. The zero value means defaults.
+// Options tunes an Index; nil or the zero value means defaults.
 type Options struct {
 	// CheckpointEvery is the global sweep's checkpoint interval in events
 	// (default: about a sixteenth of the (store, product) pairs, from 64 to
@@ -59,13 +61,10 @@ type Options struct {
 	CheckpointEvery int
 }
 
-// New builds the index with default options.
-func New(d *retail.Dataset) *Index { return NewWithOptions(d, nil) }
-
-// NewWithOptions builds the index; nil opts means defaults. Cost:
-// O(n log n) in the number of events, plus O(n/CheckpointEvery * pairs)
-// for the sweep's checkpoints.
-func NewWithOptions(d *retail.Dataset, opts *Options) *Index {
+// New builds the index over d; nil opts means defaults. Cost: O(n log n)
+// in the number of events, plus O(n/CheckpointEvery * pairs) for the
+// sweep's checkpoints.
+func New(d *retail.Dataset, opts *Options) *Index {
 	x := &Index{
 		version:      d.Version,
 		events:       slices.Clone(d.Events),
@@ -154,10 +153,12 @@ func unix(ts string) int64 {
 	return t.Unix()
 }
 
-// Execute answers a validated call.
+// Execute answers a validated call. Its loops look at ctx every
+// deadline.Every steps; when ctx is done it returns an error wrapping
+// ctx.Err(), never a partial result.
 func (x *Index) Execute(ctx context.Context, c tool.Call) (fact.Result, error) {
 	if err := ctx.Err(); err != nil {
-		return fact.Result{}, err
+		return fact.Result{}, fmt.Errorf("execute %s: %w", c.Tool(), err)
 	}
 	var (
 		v      fact.Value
@@ -190,7 +191,14 @@ func (x *Index) Execute(ctx context.Context, c tool.Call) (fact.Result, error) {
 		cond := slices.Index(retail.Conditions, retail.Condition(c.Arg("condition")))
 		var stores []string
 		scope := c.Scope()
-		for _, e := range x.sweep.latestMeeting(cond, unix(c.Arg("as_of"))) {
+		meeting, err := x.sweep.latestMeeting(ctx, cond, unix(c.Arg("as_of")))
+		if err != nil {
+			return fact.Result{}, fmt.Errorf("execute %s: %w", c.Tool(), err)
+		}
+		for k, e := range meeting {
+			if err := deadline.Check(ctx, k+1); err != nil {
+				return fact.Result{}, fmt.Errorf("execute %s: %w", c.Tool(), err)
+			}
 			if !scope.Allows(e.StoreID) {
 				continue
 			}
@@ -205,6 +213,9 @@ func (x *Index) Execute(ctx context.Context, c tool.Call) (fact.Result, error) {
 		r := x.byStore[c.Arg("store_id")]
 		var products []string
 		for i := r[0]; i < r[1]; i++ {
+			if err := deadline.Check(ctx, i-r[0]); err != nil {
+				return fact.Result{}, fmt.Errorf("execute %s: %w", c.Tool(), err)
+			}
 			if e, ok := x.latest(i, asOf); ok && e.State == state {
 				k := x.pairs[i]
 				events = append(events, e.ID)
@@ -217,7 +228,10 @@ func (x *Index) Execute(ctx context.Context, c tool.Call) (fact.Result, error) {
 		start, end := unix(c.Arg("start")), unix(c.Arg("end"))
 		lo := sort.Search(len(h), func(i int) bool { return x.times[h[i]] >= start })
 		hi := sort.Search(len(h), func(i int) bool { return x.times[h[i]] >= end })
-		for _, pos := range h[lo:max(lo, hi)] {
+		for k, pos := range h[lo:max(lo, hi)] {
+			if err := deadline.Check(ctx, k); err != nil {
+				return fact.Result{}, fmt.Errorf("execute %s: %w", c.Tool(), err)
+			}
 			events = append(events, x.events[pos].ID)
 		}
 		v = fact.EventCount(len(events))

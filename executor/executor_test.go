@@ -63,7 +63,7 @@ func TestExecute(t *testing.T) {
 	d := storetest.Fixture()
 	wall := tool.NewWall(tool.CatalogOf(d))
 	for _, every := range []int{0, 1, 2, 5} { // 0: the default interval
-		x := executor.NewWithOptions(d, &executor.Options{CheckpointEvery: every})
+		x := executor.New(d, &executor.Options{CheckpointEvery: every})
 		for _, tt := range cases {
 			t.Run(tt.name, func(t *testing.T) {
 				c, err := wall.Check(tool.Proposal{Tool: tt.call.tool, Params: tt.call.params})
@@ -94,7 +94,7 @@ func TestExecute(t *testing.T) {
 func TestExecute_Concurrent(t *testing.T) {
 	d := storetest.Fixture()
 	wall := tool.NewWall(tool.CatalogOf(d))
-	x := executor.NewWithOptions(d, &executor.Options{CheckpointEvery: 2})
+	x := executor.New(d, &executor.Options{CheckpointEvery: 2})
 	var wg sync.WaitGroup
 	for g := 0; g < 16; g++ {
 		wg.Add(1)

@@ -1,10 +1,12 @@
 package executor
 
 import (
+	"context"
 	"slices"
 	"sort"
 	"sync"
 
+	"github.com/provenant/provenant/internal/deadline"
 	"github.com/provenant/provenant/retail"
 )
 
@@ -76,7 +78,9 @@ func newSweep(x *Index, every int) *sweep {
 
 // latestMeeting returns the latest scan at or before asOf of every pair
 // whose latest scan meets condition c (an index into retail.Conditions).
-func (s *sweep) latestMeeting(c int, asOf int64) []retail.Event {
+// It looks at ctx every deadline.Every steps and returns ctx's error when
+// it is done.
+func (s *sweep) latestMeeting(ctx context.Context, c int, asOf int64) ([]retail.Event, error) {
 	p := sort.Search(len(s.times), func(i int) bool { return s.times[i] > asOf })
 	k := p / s.every
 	marksp := s.marks.Get().(*[]bool)
@@ -84,7 +88,17 @@ func (s *sweep) latestMeeting(c int, asOf int64) []retail.Event {
 	// Replay backwards: a pair's first scan met is its latest.
 	var out []retail.Event
 	var replayed []int32
+	release := func() {
+		for _, pi := range replayed {
+			marks[pi] = false
+		}
+		s.marks.Put(marksp)
+	}
 	for q := p - 1; q >= k*s.every; q-- {
+		if err := deadline.Check(ctx, p-1-q); err != nil {
+			release()
+			return nil, err
+		}
 		pi := s.pairOf[q]
 		if marks[pi] {
 			continue
@@ -95,14 +109,15 @@ func (s *sweep) latestMeeting(c int, asOf int64) []retail.Event {
 			out = append(out, s.events[q])
 		}
 	}
-	for _, q := range s.checkpoints[c][k] {
+	for i, q := range s.checkpoints[c][k] {
+		if err := deadline.Check(ctx, i+1); err != nil {
+			release()
+			return nil, err
+		}
 		if !marks[s.pairOf[q]] {
 			out = append(out, s.events[q])
 		}
 	}
-	for _, pi := range replayed {
-		marks[pi] = false
-	}
-	s.marks.Put(marksp)
-	return out
+	release()
+	return out, nil
 }

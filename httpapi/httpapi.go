@@ -350,7 +350,8 @@ func isJSON(contentType string) bool {
 }
 
 // StatusOf maps an answer to its HTTP status: 200 for every outcome but an
-// error; 503 when the model was unreachable; 500 for our own failures.
+// error; 503 when the model was unreachable; 504 when the request's
+// deadline passed (reason timeout); 500 for our own failures.
 func StatusOf(a answer.Answer) int {
 	if a.Outcome() != answer.Error {
 		return http.StatusOK
@@ -358,6 +359,8 @@ func StatusOf(a answer.Answer) int {
 	switch a.Reason().Kind {
 	case answer.ReasonModelUnavailable:
 		return http.StatusServiceUnavailable
+	case answer.ReasonTimeout:
+		return http.StatusGatewayTimeout
 	}
 	return http.StatusInternalServerError
 }

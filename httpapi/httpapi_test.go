@@ -109,7 +109,7 @@ func openDemo(t *testing.T, obs *metrics.Observer) *engine.Engine {
 	if obs != nil {
 		opts.Observer = obs
 	}
-	e, err := engine.Open(t.Context(), d, opts)
+	e, err := engine.Open(t.Context(), d, engine.OpenMemory, &opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -380,6 +380,7 @@ func TestServer_StatusOfOutcome(t *testing.T) {
 		{"model unavailable at compose", answer.Fail(answer.StageCompose, answer.ReasonModelUnavailable, "get_price", map[string]string{"store_id": "st-001"}), 503},
 		{"internal at execute", answer.Fail(answer.StageExecute, answer.ReasonInternal, "get_price", nil), 500},
 		{"verification failed", answer.Fail(answer.StageResolve, answer.ReasonVerificationFailed, "get_price", nil), 500},
+		{"timeout", answer.Fail(answer.StageResolve, answer.ReasonTimeout, "get_price", nil), 504},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

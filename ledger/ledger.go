@@ -1,6 +1,6 @@
 // Package ledger records what a request computed: every successful tool
-// execution gets a result id from a single allocator (monotone, never
-// reused in a run), with its typed value, its provenance, and the numerals
+// execution gets a result id from an IDSource (an Allocator in a server:
+// time-ordered, unique across processes and restarts), with its typed value, its provenance, and the numerals
 // an answer may cite. The grounding checker holds a composed sentence to
 // those numerals.
 //
@@ -8,6 +8,8 @@
 package ledger
 
 import (
+	"crypto/rand"
+	"encoding/binary"
 	"fmt"
 	"maps"
 	"slices"
@@ -20,14 +22,95 @@ import (
 	"github.com/provenant/provenant/retail"
 )
 
-// Allocator hands out result ids for a run: res-000001, res-000002, ...
-// Safe for concurrent use; the zero value starts at 1.
+// IDSource hands out result ids. An implementation is safe for
+// concurrent use and never hands out the same id twice.
+type IDSource interface {
+	Next() string
+}
+
+var (
+	_ IDSource = (*Allocator)(nil)
+	_ IDSource = (*Sequence)(nil)
+)
+
+// Allocator hands out result ids unique across processes, restarts and
+// replicas, with no coordination: "res-", the creation time as 15 decimal
+// digits of Unix milliseconds, then a 20-digit suffix, 64 random bits
+// drawn once per millisecond and incremented for each further id in it.
+// Ids have a fixed length (39 bytes) and sort, as strings, in creation
+// order within a process (a clock that steps back is ignored until it
+// passes the last id's millisecond), and a later process's ids after an
+// earlier one's whenever the clock has advanced. Two processes collide
+// only if they draw suffixes within a few ids of each other in the same
+// millisecond: about 2^-64 per pair of ids. Digits only, so that a
+// sentence citing an id has it read as one identifier, not as numbers.
+//
+// The clock orders ids; it decides nothing else. Safe for concurrent use.
 type Allocator struct {
-	n atomic.Uint64
+	now  func() time.Time
+	rand func() uint64
+
+	mu       sync.Mutex
+	started  bool
+	ms, next uint64 // the last id's millisecond, and the suffix after it
+}
+
+// AllocatorOptions configures NewAllocator; nil means defaults.
+type AllocatorOptions struct {
+	Now  func() time.Time // nil: time.Now
+	Rand func() uint64    // nil: 64 bits from crypto/rand
+}
+
+// NewAllocator returns an allocator.
+func NewAllocator(opts *AllocatorOptions) *Allocator {
+	var o AllocatorOptions
+	if opts != nil {
+		o = *opts
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.Rand == nil {
+		o.Rand = cryptoUint64
+	}
+	return &Allocator{now: o.Now, rand: o.Rand}
 }
 
 // Next returns a fresh result id.
-func (a *Allocator) Next() string { return fmt.Sprintf("res-%06d", a.n.Add(1)) }
+func (a *Allocator) Next() string {
+	ms := uint64(max(a.now().UnixMilli(), 0))
+	a.mu.Lock()
+	switch {
+	case a.started && ms <= a.ms && a.next != 0:
+		ms = a.ms // the same millisecond, or the clock stepped back
+	case a.started && ms <= a.ms:
+		ms = a.ms + 1 // the suffix wrapped around: borrow the next millisecond
+		a.next = a.rand()
+	default:
+		a.next = a.rand()
+	}
+	a.started, a.ms = true, ms
+	suffix := a.next
+	a.next++
+	a.mu.Unlock()
+	return fmt.Sprintf("res-%015d%020d", ms%1e15, suffix)
+}
+
+func cryptoUint64() uint64 {
+	var b [8]byte
+	rand.Read(b[:]) // never fails (crypto/rand since Go 1.24)
+	return binary.BigEndian.Uint64(b[:])
+}
+
+// Sequence hands out res-000001, res-000002, ...: deterministic, and
+// unique only within itself. For tests and golden files; a server uses an
+// Allocator. Safe for concurrent use; the zero value starts at 1.
+type Sequence struct {
+	n atomic.Uint64
+}
+
+// Next returns the next id of the sequence.
+func (s *Sequence) Next() string { return fmt.Sprintf("res-%06d", s.n.Add(1)) }
 
 // Entry is one recorded result.
 type Entry struct {
@@ -41,20 +124,20 @@ type Entry struct {
 
 // Ledger is one request's results. Safe for concurrent use.
 type Ledger struct {
-	alloc   *Allocator
+	ids     IDSource
 	mu      sync.Mutex
 	entries []Entry
 }
 
-// New returns an empty ledger drawing ids from alloc.
-func New(alloc *Allocator) *Ledger { return &Ledger{alloc: alloc} }
+// New returns an empty ledger drawing ids from ids.
+func New(ids IDSource) *Ledger { return &Ledger{ids: ids} }
 
 // Record adds a successful result and returns its entry. A failed
 // execution is never recorded, so it contributes nothing an answer may
 // cite.
 func (l *Ledger) Record(r fact.Result) Entry {
 	e := Entry{
-		ID: l.alloc.Next(), Tool: r.Tool, Args: maps.Clone(r.Args),
+		ID: l.ids.Next(), Tool: r.Tool, Args: maps.Clone(r.Args),
 		Value: r.Value, Provenance: r.Provenance, Numerals: Numerals(r),
 	}
 	l.mu.Lock()

@@ -29,7 +29,7 @@ func result(t *testing.T, tool string, args map[string]string, v fact.Value, ids
 }
 
 func TestAllocator_NeverReuses(t *testing.T) {
-	var a ledger.Allocator
+	a := ledger.NewAllocator(nil)
 	seen := sync.Map{}
 	var wg sync.WaitGroup
 	for g := 0; g < 8; g++ {
@@ -90,7 +90,7 @@ func TestNumerals(t *testing.T) {
 }
 
 func TestLedger_RecordsOnlyWhatItIsGiven(t *testing.T) {
-	var a ledger.Allocator
+	var a ledger.Sequence
 	l := ledger.New(&a)
 	if len(l.Grounding().Numerals) != 0 || len(l.IDs()) != 0 {
 		t.Fatal("a new ledger is not empty")

@@ -49,7 +49,7 @@ func openBenchEngine(b *testing.B) *engine.Engine {
 	if err != nil {
 		b.Fatal(err)
 	}
-	e, err := engine.Open(b.Context(), d, engine.Options{Provider: rules.Provider{}})
+	e, err := engine.Open(b.Context(), d, engine.OpenMemory, &engine.Options{Provider: rules.Provider{}})
 	if err != nil {
 		b.Fatal(err)
 	}

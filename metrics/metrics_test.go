@@ -98,6 +98,8 @@ func TestObserver_LabelsFromClosedSets(t *testing.T) {
 			func(s metrics.Snapshot) uint64 { return s.Errors["other/other"] }},
 		{"error without stage", pipeline.Record{Outcome: answer.Error, ErrorKind: "panic"},
 			func(s metrics.Snapshot) uint64 { return s.Errors["none/panic"] }},
+		{"timeout has its own label", pipeline.Record{Outcome: answer.Error, Stage: answer.StageResolve, ErrorKind: answer.ReasonTimeout},
+			func(s metrics.Snapshot) uint64 { return s.Errors["resolve/timeout"] }},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

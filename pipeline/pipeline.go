@@ -74,13 +74,8 @@ type Record struct {
 	SCAgreement float64
 }
 
-// Options configures a Pipeline. Provider, Wall, Executor and Resolver
-// are required.
+// Options configures a Pipeline; nil means defaults.
 type Options struct {
-	Provider provider.Provider
-	Wall     *tool.Wall
-	Executor Executor
-	Resolver Resolver
 	Observer Observer     // nil: none
 	Logger   *slog.Logger // nil: discard
 	// Grounding is the policy the composed sentence is checked under; nil
@@ -102,22 +97,35 @@ type Options struct {
 	// questions of the hard classes (see SelfConsistency); nil means off.
 	// It applies to Ask only: Call has no model to sample.
 	SelfConsistency *SelfConsistency
+	// ResultIDs hands out the ids of executed results; nil means a
+	// ledger.Allocator (time-ordered, unique across processes). Tests
+	// and golden files pass a *ledger.Sequence.
+	ResultIDs ledger.IDSource
 }
 
 // Pipeline answers questions. Safe for concurrent use.
 type Pipeline struct {
-	opts    Options
-	menu    []tool.Def
-	results ledger.Allocator
+	prov provider.Provider
+	wall *tool.Wall
+	exec Executor
+	res  Resolver
+	opts Options
+	menu []tool.Def
 }
 
-// New returns a pipeline. It panics if a required option is missing or
-// SelfConsistency fails its Validate: that is a programming error (a
-// surface validates user input first).
-func New(opts Options) *Pipeline {
-	if opts.Provider == nil || opts.Wall == nil || opts.Executor == nil || opts.Resolver == nil {
-		panic("pipeline: Provider, Wall, Executor and Resolver are required")
+// New returns a pipeline over the provider, the wall, the executor and
+// the resolver; nil opts means defaults. It panics if a required argument
+// is nil or opts.SelfConsistency fails its Validate: that is a
+// programming error (a surface validates user input first).
+func New(prov provider.Provider, wall *tool.Wall, exec Executor, res Resolver, opts *Options) *Pipeline {
+	if prov == nil || wall == nil || exec == nil || res == nil {
+		panic("pipeline: provider, wall, executor and resolver are required")
 	}
+	var o Options
+	if opts != nil {
+		o = *opts
+	}
+	opts = &o
 	if sc := opts.SelfConsistency; sc != nil {
 		if err := sc.Validate(); err != nil {
 			panic("pipeline: " + err.Error())
@@ -135,11 +143,14 @@ func New(opts Options) *Pipeline {
 		all := tool.AllStores()
 		opts.DefaultScope = &all
 	}
-	return &Pipeline{opts: opts, menu: tool.Menu()}
+	if opts.ResultIDs == nil {
+		opts.ResultIDs = ledger.NewAllocator(nil)
+	}
+	return &Pipeline{prov: prov, wall: wall, exec: exec, res: res, opts: o, menu: tool.Menu()}
 }
 
 // ProviderName names the configured provider.
-func (p *Pipeline) ProviderName() string { return p.opts.Provider.Name() }
+func (p *Pipeline) ProviderName() string { return p.prov.Name() }
 
 // Ask answers one question: the model selects a call and composes the
 // sentence.
@@ -196,11 +207,17 @@ func (p *Pipeline) ask(ctx context.Context, question string, rec *Record) answer
 	}
 
 	rec.Stage = answer.StageSelect
+	if a, done := timedOut(ctx, rec, nil, answer.StageSelect, "", nil); done {
+		return a
+	}
 	selectCtx := ctx
 	if p.opts.SelfConsistency != nil {
 		selectCtx = provider.WithSample(ctx, 0)
 	}
-	proposal, err := p.opts.Provider.Select(selectCtx, q, p.menu)
+	proposal, err := p.prov.Select(selectCtx, q, p.menu)
+	if a, done := timedOut(ctx, rec, err, answer.StageSelect, "", nil); done {
+		return a
+	}
 	if err != nil {
 		rec.ErrorDetail = detail(err)
 		return answer.Fail(answer.StageSelect, answer.ReasonModelUnavailable, "", nil)
@@ -209,7 +226,7 @@ func (p *Pipeline) ask(ctx context.Context, question string, rec *Record) answer
 		return answer.Abstain(answer.ReasonNoTool, "no tool on the menu covers the question")
 	}
 	compose := func(r fact.Result) (string, error) {
-		return p.opts.Provider.Compose(ctx, provider.ComposeInput{Question: q, Tool: r.Tool, Args: r.Args, Value: r.Value})
+		return p.prov.Compose(ctx, provider.ComposeInput{Question: q, Tool: r.Tool, Args: r.Args, Value: r.Value})
 	}
 	if p.votes(*proposal) {
 		return p.vote(ctx, q, *proposal, rec, compose)
@@ -233,7 +250,7 @@ func (p *Pipeline) run(ctx context.Context, question string, proposal tool.Propo
 // refuses or fails, it returns the answer to give.
 func (p *Pipeline) execute(ctx context.Context, proposal tool.Proposal, rec *Record) (tool.Call, fact.Result, *answer.Answer) {
 	fail := func(a answer.Answer) (tool.Call, fact.Result, *answer.Answer) { return tool.Call{}, fact.Result{}, &a }
-	call, err := p.opts.Wall.CheckScoped(proposal, p.scope(ctx))
+	call, err := p.wall.CheckScoped(proposal, p.scope(ctx))
 	if err != nil {
 		rej, ok := tool.IsRejection(err)
 		if !ok {
@@ -249,7 +266,13 @@ func (p *Pipeline) execute(ctx context.Context, proposal tool.Proposal, rec *Rec
 	rec.Validation = "passed"
 
 	rec.Stage = answer.StageExecute
-	result, err := p.opts.Executor.Execute(ctx, call)
+	if a, done := timedOut(ctx, rec, nil, answer.StageExecute, call.Tool(), call.Args()); done {
+		return fail(a)
+	}
+	result, err := p.exec.Execute(ctx, call)
+	if a, done := timedOut(ctx, rec, err, answer.StageExecute, call.Tool(), call.Args()); done {
+		return fail(a)
+	}
 	if err != nil {
 		rec.ErrorDetail = detail(err)
 		return fail(answer.Fail(answer.StageExecute, answer.ReasonInternal, call.Tool(), call.Args()))
@@ -262,8 +285,14 @@ func (p *Pipeline) execute(ctx context.Context, proposal tool.Proposal, rec *Rec
 func (p *Pipeline) finish(ctx context.Context, question string, call tool.Call, result fact.Result, rec *Record, compose func(fact.Result) (string, error)) answer.Answer {
 	start := time.Now()
 	rec.Stage = answer.StageResolve
-	verdict, err := p.opts.Resolver.Resolve(ctx, call, result)
+	if a, done := timedOut(ctx, rec, nil, answer.StageResolve, call.Tool(), call.Args()); done {
+		return a
+	}
+	verdict, err := p.res.Resolve(ctx, call, result)
 	rec.Deterministic += time.Since(start)
+	if a, done := timedOut(ctx, rec, err, answer.StageResolve, call.Tool(), call.Args()); done {
+		return a
+	}
 	if err != nil {
 		rec.ErrorDetail = detail(err)
 		return answer.Fail(answer.StageResolve, answer.ReasonInternal, call.Tool(), call.Args())
@@ -276,12 +305,17 @@ func (p *Pipeline) finish(ctx context.Context, question string, call tool.Call, 
 	}
 	rec.Provenance = "verified"
 
-	led := ledger.New(&p.results)
+	led := ledger.New(p.opts.ResultIDs)
 	entry := led.Record(result)
 
 	rec.Stage = answer.StageCompose
 	var text *string
 	sentence, err := compose(result)
+	// A sentence composed after the deadline does not ship, even when the
+	// model ignored the context: the request's bound holds.
+	if a, done := timedOut(ctx, rec, err, answer.StageCompose, call.Tool(), call.Args()); done {
+		return a
+	}
 	switch s := strings.TrimSpace(sentence); {
 	case err != nil:
 		rec.ErrorDetail = detail(err)
@@ -328,6 +362,24 @@ func (p *Pipeline) finish(ctx context.Context, question string, call tool.Call, 
 		}
 	}
 	return a.WithConfidence(conf)
+}
+
+// timedOut reports whether ctx is done (its deadline passed, or the client
+// left) and, if so, returns the timeout answer for stage and records it.
+// err is the error the stage returned, if any, kept for the log line.
+// Whether ctx is done is the only test: a stage's error while ctx is live
+// is that stage's own failure. A deadline thus aborts a request; it never
+// changes an answer.
+func timedOut(ctx context.Context, rec *Record, err error, stage answer.Stage, tool string, args map[string]string) (answer.Answer, bool) {
+	cerr := ctx.Err()
+	if cerr == nil {
+		return answer.Answer{}, false
+	}
+	if err == nil {
+		err = cerr
+	}
+	rec.ErrorDetail = detail(err)
+	return answer.Fail(stage, answer.ReasonTimeout, tool, args), true
 }
 
 // confidence gathers the signals a shipped answer has and combines them.

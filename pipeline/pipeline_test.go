@@ -20,7 +20,7 @@ import (
 	"github.com/provenant/provenant/resolver"
 	"github.com/provenant/provenant/retail"
 	"github.com/provenant/provenant/retail/storetest"
-	"github.com/provenant/provenant/store/duckdb"
+	"github.com/provenant/provenant/store/memstore"
 	"github.com/provenant/provenant/tool"
 )
 
@@ -61,18 +61,14 @@ func (r *recorder) Observe(rec pipeline.Record) { r.recs = append(r.recs, rec) }
 func newPipeline(t *testing.T, p provider.Provider, res pipeline.Resolver, logs *bytes.Buffer, obs pipeline.Observer) *pipeline.Pipeline {
 	t.Helper()
 	d := storetest.Fixture()
-	store, err := duckdb.Open(t.Context(), d)
+	store, err := memstore.FromDataset(d)
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { store.Close() })
 	if res == nil {
 		res = resolver.New(store)
 	}
-	return pipeline.New(pipeline.Options{
-		Provider: p, Wall: tool.NewWall(tool.CatalogOf(d)), Executor: executor.New(d), Resolver: res,
-		Logger: slog.New(slog.NewJSONHandler(logs, nil)), Observer: obs,
-	})
+	return pipeline.New(p, tool.NewWall(tool.CatalogOf(d)), executor.New(d, nil), res, &pipeline.Options{Logger: slog.New(slog.NewJSONHandler(logs, nil)), Observer: obs})
 }
 
 var stateCall = &tool.Proposal{Tool: tool.GetStockState, Params: map[string]any{
@@ -256,14 +252,12 @@ func TestCall_Scope(t *testing.T) {
 // that authenticates) shows a request without a scope nothing.
 func TestCall_FailsClosed(t *testing.T) {
 	d := storetest.Fixture()
-	store, err := duckdb.Open(t.Context(), d)
+	store, err := memstore.FromDataset(d)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer store.Close()
 	none := tool.StoresOnly()
-	p := pipeline.New(pipeline.Options{Provider: fakeProvider{}, Wall: tool.NewWall(tool.CatalogOf(d)),
-		Executor: executor.New(d), Resolver: resolver.New(store), DefaultScope: &none})
+	p := pipeline.New(fakeProvider{}, tool.NewWall(tool.CatalogOf(d)), executor.New(d, nil), resolver.New(store), &pipeline.Options{DefaultScope: &none})
 	if a := p.Call(t.Context(), *stateCall); a.Outcome() != answer.Rejected || a.Reason().Kind != answer.ReasonOutOfScope {
 		t.Errorf("store tool = %s %q, want out_of_scope", a.Outcome(), a.Reason())
 	}
@@ -295,14 +289,11 @@ func TestAsk_RefusesUngroundedSentence(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			var logs bytes.Buffer
 			d := storetest.Fixture()
-			store, err := duckdb.Open(t.Context(), d)
+			store, err := memstore.FromDataset(d)
 			if err != nil {
 				t.Fatal(err)
 			}
-			defer store.Close()
-			p := pipeline.New(pipeline.Options{Provider: fakeProvider{proposal: count, sentence: tt.sentence},
-				Wall: tool.NewWall(tool.CatalogOf(d)), Executor: executor.New(d), Resolver: resolver.New(store),
-				Logger: slog.New(slog.NewJSONHandler(&logs, nil)), RefuseUngrounded: tt.refuse})
+			p := pipeline.New(fakeProvider{proposal: count, sentence: tt.sentence}, tool.NewWall(tool.CatalogOf(d)), executor.New(d, nil), resolver.New(store), &pipeline.Options{Logger: slog.New(slog.NewJSONHandler(&logs, nil)), RefuseUngrounded: tt.refuse})
 			a := p.Ask(t.Context(), "How many stores are out of stock?")
 			if a.Outcome() != tt.outcome || a.Text() != tt.text {
 				t.Fatalf("Ask() = %s %q, want %s %q", a.Outcome(), a.Text(), tt.outcome, tt.text)
@@ -343,13 +334,11 @@ func TestAsk_BelowThreshold(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			d := storetest.Fixture()
-			store, err := duckdb.Open(t.Context(), d)
+			store, err := memstore.FromDataset(d)
 			if err != nil {
 				t.Fatal(err)
 			}
-			defer store.Close()
-			p := pipeline.New(pipeline.Options{Provider: fakeProvider{proposal: tt.proposal, sentence: tt.sentence},
-				Wall: tool.NewWall(tool.CatalogOf(d)), Executor: executor.New(d), Resolver: resolver.New(store), Abstention: pol})
+			p := pipeline.New(fakeProvider{proposal: tt.proposal, sentence: tt.sentence}, tool.NewWall(tool.CatalogOf(d)), executor.New(d, nil), resolver.New(store), &pipeline.Options{Abstention: pol})
 			a := p.Ask(t.Context(), "q")
 			if a.Outcome() != tt.outcome {
 				t.Fatalf("Ask() = %s %q, want %s", a.Outcome(), a.Reason(), tt.outcome)

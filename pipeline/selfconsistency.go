@@ -164,13 +164,13 @@ func (p *Pipeline) vote(ctx context.Context, question string, first tool.Proposa
 		prop := &first
 		if i > 0 {
 			var err error
-			prop, err = p.opts.Provider.Select(provider.WithSample(ctx, i), question, p.menu)
+			prop, err = p.prov.Select(provider.WithSample(ctx, i), question, p.menu)
 			if err != nil {
 				if rec.ErrorDetail == "" {
 					rec.ErrorDetail = detail(fmt.Errorf("sample %d: %w", i, err))
 				}
-				if ctx.Err() != nil {
-					return answer.Fail(answer.StageSelect, answer.ReasonModelUnavailable, "", nil)
+				if a, done := timedOut(ctx, rec, err, answer.StageSelect, "", nil); done {
+					return a
 				}
 				continue
 			}
@@ -182,6 +182,12 @@ func (p *Pipeline) vote(ctx context.Context, question string, first tool.Proposa
 		start := time.Now()
 		call, result, failed := p.execute(ctx, *prop, &srec)
 		span += time.Since(start)
+		// A sample cut short by the deadline is no vote for nothing: the
+		// request times out rather than decide on fewer ballots.
+		if a, done := timedOut(ctx, rec, nil, answer.StageExecute, "", nil); done {
+			rec.Deterministic = span
+			return a
+		}
 		if i == 0 {
 			rec.Validation = srec.Validation
 		}

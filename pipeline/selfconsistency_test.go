@@ -21,7 +21,7 @@ import (
 	"github.com/provenant/provenant/provider/rules"
 	"github.com/provenant/provenant/resolver"
 	"github.com/provenant/provenant/retail/storetest"
-	"github.com/provenant/provenant/store/duckdb"
+	"github.com/provenant/provenant/store/memstore"
 	"github.com/provenant/provenant/tool"
 	"pgregory.net/rapid"
 )
@@ -80,12 +80,11 @@ type scFixture struct {
 func newSCFixture(t testing.TB, ctx context.Context) scFixture {
 	t.Helper()
 	d := storetest.Fixture()
-	store, err := duckdb.Open(ctx, d)
+	store, err := memstore.FromDataset(d)
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { store.Close() })
-	return scFixture{wall: tool.NewWall(tool.CatalogOf(d)), exec: executor.New(d), res: resolver.New(store)}
+	return scFixture{wall: tool.NewWall(tool.CatalogOf(d)), exec: executor.New(d, nil), res: resolver.New(store)}
 }
 
 func (f scFixture) pipeline(p provider.Provider, sc *pipeline.SelfConsistency, logs *bytes.Buffer, obs pipeline.Observer) *pipeline.Pipeline {
@@ -93,8 +92,7 @@ func (f scFixture) pipeline(p provider.Provider, sc *pipeline.SelfConsistency, l
 	if logs != nil {
 		h = slog.NewJSONHandler(logs, nil)
 	}
-	return pipeline.New(pipeline.Options{Provider: p, Wall: f.wall, Executor: f.exec, Resolver: f.res,
-		Logger: slog.New(h), Observer: obs, SelfConsistency: sc})
+	return pipeline.New(p, f.wall, f.exec, f.res, &pipeline.Options{Logger: slog.New(h), Observer: obs, SelfConsistency: sc})
 }
 
 // executed returns the value the wall and the executor give a proposal,

@@ -19,6 +19,7 @@ import (
 	"slices"
 
 	"github.com/provenant/provenant/fact"
+	"github.com/provenant/provenant/internal/deadline"
 	"github.com/provenant/provenant/retail"
 	"github.com/provenant/provenant/tool"
 )
@@ -32,26 +33,37 @@ type Resolver struct {
 func New(store retail.EventStore) *Resolver { return &Resolver{store: store} }
 
 // Resolve re-derives c and judges r. An error means the store could not be
-// asked; a failed clause is a Verdict, not an error.
+// asked, or ctx is done (the error then wraps ctx.Err(): the resolver's
+// loops look at ctx every deadline.Every steps); a failed clause is a
+// Verdict, not an error.
 func (rv *Resolver) Resolve(ctx context.Context, c tool.Call, r fact.Result) (fact.Verdict, error) {
+	if err := ctx.Err(); err != nil {
+		return fact.Verdict{}, fmt.Errorf("resolve %s: %w", c.Tool(), err)
+	}
 	sel := selection(c)
 	derived, err := rv.store.Select(ctx, sel)
 	if err != nil {
 		return fact.Verdict{}, fmt.Errorf("resolve %s: %w", c.Tool(), err)
 	}
-	want := value(c, derived)
 
 	derivedIDs := make([]string, len(derived))
 	for i, e := range derived {
+		if err := deadline.Check(ctx, i); err != nil {
+			return fact.Verdict{}, fmt.Errorf("resolve %s: %w", c.Tool(), err)
+		}
 		derivedIDs[i] = e.ID
 	}
+	want := value(c, derived)
 	asserted := r.Provenance.EventIDs() // sorted, deduplicated
 
 	// Asserted events outside the re-derived set need a look-up to tell a
 	// real event that fails the filter (or is not the latest) from a
 	// dangling pointer. Events inside it are real and satisfying already.
 	var outside []string
-	for _, id := range asserted {
+	for i, id := range asserted {
+		if err := deadline.Check(ctx, i+1); err != nil {
+			return fact.Verdict{}, fmt.Errorf("resolve %s: %w", c.Tool(), err)
+		}
 		if _, found := slices.BinarySearch(derivedIDs, id); !found {
 			outside = append(outside, id)
 		}

@@ -129,7 +129,7 @@ func runCalibrate(ctx context.Context, fs *flag.FlagSet, ef *engineFlags, gold *
 		Gold: gold, Inner: p, NoiseRate: noise, Commit: gitCommit(ctx),
 		Open: func(ctx context.Context, o engine.Options) (*engine.Engine, error) {
 			o.Verify = ef.verify
-			return engine.Open(ctx, d, o)
+			return engine.Open(ctx, d, openDuckDB, &o)
 		},
 	}
 	for s := 1; s <= seeds; s++ {

@@ -131,7 +131,7 @@ func (f *engineFlags) openEngine(ctx context.Context, opts engine.Options) (*eng
 	if err != nil {
 		return nil, err
 	}
-	return engine.Open(ctx, d, opts)
+	return engine.Open(ctx, d, openDuckDB, &opts)
 }
 
 // buildProvider returns the configured provider. It reads the API key from

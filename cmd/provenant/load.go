@@ -57,7 +57,7 @@ func runLoad(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	// The one log line per request is formatted as in serve, then
 	// discarded, so its cost is in the throughput but not on the terminal.
 	logger := slog.New(slog.NewJSONHandler(io.Discard, nil))
-	e, err := engine.Open(ctx, d, engine.Options{
+	e, err := engine.Open(ctx, d, openDuckDB, &engine.Options{
 		Provider: rules.Provider{}, Verify: *verify, Observer: spans, Logger: logger,
 	})
 	if err != nil {

@@ -190,61 +190,6 @@ func TestREADME_NodeVersion(t *testing.T) {
 	}
 }
 
-// TestREADME_ReasonsListed: the answer object's reason row lists every
-// reason kind the engine can give: each "kind: detail" prefix written in
-// pipeline, tool and answer, and each declared rejection kind and error
-// reason.
-func TestREADME_ReasonsListed(t *testing.T) {
-	root := filepath.Join("..", "..")
-	literal := regexp.MustCompile(`"([a-z]+(?:_[a-z]+)+): `)
-	declared := regexp.MustCompile(`(?m)^\s*(\w+)\s+(\w+\s+)?=\s+"([a-z]+(?:_[a-z]+)*)"`)
-	kinds := map[string]string{}
-	for _, dir := range []string{"pipeline", "tool", "answer"} {
-		files, err := filepath.Glob(filepath.Join(root, dir, "*.go"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, f := range files {
-			if strings.HasSuffix(f, "_test.go") {
-				continue
-			}
-			b, err := os.ReadFile(f)
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, m := range literal.FindAllStringSubmatch(string(b), -1) {
-				kinds[m[1]] = f
-			}
-			for _, m := range declared.FindAllStringSubmatch(string(b), -1) {
-				if strings.HasPrefix(m[1], "Reason") || strings.Contains(m[2], "Kind") {
-					kinds[m[3]] = f
-				}
-			}
-		}
-	}
-	var row string
-	for _, line := range strings.Split(readme(t), "\n") {
-		if strings.HasPrefix(line, "| `reason` |") {
-			row = line
-		}
-	}
-	if row == "" {
-		t.Fatal("README has no | `reason` | row")
-	}
-	listed := map[string]bool{}
-	for _, m := range regexp.MustCompile("`([a-z_]+)`").FindAllStringSubmatch(row, -1) {
-		listed[m[1]] = true
-	}
-	if len(kinds) < 10 {
-		t.Fatalf("found only %d reason kinds in the source: %v", len(kinds), kinds)
-	}
-	for k, f := range kinds {
-		if !listed[k] {
-			t.Errorf("reason %s (%s) is missing from the README's reason row", k, f)
-		}
-	}
-}
-
 // TestREADME_ImagesOnce: every image is shown once (the calibration plot
 // used to appear twice, with its explanation).
 func TestREADME_ImagesOnce(t *testing.T) {

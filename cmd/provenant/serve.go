@@ -151,7 +151,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			loaded <- loadResult{err: err}
 			return
 		}
-		e, err := engine.Open(loadCtx, d, opts)
+		e, err := engine.Open(loadCtx, d, openDuckDB, &opts)
 		if err == nil {
 			logger.Info("dataset loaded", "dataset_version", e.Info.Version, "events", e.Info.Events,
 				"load_ms", time.Since(start).Milliseconds())

@@ -21,7 +21,7 @@ func OpenDemo(tb testing.TB, opts engine.Options) *engine.Engine {
 	if opts.Provider == nil {
 		opts.Provider = rules.Provider{}
 	}
-	e, err := engine.Open(tb.Context(), d, opts)
+	e, err := engine.Open(tb.Context(), d, engine.OpenMemory, &opts)
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -4,10 +4,16 @@
 package storetest
 
 import (
+	"context"
+	"errors"
 	"slices"
 	"testing"
+	"time"
 
+	"github.com/provenant/provenant/internal/deadline"
+	"github.com/provenant/provenant/internal/deadline/deadlinetest"
 	"github.com/provenant/provenant/retail"
+	"github.com/provenant/provenant/retail/demo"
 )
 
 // Open loads d into a fresh store; the backend registers its cleanup.
@@ -111,6 +117,55 @@ func Run(t *testing.T, open Open) {
 		want := retail.Info{Version: "contract-v1", Stores: 3, Products: 2, Events: 6, First: "2026-01-01T08:00:00Z", Last: "2026-01-02T10:00:00Z"}
 		if got != want {
 			t.Errorf("Info() = %+v, want %+v", got, want)
+		}
+	})
+}
+
+// RunDeadline checks that a backend honours the request's context: every
+// method refuses an already-cancelled context with an error wrapping
+// context.Canceled, and a long scan looks at the context at least once
+// every deadline.Every events and stops at the first look that finds it
+// expired, returning an error wrapping context.DeadlineExceeded.
+func RunDeadline(t *testing.T, open Open) {
+	t.Helper()
+	d, err := demo.Generate(demo.Options{Seed: 7, Version: "deadline-v1", Stores: 3, Products: 20,
+		Events: 8 * deadline.Every, Start: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC), Days: 7})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := open(t, d)
+	// A window over every store: the longest scan a selection asks for.
+	window := retail.Selection{Start: "2026-01-01T00:00:00Z", End: "2026-01-09T00:00:00Z"}
+
+	cancelled, cancel := context.WithCancel(t.Context())
+	cancel()
+	calls := []struct {
+		name string
+		f    func(ctx context.Context) error
+	}{
+		{"Select", func(ctx context.Context) error { _, err := s.Select(ctx, window); return err }},
+		{"Lookup", func(ctx context.Context) error { _, err := s.Lookup(ctx, []string{d.Events[0].ID}); return err }},
+		{"Info", func(ctx context.Context) error { _, err := s.Info(ctx); return err }},
+	}
+	for _, c := range calls {
+		t.Run(c.name+"/cancelled", func(t *testing.T) {
+			if err := c.f(cancelled); !errors.Is(err, context.Canceled) {
+				t.Errorf("%s(cancelled) = %v, want an error wrapping context.Canceled", c.name, err)
+			}
+		})
+	}
+	t.Run("Select/stops at the first expired check", func(t *testing.T) {
+		all, err := s.Select(t.Context(), window)
+		if err != nil || len(all) < 4*deadline.Every {
+			t.Fatalf("Select(window) = %d events, %v; want at least %d", len(all), err, 4*deadline.Every)
+		}
+		const n = 3
+		ctx := deadlinetest.AfterChecks(n)
+		if _, err := s.Select(ctx, window); !errors.Is(err, context.DeadlineExceeded) {
+			t.Fatalf("Select(expiring after %d checks) = %v, want an error wrapping context.DeadlineExceeded", n, err)
+		}
+		if ctx.Checks() != n {
+			t.Errorf("Select looked at the context %d times, want %d: it must stop at the first look that finds it expired", ctx.Checks(), n)
 		}
 	})
 }

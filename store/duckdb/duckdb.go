@@ -24,6 +24,7 @@ import (
 
 	"github.com/duckdb/duckdb-go/v2"
 
+	"github.com/provenant/provenant/internal/deadline"
 	"github.com/provenant/provenant/retail"
 )
 
@@ -203,6 +204,9 @@ func (s *Store) Intervals(ctx context.Context) ([]retail.Interval, error) {
 	defer rows.Close()
 	out := make([]retail.Interval, 0, s.info.Events)
 	for rows.Next() {
+		if err := deadline.Check(ctx, len(out)); err != nil {
+			return nil, fmt.Errorf("query intervals: %w", err)
+		}
 		var (
 			iv          retail.Interval
 			ts, next    time.Time
@@ -250,6 +254,9 @@ func (s *Store) query(ctx context.Context, q string, args ...any) ([]retail.Even
 	defer rows.Close()
 	var out []retail.Event
 	for rows.Next() {
+		if err := deadline.Check(ctx, len(out)); err != nil {
+			return nil, fmt.Errorf("query events: %w", err)
+		}
 		var (
 			e     retail.Event
 			ts    time.Time

@@ -6,6 +6,7 @@ import (
 	"github.com/provenant/provenant/retail"
 	"github.com/provenant/provenant/retail/storetest"
 	"github.com/provenant/provenant/store/duckdb"
+	"github.com/provenant/provenant/store/memstore"
 )
 
 func TestContract(t *testing.T) {
@@ -15,6 +16,23 @@ func TestContract(t *testing.T) {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { s.Close() })
+		return s
+	})
+}
+
+// TestContract_Snapshot runs the store contract on a memstore built from
+// DuckDB's SQL-derived intervals: the engine's default verification path.
+func TestContract_Snapshot(t *testing.T) {
+	storetest.Run(t, func(t *testing.T, d *retail.Dataset) retail.EventStore {
+		db, err := duckdb.Open(t.Context(), d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { db.Close() })
+		s, err := memstore.Load(t.Context(), db)
+		if err != nil {
+			t.Fatal(err)
+		}
 		return s
 	})
 }
@@ -33,4 +51,15 @@ func TestOpen_EmptyDataset(t *testing.T) {
 	if err != nil || len(got) != 0 {
 		t.Fatalf("Select() = %v, %v", got, err)
 	}
+}
+
+func TestDeadline(t *testing.T) {
+	storetest.RunDeadline(t, func(t *testing.T, d *retail.Dataset) retail.EventStore {
+		s, err := duckdb.Open(t.Context(), d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { s.Close() })
+		return s
+	})
 }

@@ -21,6 +21,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/provenant/provenant/internal/deadline"
 	"github.com/provenant/provenant/retail"
 )
 
@@ -184,14 +185,23 @@ func (s *Store) Select(ctx context.Context, sel retail.Selection) ([]retail.Even
 			hi := sort.Search(len(idx), func(i int) bool { return s.ivs[idx[i]].from >= end })
 			candidates = idx[lo:max(lo, hi)]
 		} else {
-			for i := range s.ivs {
-				candidates = append(candidates, int32(i))
-			}
+			candidates = nil // every interval
 		}
 		keep = func(iv interval) bool { return start <= iv.from && iv.from < end }
 	}
+	n := len(candidates)
+	if !sel.Latest && sel.StoreID == "" {
+		n = len(s.ivs)
+	}
 	var out []retail.Event
-	for _, i := range candidates {
+	for k := range n {
+		if err := deadline.Check(ctx, k); err != nil {
+			return nil, fmt.Errorf("select events: %w", err)
+		}
+		i := int32(k)
+		if candidates != nil {
+			i = candidates[k]
+		}
 		iv := s.ivs[i]
 		if sel.Stores != nil && !slices.Contains(sel.Stores, iv.e.StoreID) {
 			continue
@@ -208,7 +218,10 @@ func (s *Store) Select(ctx context.Context, sel retail.Selection) ([]retail.Even
 // Lookup returns those of ids that exist, sorted by event id.
 func (s *Store) Lookup(ctx context.Context, ids []string) ([]retail.Event, error) {
 	var out []retail.Event
-	for _, id := range slices.Compact(slices.Sorted(slices.Values(ids))) {
+	for k, id := range slices.Compact(slices.Sorted(slices.Values(ids))) {
+		if err := deadline.Check(ctx, k); err != nil {
+			return nil, fmt.Errorf("look up events: %w", err)
+		}
 		if i, ok := s.byID[id]; ok {
 			out = append(out, s.ivs[i].e)
 		}
@@ -216,8 +229,35 @@ func (s *Store) Lookup(ctx context.Context, ids []string) ([]retail.Event, error
 	return out, nil
 }
 
+// Intervals returns every event with its pair's next scan time, sorted by
+// event id: the relation the store was built from, so that a store can be
+// rebuilt from another.
+func (s *Store) Intervals(ctx context.Context) ([]retail.Interval, error) {
+	out := make([]retail.Interval, len(s.ivs))
+	for i, iv := range s.ivs {
+		if err := deadline.Check(ctx, i); err != nil {
+			return nil, fmt.Errorf("list intervals: %w", err)
+		}
+		out[i].Event = iv.e
+		if iv.until != math.MaxInt64 {
+			out[i].Until = time.Unix(iv.until, 0).UTC().Format(retail.TimestampLayout)
+		}
+	}
+	slices.SortFunc(out, func(a, b retail.Interval) int { return cmp.Compare(a.ID, b.ID) })
+	return out, nil
+}
+
+// Close releases nothing: the store is memory the collector reclaims. It
+// lets a Store stand where a database that must be closed does.
+func (s *Store) Close() error { return nil }
+
 // Info summarises the dataset the store was built from.
-func (s *Store) Info(ctx context.Context) (retail.Info, error) { return s.info, nil }
+func (s *Store) Info(ctx context.Context) (retail.Info, error) {
+	if err := ctx.Err(); err != nil {
+		return retail.Info{}, fmt.Errorf("read info: %w", err)
+	}
+	return s.info, nil
+}
 
 func unix(ts string) (int64, error) {
 	t, err := time.Parse(retail.TimestampLayout, ts)

@@ -5,13 +5,13 @@ import (
 
 	"github.com/provenant/provenant/retail"
 	"github.com/provenant/provenant/retail/storetest"
-	"github.com/provenant/provenant/store/duckdb"
 	"github.com/provenant/provenant/store/memstore"
 )
 
 // TestContract runs the store contract on both ways of building a
-// memstore: intervals derived in Go, and intervals derived by DuckDB's SQL
-// (the engine's way).
+// memstore in Go: from a dataset, and from another store's intervals (the
+// engine's way; store/duckdb's tests run it on DuckDB's SQL-derived
+// intervals).
 func TestContract(t *testing.T) {
 	t.Run("FromDataset", func(t *testing.T) {
 		storetest.Run(t, func(t *testing.T, d *retail.Dataset) retail.EventStore {
@@ -22,14 +22,13 @@ func TestContract(t *testing.T) {
 			return s
 		})
 	})
-	t.Run("FromDuckDB", func(t *testing.T) {
+	t.Run("FromIntervals", func(t *testing.T) {
 		storetest.Run(t, func(t *testing.T, d *retail.Dataset) retail.EventStore {
-			db, err := duckdb.Open(t.Context(), d)
+			src, err := memstore.FromDataset(d)
 			if err != nil {
 				t.Fatal(err)
 			}
-			t.Cleanup(func() { db.Close() })
-			s, err := memstore.Load(t.Context(), db)
+			s, err := memstore.Load(t.Context(), src)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -55,4 +54,14 @@ func TestNew_RejectsBadIntervals(t *testing.T) {
 			}
 		})
 	}
+}
+
+func TestDeadline(t *testing.T) {
+	storetest.RunDeadline(t, func(t *testing.T, d *retail.Dataset) retail.EventStore {
+		s, err := memstore.FromDataset(d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	})
 }

@@ -1,4 +1,4 @@
-package memstore_test
+package duckdb_test
 
 import (
 	"fmt"

@@ -1,0 +1,21 @@
+package main
+
+import (
+	"context"
+
+	"github.com/provenant/provenant/engine"
+	"github.com/provenant/provenant/retail"
+	"github.com/provenant/provenant/store/duckdb"
+)
+
+// openDuckDB is the command's engine.Opener: the embedded DuckDB database,
+// whose SQL derives the intervals the resolver verifies through. The
+// command is the one place that links DuckDB (cgo) besides the store's and
+// the engine's own tests.
+func openDuckDB(ctx context.Context, d *retail.Dataset) (engine.Store, error) {
+	s, err := duckdb.Open(ctx, d)
+	if err != nil {
+		return nil, err
+	}
+	return s, nil
+}

@@ -1,0 +1,120 @@
+package archtest
+
+import (
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// duckdbLinkers are the only packages whose test binaries may link DuckDB
+// (cgo, seconds to link on two cores): its own store, the engine's tests
+// (which check the engine over it) and the command that opens it. Every
+// other test binary opens engines with engine.OpenMemory.
+var duckdbLinkers = []string{"store/duckdb", "engine", "cmd/provenant"}
+
+// duckdbPaths are the import paths that mean a binary links DuckDB.
+var duckdbPaths = []string{"store/duckdb", "github.com/duckdb/duckdb-go/v2"}
+
+// packages returns every package directory of the module, module-relative.
+func packages(t *testing.T) []string {
+	t.Helper()
+	var out []string
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		name := d.Name()
+		if d.IsDir() {
+			if path != root && (strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_") || name == "testdata" || name == "node_modules") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if strings.HasSuffix(name, ".go") {
+			rel, err := filepath.Rel(root, filepath.Dir(path))
+			if err != nil {
+				return err
+			}
+			if rel = filepath.ToSlash(rel); !slices.Contains(out, rel) {
+				out = append(out, rel)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// testDeps returns what the package's test binary depends on (as
+// `go list -deps -test` reports it): the imports of every file in the
+// directory, test files included, and the non-test closure of each.
+func testDeps(t *testing.T, rel string) []string {
+	t.Helper()
+	entries, err := os.ReadDir(filepath.Join(root, rel))
+	if err != nil {
+		t.Fatalf("read package %s: %v", rel, err)
+	}
+	seen := map[string]bool{}
+	fset := token.NewFileSet()
+	for _, e := range entries {
+		if e.IsDir() || !strings.HasSuffix(e.Name(), "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(fset, filepath.Join(root, rel, e.Name()), nil, parser.ImportsOnly)
+		if err != nil {
+			t.Fatalf("parse %s/%s: %v", rel, e.Name(), err)
+		}
+		for _, imp := range f.Imports {
+			p, _ := strconv.Unquote(imp.Path.Value)
+			key := p
+			if r, ok := strings.CutPrefix(p, module+"/"); ok {
+				key = r
+				for _, d := range closure(t, r) {
+					seen[d] = true
+				}
+			}
+			seen[key] = true
+		}
+	}
+	for _, d := range closure(t, rel) {
+		seen[d] = true
+	}
+	var out []string
+	for d := range seen {
+		out = append(out, d)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// TestDuckDBLinkers keeps DuckDB out of every test binary but those of
+// duckdbLinkers.
+func TestDuckDBLinkers(t *testing.T) {
+	pkgs := packages(t)
+	for _, want := range duckdbLinkers {
+		if !slices.Contains(pkgs, want) {
+			t.Errorf("allowed linker %s is not a package of the module", want)
+		}
+	}
+	var linkers []string
+	for _, pkg := range pkgs {
+		deps := testDeps(t, pkg)
+		if slices.ContainsFunc(duckdbPaths, func(p string) bool { return slices.Contains(deps, p) }) || pkg == "store/duckdb" {
+			linkers = append(linkers, pkg)
+		}
+	}
+	for _, pkg := range linkers {
+		if !slices.Contains(duckdbLinkers, pkg) {
+			t.Errorf("the test binary of %s links DuckDB (store/duckdb); open engines with engine.OpenMemory, or move the test to store/duckdb or engine", pkg)
+		}
+	}
+	t.Logf("test binaries linking DuckDB: %v", linkers)
+}
