@@ -48,7 +48,7 @@ type ReasonKind string
 const (
 	// Abstentions.
 	ReasonEmptyQuestion    ReasonKind = "empty_question"    // the question is empty
-	ReasonQuestionTooLong  ReasonKind = "question_too_long" // the question exceeds the byte bound
+	ReasonQuestionTooLong  ReasonKind = "question_too_long" // the question exceeds the character bound
 	ReasonNoTool           ReasonKind = "no_tool"           // no tool on the menu covers the question
 	ReasonGroundingRefused ReasonKind = "grounding_refused" // the sentence cites numbers no result backs
 	ReasonBelowThreshold   ReasonKind = "below_threshold"   // confidence below the calibrated threshold

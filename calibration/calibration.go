@@ -4,17 +4,18 @@
 // by eval --calibrate on a calibration split of the gold set and committed
 // as JSON. The pipeline loads it and abstains below threshold.
 //
-// The package imports only the standard library and package stats.
+// The package imports only the standard library, package stats and the
+// strict JSON decoder (itself standard library only).
 package calibration
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"math"
 	"slices"
 
+	"github.com/provenant/provenant/internal/strictjson"
 	"github.com/provenant/provenant/stats"
 )
 
@@ -74,13 +75,23 @@ type Policy struct {
 // ErrInvalid is matched by every error Parse and Validate return.
 var ErrInvalid = errors.New("invalid abstention policy")
 
-// Parse reads a policy strictly (unknown fields are errors) and validates it.
+// maxPolicyBytes bounds what Parse reads.
+const maxPolicyBytes = 16 << 20
+
+// Parse reads a policy with the strict decoder (package strictjson:
+// unknown, repeated or differently cased fields are errors, and so is a
+// number that does not fit) and validates it.
 func Parse(r io.Reader) (*Policy, error) {
-	dec := json.NewDecoder(io.LimitReader(r, 16<<20))
-	dec.DisallowUnknownFields()
+	b, err := io.ReadAll(io.LimitReader(r, maxPolicyBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("read policy: %w", err)
+	}
+	if len(b) > maxPolicyBytes {
+		return nil, fmt.Errorf("%w: larger than %d bytes", ErrInvalid, maxPolicyBytes)
+	}
 	var p Policy
-	if err := dec.Decode(&p); err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrInvalid, err)
+	if err := strictjson.Decode(b, &p, nil); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrInvalid, err)
 	}
 	if err := p.Validate(); err != nil {
 		return nil, err

@@ -43,6 +43,11 @@ func TestParse_Rejects(t *testing.T) {
 		{"no support", `"min_support": 30`, `"min_support": 0`},
 		{"target out of range", `"target": 0.98`, `"target": 1`},
 		{"not JSON", `{"suite_version"`, `{suite_version`},
+		{"repeated field", `"target": 0.98`, `"target": 0.98, "target": 0.5`},
+		{"field in another case", `"target": 0.98`, `"Target": 0.98`},
+		{"repeated class", `"classes": {`, `"classes": {"window": {"threshold": 0.1}, `},
+		{"number beyond float64", `"target": 0.98`, `"target": 1e400`},
+		{"trailing data", `"curves": {"global": []}}`, `"curves": {"global": []}} {}`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -47,6 +47,18 @@ type Store interface {
 // Opener loads a dataset into a fresh Store.
 type Opener func(ctx context.Context, d *retail.Dataset) (Store, error)
 
+// OpenerOf adapts a backend's open function (store/duckdb's Open, say) to
+// an Opener.
+func OpenerOf[S Store](open func(context.Context, *retail.Dataset) (S, error)) Opener {
+	return func(ctx context.Context, d *retail.Dataset) (Store, error) {
+		s, err := open(ctx, d)
+		if err != nil {
+			return nil, err // not a Store holding a nil S
+		}
+		return s, nil
+	}
+}
+
 // OpenMemory is the pure-Go Opener: a store/memstore store whose intervals
 // are derived in Go. For tests and tools that must not link DuckDB; the
 // command opens DuckDB, whose intervals are derived by SQL, an engine

@@ -1,12 +1,10 @@
 package engine_test
 
 import (
-	"context"
 	"testing"
 
 	"github.com/provenant/provenant/answer"
 	"github.com/provenant/provenant/engine"
-	"github.com/provenant/provenant/retail"
 	"github.com/provenant/provenant/retail/demo"
 	"github.com/provenant/provenant/store/duckdb"
 )
@@ -14,13 +12,7 @@ import (
 // openDuckDB is the command's opener (cmd/provenant), for the engine's
 // own tests: the one test binary besides the store's and the command's
 // that links DuckDB.
-func openDuckDB(ctx context.Context, d *retail.Dataset) (engine.Store, error) {
-	s, err := duckdb.Open(ctx, d)
-	if err != nil {
-		return nil, err
-	}
-	return s, nil
-}
+var openDuckDB = engine.OpenerOf(duckdb.Open)
 
 // TestOpen answers the same question over every store and verification
 // mode an engine can be opened with.

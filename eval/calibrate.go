@@ -16,6 +16,7 @@ import (
 	"github.com/provenant/provenant/answer"
 	"github.com/provenant/provenant/calibration"
 	"github.com/provenant/provenant/engine"
+	"github.com/provenant/provenant/internal/strictjson"
 	"github.com/provenant/provenant/pipeline"
 	"github.com/provenant/provenant/provider"
 	"github.com/provenant/provenant/provider/noisy"
@@ -534,7 +535,7 @@ func ReadmeTable(dir string) (string, error) {
 		return "", err
 	}
 	var r CurveRecord
-	if err := json.Unmarshal(b, &r); err != nil {
+	if err := strictjson.Decode(b, &r, nil); err != nil {
 		return "", fmt.Errorf("read %s: %w", CurveFile, err)
 	}
 	if f, err := os.Open(filepath.Join(dir, PolicyFile)); err == nil {

@@ -17,6 +17,7 @@ import (
 
 	"github.com/provenant/provenant/answer"
 	"github.com/provenant/provenant/fact"
+	"github.com/provenant/provenant/internal/strictjson"
 	"github.com/provenant/provenant/retail"
 	"github.com/provenant/provenant/tool"
 )
@@ -533,10 +534,8 @@ func outOfDomain(k tool.ParamKind, s string) string {
 // or list length otherwise), whether the value is a grounded zero, and a
 // reason when the shape is wrong.
 func checkValue(k fact.Kind, raw json.RawMessage) (n int, zero bool, reason string) {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
 	var v any
-	if err := dec.Decode(&v); err != nil {
+	if err := strictjson.Decode(raw, &v, nil); err != nil {
 		return 0, false, "is not a JSON value"
 	}
 	count := func(v any) (int, bool) {

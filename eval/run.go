@@ -1,7 +1,6 @@
 package eval
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -12,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/provenant/provenant/answer"
+	"github.com/provenant/provenant/internal/strictjson"
 	"github.com/provenant/provenant/retail"
 )
 
@@ -311,13 +311,8 @@ func mismatch(it Item, a answer.Answer) string {
 // sameJSON reports whether two JSON texts hold structurally equal values.
 func sameJSON(a, b []byte) bool {
 	decode := func(b []byte) (any, bool) {
-		dec := json.NewDecoder(bytes.NewReader(b))
-		dec.UseNumber()
 		var v any
-		if err := dec.Decode(&v); err != nil {
-			return nil, false
-		}
-		return v, true
+		return v, strictjson.Decode(b, &v, nil) == nil
 	}
 	va, okA := decode(a)
 	vb, okB := decode(b)

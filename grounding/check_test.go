@@ -151,6 +151,63 @@ func TestCheck_Matching(t *testing.T) {
 		{"id with no unit backs no value", "0 stores", led(Numeral{ID: "st-003"}), false},
 		{"window only backs no value", "0 stores", led(Numeral{Window: [2]string{"2026-01-01T00:00:00Z", "2026-01-07T00:00:00Z"}}), false},
 
+		// Scale words multiply (issue 7): the digits alone back nothing.
+		{"hundred against 9", "9 hundred stores", led(num(9, UnitCount)), false},
+		{"hundred against 900", "9 hundred stores", led(num(900, UnitCount)), true},
+		{"k against 9", "9k scans", led(num(9, UnitCount)), false},
+		{"k against 9000", "9k scans", led(num(9000, UnitCount)), true},
+		{"dozen against 9", "nine dozen", led(num(9, UnitCount)), false},
+		{"dozen against 108", "nine dozen", led(num(108, UnitCount)), true},
+		{"thirteen hundred against 13", "thirteen hundred scans", led(num(13, UnitCount)), false},
+		{"thirteen hundred against 1300", "thirteen hundred scans", led(num(1300, UnitCount)), true},
+		{"million against 1.2", "1.2 million scans", led(num(1.2, UnitCount)), false},
+		{"M dollars against cents", "$1.2M", led(num(120_000_000, UnitCents)), true},
+		{"M dollars against 1.2 dollars", "$1.2M", led(num(1.2, UnitUSD)), false},
+		{"bn dollars against cents", "$1.2bn", led(num(120_000_000_000, UnitCents)), true},
+		{"m dollars against 120 cents", "$1.2m", led(num(120, UnitCents)), false},
+		{"a dozen against 1", "a dozen stores", led(num(1, UnitCount)), false},
+		{"spelled compound against its parts", "one hundred and two stores", led(num(100, UnitCount), num(2, UnitCount)), false},
+		{"spelled compound against its value", "one hundred and two stores", led(num(102, UnitCount)), true},
+		{"metres keep their number", "5 m of shelf", led(num(5, UnitCount)), true},
+
+		// Every Unicode decimal digit is a numeral.
+		{"fullwidth 14 against 13", "１４ stores", led(num(13, UnitCount)), false},
+		{"fullwidth 13 against 13", "１３ stores", led(num(13, UnitCount)), true},
+		{"fullwidth dollars against 781 cents", "$９.８１", led(num(781, UnitCents)), false},
+		{"fullwidth 7.81 against 781 cents", "$７.８１", led(num(781, UnitCents)), true},
+		{"devanagari 14 against 13", "१४ stores", led(num(13, UnitCount)), false},
+		{"arabic-indic 13", "١٣ stores", led(num(13, UnitCount)), true},
+		{"superscript against nothing", "sales rose¹", led(num(13, UnitCount)), false},
+
+		// Honest rounding: k decimals match only the value rounded to k decimals.
+		{"a fabricated last digit", "pi is 3.15", led(num(3.14159, UnitNone)), false},
+		{"honest two decimals", "pi is 3.14", led(num(3.14159, UnitNone)), true},
+		{"honest one decimal", "pi is 3.1", led(num(3.14159, UnitNone)), false}, // 1.3% off: beyond tolerance
+		{"rounding in dollars", "$7.8", led(num(781, UnitCents)), true},
+		{"rounding in dollars beyond tolerance", "$8", led(num(781, UnitCents)), false},
+		{"dishonest rounding in dollars", "$7.82", led(num(781.4, UnitCents)), false},
+		{"honest rounding of fractional cents", "$7.81", led(num(781.4, UnitCents)), true},
+		{"half away from zero", "$7.81", led(num(780.5, UnitCents)), true},
+		{"half never rounds down", "$7.80", led(num(780.5, UnitCents)), false},
+		{"half away from zero negative", "-100.1", led(num(-100.05, UnitNone)), true},
+		{"a negative half never rounds toward zero", "-100.0", led(num(-100.05, UnitNone)), false},
+		{"percent rounded in percent", "12.3%", led(num(0.1234, UnitRatio)), true},
+		{"percent rounded the wrong way", "12.4%", led(num(0.1234, UnitRatio)), false},
+		{"ratio rounded in the ratio", "0.123", led(num(12.34, UnitPercent)), true},
+		{"ratio rounded the wrong way", "0.124", led(num(12.34, UnitPercent)), false},
+		{"integer is rounded to units", "1001 scans", led(num(1000.4, UnitCount)), false},
+		{"trailing zeros round to their place", "4,000 scans", led(num(3992, UnitCount)), true},
+		{"trailing zeros round to their place, wrongly", "3,990 scans", led(num(3996, UnitCount)), false},
+		{"a scale word rounds in its unit", "1.2 million scans", led(num(1_203_000, UnitCount)), true},
+		{"a scale word rounds in its unit, wrongly", "1.21 million scans", led(num(1_204_500, UnitCount)), false},
+		{"pence round in pence", "1050 pence", led(num(10.504, UnitGBP)), true},
+		{"pence round in pence, wrongly", "1051 pence", led(num(10.504, UnitGBP)), false},
+		{"scientific rounds in its exponent", "2.4e3", led(num(2392, UnitCount)), true},
+		{"scientific rounds in its exponent, wrongly", "2.41e3", led(num(2404, UnitCount)), false},
+		{"cents round in cents", "781 cents", led(num(7.8149, UnitUSD)), true},
+		{"a decimal half stored inexactly", "$7.81", led(num(7.805, UnitUSD)), true},
+		{"beyond 15 digits only the tolerance holds", "1234567890123456789", led(num(1234567890123450000, UnitCount)), true},
+
 		{"README answer", "The price of pr-007 at st-003 as of 2026-01-06T08:00:00Z is $7.81 (781 cents).",
 			led(num(781, UnitCents), ts, ids("pr-007", "st-003")), true},
 	}
@@ -181,6 +238,7 @@ func TestCheck_Allowances(t *testing.T) {
 		{"echo identifier", "pr-007 costs", "What is the price of pr-007?", Ledger{}, only(AllowQuestionEcho), AllowQuestionEcho},
 		{"echo by value", "349 cents", "Is it $3.49?", Ledger{}, only(AllowQuestionEcho), AllowQuestionEcho},
 		{"echo by text ignores case", "TWELVE", "twelve?", Ledger{}, only(AllowQuestionEcho), AllowQuestionEcho},
+		{"echo of an identifier in fullwidth", "ｓｔ－００３", "Is st-003 out?", Ledger{}, only(AllowQuestionEcho), AllowQuestionEcho},
 		{"echo spelled for digits", "three", "Are there 3?", Ledger{}, only(AllowQuestionEcho), AllowQuestionEcho},
 		{"no echo across units", "$3", "Are there 3?", Ledger{}, only(AllowQuestionEcho), ""},
 		{"no echo of another value", "4", "Are there 3?", Ledger{}, only(AllowQuestionEcho), ""},
@@ -190,6 +248,10 @@ func TestCheck_Allowances(t *testing.T) {
 		{"ordinal word", "the first store", "", Ledger{}, only(AllowOrdinal), AllowOrdinal},
 		{"a cardinal is no ordinal", "the 4 stores", "", Ledger{}, only(AllowOrdinal), ""},
 		{"a lone line number is no list", "4. That is the count.", "", Ledger{}, only(AllowOrdinal), ""},
+		{"inline list index after a colon", "Two products: 1. oat milk 2. rye bread", "", led(num(2, UnitCount)), only(AllowOrdinal), AllowOrdinal},
+		{"inline run", "we stock 1) oat milk 2) rye bread", "", led(num(2, UnitCount)), only(AllowOrdinal), AllowOrdinal},
+		{"a bare number in prose is no ordinal", "there are 2 products", "", Ledger{}, only(AllowOrdinal), ""},
+
 		{"ordinal off", "the 2nd store", "", Ledger{}, StrictPolicy(), ""},
 		{"timestamp in window", "at 2026-01-03T12:00:00Z", "", led(window), only(AllowWindowTimestamp), AllowWindowTimestamp},
 		{"window start inclusive", "at 2026-01-01T00:00:00Z", "", led(window), only(AllowWindowTimestamp), AllowWindowTimestamp},
@@ -254,26 +316,56 @@ func TestCheck_Report(t *testing.T) {
 	}
 }
 
-func TestCheck_Tolerance(t *testing.T) {
-	l := led(num(1000, UnitCount))
+// TestCheck_Tolerance: the relative tolerance bounds how far an honest
+// rounding may land from the ledger value ("1,000" is 1004 or 996 rounded
+// to thousands, and within 0.5% of either).
+// TestCheck_ReportCountsOtherDigits: a numeral in digits outside ASCII is
+// counted in numerals_total and reported as written.
+func TestCheck_ReportCountsOtherDigits(t *testing.T) {
 	tests := []struct {
-		tol  float64
-		text string
-		pass bool
+		text   string
+		ledger Ledger
+		total  int
+		want   []Unmatched
 	}{
-		{0.005, "1005", true},
-		{0.005, "1005.1", false},
-		{0.005, "995", true},
-		{0.005, "994.9", false},
-		{0, "1000", true},
-		{0, "1000.001", false},
-		{-1, "1000", true}, // a negative tolerance is zero
-		{-1, "1000.001", false},
-		{math.NaN(), "1000.001", false},
-		{0.1, "1099", true},
+		{"１４ stores", led(num(13, UnitCount)), 1, []Unmatched{{Text: "１４", Value: 14}}},
+		{"$９.８１", led(num(781, UnitCents)), 1, []Unmatched{{Text: "$９.８１", Value: 9.81, Unit: UnitUSD}}},
+		{"$７.８１ at st-００３", led(num(781, UnitCents), ids("st-003")), 2, []Unmatched{}},
+		{"९ hundred stores", led(num(9, UnitCount)), 1, []Unmatched{{Text: "९ hundred", Value: 900}}},
 	}
 	for _, tt := range tests {
-		t.Run(fmt.Sprintf("%v/%s", tt.tol, tt.text), func(t *testing.T) {
+		t.Run(tt.text, func(t *testing.T) {
+			r := Check(tt.text, tt.ledger, "", StrictPolicy())
+			if r.NumeralsTotal != tt.total || fmt.Sprint(r.Unmatched) != fmt.Sprint(tt.want) {
+				t.Errorf("Check(%q): numerals_total %d, unmatched %v; want %d, %v", tt.text, r.NumeralsTotal, r.Unmatched, tt.total, tt.want)
+			}
+		})
+	}
+}
+
+func TestCheck_Tolerance(t *testing.T) {
+	tests := []struct {
+		tol    float64
+		ledger float64
+		text   string
+		pass   bool
+	}{
+		{0.005, 1005, "1,000", true},
+		{0.005, 1005.1, "1,000", false},
+		{0.005, 996, "1,000", true},
+		{0.005, 994.9, "1,000", false}, // 0.51%
+		{0, 1000, "1000", true},
+		{0, 1000, "1000.001", false},
+		{0, 1000.4, "1000", false}, // an honest rounding, but no tolerance
+		{-1, 1000, "1000", true},   // a negative tolerance is zero
+		{-1, 1000, "1000.001", false},
+		{math.NaN(), 1000, "1000.001", false},
+		{0.1, 1090, "1,000", true},
+		{0.1, 1099, "1,010", false}, // within 10%, but 1099 never rounds to 1,010
+	}
+	for _, tt := range tests {
+		t.Run(fmt.Sprintf("%v/%v/%s", tt.tol, tt.ledger, tt.text), func(t *testing.T) {
+			l := led(num(tt.ledger, UnitCount))
 			r := Check(tt.text, l, "", Policy{MatchRelTol: tt.tol})
 			if (r.Verdict == Pass) != tt.pass {
 				t.Errorf("Check(%q) at tolerance %v = %s, want pass = %t", tt.text, tt.tol, r.Verdict, tt.pass)
@@ -302,12 +394,17 @@ func TestParseLedger(t *testing.T) {
 		{name: "date as a string", in: `{"numerals": [{"value": "2026-01-06", "unit": "date"}]}`,
 			want: Ledger{Numerals: []Numeral{{Value: day06, Unit: UnitDate}}}},
 		{name: "null window", in: `{"numerals": [{"value": 3, "window": null}]}`, want: Ledger{Numerals: []Numeral{{Value: 3}}}},
-		{name: "unknown top-level field", in: `{"numerals": [], "extra": 1}`, wantErr: `unknown field "extra" (want numerals)`},
-		{name: "unknown entry field", in: `{"numerals": [{"value": 3}, {"valu": 3}]}`, wantErr: `numerals[1]: unknown field "valu"`},
+		{name: "unknown top-level field", in: `{"numerals": [], "extra": 1}`, wantErr: `unknown field #1 (want numerals)`},
+		{name: "unknown entry field", in: `{"numerals": [{"value": 3}, {"valu": 3}]}`, wantErr: `numerals[1]: unknown field #0 (want value, unit, id or window)`},
 		{name: "repeated field", in: `{"numerals": [{"value": 3, "value": 4}]}`, wantErr: `numerals[0]: field value appears twice`},
 		{name: "repeated numerals", in: `{"numerals": [], "numerals": []}`, wantErr: "field numerals appears twice"},
 		{name: "missing numerals", in: `{}`, wantErr: "missing field numerals"},
 		{name: "not an object", in: `[]`, wantErr: "ledger: want an object"},
+		{name: "null", in: `null`, wantErr: "ledger: want an object"},
+		{name: "field in another case", in: `{"NUMERALS": []}`, wantErr: "unknown field #0 (want numerals)"},
+		{name: "repeated key in a value", in: `{"numerals": [{"value": 3, "window": null, "id": "x", "unit": "count", "secret-1234": 1, "secret-1234": 2}]}`, wantErr: "numerals[0]: field #5 repeats an earlier key"},
+		{name: "unknown key never echoed", in: `{"numerals": [{"secret-1234": 3}]}`, wantErr: "numerals[0]: unknown field #0"},
+		{name: "invalid UTF-8", in: "{\"numerals\": [{\"id\": \"st-\xff\"}]}", wantErr: "invalid UTF-8"},
 		{name: "numerals not an array", in: `{"numerals": {}}`, wantErr: "numerals: want an array"},
 		{name: "entry not an object", in: `{"numerals": [3]}`, wantErr: "numerals[0]: want an object"},
 		{name: "malformed", in: `{"numerals": [}`, wantErr: "malformed JSON"},

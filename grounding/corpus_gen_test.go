@@ -15,14 +15,19 @@ package grounding_test
 //   - outside the marks, text and question hold no digit and no number word,
 //     so no numeral escapes the labelling;
 //   - in a grounded item every mark is backed: by a ledger numeral of the
-//     same quantity within 0.4% (inside the 0.5% tolerance with margin),
+//     same quantity within 0.4% (inside the 0.5% tolerance with margin)
+//     of which it is the honest rounding (half away from zero, to the
+//     place the mark is written to),
 //     by the same text in the question, by being an ordinal list index, or
 //     (timestamps and dates) by lying strictly inside a ledger window;
 //   - in a fabricated item every unlogged mark is backed by nothing: at
 //     least 0.6% from every ledger numeral of its quantity, and, unless the
 //     item is a unit swap whose point is the equal digits, at least 0.6%
 //     from every ledger numeral under any of the scalings 1, 100, 1/100
-//     regardless of unit; far from every numeral of the question; a
+//     regardless of unit, unless the only reading that comes close is a
+//     dishonest rounding (a kind in roundingKinds) or, for a scaled
+//     count against a count, the digits before the scale word
+//     (scaleKinds); far from every numeral of the question; a
 //     timestamp or date more than an hour outside every window and ledger
 //     instant; an identifier absent from the ledger and the question.
 //
@@ -47,9 +52,13 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode"
+
+	"github.com/provenant/provenant/grounding"
 )
 
 const (
+	corpusEach   = 126 // items of each label
 	corpusPath   = "testdata/corpus.jsonl"
 	corpusSeed   = 20260104
 	corpusStream = "grounding/corpus/v1"
@@ -342,6 +351,14 @@ type template struct {
 // digits of a ledger numeral in another unit.
 var swapKinds = map[string]bool{"unit_swap": true, "percent_count": true, "wrong_currency": true}
 
+// roundingKinds are fabricated kinds whose unlogged numeral is close to a
+// ledger numeral but no honest rounding of it.
+var roundingKinds = map[string]bool{"dishonest_rounding": true}
+
+// scaleKinds are fabricated kinds whose unlogged numeral has a ledger
+// count's digits before a scale word ("9 hundred" against 9).
+var scaleKinds = map[string]bool{"scale_word": true}
+
 func generateCorpus() ([]byte, error) {
 	h := fnv.New64a()
 	h.Write([]byte(corpusStream))
@@ -370,8 +387,8 @@ func generateCorpus() ([]byte, error) {
 			items = append(items, it)
 		}
 	}
-	if counts["grounded"] != 100 || counts["fabricated"] != 100 {
-		return nil, fmt.Errorf("generated %d grounded and %d fabricated items, want 100 each", counts["grounded"], counts["fabricated"])
+	if counts["grounded"] != corpusEach || counts["fabricated"] != corpusEach {
+		return nil, fmt.Errorf("generated %d grounded and %d fabricated items, want %d each", counts["grounded"], counts["fabricated"], corpusEach)
 	}
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
@@ -429,11 +446,12 @@ func strip(marked string) (string, []mark, error) {
 }
 
 var strayWords = map[string]bool{"dozen": true, "hundred": true, "thousand": true, "million": true, "billion": true,
+	"trillion": true, "lakh": true, "crore": true,
 	"half": true, "twice": true, "first": true, "second": true, "third": true, "fourth": true, "fifth": true,
 	"sixth": true, "seventh": true, "eighth": true, "ninth": true, "tenth": true}
 
 func strayNumeral(s string) string {
-	if i := strings.IndexAny(s, "0123456789"); i >= 0 {
+	if i := strings.IndexFunc(s, func(r rune) bool { _, ok := digitOf(r); return ok }); i >= 0 {
 		return s[max(0, i-10):min(len(s), i+10)]
 	}
 	for _, w := range strings.FieldsFunc(strings.ToLower(s), func(r rune) bool {
@@ -452,6 +470,91 @@ type qty struct {
 	v     float64 // in the class's canonical unit
 	raw   float64 // the number as written (mark) or stored (ledger)
 	id    string
+	// place is what a mark is written to in the class's canonical unit
+	// (1 cent for "$7.81", 1e7 cents for "$1.2M"), rawPlace the same in
+	// the written number's own unit; 0 for a ledger numeral.
+	place, rawPlace float64
+}
+
+// digitOf returns the value of a decimal digit of any script (its
+// distance from the start of its run of Nd code points, modulo ten) or
+// of a superscript digit.
+func digitOf(r rune) (int, bool) {
+	if i := slices.Index(grounding.Superscripts, r); i >= 0 {
+		return i, true
+	}
+	if !unicode.IsDigit(r) {
+		return 0, false
+	}
+	z := r
+	for unicode.IsDigit(z - 1) {
+		z--
+	}
+	return int(r-z) % 10, true
+}
+
+// asciiDigits writes every digit of s in ASCII.
+func asciiDigits(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		if d, ok := digitOf(r); ok {
+			b.WriteByte(byte('0' + d))
+		} else {
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// markScales are the scale words and suffixes a mark may end with; the
+// single letters m and B multiply money only.
+var markScales = []struct {
+	suffix string
+	m      float64
+	money  bool
+}{
+	{" hundred", 1e2, false}, {" thousand", 1e3, false}, {" million", 1e6, false}, {" billion", 1e9, false},
+	{" dozen", 12, false}, {" lakh", 1e5, false}, {" crore", 1e7, false},
+	{"mn", 1e6, false}, {"bn", 1e9, false}, {"k", 1e3, false}, {"K", 1e3, false}, {"M", 1e6, false},
+	{"m", 1e6, true}, {"B", 1e9, true},
+}
+
+// placeOf is the place a number literal (digits, a fraction, an
+// exponent, or a number word) is written to: 10^-k for k decimals, else
+// 10 to the integer's trailing zeros.
+func placeOf(body string, v float64) float64 {
+	exp := 0
+	if i := strings.IndexAny(body, "eE"); i >= 0 {
+		exp, _ = strconv.Atoi(body[i+1:])
+		body = body[:i]
+	}
+	if i := strings.IndexByte(body, '.'); i >= 0 {
+		return math.Pow10(exp - (len(body) - i - 1))
+	}
+	if !strings.ContainsAny(body, "0123456789") { // a number word
+		body = strconv.Itoa(int(v))
+	}
+	z := 0
+	digits := strings.TrimLeft(strings.ReplaceAll(strings.TrimPrefix(body, "-"), ",", ""), "0")
+	for strings.HasSuffix(digits, "0") {
+		digits = digits[:len(digits)-1]
+		z++
+	}
+	return math.Pow10(exp + z)
+}
+
+// honestOf reports whether a mark is an honest rounding of ledger value
+// lv (in the mark's canonical unit): lv rounded half away from zero to
+// the mark's place is the mark.
+func honestOf(q qty, lv float64) bool {
+	if q.place == 0 {
+		return true
+	}
+	return halfAway(lv/q.place) == math.Round(q.v/q.place)
+}
+
+func halfAway(x float64) float64 {
+	return math.Copysign(math.Floor(math.Abs(x)+0.5+1e-9), x)
 }
 
 var (
@@ -471,7 +574,7 @@ func parseMark(s string) (qty, error) {
 	case dateRe.MatchString(s):
 		return qty{class: "date", v: float64(unixOf(s))}, nil
 	}
-	unit, body := "", s
+	unit, body := "", asciiDigits(s)
 	for _, a := range []struct{ affix, unit string }{
 		{"$", "usd"}, {"€", "eur"}, {"£", "gbp"}, {"USD ", "usd"}, {"EUR ", "eur"}, {"GBP ", "gbp"},
 	} {
@@ -490,6 +593,19 @@ func parseMark(s string) (qty, error) {
 			unit, body = a.unit, strings.TrimSuffix(body, a.affix)
 		}
 	}
+	mult := 1.0
+	for _, sc := range markScales {
+		if strings.HasSuffix(body, sc.suffix) && len(body) > len(sc.suffix) {
+			if sc.money && unit != "usd" && unit != "eur" && unit != "gbp" {
+				continue
+			}
+			mult, body = sc.m, strings.TrimSuffix(body, sc.suffix)
+			break
+		}
+	}
+	if strings.HasSuffix(body, " m") && unit == "" { // metres: no multiplier
+		body = strings.TrimSuffix(body, " m")
+	}
 	var x float64
 	if i := slices.Index(numberWords, strings.ToLower(body)); i >= 0 {
 		x = float64(i)
@@ -501,7 +617,16 @@ func parseMark(s string) (qty, error) {
 	} else {
 		return qty{}, fmt.Errorf("mark %q is not a numeral the label model knows", s)
 	}
-	return canon(x, unit), nil
+	q := canon(x*mult, unit)
+	q.rawPlace = placeOf(body, x) * mult
+	q.place = q.rawPlace
+	switch unit {
+	case "usd", "eur", "gbp":
+		q.place *= 100
+	case "percent":
+		q.place /= 100
+	}
+	return q, nil
 }
 
 func canon(x float64, unit string) qty {
@@ -589,7 +714,7 @@ func backed(mk mark, q qty, l []genNumeral, question []mark, startOfLine bool) s
 				return "ledger"
 			}
 		default:
-			if relDiff(lq.v, q.v) <= groundedMaxRel {
+			if relDiff(lq.v, q.v) <= groundedMaxRel && honestOf(q, lq.v) {
 				return "ledger"
 			}
 		}
@@ -611,7 +736,8 @@ func backed(mk mark, q qty, l []genNumeral, question []mark, startOfLine bool) s
 }
 
 // unbacked checks that an unlogged mark is backed by nothing, by a margin.
-func unbacked(mk mark, q qty, l []genNumeral, question []mark, swap bool) error {
+func unbacked(mk mark, q qty, l []genNumeral, question []mark, kind string) error {
+	swap := swapKinds[kind]
 	if q.class == "ordinal" {
 		return fmt.Errorf("an ordinal cannot be unlogged")
 	}
@@ -666,14 +792,20 @@ func unbacked(mk mark, q qty, l []genNumeral, question []mark, swap bool) error 
 	}
 	for _, o := range ls {
 		sameQty := o.class == q.class || (q.class == "count" && o.class == "ratio")
-		if sameQty && relDiff(o.v, q.v) < fabricatedMinRel {
+		if sameQty && relDiff(o.v, q.v) < fabricatedMinRel && (!roundingKinds[kind] || honestOf(q, o.v)) {
 			return fmt.Errorf("%s is within tolerance of a ledger numeral", mk.text)
 		}
 		if swap || o.class == "id" || o.class == "time" || o.class == "date" {
 			continue
 		}
 		for _, s := range []float64{1, 100, 0.01} {
+			if scaleKinds[kind] && s != 1 && o.class == "count" && q.class == "count" {
+				continue // a count against a count is read in one unit
+			}
 			if relDiff(o.raw, q.raw*s) < fabricatedMinRel {
+				if roundingKinds[kind] && halfAway(o.raw/(q.rawPlace*s)) != math.Round(q.raw/q.rawPlace) {
+					continue // close, but no honest rounding of it
+				}
 				return fmt.Errorf("%s has the digits of ledger numeral %v", mk.text, o.raw)
 			}
 		}
@@ -689,6 +821,49 @@ func unbacked(mk mark, q qty, l []genNumeral, question []mark, swap bool) error 
 		}
 	}
 	return nil
+}
+
+// inlineIndex reports whether an ordinal mark "N." or "N)" inside a line
+// is a list index by the issue's rule: 1 after ':', ',' or ';'; the
+// previous index plus one when that index is on the same line; or a "1)"
+// and "2)" on one line.
+func inlineIndex(text string, marks []mark, mk mark) bool {
+	if mk.flag != '#' || !strings.ContainsAny(mk.text, ".)") {
+		return false
+	}
+	v, err := strconv.Atoi(mk.text[:len(mk.text)-1])
+	if err != nil {
+		return false
+	}
+	before := strings.TrimRight(text[:mk.start], " ")
+	if v == 1 && before != "" && strings.ContainsAny(before[len(before)-1:], ":,;") {
+		return true
+	}
+	i := slices.IndexFunc(marks, func(o mark) bool { return o.start == mk.start })
+	sameLine := func(o mark) bool {
+		a, b := min(o.start, mk.start), max(o.start, mk.start)
+		return !strings.Contains(text[a:b], "\n")
+	}
+	prev := func(j int) (mark, bool) {
+		for j--; j >= 0; j-- {
+			if marks[j].flag == '#' {
+				return marks[j], true
+			}
+		}
+		return mark{}, false
+	}
+	if p, ok := prev(i); ok && sameLine(p) && strings.ContainsAny(p.text, ".)") && p.text[:len(p.text)-1] == strconv.Itoa(v-1) {
+		opens := strings.TrimLeft(text[strings.LastIndexByte(text[:p.start], '\n')+1:p.start], " ") == ""
+		return opens || inlineIndex(text, marks, p)
+	}
+	if v == 1 && strings.HasSuffix(mk.text, ")") {
+		for _, o := range marks[i+1:] {
+			if o.flag == '#' {
+				return o.text == "2)" && sameLine(o)
+			}
+		}
+	}
+	return false
 }
 
 func buildItem(tp template, s spec) (genItem, error) {
@@ -732,7 +907,7 @@ func buildItem(tp template, s spec) (genItem, error) {
 			if lineStart && strings.ContainsAny(text[mk.start+len(mk.text):min(len(text), mk.start+len(mk.text)+1)], ".)") {
 				return genItem{}, fmt.Errorf("unlogged %q looks like a list index", mk.text)
 			}
-			if err := unbacked(mk, qq, s.ledger, qmarks, swapKinds[tp.kind]); err != nil {
+			if err := unbacked(mk, qq, s.ledger, qmarks, tp.kind); err != nil {
 				return genItem{}, err
 			}
 			if !slices.Contains(unlogged, mk.text) {
@@ -740,7 +915,7 @@ func buildItem(tp template, s spec) (genItem, error) {
 			}
 			continue
 		}
-		if backed(mk, qq, s.ledger, qmarks, lineStart) == "" {
+		if backed(mk, qq, s.ledger, qmarks, lineStart || inlineIndex(text, marks, mk)) == "" {
 			return genItem{}, fmt.Errorf("mark %q is not backed in %q", mk.text, text)
 		}
 	}
@@ -798,6 +973,15 @@ func corpusTemplates() []template {
 		{"fabricated", "range_edge", 3, fRangeEdge},
 		{"fabricated", "altered_echo", 3, fAlteredEcho},
 		{"fabricated", "buried", 4, fBuried},
+		// issue 7, appended so the items above keep their draws: 26 + 26
+		{"grounded", "scale_word", 8, gScaleWord},
+		{"grounded", "unicode_digits", 6, gUnicodeDigits},
+		{"grounded", "honest_rounding", 6, gHonestRounding},
+		{"grounded", "inline_list", 6, gInlineList},
+		{"fabricated", "scale_word", 8, fScaleWord},
+		{"fabricated", "unicode_digits", 7, fUnicodeDigits},
+		{"fabricated", "dishonest_rounding", 7, fDishonestRounding},
+		{"fabricated", "prose_number", 4, fProseNumber},
 	}
 }
 
@@ -2236,4 +2420,350 @@ func fBuried(g *gen, v int) spec {
 			m(a), m(b), m(st), mi(n), mi(k), bad(strconv.FormatFloat(fake, 'f', 1, 64)+"%")),
 		ledger(lCount(float64(n)), lCount(float64(k)), lRatio(r), windowEntries(a, b), lIDs(st)),
 		fmt.Sprintf("subtle: %.1f%% for ratio %v (%.2f%% off) at the end of a correct summary", fake, r, 100*relDiff(r, fake/100))}
+}
+
+// ---- issue 7: scale words, digits outside ASCII, honest rounding, inline lists ----
+
+// Zeros of the digit sets the templates write in.
+const (
+	zeroFullwidth    = 0xFF10
+	zeroArabicIndic  = 0x0660
+	zeroExtArabic    = 0x06F0
+	zeroDevanagari   = 0x0966
+	zeroBengali      = 0x09E6
+	zeroThai         = 0x0E50
+	zeroSuperscripts = -1
+)
+
+// script writes the ASCII digits of s in the digit set starting at zero
+// (zeroSuperscripts: superscript digits).
+func script(s string, zero rune) string { return grounding.InScript(s, zero) }
+
+func qScans(a, b string) string {
+	return fmt.Sprintf("How many scans were logged across all stores between %s and %s?", m(a), m(b))
+}
+
+func gScaleWord(g *gen, v int) spec {
+	a, b, _, _ := g.window()
+	at, st := g.asOf(), g.store()
+	switch v {
+	case 0:
+		k := g.in(11, 19)
+		n := k*100 + g.in(-3, 3)
+		return spec{qScans(a, b), fmt.Sprintf("About %s scans were logged chain-wide in [%s, %s).", m(word(k)+" hundred"), m(a), m(b)),
+			ledger(lCount(float64(n)), windowEntries(a, b)), fmt.Sprintf("%q is %d rounded to hundreds", word(k)+" hundred", n)}
+	case 1:
+		k := g.in(5, 9)
+		n := k*1000 + g.in(-15, 15)
+		return spec{qScans(a, b), fmt.Sprintf("Roughly %s scans were logged between %s and %s.", m(fmt.Sprintf("%dk", k)), m(a), m(b)),
+			ledger(lCount(float64(n)), windowEntries(a, b)), fmt.Sprintf("%dk is %d rounded to thousands", k, n)}
+	case 2:
+		d := g.in(11, 99)
+		c := d*10_000_000 + g.in(-1000, 1000)*100
+		return spec{fmt.Sprintf("What is the total shelf value at %s as of %s?", m(st), m(at)),
+			fmt.Sprintf("The shelf value at %s was %s as of %s.", m(st), m("$"+strconv.FormatFloat(float64(d)/10, 'f', 1, 64)+"M"), m(at)),
+			ledger(lCents(float64(c)), lIDs(st), asOfEntries(at)), fmt.Sprintf("$%.1fM for %d cents: M multiplies", float64(d)/10, c)}
+	case 3:
+		k := g.in(2, 20)
+		return spec{qWindow(st, "LOW_STOCK", a, b),
+			fmt.Sprintf("%s logged %s LOW_STOCK scans between %s and %s.", m(st), m(word(k)+" dozen"), m(a), m(b)),
+			ledger(lCount(float64(k*12)), windowEntries(a, b), lIDs(st)), fmt.Sprintf("%q is %d", word(k)+" dozen", k*12)}
+	case 4:
+		d := g.in(11, 99)
+		n := d*100_000 + g.in(-300, 300)*10
+		return spec{qScans(a, b), fmt.Sprintf("Some %s scans were logged in [%s, %s).", m(strconv.FormatFloat(float64(d)/10, 'f', 1, 64)+" million"), m(a), m(b)),
+			ledger(lCount(float64(n)), windowEntries(a, b)), fmt.Sprintf("%.1f million for %d", float64(d)/10, n)}
+	case 5:
+		k := g.in(2, 9)
+		n := k*100_000 + g.in(-100, 100)
+		return spec{qScans(a, b), fmt.Sprintf("Chain-wide, %s scans were logged between %s and %s.", m(fmt.Sprintf("%d lakh", k)), m(a), m(b)),
+			ledger(lCount(float64(n)), windowEntries(a, b)), fmt.Sprintf("%d lakh is %d rounded to lakhs", k, n)}
+	case 6:
+		d := g.in(101, 999)
+		c := d*10_000_000 + g.in(-1000, 1000)*100
+		return spec{fmt.Sprintf("What is the chain's total shelf value as of %s?", m(at)),
+			fmt.Sprintf("As of %s the chain's shelf value was %s.", m(at), m("$"+strconv.FormatFloat(float64(d)/10, 'f', 1, 64)+"m")),
+			ledger(lCents(float64(c)), asOfEntries(at)), "lower-case m multiplies money"}
+	}
+	k := g.in(2, 9)
+	return spec{fmt.Sprintf("How many facings are missing at %s as of %s?", m(st), m(at)),
+		fmt.Sprintf("At %s, %s of shelf had missing facings as of %s.", m(st), m(fmt.Sprintf("%d m", k)), m(at)),
+		ledger(lCount(float64(k)), lIDs(st), asOfEntries(at)), "lower-case m outside money is metres: the number stays as written"}
+}
+
+func gUnicodeDigits(g *gen, v int) spec {
+	at, st, pr := g.asOf(), g.store(), g.product()
+	c := g.cond()
+	switch v {
+	case 0, 2, 3:
+		n := g.in(2, 20)
+		zero := map[int]rune{0: zeroFullwidth, 2: zeroArabicIndic, 3: zeroDevanagari}[v]
+		return spec{qCount(c, at), fmt.Sprintf("%s stores have condition %s as of %s.", m(script(strconv.Itoa(n), zero)), c, m(at)),
+			ledger(lCount(float64(n)), asOfEntries(at)), fmt.Sprintf("count %d written in another digit set", n)}
+	case 1, 5:
+		p := g.price()
+		text := m("$" + script(dollars(p), zeroFullwidth))
+		if v == 5 {
+			text = m(script(strconv.Itoa(p), zeroExtArabic) + " cents")
+		}
+		return spec{qPrice(pr, st, at), fmt.Sprintf("The price of %s at %s as of %s is %s.", m(pr), m(st), m(at), text),
+			ledger(lCents(float64(p)), lIDs(st, pr), asOfEntries(at)), fmt.Sprintf("%d cents written in another digit set", p)}
+	}
+	k := g.in(1, 7)
+	r := float64(k) / 8
+	return spec{fmt.Sprintf("What share of stores have condition %s as of %s?", c, m(at)),
+		fmt.Sprintf("%s of stores had %s as of %s.", m(script(pctText(r, 1), zeroBengali)+"%"), c, m(at)),
+		ledger(lRatio(r), asOfEntries(at)), fmt.Sprintf("ratio %v as a percent in Bengali digits", r)}
+}
+
+func gHonestRounding(g *gen, v int) spec {
+	a, b, _, _ := g.window()
+	at, st, pr := g.asOf(), g.store(), g.product()
+	switch v {
+	case 0:
+		c := g.in(1000, 2999)
+		if d := c % 10; d == 0 || d >= 4 && d <= 6 {
+			return redraw
+		}
+		dimes := int(math.Round(float64(c) / 10))
+		return spec{qPrice(pr, st, at), fmt.Sprintf("%s costs about %s at %s as of %s.", m(pr), m("$"+strconv.FormatFloat(float64(dimes)/10, 'f', 1, 64)), m(st), m(at)),
+			ledger(lCents(float64(c)), lIDs(st, pr), asOfEntries(at)), fmt.Sprintf("%d cents honestly rounded to ten cents", c)}
+	case 1:
+		n := []int{7, 9, 13}[g.r.IntN(3)]
+		k := g.in(n/4+1, n-1)
+		r := float64(k) / float64(n)
+		p := math.Round(r*1000) / 10
+		cd := g.cond()
+		return spec{fmt.Sprintf("What share of stores have condition %s as of %s?", cd, m(at)),
+			fmt.Sprintf("%s of stores had %s as of %s.", m(strconv.FormatFloat(p, 'f', 1, 64)+"%"), cd, m(at)),
+			ledger(lRatio(r), asOfEntries(at)), fmt.Sprintf("ratio %d/%d rounded in percent to one decimal", k, n)}
+	case 2:
+		p1, p2 := g.in(500, 1999), g.in(500, 1999)
+		if (p1+p2)%2 == 0 {
+			return redraw
+		}
+		avg := float64(p1+p2) / 2
+		return spec{fmt.Sprintf("What is the average price of %s across stores as of %s?", m(pr), m(at)),
+			fmt.Sprintf("Across %s stores, %s averages %s as of %s.", mi(2), m(pr), m("$"+dollars((p1+p2+1)/2)), m(at)),
+			ledger(lCount(2), lCents(avg), lIDs(pr), asOfEntries(at)), fmt.Sprintf("%v cents: a half rounds away from zero", avg)}
+	case 3:
+		k := g.in(2, 9)
+		off := g.in(1, 4) * []int{-1, 1}[g.r.IntN(2)]
+		return spec{qScans(a, b), fmt.Sprintf("About %s scans were logged between %s and %s.", m(thousands(k*1000)), m(a), m(b)),
+			ledger(lCount(float64(k*1000+off)), windowEntries(a, b)), fmt.Sprintf("trailing zeros: %d rounded to thousands", k*1000+off)}
+	case 4:
+		x := g.in(1500, 4999)
+		if x%10 == 5 {
+			return redraw
+		}
+		r := math.Round(float64(x)/10) / 1000
+		cd := g.cond()
+		return spec{fmt.Sprintf("What share of stores have condition %s as of %s?", cd, m(at)),
+			fmt.Sprintf("The share of stores with %s as of %s is a ratio of %s.", cd, m(at), m(strconv.FormatFloat(r, 'f', 3, 64))),
+			ledger(lPercent(float64(x)/100), asOfEntries(at)), fmt.Sprintf("%.2f percent rounded as a ratio to three decimals", float64(x)/100)}
+	}
+	n := g.in(8000, 9999)
+	tenths := int(math.Round(float64(n) * 10 / 7))
+	return spec{fmt.Sprintf("How many scans per day were logged chain-wide between %s and %s?", m(a), m(b)),
+		fmt.Sprintf("Chain-wide, scans averaged %s per day over the window.", m(fmt.Sprintf("%s.%d", thousands(tenths/10), tenths%10))),
+		ledger(lCount(float64(n)/7), lCount(float64(n)), windowEntries(a, b)), fmt.Sprintf("%d/7 to one decimal, with a thousands separator", n)}
+}
+
+func gInlineList(g *gen, v int) spec {
+	at, st := g.asOf(), g.store()
+	c := g.cond()
+	switch v {
+	case 0:
+		prs := g.products(2)
+		return spec{fmt.Sprintf("Which products are OUT_OF_STOCK at %s as of %s?", m(st), m(at)),
+			fmt.Sprintf("%s products: %s %s %s %s (at %s as of %s).", m("Two"), ord("1."), m(prs[0]), ord("2."), m(prs[1]), m(st), m(at)),
+			ledger(lCount(2), lIDs(prs...), lIDs(st), asOfEntries(at)), "the issue's inline list: indices after a colon"}
+	case 1:
+		k := g.in(3, 4)
+		prs := g.products(k)
+		var parts []string
+		for i, p := range prs {
+			parts = append(parts, ord(fmt.Sprintf("%d)", i+1))+" "+m(p))
+		}
+		return spec{fmt.Sprintf("Which products are LOW_STOCK at %s as of %s?", m(st), m(at)),
+			fmt.Sprintf("At %s, %s products are LOW_STOCK as of %s: %s.", m(st), mi(k), m(at), strings.Join(parts, ", ")),
+			ledger(lCount(float64(k)), lIDs(prs...), lIDs(st), asOfEntries(at)), "indices 1) 2) after a colon, separated by commas"}
+	case 2:
+		sts := g.stores(2)
+		cs := g.desc(2, 5, 30)
+		a, b, _, _ := g.window()
+		return spec{fmt.Sprintf("Which stores had the most LOW_STOCK scans between %s and %s?", m(a), m(b)),
+			fmt.Sprintf("The ranking by LOW_STOCK scans; %s %s with %s scans %s %s with %s scans.", ord("1."), m(sts[0]), mi(cs[0]), ord("2."), m(sts[1]), mi(cs[1])),
+			ledger(lCount(float64(cs[0])), lCount(float64(cs[1])), lIDs(sts...), windowEntries(a, b)), "an inline list after a semicolon"}
+	case 3:
+		prs := g.products(3)
+		return spec{fmt.Sprintf("Which products are OUT_OF_STOCK at %s as of %s?", m(st), m(at)),
+			fmt.Sprintf("The products out of stock at %s as of %s are %s %s %s %s %s %s", m(st), m(at), ord("1)"), m(prs[0]), ord("2)"), m(prs[1]), ord("3)"), m(prs[2])),
+			ledger(lIDs(prs...), lIDs(st), asOfEntries(at)), "a run 1) 2) 3) in running text"}
+	case 4:
+		sts := g.stores(3)
+		return spec{fmt.Sprintf("List the stores with condition %s as of %s.", c, m(at)),
+			fmt.Sprintf("In order, %s %s %s %s %s %s had %s as of %s.", ord("1."), m(sts[0]), ord("2."), m(sts[1]), ord("3."), m(sts[2]), c, m(at)),
+			ledger(lIDs(sts...), asOfEntries(at)), "an inline list after a comma"}
+	}
+	sts := g.stores(3)
+	return spec{fmt.Sprintf("List the stores with condition %s as of %s.", c, m(at)),
+		fmt.Sprintf("Stores with %s as of %s: %s %s\n%s %s\n%s %s", c, m(at), ord("1."), m(sts[0]), ord("2."), m(sts[1]), ord("3."), m(sts[2])),
+		ledger(lIDs(sts...), asOfEntries(at)), "an inline list continued on the next lines"}
+}
+
+func fScaleWord(g *gen, v int) spec {
+	a, b, _, _ := g.window()
+	at, st := g.asOf(), g.store()
+	c := g.cond()
+	switch v {
+	case 0:
+		k := g.in(2, 9)
+		return spec{qCount(c, at), fmt.Sprintf("%s stores have condition %s as of %s.", bad(fmt.Sprintf("%d hundred", k)), c, m(at)),
+			ledger(lCount(float64(k)), asOfEntries(at)), fmt.Sprintf("the ledger holds %d; the scale word makes it %d", k, k*100)}
+	case 1:
+		k := g.in(2, 9)
+		return spec{qScans(a, b), fmt.Sprintf("%s scans were logged in [%s, %s).", bad(fmt.Sprintf("%dk", k)), m(a), m(b)),
+			ledger(lCount(float64(k)), windowEntries(a, b)), fmt.Sprintf("the ledger holds %d; %dk is %d", k, k, k*1000)}
+	case 2:
+		k := g.in(2, 12)
+		return spec{qWindow(st, "LOW_STOCK", a, b), fmt.Sprintf("%s logged %s LOW_STOCK scans in the window.", m(st), bad(word(k)+" dozen")),
+			ledger(lCount(float64(k)), windowEntries(a, b), lIDs(st)), fmt.Sprintf("the ledger holds %d; %q is %d", k, word(k)+" dozen", k*12)}
+	case 3:
+		k := g.in(11, 19)
+		return spec{qScans(a, b), fmt.Sprintf("About %s scans were logged chain-wide.", bad(word(k)+" hundred")),
+			ledger(lCount(float64(k)), windowEntries(a, b)), fmt.Sprintf("the ledger holds %d; %q is %d", k, word(k)+" hundred", k*100)}
+	case 4:
+		d := g.in(11, 99)
+		return spec{fmt.Sprintf("On average, how many scans did each store log between %s and %s?", m(a), m(b)),
+			fmt.Sprintf("Each store logged %s scans on average.", bad(strconv.FormatFloat(float64(d)/10, 'f', 1, 64)+" million")),
+			ledger(lCount(float64(d)/10), windowEntries(a, b)), fmt.Sprintf("the ledger holds %.1f; million multiplies it", float64(d)/10)}
+	case 5:
+		pr, p := g.product(), g.in(101, 999)
+		return spec{qPrice(pr, st, at), fmt.Sprintf("%s sells for %s at %s as of %s.", m(pr), bad("$"+dollars(p)+"M"), m(st), m(at)),
+			ledger(lCents(float64(p)), lIDs(pr, st), asOfEntries(at)), fmt.Sprintf("%d cents, but M makes it millions of dollars", p)}
+	case 6:
+		pr, k := g.product(), g.in(3, 20)
+		return spec{qPrice(pr, st, at), fmt.Sprintf("%s costs %s at %s as of %s.", m(pr), bad(fmt.Sprintf("€%dk", k)), m(st), m(at)),
+			ledger(lEUR(float64(k)), lIDs(pr, st), asOfEntries(at)), fmt.Sprintf("€%d in the ledger; k makes it €%d", k, k*1000)}
+	}
+	pr, k := g.product(), g.in(2, 9)
+	return spec{qPrice(pr, st, at), fmt.Sprintf("%s is valued at %s at %s as of %s.", m(pr), bad(fmt.Sprintf("$%dB", k)), m(st), m(at)),
+		ledger(lUSD(float64(k)), lIDs(pr, st), asOfEntries(at)), fmt.Sprintf("$%d in the ledger; B after a dollar amount is billions", k)}
+}
+
+func fUnicodeDigits(g *gen, v int) spec {
+	at, st, pr := g.asOf(), g.store(), g.product()
+	c := g.cond()
+	switch v {
+	case 0, 2, 3, 5:
+		n := g.in(3, 20)
+		fake := n + []int{1, 1, -1, 2}[map[int]int{0: 0, 2: 1, 3: 2, 5: 3}[v]]
+		zero := map[int]rune{0: zeroFullwidth, 2: zeroDevanagari, 3: zeroArabicIndic, 5: zeroBengali}[v]
+		return spec{qCount(c, at), fmt.Sprintf("%s stores have condition %s as of %s.", bad(script(strconv.Itoa(fake), zero)), c, m(at)),
+			ledger(lCount(float64(n)), asOfEntries(at)), fmt.Sprintf("%d in another digit set; the ledger holds %d", fake, n)}
+	case 1:
+		p := g.price()
+		fake := p + 200
+		return spec{qPrice(pr, st, at), fmt.Sprintf("The price of %s at %s as of %s is %s.", m(pr), m(st), m(at), bad("$"+script(dollars(fake), zeroFullwidth))),
+			ledger(lCents(float64(p)), lIDs(st, pr), asOfEntries(at)), fmt.Sprintf("fullwidth $%s; the ledger holds %d cents", dollars(fake), p)}
+	case 4:
+		n := g.in(3, 20)
+		return spec{qCount(c, at), fmt.Sprintf("%s stores%s have condition %s as of %s.", mi(n), bad(script(strconv.Itoa(n+1), zeroSuperscripts)), c, m(at)),
+			ledger(lCount(float64(n)), asOfEntries(at)), "a superscript number is a numeral too"}
+	}
+	k := g.in(1, 7)
+	r := float64(k) / 8
+	return spec{fmt.Sprintf("What share of stores have condition %s as of %s?", c, m(at)),
+		fmt.Sprintf("%s of stores had %s as of %s.", bad(script(strconv.Itoa(k*125/10+3), zeroThai)+"%"), c, m(at)),
+		ledger(lRatio(r), asOfEntries(at)), fmt.Sprintf("a percent in Thai digits; the ledger ratio is %v", r)}
+}
+
+func fDishonestRounding(g *gen, v int) spec {
+	a, b, _, _ := g.window()
+	at, st, pr := g.asOf(), g.store(), g.product()
+	switch v {
+	case 0:
+		n := g.in(60, 200)
+		avg := float64(n) / 7
+		fake := math.Round(avg*100)/100 + 0.01
+		return spec{fmt.Sprintf("How many LOW_STOCK scans per day were logged chain-wide between %s and %s?", m(a), m(b)),
+			fmt.Sprintf("Chain-wide, LOW_STOCK scans averaged %s per day.", bad(strconv.FormatFloat(fake, 'f', 2, 64))),
+			ledger(lCount(avg), lCount(float64(n)), windowEntries(a, b)), fmt.Sprintf("%v never rounds to %.2f: a fabricated last digit within tolerance", avg, fake)}
+	case 1:
+		sum := g.price() + g.price() + g.price()
+		if sum%3 == 0 {
+			return redraw
+		}
+		avg := float64(sum) / 3
+		fake := int(math.Round(avg)) + 1
+		return spec{fmt.Sprintf("What is the average price of %s across stores as of %s?", m(pr), m(at)),
+			fmt.Sprintf("Across %s stores, %s averages %s as of %s.", mi(3), m(pr), bad("$"+dollars(fake)), m(at)),
+			ledger(lCount(3), lCents(avg), lIDs(pr), asOfEntries(at)), fmt.Sprintf("%v cents never rounds to $%s", avg, dollars(fake))}
+	case 2:
+		n := []int{7, 9, 11, 13}[g.r.IntN(4)]
+		k := g.in(n/4+1, n-1)
+		r := float64(k) / float64(n)
+		fake := math.Round(r*1000)/10 + 0.1
+		cd := g.cond()
+		return spec{fmt.Sprintf("What share of stores have condition %s as of %s?", cd, m(at)),
+			fmt.Sprintf("%s of stores had %s as of %s.", bad(strconv.FormatFloat(fake, 'f', 1, 64)+"%"), cd, m(at)),
+			ledger(lRatio(r), asOfEntries(at)), fmt.Sprintf("ratio %d/%d never rounds to %.1f%%", k, n, fake)}
+	case 3:
+		n := g.in(2500, 9999)
+		fake := n - n%10
+		if n%10 < 6 || fake%100 == 0 {
+			return redraw
+		}
+		return spec{qScans(a, b), fmt.Sprintf("About %s scans were logged in the window.", bad(thousands(fake))),
+			ledger(lCount(float64(n)), windowEntries(a, b)), fmt.Sprintf("%d truncated, not rounded, to tens", n)}
+	case 4:
+		n := g.in(1800, 6000)
+		avg := float64(n) / 7
+		fake := int(avg)
+		if avg-float64(fake) < 0.5 || fake%10 == 0 {
+			return redraw
+		}
+		return spec{fmt.Sprintf("How many scans per day were logged chain-wide between %s and %s?", m(a), m(b)),
+			fmt.Sprintf("That is %s scans per day.", bad(strconv.Itoa(fake))),
+			ledger(lCount(avg), lCount(float64(n)), windowEntries(a, b)), fmt.Sprintf("%v truncated to %d", avg, fake)}
+	case 5:
+		n := g.in(4_000_000, 9_900_000)
+		fake := math.Floor(float64(n)/1e4+0.5) + 1
+		return spec{qScans(a, b), fmt.Sprintf("Some %s scans were logged in [%s, %s).", bad(strconv.FormatFloat(fake/100, 'f', 2, 64)+" million"), m(a), m(b)),
+			ledger(lCount(float64(n)), windowEntries(a, b)), fmt.Sprintf("%d never rounds to %.2f million", n, fake/100)}
+	}
+	c := g.in(5000, 9999)
+	if c%10 < 6 {
+		return redraw
+	}
+	return spec{qPrice(pr, st, at), fmt.Sprintf("%s costs about %s at %s as of %s.", m(pr), bad("$"+strconv.FormatFloat(float64(c/10)/10, 'f', 1, 64)), m(st), m(at)),
+		ledger(lCents(float64(c)), lIDs(st, pr), asOfEntries(at)), fmt.Sprintf("%d cents truncated, not rounded, to ten cents", c)}
+}
+
+func fProseNumber(g *gen, v int) spec {
+	at, st := g.asOf(), g.store()
+	c := g.cond()
+	switch v {
+	case 0:
+		prs := g.products(2)
+		k := g.in(3, 9)
+		return spec{fmt.Sprintf("Which products are OUT_OF_STOCK at %s as of %s?", m(st), m(at)),
+			fmt.Sprintf("%s products are OUT_OF_STOCK at %s: %s %s %s %s; %s more are LOW_STOCK.", m("Two"), m(st), ord("1."), m(prs[0]), ord("2."), m(prs[1]), bad(strconv.Itoa(k))),
+			ledger(lCount(2), lIDs(prs...), lIDs(st), asOfEntries(at)), "a count after an inline list is no index"}
+	case 1:
+		sts := g.stores(2)
+		k := g.in(3, 9)
+		return spec{qCount(c, at), fmt.Sprintf("Stores with %s as of %s: %s. Their ids are %s and %s.", c, m(at), bad(strconv.Itoa(k)), m(sts[0]), m(sts[1])),
+			ledger(lCount(2), lIDs(sts...), asOfEntries(at)), "a count after a colon that is no list's first index"}
+	case 2:
+		sts := g.stores(2)
+		k := g.in(3, 9)
+		return spec{qCount(c, at), fmt.Sprintf("There are %s stores with %s: %s %s %s %s", bad(strconv.Itoa(k)), c, ord("1."), m(sts[0]), ord("2."), m(sts[1])),
+			ledger(lCount(2), lIDs(sts...), asOfEntries(at)), "a bare count in prose before an inline list"}
+	}
+	pr := g.product()
+	return spec{fmt.Sprintf("What sells best at %s as of %s?", m(st), m(at)),
+		fmt.Sprintf("The best seller at %s was %s) %s as of %s.", m(st), bad("1"), m(pr), m(at)),
+		ledger(lIDs(pr, st), asOfEntries(at)), "a lone 1) with no 2) after it is the number 1"}
 }

@@ -86,5 +86,5 @@ func ExampleParseLedger() {
 	fmt.Println(err)
 	// Output:
 	// PASS
-	// parse ledger: numerals[0]: unknown field "valeu" (want value, unit, id or window)
+	// parse ledger: numerals[0]: unknown field #0 (want value, unit, id or window)
 }

@@ -11,7 +11,11 @@ import (
 type numeral struct {
 	Found
 	ordinal  bool
-	sentence int
+	sentence int32 // with ordinal, one word: the struct stays small
+	// quantum is the place the numeral is written to, in its Unit: 0.01
+	// for "$7.81", 1 for "781 cents", 1000 for "4,000" or "9k", 1e5 for
+	// "1.2 million"; 0 when it is not a quantity (identifier, time).
+	quantum float64
 }
 
 // scanner extracts numerals in one left-to-right pass. Every lookahead is
@@ -29,23 +33,50 @@ type scanner struct {
 	// before the first: a marker is a list index only when it is 1 or
 	// continues the list.
 	lastList float64
+	// listLine reports whether a list index was seen on the current line
+	// (an inline list continues only on its line).
+	listLine bool
+	// pending is the index in out of a "1)" inside a line, which becomes
+	// a list index when "2)" follows on the line; -1 when there is none.
+	pending int
 }
 
 // Lookahead bounds.
 const (
-	maxWordLen   = 16 // longer letter runs are never unit or number words
-	maxBlanks    = 2  // blanks allowed between a number and its unit
-	maxListSpace = 8  // blanks allowed after a list marker
-	maxFracDigit = 9  // fractional-second digits in a timestamp
+	maxWordLen   = 16  // longer letter runs are never unit or number words
+	maxBlanks    = 2   // blanks allowed between a number and its unit
+	maxListSpace = 8   // blanks allowed after a list marker
+	maxFracDigit = 9   // fractional-second digits in a timestamp
+	maxScales    = 3   // scale words in a row ("two hundred thousand")
+	maxExponent  = 999 // an exponent saturates here (1e999 is beyond float64 anyway)
 )
 
 // extract returns every numeral in t, in order of position, each tagged
 // with its sentence index.
 func extract(t string) []numeral {
-	s := scanner{t: t, out: make([]numeral, 0, capFor(t))}
+	nt, offs := normalize(t)
+	s := newScanner(nt)
 	s.run()
 	s.tagSentences()
+	s.remap(t, offs)
 	return s.out
+}
+
+func newScanner(t string) scanner {
+	return scanner{t: t, out: make([]numeral, 0, capFor(t)), pending: -1}
+}
+
+// remap puts the numerals found in the normalised text back on the
+// original text t: offsets and Text are t's.
+func (s *scanner) remap(t string, offs []int) {
+	if offs == nil {
+		return
+	}
+	for i := range s.out {
+		f := &s.out[i].Found
+		f.Start, f.End = offs[f.Start], offs[f.End]
+		f.Text = t[f.Start:f.End]
+	}
 }
 
 // capFor guesses how many numerals t holds: answers are dense (about one
@@ -60,8 +91,10 @@ func capFor(t string) int {
 // extractUntagged is extract without the sentence pass, for a question,
 // whose numerals only need comparing.
 func extractUntagged(t string) []numeral {
-	s := scanner{t: t, out: make([]numeral, 0, capFor(t))}
+	nt, offs := normalize(t)
+	s := newScanner(nt)
 	s.run()
+	s.remap(t, offs)
 	return s.out
 }
 
@@ -250,6 +283,8 @@ type qty struct {
 	plainInt   bool    // digits only: no sign, prefix, separator, fraction or exponent
 	mult       float64 // the scale word's multiplier ("million"), 0 for none
 	unitDiv    float64 // what the unit word divided by ("pence": 100), 0 for none
+	quantum    float64 // the place it is written to, in its unit (see numeral)
+	spelled    bool    // a number word ("three", "a dozen")
 }
 
 func (s *scanner) run() {
@@ -259,7 +294,7 @@ func (s *scanner) run() {
 		c := t[i]
 		switch c {
 		case '\n':
-			s.lineHasContent = false
+			s.lineHasContent, s.listLine, s.pending = false, false, -1
 			i++
 			continue
 		case ' ', '\t', '\r':
@@ -365,14 +400,25 @@ func (s *scanner) word(i int) int {
 		}
 		return s.finish(q)
 	}
+	// A scale word on its own is its number: "a dozen", "a million".
+	if m := lonelyScale(w); m != 0 {
+		q := qty{start: i, end: j, value: m, quantum: m, mult: m, spelled: true}
+		if m == 1e2 { // "a hundred and two"
+			if end, v, ok := s.hundredsTail(j); ok {
+				q.end, q.value, q.quantum = end, m+v, intQuantum(m+v)
+			}
+		}
+		return s.finish(q)
+	}
 	return j
 }
 
 // spelled completes a spelled-out number whose first word is t[i:j] with
 // value v: a tens word may take a unit word after '-' or a blank
 // ("twenty-one", "thirty two", "twenty-first").
-func (s *scanner) spelled(i, j int, v float64, ord bool) qty {
-	q := qty{start: i, end: j, value: v, ordinal: ord}
+func (s *scanner) spelled(i, j int, v float64, ord bool) (q qty) {
+	q = qty{start: i, end: j, value: v, ordinal: ord, spelled: true}
+	defer func() { q.quantum = intQuantum(q.value) }()
 	if !ord && v >= 20 && v <= 90 && math.Mod(v, 10) == 0 && j < len(s.t) {
 		k := j
 		if s.t[k] == '-' {
@@ -398,8 +444,8 @@ func (s *scanner) spelled(i, j int, v float64, ord bool) qty {
 // and returns where scanning resumes.
 func (s *scanner) quantityAt(start, core int, prefix Unit, sg float64) int {
 	t := s.t
-	end, v, plain := s.core(core)
-	q := qty{start: start, end: end, value: sg * v, unit: prefix}
+	end, v, plain, quantum := s.core(core)
+	q := qty{start: start, end: end, value: sg * v, unit: prefix, quantum: quantum}
 	q.plainInt = plain && start == core
 	if q.plainInt {
 		// "1st", "2nd", "23rd", "4th": an ordinal.
@@ -408,45 +454,107 @@ func (s *scanner) quantityAt(start, core int, prefix Unit, sg float64) int {
 			s.emit(q)
 			return q.end
 		}
-		// "1. " or "2) " opening a line, followed by more on it, and
-		// starting (1) or continuing (previous + 1) a list: a list index.
-		if !s.lineHasContent && end+1 < len(t) && (t[end] == '.' || t[end] == ')') &&
-			(v == 1 || v == s.lastList+1) {
-			k := s.skipBlanks(end+1, maxListSpace)
-			if k > end+1 && k < len(t) && t[k] != '\n' && t[k] != '\r' {
-				q.end, q.ordinal = end+1, true
-				s.lastList = v
-				s.emit(q)
-				return q.end
-			}
+		if end := s.listIndex(q, v); end > 0 {
+			return end
 		}
 	}
 	return s.finish(q)
 }
 
+// listIndex emits q, plain digits v followed by '.' or ')', as a list index
+// and returns where scanning resumes, or returns 0 when it is none. A
+// marker followed by more text on its line is a list index when
+//
+//   - it opens its line and starts (1) or continues (previous + 1) a list;
+//   - it is 1 after ':', ',' or ';' ("Two products: 1. oat milk");
+//   - it continues a list whose previous index is on the same line
+//     ("… 1. oat milk 2. rye bread");
+//   - it is "2)" after a "1)" on the same line: both are ("1) oat 2) rye").
+//
+// A "1)" inside a line is emitted as the number 1 until a "2)" makes it
+// an index; a bare number in running prose never is one.
+func (s *scanner) listIndex(q qty, v float64) int {
+	t := s.t
+	end := q.end
+	if end+1 >= len(t) || (t[end] != '.' && t[end] != ')') {
+		return 0
+	}
+	k := s.skipBlanks(end+1, maxListSpace)
+	if k == end+1 || k >= len(t) || t[k] == '\n' || t[k] == '\r' {
+		return 0
+	}
+	var index bool
+	if !s.lineHasContent {
+		index = v == 1 || v == s.lastList+1
+	} else {
+		index = (v == 1 && s.afterListSep(q.start)) || (s.listLine && v == s.lastList+1)
+		if !index && t[end] == ')' {
+			switch {
+			case v == 1:
+				s.pending = len(s.out)
+				s.emit(q)
+				return q.end
+			case v == 2 && s.pending >= 0:
+				p := &s.out[s.pending]
+				p.ordinal, p.End = true, p.End+1
+				p.Text = t[p.Start:p.End]
+				index = true
+			}
+		}
+	}
+	if !index {
+		return 0
+	}
+	q.end, q.ordinal = end+1, true
+	s.lastList, s.listLine, s.pending = v, true, -1
+	s.emit(q)
+	return q.end
+}
+
+// afterListSep reports whether the last byte before i but blanks is ':',
+// ',' or ';'.
+func (s *scanner) afterListSep(i int) bool {
+	for n := 0; n < maxListSpace && i > 0; n++ {
+		s.steps++
+		switch s.t[i-1] {
+		case ' ', '\t':
+			i--
+			continue
+		case ':', ',', ';':
+			return true
+		}
+		return false
+	}
+	return false
+}
+
 // finish applies a scale word and a unit after q, then looks for the second
 // half of a range, emits, and returns where scanning resumes.
 func (s *scanner) finish(q qty) int {
-	q = s.suffix(q)
+	q = s.suffix(q, false)
 	if r, ok := s.rangeTail(q); ok {
 		// A range shares its scale and unit: "1-2 million", "$12-15",
-		// "12-15%", "50 to 60 pence".
+		// "12-15%", "50 to 60 pence", "$1-2m".
 		a, b := q, r
 		if a.mult == 0 && b.mult != 0 {
 			a.value *= b.mult
+			a.quantum *= b.mult
 		}
 		if b.mult == 0 && a.mult != 0 && a.unit == UnitNone {
 			b.value *= a.mult
+			b.quantum *= a.mult
 		}
 		if a.unit == UnitNone && b.unit != UnitNone {
 			a.unit = b.unit
 			if b.unitDiv != 0 {
 				a.value /= b.unitDiv
+				a.quantum /= b.unitDiv
 			}
 		} else if b.unit == UnitNone && a.unit != UnitNone {
 			b.unit = a.unit
 			if a.unitDiv != 0 {
 				b.value /= a.unitDiv
+				b.quantum /= a.unitDiv
 			}
 		}
 		a.end, b.start = b.end, a.start
@@ -458,57 +566,134 @@ func (s *scanner) finish(q qty) int {
 	return q.end
 }
 
-// suffix extends q with a scale word ("1.2 million") and a unit ("12%",
-// "12 per cent", "3 dollars", "299 cents", "12 €", "3.49 USD").
-func (s *scanner) suffix(q qty) qty {
+// suffix extends q with scale words ("1.2 million", "9k", "$1.2m") and a
+// unit ("12%", "12 per cent", "3 dollars", "299 cents", "12 €", "3.49
+// USD"). moneyCtx says that q is money by context (the second half of a
+// range whose first half is), for the scale letters that multiply only
+// money ("m", "b", "B").
+func (s *scanner) suffix(q qty, moneyCtx bool) qty {
 	t := s.t
-	k := s.skipBlanks(q.end, 1)
-	if e := s.shortWord(k); e > 0 {
+	for n := 0; n < maxScales; n++ {
+		k := s.skipBlanks(q.end, 1)
+		e := s.shortWord(k)
+		if e < 0 {
+			break
+		}
 		var buf [maxWordLen]byte
-		if m := scaleWord(lower(&buf, t[k:e])); m != 0 {
-			q.value *= m
-			q.end, q.mult = e, m
+		m, moneyOnly := scaleWord(t[k:e], lower(&buf, t[k:e]))
+		if m == 0 || moneyOnly && !moneyCtx && !isMoney(q.unit) && !isMoney(s.unitAfter(e)) {
+			break
+		}
+		q.value *= m
+		q.quantum *= m
+		q.end = e
+		if q.mult == 0 {
+			q.mult = 1
+		}
+		q.mult *= m
+		if q.spelled && q.mult == 1e2 {
+			// "one hundred [and] twenty-three" is 123.
+			if end, v, ok := s.hundredsTail(q.end); ok {
+				q.value += v
+				q.end = end
+				q.quantum = intQuantum(q.value)
+			}
 		}
 	}
-	k = s.skipBlanks(q.end, maxBlanks)
-	var u Unit
-	e := -1
-	switch {
-	case hasAt(t, k, "%"):
-		u, e = UnitPercent, k+1
-	case hasAt(t, k, centSign):
-		u, e = UnitCents, k+len(centSign)
-	default:
-		if cu, w := currencySymbol(t, k); w > 0 {
-			// A symbol that opens the next number is that number's prefix.
-			if _, sw := sign(t, k+w); !s.numberStart(k+w) && !s.numberStart(k+w+sw) {
-				u, e = cu, k+w
-			}
-		} else if we := s.shortWord(k); we > 0 {
-			var buf [maxWordLen]byte
-			w := lower(&buf, t[k:we])
-			u, e = unitWord(w), we
-			switch w {
-			case "pence", "penny", "pennies": // minor units of the pound
-				if q.unit == UnitNone {
-					q.value /= 100
-					q.unitDiv = 100
-				}
-			}
-			if w == "per" { // "per cent"
-				u, e = UnitNone, -1
-				if k2 := s.skipBlanks(we, 1); k2 > we {
-					if we2 := s.shortWord(k2); we2 > 0 && strings.EqualFold(t[k2:we2], "cent") {
-						u, e = UnitPercent, we2
-					}
-				}
-			}
-		}
+	u, e, pence := s.unitAt(s.skipBlanks(q.end, maxBlanks))
+	if pence && q.unit == UnitNone { // minor units of the pound
+		q.value /= 100
+		q.quantum /= 100
+		q.unitDiv = 100
 	}
 	if u != UnitNone && (q.unit == UnitNone || q.unit == u) {
 		q.unit, q.end = u, e
 	}
 	return q
+}
+
+// hundredsTail reads what may follow a spelled number's "hundred" at i: an
+// optional "and", then a spelled cardinal from one to ninety-nine. It
+// returns its end and value.
+func (s *scanner) hundredsTail(i int) (int, float64, bool) {
+	t := s.t
+	k := s.skipBlanks(i, 1)
+	if k == i {
+		return 0, 0, false
+	}
+	e := s.shortWord(k)
+	var buf [maxWordLen]byte
+	if e > 0 && lower(&buf, t[k:e]) == "and" {
+		if k = s.skipBlanks(e, 1); k == e {
+			return 0, 0, false
+		}
+		e = s.shortWord(k)
+	}
+	if e < 0 {
+		return 0, 0, false
+	}
+	v, ord, ok := numberWord(lower(&buf, t[k:e]))
+	if !ok || ord || v < 1 {
+		return 0, 0, false
+	}
+	q := s.spelled(k, e, v, false)
+	if q.ordinal {
+		return 0, 0, false
+	}
+	return q.end, q.value, true
+}
+
+// unitAfter returns the unit written after a scale word ending at e.
+func (s *scanner) unitAfter(e int) Unit {
+	u, _, _ := s.unitAt(s.skipBlanks(e, maxBlanks))
+	return u
+}
+
+// unitAt reads a unit at k: a percent, cent, or currency sign, or a unit
+// word. It returns the unit (UnitNone when there is none), its end, and
+// whether it is a word for pence.
+func (s *scanner) unitAt(k int) (u Unit, e int, pence bool) {
+	t := s.t
+	switch {
+	case hasAt(t, k, "%"):
+		return UnitPercent, k + 1, false
+	case hasAt(t, k, centSign):
+		return UnitCents, k + len(centSign), false
+	}
+	if cu, w := currencySymbol(t, k); w > 0 {
+		// A symbol that opens the next number is that number's prefix.
+		if _, sw := sign(t, k+w); !s.numberStart(k+w) && !s.numberStart(k+w+sw) {
+			return cu, k + w, false
+		}
+		return UnitNone, -1, false
+	}
+	we := s.shortWord(k)
+	if we < 0 {
+		return UnitNone, -1, false
+	}
+	var buf [maxWordLen]byte
+	w := lower(&buf, t[k:we])
+	switch w {
+	case "pence", "penny", "pennies":
+		return UnitGBP, we, true
+	case "per": // "per cent"
+		if k2 := s.skipBlanks(we, 1); k2 > we {
+			if we2 := s.shortWord(k2); we2 > 0 && strings.EqualFold(t[k2:we2], "cent") {
+				return UnitPercent, we2, false
+			}
+		}
+		return UnitNone, -1, false
+	}
+	return unitWord(w), we, false
+}
+
+// isMoney reports whether u is a unit of money.
+func isMoney(u Unit) bool {
+	switch u {
+	case UnitUSD, UnitEUR, UnitGBP, UnitCents:
+		return true
+	}
+	return false
 }
 
 // rangeTail looks for the second half of a range after q: "12-15",
@@ -546,13 +731,13 @@ func (s *scanner) rangeTail(q qty) (qty, bool) {
 		}
 	}
 	j = s.skipBlanks(j, maxBlanks)
-	return s.operand(j)
+	return s.operand(j, isMoney(q.unit))
 }
 
 // operand parses the second half of a range at i without emitting it: an
 // optional currency symbol, then digits or a spelled-out number, with a
 // scale word and a unit after.
-func (s *scanner) operand(i int) (qty, bool) {
+func (s *scanner) operand(i int, moneyCtx bool) (qty, bool) {
 	t := s.t
 	start, prefix := i, UnitNone
 	if u, w := currencySymbol(t, i); w > 0 {
@@ -564,8 +749,8 @@ func (s *scanner) operand(i int) (qty, bool) {
 		if end := s.dateShape(i); end > 0 {
 			return qty{}, false // a date is its own numeral
 		}
-		end, v, _ := s.core(i)
-		q = qty{start: start, end: end, value: v, unit: prefix}
+		end, v, _, quantum := s.core(i)
+		q = qty{start: start, end: end, value: v, unit: prefix, quantum: quantum}
 	case i < len(t) && isLetter(t[i]) && prefix == UnitNone:
 		e := s.shortWord(i)
 		if e < 0 {
@@ -583,13 +768,14 @@ func (s *scanner) operand(i int) (qty, bool) {
 	default:
 		return qty{}, false
 	}
-	return s.suffix(q), true
+	return s.suffix(q, moneyCtx), true
 }
 
 // core parses the numeric core at i (a digit or '.' digit): digits with
 // optional thousands groups, a fraction and an exponent. It returns the
-// end, the value and whether it was plain digits.
-func (s *scanner) core(i int) (end int, v float64, plain bool) {
+// end, the value, whether it was plain digits, and the place it is
+// written to (see numeral.quantum).
+func (s *scanner) core(i int) (end int, v float64, plain bool, quantum float64) {
 	t := s.t
 	j := s.digits(i)
 	commas := false
@@ -603,21 +789,66 @@ func (s *scanner) core(i int) (end int, v float64, plain bool) {
 		}
 	}
 	plain = !commas && j > i
+	intEnd, frac := j, 0
 	if j+1 < len(t) && t[j] == '.' && isDigit(t[j+1]) {
 		j = s.digits(j + 1)
+		frac = j - intEnd - 1
 		plain = false
 	}
+	exp := 0
 	if j < len(t) && (t[j] == 'e' || t[j] == 'E') {
 		k := j + 1
+		esign := 1
 		if k < len(t) && (t[k] == '+' || t[k] == '-') {
+			if t[k] == '-' {
+				esign = -1
+			}
 			k++
 		}
 		if k < len(t) && isDigit(t[k]) {
-			j = s.digits(k)
+			e := s.digits(k)
+			for p := k; p < e; p++ {
+				exp = min(exp*10+int(t[p]-'0'), maxExponent)
+			}
+			exp *= esign
+			j = e
 			plain = false
 		}
 	}
-	return j, parseLiteral(t[i:j], commas), plain
+	// The place: 10^-frac with a fraction; else the integer's trailing
+	// zeros ("4,000" may be 3,992 rounded to thousands); times 10^exp.
+	place := exp - frac
+	if frac == 0 {
+		place += trailingZeros(t[i:intEnd])
+	}
+	return j, parseLiteral(t[i:j], commas), plain, math.Pow10(place)
+}
+
+// trailingZeros counts the zeros that end the digits (and commas) of lit,
+// 0 when lit is all zeros.
+func trailingZeros(lit string) int {
+	z := 0
+	for k := len(lit) - 1; k >= 0; k-- {
+		switch lit[k] {
+		case '0':
+			z++
+		case ',':
+		default:
+			return z
+		}
+	}
+	return 0
+}
+
+// intQuantum is the place a spelled-out integer is written to: "twenty"
+// may be 19.6 rounded to tens.
+func intQuantum(v float64) float64 {
+	q := 1.0
+	for v >= 10 && math.Mod(v, 10) == 0 {
+		v /= 10
+		q *= 10
+	}
+	return q
 }
 
 // pow10 holds the powers of ten a float64 represents exactly.
@@ -756,6 +987,9 @@ func (s *scanner) dateTime(i int) int {
 }
 
 func (s *scanner) emit(q qty) {
+	if math.IsInf(q.value, 0) { // a scale word took it beyond float64
+		q.value = math.Copysign(math.MaxFloat64, q.value)
+	}
 	s.out = append(s.out, numeral{
 		Found: Found{
 			Text:  s.t[q.start:q.end],
@@ -765,6 +999,7 @@ func (s *scanner) emit(q qty) {
 			End:   q.end,
 		},
 		ordinal: q.ordinal,
+		quantum: q.quantum,
 	})
 }
 
@@ -779,7 +1014,7 @@ func (s *scanner) tagSentences() {
 		for k+1 < len(spans) && s.out[i].Start >= spans[k].end {
 			k++
 		}
-		s.out[i].sentence = k
+		s.out[i].sentence = int32(min(k, math.MaxInt32))
 	}
 }
 
@@ -823,17 +1058,53 @@ func unitWord(w string) Unit {
 	return UnitNone
 }
 
-// scaleWord returns the multiplier a scale word names, or 0.
-func scaleWord(w string) float64 {
+// scaleWord returns the multiplier a scale word or suffix after a number
+// names, or 0, and whether it multiplies money only. raw is the word as
+// written (single letters are case-sensitive: "M" is a million, "m" a
+// million only for money, else metres or minutes), low lower-cased.
+func scaleWord(raw, low string) (m float64, moneyOnly bool) {
+	switch raw {
+	case "k", "K":
+		return 1e3, false
+	case "M":
+		return 1e6, false
+	case "m":
+		return 1e6, true
+	case "b", "B":
+		return 1e9, true
+	}
+	switch low {
+	case "mn", "mln":
+		return 1e6, false
+	case "bn", "bln":
+		return 1e9, false
+	case "dozen", "dozens":
+		return 12, false
+	case "hundred", "hundreds":
+		return 1e2, false
+	case "thousand", "thousands":
+		return 1e3, false
+	case "lakh", "lakhs":
+		return 1e5, false
+	case "million", "millions":
+		return 1e6, false
+	case "crore", "crores":
+		return 1e7, false
+	case "billion", "billions":
+		return 1e9, false
+	case "trillion", "trillions":
+		return 1e12, false
+	}
+	return 0, false
+}
+
+// lonelyScale returns the number a singular scale word names on its own
+// ("a dozen", "a million"), or 0.
+func lonelyScale(w string) float64 {
 	switch w {
-	case "thousand":
-		return 1e3
-	case "million":
-		return 1e6
-	case "billion":
-		return 1e9
-	case "trillion":
-		return 1e12
+	case "dozen", "hundred", "thousand", "lakh", "million", "crore", "billion", "trillion":
+		m, _ := scaleWord(w, w)
+		return m
 	}
 	return 0
 }

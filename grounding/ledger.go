@@ -9,6 +9,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/provenant/provenant/internal/strictjson"
 )
 
 // MaxLedgerBytes bounds what ParseLedger reads.
@@ -54,7 +56,8 @@ func unitList() string {
 // timestamp and date, "value" may also be a string (2026-01-06T08:00:00Z,
 // 2026-01-06) instead of unix seconds. Decoding is strict: an unknown or
 // repeated field, a value of the wrong type, or trailing data is an error
-// naming the field's path; no error repeats a value from the input.
+// naming the field's path (an undeclared key by its position); no error
+// repeats a value or a key from the input.
 func ParseLedger(r io.Reader) (Ledger, error) {
 	b, err := io.ReadAll(io.LimitReader(r, MaxLedgerBytes+1))
 	if err != nil {
@@ -106,107 +109,111 @@ func (l Ledger) Validate() error {
 	return nil
 }
 
-// decodeLedger decodes strictly, token by token, so that unknown and
-// repeated fields are caught with their path.
+// wireLedger and wireNumeral are the ledger file's shape as the strict
+// decoder reads it; each field stays raw until decodeNumeral judges it, so
+// a missing field is told apart from a null one.
+type wireLedger struct {
+	Numerals *[]wireNumeral `json:"numerals"`
+}
+
+type wireNumeral struct {
+	Value  json.RawMessage `json:"value"`
+	Unit   json.RawMessage `json:"unit"`
+	ID     json.RawMessage `json:"id"`
+	Window json.RawMessage `json:"window"`
+}
+
+// decodeLedger decodes with the one strict decoder (package strictjson):
+// unknown and repeated fields, at any depth, are caught with their path.
 func decodeLedger(b []byte) (Ledger, error) {
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.UseNumber()
-	if err := wantDelim(dec, '{', "ledger", "an object"); err != nil {
-		return Ledger{}, err
+	var w *wireLedger
+	if err := strictjson.Decode(b, &w, nil); err != nil {
+		return Ledger{}, ledgerJSONError(err)
 	}
-	var l Ledger
-	seen := false
-	for dec.More() {
-		key, err := keyToken(dec)
+	if w == nil {
+		return Ledger{}, errors.New("ledger: want an object")
+	}
+	if w.Numerals == nil {
+		return Ledger{}, errors.New("missing field numerals")
+	}
+	l := Ledger{Numerals: make([]Numeral, 0, len(*w.Numerals))}
+	for i, wn := range *w.Numerals {
+		n, err := decodeNumeral(wn, fmt.Sprintf("numerals[%d]", i))
 		if err != nil {
 			return Ledger{}, err
 		}
-		if key != "numerals" {
-			return Ledger{}, fmt.Errorf("unknown field %s (want numerals)", quoteKey(key))
-		}
-		if seen {
-			return Ledger{}, errors.New("field numerals appears twice")
-		}
-		seen = true
-		if err := wantDelim(dec, '[', "numerals", "an array"); err != nil {
-			return Ledger{}, err
-		}
-		l.Numerals = []Numeral{}
-		for i := 0; dec.More(); i++ {
-			n, err := decodeNumeral(dec, fmt.Sprintf("numerals[%d]", i))
-			if err != nil {
-				return Ledger{}, err
-			}
-			l.Numerals = append(l.Numerals, n)
-		}
-		if _, err := dec.Token(); err != nil { // ']'
-			return Ledger{}, tokenErr(err)
-		}
-	}
-	if _, err := dec.Token(); err != nil { // '}'
-		return Ledger{}, tokenErr(err)
-	}
-	if !seen {
-		return Ledger{}, errors.New("missing field numerals")
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return Ledger{}, errors.New("trailing data after the ledger object")
+		l.Numerals = append(l.Numerals, n)
 	}
 	return l, nil
 }
 
-func decodeNumeral(dec *json.Decoder, path string) (Numeral, error) {
-	if err := wantDelim(dec, '{', path, "an object"); err != nil {
-		return Numeral{}, err
+// ledgerJSONError words a strict decoding error in the ledger's own terms.
+// Like the decoder's, it names declared fields and positions only: a key
+// the input chose is never repeated.
+func ledgerJSONError(err error) error {
+	var e *strictjson.Error
+	if !errors.As(err, &e) {
+		return errors.New("malformed JSON")
 	}
+	path := strings.TrimPrefix(strings.TrimPrefix(e.Path, "$"), ".")
+	parent, name := "", path
+	if i := strings.LastIndexAny(path, ".]"); i >= 0 {
+		parent, name = path[:i+1], path[i+1:]
+		parent = strings.TrimSuffix(parent, ".")
+	}
+	at := func(p string) string {
+		if p == "" {
+			return ""
+		}
+		return p + ": "
+	}
+	switch e.Kind {
+	case strictjson.Duplicate:
+		if strings.HasPrefix(name, "#") {
+			return fmt.Errorf("%sfield %s repeats an earlier key", at(parent), name)
+		}
+		return fmt.Errorf("%sfield %s appears twice", at(parent), name)
+	case strictjson.Unknown:
+		want := "value, unit, id or window"
+		if parent == "" {
+			want = "numerals"
+		}
+		return fmt.Errorf("%sunknown field %s (want %s)", at(parent), name, want)
+	case strictjson.Type:
+		if path == "" {
+			path = "ledger"
+		}
+		return fmt.Errorf("%s: want %s", path, e.Want)
+	case strictjson.Trailing:
+		return errors.New("trailing data after the ledger object")
+	case strictjson.Empty:
+		return errors.New("malformed JSON: unexpected end of input")
+	}
+	return errors.New(e.SafeMessage())
+}
+
+func decodeNumeral(w wireNumeral, path string) (Numeral, error) {
 	var n Numeral
-	var value json.RawMessage
-	seen := map[string]bool{}
-	for dec.More() {
-		key, err := keyToken(dec)
-		if err != nil {
-			return Numeral{}, err
+	if w.Unit != nil {
+		var u string
+		if json.Unmarshal(w.Unit, &u) != nil {
+			return Numeral{}, fmt.Errorf("%s.unit: want a string", path)
 		}
-		switch key {
-		case "value", "unit", "id", "window":
-		default:
-			return Numeral{}, fmt.Errorf("%s: unknown field %s (want value, unit, id or window)", path, quoteKey(key))
-		}
-		if seen[key] {
-			return Numeral{}, fmt.Errorf("%s: field %s appears twice", path, key)
-		}
-		seen[key] = true
-		var raw json.RawMessage
-		if err := dec.Decode(&raw); err != nil {
-			return Numeral{}, tokenErr(err)
-		}
-		switch key {
-		case "value":
-			value = raw
-		case "unit":
-			var u string
-			if json.Unmarshal(raw, &u) != nil {
-				return Numeral{}, fmt.Errorf("%s.unit: want a string", path)
-			}
-			n.Unit = Unit(u)
-		case "id":
-			if json.Unmarshal(raw, &n.ID) != nil || n.ID == "" {
-				return Numeral{}, fmt.Errorf("%s.id: want a non-empty string", path)
-			}
-		case "window":
-			if string(raw) == "null" {
-				break
-			}
-			var w []string
-			if json.Unmarshal(raw, &w) != nil || len(w) != 2 {
-				return Numeral{}, fmt.Errorf("%s.window: want [start, end], two RFC 3339 timestamps", path)
-			}
-			n.Window = [2]string{w[0], w[1]}
+		n.Unit = Unit(u)
+	}
+	if w.ID != nil {
+		if json.Unmarshal(w.ID, &n.ID) != nil || n.ID == "" {
+			return Numeral{}, fmt.Errorf("%s.id: want a non-empty string", path)
 		}
 	}
-	if _, err := dec.Token(); err != nil { // '}'
-		return Numeral{}, tokenErr(err)
+	if w.Window != nil && string(w.Window) != "null" {
+		var win []string
+		if json.Unmarshal(w.Window, &win) != nil || len(win) != 2 {
+			return Numeral{}, fmt.Errorf("%s.window: want [start, end], two RFC 3339 timestamps", path)
+		}
+		n.Window = [2]string{win[0], win[1]}
 	}
+	value := w.Value
 	if !knownUnit(n.Unit) {
 		return Numeral{}, fmt.Errorf("%s.unit: unknown unit (want one of %s, or none)", path, unitList())
 	}
@@ -263,49 +270,4 @@ func decodeValue(raw json.RawMessage, u Unit) (float64, error) {
 		return 0, errors.New("number out of range")
 	}
 	return v, nil
-}
-
-func wantDelim(dec *json.Decoder, d json.Delim, path, what string) error {
-	tok, err := dec.Token()
-	if err != nil {
-		return tokenErr(err)
-	}
-	if got, ok := tok.(json.Delim); !ok || got != d {
-		return fmt.Errorf("%s: want %s", path, what)
-	}
-	return nil
-}
-
-func keyToken(dec *json.Decoder) (string, error) {
-	tok, err := dec.Token()
-	if err != nil {
-		return "", tokenErr(err)
-	}
-	key, ok := tok.(string)
-	if !ok {
-		return "", errors.New("malformed JSON: want an object key")
-	}
-	return key, nil
-}
-
-// tokenErr describes a decoding error by position only: the standard
-// library's messages may quote the offending input.
-func tokenErr(err error) error {
-	var se *json.SyntaxError
-	switch {
-	case errors.As(err, &se):
-		return fmt.Errorf("malformed JSON near byte %d", se.Offset)
-	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
-		return errors.New("malformed JSON: unexpected end of input")
-	}
-	return errors.New("malformed JSON")
-}
-
-// quoteKey quotes a field name for an error, cut to a readable length.
-func quoteKey(k string) string {
-	const max = 40
-	if len(k) > max {
-		k = k[:max] + "..."
-	}
-	return strconv.Quote(k)
 }

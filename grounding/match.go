@@ -35,6 +35,7 @@ type canon struct {
 	cur   currency // money only
 	v     float64  // canonical value
 	raw   float64  // the value in its own unit, as written or as declared
+	q     float64  // a found numeral's place in the canonical unit (0.01 × 100 = 1 cent for "$7.81"); 0 for a ledger value
 }
 
 // canonicalOf puts a value of unit u in its canonical unit.
@@ -63,6 +64,64 @@ func canonicalOf(v float64, u Unit) canon {
 		c.class = classPlain
 	}
 	return c
+}
+
+// unitScale is what a value in unit u is multiplied by to be in its
+// class's canonical unit.
+func unitScale(u Unit) float64 {
+	switch u {
+	case UnitUSD, UnitEUR, UnitGBP:
+		return 100
+	case UnitPercent:
+		return 0.01
+	}
+	return 1
+}
+
+// foundCanon is a found numeral's canonical form with its place.
+func foundCanon(n *numeral) canon {
+	c := canonicalOf(n.Value, n.Unit)
+	c.q = n.quantum * unitScale(n.Unit)
+	return c
+}
+
+// honest reports whether the ledger value x, rounded half away from zero
+// to the place q the found value v is written to, is v: "3.14" for
+// 3.14159, never "3.15". Both are compared as whole numbers of q, so the
+// test is exact up to float rounding; a ledger value within 1e-9 of a
+// half counts as the half (7.805 is stored as 7.80499…). Where a numeral
+// has no place (q is 0) or its digits exceed what a float64 holds (more
+// than 15 significant digits), only the tolerance applies.
+func honest(v, q, x float64) bool {
+	if !(q > 0) || math.IsInf(q, 0) {
+		return true
+	}
+	a, b := x/q, v/q
+	if !(math.Abs(a) <= maxExact && math.Abs(b) <= maxExact) {
+		return true
+	}
+	return roundHalfAway(a) == math.Round(b)
+}
+
+// maxExact bounds the whole numbers of places honest compares.
+const maxExact = 1e15
+
+// roundHalfAway rounds x half away from zero, a fraction within a small
+// slack of one half counting as one half.
+func roundHalfAway(x float64) float64 {
+	a := math.Abs(x)
+	f := math.Floor(a)
+	if a-f >= 0.5-math.Max(1e-9, a*1e-15) {
+		f++
+	}
+	return math.Copysign(f, x)
+}
+
+// normText is s with its digits and fullwidth forms in ASCII (see
+// normalize): "st-００３" is st-003. It is s itself when s is ASCII.
+func normText(s string) string {
+	n, _ := normalize(s)
+	return n
 }
 
 // tiny stands in for |ledger| when the ledger value is zero, so a zero
@@ -99,7 +158,7 @@ func prepare(l Ledger, buf []entry) []entry {
 	}
 	es = es[:len(l.Numerals)]
 	for i, n := range l.Numerals {
-		e := entry{canon: canonicalOf(n.Value, n.Unit), id: n.ID}
+		e := entry{canon: canonicalOf(n.Value, n.Unit), id: normText(n.ID)}
 		e.lo, e.hi, e.hasWindow = parseWindow(n.Window)
 		if idOnly(n) || windowOnly(n, e.hasWindow) {
 			e.class = classNoValue
@@ -152,7 +211,7 @@ func parseWindow(w [2]string) (lo, hi float64, ok bool) {
 // ledger entry e within relative tolerance tol.
 func matches(f *Found, fc canon, e *entry, tol float64) bool {
 	if fc.class == classID {
-		return e.id != "" && strings.EqualFold(f.Text, e.id)
+		return e.id != "" && strings.EqualFold(normText(f.Text), e.id)
 	}
 	if e.class == classNoValue || e.class == classID {
 		return false
@@ -166,14 +225,14 @@ func matches(f *Found, fc canon, e *entry, tol float64) bool {
 		// a ratio of 0.12 (or 12 percent); never a time or an identifier.
 		switch e.class {
 		case classPlain, classMoney, classRatio:
-			return near(fc.v, e.v, tol)
+			return near(fc.v, e.v, tol) && honest(fc.v, fc.q, e.v)
 		}
 		return false
 	case classMoney, classRatio:
 		if e.class != fc.class || fc.cur != e.cur {
 			return false // a unit never backs another class; dollars never back euros
 		}
-		return near(fc.v, e.v, tol)
+		return near(fc.v, e.v, tol) && honest(fc.v, fc.q, e.v)
 	}
 	return false
 }
@@ -182,7 +241,7 @@ func matches(f *Found, fc canon, e *entry, tol float64) bool {
 // question echo: the same text, or the same class (and currency) and the
 // same canonical value.
 func sameNumeral(f *Found, fc canon, q *Found, qc canon) bool {
-	if strings.EqualFold(f.Text, q.Text) {
+	if strings.EqualFold(f.Text, q.Text) || strings.EqualFold(normText(f.Text), normText(q.Text)) {
 		return true
 	}
 	if fc.class != qc.class || fc.cur != qc.cur || fc.class == classID {
@@ -247,7 +306,7 @@ func ground(text string, ledger Ledger, question string, p Policy, keep bool) ([
 	}
 	for i := range ns {
 		f := &ns[i].Found
-		fc := canonicalOf(f.Value, f.Unit)
+		fc := foundCanon(&ns[i])
 		matched := false
 		for k := range entries {
 			if matches(f, fc, &entries[k], tol) {

@@ -95,7 +95,14 @@ func roundSig(v float64, k int) float64 {
 	if v == 0 {
 		return 0
 	}
-	p := math.Pow(10, float64(k)-math.Ceil(math.Log10(math.Abs(v))))
+	// Divide by an exact power of ten rather than multiply by an inexact
+	// one: 2,888,447 to two digits is 2,900,000, never 2,899,999.99….
+	e := int(math.Ceil(math.Log10(math.Abs(v)))) - k
+	if e > 0 {
+		p := math.Pow10(e)
+		return math.Round(v/p) * p
+	}
+	p := math.Pow10(-e)
 	return math.Round(v*p) / p
 }
 
@@ -125,7 +132,12 @@ func renderings(n Numeral) []string {
 		}
 		if n.Value >= 1e6 {
 			if r := roundSig(n.Value, 3); within(r, n.Value) {
-				out = append(out, short(r/1e6)+" million")
+				out = append(out, short(r/1e6)+" million", short(r/1e6)+"M", short(r/1e6)+"mn")
+			}
+		}
+		if n.Value >= 1e4 {
+			if r := roundSig(n.Value, 3); within(r, n.Value) {
+				out = append(out, short(r/1e3)+"k", short(r/1e3)+" thousand")
 			}
 		}
 	case UnitCents, UnitUSD, UnitEUR, UnitGBP:
@@ -134,6 +146,13 @@ func renderings(n Numeral) []string {
 		major := []string{money(cents, false), money(cents, true)}
 		if r := roundSig(float64(cents), 3); r != float64(cents) && within(r, float64(cents)) {
 			major = append(major, short(r/100)) // honest rounding: $7.8 for 781 cents
+		}
+		if cents >= 1e8 { // a million or more: "$1.23M", "$1.23m", "$1.23 million"
+			if r := roundSig(float64(cents), 3); within(r, float64(cents)) {
+				for _, sfx := range []string{"M", "m", "mn", " million"} {
+					major = append(major, short(r/1e8)+sfx)
+				}
+			}
 		}
 		out = append(out, strconv.FormatInt(cents, 10)) // a bare number in canonical cents
 		for _, m := range major {
@@ -346,7 +365,7 @@ func TestProperty_DigitEditRefused(t *testing.T) {
 		for i, n := range l.Numerals {
 			var r []string
 			for _, s := range renderings(n) {
-				if strings.ContainsAny(s, "0123456789") && !strings.Contains(s, "million") {
+				if strings.ContainsAny(s, "0123456789") && !strings.ContainsAny(s, "kMm") && !strings.Contains(s, "thousand") {
 					r = append(r, s) // digits to edit
 				}
 			}

@@ -23,8 +23,28 @@ const MaxRequestText = 64 << 10
 // ErrRequest is matched by every error Run returns for a malformed request.
 var ErrRequest = errors.New("invalid grounding request")
 
-// Run validates the request and checks its text. An error names what is
-// wrong and never repeats the request's values.
+// RequestError is what Run returns for a malformed request. Its message
+// names the field at fault and never repeats a value or a key the request
+// chose, so a surface may show it: it is a strictjson.Safe.
+type RequestError struct {
+	msg string
+}
+
+func requestError(format string, a ...any) error {
+	return &RequestError{msg: fmt.Sprintf(format, a...)}
+}
+
+func (e *RequestError) Error() string { return ErrRequest.Error() + ": " + e.msg }
+
+// SafeMessage returns the message; it holds nothing from the request.
+func (e *RequestError) SafeMessage() string { return e.Error() }
+
+// Is makes errors.Is(err, ErrRequest) hold.
+func (e *RequestError) Is(target error) bool { return target == ErrRequest }
+
+// Run validates the request and checks its text. An error is a
+// *RequestError: it names what is wrong and never repeats the request's
+// values or keys.
 func (r Request) Run() (Report, error) {
 	var p Policy
 	switch r.Policy {
@@ -33,17 +53,17 @@ func (r Request) Run() (Report, error) {
 	case "strict":
 		p = StrictPolicy()
 	default:
-		return Report{}, fmt.Errorf("%w: policy must be default or strict", ErrRequest)
+		return Report{}, requestError("policy must be default or strict")
 	}
 	if len(r.Text) > MaxRequestText {
-		return Report{}, fmt.Errorf("%w: text is longer than %d bytes", ErrRequest, MaxRequestText)
+		return Report{}, requestError("text is longer than %d bytes", MaxRequestText)
 	}
 	if len(r.Ledger) == 0 {
-		return Report{}, fmt.Errorf("%w: ledger is missing", ErrRequest)
+		return Report{}, requestError("ledger is missing")
 	}
 	l, err := ParseLedger(bytes.NewReader(r.Ledger))
 	if err != nil {
-		return Report{}, fmt.Errorf("%w: %v", ErrRequest, err)
+		return Report{}, requestError("%v", err)
 	}
 	return Check(r.Text, l, r.Question, p), nil
 }

@@ -3,7 +3,6 @@ package httpapi
 import (
 	"context"
 	"net/http"
-	"strings"
 
 	sdkauth "github.com/modelcontextprotocol/go-sdk/auth"
 
@@ -19,19 +18,35 @@ type Authenticator interface {
 // CodeUnauthorized is the error code of a 401.
 const CodeUnauthorized = "unauthorized"
 
-// openPaths need no token: health and metrics for operators' probes, and
-// the API description.
-var openPaths = map[string]bool{"/healthz": true, "/metrics": true, "/openapi.json": true}
+// AuthOptions configures RequireToken.
+type AuthOptions struct {
+	// PublicMetrics leaves GET /metrics open; otherwise it needs a token
+	// like every other path (any principal's: the metrics are counts by
+	// outcome and kind over every store, with no ids and no values).
+	PublicMetrics bool
+}
 
-// RequireToken wraps next so that every path but the open ones needs a
-// valid bearer token. A request without one gets 401 with no detail (no
-// word on whether a token was missing, malformed or unknown). An accepted
-// request carries its principal's scope: in the request context for the
-// REST handlers, and in the MCP SDK's TokenInfo for MCP tool and resource
-// handlers.
-func RequireToken(auth Authenticator, next http.Handler) http.Handler {
-	mcp := sdkauth.RequireBearerToken(func(ctx context.Context, token string, r *http.Request) (*sdkauth.TokenInfo, error) {
-		p, ok := auth.Authenticate(token)
+// RequireToken wraps next so that every path but /healthz, /openapi.json
+// and (with PublicMetrics) /metrics needs a valid bearer token, read by
+// principal.Bearer, the one parser of the Authorization header. A request
+// without one gets the same JSON 401 on every path, /mcp included, with
+// no word on whether a token was missing, malformed or unknown. An
+// accepted request carries its principal's scope: in the request context
+// for the REST handlers, and in the MCP SDK's TokenInfo for MCP tool and
+// resource handlers. nil opts means defaults.
+func RequireToken(auth Authenticator, next http.Handler, opts *AuthOptions) http.Handler {
+	var o AuthOptions
+	if opts != nil {
+		o = *opts
+	}
+	open := map[string]bool{"/healthz": true, "/openapi.json": true, "/metrics": o.PublicMetrics}
+	// The SDK carries TokenInfo to tool handlers only through its own
+	// middleware. It runs after ours has accepted the request, and its
+	// verifier hands over the principal ours found: it never decides.
+	// (Every header principal.Bearer accepts is one the SDK splits into
+	// the same scheme and token.)
+	mcp := sdkauth.RequireBearerToken(func(ctx context.Context, _ string, _ *http.Request) (*sdkauth.TokenInfo, error) {
+		p, ok := ctx.Value(principalKey{}).(principal.Principal)
 		if !ok {
 			return nil, sdkauth.ErrInvalidToken
 		}
@@ -39,7 +54,7 @@ func RequireToken(auth Authenticator, next http.Handler) http.Handler {
 	}, &sdkauth.RequireBearerTokenOptions{AllowMissingExpiration: true})(next)
 
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if openPaths[r.URL.Path] {
+		if open[r.URL.Path] {
 			next.ServeHTTP(w, r)
 			return
 		}
@@ -49,19 +64,25 @@ func RequireToken(auth Authenticator, next http.Handler) http.Handler {
 			writeError(w, http.StatusUnauthorized, CodeUnauthorized, "authentication required")
 			return
 		}
-		r = r.WithContext(pipeline.WithScope(r.Context(), p.Scope))
+		ctx := pipeline.WithScope(r.Context(), p.Scope)
 		if r.URL.Path == "/mcp" {
-			mcp.ServeHTTP(w, r)
+			mcp.ServeHTTP(w, r.WithContext(context.WithValue(ctx, principalKey{}, p)))
 			return
 		}
-		next.ServeHTTP(w, r)
+		next.ServeHTTP(w, r.WithContext(ctx))
 	})
 }
 
+type principalKey struct{}
+
 func authenticate(auth Authenticator, r *http.Request) (principal.Principal, bool) {
-	scheme, token, ok := strings.Cut(r.Header.Get("Authorization"), " ")
-	if !ok || !strings.EqualFold(scheme, "Bearer") {
+	vs := r.Header.Values("Authorization")
+	if len(vs) != 1 {
 		return principal.Principal{}, false
 	}
-	return auth.Authenticate(strings.TrimSpace(token))
+	token, ok := principal.Bearer(vs[0])
+	if !ok {
+		return principal.Principal{}, false
+	}
+	return auth.Authenticate(token)
 }

@@ -37,18 +37,19 @@ func authServer(t *testing.T) *httptest.Server {
     stores: all
   - name: new-hire
     token_env: NEW
-`), principal.Sources{Getenv: func(k string) string {
-		return map[string]string{"EAST": eastToken, "ADMIN": adminToken, "NEW": "new-hire-token-0123456789"}[k]
+`), principal.Sources{LookupEnv: func(k string) (string, bool) {
+		v, ok := map[string]string{"EAST": eastToken, "ADMIN": adminToken, "NEW": "new-hire-token-0123456789"}[k]
+		return v, ok
 	}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	none := tool.StoresOnly()
 	e := enginetest.OpenDemo(t, engine.Options{DefaultScope: &none})
-	api := httpapi.New(nil)
+	api := httpapi.New(&httpapi.Options{Auth: set})
 	api.SetBackend(httpapi.Backend{Asker: e.Pipeline, DatasetVersion: e.Info.Version, Provider: "rules",
 		MCP: mcpserver.HTTPHandler(mcpserver.New(e.Pipeline, e.Store, nil), nil)})
-	srv := httptest.NewServer(httpapi.RequireToken(set, api))
+	srv := httptest.NewServer(api)
 	t.Cleanup(srv.Close)
 	return srv
 }
@@ -226,5 +227,70 @@ func TestRequireToken_REST(t *testing.T) {
 	}
 	if code, body := call(eastToken, "st-004"); code != http.StatusOK || !strings.Contains(body, `"reason":"out_of_scope`) {
 		t.Errorf("out of scope: %d %s", code, body)
+	}
+}
+
+// TestAuth_OneParser: every surface reads the Authorization header with
+// the same parser and refuses with the same JSON 401, /mcp included.
+func TestAuth_OneParser(t *testing.T) {
+	srv := authServer(t)
+	post := func(path, auth, body string) (int, string, string) {
+		r := doWith(t, "POST", srv.URL+path, []byte(body), map[string]string{
+			"Content-Type": "application/json", "Accept": "application/json, text/event-stream", "Authorization": auth})
+		return r.status, string(r.body), r.header.Get("WWW-Authenticate")
+	}
+	const ping = `{"jsonrpc":"2.0","id":1,"method":"ping"}`
+	want := `{"error":{"code":"unauthorized","message":"authentication required"}}` + "\n"
+	for _, auth := range []string{
+		"", "Bearer", "Bearer ", "Bearer wrong-token-0123456789", "Basic " + eastToken,
+		"Bearer " + eastToken[:8] + " " + eastToken[8:], // an inner space
+		"Bearer " + eastToken + " x", "Bearer\t" + eastToken, "Bearer " + eastToken + "é", "Bearer " + eastToken + ",x",
+	} {
+		for _, path := range []string{"/v1/ask", "/mcp"} {
+			code, body, challenge := post(path, auth, ping)
+			if code != http.StatusUnauthorized || body != want || challenge == "" {
+				t.Errorf("%s with Authorization %q: %d %q (WWW-Authenticate %q), want 401 %q", path, auth, code, body, challenge, want)
+			}
+		}
+	}
+	for _, auth := range []string{"Bearer " + eastToken, "bearer   " + eastToken} {
+		if code, body, _ := post("/mcp", auth, ping); code != http.StatusOK {
+			t.Errorf("/mcp with Authorization %q: %d %s", auth, code, body)
+		}
+	}
+}
+
+// spaceyAuth accepts one token with an inner space: a token no bearer
+// header can carry, which principal refuses at start-up; the parser
+// must refuse it on every path alike.
+type spaceyAuth struct{}
+
+const spaceyToken = "spacey token-0123456789"
+
+func (spaceyAuth) Authenticate(token string) (principal.Principal, bool) {
+	return principal.Principal{Name: "spacey", Scope: tool.AllStores()}, token == spaceyToken
+}
+
+func TestAuth_InnerSpaceRefusedEverywhere(t *testing.T) {
+	e := enginetest.OpenDemo(t, engine.Options{})
+	api := httpapi.New(&httpapi.Options{Auth: spaceyAuth{}})
+	api.SetBackend(httpapi.Backend{Asker: e.Pipeline, MCP: mcpserver.HTTPHandler(mcpserver.New(e.Pipeline, e.Store, nil), nil)})
+	srv := httptest.NewServer(api)
+	t.Cleanup(srv.Close)
+	want := `{"error":{"code":"unauthorized","message":"authentication required"}}` + "\n"
+	for _, path := range []string{"/v1/ask", "/mcp"} {
+		req, _ := http.NewRequestWithContext(t.Context(), "POST", srv.URL+path, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}`))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("Authorization", "Bearer "+spaceyToken)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusUnauthorized || string(b) != want {
+			t.Errorf("%s: %d %q, want 401 %q", path, resp.StatusCode, b, want)
+		}
 	}
 }

@@ -10,9 +10,12 @@
 //	                      200 {"status":"ok","dataset_version":...,"provider":...}
 //	GET  /metrics         Prometheus text format (when Options.Metrics is set)
 //
-// RequireToken (auth.go) puts bearer-token authentication and principal
-// scopes in front of every path but /healthz, /metrics and /openapi.json;
-// LimitInFlight (limits.go) caps the requests served at once.
+// Every request but GET /healthz passes, in order: the Host and Origin
+// check (hosts.go, against DNS rebinding and cross-origin pages), bearer
+// tokens with principal scopes when Options.Auth is set (auth.go; not on
+// /openapi.json, nor on /metrics with PublicMetrics), and the limits
+// (limits.go): the body is read whole under its own budget and bounds
+// before an in-flight slot is taken (/metrics skips the limits).
 //
 // # Status codes
 //
@@ -33,15 +36,20 @@
 //	415 unsupported_media_type  Content-Type is not application/json
 //	413 body_too_large          body over Options.MaxBodyBytes (64 KiB)
 //	400 empty_body              no body
-//	400 invalid_json            not one well-formed JSON value
+//	400 invalid_json            not one well-formed JSON value (invalid UTF-8 included)
 //	400 not_an_object           the JSON value is not an object
 //	400 unknown_field           a field other than "question" (names match exactly)
-//	400 duplicate_field         "question" given twice
+//	400 duplicate_field         a key given twice in one object, at any depth
 //	400 invalid_question        "question" is not a string
 //	400 missing_question        "question" is absent or null
 //	400 empty_question          "question" is empty or only white space
-//	401 unauthorized            no valid bearer token (when RequireToken is in front)
-//	403 cross_origin            a browser request from another origin to /mcp
+//	400 question_too_long       "question" is over 4096 characters (tool.MaxQuestionLength)
+//	400 body_unreadable         the client broke off its body
+//	401 unauthorized            no valid bearer token (when Options.Auth is set)
+//	403 forbidden_host          the Host header names no allowed host
+//	403 cross_origin            a browser request from an origin that is not an allowed host
+//	408 body_timeout            the body did not arrive within the body-read budget
+//	429 too_many_requests       too many bodies arriving at once (from this client, or all)
 //	404 not_found, 404 unknown_tool, 405 method_not_allowed (with Allow)
 //	503 loading                 /v1/ask before the engine is loaded
 //	503 busy                    too many requests in flight (with Retry-After)
@@ -52,20 +60,19 @@
 package httpapi
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"log/slog"
-	"mime"
 	"net/http"
 	"strings"
 	"sync/atomic"
 	"time"
 
 	"github.com/provenant/provenant/answer"
+	"github.com/provenant/provenant/internal/strictjson"
 	"github.com/provenant/provenant/tool"
 )
 
@@ -98,12 +105,27 @@ type Options struct {
 	Metrics      http.Handler  // served at GET /metrics; nil: not served
 	MaxBodyBytes int64         // 0: DefaultMaxBodyBytes
 	AskTimeout   time.Duration // 0: DefaultAskTimeout
+	// AllowedHosts extends the hosts a request's Host header, and a
+	// browser's Origin, may name beyond the loopback names and addresses
+	// (hosts.go); "*" allows any. An entry that is not a host name or
+	// address with an optional :port makes New panic: check flags with
+	// ValidateAllowedHosts first.
+	AllowedHosts []string
+	// Auth, when set, requires a bearer token (RequireToken, auth.go).
+	Auth Authenticator
+	// PublicMetrics leaves /metrics open when Auth is set.
+	PublicMetrics bool
+	// Limits bounds body reading and requests in flight (Limit,
+	// limits.go); nil means defaults, with MaxBodyBytes from above.
+	Limits *LimitOptions
 }
 
 // Server is the HTTP API. Safe for concurrent use.
 type Server struct {
 	opts    Options
 	mux     *http.ServeMux
+	hosts   *hostPolicy
+	guarded http.Handler // auth, then limits, then the routes
 	backend atomic.Pointer[Backend]
 }
 
@@ -111,6 +133,11 @@ var _ http.Handler = (*Server)(nil)
 
 // New returns a server with no backend: /healthz says loading and /v1/ask
 // answers 503 until SetBackend. nil opts means defaults.
+//
+// Every request but GET /healthz passes, in this order, the Host and
+// Origin check (403), the bearer token when Options.Auth is set (401),
+// then the limits: the body is read whole under its own budget and
+// bounds (413, 408, 429), then an in-flight slot is taken (503).
 func New(opts *Options) *Server {
 	var o Options
 	if opts != nil {
@@ -125,7 +152,11 @@ func New(opts *Options) *Server {
 	if o.AskTimeout <= 0 {
 		o.AskTimeout = DefaultAskTimeout
 	}
-	s := &Server{opts: o, mux: http.NewServeMux()}
+	hosts, err := newHostPolicy(o.AllowedHosts)
+	if err != nil {
+		panic("httpapi: " + err.Error())
+	}
+	s := &Server{opts: o, mux: http.NewServeMux(), hosts: hosts}
 	s.mux.HandleFunc("POST /v1/ask", s.handleAsk)
 	s.mux.HandleFunc("GET /healthz", s.handleHealth)
 	s.mux.HandleFunc("GET /v1/tools", handleTools)
@@ -135,6 +166,17 @@ func New(opts *Options) *Server {
 	s.mux.HandleFunc("/mcp", s.handleMCP)
 	if o.Metrics != nil {
 		s.mux.Handle("GET /metrics", o.Metrics)
+	}
+	lim := LimitOptions{MaxBodyBytes: o.MaxBodyBytes}
+	if o.Limits != nil {
+		lim = *o.Limits
+		if lim.MaxBodyBytes <= 0 {
+			lim.MaxBodyBytes = o.MaxBodyBytes
+		}
+	}
+	s.guarded = Limit(http.HandlerFunc(s.route), &lim)
+	if o.Auth != nil {
+		s.guarded = RequireToken(o.Auth, s.guarded, &AuthOptions{PublicMetrics: o.PublicMetrics})
 	}
 	return s
 }
@@ -160,11 +202,11 @@ const (
 	CodeInvalidQuestion      = "invalid_question"
 	CodeMissingQuestion      = "missing_question"
 	CodeEmptyQuestion        = "empty_question"
+	CodeQuestionTooLong      = "question_too_long"
 	CodeNotFound             = "not_found"
 	CodeMethodNotAllowed     = "method_not_allowed"
 	CodeLoading              = "loading"
 	CodeInternal             = "internal"
-	CodeCrossOrigin          = "cross_origin"
 )
 
 // ErrorBody is the JSON body of every 4xx and of 5xx without an answer.
@@ -197,11 +239,25 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			writeError(tw, http.StatusInternalServerError, CodeInternal, "internal error")
 		}
 	}()
-	if h, pattern := s.mux.Handler(r); pattern == "" {
-		s.unrouted(tw, r, h)
+	if r.URL.Path == "/healthz" {
+		// A prober may use any name and must always get through.
+		s.route(tw, r)
 		return
 	}
-	s.mux.ServeHTTP(tw, r)
+	if !s.hosts.check(tw, r) {
+		return
+	}
+	s.guarded.ServeHTTP(tw, r)
+}
+
+// route serves r from the mux, answering a path no pattern matches in
+// JSON.
+func (s *Server) route(w http.ResponseWriter, r *http.Request) {
+	if h, pattern := s.mux.Handler(r); pattern == "" {
+		s.unrouted(w, r, h)
+		return
+	}
+	s.mux.ServeHTTP(w, r)
 }
 
 // unrouted answers a request no pattern matched in JSON, keeping the
@@ -255,99 +311,72 @@ func serveAnswer[T any](s *Server, w http.ResponseWriter, r *http.Request,
 	writeJSON(w, StatusOf(a), a)
 }
 
-// decodeAsk reads the request body. On failure it returns a status, an
-// error code and a fixed message that holds nothing from the body.
+// decodeAsk reads the request body: exactly one JSON object whose only
+// key is "question", a string of 1 to tool.MaxQuestionLength characters.
+// On failure it returns a status, an error code and a message that holds
+// nothing from the body.
 func decodeAsk(body io.Reader) (question string, status int, code, msg string) {
-	dec := json.NewDecoder(body)
-	var raw json.RawMessage
-	if err := dec.Decode(&raw); err != nil {
-		status, code, msg = decodeError(err)
-		return "", status, code, msg
-	}
-	// Exactly one JSON value: anything after it but white space is an error.
-	if err := dec.Decode(&struct{}{}); !errors.Is(err, io.EOF) {
-		var tooLarge *http.MaxBytesError
-		if errors.As(err, &tooLarge) {
-			return "", http.StatusRequestEntityTooLarge, CodeBodyTooLarge, "the body exceeds the size limit"
+	var req *askRequest // stays nil for a body of null
+	var path string
+	if status, code, msg, path = decodeJSON(body, &req, nil); code != "" {
+		if code == CodeWrongType && path == "$.question" {
+			return "", http.StatusBadRequest, CodeInvalidQuestion, `"question" must be a string`
 		}
-		return "", http.StatusBadRequest, CodeInvalidJSON, "the body must hold exactly one JSON object"
-	}
-	if raw[0] != '{' {
-		return "", http.StatusBadRequest, CodeNotAnObject, "the body must be a JSON object"
-	}
-	// Keys are matched exactly and once: encoding/json alone would take
-	// "Question" for "question" and keep the last of two.
-	keys := json.NewDecoder(bytes.NewReader(raw))
-	keys.Token() // the '{' checked above
-	seen := false
-	for keys.More() {
-		tok, _ := keys.Token()
-		if tok != "question" {
-			return "", http.StatusBadRequest, CodeUnknownField, `the only field allowed is "question"`
-		}
-		if seen {
-			return "", http.StatusBadRequest, CodeDuplicateField, `"question" must appear once`
-		}
-		seen = true
-		var skip json.RawMessage
-		if err := keys.Decode(&skip); err != nil {
-			return "", http.StatusBadRequest, CodeInvalidJSON, "the body is not well-formed JSON"
-		}
-	}
-	var req askRequest
-	if err := json.Unmarshal(raw, &req); err != nil {
-		status, code, msg = decodeError(err)
 		return "", status, code, msg
 	}
 	switch {
+	case req == nil:
+		return "", http.StatusBadRequest, CodeNotAnObject, "the body must be a JSON object"
 	case req.Question == nil:
 		return "", http.StatusBadRequest, CodeMissingQuestion, `the body must have a "question" string`
 	case strings.TrimSpace(*req.Question) == "":
 		return "", http.StatusBadRequest, CodeEmptyQuestion, `"question" must not be empty`
+	case tool.QuestionTooLong(*req.Question):
+		return "", http.StatusBadRequest, CodeQuestionTooLong, fmt.Sprintf(`"question" must be at most %d characters`, tool.MaxQuestionLength)
 	}
 	return *req.Question, 0, "", ""
 }
 
-func decodeError(err error) (status int, code, msg string) {
-	var (
-		tooLarge  *http.MaxBytesError
-		syntax    *json.SyntaxError
-		typeError *json.UnmarshalTypeError
-	)
-	switch {
-	case errors.As(err, &tooLarge):
-		return http.StatusRequestEntityTooLarge, CodeBodyTooLarge, "the body exceeds the size limit"
-	case errors.Is(err, io.EOF):
-		return http.StatusBadRequest, CodeEmptyBody, "the body is empty; want a JSON object"
-	case errors.As(err, &syntax), errors.Is(err, io.ErrUnexpectedEOF):
-		return http.StatusBadRequest, CodeInvalidJSON, "the body is not well-formed JSON"
-	case errors.As(err, &typeError):
-		if typeError.Field == "question" {
-			return http.StatusBadRequest, CodeInvalidQuestion, `"question" must be a string`
+// CodeWrongType is decodeJSON's code for a value of the wrong type below
+// the top; the callers turn it into their own (invalid_question, ...).
+const CodeWrongType = strictjson.CodeWrongType
+
+// decodeJSON reads a whole body and decodes it with the one strict decoder
+// (package strictjson): duplicate keys at any depth, keys in another case,
+// unknown fields of v, trailing data and invalid UTF-8 are all refused. On
+// failure it returns a status, an error code, the decoder's safe message
+// (which names declared fields and positions only) and the path at fault.
+// A value of the wrong type below the top is CodeWrongType, which callers
+// turn into their own code.
+func decodeJSON(body io.Reader, v any, opts *strictjson.Options) (status int, code, msg, path string) {
+	b, err := io.ReadAll(body)
+	if err != nil {
+		var tooLarge *http.MaxBytesError
+		if errors.As(err, &tooLarge) {
+			return http.StatusRequestEntityTooLarge, CodeBodyTooLarge, "the body exceeds the size limit", ""
 		}
-		return http.StatusBadRequest, CodeNotAnObject, "the body must be a JSON object"
-	case strings.HasPrefix(err.Error(), "json: unknown field"):
-		// encoding/json has no typed error for this; its message names the
-		// field, which is client input, so it is not passed on.
-		return http.StatusBadRequest, CodeUnknownField, `the only field allowed is "question"`
+		return http.StatusBadRequest, CodeInvalidJSON, "the body could not be read", ""
 	}
-	return http.StatusBadRequest, CodeInvalidJSON, "the body could not be read as JSON"
+	err = strictjson.Decode(b, v, opts)
+	if err == nil {
+		return 0, "", "", ""
+	}
+	var e *strictjson.Error
+	if !errors.As(err, &e) {
+		return http.StatusBadRequest, CodeInvalidJSON, "the body could not be read as JSON", ""
+	}
+	switch code = strictjson.CodeOf(err); code {
+	case CodeEmptyBody:
+		return http.StatusBadRequest, code, "the body is empty; want a JSON object", e.Path
+	case CodeNotAnObject:
+		return http.StatusBadRequest, code, "the body must be a JSON object", e.Path
+	}
+	return http.StatusBadRequest, code, "the body is not valid: " + e.SafeMessage(), e.Path
 }
 
 // isJSON reports whether a Content-Type is application/json with, at
 // most, a UTF-8 charset.
-func isJSON(contentType string) bool {
-	mt, params, err := mime.ParseMediaType(contentType)
-	if err != nil || mt != "application/json" {
-		return false
-	}
-	for k, v := range params {
-		if k != "charset" || !strings.EqualFold(v, "utf-8") {
-			return false
-		}
-	}
-	return true
-}
+func isJSON(contentType string) bool { return strictjson.IsJSONMediaType(contentType) }
 
 // StatusOf maps an answer to its HTTP status: 200 for every outcome but an
 // error; 503 when the model was unreachable; 504 when the request's
@@ -382,8 +411,9 @@ func (s *Server) handleHealth(w http.ResponseWriter, r *http.Request) {
 }
 
 // handleMCP hands /mcp to the backend's MCP handler once it is loaded.
-// Cross-origin requests (a browser page on another origin) are refused
-// before the protocol sees them.
+// The Host and Origin check in front of every route (hosts.go) has
+// already refused a foreign Host and a browser page on another origin,
+// as the MCP specification asks of its HTTP transport.
 func (s *Server) handleMCP(w http.ResponseWriter, r *http.Request) {
 	b := s.backend.Load()
 	switch {
@@ -392,17 +422,9 @@ func (s *Server) handleMCP(w http.ResponseWriter, r *http.Request) {
 	case b.MCP == nil:
 		writeError(w, http.StatusNotFound, CodeNotFound, "no such endpoint")
 	default:
-		if err := crossOrigin.Check(r); err != nil {
-			writeError(w, http.StatusForbidden, CodeCrossOrigin, "cross-origin requests are not allowed")
-			return
-		}
 		b.MCP.ServeHTTP(w, r)
 	}
 }
-
-// crossOrigin validates the Origin (and Sec-Fetch-Site) header, as the MCP
-// specification asks of its HTTP transport.
-var crossOrigin = http.NewCrossOriginProtection()
 
 func writeError(w http.ResponseWriter, status int, code, msg string) {
 	writeJSON(w, status, ErrorBody{Error: ErrorDetail{Code: code, Message: msg}})

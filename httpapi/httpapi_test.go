@@ -33,12 +33,25 @@ type response struct {
 
 func do(t *testing.T, method, url, contentType string, body []byte) response {
 	t.Helper()
+	return doWith(t, method, url, body, map[string]string{"Content-Type": contentType})
+}
+
+// doWith sends one request with the given headers ("Host" sets the Host
+// line; an empty value is left out).
+func doWith(t *testing.T, method, url string, body []byte, header map[string]string) response {
+	t.Helper()
 	req, err := http.NewRequestWithContext(t.Context(), method, url, bytes.NewReader(body))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if contentType != "" {
-		req.Header.Set("Content-Type", contentType)
+	for k, v := range header {
+		switch {
+		case v == "":
+		case k == "Host":
+			req.Host = v
+		default:
+			req.Header.Set(k, v)
+		}
 	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {

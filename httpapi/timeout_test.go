@@ -30,6 +30,7 @@ func TestServer_Timeout(t *testing.T) {
 			cancel()
 			req := httptest.NewRequestWithContext(ctx, http.MethodPost, r.path, strings.NewReader(r.body))
 			req.Header.Set("Content-Type", "application/json")
+			req.Host = "localhost" // httptest's default, example.com, is not an allowed host
 			rec := httptest.NewRecorder()
 			srv.ServeHTTP(rec, req)
 			var body struct{ Outcome, Reason string }

@@ -24,15 +24,14 @@ package httpapi
 // are served while the dataset is still loading.
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"io"
 	"net/http"
 	"sync"
 
 	"github.com/provenant/provenant/answer"
+	"github.com/provenant/provenant/internal/strictjson"
 	"github.com/provenant/provenant/tool"
 )
 
@@ -103,49 +102,19 @@ func (s *Server) handleCall(w http.ResponseWriter, r *http.Request) {
 	})
 }
 
-// decodeArgs reads a tool call's arguments: exactly one JSON object whose
-// top-level keys are distinct. Values are kept as decoded JSON (numbers as
-// json.Number, so none is lost to float64 range) for the wall to judge. On
-// failure it returns a status, an error code and a fixed message that
-// holds nothing from the body.
+// decodeArgs reads a tool call's arguments: exactly one JSON object, read
+// by the one strict decoder (no key twice at any depth, valid UTF-8, no
+// trailing data). Values are kept as decoded JSON (numbers as json.Number,
+// so none is lost to float64 range) for the wall to judge. On failure it
+// returns a status, an error code and a message that holds nothing from
+// the body: only the registered parameter names are named.
 func decodeArgs(body io.Reader) (args map[string]any, status int, code, msg string) {
-	dec := json.NewDecoder(body)
-	var raw json.RawMessage
-	if err := dec.Decode(&raw); err != nil {
-		status, code, msg = decodeError(err)
-		return nil, status, code, msg
-	}
-	// Exactly one JSON value: anything after it but white space is an error.
-	if err := dec.Decode(&struct{}{}); !errors.Is(err, io.EOF) {
-		var tooLarge *http.MaxBytesError
-		if errors.As(err, &tooLarge) {
-			return nil, http.StatusRequestEntityTooLarge, CodeBodyTooLarge, "the body exceeds the size limit"
-		}
-		return nil, http.StatusBadRequest, CodeInvalidJSON, "the body must hold exactly one JSON object"
-	}
-	if raw[0] != '{' {
+	status, code, msg, _ = decodeJSON(body, &args, &strictjson.Options{Names: tool.ParamNames()})
+	if code == CodeWrongType {
 		return nil, http.StatusBadRequest, CodeNotAnObject, "the body must be a JSON object of arguments"
 	}
-	// Walk the keys rather than json.Unmarshal into the map, which would
-	// keep the last of two equal keys.
-	fields := json.NewDecoder(bytes.NewReader(raw))
-	fields.UseNumber()
-	fields.Token() // the '{' checked above
-	args = map[string]any{}
-	for fields.More() {
-		tok, err := fields.Token()
-		key, ok := tok.(string)
-		if err != nil || !ok {
-			return nil, http.StatusBadRequest, CodeInvalidJSON, "the body is not well-formed JSON"
-		}
-		if _, dup := args[key]; dup {
-			return nil, http.StatusBadRequest, CodeDuplicateField, "each argument must appear once"
-		}
-		var v any
-		if err := fields.Decode(&v); err != nil {
-			return nil, http.StatusBadRequest, CodeInvalidJSON, "the body is not well-formed JSON"
-		}
-		args[key] = v
+	if code == "" && args == nil { // the body was null
+		return nil, http.StatusBadRequest, CodeNotAnObject, "the body must be a JSON object of arguments"
 	}
-	return args, 0, "", ""
+	return args, status, code, msg
 }

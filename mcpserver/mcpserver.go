@@ -19,13 +19,16 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"os"
 	"strings"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/provenant/provenant/answer"
 	"github.com/provenant/provenant/grounding"
+	"github.com/provenant/provenant/internal/strictjson"
 	"github.com/provenant/provenant/pipeline"
 	"github.com/provenant/provenant/retail"
 	"github.com/provenant/provenant/tool"
@@ -48,11 +51,14 @@ type Pipeline interface {
 	Call(ctx context.Context, p tool.Proposal) answer.Answer
 }
 
-// Events looks up the scan events behind provenance pointers, and
-// summarises the dataset (retail.EventStore has both).
+// Events looks up the scan events behind provenance pointers, summarises
+// the dataset, and lists every event, which the server reads once to
+// index events by store for callers limited to some stores (a
+// *duckdb.Store has all three).
 type Events interface {
 	Lookup(ctx context.Context, ids []string) ([]retail.Event, error)
 	Info(ctx context.Context) (retail.Info, error)
+	Intervals(ctx context.Context) ([]retail.Interval, error)
 }
 
 // Options configures New. nil means defaults.
@@ -60,6 +66,10 @@ type Options struct {
 	Name    string       // implementation name; default "provenant"
 	Version string       // implementation version; default "dev"
 	Logger  *slog.Logger // nil: discard
+	// AskTimeout bounds each tool call and question, as serve's
+	// --ask-timeout bounds REST's; past it the answer is an error with
+	// reason timeout. 0: no bound but the caller's.
+	AskTimeout time.Duration
 }
 
 // New returns an MCP server over p and events.
@@ -79,13 +89,16 @@ func New(p Pipeline, events Events, opts *Options) *mcp.Server {
 	}
 	s := mcp.NewServer(&mcp.Implementation{Name: o.Name, Title: "provenant grounded answers", Version: o.Version},
 		&mcp.ServerOptions{
-			Logger: o.Logger,
+			Logger: sdkLogger(o.Logger),
 			Instructions: "Every figure these tools return is computed from scan events and verified before it is returned. " +
 				"Quote values as returned, cite the result_ids of the results you use, and follow provenance pointers " +
 				"with the " + EventURITemplate + " resource. When a result's outcome is abstained or rejected, say so; do not guess.",
 		})
-	h := &handlers{p: p, events: events}
+	h := &handlers{p: p, events: events, askTimeout: o.AskTimeout, tools: map[string]bool{tool.CheckGroundingName: true},
+		prompts: map[string]bool{PromptInvestigateCondition: true, PromptShiftHandover: true}, index: &eventIndex{}}
+	s.AddReceivingMiddleware(h.guard)
 	for _, e := range tool.Offered() {
+		h.tools[e.Name] = true
 		handler := h.callTool(e.Name)
 		if e.Name == tool.AskName {
 			handler = h.ask
@@ -121,22 +134,20 @@ func annotations() *mcp.ToolAnnotations {
 }
 
 type handlers struct {
-	p      Pipeline
-	events Events
+	p          Pipeline
+	events     Events
+	askTimeout time.Duration
+	tools      map[string]bool // offered tool names
+	prompts    map[string]bool // offered prompt names
+	index      *eventIndex
 }
 
-// callTool runs a menu tool through the wall. Arguments that are not a
-// JSON object reach the wall as no arguments, which it rejects as invalid.
-func (h *handlers) callTool(name string) mcp.ToolHandler {
-	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		var args map[string]any
-		if raw := req.Params.Arguments; len(raw) > 0 {
-			if err := json.Unmarshal(raw, &args); err != nil {
-				args = map[string]any{}
-			}
-		}
-		return toolResult(h.p.Call(withScope(ctx, req.Extra), tool.Proposal{Tool: name, Params: args})), nil
+// bound returns ctx under the ask timeout, if one is set.
+func (h *handlers) bound(ctx context.Context) (context.Context, context.CancelFunc) {
+	if h.askTimeout > 0 {
+		return context.WithTimeout(ctx, h.askTimeout)
 	}
+	return ctx, func() {}
 }
 
 // withScope gives ctx the scope an authenticating HTTP layer attached to
@@ -151,27 +162,6 @@ func withScope(ctx context.Context, extra *mcp.RequestExtra) context.Context {
 		return pipeline.WithScope(ctx, s)
 	}
 	return ctx
-}
-
-// visible reports whether the request may read a store's data.
-func visible(extra *mcp.RequestExtra, store string) bool {
-	if extra == nil || extra.TokenInfo == nil {
-		return true // local stdio user
-	}
-	s, ok := extra.TokenInfo.Extra[pipeline.TokenInfoScopeKey].(tool.Scope)
-	return ok && s.Allows(store)
-}
-
-func (h *handlers) ask(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-	var in struct {
-		Question *string `json:"question"`
-	}
-	dec := json.NewDecoder(strings.NewReader(string(req.Params.Arguments)))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&in); err != nil || in.Question == nil {
-		return toolResult(answer.Reject(tool.AskName, &tool.Rejection{Kind: tool.Invalid, Param: "question", Reason: "must be a string, and the only parameter"})), nil
-	}
-	return toolResult(h.p.Ask(withScope(ctx, req.Extra), *in.Question)), nil
 }
 
 // toolResult carries the answer object as structured content and a short
@@ -242,61 +232,32 @@ func contents(uri, cacheScope string, data any) (*mcp.ReadResourceResult, error)
 // errNotFound does not repeat the URI: it is client input.
 var errNotFound = &jsonrpc.Error{Code: mcp.CodeResourceNotFound, Message: "resource not found"}
 
-func (h *handlers) readEvent(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
-	id, ok := strings.CutPrefix(req.Params.URI, eventURIPrefix)
-	if !ok || !retail.IsEventID(id) {
-		return nil, errNotFound
-	}
-	found, err := h.events.Lookup(ctx, []string{id})
-	if err != nil {
-		return nil, fmt.Errorf("read event: %w", err)
-	}
-	// An event of a store outside the caller's scope does not exist for it.
-	if len(found) != 1 || !visible(req.Extra, found[0].StoreID) {
-		return nil, errNotFound
-	}
-	return contents(eventURIPrefix+id, "private", found[0])
-}
-
 func (h *handlers) readTools(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
 	return contents(ToolsURI, "public", tool.Offered())
 }
 
-func (h *handlers) readDataset(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
-	in, err := h.events.Info(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("read dataset: %w", err)
-	}
-	if extra := req.Extra; extra != nil && extra.TokenInfo != nil {
-		// A scoped caller sees the version and span, and its own stores,
-		// not the size of the whole dataset.
-		s, _ := extra.TokenInfo.Extra[pipeline.TokenInfoScopeKey].(tool.Scope)
-		if !s.All() {
-			return contents(DatasetURI, "private", struct {
-				Version string   `json:"dataset_version"`
-				First   string   `json:"first_timestamp,omitempty"`
-				Last    string   `json:"last_timestamp,omitempty"`
-				Stores  []string `json:"stores_in_scope"`
-			}{in.Version, in.First, in.Last, append([]string{}, s.Stores()...)})
-		}
-	}
-	return contents(DatasetURI, "private", in)
-}
-
 // HTTPHandler serves s over the streamable HTTP transport, stateless: no
 // protocol session is kept between requests, so replicas behind a plain
-// round-robin balancer can serve one client without sticky sessions. The
-// SDK refuses requests to a loopback address whose Host header names
-// another host (DNS rebinding); the caller adds Origin checks and auth.
+// round-robin balancer can serve one client without sticky sessions. It
+// does no Host, Origin or token check of its own: mount it behind
+// httpapi, whose one host check (DNS rebinding), origin check and bearer
+// tokens guard every route alike.
 func HTTPHandler(s *mcp.Server, logger *slog.Logger) http.Handler {
 	return HTTPHandlerWithLimit(s, logger, MaxRequestBytes)
 }
 
 // HTTPHandlerWithLimit is HTTPHandler with a cap on each request body
-// (larger ones get 413).
+// (larger ones get 413). A POST whose Content-Type is not application/json
+// with at most a UTF-8 charset is 415, as on REST; every error the
+// transport answers is fixed text (see httpGuard). The SDK's log records
+// go to logger at DEBUG.
 func HTTPHandlerWithLimit(s *mcp.Server, logger *slog.Logger, maxBodyBytes int64) http.Handler {
-	return mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s },
-		&mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: true, Logger: logger, MaxRequestBodyBytes: maxBodyBytes})
+	return httpGuard{mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s },
+		&mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: true, Logger: sdkLogger(logger), MaxRequestBodyBytes: maxBodyBytes,
+			// httpapi's one Host and Origin check guards every route,
+			// /mcp included, and knows --allowed-hosts; the SDK's own
+			// localhost check would refuse a name the operator allowed.
+			DisableLocalhostProtection: true})}
 }
 
 // MaxRequestBytes is the default cap on one MCP request body over HTTP.
@@ -305,31 +266,41 @@ const MaxRequestBytes = 64 << 10
 // ServeStdio serves s on standard input and output until the client
 // disconnects or ctx ends; either is a normal end.
 func ServeStdio(ctx context.Context, s *mcp.Server) error {
-	err := s.Run(ctx, &mcp.StdioTransport{})
+	return ServeIO(ctx, s, os.Stdin, nopCloser{os.Stdout})
+}
+
+type nopCloser struct{ io.Writer }
+
+func (nopCloser) Close() error { return nil }
+
+// ServeIO serves s over newline-delimited JSON-RPC on r and w until r ends
+// or ctx ends. Every call read before r ended is answered before it
+// returns; error responses repeat nothing the client sent.
+func ServeIO(ctx context.Context, s *mcp.Server, r io.ReadCloser, w io.WriteCloser) error {
+	err := s.Run(ctx, guarded{&mcp.IOTransport{Reader: r, Writer: w}})
 	if err == nil || errors.Is(err, io.EOF) || errors.Is(err, context.Canceled) || errors.Is(err, mcp.ErrConnectionClosed) {
 		return nil
 	}
-	return fmt.Errorf("serve mcp over stdio: %w", err)
+	return fmt.Errorf("serve mcp: %w", err)
 }
 
 // checkGrounding runs the numeral checker on a client's text and ledger. A
 // malformed request is a tool error with a fixed message; the report lists
 // the client's own unmatched numerals, which is what it asked for.
 func checkGrounding(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-	var in grounding.Request
-	dec := json.NewDecoder(strings.NewReader(string(req.Params.Arguments)))
-	dec.DisallowUnknownFields()
-	err := dec.Decode(&in)
-	var rep grounding.Report
-	if err == nil {
-		rep, err = in.Run()
-	}
-	if err != nil {
-		msg := "invalid request: want text, ledger {numerals: [...]}, and optionally question and policy"
-		if errors.Is(err, grounding.ErrRequest) {
-			msg = err.Error()
+	var in *grounding.Request
+	if code, msg, ok := decodeArgs(req.Params.Arguments, &in, nil); !ok {
+		if code == strictjson.CodeWrongType {
+			code = codeInvalidGround
 		}
-		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: msg}}, IsError: true}, nil
+		return groundingError(code, msg), nil
+	}
+	if in == nil {
+		return groundingError(strictjson.CodeNotAnObject, "the arguments must be a JSON object"), nil
+	}
+	rep, err := in.Run()
+	if err != nil {
+		return groundingError(codeInvalidGround, strictjson.Message(err, "the request is not a valid grounding request")), nil
 	}
 	text := fmt.Sprintf("%s: %d numeral(s)", rep.Verdict, rep.NumeralsTotal)
 	if len(rep.Unmatched) > 0 {
@@ -337,3 +308,6 @@ func checkGrounding(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToo
 	}
 	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}, StructuredContent: rep}, nil
 }
+
+// codeInvalidGround is REST's code for a malformed grounding request.
+const codeInvalidGround = "invalid_ground_request"

@@ -22,8 +22,9 @@ import (
 	"github.com/provenant/provenant/tool"
 )
 
-// MaxQuestionBytes bounds the question after trimming.
-const MaxQuestionBytes = 4096
+// MaxQuestionLength bounds the question after trimming, in characters
+// (tool.MaxQuestionLength, what the ask schema's maxLength says).
+const MaxQuestionLength = tool.MaxQuestionLength
 
 // Executor answers validated calls (package executor).
 type Executor interface {
@@ -202,8 +203,8 @@ func (p *Pipeline) ask(ctx context.Context, question string, rec *Record) answer
 	switch {
 	case q == "":
 		return answer.Abstain(answer.ReasonEmptyQuestion, "the question is empty")
-	case len(q) > MaxQuestionBytes:
-		return answer.Abstain(answer.ReasonQuestionTooLong, fmt.Sprintf("the question exceeds %d bytes", MaxQuestionBytes))
+	case tool.QuestionTooLong(q):
+		return answer.Abstain(answer.ReasonQuestionTooLong, fmt.Sprintf("the question exceeds %d characters", MaxQuestionLength))
 	}
 
 	rec.Stage = answer.StageSelect

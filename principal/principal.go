@@ -11,19 +11,23 @@
 //	    token_file: /run/secrets/auditor
 //	    stores: all
 //
-// A principal without stores sees nothing: access fails closed.
+// A principal without stores sees nothing: access fails closed. A token
+// no client could present (see CheckToken) is refused when the file is
+// read, with an error naming the principal and the source, never the
+// token. Bearer is the one parser of the Authorization header.
 // Tokens are compared as SHA-256 digests in constant time, against every
 // principal, so the time taken does not say which token came close.
 package principal
 
 import (
-	"bytes"
 	"crypto/sha256"
 	"crypto/subtle"
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strings"
+	"unicode"
 
 	"github.com/goccy/go-yaml"
 
@@ -69,18 +73,125 @@ func (s *Set) Authenticate(token string) (Principal, bool) {
 func (s *Set) Len() int { return len(s.entries) }
 
 // Single is a set of one principal that may see every store: the
-// configuration for one shared token.
-func Single(name, token string) (*Set, error) {
-	if len(token) < MinTokenBytes {
-		return nil, fmt.Errorf("configure token: the token must be at least %d bytes", MinTokenBytes)
+// configuration for one shared token, read from src.
+func Single(name string, src Source, from Sources) (*Set, error) {
+	token, err := from.token(src)
+	if err != nil {
+		return nil, fmt.Errorf("configure token: %w", err)
 	}
 	return &Set{entries: []entry{{sha256.Sum256([]byte(token)), Principal{name, tool.AllStores()}}}}, nil
 }
 
-// Sources are where tokens are read from; tests supply their own.
+// Source is where one token is: exactly one of an environment variable
+// and a file.
+type Source struct {
+	Env  string // the variable's name
+	File string // the file's path
+}
+
+// Sources are where tokens are read from; OS is the real one, tests
+// supply their own.
 type Sources struct {
-	Getenv   func(string) string
-	ReadFile func(string) ([]byte, error)
+	LookupEnv func(string) (string, bool)
+	ReadFile  func(string) ([]byte, error)
+}
+
+// OS reads tokens from the process environment and the file system.
+func OS() Sources { return Sources{LookupEnv: os.LookupEnv, ReadFile: os.ReadFile} }
+
+// token reads the token src names and checks that a client could ever
+// present it. A file's one final line end ("\n" or "\r\n") is not part of
+// the token; nothing else is trimmed, from a file or a variable, so a
+// token that could never match is an error here rather than a silent
+// 401 later. Errors name the source, never the token.
+func (from Sources) token(src Source) (string, error) {
+	var token string
+	switch {
+	case (src.Env == "") == (src.File == ""):
+		return "", errors.New("give exactly one of token_env and token_file")
+	case src.Env != "":
+		v, ok := from.LookupEnv(src.Env)
+		if !ok {
+			return "", fmt.Errorf("token_env %s: the variable is unset", src.Env)
+		}
+		token = v
+		if err := CheckToken(token); err != nil {
+			return "", fmt.Errorf("token_env %s: %w", src.Env, err)
+		}
+	default:
+		b, err := from.ReadFile(src.File)
+		if err != nil {
+			if u := errors.Unwrap(err); u != nil {
+				err = u // the path is named once, below
+			}
+			return "", fmt.Errorf("token_file %s: %w", src.File, err)
+		}
+		token = strings.TrimSuffix(strings.TrimSuffix(string(b), "\n"), "\r")
+		if err := CheckToken(token); err != nil {
+			return "", fmt.Errorf("token_file %s: %w", src.File, err)
+		}
+	}
+	return token, nil
+}
+
+// Errors of CheckToken.
+var (
+	ErrTokenEmpty  = errors.New("the token is empty")
+	ErrTokenPadded = errors.New("the token has white space around it")
+	ErrTokenSpace  = errors.New("the token has white space inside it")
+	ErrTokenSyntax = errors.New("the token holds a character a bearer token cannot carry (letters, digits, -._~+/ and a trailing =)")
+	ErrTokenShort  = fmt.Errorf("the token is shorter than %d bytes", MinTokenBytes)
+)
+
+// CheckToken reports why a configured token could never be presented in
+// an Authorization header, or is too short to be a secret.
+func CheckToken(token string) error {
+	switch {
+	case token == "":
+		return ErrTokenEmpty
+	case strings.TrimSpace(token) != token:
+		return ErrTokenPadded
+	case strings.ContainsFunc(token, unicode.IsSpace):
+		return ErrTokenSpace
+	case !isB64Token(token):
+		return ErrTokenSyntax
+	case len(token) < MinTokenBytes:
+		return ErrTokenShort
+	}
+	return nil
+}
+
+// Bearer is the one parser of an Authorization header: "Bearer", in any
+// letter case, one or more spaces, and a token in RFC 6750's b64token
+// syntax (ASCII letters, digits, -._~+/, then any number of =), and
+// nothing else.
+func Bearer(header string) (token string, ok bool) {
+	scheme, rest, found := strings.Cut(header, " ")
+	if !found || !strings.EqualFold(scheme, "Bearer") {
+		return "", false
+	}
+	token = strings.TrimLeft(rest, " ")
+	if !isB64Token(token) {
+		return "", false
+	}
+	return token, true
+}
+
+func isB64Token(s string) bool {
+	body := strings.TrimRight(s, "=")
+	if body == "" {
+		return false
+	}
+	for i := 0; i < len(body); i++ {
+		c := body[i]
+		switch {
+		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9':
+		case c == '-', c == '.', c == '_', c == '~', c == '+', c == '/':
+		default:
+			return false
+		}
+	}
+	return true
 }
 
 type file struct {
@@ -127,18 +238,9 @@ func Parse(r io.Reader, src Sources) (*Set, error) {
 			return nil, invalid("%s (%s): give exactly one of token_env and token_file", at, p.Name)
 		}
 		names[p.Name] = true
-		var token string
-		if p.TokenEnv != "" {
-			token = src.Getenv(p.TokenEnv)
-		} else {
-			b, err := src.ReadFile(p.TokenFile)
-			if err != nil {
-				return nil, invalid("%s (%s): read token_file: %v", at, p.Name, errors.Unwrap(err))
-			}
-			token = string(bytes.TrimSpace(b))
-		}
-		if len(token) < MinTokenBytes {
-			return nil, invalid("%s (%s): the token is missing or shorter than %d bytes", at, p.Name, MinTokenBytes)
+		token, err := src.token(Source{Env: p.TokenEnv, File: p.TokenFile})
+		if err != nil {
+			return nil, invalid("%s (%s): %v", at, p.Name, err)
 		}
 		scope, err := parseStores(p.Stores)
 		if err != nil {

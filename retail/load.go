@@ -5,9 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"slices"
 	"strings"
 	"time"
+
+	"github.com/provenant/provenant/internal/strictjson"
 )
 
 // TimestampLayout is the only accepted timestamp form: UTC to the second.
@@ -41,35 +42,30 @@ func (e *LoadError) Error() string {
 // Is makes errors.Is(err, ErrInvalidStore) hold for load errors.
 func (e *LoadError) Is(target error) bool { return target == ErrInvalidStore }
 
-// Wire forms: pointers so that a missing field is told apart from a zero
-// one. Each is filled from one token pass over its record.
+// Wire forms, read by the one strict decoder (package strictjson): keys
+// match exactly and once, unknown ones are refused, strings are valid
+// UTF-8. Pointers tell a missing field from a zero one; price_cents stays
+// raw so that only a bare JSON integer is accepted.
 type wireStore struct {
-	ID   *string
-	Name *string
+	ID   *string `json:"store_id"`
+	Name *string `json:"name"`
 }
 
 type wireProduct struct {
-	ID       *string
-	Name     *string
-	Category *string
+	ID       *string `json:"product_id"`
+	Name     *string `json:"name"`
+	Category *string `json:"category"`
 }
 
 type wireEvent struct {
-	ID         *string
-	StoreID    *string
-	ProductID  *string
-	Timestamp  *string
-	State      *string
-	PriceCents json.Token // a json.Number for a JSON number
-	Flag       *string
+	ID         *string         `json:"event_id"`
+	StoreID    *string         `json:"store_id"`
+	ProductID  *string         `json:"product_id"`
+	Timestamp  *string         `json:"timestamp"`
+	State      *string         `json:"state"`
+	PriceCents json.RawMessage `json:"price_cents"`
+	Flag       *string         `json:"compliance_flag"`
 }
-
-// The exact field names of each record kind.
-var (
-	storeFields   = []string{"store_id", "name"}
-	productFields = []string{"product_id", "name", "category"}
-	eventFields   = []string{"event_id", "store_id", "product_id", "timestamp", "state", "price_cents", "compliance_flag"}
-)
 
 // Load reads and validates a store file. It fails closed on the first
 // problem with a *LoadError naming the record and field.
@@ -90,7 +86,7 @@ func Load(r io.Reader) (*Dataset, error) {
 		}
 		key, _ := tok.(string)
 		if seen[key] {
-			return nil, &LoadError{Field: safeName(key), Reason: "duplicate key"}
+			return nil, &LoadError{Field: key, Reason: "duplicate key"}
 		}
 		seen[key] = true
 		switch key {
@@ -105,12 +101,8 @@ func Load(r io.Reader) (*Dataset, error) {
 			d.Version = *v
 		case "stores":
 			err = eachRecord(dec, key, func(rec string) error {
-				v, err := readRecord(dec, rec, storeFields)
-				if err != nil {
-					return err
-				}
-				w := wireStore{str(v[0]), str(v[1])}
-				if err := typed(rec, storeFields, v, -1); err != nil {
+				var w wireStore
+				if err := readRecord(dec, rec, &w); err != nil {
 					return err
 				}
 				s, err := w.validate(rec)
@@ -121,12 +113,8 @@ func Load(r io.Reader) (*Dataset, error) {
 			})
 		case "products":
 			err = eachRecord(dec, key, func(rec string) error {
-				v, err := readRecord(dec, rec, productFields)
-				if err != nil {
-					return err
-				}
-				w := wireProduct{str(v[0]), str(v[1]), str(v[2])}
-				if err := typed(rec, productFields, v, -1); err != nil {
+				var w wireProduct
+				if err := readRecord(dec, rec, &w); err != nil {
 					return err
 				}
 				p, err := w.validate(rec)
@@ -137,12 +125,8 @@ func Load(r io.Reader) (*Dataset, error) {
 			})
 		case "events":
 			err = eachRecord(dec, key, func(rec string) error {
-				v, err := readRecord(dec, rec, eventFields)
-				if err != nil {
-					return err
-				}
-				w := wireEvent{str(v[0]), str(v[1]), str(v[2]), str(v[3]), str(v[4]), v[5], str(v[6])}
-				if err := typed(rec, eventFields, v, 5); err != nil {
+				var w wireEvent
+				if err := readRecord(dec, rec, &w); err != nil {
 					return err
 				}
 				e, err := w.validate(rec)
@@ -152,7 +136,8 @@ func Load(r io.Reader) (*Dataset, error) {
 				return err
 			})
 		default:
-			return nil, &LoadError{Field: safeName(key), Reason: "unknown field (want dataset_version, stores, products or events)"}
+			// The key is not repeated: a store file may be hostile.
+			return nil, &LoadError{Reason: fmt.Sprintf("unknown field #%d (want dataset_version, stores, products or events)", len(seen)-1)}
 		}
 		if err != nil {
 			return nil, err
@@ -192,73 +177,41 @@ func eachRecord(dec *json.Decoder, key string, fn func(rec string) error) error 
 	return nil
 }
 
-// absent marks a field a record did not have.
-type absent struct{}
-
-// readRecord reads one record, a flat JSON object, in a single token pass:
-// every key must be one of fields exactly (encoding/json's struct decoding
-// would match names in any case) and appear once (it would keep the last
-// of duplicates). It returns each field's value token, or absent{}; a
-// nested object or array as a value is an error naming the field.
-func readRecord(dec *json.Decoder, rec string, fields []string) ([]json.Token, error) {
-	malformed := &LoadError{Record: rec, Reason: "malformed JSON"}
-	tok, err := dec.Token()
-	if err != nil {
-		return nil, malformed
+// readRecord reads one record, a flat JSON object, into w with the one
+// strict decoder: every key must be one of w's fields exactly (encoding/json
+// alone would match names in any case) and appear once (it would keep the
+// last of duplicates); a nested object or array is refused. An error names
+// the record and a declared field, or an unknown field by its position,
+// never the input's own key or value.
+func readRecord(dec *json.Decoder, rec string, w any) error {
+	var raw json.RawMessage
+	if err := dec.Decode(&raw); err != nil {
+		return &LoadError{Record: rec, Reason: "malformed JSON"}
 	}
-	if tok != json.Delim('{') {
-		return nil, &LoadError{Record: rec, Reason: "must be a JSON object"}
+	err := strictjson.Decode(raw, w, &strictjson.Options{MaxDepth: 2})
+	var e *strictjson.Error
+	if err == nil || !errors.As(err, &e) {
+		return err
 	}
-	vals := make([]json.Token, len(fields))
-	for i := range vals {
-		vals[i] = absent{}
-	}
-	for dec.More() {
-		tok, err := dec.Token()
-		if err != nil {
-			return nil, malformed
+	field := strings.TrimPrefix(e.Path, "$.")
+	switch {
+	case e.Path == "$":
+		return &LoadError{Record: rec, Reason: "must be a JSON object"}
+	case e.Kind == strictjson.Unknown:
+		return &LoadError{Record: rec, Reason: "unknown field " + field}
+	case e.Kind == strictjson.Duplicate && strings.HasPrefix(field, "#"):
+		return &LoadError{Record: rec, Reason: "field " + field + " repeats an earlier key"}
+	case e.Kind == strictjson.Duplicate:
+		return &LoadError{Record: rec, Field: field, Reason: "duplicate field"}
+	case e.Kind == strictjson.Type || e.Kind == strictjson.Range:
+		if field == "price_cents" {
+			return &LoadError{Record: rec, Field: field, Reason: "must be a non-negative JSON integer"}
 		}
-		key, _ := tok.(string)
-		i := slices.Index(fields, key)
-		switch {
-		case i < 0:
-			return nil, &LoadError{Record: rec, Field: safeName(key), Reason: "unknown field"}
-		case vals[i] != absent{}:
-			return nil, &LoadError{Record: rec, Field: key, Reason: "duplicate field"}
-		}
-		if vals[i], err = dec.Token(); err != nil {
-			return nil, malformed
-		}
-		if _, nested := vals[i].(json.Delim); nested {
-			return nil, &LoadError{Record: rec, Field: key, Reason: "must not be an object or an array"}
-		}
+		return &LoadError{Record: rec, Field: field, Reason: "must be a string"}
+	case e.Kind == strictjson.Depth:
+		return &LoadError{Record: rec, Reason: "a field must not be an object or an array"}
 	}
-	if _, err := dec.Token(); err != nil {
-		return nil, malformed
-	}
-	return vals, nil
-}
-
-// typed checks that every present field but the one at index except holds
-// a JSON string (null counts as present and wrong).
-func typed(rec string, fields []string, vals []json.Token, except int) error {
-	for i, v := range vals {
-		if i == except || v == (absent{}) {
-			continue
-		}
-		if _, ok := v.(string); !ok {
-			return &LoadError{Record: rec, Field: fields[i], Reason: "must be a string"}
-		}
-	}
-	return nil
-}
-
-// str returns a string token's value, or nil for anything else.
-func str(t json.Token) *string {
-	if s, ok := t.(string); ok {
-		return &s
-	}
-	return nil
+	return &LoadError{Record: rec, Reason: e.SafeMessage()}
 }
 
 func (w wireStore) validate(rec string) (Store, error) {
@@ -313,7 +266,7 @@ func (w wireEvent) validate(rec string) (Event, error) {
 		}
 	}
 	price, ok := parseCents(w.PriceCents)
-	if w.PriceCents == (absent{}) {
+	if w.PriceCents == nil {
 		return Event{}, &LoadError{Record: rec, Field: "price_cents", Reason: "missing"}
 	}
 	if !ok {
@@ -391,11 +344,9 @@ func checkVersion(v string) error {
 }
 
 // parseCents accepts a bare JSON integer: digits only, no sign, fraction,
-// exponent, quotes or literals, and small enough for int64. The decoder
-// runs with UseNumber, so a JSON number arrives as its literal text.
-func parseCents(t json.Token) (int64, bool) {
-	raw, ok := t.(json.Number)
-	if !ok || len(raw) == 0 || len(raw) > 15 || len(raw) > 1 && raw[0] == '0' {
+// exponent, quotes or literals, and small enough for int64.
+func parseCents(raw json.RawMessage) (int64, bool) {
+	if len(raw) == 0 || len(raw) > 15 || len(raw) > 1 && raw[0] == '0' {
 		return 0, false
 	}
 	var n int64
@@ -406,27 +357,6 @@ func parseCents(t json.Token) (int64, bool) {
 		n = n*10 + int64(c-'0')
 	}
 	return n, true
-}
-
-// safeName returns a field name fit to print back: short and plain.
-func safeName(s string) string {
-	const max = 40
-	var b strings.Builder
-	for _, r := range s {
-		if b.Len() >= max {
-			b.WriteString("…")
-			break
-		}
-		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '-' || r == '.' {
-			b.WriteRune(r)
-		} else {
-			b.WriteRune('?')
-		}
-	}
-	if b.Len() == 0 {
-		return `""`
-	}
-	return b.String()
 }
 
 // IsStoreID reports whether s is "st-" and 3 digits.

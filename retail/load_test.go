@@ -51,8 +51,11 @@ func TestLoad_Rejects(t *testing.T) {
 		wantRecord string
 		wantField  string
 	}{
-		{"unknown event field", doc(strings.Replace(validEvent, `"state"`, `"colour": "red", "state"`, 1)), "events[0]", "colour"},
-		{"unknown top-level field", `{"dataset_version": "v", "extra": 1}`, "", "extra"},
+		{"unknown event field", doc(strings.Replace(validEvent, `"state"`, `"colour": "red", "state"`, 1)), "events[0]", ""},
+		{"unknown top-level field", `{"dataset_version": "v", "extra": 1}`, "", ""},
+		{"invalid UTF-8 in a name", strings.Replace(doc(validEvent), `"name": "`, "\"name\": \"\xff", 1), "stores[0]", ""},
+		{"lone surrogate in a name", strings.Replace(doc(validEvent), `"name": "`, `"name": "\ud800`, 1), "stores[0]", ""},
+		{"nested value", doc(withField("state", `{"a": 1}`)), "events[0]", "state"},
 		{"bad event id", doc(withField("event_id", `"evt-1"`)), "events[0]", "event_id"},
 		{"bad store id", doc(withField("store_id", `"store-1"`)), "events[0] (evt-000001)", "store_id"},
 		{"bad product id", doc(withField("product_id", `"pr-01"`)), "events[0] (evt-000001)", "product_id"},
@@ -93,6 +96,22 @@ func TestLoad_Rejects(t *testing.T) {
 				t.Errorf("Load() error names (%q, %q), want (%q, %q): %v", le.Record, le.Field, tt.wantRecord, tt.wantField, err)
 			}
 		})
+	}
+}
+
+// TestLoad_DoesNotEchoKeys keeps the file's own keys out of error
+// messages: an unknown key is named by its position.
+func TestLoad_DoesNotEchoKeys(t *testing.T) {
+	const secret = "zz-secret-key"
+	for _, in := range []string{
+		doc(strings.Replace(validEvent, `"state"`, `"`+secret+`": 1, "state"`, 1)),
+		`{"dataset_version": "v", "` + secret + `": 1}`,
+		doc(strings.Replace(validEvent, `"state"`, `"`+secret+`": 1, "`+secret+`": 2, "state"`, 1)),
+	} {
+		_, err := retail.Load(strings.NewReader(in))
+		if err == nil || strings.Contains(err.Error(), secret) {
+			t.Errorf("error %v echoes the key or is nil", err)
+		}
 	}
 }
 

@@ -1,5 +1,7 @@
 package tool
 
+import "slices"
+
 // Entry is one tool a surface offers a client: its name, its description
 // and its input schema.
 type Entry struct {
@@ -20,4 +22,20 @@ func Offered() []Entry {
 		out = append(out, Entry{Name: d.Name, Description: d.Description, InputSchema: InputSchema(d)})
 	}
 	return append(out, Entry{Name: AskName, Description: AskDescription, InputSchema: AskSchema()})
+}
+
+// ParamNames returns every parameter name of the menu's tools, sorted and
+// distinct: the keys a decoding error may name, because the registry, not
+// the client, chose them.
+func ParamNames() []string {
+	var out []string
+	for _, d := range Menu() {
+		for _, p := range d.Params {
+			if !slices.Contains(out, p.Name) {
+				out = append(out, p.Name)
+			}
+		}
+	}
+	slices.Sort(out)
+	return out
 }

@@ -1,5 +1,7 @@
 package tool
 
+import "unicode/utf8"
+
 // The patterns a string parameter must match, by kind. They mirror the
 // retail id and timestamp formats; the wall still judges every value (a
 // pattern admits 2026-13-45, the wall does not).
@@ -61,6 +63,14 @@ const AskName = "ask"
 // AskDescription describes the ask tool.
 const AskDescription = "Answer one natural-language question about the shelf-scan data: the engine chooses a tool from the closed menu, verifies the answer against the events behind it, or abstains when no tool covers the question."
 
+// MaxQuestionLength bounds a question, in characters (Unicode code
+// points), as the ask schema's maxLength counts them.
+const MaxQuestionLength = 4096
+
+// QuestionTooLong reports whether q is longer than MaxQuestionLength
+// characters.
+func QuestionTooLong(q string) bool { return utf8.RuneCountInString(q) > MaxQuestionLength }
+
 // AskSchema is the ask tool's input schema: one bounded question string.
 func AskSchema() map[string]any {
 	return map[string]any{
@@ -69,7 +79,7 @@ func AskSchema() map[string]any {
 			"question": map[string]any{
 				"type":        "string",
 				"minLength":   1,
-				"maxLength":   4096,
+				"maxLength":   MaxQuestionLength,
 				"description": "The question, in plain language.",
 			},
 		},

@@ -1,14 +1,13 @@
 package main
 
 import (
-	"bytes"
 	"errors"
 	"flag"
 	"fmt"
-	"net"
 	"os"
 
 	"github.com/provenant/provenant/principal"
+	"github.com/provenant/provenant/server"
 )
 
 // authFlags configure bearer-token authentication for the network
@@ -37,36 +36,17 @@ func (f *authFlags) load(addr string) (*principal.Set, error) {
 	switch {
 	case given > 1:
 		return nil, errors.New("configure auth: give one of --principals, --token-env and --token-file")
-	case given == 0 && !loopback(addr):
+	case given == 0 && !server.IsLoopback(addr):
 		return nil, errors.New("configure auth: a non-loopback address needs bearer tokens (--principals, --token-env or --token-file)")
 	case given == 0:
 		return nil, nil
-	case f.tokenEnv != "":
-		return principal.Single("token", os.Getenv(f.tokenEnv))
-	case f.tokenFile != "":
-		b, err := os.ReadFile(f.tokenFile)
-		if err != nil {
-			return nil, fmt.Errorf("read token file: %w", err)
-		}
-		return principal.Single("token", string(bytes.TrimSpace(b)))
+	case f.tokenEnv != "" || f.tokenFile != "":
+		return principal.Single("token", principal.Source{Env: f.tokenEnv, File: f.tokenFile}, principal.OS())
 	}
 	file, err := os.Open(f.principals)
 	if err != nil {
 		return nil, fmt.Errorf("open principals file: %w", err)
 	}
 	defer file.Close()
-	return principal.Parse(file, principal.Sources{Getenv: os.Getenv, ReadFile: os.ReadFile})
-}
-
-// loopback reports whether addr's host is a loopback address or name.
-func loopback(addr string) bool {
-	host, _, err := net.SplitHostPort(addr)
-	if err != nil {
-		return false
-	}
-	if host == "localhost" {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
+	return principal.Parse(file, principal.OS())
 }

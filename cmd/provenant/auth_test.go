@@ -12,6 +12,7 @@ func TestAuthFlags(t *testing.T) {
 	tokenFile := filepath.Join(dir, "token")
 	os.WriteFile(tokenFile, []byte("file-token-0123456789abc\n"), 0o600)
 	t.Setenv("PROVENANT_TEST_TOKEN", "env-token-0123456789abcd")
+	t.Setenv("PROVENANT_TEST_PADDED", "env-token-0123456789abcd ")
 	tests := []struct {
 		name    string
 		flags   authFlags
@@ -26,7 +27,9 @@ func TestAuthFlags(t *testing.T) {
 		{"public address needs tokens", authFlags{}, "0.0.0.0:8080", false, "non-loopback"},
 		{"token from env", authFlags{tokenEnv: "PROVENANT_TEST_TOKEN"}, "0.0.0.0:8080", false, ""},
 		{"token from file", authFlags{tokenFile: tokenFile}, "0.0.0.0:8080", false, ""},
-		{"unset env", authFlags{tokenEnv: "PROVENANT_TEST_UNSET"}, "0.0.0.0:8080", false, "at least 16 bytes"},
+		{"unset env", authFlags{tokenEnv: "PROVENANT_TEST_UNSET"}, "0.0.0.0:8080", false, "token_env PROVENANT_TEST_UNSET: the variable is unset"},
+		{"padded env", authFlags{tokenEnv: "PROVENANT_TEST_PADDED"}, "0.0.0.0:8080", false, "token_env PROVENANT_TEST_PADDED: the token has white space around it"},
+		{"missing token file", authFlags{tokenFile: filepath.Join(dir, "absent")}, "0.0.0.0:8080", false, filepath.Join(dir, "absent")},
 		{"two sources", authFlags{tokenEnv: "PROVENANT_TEST_TOKEN", tokenFile: tokenFile}, "127.0.0.1:8080", false, "one of"},
 		{"tokens on loopback too", authFlags{tokenFile: tokenFile}, "127.0.0.1:8080", false, ""},
 	}

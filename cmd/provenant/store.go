@@ -1,10 +1,7 @@
 package main
 
 import (
-	"context"
-
 	"github.com/provenant/provenant/engine"
-	"github.com/provenant/provenant/retail"
 	"github.com/provenant/provenant/store/duckdb"
 )
 
@@ -12,10 +9,4 @@ import (
 // whose SQL derives the intervals the resolver verifies through. The
 // command is the one place that links DuckDB (cgo) besides the store's and
 // the engine's own tests.
-func openDuckDB(ctx context.Context, d *retail.Dataset) (engine.Store, error) {
-	s, err := duckdb.Open(ctx, d)
-	if err != nil {
-		return nil, err
-	}
-	return s, nil
-}
+var openDuckDB = engine.OpenerOf(duckdb.Open)

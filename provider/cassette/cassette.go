@@ -18,6 +18,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/gowebpki/jcs"
+
+	"github.com/provenant/provenant/internal/strictjson"
 )
 
 // Version is the cassette file format version this package reads and writes.
@@ -319,19 +321,12 @@ func malformed(format string, args ...any) error {
 
 // decode parses and validates cassette content.
 func decode(data []byte) (*Interaction, error) {
-	// Canonicalising first rejects what encoding/json would let pass:
-	// duplicate keys (json keeps the last) and invalid UTF-8.
-	if _, err := jcs.Transform(data); err != nil {
-		return nil, malformed("not strict JSON: %v", err)
-	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
+	// The one strict decoder (package strictjson) rejects what
+	// encoding/json would let pass: duplicate keys (it keeps the last),
+	// keys in another case (it folds them), invalid UTF-8, trailing data.
 	var in Interaction
-	if err := dec.Decode(&in); err != nil {
-		return nil, malformed("%v", err)
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return nil, malformed("trailing data after the cassette object")
+	if err := strictjson.Decode(data, &in, nil); err != nil {
+		return nil, malformed("not strict JSON: %v", err)
 	}
 	if in.Version != Version {
 		return nil, malformed("version %d, want %d", in.Version, Version)

@@ -337,9 +337,11 @@ func TestReadFile_Malformed(t *testing.T) {
 	}{
 		{"not JSON", []byte("version: 1"), "not strict JSON"},
 		{"empty", nil, "not strict JSON"},
-		{"array", []byte(`[]`), "cannot unmarshal"},
+		{"array", []byte(`[]`), "want an object"},
 		{"trailing data", append(append([]byte{}, good...), []byte(`{}`)...), "not strict JSON"},
-		{"duplicate key", bytes.Replace(good, []byte(`"version": 1,`), []byte(`"version": 1, "version": 1,`), 1), "Duplicate key"},
+		{"duplicate key", bytes.Replace(good, []byte(`"version": 1,`), []byte(`"version": 1, "version": 1,`), 1), "field appears more than once"},
+		{"key in another case", bytes.Replace(good, []byte(`"version": 1,`), []byte(`"VERSION": 1,`), 1), "unknown field"},
+		{"invalid UTF-8", bytes.Replace(good, []byte(`"version": 1,`), []byte("\"v\xffersion\": 1,"), 1), "invalid UTF-8"},
 		{"unknown field", edit(t, good, func(m map[string]any) { m["comment"] = "x" }), "unknown field"},
 		{"request header smuggled", edit(t, good, func(m map[string]any) { req(m)["headers"] = map[string]any{"Authorization": "x"} }), "unknown field"},
 		{"version", edit(t, good, func(m map[string]any) { m["version"] = 2 }), "version 2"},

@@ -49,6 +49,7 @@ import (
 	"github.com/openai/openai-go/v3/shared"
 
 	"github.com/provenant/provenant/fact"
+	"github.com/provenant/provenant/internal/strictjson"
 	"github.com/provenant/provenant/provider"
 	"github.com/provenant/provenant/tool"
 )
@@ -190,12 +191,16 @@ func (p *Provider) Select(ctx context.Context, question string, menu []tool.Def)
 	return proposal(calls[0].Function.Name, calls[0].Function.Arguments), nil
 }
 
-// proposal turns a tool call as the model wrote it into a Proposal. Args
-// that are not a JSON object give an empty, non-nil map.
+// proposal turns a tool call as the model wrote it into a Proposal, read
+// by the one strict decoder (package strictjson): numbers stay
+// json.Number, so one beyond float64 reaches the wall, which names its
+// parameter, instead of making every argument vanish. Args that are not
+// one strict JSON object (a repeated key included) give an empty, non-nil
+// map, which the wall rejects.
 func proposal(name, args string) *tool.Proposal {
 	params := map[string]any{}
 	var m map[string]any
-	if err := json.Unmarshal([]byte(args), &m); err == nil && m != nil {
+	if err := strictjson.Decode([]byte(args), &m, nil); err == nil && m != nil {
 		params = m
 	}
 	return &tool.Proposal{Tool: name, Params: params}

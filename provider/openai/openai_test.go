@@ -148,7 +148,7 @@ func TestSelect(t *testing.T) {
 		rejectCase{questionCase{name: "array arguments", question: "script: array arguments",
 			want: &tool.Proposal{Tool: tool.GetPrice, Params: map[string]any{}}}, tool.Invalid},
 		rejectCase{questionCase{name: "number argument", question: "script: number argument",
-			want: &tool.Proposal{Tool: tool.GetPrice, Params: map[string]any{"store_id": 3.0, "product_id": "pr-007", "as_of": asOf}}}, tool.Invalid},
+			want: &tool.Proposal{Tool: tool.GetPrice, Params: map[string]any{"store_id": json.Number("3"), "product_id": "pr-007", "as_of": asOf}}}, tool.Invalid},
 		rejectCase{questionCase{name: "hallucinated tool", question: "script: hallucinated tool",
 			want: &tool.Proposal{Tool: "get_weather", Params: map[string]any{"city": "Paris"}}}, tool.Unregistered},
 	)

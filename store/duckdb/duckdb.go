@@ -84,6 +84,10 @@ func (s *Store) load(ctx context.Context, d *retail.Dataset) error {
 			return fmt.Errorf("append %s: %w", table, err)
 		}
 		for i := 0; i < n; i++ {
+			if err := deadline.Check(ctx, i); err != nil {
+				a.Close()
+				return fmt.Errorf("append %s: %w", table, err)
+			}
 			if err := a.AppendRow(row(i)...); err != nil {
 				a.Close()
 				return fmt.Errorf("append %s: %w", table, err)

@@ -1,0 +1,33 @@
+package main
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestServe_RefusesBadFlags: serve refuses limits and hosts it cannot
+// honour before it listens, naming the flag.
+func TestServe_RefusesBadFlags(t *testing.T) {
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"allowed host with a scheme", []string{"--allowed-hosts", "localhost,http://api.example.com"}, "invalid allowed host"},
+		{"zero in flight", []string{"--max-in-flight", "0"}, "max-in-flight"},
+		{"body budget over read timeout", []string{"--body-read-timeout", "1m"}, "body-read-timeout"},
+		{"per-client readers over all", []string{"--max-body-readers", "4", "--max-body-readers-per-client", "5"}, "max-body-readers-per-client"},
+		{"no tokens on a network address", []string{"--addr", "0.0.0.0:0"}, "non-loopback"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, stderr, err := runCLI(t, append([]string{"serve", "--addr", "127.0.0.1:0"}, tt.args...)...)
+			if err == nil {
+				t.Fatal("serve started")
+			}
+			if msg := err.Error() + stderr; !strings.Contains(msg, tt.want) {
+				t.Errorf("serve: %v %s, want a message naming %q", err, stderr, tt.want)
+			}
+		})
+	}
+}

@@ -1,0 +1,62 @@
+package mcpserver_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/provenant/provenant/answer"
+	"github.com/provenant/provenant/mcpserver"
+	"github.com/provenant/provenant/tool"
+)
+
+// deadlineRecorder is a pipeline that records the deadline each request
+// reaches it with, and answers nothing.
+type deadlineRecorder struct{ deadlines chan time.Duration }
+
+func (r deadlineRecorder) record(ctx context.Context) answer.Answer {
+	d, ok := ctx.Deadline()
+	if !ok {
+		d = time.Time{}
+	}
+	r.deadlines <- time.Until(d)
+	return answer.Abstain(answer.ReasonNoTool, "recorded")
+}
+
+func (r deadlineRecorder) Ask(ctx context.Context, _ string) answer.Answer { return r.record(ctx) }
+
+func (r deadlineRecorder) Call(ctx context.Context, _ tool.Proposal) answer.Answer {
+	return r.record(ctx)
+}
+
+// TestAskTimeout: with AskTimeout set, every tool call and question reaches
+// the pipeline with that deadline, as serve's --ask-timeout bounds REST.
+func TestAskTimeout(t *testing.T) {
+	const bound = time.Hour // far enough that no clock reading is close
+	rec := deadlineRecorder{deadlines: make(chan time.Duration, 2)}
+	srv := mcpserver.New(rec, nil, &mcpserver.Options{AskTimeout: bound})
+	ct, st := mcp.NewInMemoryTransports()
+	ss, err := srv.Connect(t.Context(), st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ss.Close()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test-client", Version: "1"}, nil).Connect(t.Context(), ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	for _, p := range []*mcp.CallToolParams{
+		{Name: tool.AskName, Arguments: map[string]any{"question": "q"}},
+		{Name: tool.GetPrice, Arguments: map[string]any{"store_id": "st-001", "product_id": "pr-001", "as_of": "2026-01-01T00:00:00Z"}},
+	} {
+		if _, err := cs.CallTool(t.Context(), p); err != nil {
+			t.Fatal(err)
+		}
+		if left := <-rec.deadlines; left <= 0 || left > bound {
+			t.Errorf("%s reached the pipeline with %v left, want a deadline within %v", p.Name, left, bound)
+		}
+	}
+}
