@@ -208,6 +208,10 @@ func TestRun_ExitCodes(t *testing.T) {
 		{"gen: --events too many", []string{"gen", "--events", "1000000"}, 2, "--events", ""},
 		{"ground: bad --policy", []string{"ground", "--ledger", ledger, "--policy", secret, "3"}, 2, "--policy", ""},
 		{"load: bad --workers", []string{"load", "--workers", "0"}, 2, "", ""},
+		{"load: bad --verify", []string{"load", "--verify", secret}, 2, "--verify", ""},
+		{"serve: --max-in-flight 0", []string{"serve", "--addr", "127.0.0.1:0", "--max-in-flight", "0"}, 2, "max-in-flight", ""},
+		{"serve: --ask-timeout beyond an hour", []string{"serve", "--addr", "127.0.0.1:0", "--ask-timeout", "2h"}, 2, "ask-timeout", ""},
+		{"serve: bad --allowed-hosts", []string{"serve", "--addr", "127.0.0.1:0", "--allowed-hosts", "ok.example," + secret + "/x"}, 2, "--allowed-hosts", ""},
 
 		// Missing arguments say what is missing.
 		{"ask without a question", []string{"ask"}, 2, "missing QUESTION", ""},
