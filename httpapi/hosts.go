@@ -43,7 +43,7 @@ func ValidateAllowedHosts(entries []string) error {
 
 func newHostPolicy(entries []string) (*hostPolicy, error) {
 	p := &hostPolicy{names: map[string]bool{}, exact: map[string]bool{}}
-	for _, e := range entries {
+	for i, e := range entries {
 		e = strings.ToLower(strings.TrimSpace(e))
 		if e == "*" {
 			p.any = true
@@ -51,7 +51,9 @@ func newHostPolicy(entries []string) (*hostPolicy, error) {
 		}
 		name, port, hasPort := splitHost(e)
 		if !validHostName(name) || hasPort && !validPort(port) {
-			return nil, fmt.Errorf("%w %q: want a host name or address, optionally with :port", ErrAllowedHost, e)
+			// The entry is named by its position: a rejected value is
+			// never repeated.
+			return nil, fmt.Errorf("%w: entry %d: want a host name or address, optionally with :port", ErrAllowedHost, i+1)
 		}
 		if hasPort {
 			p.exact[name+":"+port] = true

@@ -93,7 +93,8 @@ func (l Limits) Validate() error {
 		name string
 		v    time.Duration
 	}{{"read-header-timeout", l.ReadHeaderTimeout}, {"read-timeout", l.ReadTimeout}, {"body-read-timeout", l.BodyReadTimeout},
-		{"write-timeout", l.WriteTimeout}, {"idle-timeout", l.IdleTimeout}, {"ask-timeout", l.AskTimeout}} {
+		// ask-timeout before write-timeout, whose default derives from it.
+		{"ask-timeout", l.AskTimeout}, {"write-timeout", l.WriteTimeout}, {"idle-timeout", l.IdleTimeout}} {
 		if d.v <= 0 || d.v > time.Hour {
 			return fmt.Errorf("%w: %s must be between 0 and 1h", ErrLimits, d.name)
 		}

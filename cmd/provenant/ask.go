@@ -19,10 +19,6 @@ func runAsk(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	if fs.NArg() == 0 {
-		fs.Usage()
-		return errUsage
-	}
 	question := strings.Join(fs.Args(), " ")
 
 	_, e, err := ef.start(ctx, stderr)

@@ -32,13 +32,12 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	calibrate := fs.Bool("calibrate", false,
 		"calibrate an abstention policy on the calibration split (in-coverage items at even positions) over the noisy instrument at --noise (default 0.2) and write it to --out; exits non-zero, writing the curve but no policy, when no threshold qualifies")
 	calSeeds := fs.Int("calibration-seeds", eval.DefaultSeeds, "with --calibrate: the `N` seeds 1..N of the noisy instrument, one pass of the split each")
-	outDir := fs.String("out", "eval/calibration", "with --calibrate: the `DIR` for policy.json, curve.json and risk-coverage.svg")
+	outDir := fs.String("out", "", "with --calibrate (required): the `DIR` for policy.json, curve.json and risk-coverage.svg; eval/calibration holds the committed ones")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	if fs.NArg() > 0 {
-		fs.Usage()
-		return errUsage
+	if *calibrate && *outDir == "" {
+		return usagef("--calibrate needs --out DIR (write to a new directory and compare it with eval/calibration, the committed artifact)")
 	}
 
 	// One log line per question would bury the table; the pipeline's
@@ -101,22 +100,22 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 // are otherwise ignored.
 func runCalibrate(ctx context.Context, fs *flag.FlagSet, ef *engineFlags, gold *eval.GoldSet, seeds int, out string, stdout io.Writer) error {
 	if seeds < 1 {
-		return fmt.Errorf("calibrate: --calibration-seeds must be at least 1")
+		return usagef("--calibration-seeds: want at least 1")
 	}
 	if flagSet(fs, "provider") && ef.provider != "noisy" {
-		return fmt.Errorf("calibrate: the calibration instrument is the noisy provider; use --noisy-inner to choose what it wraps")
+		return usagef("--provider: the calibration instrument is the noisy provider; use --noisy-inner to choose what it wraps")
 	}
 	noise := eval.DefaultNoiseRate
 	if flagSet(fs, "noise") {
 		noise = ef.noise
 	}
 	if !(noise > 0 && noise <= 1) {
-		return fmt.Errorf("calibrate: --noise must be in (0, 1]")
+		return usagef("--noise: want a rate above 0, at most 1, with --calibrate")
 	}
 	inner := *ef
 	inner.provider, inner.noise = ef.noisyInner, 0
 	if inner.provider == "noisy" {
-		return fmt.Errorf("calibrate: --noisy-inner cannot be noisy")
+		return usagef("--noisy-inner: want rules, openai, record or replay (not noisy)")
 	}
 	p, err := inner.buildProvider()
 	if err != nil {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -89,13 +90,13 @@ func (f *engineFlags) engineOptions(logger *slog.Logger) (engine.Options, error)
 		return engine.Options{}, err
 	}
 	if f.verify != engine.VerifySnapshot && f.verify != engine.VerifySQL {
-		return engine.Options{}, fmt.Errorf("choose verify mode: want %s or %s", engine.VerifySnapshot, engine.VerifySQL)
+		return engine.Options{}, usagef("--verify: want %s or %s", engine.VerifySnapshot, engine.VerifySQL)
 	}
 	opts := engine.Options{Provider: p, Verify: f.verify, Logger: logger, RefuseUngrounded: f.refuseUngrounded}
 	if f.selfConsistency != 0 {
 		sc := &pipeline.SelfConsistency{Samples: f.selfConsistency}
 		if err := sc.Validate(); err != nil {
-			return engine.Options{}, fmt.Errorf("choose self-consistency: --self-consistency must be odd, from 1 to %d", pipeline.MaxSamples)
+			return engine.Options{}, usagef("--self-consistency: want an odd number from 1 to %d, or 0 for off", pipeline.MaxSamples)
 		}
 		opts.SelfConsistency = sc
 	}
@@ -140,7 +141,7 @@ func (f *engineFlags) buildProvider() (provider.Provider, error) {
 		return f.buildNoisy()
 	}
 	if f.noise != 0 {
-		return nil, fmt.Errorf("choose provider: --noise needs --provider noisy")
+		return nil, usagef("--noise needs --provider noisy")
 	}
 	var transport http.RoundTripper
 	switch f.provider {
@@ -149,28 +150,32 @@ func (f *engineFlags) buildProvider() (provider.Provider, error) {
 	case "openai":
 	case "record":
 		if f.cassettes == "" {
-			return nil, fmt.Errorf("choose provider: record needs --cassettes DIR")
+			return nil, usagef("--provider record needs --cassettes DIR")
 		}
 		transport = &cassette.Recorder{Dir: f.cassettes}
 	case "replay":
 		if f.cassettes == "" {
-			return nil, fmt.Errorf("choose provider: replay needs --cassettes DIR")
+			return nil, usagef("--provider replay needs --cassettes DIR")
 		}
 		transport = &cassette.Replayer{Dir: f.cassettes}
 	default:
-		return nil, fmt.Errorf("choose provider: unknown provider (want %s)", providerNames)
+		return nil, usagef("--provider: unknown provider (want %s)", providerNames)
 	}
 	if strings.TrimSpace(f.model) == "" {
-		return nil, fmt.Errorf("choose provider: %s needs --model NAME", f.provider)
+		return nil, usagef("--provider %s needs --model NAME", f.provider)
 	}
 	var key string
 	if f.provider != "replay" { // replay sends nothing, so it needs no key
 		if f.apiKeyEnv == "" {
-			return nil, fmt.Errorf("choose provider: --api-key-env names no variable")
+			return nil, usagef("--api-key-env: names no variable")
 		}
 		key = os.Getenv(f.apiKeyEnv)
 	}
 	p, err := openai.New(openai.Options{BaseURL: f.baseURL, Model: f.model, APIKey: key, Transport: transport})
+	if errors.Is(err, openai.ErrOptions) {
+		// --base-url, --model, or the key --api-key-env names.
+		return nil, &usageError{msg: fmt.Sprintf("choose provider: %v", err)}
+	}
 	if err != nil {
 		return nil, fmt.Errorf("choose provider: %w", err)
 	}
@@ -181,10 +186,10 @@ func (f *engineFlags) buildProvider() (provider.Provider, error) {
 // every fault at --noise.
 func (f *engineFlags) buildNoisy() (provider.Provider, error) {
 	if !(f.noise >= 0 && f.noise <= 1) {
-		return nil, fmt.Errorf("choose provider: --noise must be between 0 and 1")
+		return nil, usagef("--noise: want a rate from 0 to 1")
 	}
 	if f.noisyInner == "noisy" {
-		return nil, fmt.Errorf("choose provider: --noisy-inner cannot be noisy")
+		return nil, usagef("--noisy-inner: want rules, openai, record or replay (not noisy)")
 	}
 	inner := *f
 	inner.provider, inner.noise = f.noisyInner, 0

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -18,17 +19,21 @@ func runGen(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	fs.IntVar(&o.Stores, "stores", o.Stores, "number of stores (1 to 999)")
 	fs.IntVar(&o.Products, "products", o.Products, "number of products (1 to 999)")
 	fs.IntVar(&o.Events, "events", o.Events, "number of events (0 to 999999)")
-	fs.IntVar(&o.Days, "days", o.Days, "days the events span, from 2026-01-01")
-	fs.StringVar(&o.Version, "version", o.Version, "dataset_version to write")
+	fs.IntVar(&o.Days, "days", o.Days, fmt.Sprintf("days the events span, from 2026-01-01 (1 to %d)", demo.MaxDays))
+	fs.StringVar(&o.Version, "dataset-version", "",
+		"`NAME` to write as dataset_version (default: derived from the other flags: "+demo.DemoVersion+" for the demo's arguments, else like retail-gen-s7-e999999-st100-pr200-d7)")
 	out := fs.String("out", "", "output `PATH` (default: standard output)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	if fs.NArg() > 0 {
-		fs.Usage()
-		return errUsage
-	}
 	d, err := demo.Generate(o)
+	if oe := (*demo.OptionError)(nil); errors.As(err, &oe) {
+		flagName := oe.Field
+		if flagName == "version" {
+			flagName = "dataset-version"
+		}
+		return usagef("--%s %s", flagName, oe.Reason)
+	}
 	if err != nil {
 		return err
 	}

@@ -30,12 +30,8 @@ func runGround(_ context.Context, args []string, stdout, stderr io.Writer) error
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	if *ledgerPath == "" || fs.NArg() == 0 {
-		if *ledgerPath == "" {
-			fmt.Fprintln(stderr, "provenant ground: --ledger FILE is required")
-		}
-		fs.Usage()
-		return errUsage
+	if *ledgerPath == "" {
+		return usagef("--ledger FILE is required")
 	}
 	var p grounding.Policy
 	switch *policy {
@@ -44,9 +40,7 @@ func runGround(_ context.Context, args []string, stdout, stderr io.Writer) error
 	case "strict":
 		p = grounding.StrictPolicy()
 	default:
-		fmt.Fprintln(stderr, "provenant ground: --policy must be default or strict")
-		fs.Usage()
-		return errUsage
+		return usagef("--policy: want default or strict")
 	}
 
 	f, err := os.Open(*ledgerPath)

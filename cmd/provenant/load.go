@@ -24,6 +24,9 @@ func runLoad(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
+	if cfg.Verify != engine.VerifySnapshot && cfg.Verify != engine.VerifySQL {
+		return usagef("--verify: want %s or %s", engine.VerifySnapshot, engine.VerifySQL)
+	}
 	if fs.NArg() > 0 || cfg.Workers < 1 || cfg.Workers > 1024 || cfg.QuestionsPerWorker < 1 || cfg.QuestionsPerWorker > 1_000_000 {
 		fs.Usage()
 		return errUsage

@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"syscall"
@@ -15,13 +16,19 @@ import (
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	err := Run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	code := runMain(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	stop()
+	os.Exit(code)
+}
+
+func runMain(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	err := Run(ctx, args, stdout, stderr)
 	if errors.Is(err, errUsage) {
-		os.Exit(2)
+		return 2
 	}
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "provenant:", err)
-		os.Exit(1)
+		fmt.Fprintln(stderr, "provenant:", err)
+		return 1
 	}
+	return 0
 }

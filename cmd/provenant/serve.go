@@ -53,7 +53,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	if err := lim.Validate(); err != nil {
-		return fmt.Errorf("configure limits: %w", err)
+		return usagef("%v", err) // names the flag and its range, not the value
 	}
 	if fs.NArg() > 0 {
 		fs.Usage()
@@ -63,7 +63,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if *allowedHosts != "" {
 		hosts = strings.Split(*allowedHosts, ",")
 		if err := httpapi.ValidateAllowedHosts(hosts); err != nil {
-			return fmt.Errorf("configure --allowed-hosts: %w", err)
+			return usagef("--allowed-hosts: %v", err)
 		}
 	}
 	// A bad provider or auth configuration fails before listening.

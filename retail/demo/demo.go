@@ -20,39 +20,81 @@ import (
 	"github.com/provenant/provenant/retail"
 )
 
+// DemoVersion is the dataset_version of the embedded demo store: what
+// DefaultOptions generate.
+const DemoVersion = "retail-demo-v1"
+
+// MaxDays is the longest span Options.Days may ask for (about ten years).
+const MaxDays = 3660
+
 // Options sizes a generated store.
 type Options struct {
-	Seed     uint64
+	Seed uint64
+	// Version is the dataset_version to write; "" derives it from the
+	// other options (see DatasetVersion).
 	Version  string
 	Stores   int // 1 to 999
 	Products int // 1 to 999
 	Events   int // 0 to 999,999 (the event id format's ceiling)
 	Start    time.Time
-	Days     int
+	Days     int // 1 to MaxDays
 }
 
-// DefaultOptions are the options of the embedded demo store.
+// DefaultOptions are the options of the embedded demo store. Their
+// Version is "", which DatasetVersion names DemoVersion.
 func DefaultOptions() Options {
 	return Options{
-		Seed: 20260101, Version: "retail-demo-v1",
+		Seed:   20260101,
 		Stores: 24, Products: 36, Events: 4000,
 		Start: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC), Days: 7,
 	}
 }
 
-// Validate reports the first out-of-range option.
+// DatasetVersion is the dataset_version a store generated from o carries:
+// o.Version when set; else DemoVersion for the default options, and for
+// any others a name spelling out each of them, such as
+// retail-gen-s7-e999999-st100-pr200-d7 (seed, events, stores, products,
+// days, then -tYYYYMMDD when the start is not the default's), so that two
+// different generated stores never share a version.
+func (o Options) DatasetVersion() string {
+	if o.Version != "" {
+		return o.Version
+	}
+	def := DefaultOptions()
+	if o.Seed == def.Seed && o.Events == def.Events && o.Stores == def.Stores &&
+		o.Products == def.Products && o.Days == def.Days && o.Start.Equal(def.Start) {
+		return DemoVersion
+	}
+	v := fmt.Sprintf("retail-gen-s%d-e%d-st%d-pr%d-d%d", o.Seed, o.Events, o.Stores, o.Products, o.Days)
+	if !o.Start.Equal(def.Start) {
+		v += "-t" + o.Start.UTC().Format("20060102")
+	}
+	return v
+}
+
+// OptionError reports an out-of-range option. Field is the option's name
+// in lower case (seed, version, stores, products, events, start, days).
+type OptionError struct {
+	Field, Reason string
+}
+
+func (e *OptionError) Error() string { return e.Field + " " + e.Reason }
+
+// Validate reports the first out-of-range option as an *OptionError.
 func (o Options) Validate() error {
 	switch {
 	case o.Stores < 1 || o.Stores > 999:
-		return fmt.Errorf("stores must be 1 to 999")
+		return &OptionError{"stores", "must be 1 to 999"}
 	case o.Products < 1 || o.Products > 999:
-		return fmt.Errorf("products must be 1 to 999")
+		return &OptionError{"products", "must be 1 to 999"}
 	case o.Events < 0 || o.Events > 999_999:
-		return fmt.Errorf("events must be 0 to 999999")
-	case o.Days < 1:
-		return fmt.Errorf("days must be at least 1")
-	case o.Version == "":
-		return fmt.Errorf("version must not be empty")
+		return &OptionError{"events", "must be 0 to 999999"}
+	case o.Days < 1 || o.Days > MaxDays:
+		return &OptionError{"days", fmt.Sprintf("must be 1 to %d", MaxDays)}
+	case o.Start.IsZero() || o.Start.Year() < 2000 || o.Start.Year() > 9000:
+		return &OptionError{"start", "must be a date in the years 2000 to 9000"}
+	case len(o.DatasetVersion()) > 64:
+		return &OptionError{"version", "must be given: the name derived from the options is over 64 characters"}
 	}
 	return nil
 }
@@ -84,7 +126,7 @@ func Generate(o Options) (*retail.Dataset, error) {
 	if err := o.Validate(); err != nil {
 		return nil, fmt.Errorf("generate store: %w", err)
 	}
-	d := &retail.Dataset{Version: o.Version}
+	d := &retail.Dataset{Version: o.DatasetVersion()}
 	for i := 1; i <= o.Stores; i++ {
 		name := storeNames[(i-1)%len(storeNames)]
 		if i > len(storeNames) {

@@ -2,6 +2,7 @@ package demo
 
 import (
 	"bytes"
+	"errors"
 	"flag"
 	"os"
 	"testing"
@@ -87,5 +88,69 @@ func TestDemo_Coverage(t *testing.T) {
 	}
 	if ties == 0 {
 		t.Error("no timestamp ties within a pair; the tie-break rule goes untested on the demo")
+	}
+}
+
+// TestOptions_DatasetVersion: an empty Version is derived from every
+// option that shapes the store; the defaults name the embedded demo.
+func TestOptions_DatasetVersion(t *testing.T) {
+	def := DefaultOptions()
+	moved := def
+	moved.Start = moved.Start.AddDate(0, 1, 0)
+	big := def
+	big.Seed, big.Events, big.Stores, big.Products = 7, 999999, 100, 200
+	named := def
+	named.Seed, named.Version = 9, "mine-1"
+	tests := []struct {
+		name string
+		o    Options
+		want string
+	}{
+		{"defaults", def, DemoVersion},
+		{"big", big, "retail-gen-s7-e999999-st100-pr200-d7"},
+		{"other start", moved, "retail-gen-s20260101-e4000-st24-pr36-d7-t20260201"},
+		{"explicit", named, "mine-1"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d, err := Generate(tt.o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d.Version != tt.want || tt.o.DatasetVersion() != tt.want {
+				t.Errorf("version = %q (DatasetVersion %q), want %q", d.Version, tt.o.DatasetVersion(), tt.want)
+			}
+		})
+	}
+	// Every derived name at the limits is a valid dataset_version, or
+	// Validate asks for an explicit one.
+	limit := Options{Seed: ^uint64(0), Stores: 999, Products: 999, Events: 999999, Days: MaxDays, Start: def.Start}
+	if err := limit.Validate(); err != nil {
+		t.Errorf("Validate() = %v for the largest options", err)
+	}
+	if d, err := Generate(Options{Seed: limit.Seed, Stores: 1, Products: 1, Days: MaxDays, Start: def.Start}); err != nil {
+		t.Errorf("Generate() = %v", err)
+	} else {
+		var buf bytes.Buffer
+		if err := retail.Write(&buf, d); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := retail.Load(&buf); err != nil {
+			t.Errorf("Load() = %v for the version %q", err, d.Version)
+		}
+	}
+	limit.Start = def.Start.AddDate(1, 0, 0)
+	var oe *OptionError
+	if err := limit.Validate(); !errors.As(err, &oe) || oe.Field != "version" {
+		t.Errorf("Validate() = %v for a derived name over 64 characters, want an *OptionError for version", err)
+	}
+}
+
+func TestOptions_ValidateNamesTheField(t *testing.T) {
+	o := DefaultOptions()
+	o.Stores = 0
+	var oe *OptionError
+	if err := o.Validate(); !errors.As(err, &oe) || oe.Field != "stores" {
+		t.Errorf("Validate() = %v, want an *OptionError for stores", err)
 	}
 }

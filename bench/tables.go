@@ -1,0 +1,203 @@
+package bench
+
+import (
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// Renderers maps a README block's name to the function that renders its
+// record (bench/results/NAME.txt) as Markdown.
+var Renderers = map[string]func(*Record) (string, error){
+	"load-demo":    LoadTable,
+	"engine-tools": EngineToolsTable,
+}
+
+// Provenance is the line under every generated table: the command, the
+// commit, the date and how busy the machine was.
+func Provenance(rec *Record) string {
+	h := rec.Header
+	commit := h.Commit
+	if h.Modified {
+		commit += " plus uncommitted changes"
+	}
+	date, _, _ := strings.Cut(h.Date, "T")
+	runs := fmt.Sprintf("%d runs", h.Runs)
+	if h.Runs == 1 {
+		runs = "1 run"
+	}
+	return fmt.Sprintf("Recorded in `bench/results/` from `%s` (%s) at commit `%s` on %s; %s, %s, %d cores, load average %s before and %s after (1, 5, 15 min).\n",
+		h.Command, runs, commit, date, h.Go, h.CPU, h.Cores, h.LoadavgBefore, h.LoadavgAfter)
+}
+
+// loadReport is the part of `provenant load --json` a table shows.
+type loadReport struct {
+	Requests           int     `json:"requests"`
+	Workers            int     `json:"workers"`
+	QuestionsPerWorker int     `json:"questions_per_worker"`
+	QuestionsPerSecond float64 `json:"questions_per_second"`
+	P50                float64 `json:"deterministic_p50_us"`
+	P95                float64 `json:"deterministic_p95_us"`
+	P99                float64 `json:"deterministic_p99_us"`
+	Metrics            struct {
+		OK bool `json:"ok"`
+	} `json:"metrics"`
+}
+
+// Load targets on the demo store.
+const (
+	loadTargetP95us = 1000
+	loadTargetQPS   = 5000
+)
+
+// LoadTable renders runs of `provenant load --json`: one row per run, and
+// whether each run met the targets.
+func LoadTable(rec *Record) (string, error) {
+	var b strings.Builder
+	b.WriteString("| run | p50 | p95 | p99 | questions/s | metrics |\n|---|---|---|---|---|---|\n")
+	metP95, metQPS := 0, 0
+	var first loadReport
+	for i, out := range rec.Outputs {
+		var r loadReport
+		if err := json.Unmarshal([]byte(out), &r); err != nil {
+			return "", fmt.Errorf("render load table: run %d: %w", i+1, err)
+		}
+		if i == 0 {
+			first = r
+		}
+		ok := "OK"
+		if !r.Metrics.OK {
+			ok = "lost updates"
+		}
+		fmt.Fprintf(&b, "| %d | %s | %s | %s | %s | %s |\n", i+1, Micros(r.P50), Micros(r.P95), Micros(r.P99), Thousands(r.QuestionsPerSecond), ok)
+		if r.P95 < loadTargetP95us {
+			metP95++
+		}
+		if r.QuestionsPerSecond > loadTargetQPS {
+			metQPS++
+		}
+	}
+	fmt.Fprintf(&b, "\n%d workers × %d questions (%s requests) per run. Targets on 2 cores: p95 under 1 ms, met in %d of %d runs; over 5,000 questions/s, met in %d of %d.\n\n",
+		first.Workers, first.QuestionsPerWorker, Thousands(float64(first.Requests)), metP95, len(rec.Outputs), metQPS, len(rec.Outputs))
+	b.WriteString(Provenance(rec))
+	return b.String(), nil
+}
+
+// benchLine matches a Go benchmark result line: name, GOMAXPROCS suffix,
+// iterations, ns/op.
+var benchLine = regexp.MustCompile(`^(Benchmark\S+?)(?:-\d+)?\s+\d+\s+([0-9.e+]+) ns/op`)
+
+// Benchmarks returns every ns/op sample in rec, by benchmark name (the
+// GOMAXPROCS suffix removed), over all runs.
+func Benchmarks(rec *Record) map[string][]float64 {
+	m := map[string][]float64{}
+	for _, out := range rec.Outputs {
+		for _, line := range strings.Split(out, "\n") {
+			if s := benchLine.FindStringSubmatch(line); s != nil {
+				if v, err := strconv.ParseFloat(s[2], 64); err == nil {
+					m[s[1]] = append(m[s[1]], v)
+				}
+			}
+		}
+	}
+	return m
+}
+
+// Median of xs (0 for none).
+func Median(xs []float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	if n := len(s); n%2 == 1 {
+		return s[n/2]
+	} else {
+		return (s[n/2-1] + s[n/2]) / 2
+	}
+}
+
+// spread is the range of xs as a share of the median: (max-min)/median.
+func spread(xs []float64) float64 {
+	m := Median(xs)
+	if m == 0 {
+		return 0
+	}
+	return (slices.Max(xs) - slices.Min(xs)) / m
+}
+
+// engineTools are the rows of the per-tool table.
+var engineTools = []string{"get_stock_state", "get_price", "get_compliance_flag", "count_stores_with_condition", "list_products_in_state", "count_events_in_window"}
+
+// EngineToolsTable renders the engine benchmarks BenchmarkTool,
+// BenchmarkToolSQL and BenchmarkAsk: the median ns/op of each tool per
+// verify mode, and the largest run-to-run spread.
+func EngineToolsTable(rec *Record) (string, error) {
+	m := Benchmarks(rec)
+	var b strings.Builder
+	b.WriteString("| tool | snapshot (default) | `--verify sql` |\n|---|---|---|\n")
+	worst := 0.0
+	cell := func(name string) (string, error) {
+		xs := m[name]
+		if len(xs) == 0 {
+			return "", fmt.Errorf("render engine table: no samples of %s", name)
+		}
+		worst = max(worst, spread(xs))
+		return Micros(Median(xs) / 1000), nil
+	}
+	n := 0
+	for _, tool := range engineTools {
+		snap, err := cell("BenchmarkTool/" + tool)
+		if err != nil {
+			return "", err
+		}
+		sql, err := cell("BenchmarkToolSQL/" + tool)
+		if err != nil {
+			return "", err
+		}
+		n = max(n, len(m["BenchmarkTool/"+tool]))
+		fmt.Fprintf(&b, "| `%s` | %s | %s |\n", tool, snap, sql)
+	}
+	ask, err := cell("BenchmarkAsk")
+	if err != nil {
+		return "", err
+	}
+	fmt.Fprintf(&b, "| whole pipeline (`BenchmarkAsk`: rules provider, ledger and grounding check) | %s | |\n", ask)
+	fmt.Fprintf(&b, "\nMedians of %d samples; the widest spread between a row's fastest and slowest sample is %.0f%% of its median.\n\n", n, worst*100)
+	b.WriteString(Provenance(rec))
+	return b.String(), nil
+}
+
+// Micros formats a duration given in microseconds with three significant
+// figures: 9.63 µs, 134 µs, 1.68 ms, 227 ms, 29.0 s.
+func Micros(us float64) string {
+	switch {
+	case us < 1000:
+		return sig3(us) + " µs"
+	case us < 1e6:
+		return sig3(us/1e3) + " ms"
+	}
+	return sig3(us/1e6) + " s"
+}
+
+func sig3(v float64) string {
+	switch {
+	case v < 10:
+		return strconv.FormatFloat(v, 'f', 2, 64)
+	case v < 100:
+		return strconv.FormatFloat(v, 'f', 1, 64)
+	}
+	return strconv.FormatFloat(v, 'f', 0, 64)
+}
+
+// Thousands formats v rounded to an integer with comma separators.
+func Thousands(v float64) string {
+	s := strconv.FormatInt(int64(v+0.5), 10)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}
