@@ -48,6 +48,7 @@ import (
 	"github.com/provenant/provenant/httpapi"
 	"github.com/provenant/provenant/mcpserver"
 	"github.com/provenant/provenant/provider/rules"
+	"github.com/provenant/provenant/retail"
 	"github.com/provenant/provenant/retail/demo"
 	"github.com/provenant/provenant/tool"
 )
@@ -66,6 +67,12 @@ func openBenchEngine(b *testing.B) *engine.Engine {
 	if err != nil {
 		b.Fatal(err)
 	}
+	return openEngineOver(b, d)
+}
+
+// openEngineOver is an in-memory engine over d with the rules provider.
+func openEngineOver(b *testing.B, d *retail.Dataset) *engine.Engine {
+	b.Helper()
 	e, err := engine.Open(b.Context(), d, engine.OpenMemory, &engine.Options{Provider: rules.Provider{}})
 	if err != nil {
 		b.Fatal(err)
@@ -448,12 +455,7 @@ func openToolboxStore(b *testing.B) *engine.Engine {
 	if err != nil {
 		b.Fatal(err)
 	}
-	e, err := engine.Open(b.Context(), d, engine.OpenMemory, &engine.Options{Provider: rules.Provider{}})
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { e.Close() })
-	return e
+	return openEngineOver(b, d)
 }
 
 // toolCases are BenchmarkServeTool's calls on the bench/toolbox store: a

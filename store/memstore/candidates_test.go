@@ -7,10 +7,9 @@ import (
 	"github.com/provenant/provenant/retail/demo"
 )
 
-// TestCandidates_StoreScopedAsOf guards the cost of a one-store as-of
-// question (list_products_in_state's re-derivation): it examines that
-// store's intervals only, never the other stores' in the time bucket.
-func TestCandidates_StoreScopedAsOf(t *testing.T) {
+// demoStore is a store over the embedded demo dataset.
+func demoStore(t *testing.T) *Store {
+	t.Helper()
 	d, err := demo.Load()
 	if err != nil {
 		t.Fatal(err)
@@ -19,6 +18,14 @@ func TestCandidates_StoreScopedAsOf(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return s
+}
+
+// TestCandidates_StoreScopedAsOf guards the cost of a one-store as-of
+// question (list_products_in_state's re-derivation): it examines that
+// store's intervals only, never the other stores' in the time bucket.
+func TestCandidates_StoreScopedAsOf(t *testing.T) {
+	s := demoStore(t)
 	tests := []struct {
 		name string
 		sel  retail.Selection
@@ -49,14 +56,7 @@ func TestCandidates_StoreScopedAsOf(t *testing.T) {
 // re-derivation: a one-store, one-state window examines that store's
 // events in that state only.
 func TestCandidates_StoreStateWindow(t *testing.T) {
-	d, err := demo.Load()
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := FromDataset(d)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := demoStore(t)
 	for _, state := range retail.States {
 		t.Run(string(state), func(t *testing.T) {
 			sel := retail.Selection{StoreID: "st-003", Start: "2026-01-01T00:00:00Z", End: "2026-01-08T00:00:00Z",
@@ -81,14 +81,7 @@ func TestCandidates_StoreStateWindow(t *testing.T) {
 // TestSelect_OneAllocation guards the price of a window's re-derivation:
 // Select allocates its result once, at its size.
 func TestSelect_OneAllocation(t *testing.T) {
-	d, err := demo.Load()
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := FromDataset(d)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := demoStore(t)
 	sel := retail.Selection{StoreID: "st-003", Start: "2026-01-01T00:00:00Z", End: "2026-01-08T00:00:00Z"}
 	got, err := s.Select(t.Context(), sel)
 	if err != nil || len(got) < 50 {
