@@ -13,6 +13,7 @@ import (
 // record (bench/results/NAME.txt) as Markdown.
 var Renderers = map[string]func(*Record) (string, error){
 	"load-demo":    LoadTable,
+	"load-big":     LoadTable,
 	"engine-tools": EngineToolsTable,
 }
 
