@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"unicode/utf8"
 )
 
 // Request is a grounding check a client asks for (the ground command, the
@@ -17,8 +18,13 @@ type Request struct {
 	Policy   string          `json:"policy,omitempty"` // "default" (the default) or "strict"
 }
 
-// MaxRequestText bounds the text of one request.
-const MaxRequestText = 64 << 10
+// MaxRequestText bounds the text of one request, and MaxRequestQuestion
+// its question, in characters (Unicode code points), as the maxLength of
+// the check_grounding schema counts them.
+const (
+	MaxRequestText     = 64 << 10
+	MaxRequestQuestion = 4096
+)
 
 // ErrRequest is matched by every error Run returns for a malformed request.
 var ErrRequest = errors.New("invalid grounding request")
@@ -55,8 +61,11 @@ func (r Request) Run() (Report, error) {
 	default:
 		return Report{}, requestError("policy must be default or strict")
 	}
-	if len(r.Text) > MaxRequestText {
-		return Report{}, requestError("text is longer than %d bytes", MaxRequestText)
+	if utf8.RuneCountInString(r.Text) > MaxRequestText {
+		return Report{}, requestError("text is longer than %d characters", MaxRequestText)
+	}
+	if utf8.RuneCountInString(r.Question) > MaxRequestQuestion {
+		return Report{}, requestError("question is longer than %d characters", MaxRequestQuestion)
 	}
 	if len(r.Ledger) == 0 {
 		return Report{}, requestError("ledger is missing")

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/provenant/provenant/grounding"
 	"github.com/provenant/provenant/retail"
 )
 
@@ -214,5 +215,20 @@ func TestInputSchema_FreshMaps(t *testing.T) {
 	e[0] = "changed"
 	if got := State.Enum()[0]; got != string(retail.InStock) {
 		t.Errorf("State.Enum()[0] after caller mutation = %v", got)
+	}
+}
+
+// TestCheckGroundingSchema_LengthsAreTheChecks: the schema's maxLength of
+// text and question is the limit grounding.Request.Run enforces (both
+// count characters).
+func TestCheckGroundingSchema_LengthsAreTheChecks(t *testing.T) {
+	props := CheckGroundingSchema()["properties"].(map[string]any)
+	for _, c := range []struct {
+		field string
+		limit int
+	}{{"text", grounding.MaxRequestText}, {"question", grounding.MaxRequestQuestion}} {
+		if got := props[c.field].(map[string]any)["maxLength"]; got != c.limit {
+			t.Errorf("%s: schema maxLength %v, check %d", c.field, got, c.limit)
+		}
 	}
 }
