@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -476,5 +477,101 @@ func TestDemo_Model(t *testing.T) {
 	end, _ := time.Parse(time.RFC3339, rows[len(rows)-1].TS)
 	if span := end.Sub(first); span < 6*24*time.Hour || span > 8*24*time.Hour {
 		t.Errorf("events span %v, want about 7 days", span)
+	}
+}
+
+// TestGenerate_ConstantAllocsPerEvent shows that memory does not grow
+// with the event count: ten times the events cost no more allocations per
+// event (none at all for JSON Lines; one string per row for CSV, which
+// encoding/csv needs).
+func TestGenerate_ConstantAllocsPerEvent(t *testing.T) {
+	allocs := func(events int, write func(context.Context, io.Writer, Options) error) float64 {
+		o := DefaultOptions()
+		o.Events = events
+		return testing.AllocsPerRun(3, func() {
+			if err := write(context.Background(), io.Discard, o); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+	tests := []struct {
+		name       string
+		write      func(context.Context, io.Writer, Options) error
+		wantPerEvt float64
+	}{
+		{"jsonl", WriteJSONL, 0},
+		{"csv", WriteCSV, 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			small, big := allocs(2_000, tt.write), allocs(20_000, tt.write)
+			perEvent := (big - small) / 18_000
+			if perEvent > tt.wantPerEvt+0.01 {
+				t.Errorf("%.0f allocations for 2,000 events, %.0f for 20,000: %.3f per event, want at most %v", small, big, perEvent, tt.wantPerEvt)
+			}
+		})
+	}
+}
+
+// TestGenerate_TenMillionStreams (with -large) streams 10,000,000 events
+// and checks that the heap stays small throughout.
+func TestGenerate_TenMillionStreams(t *testing.T) {
+	if !*large {
+		t.Skip("run with -large")
+	}
+	o := DefaultOptions()
+	o.Events = 10_000_000
+	o.Devices = 2000
+	o.Zones = 40
+	var ms runtime.MemStats
+	maxHeap := uint64(0)
+	n := 0
+	start := time.Now()
+	var b []byte
+	err := Generate(context.Background(), o, func(e *Event) error {
+		b = appendJSONL(b[:0], e)
+		n++
+		if n%1_000_000 == 0 {
+			runtime.ReadMemStats(&ms)
+			maxHeap = max(maxHeap, ms.HeapInuse)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n != o.Events {
+		t.Fatalf("%d events, want %d", n, o.Events)
+	}
+	if maxHeap > 64<<20 {
+		t.Errorf("heap in use reached %d MB while streaming", maxHeap>>20)
+	}
+	t.Logf("%d events in %v, heap in use at most %d MB", n, time.Since(start), maxHeap>>20)
+}
+
+// BenchmarkGenerate reports events per second: generating alone, and
+// generating and writing each format (to io.Discard).
+func BenchmarkGenerate(b *testing.B) {
+	o := DefaultOptions()
+	o.Events = 100_000
+	for _, bb := range []struct {
+		name  string
+		write func(context.Context, io.Writer, Options) error
+	}{
+		{"model", func(ctx context.Context, _ io.Writer, o Options) error {
+			return Generate(ctx, o, func(*Event) error { return nil })
+		}},
+		{"jsonl", WriteJSONL},
+		{"csv", WriteCSV},
+	} {
+		b.Run(bb.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if err := bb.write(context.Background(), io.Discard, o); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(b.N)*float64(o.Events)/b.Elapsed().Seconds(), "events/s")
+		})
 	}
 }
