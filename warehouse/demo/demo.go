@@ -30,6 +30,7 @@ import (
 	"hash/fnv"
 	"math/rand/v2"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -264,7 +265,7 @@ func layout(o Options) ([]Zone, []Device, []float64) {
 		}
 		zones[i] = Zone{ID: fmt.Sprintf("zone-%02d", i+1), Name: name}
 		ambient[i] = 16 + float64(r.IntN(81))/10 // 16.0 to 24.0
-		if name == "Cold Store" || len(name) > 10 && name[:10] == "Cold Store" {
+		if strings.HasPrefix(name, "Cold Store") {
 			ambient[i] = 4 + float64(r.IntN(21))/10
 		}
 	}

@@ -3,6 +3,7 @@ package demo
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"encoding/csv"
 	"encoding/json"
 	"errors"
@@ -13,6 +14,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -375,6 +377,9 @@ func TestProperties(t *testing.T) {
 		if err := checkRows(js, zones, devices); err != nil {
 			rt.Fatal(err)
 		}
+		if len(js) > 0 && js[0].TS < o.Start.Format(time.RFC3339) {
+			rt.Fatalf("first event at %s, before the start %s", js[0].TS, o.Start.Format(time.RFC3339))
+		}
 		var dj []Device
 		for _, line := range bytes.Split(bytes.TrimSpace(f["devices.jsonl"]), []byte("\n")) {
 			var d Device
@@ -573,5 +578,77 @@ func BenchmarkGenerate(b *testing.B) {
 			}
 			b.ReportMetric(float64(b.N)*float64(o.Events)/b.Elapsed().Seconds(), "events/s")
 		})
+	}
+}
+
+// FuzzGenerate feeds arbitrary options: each is either refused with an
+// *OptionError naming a field, or generates rows with every documented
+// property.
+func FuzzGenerate(f *testing.F) {
+	f.Add(uint64(7), 3, 8, 120, 1, int64(0))
+	f.Add(uint64(0), 1, 1, 0, 1, int64(-1))
+	f.Add(uint64(1<<63), 99, 9999, 50, 3660, int64(1e9))
+	f.Add(uint64(5), 0, 10, 10, 1, int64(0))
+	f.Add(uint64(5), 10, 2, 3000, 2, int64(59))
+	f.Fuzz(func(t *testing.T, seed uint64, zones, devices, events, days int, offset int64) {
+		o := Options{
+			Seed: seed, Zones: zones, Devices: devices, Events: events, Days: days,
+			Start: time.Date(2026, 1, 5, 0, 0, 0, 0, time.UTC).Add(time.Duration(offset) * time.Second),
+		}
+		if err := o.Validate(); err != nil {
+			var oe *OptionError
+			if !errors.As(err, &oe) || oe.Field == "" {
+				t.Fatalf("Validate() = %v, want an *OptionError", err)
+			}
+			return
+		}
+		if events > 3000 || devices > 500 {
+			t.Skip("too large to check quickly")
+		}
+		var buf bytes.Buffer
+		if err := WriteJSONL(context.Background(), &buf, o); err != nil {
+			t.Fatal(err)
+		}
+		zs, ds, err := Layout(o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rows := readJSONL(t, buf.Bytes())
+		if len(rows) != events {
+			t.Fatalf("%d rows, want %d", len(rows), events)
+		}
+		if err := checkRows(rows, zs, ds); err != nil {
+			t.Fatal(err)
+		}
+	})
+}
+
+// TestDemo_Digests pins the default demo without committing it: the
+// SHA-256 of every file DefaultOptions generate is kept in
+// testdata/demo-sha256.txt (rewritten with -update).
+func TestDemo_Digests(t *testing.T) {
+	f := files(t, DefaultOptions())
+	names := make([]string, 0, len(f))
+	for name := range f {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	var got strings.Builder
+	for _, name := range names {
+		fmt.Fprintf(&got, "%x  %s\n", sha256.Sum256(f[name]), name)
+	}
+	path := filepath.Join("testdata", "demo-sha256.txt")
+	if *update {
+		if err := os.WriteFile(path, []byte(got.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test ./warehouse/demo -update)", err)
+	}
+	if got.String() != string(want) {
+		t.Errorf("the default demo changed:\n%s\nwant:\n%s\n(run go test ./warehouse/demo -update if intended, and bump DemoVersion)", got.String(), want)
 	}
 }
