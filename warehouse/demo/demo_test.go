@@ -406,8 +406,10 @@ func TestProperties(t *testing.T) {
 // TestDemo_Model checks that the default demo behaves as the model says,
 // in aggregate: every status, device type and fault code occurs; ties on
 // the second occur; AGVs drain while running and charge while idle;
-// temperature rises while running, more when blocked, and falls while
-// idle; low batteries make E-BATTERY the likeliest fault.
+// temperature rises over running spells and falls over idle ones (blocked
+// spells are short and mostly follow running, so their mean rise is
+// logged, and TestStep_Physics checks that blocked heats more); low
+// batteries make E-BATTERY the likeliest fault.
 func TestDemo_Model(t *testing.T) {
 	o := DefaultOptions()
 	var buf bytes.Buffer
@@ -472,6 +474,7 @@ func TestDemo_Model(t *testing.T) {
 			t.Errorf("AGV battery changes by %+.2f on average over a %s spell, want a charge", m, s)
 		}
 	}
+	t.Logf("temperature change over RUNNING %+.2f, BLOCKED %+.2f, IDLE %+.2f, MAINTENANCE %+.2f", mean(temp["RUNNING"]), mean(temp["BLOCKED"]), mean(temp["IDLE"]), mean(temp["MAINTENANCE"]))
 	if r, b, i := mean(temp["RUNNING"]), mean(temp["BLOCKED"]), mean(temp["IDLE"]); !(r > 0 && i < 0) {
 		t.Errorf("temperature changes by %+.2f over RUNNING, %+.2f over BLOCKED, %+.2f over IDLE; want a rise while running and a fall while idle", r, b, i)
 	}
@@ -650,5 +653,49 @@ func TestDemo_Digests(t *testing.T) {
 	}
 	if got.String() != string(want) {
 		t.Errorf("the default demo changed:\n%s\nwant:\n%s\n(run go test ./warehouse/demo -update if intended, and bump DemoVersion)", got.String(), want)
+	}
+}
+
+// TestStep_Physics checks one step of the device model: from the same
+// temperature and battery, with the same noise, an hour BLOCKED ends
+// hotter than an hour RUNNING, which ends hotter than an hour IDLE; an
+// AGV's battery drains while running and blocked and charges while idle
+// or in maintenance; mains-powered equipment keeps 100.
+func TestStep_Physics(t *testing.T) {
+	const ambient = 20.0
+	after := func(typ, status int, temp, battery float64, secs int64) *deviceState {
+		s := &deviceState{typ: typ, ambient: ambient, rng: stream(1, "physics"), status: status, temp: temp, battery: battery}
+		s.step(secs)
+		return s
+	}
+	for typ := range nType {
+		t.Run(string(DeviceTypes[typ]), func(t *testing.T) {
+			warm := ambient + heat[typ]/2
+			run, blocked, idle := after(typ, sRunning, warm, 50, 3600), after(typ, sBlocked, warm, 50, 3600), after(typ, sIdle, warm, 50, 3600)
+			if !(blocked.temp > run.temp && run.temp > warm && idle.temp < warm) {
+				t.Errorf("from %.1f: blocked %.1f, running %.1f, idle %.1f; want blocked > running > start > idle", warm, blocked.temp, run.temp, idle.temp)
+			}
+			if got := after(typ, sIdle, ambient, 50, 36000).temp; got < ambient-0.5 || got > ambient+0.5 {
+				t.Errorf("ten hours idle at ambient %.1f end at %.1f", ambient, got)
+			}
+			if typ != tAGV {
+				if run.battery != 50 { // the field is not used for fixed equipment
+					t.Errorf("battery of %s moved to %.1f", DeviceTypes[typ], run.battery)
+				}
+				return
+			}
+			if !(run.battery < 50 && blocked.battery < 50) {
+				t.Errorf("battery after an hour running %.1f, blocked %.1f; want a drain from 50", run.battery, blocked.battery)
+			}
+			if m := after(typ, sMaintenance, warm, 50, 3600).battery; !(idle.battery > 50 && m > 50) {
+				t.Errorf("battery after an hour idle %.1f, in maintenance %.1f; want a charge from 50", idle.battery, m)
+			}
+			if b := after(typ, sRunning, warm, 5, 3600); b.battery != 0 || b.status != sFault || b.fault != EBattery {
+				t.Errorf("an AGV running flat ends at %.1f%%, %s %q; want 0, FAULT E-BATTERY", b.battery, Statuses[b.status], b.fault)
+			}
+			if full := after(typ, sIdle, warm, 95, 36000); full.battery != 100 {
+				t.Errorf("ten hours charging from 95 ends at %.1f", full.battery)
+			}
+		})
 	}
 }
