@@ -21,8 +21,8 @@
 // Events are produced one at a time and handed to a callback, so ten
 // million of them stream in constant memory. WriteJSONL and WriteCSV write
 // the events; WriteDevicesJSONL, WriteDevicesCSV, WriteZonesJSONL and
-// WriteZonesCSV write the reference tables. The same Options always give
-// the same bytes.
+// WriteZonesCSV write the reference tables; WriteDir writes all six files
+// into a directory. The same Options always give the same bytes.
 package demo
 
 import (
@@ -107,13 +107,13 @@ type Device struct {
 // Event is one status report. Generate reuses one Event for every call
 // of its callback; copy it to keep it.
 type Event struct {
-	Seq          int // 1-based position in time order; EventID formats it
-	Device       *Device
-	Unix         int64 // seconds since the Unix epoch
-	Status       Status
-	BatteryPct   int       // 0 to 100; always 100 for fixed equipment
-	TempDeci     int       // temperature in tenths of a degree Celsius
-	FaultCodeVal FaultCode // "" unless Status is FAULT
+	Seq               int // 1-based position in time order; EventID formats it
+	Device            *Device
+	Unix              int64 // seconds since the Unix epoch
+	Status            Status
+	BatteryPct        int       // 0 to 100; always 100 for fixed equipment
+	TemperatureTenths int       // temperature in tenths of a degree Celsius
+	FaultCode         FaultCode // "" unless Status is FAULT
 }
 
 // EventID is the event's id, wh-evt-NNNNNNNN.
@@ -134,11 +134,11 @@ func (e *Event) AppendTS(b []byte) []byte {
 }
 
 // TemperatureC is the temperature in degrees Celsius (one decimal).
-func (e *Event) TemperatureC() float64 { return float64(e.TempDeci) / 10 }
+func (e *Event) TemperatureC() float64 { return float64(e.TemperatureTenths) / 10 }
 
 // AppendTemperature appends the temperature with exactly one decimal.
 func (e *Event) AppendTemperature(b []byte) []byte {
-	t := e.TempDeci
+	t := e.TemperatureTenths
 	if t < 0 {
 		b = append(b, '-')
 		t = -t

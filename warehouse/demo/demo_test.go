@@ -699,3 +699,48 @@ func TestStep_Physics(t *testing.T) {
 		})
 	}
 }
+
+// TestWriteDir checks that WriteDir writes exactly what the writers do,
+// and that a cancelled run leaves no file behind.
+func TestWriteDir(t *testing.T) {
+	o := goldenOptions()
+	dir := t.TempDir()
+	if err := WriteDir(context.Background(), dir, o); err != nil {
+		t.Fatal(err)
+	}
+	want := files(t, o)
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(entries) != len(FileNames) {
+		t.Errorf("%d files in the directory, want %d", len(entries), len(FileNames))
+	}
+	for _, name := range FileNames {
+		got, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got, want[name]) {
+			t.Errorf("%s differs from the writer's output", name)
+		}
+	}
+
+	empty := t.TempDir()
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	big := DefaultOptions()
+	if err := WriteDir(ctx, empty, big); !errors.Is(err, context.Canceled) {
+		t.Errorf("WriteDir(cancelled) = %v, want context.Canceled", err)
+	}
+	if entries, _ := os.ReadDir(empty); len(entries) != 0 {
+		t.Errorf("a cancelled WriteDir left %d files", len(entries))
+	}
+	var oe *OptionError
+	if err := WriteDir(context.Background(), empty, Options{}); !errors.As(err, &oe) {
+		t.Errorf("WriteDir(zero options) = %v, want an *OptionError", err)
+	}
+	if err := WriteDir(context.Background(), filepath.Join(empty, "missing"), o); err == nil {
+		t.Error("WriteDir into a missing directory succeeded")
+	}
+}

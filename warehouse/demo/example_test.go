@@ -34,7 +34,7 @@ func ExampleGenerate() {
 	faults := map[demo.FaultCode]int{}
 	err := demo.Generate(context.Background(), demo.DefaultOptions(), func(e *demo.Event) error {
 		if e.Status == demo.Fault {
-			faults[e.FaultCodeVal]++
+			faults[e.FaultCode]++
 		}
 		return nil
 	})

@@ -212,13 +212,13 @@ func Generate(ctx context.Context, o Options, emit func(*Event) error) error {
 		}
 		s.last = now
 		ev = Event{
-			Seq:          n,
-			Device:       s.dev,
-			Unix:         start + now,
-			Status:       Statuses[s.status],
-			BatteryPct:   int(math.Round(s.battery)),
-			TempDeci:     int(math.Round(s.temp * 10)),
-			FaultCodeVal: s.fault,
+			Seq:               n,
+			Device:            s.dev,
+			Unix:              start + now,
+			Status:            Statuses[s.status],
+			BatteryPct:        int(math.Round(s.battery)),
+			TemperatureTenths: int(math.Round(s.temp * 10)),
+			FaultCode:         s.fault,
 		}
 		if s.typ != tAGV {
 			ev.BatteryPct = 100

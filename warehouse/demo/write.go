@@ -7,6 +7,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"strconv"
 )
 
@@ -54,7 +56,7 @@ func appendJSONL(b []byte, e *Event) []byte {
 	b = append(b, `,"temperature_c":`...)
 	b = e.AppendTemperature(b)
 	b = append(b, `,"fault_code":"`...)
-	b = append(b, e.FaultCodeVal...)
+	b = append(b, e.FaultCode...)
 	return append(b, "\"}\n"...)
 }
 
@@ -89,7 +91,7 @@ func WriteCSV(ctx context.Context, w io.Writer, o Options) error {
 		row[5] = string(e.Status)
 		row[6] = s[tsEnd:batEnd]
 		row[7] = s[batEnd:]
-		row[8] = string(e.FaultCodeVal)
+		row[8] = string(e.FaultCode)
 		return cw.Write(row)
 	})
 	if err != nil {
@@ -151,4 +153,56 @@ func WriteZonesCSV(w io.Writer, zones []Zone) error {
 		return fmt.Errorf("write zones: %w", err)
 	}
 	return nil
+}
+
+// FileNames are the files WriteDir writes: the events, devices and zones,
+// each as JSON Lines and as CSV.
+var FileNames = []string{"events.jsonl", "events.csv", "devices.jsonl", "devices.csv", "zones.jsonl", "zones.csv"}
+
+// WriteDir writes every file of FileNames for o into dir, which must
+// exist, replacing files of those names. A file is written under a
+// temporary name and renamed when complete, so a failed or cancelled run
+// never leaves a truncated file under a final name.
+func WriteDir(ctx context.Context, dir string, o Options) error {
+	zones, devices, err := Layout(o)
+	if err != nil {
+		return fmt.Errorf("write dataset: %w", err)
+	}
+	writers := map[string]func(io.Writer) error{
+		"events.jsonl":  func(w io.Writer) error { return WriteJSONL(ctx, w, o) },
+		"events.csv":    func(w io.Writer) error { return WriteCSV(ctx, w, o) },
+		"devices.jsonl": func(w io.Writer) error { return WriteDevicesJSONL(w, devices) },
+		"devices.csv":   func(w io.Writer) error { return WriteDevicesCSV(w, devices) },
+		"zones.jsonl":   func(w io.Writer) error { return WriteZonesJSONL(w, zones) },
+		"zones.csv":     func(w io.Writer) error { return WriteZonesCSV(w, zones) },
+	}
+	for _, name := range FileNames {
+		if err := writeFile(filepath.Join(dir, name), writers[name]); err != nil {
+			return fmt.Errorf("write dataset: %w", err)
+		}
+	}
+	return nil
+}
+
+func writeFile(path string, write func(io.Writer) error) (err error) {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil {
+			f.Close()
+			os.Remove(f.Name())
+		}
+	}()
+	if err := write(f); err != nil {
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	if err := os.Chmod(f.Name(), 0o644); err != nil {
+		return err
+	}
+	return os.Rename(f.Name(), path)
 }
