@@ -10,13 +10,18 @@
 // charges while it idles or is in maintenance, and a low battery makes it
 // head for the charger or fail with E-BATTERY; a device's temperature
 // relaxes toward a target set by its status and zone (warm while running,
-// hotter when blocked, back to ambient when idle). The devices' events are
-// merged in time order (ties on the second broken by device id) and
+// hotter when blocked, back to ambient when idle). An event reports the
+// status a device enters, with the battery and temperature it has at that
+// moment, after its time in the previous status; a self-transition is a
+// periodic report in an unchanged status. The devices' events are merged
+// in time order (ties on the second broken by device id) and
 // numbered in that order, so event ids and (ts, event_id) order agree.
 //
 // Randomness comes from named streams (math/rand/v2 PCG seeded with the
 // seed and a hash of the stream's name): one for the layout and one per
-// device, so a device's history does not depend on the other devices'.
+// device, so a device's history depends only on its own stream and its
+// event rate (Events / Devices over Days), never on the other devices'
+// draws.
 //
 // Events are produced one at a time and handed to a callback, so ten
 // million of them stream in constant memory. WriteJSONL and WriteCSV write
