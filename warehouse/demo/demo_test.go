@@ -744,3 +744,49 @@ func TestWriteDir(t *testing.T) {
 		t.Error("WriteDir into a missing directory succeeded")
 	}
 }
+
+// TestGenerate_DeviceHistoryIndependent checks the package doc's claim:
+// doubling the devices and the events (the same rate per device) leaves
+// the first devices' histories unchanged, up to the end of the shorter run.
+func TestGenerate_DeviceHistoryIndependent(t *testing.T) {
+	small, big := goldenOptions(), goldenOptions()
+	big.Devices, big.Events = 2*small.Devices, 2*small.Events
+	type report struct {
+		unix            int64
+		status          Status
+		battery, tenths int
+		fault           FaultCode
+	}
+	histories := func(o Options) (map[string][]report, int64) {
+		h := map[string][]report{}
+		var last int64
+		err := Generate(context.Background(), o, func(e *Event) error {
+			h[e.Device.ID] = append(h[e.Device.ID], report{e.Unix, e.Status, e.BatteryPct, e.TemperatureTenths, e.FaultCode})
+			last = e.Unix
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return h, last
+	}
+	hs, endS := histories(small)
+	hb, endB := histories(big)
+	end := min(endS, endB)
+	compared := 0
+	for id, a := range hs {
+		b := hb[id]
+		for i := range a {
+			if a[i].unix >= end {
+				break
+			}
+			if i >= len(b) || a[i] != b[i] {
+				t.Fatalf("%s report %d: %+v with %d devices, differs with %d", id, i+1, a[i], small.Devices, big.Devices)
+			}
+			compared++
+		}
+	}
+	if compared < small.Events/2 {
+		t.Errorf("only %d reports compared", compared)
+	}
+}
