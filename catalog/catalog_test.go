@@ -250,7 +250,7 @@ func TestValidate_Errors(t *testing.T) {
 			[]string{"28:16: operator `in` wants a list of values"}},
 		{"numeric condition wants a number",
 			"        attribute: state\n        op: eq\n        value: OUT_OF_STOCK", "        attribute: price\n        op: lt\n        value: cheap",
-			[]string{"28:16: attribute `price` is numeric (cents): want a number"}},
+			[]string{"28:16: attribute `price` is numeric: want a number"}},
 		{"any and comparison together", "        value: OUT_OF_STOCK", "        value: OUT_OF_STOCK\n        any: [{attribute: price, op: lt, value: 5}]",
 			[]string{"25:9: condition: want exactly one of a comparison (`attribute`, `op`, `value`), `any` and `all`"}},
 		{"nested any checked", "        attribute: state\n        op: eq\n        value: OUT_OF_STOCK",

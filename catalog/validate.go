@@ -56,8 +56,8 @@ func (c *Catalog) Validate() error {
 		if ds != nil && !scopeChecked[ds.Name.Value] {
 			scopeChecked[ds.Name.Value] = true
 			if ds.entity(c.ScopeEntity.Value) == nil {
-				v.add(c.ScopeEntity.Pos, "scope entity%s is not an entity of dataset `%s`, which tool `%s` uses",
-					quote(c.ScopeEntity.Value), ds.Name.Value, t.Name.Value)
+				v.add(c.ScopeEntity.Pos, "scope entity%s is not an entity of dataset %s, which tool %s uses",
+					quote(c.ScopeEntity.Value), show(ds.Name.Value), show(t.Name.Value))
 			}
 		}
 	}
@@ -217,7 +217,7 @@ func validateDataset(v *errs, ds *Dataset) {
 			v.add(a.Unit.Pos, "attribute: want `values` (enumerated) or `unit` (numeric), not both")
 		case a.Values != nil:
 			if len(a.Values) == 0 {
-				v.add(a.Pos, "attribute `%s`: `values` is empty", a.Name.Value)
+				v.add(a.Pos, "attribute %s: `values` is empty", show(a.Name.Value))
 			}
 			seen := map[string]bool{}
 			for _, x := range a.Values {
@@ -308,8 +308,8 @@ func validatePredicate(v *errs, ds *Dataset, p *Predicate) {
 		return
 	}
 	if a.Enumerated() && !slices.Contains(enumOps, p.Op.Value) {
-		v.add(p.Op.Pos, "operator `%s` does not apply to enumerated attribute `%s` (want one of %s)",
-			p.Op.Value, a.Name.Value, strings.Join(enumOps, ", "))
+		v.add(p.Op.Pos, "operator `%s` does not apply to enumerated attribute %s (want one of %s)",
+			p.Op.Value, show(a.Name.Value), strings.Join(enumOps, ", "))
 		return
 	}
 	wantList := p.Op.Value == "in" || p.Op.Value == "not_in"
@@ -327,11 +327,11 @@ func validatePredicate(v *errs, ds *Dataset, p *Predicate) {
 	for _, it := range p.Value.Items {
 		switch {
 		case a.Enumerated() && it.IsNum:
-			v.add(it.Pos, "attribute `%s` is enumerated: want one of its values, not a number", a.Name.Value)
+			v.add(it.Pos, "attribute %s is enumerated: want one of its values, not a number", show(a.Name.Value))
 		case a.Enumerated() && !slices.Contains(refValues(a.Values), it.Str):
-			v.add(it.Pos, "%s", unknown("value of attribute `"+a.Name.Value+"`", it.Str, refValues(a.Values)))
+			v.add(it.Pos, "%s", unknown("value of attribute "+show(a.Name.Value), it.Str, refValues(a.Values)))
 		case !a.Enumerated() && !it.IsNum:
-			v.add(it.Pos, "attribute `%s` is numeric (%s): want a number", a.Name.Value, a.Unit.Value)
+			v.add(it.Pos, "attribute %s is numeric: want a number", show(a.Name.Value))
 		}
 	}
 }
@@ -342,7 +342,7 @@ func validateTool(v *errs, t *Tool, ds *Dataset) {
 		v.add(t.Description.Pos, "`description`: want a non-empty string")
 	}
 	if len(t.Phrasings) == 0 {
-		v.add(t.Pos, "tool `%s`: want at least one phrasing", t.Name.Value)
+		v.add(t.Pos, "tool %s: want at least one phrasing", show(t.Name.Value))
 	}
 	for _, p := range t.Phrasings {
 		if strings.TrimSpace(p.Value) == "" {
@@ -375,9 +375,9 @@ func validateTool(v *errs, t *Tool, ds *Dataset) {
 	presence := func(has, need bool, key string, p Pos) bool {
 		switch {
 		case need && !has:
-			v.add(t.Pos, "tool `%s`: shape `%s` wants `%s`", t.Name.Value, t.Shape.Value, key)
+			v.add(t.Pos, "tool %s: shape `%s` wants `%s`", show(t.Name.Value), t.Shape.Value, key)
 		case !need && has:
-			v.add(p, "tool `%s`: shape `%s` takes no `%s`", t.Name.Value, t.Shape.Value, key)
+			v.add(p, "tool %s: shape `%s` takes no `%s`", show(t.Name.Value), t.Shape.Value, key)
 		}
 		return has && need
 	}
@@ -402,7 +402,7 @@ func validateTool(v *errs, t *Tool, ds *Dataset) {
 		v.add(t.At.Pos, "%s", unknown("entity", t.At.Value, ds.entityNames()))
 	}
 	if checkEntity && checkAt && t.Entity.Value == t.At.Value {
-		v.add(t.At.Pos, "tool `%s`: `at` and `entity` name the same entity", t.Name.Value)
+		v.add(t.At.Pos, "tool %s: `at` and `entity` name the same entity", show(t.Name.Value))
 	}
 	if checkFilter {
 		validateFilter(v, t, ds)
@@ -441,7 +441,7 @@ func validateFilter(v *errs, t *Tool, ds *Dataset) {
 	}
 	a := ds.attribute(f.Attribute.Value)
 	if a != nil && !a.Enumerated() {
-		v.add(f.Attribute.Pos, "filter: attribute `%s` is numeric; want an enumerated attribute", a.Name.Value)
+		v.add(f.Attribute.Pos, "filter: attribute %s is numeric; want an enumerated attribute", show(a.Name.Value))
 		return
 	}
 	if a == nil {
@@ -453,7 +453,16 @@ func validateFilter(v *errs, t *Tool, ds *Dataset) {
 	}
 	for _, x := range f.Values {
 		if !slices.Contains(refValues(a.Values), x.Value) {
-			v.add(x.Pos, "%s", unknown("value of attribute `"+a.Name.Value+"`", x.Value, refValues(a.Values)))
+			v.add(x.Pos, "%s", unknown("value of attribute "+show(a.Name.Value), x.Value, refValues(a.Values)))
 		}
 	}
+}
+
+// show returns "`s`" for a message, or a placeholder when s may not be
+// echoed.
+func show(s string) string {
+	if !echoable(s) {
+		return "(not shown)"
+	}
+	return "`" + s + "`"
 }
