@@ -342,6 +342,8 @@ func TestNearest(t *testing.T) {
 		{"Attribute", "attribute"},
 		{"tabel", "table"},
 		{"qqqqqq", ""},
+		{"opp", "op"},
+		{"valeu", "value"},
 	}
 	valid := []string{"attribute", "table", "op", "value"}
 	for _, tt := range tests {

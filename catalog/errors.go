@@ -111,7 +111,8 @@ func nearest(s string, valid []string) string {
 	best, bestD := "", -1
 	for _, v := range valid {
 		d := distance(strings.ToLower(s), strings.ToLower(v))
-		if bestD < 0 || d < bestD {
+		// On a tie, the one that shares the longer prefix with s.
+		if bestD < 0 || d < bestD || d == bestD && commonPrefix(s, v) > commonPrefix(s, best) {
 			best, bestD = v, d
 		}
 	}
@@ -149,4 +150,12 @@ func quote(s string) string {
 		return ""
 	}
 	return " `" + s + "`"
+}
+
+func commonPrefix(a, b string) int {
+	n := 0
+	for n < len(a) && n < len(b) && a[n] == b[n] {
+		n++
+	}
+	return n
 }
