@@ -143,12 +143,26 @@ type Filter struct {
 	Conditions []Ref
 }
 
-// Shapes, in the order the documentation lists them.
+// The tool shapes. "Latest" is always per series (Dataset.Series): the row
+// with the greatest time at or before as_of, ties going to the greatest
+// key. Each shape has a grounded zero, an answer and not a default.
 const (
-	ShapeLatestValue         = "latest_value"
-	ShapeCountEntitiesWhere  = "count_entities_where"
+	// ShapeLatestValue returns Attribute from the latest row of one series
+	// (parameters: the series' entity columns and as_of). Class scalar.
+	// Zero: no row at or before as_of is "no observation" (null).
+	ShapeLatestValue = "latest_value"
+	// ShapeCountEntitiesWhere counts the distinct values of Entity over
+	// the series whose latest row meets the condition chosen by Filter,
+	// with the ids. Class aggregate. Zero: a count of 0 and no ids.
+	ShapeCountEntitiesWhere = "count_entities_where"
+	// ShapeListEntitiesInState lists, sorted, the values of Entity over
+	// the series whose latest row is at the given At value and in the
+	// state chosen by Filter. Class list. Zero: an empty list.
 	ShapeListEntitiesInState = "list_entities_in_state"
-	ShapeCountRowsInWindow   = "count_rows_in_window"
+	// ShapeCountRowsInWindow counts every row (not just the latest) at the
+	// given At value meeting Filter in the half-open window [start, end).
+	// Class window. Zero: a count of 0.
+	ShapeCountRowsInWindow = "count_rows_in_window"
 )
 
 // shapeClass is the question class each shape's tools declare.

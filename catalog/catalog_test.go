@@ -189,6 +189,15 @@ func TestParse_Errors(t *testing.T) {
 			s := edit(t, "    shape: latest_value", "    shape: latest_value\n    colour: red")
 			return strings.Replace(s, "    table: events", "    tabel: events", 1)
 		}, []string{"6:5: unknown key `tabel`; did you mean `table`?", "33:5: unknown key `colour`"}},
+		{"too large", func(t *testing.T) string { return "# " + strings.Repeat("x", MaxSize) }, []string{"1:1: catalog larger than 1048576 bytes"}},
+		{"conditions nested too deep", func(t *testing.T) string {
+			deep := "{attribute: state, op: eq, value: IN_STOCK}"
+			for range maxDepth + 1 {
+				deep = "{any: [" + deep + "]}"
+			}
+			return edit(t, "      - name: OUT_OF_STOCK\n        attribute: state\n        op: eq\n        value: OUT_OF_STOCK",
+				"      - name: OUT_OF_STOCK\n        any: ["+deep+"]")
+		}, []string{"26:70: `any`: conditions nested deeper than 8"}},
 		{"nul byte", func(t *testing.T) string { return "name: a\x00" }, []string{"1:1: catalog contains a NUL byte"}},
 	}
 	for _, tt := range tests {

@@ -91,8 +91,13 @@ func TestSchema_RefusesInvalid(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if err := s.Validate(yamlInstance(t, edit(t, tt.old, tt.new))); err == nil {
+			in := edit(t, tt.old, tt.new)
+			if err := s.Validate(yamlInstance(t, in)); err == nil {
 				t.Errorf("schema accepts a catalog with %s", tt.name)
+			}
+			// The schema and Load agree: Load refuses it too.
+			if _, err := Load(strings.NewReader(in), "c.yaml"); err == nil {
+				t.Errorf("Load accepts a catalog with %s", tt.name)
 			}
 		})
 	}
