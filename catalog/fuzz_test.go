@@ -5,6 +5,8 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"unicode"
+	"unicode/utf8"
 )
 
 func FuzzParse(f *testing.F) {
@@ -38,6 +40,15 @@ func FuzzParse(f *testing.F) {
 		for i, e := range list {
 			if e.File != "f.yaml" || e.Line < 1 || e.Column < 1 || e.Message == "" {
 				t.Fatalf("error without a position: %+v", e)
+			}
+			// A message never echoes a long or unprintable value.
+			if !utf8.ValidString(e.Message) || strings.ContainsFunc(e.Message, unicode.IsControl) {
+				t.Fatalf("message with an unprintable echo: %q", e.Message)
+			}
+			for j, part := range strings.Split(e.Message, "`") {
+				if j%2 == 1 && len(part) > maxEcho {
+					t.Fatalf("message echoes %d bytes: %q", len(part), e.Message)
+				}
 			}
 			if i > 0 && (e.Line < list[i-1].Line || e.Line == list[i-1].Line && e.Column < list[i-1].Column) {
 				t.Fatalf("errors not sorted: %v", list)
