@@ -315,6 +315,11 @@ func TestValidate_Errors(t *testing.T) {
 			[]string{"45:18: filter: attribute `price` is numeric; want an enumerated attribute"}},
 		{"several errors sorted", "name: shop", "name: Shop\n",
 			[]string{"1:7: catalog name `Shop`: want snake_case (^[a-z][a-z0-9_]*$)"}},
+		{"phrasing names an unknown parameter", "How many stores have condition {condition} as of {as_of}?", "How many stores have condition {conditon} as of {as_of}?",
+			[]string{"46:17: phrasing: unknown parameter `conditon`; did you mean `condition`?"}},
+		{"filter param collides", "      param: condition", "      param: as_of",
+			[]string{"44:14: filter `param` `as_of` collides with another parameter of the tool",
+				"46:17: phrasing: unknown parameter `condition`"}},
 		{"empty phrasing", "phrasings: ['How many stores have condition {condition} as of {as_of}?']", "phrasings: ['']",
 			[]string{"46:17: phrasing: want a non-empty string"}},
 	}
@@ -359,6 +364,34 @@ func TestNearest(t *testing.T) {
 		t.Run(tt.in, func(t *testing.T) {
 			if got := nearest(tt.in, valid); got != tt.want {
 				t.Errorf("nearest(%q) = %q, want %q", tt.in, got, tt.want)
+			}
+		})
+	}
+}
+
+// TestParams_Retail: the retail tools take the parameters the README lists.
+func TestParams_Retail(t *testing.T) {
+	f, err := os.Open("../catalogs/retail.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	c, err := Load(f, "retail.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{
+		"get_stock_state":             "store_id,product_id,as_of",
+		"get_price":                   "store_id,product_id,as_of",
+		"get_compliance_flag":         "store_id,product_id,as_of",
+		"count_stores_with_condition": "as_of,condition",
+		"list_products_in_state":      "store_id,as_of,state",
+		"count_events_in_window":      "store_id,start,end,state",
+	}
+	for _, tool := range c.Tools {
+		t.Run(tool.Name.Value, func(t *testing.T) {
+			if got := strings.Join(tool.Params(c.Datasets[0]), ","); got != want[tool.Name.Value] {
+				t.Errorf("Params() = %s, want %s", got, want[tool.Name.Value])
 			}
 		})
 	}

@@ -407,6 +407,72 @@ func validateTool(v *errs, t *Tool, ds *Dataset) {
 	if checkFilter {
 		validateFilter(v, t, ds)
 	}
+	if params := t.Params(ds); params != nil {
+		for _, ph := range t.Phrasings {
+			for _, m := range placeholder.FindAllStringSubmatch(ph.Value, -1) {
+				if !slices.Contains(params, m[1]) {
+					v.add(ph.Pos, "phrasing: %s", unknown("parameter", m[1], params))
+				}
+			}
+		}
+		if checkFilter {
+			for _, p := range params[:len(params)-1] {
+				if p == t.Filter.Param.Value || slices.Contains([]string{"as_of", "start", "end"}, t.Filter.Param.Value) {
+					v.add(t.Filter.Param.Pos, "filter `param`%s collides with another parameter of the tool", quote(t.Filter.Param.Value))
+					break
+				}
+			}
+		}
+	}
+}
+
+// placeholder is a parameter in a phrasing: {name}.
+var placeholder = regexp.MustCompile(`\{([^{}]*)\}`)
+
+// Params returns the names of the tool's parameters, in a fixed order (the
+// filter's last), or nil when the shape does not fit ds.
+func (t *Tool) Params(ds *Dataset) []string {
+	if ds == nil {
+		return nil
+	}
+	col := func(name string) string {
+		if e := ds.entity(name); e != nil {
+			return e.Column.Value
+		}
+		return ""
+	}
+	out := t.params(ds, col)
+	if slices.Contains(out, "") {
+		return nil
+	}
+	return out
+}
+
+func (t *Tool) params(ds *Dataset, col func(string) string) []string {
+	var out []string
+	switch t.Shape.Value {
+	case ShapeLatestValue:
+		for _, s := range ds.Series {
+			out = append(out, col(s.Value))
+		}
+		return append(out, "as_of")
+	case ShapeCountEntitiesWhere:
+		if t.Filter == nil {
+			return nil
+		}
+		return []string{"as_of", t.Filter.Param.Value}
+	case ShapeListEntitiesInState:
+		if t.Filter == nil {
+			return nil
+		}
+		return []string{col(t.At.Value), "as_of", t.Filter.Param.Value}
+	case ShapeCountRowsInWindow:
+		if t.Filter == nil {
+			return nil
+		}
+		return []string{col(t.At.Value), "start", "end", t.Filter.Param.Value}
+	}
+	return nil
 }
 
 func validateFilter(v *errs, t *Tool, ds *Dataset) {
