@@ -48,6 +48,7 @@ var commands = []command{
 	{"ground", "check that every numeral in a text is backed by a ledger", "TEXT"},
 	{"load", "drive concurrent questions through the pipeline and report latency", ""},
 	{"mcp", "serve the Model Context Protocol on standard input and output", ""},
+	{"validate", "check a catalog file and report every error with its position", ""},
 	{"version", "print the version and VCS revision", ""},
 }
 
@@ -68,6 +69,8 @@ func dispatch(ctx context.Context, name string, args []string, stdout, stderr io
 		return runLoad(ctx, args, stdout, stderr)
 	case "mcp":
 		return runMCP(ctx, args, stdout, stderr)
+	case "validate":
+		return runValidate(ctx, args, stdout, stderr)
 	}
 	return usagef("unknown command (want one of %s)", commandNames())
 }
@@ -86,7 +89,7 @@ func usage() string {
 	b.WriteString("provenant answers questions about operational data with grounded facts.\n\nUsage:\n" +
 		"  provenant <command> [flags] [arguments]\n\nCommands:\n")
 	for _, c := range commands {
-		fmt.Fprintf(&b, "  %-8s%s\n", c.name, c.summary)
+		fmt.Fprintf(&b, "  %-10s%s\n", c.name, c.summary)
 	}
 	b.WriteString("\nFlags may come before or after the arguments; \"--\" ends the flags, so a\n" +
 		"question that starts with \"-\" goes after it. Run \"provenant help <command>\"\n" +

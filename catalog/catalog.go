@@ -1,0 +1,200 @@
+// Package catalog declares the data and the tools a provenant engine
+// serves: one YAML file names a source's datasets (a table or Parquet/CSV
+// files, with a key column, a time column, entities, attributes and named
+// conditions) and its tools, each an instance of a closed set of shapes.
+//
+// Parse decodes a catalog strictly: an unknown or duplicate key, a value of
+// the wrong type, or broken YAML is an error at its file, line and column,
+// and an unknown key names the nearest valid one. Validate then checks the
+// references between fields. Load does both. Every failure is an ErrorList,
+// sorted by position, that matches ErrInvalid.
+//
+// Names of catalogs, datasets, entities, attributes, tools and filter
+// parameters are snake_case (^[a-z][a-z0-9_]*$); condition names are upper
+// snake case (^[A-Z][A-Z0-9_]*$) because callers pass them as enumerated
+// values, as they do an enumerated attribute's values.
+package catalog
+
+// Pos is a 1-based position in a catalog file.
+type Pos struct{ Line, Column int }
+
+// Ref is a string value from the file with its position.
+type Ref struct {
+	Value string
+	Pos   Pos
+}
+
+// Catalog is one catalog file.
+type Catalog struct {
+	File        string
+	Name        Ref
+	Version     Ref
+	ScopeEntity Ref // the entity whose values a principal's scope lists
+	Datasets    []*Dataset
+	Tools       []*Tool
+}
+
+// Dataset is one table, or one set of Parquet or CSV files, of events.
+type Dataset struct {
+	Pos   Pos
+	Name  Ref
+	Table Ref // a table name; exactly one of Table and Files is set
+	Files Ref // a Parquet or CSV path or glob
+	Key   Ref // the provenance id column: unique and stable
+	Time  Ref // the event time column
+	// Series lists the entities whose tuple identifies a series: "latest"
+	// means the latest row per series (greatest time, then greatest key).
+	Series     []Ref
+	Entities   []*Entity
+	Attributes []*Attribute
+	Conditions []*Condition
+}
+
+// Entity is an id column.
+type Entity struct {
+	Pos       Pos
+	Name      Ref
+	Column    Ref // also the parameter name tools take for it
+	Pattern   Ref // a Go regexp anchored with ^ and $ that every id matches
+	Reference *Reference
+}
+
+// Reference is a table that declares an entity's ids and display names.
+type Reference struct {
+	Pos         Pos
+	Table       Ref
+	Files       Ref
+	ID          Ref // the id column
+	DisplayName Ref // the display-name column
+}
+
+// Attribute is an enumerated column (Values set) or a numeric one (Unit
+// set); exactly one of the two.
+type Attribute struct {
+	Pos      Pos
+	Name     Ref
+	Column   Ref
+	Values   []Ref
+	Unit     Ref
+	Type     Ref  // numeric only: "integer" or "number" (the default)
+	Optional bool // the column may be empty (null) on some rows
+}
+
+// Enumerated reports whether the attribute lists its values.
+func (a *Attribute) Enumerated() bool { return a.Values != nil }
+
+// Condition is a named predicate over a dataset's attributes.
+type Condition struct {
+	Pos  Pos
+	Name Ref
+	Predicate
+}
+
+// Predicate is either a comparison (Attribute, Op, Value) or a combination
+// (exactly one of Any and All, each non-empty). It is never SQL text.
+type Predicate struct {
+	Pos       Pos
+	Attribute Ref
+	Op        Ref
+	Value     *Value
+	Any       []*Predicate
+	All       []*Predicate
+}
+
+// Value is a comparison's right-hand side: one scalar, or a list of them
+// (for in and not_in).
+type Value struct {
+	Pos    Pos
+	IsList bool
+	Items  []Scalar
+}
+
+// Scalar is a string or a number.
+type Scalar struct {
+	Pos   Pos
+	IsNum bool
+	Str   string
+	Num   float64
+}
+
+// Tool is one tool of the menu: an instance of a shape over a dataset.
+type Tool struct {
+	Pos         Pos
+	Name        Ref
+	Description Ref
+	Shape       Ref
+	Class       Ref
+	Dataset     Ref
+	Attribute   Ref // latest_value: the attribute returned
+	Entity      Ref // count_entities_where: counted; list_entities_in_state: listed
+	At          Ref // list_entities_in_state, count_rows_in_window: the fixed entity
+	Filter      *Filter
+	Phrasings   []Ref
+}
+
+// Filter is a tool's filtering parameter: named Param, ranging either over
+// an enumerated attribute's values (Attribute, optionally narrowed to
+// Values) or over named conditions of the dataset (Conditions).
+type Filter struct {
+	Pos        Pos
+	Param      Ref
+	Attribute  Ref
+	Values     []Ref
+	Conditions []Ref
+}
+
+// The tool shapes. "Latest" is always per series (Dataset.Series): the row
+// with the greatest time at or before as_of, ties going to the greatest
+// key. Each shape has a grounded zero, an answer and not a default.
+const (
+	// ShapeLatestValue returns Attribute from the latest row of one series
+	// (parameters: the series' entity columns and as_of). Class scalar.
+	// Zero: no row at or before as_of is "no observation" (null).
+	ShapeLatestValue = "latest_value"
+	// ShapeCountEntitiesWhere counts the distinct values of Entity over
+	// the series whose latest row meets the condition chosen by Filter,
+	// with the ids. Class aggregate. Zero: a count of 0 and no ids.
+	ShapeCountEntitiesWhere = "count_entities_where"
+	// ShapeListEntitiesInState lists, sorted, the values of Entity over
+	// the series whose latest row is at the given At value and in the
+	// state chosen by Filter. Class list. Zero: an empty list.
+	ShapeListEntitiesInState = "list_entities_in_state"
+	// ShapeCountRowsInWindow counts every row (not just the latest) at the
+	// given At value meeting Filter in the half-open window [start, end).
+	// Class window. Zero: a count of 0.
+	ShapeCountRowsInWindow = "count_rows_in_window"
+)
+
+// shapeClass is the question class each shape's tools declare.
+var shapeClass = map[string]string{
+	ShapeLatestValue:         "scalar",
+	ShapeCountEntitiesWhere:  "aggregate",
+	ShapeListEntitiesInState: "list",
+	ShapeCountRowsInWindow:   "window",
+}
+
+// Shapes returns the closed set of tool shapes.
+func Shapes() []string {
+	return []string{ShapeLatestValue, ShapeCountEntitiesWhere, ShapeListEntitiesInState, ShapeCountRowsInWindow}
+}
+
+// Classes returns the closed set of question classes.
+func Classes() []string { return []string{"scalar", "aggregate", "list", "window"} }
+
+// Ops returns the closed set of comparison operators.
+func Ops() []string { return []string{"eq", "ne", "in", "not_in", "lt", "le", "gt", "ge"} }
+
+// Units returns the closed set of numeric units: cents (of the source's
+// currency), count, percent; a currency as a lowercase ISO 4217 code (whole
+// units); and physical units (percent_charge is a battery's state of
+// charge, 0 to 100).
+func Units() []string {
+	return []string{
+		"cents", "count", "percent",
+		"usd", "eur", "gbp", "jpy", "chf", "cad", "aud", "cny", "inr", "sek", "nok", "dkk",
+		"celsius", "percent_charge", "meters", "seconds", "kilograms", "volts",
+	}
+}
+
+// Types returns the closed set of numeric attribute types.
+func Types() []string { return []string{"integer", "number"} }

@@ -1,0 +1,78 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestValidate_ExitCodes(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, body string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	retail, err := os.ReadFile("../../catalogs/retail.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad := write("bad.yaml", strings.Replace(strings.Replace(string(retail),
+		"    attribute: state\n    phrasings", "    attribute: stat\n    phrasings", 1),
+		"        op: ne", "        op: neq", 1))
+	typo := write("typo.yaml", strings.Replace(string(retail), "    time: timestamp", "    tme: timestamp", 1))
+	tests := []struct {
+		name       string
+		args       []string
+		wantCode   int
+		wantStdout string
+		wantStderr []string // lines, in order, that stderr must contain
+	}{
+		{"retail is valid", []string{"validate", "--catalog", "../../catalogs/retail.yaml"}, 0,
+			"../../catalogs/retail.yaml: valid (catalog retail version \"1\": 1 dataset(s), 6 tool(s))\n", nil},
+		{"warehouse is valid", []string{"validate", "--catalog", "../../catalogs/warehouse.yaml"}, 0,
+			"../../catalogs/warehouse.yaml: valid (catalog warehouse version \"1\": 1 dataset(s), 6 tool(s))\n", nil},
+		{"every validation error with its position", []string{"validate", "--catalog", bad}, 1, "",
+			[]string{bad + ":53:13: unknown operator `neq`; did you mean `ne`?",
+				bad + ":61:16: unknown attribute `stat`; did you mean `state`?",
+				"provenant: validate catalog: 2 error(s): invalid catalog"}},
+		{"unknown key with suggestion", []string{"validate", "--catalog", typo}, 1, "",
+			[]string{typo + ":9:5: dataset: missing key `time`",
+				typo + ":12:5: unknown key `tme`; did you mean `time`?"}},
+		{"missing --catalog is a usage error", []string{"validate"}, 2, "",
+			[]string{"provenant validate: --catalog FILE is required"}},
+		{"unknown flag is a usage error", []string{"validate", "--catalgo", "x"}, 2, "",
+			[]string{"provenant validate: unknown flag --catalgo"}},
+		{"positional argument is a usage error", []string{"validate", "--catalog", bad, "extra"}, 2, "",
+			[]string{"provenant validate: unexpected argument"}},
+		{"missing file", []string{"validate", "--catalog", filepath.Join(dir, "none.yaml")}, 1, "",
+			[]string{"provenant: open catalog file:"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			code := runMain(t.Context(), tt.args, &stdout, &stderr)
+			if code != tt.wantCode {
+				t.Errorf("exit code = %d, want %d (stderr %s)", code, tt.wantCode, stderr.String())
+			}
+			if stdout.String() != tt.wantStdout {
+				t.Errorf("stdout = %q, want %q", stdout.String(), tt.wantStdout)
+			}
+			rest := stderr.String()
+			for _, w := range tt.wantStderr {
+				i := strings.Index(rest, w)
+				if i < 0 {
+					t.Fatalf("stderr lacks %q (in order)\n%s", w, stderr.String())
+				}
+				rest = rest[i+len(w):]
+			}
+			if tt.wantCode == 0 && stderr.Len() > 0 {
+				t.Errorf("stderr = %q, want empty", stderr.String())
+			}
+		})
+	}
+}
