@@ -291,8 +291,8 @@ func BenchmarkCallToolParallel(b *testing.B) {
 func serveHandlers(b *testing.B, e *engine.Engine) map[string]http.Handler {
 	b.Helper()
 	out := map[string]http.Handler{}
-	for name, mcpHandler := range map[string]func(*mcp.Server) http.Handler{
-		"fast": func(s *mcp.Server) http.Handler { return mcpserver.HTTPHandler(s, nil) },
+	for name, mcpHandler := range map[string]func(*mcpserver.Server) http.Handler{
+		"fast": func(s *mcpserver.Server) http.Handler { return mcpserver.HTTPHandler(s, nil) },
 		"sdk":  mcpserver.SDKHandler,
 	} {
 		api := httpapi.New(nil)

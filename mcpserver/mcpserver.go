@@ -61,6 +61,13 @@ type Events interface {
 	Intervals(ctx context.Context) ([]retail.Interval, error)
 }
 
+// Server is an MCP server built by New: the SDK's server, and the table
+// of its tools that the HTTP fast lane serves (transport.go).
+type Server struct {
+	*mcp.Server
+	tools *toolTable
+}
+
 // Options configures New. nil means defaults.
 type Options struct {
 	Name    string       // implementation name; default "provenant"
@@ -73,7 +80,7 @@ type Options struct {
 }
 
 // New returns an MCP server over p and events.
-func New(p Pipeline, events Events, opts *Options) *mcp.Server {
+func New(p Pipeline, events Events, opts *Options) *Server {
 	var o Options
 	if opts != nil {
 		o = *opts
@@ -88,14 +95,14 @@ func New(p Pipeline, events Events, opts *Options) *mcp.Server {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
 	impl := &mcp.Implementation{Name: o.Name, Title: "provenant grounded answers", Version: o.Version}
-	s := mcp.NewServer(impl,
+	sdk := mcp.NewServer(impl,
 		&mcp.ServerOptions{
 			Logger: sdkLogger(o.Logger),
 			Instructions: "Every figure these tools return is computed from scan events and verified before it is returned. " +
 				"Quote values as returned, cite the result_ids of the results you use, and follow provenance pointers " +
 				"with the " + EventURITemplate + " resource. When a result's outcome is abstained or rejected, say so; do not guess.",
 		})
-	register(s, impl) // for the HTTP fast lane (transport.go)
+	s := &Server{Server: sdk, tools: newToolTable(impl)}
 	h := &handlers{p: p, events: events, askTimeout: o.AskTimeout, tools: map[string]bool{tool.CheckGroundingName: true},
 		prompts: map[string]bool{PromptInvestigateCondition: true, PromptShiftHandover: true}, index: &eventIndex{}}
 	s.AddReceivingMiddleware(h.guard)
@@ -123,7 +130,7 @@ func New(p Pipeline, events Events, opts *Options) *mcp.Server {
 		Name: "dataset", URI: DatasetURI, MIMEType: "application/json",
 		Description: "The loaded dataset: version, counts and time span.",
 	}, h.readDataset)
-	addPrompts(s)
+	addPrompts(s.Server)
 	return s
 }
 
@@ -250,7 +257,7 @@ func (h *handlers) readTools(ctx context.Context, req *mcp.ReadResourceRequest) 
 // does no Host, Origin or token check of its own: mount it behind
 // httpapi, whose one host check (DNS rebinding), origin check and bearer
 // tokens guard every route alike.
-func HTTPHandler(s *mcp.Server, logger *slog.Logger) http.Handler {
+func HTTPHandler(s *Server, logger *slog.Logger) http.Handler {
 	return HTTPHandlerWithLimit(s, logger, MaxRequestBytes)
 }
 
@@ -259,10 +266,10 @@ func HTTPHandler(s *mcp.Server, logger *slog.Logger) http.Handler {
 // with at most a UTF-8 charset is 415, as on REST; every error the
 // transport answers is fixed text (see httpGuard). The SDK's log records
 // go to logger at DEBUG.
-func HTTPHandlerWithLimit(s *mcp.Server, logger *slog.Logger, maxBodyBytes int64) http.Handler {
+func HTTPHandlerWithLimit(s *Server, logger *slog.Logger, maxBodyBytes int64) http.Handler {
 	// The fast lane (transport.go) serves plain tool calls; everything
 	// else, every refusal included, goes to the SDK behind httpGuard.
-	return newStatelessHandler(s, sdkHandler(s, logger, maxBodyBytes), maxBodyBytes)
+	return newStatelessHandler(s, sdkHandler(s.Server, logger, maxBodyBytes), maxBodyBytes)
 }
 
 // sdkHandler is the SDK's stateless streamable handler behind httpGuard.
@@ -280,7 +287,7 @@ const MaxRequestBytes = 64 << 10
 
 // ServeStdio serves s on standard input and output until the client
 // disconnects or ctx ends; either is a normal end.
-func ServeStdio(ctx context.Context, s *mcp.Server) error {
+func ServeStdio(ctx context.Context, s *Server) error {
 	return ServeIO(ctx, s, os.Stdin, nopCloser{os.Stdout})
 }
 
@@ -291,7 +298,7 @@ func (nopCloser) Close() error { return nil }
 // ServeIO serves s over newline-delimited JSON-RPC on r and w until r ends
 // or ctx ends. Every call read before r ended is answered before it
 // returns; error responses repeat nothing the client sent.
-func ServeIO(ctx context.Context, s *mcp.Server, r io.ReadCloser, w io.WriteCloser) error {
+func ServeIO(ctx context.Context, s *Server, r io.ReadCloser, w io.WriteCloser) error {
 	err := s.Run(ctx, guarded{&mcp.IOTransport{Reader: r, Writer: w}})
 	if err == nil || errors.Is(err, io.EOF) || errors.Is(err, context.Canceled) || errors.Is(err, mcp.ErrConnectionClosed) {
 		return nil

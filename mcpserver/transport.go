@@ -33,12 +33,10 @@ import (
 	"errors"
 	"io"
 	"net/http"
-	"runtime"
 	"slices"
 	"strings"
 	"sync"
 	"unicode/utf8"
-	"weak"
 
 	sdkauth "github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -71,39 +69,21 @@ type toolTable struct {
 	handlers   map[string]mcp.ToolHandler
 }
 
-// tables maps a server built by New to its toolTable. The key is weak, and
-// an entry is deleted when its server is collected.
-var tables sync.Map // weak.Pointer[mcp.Server] -> *toolTable
-
-// register records s's identity for the fast lane.
-func register(s *mcp.Server, impl *mcp.Implementation) {
-	key := weak.Make(s)
+// newToolTable is the table of a server whose identity is impl.
+func newToolTable(impl *mcp.Implementation) *toolTable {
 	info, _ := json.Marshal(mcp.Meta{metaKeyServerInfo: impl}) // nil on failure: the generic encoding
-	tables.Store(key, &toolTable{impl: impl, serverInfo: info, handlers: map[string]mcp.ToolHandler{}})
-	runtime.AddCleanup(s, func(k weak.Pointer[mcp.Server]) { tables.Delete(k) }, key)
-}
-
-func tableOf(s *mcp.Server) *toolTable {
-	t, ok := tables.Load(weak.Make(s))
-	if !ok {
-		return nil
-	}
-	return t.(*toolTable)
+	return &toolTable{impl: impl, serverInfo: info, handlers: map[string]mcp.ToolHandler{}}
 }
 
 // addTool adds t to s, and to the fast lane unless its input schema binds
 // a parameter to a header (x-mcp-header), which the SDK checks and the
 // fast lane does not.
-func addTool(s *mcp.Server, t *mcp.Tool, h mcp.ToolHandler) {
+func addTool(s *Server, t *mcp.Tool, h mcp.ToolHandler) {
 	s.AddTool(t, h)
-	tt := tableOf(s)
-	if tt == nil {
-		return
-	}
 	if b, err := json.Marshal(t.InputSchema); err != nil || bytes.Contains(b, []byte("x-mcp-header")) {
 		return
 	}
-	tt.handlers[t.Name] = h
+	s.tools.handlers[t.Name] = h
 }
 
 // statelessHandler is the fast lane in front of the SDK's stateless
@@ -115,8 +95,8 @@ type statelessHandler struct {
 	versions []string // protocol versions the server accepts
 }
 
-func newStatelessHandler(s *mcp.Server, sdk http.Handler, maxBytes int64) *statelessHandler {
-	return &statelessHandler{sdk: sdk, tools: tableOf(s), maxBytes: maxBytes, versions: mcp.SupportedProtocolVersions()}
+func newStatelessHandler(s *Server, sdk http.Handler, maxBytes int64) *statelessHandler {
+	return &statelessHandler{sdk: sdk, tools: s.tools, maxBytes: maxBytes, versions: mcp.SupportedProtocolVersions()}
 }
 
 // bufPool holds request and response buffers.

@@ -1,19 +1,15 @@
 package mcpserver
 
-import (
-	"net/http"
-
-	"github.com/modelcontextprotocol/go-sdk/mcp"
-)
+import "net/http"
 
 // SDKHandler is HTTPHandler without the fast lane: the SDK's own stateless
 // streamable handler behind httpGuard, as HTTPHandler falls back to it.
-func SDKHandler(s *mcp.Server) http.Handler {
-	return sdkHandler(s, nil, MaxRequestBytes)
+func SDKHandler(s *Server) http.Handler {
+	return sdkHandler(s.Server, nil, MaxRequestBytes)
 }
 
 // FastLaneOver is HTTPHandler with sdk in place of the SDK's handler, so a
 // test sees which requests reach it.
-func FastLaneOver(s *mcp.Server, sdk http.Handler) http.Handler {
+func FastLaneOver(s *Server, sdk http.Handler) http.Handler {
 	return newStatelessHandler(s, sdk, MaxRequestBytes)
 }

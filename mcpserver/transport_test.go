@@ -9,8 +9,6 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
-
 	"github.com/provenant/provenant/engine"
 	"github.com/provenant/provenant/engine/enginetest"
 	"github.com/provenant/provenant/ledger"
@@ -89,7 +87,7 @@ func wireRequest(c wireCase) *http.Request {
 
 // countingFastLane is HTTPHandler's fast lane over s, falling back to the
 // SDK's handler, and a count of the requests it handed to the SDK.
-func countingFastLane(s *mcp.Server) (http.Handler, *atomic.Int32) {
+func countingFastLane(s *mcpserver.Server) (http.Handler, *atomic.Int32) {
 	delegated := new(atomic.Int32)
 	inner := mcpserver.SDKHandler(s)
 	return mcpserver.FastLaneOver(s, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
