@@ -54,7 +54,7 @@ func DefaultOptions() Options {
 // o.Version when set; else DemoVersion for the default options, and for
 // any others a name spelling out each of them, such as
 // retail-gen-s7-e999999-st100-pr200-d7 (seed, events, stores, products,
-// days, then -tYYYYMMDD when the start is not the default's), so that two
+// days, then -tYYYYMMDDThhmmssZ when the start is not the default's), so that two
 // different generated stores never share a version.
 func (o Options) DatasetVersion() string {
 	if o.Version != "" {
@@ -67,7 +67,7 @@ func (o Options) DatasetVersion() string {
 	}
 	v := fmt.Sprintf("retail-gen-s%d-e%d-st%d-pr%d-d%d", o.Seed, o.Events, o.Stores, o.Products, o.Days)
 	if !o.Start.Equal(def.Start) {
-		v += "-t" + o.Start.UTC().Format("20060102")
+		v += "-t" + o.Start.UTC().Format("20060102T150405Z")
 	}
 	return v
 }

@@ -6,6 +6,7 @@ import (
 	"flag"
 	"os"
 	"testing"
+	"time"
 
 	"github.com/provenant/provenant/retail"
 )
@@ -108,8 +109,14 @@ func TestOptions_DatasetVersion(t *testing.T) {
 	}{
 		{"defaults", def, DemoVersion},
 		{"big", big, "retail-gen-s7-e999999-st100-pr200-d7"},
-		{"other start", moved, "retail-gen-s20260101-e4000-st24-pr36-d7-t20260201"},
+		{"other start", moved, "retail-gen-s20260101-e4000-st24-pr36-d7-t20260201T000000Z"},
 		{"explicit", named, "mine-1"},
+	}
+	// Two starts on the same day are two different stores.
+	later := moved
+	later.Start = moved.Start.Add(6 * time.Hour)
+	if moved.DatasetVersion() == later.DatasetVersion() {
+		t.Errorf("starts 6 hours apart share the version %s", later.DatasetVersion())
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
