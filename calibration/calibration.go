@@ -15,6 +15,7 @@ import (
 	"math"
 	"slices"
 
+	"github.com/provenant/provenant/fact"
 	"github.com/provenant/provenant/internal/strictjson"
 	"github.com/provenant/provenant/stats"
 )
@@ -30,14 +31,16 @@ const (
 // Classes lists the in-coverage classes in a fixed order.
 var Classes = []string{ClassScalar, ClassAggregate, ClassList, ClassWindow}
 
-// ClassOfTool returns the class of a call to the named tool.
-func ClassOfTool(tool string) string {
-	switch tool {
-	case "count_stores_with_condition":
+// ClassOfKind returns the class of a call to a tool whose value is of
+// kind k: entity counts are aggregates, entity lists are lists, row
+// counts (over a window) are windows, and scalars are scalars.
+func ClassOfKind(k fact.Kind) string {
+	switch k {
+	case fact.KindEntityCount:
 		return ClassAggregate
-	case "list_products_in_state":
+	case fact.KindEntityList:
 		return ClassList
-	case "count_events_in_window":
+	case fact.KindRowCount:
 		return ClassWindow
 	}
 	return ClassScalar
