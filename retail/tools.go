@@ -37,11 +37,15 @@ const (
 // Defs returns the six retail tool definitions in menu order. Each call
 // returns fresh slices.
 func Defs() []tool.Def {
+	const (
+		storePattern   = `^st-[0-9]{3}$`
+		productPattern = `^pr-[0-9]{3}$`
+	)
 	var (
-		pStore = tool.Param{Name: "store_id", Kind: tool.EntityID, Description: "Store id, st- and 3 digits.",
-			Entity: "store", Pattern: `^st-[0-9]{3}$`, Hint: "st- and 3 digits"}
-		pProduct = tool.Param{Name: "product_id", Kind: tool.EntityID, Description: "Product id, pr- and 3 digits.",
-			Entity: "product", Pattern: `^pr-[0-9]{3}$`, Hint: "pr- and 3 digits"}
+		pStore = tool.Param{Name: "store_id", Kind: tool.EntityID, Description: "Store id, " + tool.PatternHint(storePattern) + ".",
+			Entity: "store", Pattern: storePattern, Hint: tool.PatternHint(storePattern)}
+		pProduct = tool.Param{Name: "product_id", Kind: tool.EntityID, Description: "Product id, " + tool.PatternHint(productPattern) + ".",
+			Entity: "product", Pattern: productPattern, Hint: tool.PatternHint(productPattern)}
 		pAsOf = tool.Param{Name: "as_of", Kind: tool.Timestamp,
 			Description: "Instant (UTC, to the second, trailing Z); the latest scan at or before it counts."}
 		pState = tool.Param{Name: "state", Kind: tool.Enum, Description: "Shelf state.",

@@ -257,3 +257,21 @@ func (r *Registry) match(pattern, s string) bool {
 	re := r.patterns[pattern]
 	return re != nil && re.MatchString(s)
 }
+
+// digitsPattern is an id pattern of a literal prefix and k digits.
+var digitsPattern = regexp.MustCompile(`^\^([A-Za-z0-9_-]*)\[0-9\]\{([1-9][0-9]?)\}\$$`)
+
+// PatternHint returns the human hint of an anchored id pattern, as the
+// wall's rejection and a schema description say it: "st- and 3 digits"
+// for ^st-[0-9]{3}$ (a literal prefix and k digits), "3 digits" without
+// a prefix, and "matching ^...$" for any other pattern.
+func PatternHint(pattern string) string {
+	m := digitsPattern.FindStringSubmatch(pattern)
+	if m == nil {
+		return "matching " + pattern
+	}
+	if m[1] == "" {
+		return m[2] + " digits"
+	}
+	return m[1] + " and " + m[2] + " digits"
+}

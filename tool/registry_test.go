@@ -149,3 +149,30 @@ func TestWall_OtherDomain(t *testing.T) {
 		t.Error("IDMatches does not follow the value's ids pattern")
 	}
 }
+
+func TestPatternHint(t *testing.T) {
+	tests := []struct{ pattern, want string }{
+		{`^st-[0-9]{3}$`, "st- and 3 digits"},
+		{`^pr-[0-9]{3}$`, "pr- and 3 digits"},
+		{`^dv-[0-9]{4}$`, "dv- and 4 digits"},
+		{`^[0-9]{6}$`, "6 digits"},
+		{`^z[a-z]+$`, "matching ^z[a-z]+$"},
+		{`^st-[0-9]{3}`, "matching ^st-[0-9]{3}"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.pattern, func(t *testing.T) {
+			if got := tool.PatternHint(tt.pattern); got != tt.want {
+				t.Errorf("PatternHint(%q) = %q, want %q", tt.pattern, got, tt.want)
+			}
+		})
+	}
+	// The retail hints are the derived ones, so a catalog-built registry
+	// says the same.
+	for _, d := range retail.Defs() {
+		for _, p := range d.Params {
+			if p.Kind == tool.EntityID && p.Hint != tool.PatternHint(p.Pattern) {
+				t.Errorf("%s.%s: hint %q, derived %q", d.Name, p.Name, p.Hint, tool.PatternHint(p.Pattern))
+			}
+		}
+	}
+}
