@@ -22,10 +22,10 @@ import (
 
 // Question classes, by tool.
 const (
-	ClassScalar    = "scalar"    // get_stock_state, get_price, get_compliance_flag
-	ClassAggregate = "aggregate" // count_stores_with_condition
-	ClassList      = "list"      // list_products_in_state
-	ClassWindow    = "window"    // count_events_in_window
+	ClassScalar    = "scalar"    // a text, integer or number value (fact.Kind.Scalar)
+	ClassAggregate = "aggregate" // an entity count
+	ClassList      = "list"      // an entity list
+	ClassWindow    = "window"    // a row count over a window
 )
 
 // Classes lists the in-coverage classes in a fixed order.
