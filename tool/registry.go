@@ -71,17 +71,6 @@ type Def struct {
 	Attribute   string    // a scalar kind: the attribute the tool reads ("price"); informational
 }
 
-// EntityParams returns the names of d's entity-id parameters in order.
-func (d Def) EntityParams() []string {
-	var out []string
-	for _, p := range d.Params {
-		if p.Kind == EntityID {
-			out = append(out, p.Name)
-		}
-	}
-	return out
-}
-
 // Registry is a validated, immutable set of tool definitions and the name
 // of the scope entity: the entity whose ids a caller's Scope lists. Safe
 // for concurrent use.
@@ -100,8 +89,9 @@ var ErrInvalidRegistry = errors.New("invalid tool registry")
 // parameter names are unique and non-empty; every parameter's kind is
 // known, an entity id names its entity, an anchored pattern that compiles
 // and a hint, an enumeration at least one value; the value kind is known,
-// with an ids field for counts and lists of entities. scopeEntity names
-// the entity a Scope restricts.
+// a text value lists its values, and counts and lists of entities name
+// their ids field and an anchored ids pattern. scopeEntity names the
+// entity a Scope restricts.
 func NewRegistry(defs []Def, scopeEntity string) (*Registry, error) {
 	if scopeEntity == "" {
 		return nil, fmt.Errorf("%w: scope entity is empty", ErrInvalidRegistry)

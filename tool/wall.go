@@ -78,7 +78,8 @@ type Call struct {
 // resolver both restrict what they read to it.
 func (c Call) Scope() Scope { return c.scope }
 
-// Def returns the called tool's definition.
+// Def returns the called tool's definition. It shares the registry's
+// slices (Params, Values): read it, do not write into it.
 func (c Call) Def() Def { return c.def }
 
 // Tool returns the called tool's name.
