@@ -57,8 +57,7 @@ type Wall struct {
 // NewWall returns a wall over reg and the declared ids of each entity
 // (entity name → id → true): metadata known at load, not events. An
 // entity whose id set is nil (absent, or ids nil) is checked by its
-// pattern only.
-// The wall keeps ids; do not modify them afterwards.
+// pattern only. The wall keeps ids; do not modify them afterwards.
 func NewWall(reg *Registry, ids map[string]map[string]bool) *Wall {
 	return &Wall{reg: reg, ids: ids}
 }
@@ -74,8 +73,8 @@ type Call struct {
 	scope Scope
 }
 
-// Scope returns the scope-entity ids (stores) the call may see. The executor and the
-// resolver both restrict what they read to it.
+// Scope returns the scope-entity ids (stores) the call may see. The
+// executor and the resolver both restrict what they read to it.
 func (c Call) Scope() Scope { return c.scope }
 
 // Def returns the called tool's definition. It shares the registry's
@@ -97,11 +96,11 @@ func (w *Wall) Check(p Proposal) (Call, error) { return w.CheckScoped(p, AllStor
 
 // CheckScoped runs the wall's checks in order: registered tool name, exact
 // parameter set, query syntax in any value, each scope-entity id (a
-// store) against the caller's scope, each value's domain, window order. It returns a
-// *Rejection for the first that fails; it reads no event data. A store
-// outside a limited scope is rejected before the domain check, so a
-// scoped caller cannot tell a store it may not see from one that does not
-// exist.
+// store) against the caller's scope, each value's domain, window order.
+// It returns a *Rejection for the first that fails; it reads no event
+// data. An id outside a limited scope is rejected before the domain
+// check, so a scoped caller cannot tell an id it may not see from one
+// that does not exist.
 func (w *Wall) CheckScoped(p Proposal, scope Scope) (Call, error) {
 	def, ok := w.reg.lookup(p.Tool)
 	if !ok {

@@ -342,7 +342,7 @@ func plausible(r *rand.Rand, q tool.Param, old tool.Proposal, question string) a
 // for any other pattern, "" (which the wall refuses).
 func idPattern(q tool.Param) (*regexp.Regexp, func(n int) string) {
 	inner := strings.TrimSuffix(strings.TrimPrefix(q.Pattern, "^"), "$")
-	re, err := regexp.Compile(`\b` + inner + `\b`)
+	re, err := regexp.Compile(`\b(?:` + inner + `)\b`)
 	if err != nil {
 		re = regexp.MustCompile(`$.^`) // matches nothing
 	}
