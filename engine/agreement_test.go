@@ -3,6 +3,7 @@ package engine_test
 import (
 	"bytes"
 	"fmt"
+	"github.com/provenant/provenant/catalogs/catalogstest"
 	"maps"
 	"slices"
 	"testing"
@@ -82,7 +83,7 @@ func drawDataset(t *rapid.T) *retail.Dataset {
 // drawProposal draws a call of a random tool with every parameter drawn
 // from its domain: declared ids, enum values, queryTimes, and start <= end.
 func drawProposal(t *rapid.T, d *retail.Dataset) tool.Proposal {
-	def := rapid.SampledFrom(retail.Registry().Menu()).Draw(t, "tool")
+	def := rapid.SampledFrom(catalogstest.Retail().Menu()).Draw(t, "tool")
 	p := tool.Proposal{Tool: def.Name, Params: map[string]any{}}
 	for _, q := range def.Params {
 		var v string
@@ -220,7 +221,7 @@ func TestAgreement_ExecutorResolverOracle(t *testing.T) {
 		// checkpoints and its replay on these small stores.
 		x := executor.New(d, &executor.Options{CheckpointEvery: rapid.IntRange(1, 9).Draw(t, "checkpoint every")})
 		resolvers := map[string]*resolver.Resolver{"sql": resolver.New(store), "snapshot": resolver.New(snapshot)}
-		w := tool.NewWall(retail.Registry(), retail.DeclaredIDs(d))
+		w := tool.NewWall(catalogstest.Retail(), retail.DeclaredIDs(d))
 
 		calls := rapid.IntRange(1, 8).Draw(t, "calls")
 		// A caller may see every store, or a random subset of them.

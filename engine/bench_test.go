@@ -17,6 +17,7 @@ import (
 	"testing"
 
 	"github.com/provenant/provenant/answer"
+	"github.com/provenant/provenant/catalogs/catalogstest"
 	"github.com/provenant/provenant/engine"
 	"github.com/provenant/provenant/executor"
 	"github.com/provenant/provenant/fact"
@@ -70,7 +71,7 @@ func newBenchSetup(b *testing.B, d *retail.Dataset) *benchSetup {
 		b.Fatal(err)
 	}
 	return &benchSetup{
-		wall: tool.NewWall(retail.Registry(), retail.DeclaredIDs(d)),
+		wall: tool.NewWall(catalogstest.Retail(), retail.DeclaredIDs(d)),
 		ex:   executor.New(d, nil),
 		resolvers: map[string]*resolver.Resolver{
 			engine.VerifySnapshot: resolver.New(snapshot),

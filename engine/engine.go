@@ -11,6 +11,8 @@ package engine
 import (
 	"context"
 	"fmt"
+	"github.com/provenant/provenant/catalogs"
+	"github.com/provenant/provenant/shape"
 	"log/slog"
 	"os"
 
@@ -90,7 +92,7 @@ const (
 // Options configures Open; nil means defaults.
 type Options struct {
 	Provider provider.Provider // nil: the rules provider
-	Registry *tool.Registry    // nil: retail.Registry(), the six retail tools
+	Registry *tool.Registry    // nil: RetailRegistry(), derived from catalogs/retail.yaml
 	Verify   string            // VerifySnapshot (default) or VerifySQL
 	Observer pipeline.Observer // nil: none
 	Logger   *slog.Logger      // nil: discard
@@ -135,7 +137,11 @@ func Open(ctx context.Context, d *retail.Dataset, open Opener, opts *Options) (*
 		opts.Provider = rules.Provider{}
 	}
 	if opts.Registry == nil {
-		opts.Registry = retail.Registry()
+		reg, err := RetailRegistry()
+		if err != nil {
+			return nil, fmt.Errorf("open engine: %w", err)
+		}
+		opts.Registry = reg
 	}
 	if sc := opts.SelfConsistency; sc != nil {
 		if err := sc.Validate(); err != nil {
@@ -180,3 +186,13 @@ func Open(ctx context.Context, d *retail.Dataset, open Opener, opts *Options) (*
 
 // Close releases the store.
 func (e *Engine) Close() error { return e.Store.Close() }
+
+// RetailRegistry derives the tool registry of the embedded retail catalog
+// (catalogs/retail.yaml): the six tools of the demo.
+func RetailRegistry() (*tool.Registry, error) {
+	cat, err := catalogs.Load("retail")
+	if err != nil {
+		return nil, err
+	}
+	return shape.NewRegistry(cat)
+}

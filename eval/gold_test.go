@@ -14,6 +14,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"github.com/provenant/provenant/catalogs/catalogstest"
 	"maps"
 	"os"
 	"slices"
@@ -657,7 +658,7 @@ func goldOnDisk(t testing.TB) *eval.GoldSet {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := g.Validate(retail.Registry()); err != nil {
+	if err := g.Validate(catalogstest.Retail()); err != nil {
 		t.Fatal(err)
 	}
 	return g
@@ -706,7 +707,7 @@ func TestGoldFile_Coverage(t *testing.T) {
 			rejections[it.Expect.Rejection]++
 		}
 	}
-	for _, def := range retail.Registry().Menu() {
+	for _, def := range catalogstest.Retail().Menu() {
 		if answered[def.Name] < 2 {
 			t.Errorf("tool %s: %d answered items, want at least 2", def.Name, answered[def.Name])
 		}

@@ -3,6 +3,7 @@ package executor_test
 import (
 	"context"
 	"errors"
+	"github.com/provenant/provenant/catalogs/catalogstest"
 	"testing"
 	"time"
 
@@ -27,7 +28,7 @@ func TestExecute_Deadline(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	wall := tool.NewWall(retail.Registry(), retail.DeclaredIDs(d))
+	wall := tool.NewWall(catalogstest.Retail(), retail.DeclaredIDs(d))
 	x := executor.New(d, &executor.Options{CheckpointEvery: 1 << 30})
 	const asOf, start, end = "2026-01-09T00:00:00Z", "2026-01-01T00:00:00Z", "2026-01-09T00:00:00Z"
 	tests := []struct {

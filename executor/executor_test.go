@@ -5,6 +5,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/provenant/provenant/catalogs/catalogstest"
 	"github.com/provenant/provenant/executor"
 	"github.com/provenant/provenant/fact"
 	"github.com/provenant/provenant/retail"
@@ -62,7 +63,7 @@ var cases = []struct {
 
 func TestExecute(t *testing.T) {
 	d := storetest.Fixture()
-	wall := tool.NewWall(retail.Registry(), retail.DeclaredIDs(d))
+	wall := tool.NewWall(catalogstest.Retail(), retail.DeclaredIDs(d))
 	for _, every := range []int{0, 1, 2, 5} { // 0: the default interval
 		x := executor.New(d, &executor.Options{CheckpointEvery: every})
 		for _, tt := range cases {
@@ -94,7 +95,7 @@ func TestExecute(t *testing.T) {
 // answer; run under -race in CI.
 func TestExecute_Concurrent(t *testing.T) {
 	d := storetest.Fixture()
-	wall := tool.NewWall(retail.Registry(), retail.DeclaredIDs(d))
+	wall := tool.NewWall(catalogstest.Retail(), retail.DeclaredIDs(d))
 	x := executor.New(d, &executor.Options{CheckpointEvery: 2})
 	var wg sync.WaitGroup
 	for g := 0; g < 16; g++ {

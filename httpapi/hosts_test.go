@@ -2,6 +2,7 @@ package httpapi_test
 
 import (
 	"context"
+	"github.com/provenant/provenant/catalogs/catalogstest"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -9,7 +10,6 @@ import (
 
 	"github.com/provenant/provenant/answer"
 	"github.com/provenant/provenant/httpapi"
-	"github.com/provenant/provenant/retail"
 )
 
 // stubServer serves a loaded stub backend (answers abstain; /mcp and
@@ -25,7 +25,7 @@ func stubServer(t *testing.T, opts *httpapi.Options) *httptest.Server {
 		o.Metrics = ok
 	}
 	if o.Registry == nil {
-		o.Registry = retail.Registry()
+		o.Registry = catalogstest.Retail()
 	}
 	api := httpapi.New(&o)
 	api.SetBackend(httpapi.Backend{MCP: ok, Asker: askerFunc(func(context.Context, string) answer.Answer {

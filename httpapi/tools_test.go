@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/provenant/provenant/catalogs/catalogstest"
 	"net/http"
 	"net/http/httptest"
 	"reflect"
@@ -58,14 +59,14 @@ func canonical(t *testing.T, v any) string {
 // that function too.
 func offered() []tool.Entry {
 	var out []tool.Entry
-	for _, d := range retail.Registry().Menu() {
+	for _, d := range catalogstest.Retail().Menu() {
 		out = append(out, tool.Entry{Name: d.Name, Description: d.Description, InputSchema: tool.InputSchema(d)})
 	}
 	return append(out, tool.Entry{Name: tool.AskName, Description: tool.AskDescription, InputSchema: tool.AskSchema()})
 }
 
 func TestTools_List(t *testing.T) {
-	srv := httpapi.New(&httpapi.Options{Registry: retail.Registry()})
+	srv := httpapi.New(&httpapi.Options{Registry: catalogstest.Retail()})
 	ts := httptest.NewServer(srv)
 	defer ts.Close()
 
@@ -111,8 +112,8 @@ func TestTools_List(t *testing.T) {
 }
 
 func TestTool_Offered(t *testing.T) {
-	if got, want := canonical(t, retail.Registry().Offered()), canonical(t, offered()); got != want {
-		t.Errorf("retail.Registry().Offered() = %s\nwant %s", got, want)
+	if got, want := canonical(t, catalogstest.Retail().Offered()), canonical(t, offered()); got != want {
+		t.Errorf("catalogstest.Retail().Offered() = %s\nwant %s", got, want)
 	}
 }
 
@@ -136,7 +137,7 @@ var validCalls = []struct {
 
 func TestTools_CallEndToEnd(t *testing.T) {
 	obs := metrics.New(nil)
-	srv := httpapi.New(&httpapi.Options{Registry: retail.Registry(), Metrics: obs.Handler()})
+	srv := httpapi.New(&httpapi.Options{Registry: catalogstest.Retail(), Metrics: obs.Handler()})
 	e := openDemo(t, obs)
 	srv.SetBackend(backend(e))
 	ts := httptest.NewServer(srv)
@@ -171,7 +172,7 @@ func TestTools_CallEndToEnd(t *testing.T) {
 			bodies[i] = r.body
 		})
 	}
-	for _, d := range retail.Registry().Menu() {
+	for _, d := range catalogstest.Retail().Menu() {
 		if !covered[d.Name] {
 			t.Errorf("tool %s was not called over REST", d.Name)
 		}
@@ -216,7 +217,7 @@ func TestTools_CallEndToEnd(t *testing.T) {
 
 func TestTools_CallRejected(t *testing.T) {
 	obs := metrics.New(nil)
-	srv := httpapi.New(&httpapi.Options{Registry: retail.Registry(), Metrics: obs.Handler()})
+	srv := httpapi.New(&httpapi.Options{Registry: catalogstest.Retail(), Metrics: obs.Handler()})
 	srv.SetBackend(backend(openDemo(t, obs)))
 	ts := httptest.NewServer(srv)
 	defer ts.Close()
@@ -283,7 +284,7 @@ func TestTools_CallRejected(t *testing.T) {
 
 func TestTools_MalformedRequests(t *testing.T) {
 	obs := metrics.New(nil)
-	srv := httpapi.New(&httpapi.Options{Registry: retail.Registry(), Metrics: obs.Handler()})
+	srv := httpapi.New(&httpapi.Options{Registry: catalogstest.Retail(), Metrics: obs.Handler()})
 	srv.SetBackend(httpapi.Backend{Asker: askerFunc(func(context.Context, string) answer.Answer {
 		t.Error("a malformed request reached the pipeline")
 		return answer.Abstain(answer.ReasonNoTool, "unreachable")
@@ -356,7 +357,7 @@ func TestTools_MalformedRequests(t *testing.T) {
 }
 
 func TestTools_Loading(t *testing.T) {
-	ts := httptest.NewServer(httpapi.New(&httpapi.Options{Registry: retail.Registry()}))
+	ts := httptest.NewServer(httpapi.New(&httpapi.Options{Registry: catalogstest.Retail()}))
 	defer ts.Close()
 	for _, tt := range validCalls[:1] {
 		r := postJSON(t, ts.URL+httpapi.ToolPath(tt.tool), tt.args)
@@ -388,7 +389,7 @@ func TestTools_StatusOfOutcome(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			srv := httpapi.New(&httpapi.Options{Registry: retail.Registry()})
+			srv := httpapi.New(&httpapi.Options{Registry: catalogstest.Retail()})
 			srv.SetBackend(httpapi.Backend{Asker: askerFunc(func(_ context.Context, name string) answer.Answer {
 				if name != retail.GetPrice {
 					t.Errorf("backend called with tool %q, want %q", name, retail.GetPrice)
@@ -466,7 +467,7 @@ func requestSchema(t *testing.T, doc map[string]any, path string) any {
 func ref(schema string) any { return map[string]any{"$ref": "#/components/schemas/" + schema} }
 
 func TestOpenAPI_Document(t *testing.T) {
-	ts := httptest.NewServer(httpapi.New(&httpapi.Options{Registry: retail.Registry()}))
+	ts := httptest.NewServer(httpapi.New(&httpapi.Options{Registry: catalogstest.Retail()}))
 	defer ts.Close()
 	doc := openAPIDoc(t, ts.URL)
 
@@ -570,7 +571,7 @@ func TestOpenAPI_Document(t *testing.T) {
 }
 
 func TestOpenAPI_RoutesServed(t *testing.T) {
-	ts := httptest.NewServer(httpapi.New(&httpapi.Options{Registry: retail.Registry()}))
+	ts := httptest.NewServer(httpapi.New(&httpapi.Options{Registry: catalogstest.Retail()}))
 	defer ts.Close()
 	doc := openAPIDoc(t, ts.URL)
 	paths, _ := doc["paths"].(map[string]any)
@@ -589,7 +590,7 @@ func TestOpenAPI_RoutesServed(t *testing.T) {
 // TestOpenAPI_SchemasDescribeResponses checks the documented schemas
 // against what the server returns, and that the checker itself bites.
 func TestOpenAPI_SchemasDescribeResponses(t *testing.T) {
-	srv := httpapi.New(&httpapi.Options{Registry: retail.Registry()})
+	srv := httpapi.New(&httpapi.Options{Registry: catalogstest.Retail()})
 	ts := httptest.NewServer(srv)
 	defer ts.Close()
 	doc := openAPIDoc(t, ts.URL)

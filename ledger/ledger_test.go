@@ -5,10 +5,10 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/provenant/provenant/catalogs/catalogstest"
 	"github.com/provenant/provenant/fact"
 	"github.com/provenant/provenant/grounding"
 	"github.com/provenant/provenant/ledger"
-	"github.com/provenant/provenant/retail"
 	"github.com/provenant/provenant/tool"
 )
 
@@ -33,7 +33,7 @@ func result(t *testing.T, tool string, args map[string]string, v fact.Value, ids
 // def returns the retail tool named name.
 func def(t *testing.T, name string) tool.Def {
 	t.Helper()
-	d, ok := retail.Registry().Lookup(name)
+	d, ok := catalogstest.Retail().Lookup(name)
 	if !ok {
 		t.Fatalf("tool %s is not registered", name)
 	}

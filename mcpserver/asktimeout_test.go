@@ -2,6 +2,7 @@ package mcpserver_test
 
 import (
 	"context"
+	"github.com/provenant/provenant/catalogs/catalogstest"
 	"testing"
 	"time"
 
@@ -17,7 +18,7 @@ import (
 // reaches it with, and answers nothing.
 type deadlineRecorder struct{ deadlines chan time.Duration }
 
-func (r deadlineRecorder) Registry() *tool.Registry { return retail.Registry() }
+func (r deadlineRecorder) Registry() *tool.Registry { return catalogstest.Retail() }
 
 func (r deadlineRecorder) record(ctx context.Context) answer.Answer {
 	d, ok := ctx.Deadline()

@@ -29,6 +29,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/provenant/provenant/catalogs/catalogstest"
 	"math"
 	"net/http"
 	"net/http/httptest"
@@ -85,7 +86,7 @@ func openEngineOver(b *testing.B, d *retail.Dataset) *engine.Engine {
 // loopback httptest server.
 func serveBench(b *testing.B, e *engine.Engine) *httptest.Server {
 	b.Helper()
-	api := httpapi.New(&httpapi.Options{Registry: retail.Registry()})
+	api := httpapi.New(&httpapi.Options{Registry: catalogstest.Retail()})
 	api.SetBackend(httpapi.Backend{Asker: e.Pipeline, DatasetVersion: e.Info.Version, Provider: "rules",
 		MCP: mcpserver.HTTPHandler(mcpserver.New(e.Pipeline, e.Store, nil), nil)})
 	srv := httptest.NewServer(api)
@@ -295,7 +296,7 @@ func serveHandlers(b *testing.B, e *engine.Engine) map[string]http.Handler {
 		"fast": func(s *mcpserver.Server) http.Handler { return mcpserver.HTTPHandler(s, nil) },
 		"sdk":  mcpserver.SDKHandler,
 	} {
-		api := httpapi.New(&httpapi.Options{Registry: retail.Registry()})
+		api := httpapi.New(&httpapi.Options{Registry: catalogstest.Retail()})
 		api.SetBackend(httpapi.Backend{Asker: e.Pipeline, DatasetVersion: e.Info.Version, Provider: "rules",
 			MCP: mcpHandler(mcpserver.New(e.Pipeline, e.Store, nil))})
 		out[name] = api

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/provenant/provenant/catalogs/catalogstest"
 	"io"
 	"log/slog"
 	"net/http"
@@ -29,7 +30,7 @@ const probe = "ZQXPROBEQXZ"
 func rawMCP(t *testing.T, logger *slog.Logger) string {
 	t.Helper()
 	e := enginetest.OpenDemo(t, engine.Options{Logger: logger})
-	api := httpapi.New(&httpapi.Options{Registry: retail.Registry(), Logger: logger})
+	api := httpapi.New(&httpapi.Options{Registry: catalogstest.Retail(), Logger: logger})
 	api.SetBackend(httpapi.Backend{Asker: e.Pipeline, DatasetVersion: e.Info.Version, Provider: "rules",
 		MCP: mcpserver.HTTPHandler(mcpserver.New(e.Pipeline, e.Store, &mcpserver.Options{Logger: logger}), logger)})
 	srv := httptest.NewServer(api)

@@ -2,6 +2,7 @@ package mcpserver_test
 
 import (
 	"encoding/json"
+	"github.com/provenant/provenant/catalogs/catalogstest"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -13,13 +14,12 @@ import (
 	"github.com/provenant/provenant/engine/enginetest"
 	"github.com/provenant/provenant/httpapi"
 	"github.com/provenant/provenant/mcpserver"
-	"github.com/provenant/provenant/retail"
 )
 
 func serveHTTP(t *testing.T) *httptest.Server {
 	t.Helper()
 	e := enginetest.OpenDemo(t, engine.Options{})
-	api := httpapi.New(&httpapi.Options{Registry: retail.Registry()})
+	api := httpapi.New(&httpapi.Options{Registry: catalogstest.Retail()})
 	api.SetBackend(httpapi.Backend{Asker: e.Pipeline, DatasetVersion: e.Info.Version, Provider: "rules",
 		MCP: mcpserver.HTTPHandler(mcpserver.New(e.Pipeline, e.Store, nil), nil)})
 	srv := httptest.NewServer(api)

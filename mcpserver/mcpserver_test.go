@@ -3,6 +3,7 @@ package mcpserver_test
 import (
 	"bytes"
 	"encoding/json"
+	"github.com/provenant/provenant/catalogs/catalogstest"
 	"strings"
 	"testing"
 
@@ -124,7 +125,7 @@ func TestTools_SchemasAreTheRegistry(t *testing.T) {
 		advertised[tl.Name] = tl
 	}
 	want := map[string]map[string]any{tool.AskName: tool.AskSchema(), tool.CheckGroundingName: tool.CheckGroundingSchema()}
-	for _, d := range retail.Registry().Menu() {
+	for _, d := range catalogstest.Retail().Menu() {
 		want[d.Name] = tool.InputSchema(d)
 	}
 	for name, schema := range want {

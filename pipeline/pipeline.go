@@ -18,7 +18,6 @@ import (
 	"github.com/provenant/provenant/grounding"
 	"github.com/provenant/provenant/ledger"
 	"github.com/provenant/provenant/provider"
-	"github.com/provenant/provenant/provider/rules"
 	"github.com/provenant/provenant/tool"
 )
 
@@ -150,6 +149,12 @@ func New(prov provider.Provider, wall *tool.Wall, exec Executor, res Resolver, o
 	return &Pipeline{prov: prov, wall: wall, exec: exec, res: res, opts: o, menu: wall.Registry().Menu()}
 }
 
+// sentence renders a result's sentence by code, from its tool's templates.
+func (p *Pipeline) sentence(r fact.Result) string {
+	def, _ := p.wall.Registry().Lookup(r.Tool)
+	return tool.Sentence(def, r.Args, r.Value)
+}
+
 // Registry returns the tool registry of the pipeline's wall.
 func (p *Pipeline) Registry() *tool.Registry { return p.wall.Registry() }
 
@@ -168,7 +173,7 @@ func (p *Pipeline) Ask(ctx context.Context, question string) answer.Answer {
 func (p *Pipeline) Call(ctx context.Context, proposal tool.Proposal) answer.Answer {
 	return p.serve(ctx, 0, func(rec *Record) answer.Answer {
 		return p.run(ctx, "", proposal, rec, func(r fact.Result) (string, error) {
-			return rules.Sentence(r.Tool, r.Args, r.Value), nil
+			return p.sentence(r), nil
 		})
 	})
 }
@@ -230,7 +235,8 @@ func (p *Pipeline) ask(ctx context.Context, question string, rec *Record) answer
 		return answer.Abstain(answer.ReasonNoTool, "no tool on the menu covers the question")
 	}
 	compose := func(r fact.Result) (string, error) {
-		return p.prov.Compose(ctx, provider.ComposeInput{Question: q, Tool: r.Tool, Args: r.Args, Value: r.Value})
+		def, _ := p.wall.Registry().Lookup(r.Tool)
+		return p.prov.Compose(ctx, provider.ComposeInput{Question: q, Def: def, Tool: r.Tool, Args: r.Args, Value: r.Value})
 	}
 	if p.votes(*proposal) {
 		return p.vote(ctx, q, *proposal, rec, compose)
@@ -345,7 +351,7 @@ func (p *Pipeline) finish(ctx context.Context, question string, call tool.Call, 
 				rec.Deterministic += time.Since(groundStart)
 				return answer.Abstain(answer.ReasonGroundingRefused, "the composed sentence cites numbers no result backs")
 			}
-			fallback := rules.Sentence(result.Tool, result.Args, result.Value)
+			fallback := p.sentence(result)
 			text = &fallback
 		}
 	}

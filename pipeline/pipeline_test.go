@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/provenant/provenant/catalogs/catalogstest"
 	"log/slog"
 	"strings"
 	"testing"
@@ -68,7 +69,7 @@ func newPipeline(t *testing.T, p provider.Provider, res pipeline.Resolver, logs 
 	if res == nil {
 		res = resolver.New(store)
 	}
-	return pipeline.New(p, tool.NewWall(retail.Registry(), retail.DeclaredIDs(d)), executor.New(d, nil), res, &pipeline.Options{Logger: slog.New(slog.NewJSONHandler(logs, nil)), Observer: obs})
+	return pipeline.New(p, tool.NewWall(catalogstest.Retail(), retail.DeclaredIDs(d)), executor.New(d, nil), res, &pipeline.Options{Logger: slog.New(slog.NewJSONHandler(logs, nil)), Observer: obs})
 }
 
 var stateCall = &tool.Proposal{Tool: retail.GetStockState, Params: map[string]any{
@@ -259,7 +260,7 @@ func TestCall_FailsClosed(t *testing.T) {
 		t.Fatal(err)
 	}
 	none := tool.StoresOnly()
-	p := pipeline.New(fakeProvider{}, tool.NewWall(retail.Registry(), retail.DeclaredIDs(d)), executor.New(d, nil), resolver.New(store), &pipeline.Options{DefaultScope: &none})
+	p := pipeline.New(fakeProvider{}, tool.NewWall(catalogstest.Retail(), retail.DeclaredIDs(d)), executor.New(d, nil), resolver.New(store), &pipeline.Options{DefaultScope: &none})
 	if a := p.Call(t.Context(), *stateCall); a.Outcome() != answer.Rejected || a.Reason().Kind != answer.ReasonOutOfScope {
 		t.Errorf("store tool = %s %q, want out_of_scope", a.Outcome(), a.Reason())
 	}
@@ -295,7 +296,7 @@ func TestAsk_RefusesUngroundedSentence(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			p := pipeline.New(fakeProvider{proposal: count, sentence: tt.sentence}, tool.NewWall(retail.Registry(), retail.DeclaredIDs(d)), executor.New(d, nil), resolver.New(store), &pipeline.Options{Logger: slog.New(slog.NewJSONHandler(&logs, nil)), RefuseUngrounded: tt.refuse})
+			p := pipeline.New(fakeProvider{proposal: count, sentence: tt.sentence}, tool.NewWall(catalogstest.Retail(), retail.DeclaredIDs(d)), executor.New(d, nil), resolver.New(store), &pipeline.Options{Logger: slog.New(slog.NewJSONHandler(&logs, nil)), RefuseUngrounded: tt.refuse})
 			a := p.Ask(t.Context(), "How many stores are out of stock?")
 			if a.Outcome() != tt.outcome || a.Text() != tt.text {
 				t.Fatalf("Ask() = %s %q, want %s %q", a.Outcome(), a.Text(), tt.outcome, tt.text)
@@ -340,7 +341,7 @@ func TestAsk_BelowThreshold(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			p := pipeline.New(fakeProvider{proposal: tt.proposal, sentence: tt.sentence}, tool.NewWall(retail.Registry(), retail.DeclaredIDs(d)), executor.New(d, nil), resolver.New(store), &pipeline.Options{Abstention: pol})
+			p := pipeline.New(fakeProvider{proposal: tt.proposal, sentence: tt.sentence}, tool.NewWall(catalogstest.Retail(), retail.DeclaredIDs(d)), executor.New(d, nil), resolver.New(store), &pipeline.Options{Abstention: pol})
 			a := p.Ask(t.Context(), "q")
 			if a.Outcome() != tt.outcome {
 				t.Fatalf("Ask() = %s %q, want %s", a.Outcome(), a.Reason(), tt.outcome)

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/provenant/provenant/answer"
+	"github.com/provenant/provenant/catalogs/catalogstest"
 	"github.com/provenant/provenant/executor"
 	"github.com/provenant/provenant/ledger"
 	"github.com/provenant/provenant/pipeline"
@@ -25,7 +26,7 @@ func newProcess(t *testing.T, ids ledger.IDSource) *pipeline.Pipeline {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return pipeline.New(fakeProvider{}, tool.NewWall(retail.Registry(), retail.DeclaredIDs(d)), executor.New(d, nil), resolver.New(snap), &pipeline.Options{ResultIDs: ids})
+	return pipeline.New(fakeProvider{}, tool.NewWall(catalogstest.Retail(), retail.DeclaredIDs(d)), executor.New(d, nil), resolver.New(snap), &pipeline.Options{ResultIDs: ids})
 }
 
 // callIDs makes n direct calls in sequence and returns their result ids.

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/provenant/provenant/catalogs/catalogstest"
 	"log/slog"
 	"slices"
 	"strings"
@@ -52,7 +53,7 @@ func (s *sampler) Select(ctx context.Context, _ string, _ []tool.Def) (*tool.Pro
 }
 
 func (s *sampler) Compose(_ context.Context, in provider.ComposeInput) (string, error) {
-	return rules.Sentence(in.Tool, in.Args, in.Value), nil
+	return tool.Sentence(in.Def, in.Args, in.Value), nil
 }
 
 func countAt(asOf string) *tool.Proposal {
@@ -85,7 +86,7 @@ func newSCFixture(t testing.TB, ctx context.Context) scFixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return scFixture{wall: tool.NewWall(retail.Registry(), retail.DeclaredIDs(d)), exec: executor.New(d, nil), res: resolver.New(store)}
+	return scFixture{wall: tool.NewWall(catalogstest.Retail(), retail.DeclaredIDs(d)), exec: executor.New(d, nil), res: resolver.New(store)}
 }
 
 func (f scFixture) pipeline(p provider.Provider, sc *pipeline.SelfConsistency, logs *bytes.Buffer, obs pipeline.Observer) *pipeline.Pipeline {
@@ -345,7 +346,7 @@ func TestSelfConsistency_NoisySamples(t *testing.T) {
 		"How many OUT_OF_STOCK events were recorded for st-001 in [2026-01-01T00:00:00Z, 2026-01-02T00:00:00Z)?",
 	}
 	sel := func(ctx context.Context, q string) string {
-		p, err := nz.Select(ctx, q, retail.Registry().Menu())
+		p, err := nz.Select(ctx, q, catalogstest.Retail().Menu())
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/provenant/provenant/catalogs/catalogstest"
 	"log/slog"
 	"strings"
 	"testing"
@@ -115,7 +116,7 @@ func TestAsk_Timeout(t *testing.T) {
 			case "resolve":
 				res = lateResolver{res, cancel}
 			}
-			p := pipeline.New(lateProvider{tt.provider, tt.at, cancel}, tool.NewWall(retail.Registry(), retail.DeclaredIDs(d)), prov, res, &pipeline.Options{Logger: slog.New(slog.NewJSONHandler(&logs, nil)), Observer: &rec})
+			p := pipeline.New(lateProvider{tt.provider, tt.at, cancel}, tool.NewWall(catalogstest.Retail(), retail.DeclaredIDs(d)), prov, res, &pipeline.Options{Logger: slog.New(slog.NewJSONHandler(&logs, nil)), Observer: &rec})
 			var a answer.Answer
 			if tt.call {
 				a = p.Call(ctx, *stateCall)

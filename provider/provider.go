@@ -31,6 +31,7 @@ type Provider interface {
 // ComposeInput is everything a composer may see.
 type ComposeInput struct {
 	Question string
+	Def      tool.Def // the called tool's definition (its sentence templates)
 	Tool     string
 	Args     map[string]string
 	Value    fact.Value

@@ -3,6 +3,7 @@ package server_test
 import (
 	"context"
 	"errors"
+	"github.com/provenant/provenant/catalogs/catalogstest"
 	"io"
 	"net"
 	"net/http"
@@ -14,7 +15,6 @@ import (
 	"github.com/provenant/provenant/answer"
 	"github.com/provenant/provenant/httpapi"
 	"github.com/provenant/provenant/principal"
-	"github.com/provenant/provenant/retail"
 	"github.com/provenant/provenant/server"
 	"github.com/provenant/provenant/tool"
 )
@@ -52,7 +52,7 @@ func run(t *testing.T, addr string, load server.Loader, opts *server.Options) (s
 	}
 	if opts.Registry == nil {
 		o := *opts
-		o.Registry = retail.Registry()
+		o.Registry = catalogstest.Retail()
 		opts = &o
 	}
 	go func() { done <- server.Run(ctx, ln, load, opts) }()
@@ -162,7 +162,7 @@ func TestRun_LoadError(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Run returns on its own when the load fails.
-	err = server.Run(t.Context(), ln, func(context.Context) (server.Loaded, error) { return server.Loaded{}, boom }, &server.Options{Registry: retail.Registry()})
+	err = server.Run(t.Context(), ln, func(context.Context) (server.Loaded, error) { return server.Loaded{}, boom }, &server.Options{Registry: catalogstest.Retail()})
 	if !errors.Is(err, boom) || !strings.Contains(err.Error(), "load engine") {
 		t.Errorf("Run() = %v, want load engine: boom", err)
 	}
@@ -175,9 +175,9 @@ func TestRun_Refuses(t *testing.T) {
 		opts server.Options
 		want error
 	}{
-		{"no tokens on a network address", "0.0.0.0:0", server.Options{Registry: retail.Registry()}, server.ErrNeedsAuth},
-		{"bad limits", "127.0.0.1:0", server.Options{Registry: retail.Registry(), Limits: server.Limits{MaxInFlight: -1}}, server.ErrLimits},
-		{"bad allowed host", "127.0.0.1:0", server.Options{Registry: retail.Registry(), AllowedHosts: []string{"http://x"}}, httpapi.ErrAllowedHost},
+		{"no tokens on a network address", "0.0.0.0:0", server.Options{Registry: catalogstest.Retail()}, server.ErrNeedsAuth},
+		{"bad limits", "127.0.0.1:0", server.Options{Registry: catalogstest.Retail(), Limits: server.Limits{MaxInFlight: -1}}, server.ErrLimits},
+		{"bad allowed host", "127.0.0.1:0", server.Options{Registry: catalogstest.Retail(), AllowedHosts: []string{"http://x"}}, httpapi.ErrAllowedHost},
 		{"no registry", "127.0.0.1:0", server.Options{}, server.ErrNoRegistry},
 	}
 	for _, tt := range tests {
@@ -228,7 +228,7 @@ func TestRun_MetricsPolicy(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			var closed atomic.Int32
 			base, _ := run(t, tt.addr, func(context.Context) (server.Loaded, error) { return stubLoaded(&closed), nil },
-				&server.Options{Registry: retail.Registry(), Auth: tokenSet(t), Metrics: metrics, PublicMetrics: tt.public})
+				&server.Options{Registry: catalogstest.Retail(), Auth: tokenSet(t), Metrics: metrics, PublicMetrics: tt.public})
 			waitReady(t, base)
 			if code, _ := get(t, base+"/metrics", ""); code != tt.wantNoAuth {
 				t.Errorf("/metrics without a token: %d, want %d", code, tt.wantNoAuth)
@@ -251,7 +251,7 @@ func TestRun_HostIsTheArrivalAddress(t *testing.T) {
 	ip := nonLoopbackIP(t)
 	var closed atomic.Int32
 	base, _ := run(t, "0.0.0.0:0", func(context.Context) (server.Loaded, error) { return stubLoaded(&closed), nil },
-		&server.Options{Registry: retail.Registry(), Auth: tokenSet(t)})
+		&server.Options{Registry: catalogstest.Retail(), Auth: tokenSet(t)})
 	waitReady(t, base)
 	port := base[strings.LastIndex(base, ":")+1:]
 	ipBase := "http://" + net.JoinHostPort(ip.String(), port)

@@ -22,7 +22,13 @@ func Defs(cat *catalog.Catalog) ([]tool.Def, error) {
 		if ds == nil {
 			return nil, fmt.Errorf("derive tool %s: dataset is not declared", t.Name.Value)
 		}
-		d := tool.Def{Name: t.Name.Value, Description: t.Description.Value}
+		d := tool.Def{Name: t.Name.Value, Description: t.Description.Value, Class: t.Class.Value, Currency: cat.Currency.Value}
+		for _, ph := range t.Phrasings {
+			d.Phrasings = append(d.Phrasings, ph.Value)
+		}
+		if a := t.Answer; a != nil {
+			d.Answer, d.None = a.Value.Value, a.None.Value
+		}
 		row := ds.RowName.Value
 		if row == "" {
 			row = "row"

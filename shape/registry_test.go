@@ -27,8 +27,13 @@ func TestDefs_Retail(t *testing.T) {
 		t.Fatalf("%d tools, want %d", len(got), len(want))
 	}
 	for i := range want {
-		if !reflect.DeepEqual(got[i], want[i]) {
-			t.Errorf("tool %d:\n got  %+v\n want %+v", i, got[i], want[i])
+		// What the menu lacked (how people ask, how an answer reads) is
+		// checked against the rules provider by TestSentences_Retail and
+		// TestPhrasings_Retail.
+		g := got[i]
+		g.Class, g.Phrasings, g.Answer, g.None, g.Currency = "", nil, "", "", ""
+		if !reflect.DeepEqual(g, want[i]) {
+			t.Errorf("tool %d:\n got  %+v\n want %+v", i, g, want[i])
 		}
 	}
 	if _, err := shape.NewRegistry(cat); err != nil {

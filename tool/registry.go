@@ -7,7 +7,8 @@
 // tools, or retail.Defs today), and every parameter carries its domain as
 // data (an entity id with its pattern, a UTC timestamp, an enumeration).
 //
-// The package imports only the standard library and package fact.
+// The package imports only the standard library and packages fact and
+// phrase.
 package tool
 
 import (
@@ -18,6 +19,7 @@ import (
 	"strings"
 
 	"github.com/provenant/provenant/fact"
+	"github.com/provenant/provenant/phrase"
 )
 
 // ParamKind is the domain a parameter's value must come from. No parameter
@@ -69,6 +71,16 @@ type Def struct {
 	IDsPattern  string    // KindEntityCount, KindEntityList: the anchored pattern every id matches
 	Values      []string  // KindText: the enumerated values the attribute takes
 	Attribute   string    // a scalar kind: the attribute the tool reads ("price"); informational
+
+	// How people ask and how an answer reads (package phrase): the forms a
+	// question may take, the sentence template of an answer and of a
+	// grounded zero (Answer when empty), the question class, and the
+	// currency cents are shown in. Empty templates get a plain default.
+	Class     string   // scalar, aggregate, list or window
+	Phrasings []string // question forms, tried in order
+	Answer    string   // sentence template of an answer
+	None      string   // sentence template of a grounded zero
+	Currency  string   // ISO 4217 code, lowercase, or ""
 }
 
 // Registry is a validated, immutable set of tool definitions and the name
@@ -127,6 +139,19 @@ func (r *Registry) check(d Def) error {
 	if d.Value == fact.KindText && len(d.Values) == 0 {
 		return errors.New("text value has no enumerated values")
 	}
+	for j, ph := range d.Phrasings {
+		if _, err := phrase.Compile(ph); err != nil {
+			return fmt.Errorf("phrasings[%d]: %w", j, err)
+		}
+	}
+	for _, t := range []string{d.Answer, d.None} {
+		if t == "" {
+			continue
+		}
+		if _, err := phrase.ParseTemplate(t); err != nil {
+			return fmt.Errorf("answer template: %w", err)
+		}
+	}
 	for j, p := range d.Params {
 		if p.Name == "" {
 			return fmt.Errorf("params[%d]: name is empty", j)
@@ -172,6 +197,7 @@ func (r *Registry) compile(pattern string) error {
 func cloneDef(d Def) Def {
 	d.Params = cloneParams(d.Params)
 	d.Values = slices.Clone(d.Values)
+	d.Phrasings = slices.Clone(d.Phrasings)
 	return d
 }
 

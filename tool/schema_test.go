@@ -2,6 +2,7 @@ package tool_test
 
 import (
 	"encoding/json"
+	"github.com/provenant/provenant/catalogs/catalogstest"
 	"regexp"
 	"slices"
 	"testing"
@@ -63,7 +64,7 @@ func TestConstraintProblem_CatchesFreeString(t *testing.T) {
 }
 
 func TestInputSchema_Menu(t *testing.T) {
-	menu := retail.Registry().Menu()
+	menu := catalogstest.Retail().Menu()
 	if len(menu) != 6 {
 		t.Fatalf("menu has %d tools, want 6", len(menu))
 	}
@@ -203,7 +204,7 @@ func TestInputSchema_Patterns(t *testing.T) {
 }
 
 func TestInputSchema_FreshMaps(t *testing.T) {
-	reg := retail.Registry()
+	reg := catalogstest.Retail()
 	d, ok := reg.Lookup(retail.GetPrice)
 	if !ok {
 		t.Fatal("get_price is not registered")

@@ -2,6 +2,7 @@ package tool_test
 
 import (
 	"encoding/json"
+	"github.com/provenant/provenant/catalogs/catalogstest"
 	"maps"
 	"slices"
 	"strings"
@@ -21,7 +22,7 @@ func testCatalog() map[string]map[string]bool {
 
 // testRegistry is the retail tools' registry every wall test checks
 // against.
-var testRegistry = retail.Registry()
+var testRegistry = catalogstest.Retail()
 
 func testWall() *tool.Wall { return tool.NewWall(testRegistry, testCatalog()) }
 

@@ -19,7 +19,6 @@ import (
 	"github.com/provenant/provenant/provider/noisy"
 	"github.com/provenant/provenant/provider/openai"
 	"github.com/provenant/provenant/provider/rules"
-	"github.com/provenant/provenant/retail"
 	"github.com/provenant/provenant/tool"
 )
 
@@ -208,4 +207,11 @@ func (f *engineFlags) buildNoisy() (provider.Provider, error) {
 
 // toolRegistry is the tool registry every command serves: the retail
 // tools for now (issue 8 derives it from the catalog file).
-func toolRegistry() *tool.Registry { return retail.Registry() }
+func toolRegistry() *tool.Registry {
+	reg, err := engine.RetailRegistry()
+	if err != nil {
+		// The embedded catalog is fixed data; a test loads it.
+		panic("provenant: " + err.Error())
+	}
+	return reg
+}

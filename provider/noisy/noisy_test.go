@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/provenant/provenant/catalogs/catalogstest"
 	"maps"
 	"math"
 	"regexp"
@@ -76,7 +77,7 @@ func newNoisy(t *testing.T, seed uint64, r noisy.Rates) *noisy.Provider {
 
 func innerSelect(t *testing.T, q string) *tool.Proposal {
 	t.Helper()
-	p, err := rules.Provider{}.Select(t.Context(), q, retail.Registry().Menu())
+	p, err := rules.Provider{}.Select(t.Context(), q, catalogstest.Retail().Menu())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,11 +98,11 @@ func demoWall(t *testing.T) *tool.Wall {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return tool.NewWall(retail.Registry(), retail.DeclaredIDs(d))
+	return tool.NewWall(catalogstest.Retail(), retail.DeclaredIDs(d))
 }
 
 func onMenu(name string) bool {
-	_, ok := retail.Registry().Lookup(name)
+	_, ok := catalogstest.Retail().Lookup(name)
 	return ok
 }
 
@@ -197,7 +198,7 @@ func TestSelect_Faults(t *testing.T) {
 			for _, q := range templates {
 				t.Run(fmt.Sprintf("%s/seed=%d/%s", tt.name, seed, q), func(t *testing.T) {
 					inner := innerSelect(t, q)
-					got, err := p.Select(t.Context(), q, retail.Registry().Menu())
+					got, err := p.Select(t.Context(), q, catalogstest.Retail().Menu())
 					if err != nil {
 						t.Fatal(err)
 					}
@@ -327,7 +328,7 @@ func TestZeroRates_IdenticalToInner(t *testing.T) {
 	for _, q := range questions {
 		t.Run(q, func(t *testing.T) {
 			inner := innerSelect(t, q)
-			got, err := p.Select(t.Context(), q, retail.Registry().Menu())
+			got, err := p.Select(t.Context(), q, catalogstest.Retail().Menu())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -348,7 +349,7 @@ func TestZeroRates_IdenticalToInner(t *testing.T) {
 
 func TestSelect_InnerAbstentionPassesThrough(t *testing.T) {
 	p := newNoisy(t, 1, noisy.Uniform(1))
-	got, err := p.Select(t.Context(), "How many employees work at st-003?", retail.Registry().Menu())
+	got, err := p.Select(t.Context(), "How many employees work at st-003?", catalogstest.Retail().Menu())
 	if err != nil || got != nil {
 		t.Errorf("Select() = %+v, %v; want abstention", got, err)
 	}
@@ -370,7 +371,7 @@ func TestInnerErrorsPassThrough(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := p.Select(t.Context(), templates[0], retail.Registry().Menu()); !errors.Is(err, provider.ErrUnavailable) {
+	if _, err := p.Select(t.Context(), templates[0], catalogstest.Retail().Menu()); !errors.Is(err, provider.ErrUnavailable) {
 		t.Errorf("Select() error = %v, want ErrUnavailable", err)
 	}
 	if _, err := p.Compose(t.Context(), provider.ComposeInput{Question: templates[1]}); !errors.Is(err, provider.ErrUnavailable) {
@@ -381,7 +382,7 @@ func TestInnerErrorsPassThrough(t *testing.T) {
 // outcome renders everything a provider did for one question.
 func outcome(t *testing.T, p provider.Provider, q string) string {
 	t.Helper()
-	got, err := p.Select(t.Context(), q, retail.Registry().Menu())
+	got, err := p.Select(t.Context(), q, catalogstest.Retail().Menu())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -444,7 +445,7 @@ func TestDeterminism(t *testing.T) {
 		got := make([]string, len(questions))
 		for i, q := range questions {
 			wg.Go(func() {
-				s, err := a.Select(context.Background(), q, retail.Registry().Menu())
+				s, err := a.Select(context.Background(), q, catalogstest.Retail().Menu())
 				if err != nil {
 					return
 				}
@@ -452,7 +453,7 @@ func TestDeterminism(t *testing.T) {
 				if s != nil {
 					sel = fmt.Sprintf("%s %v", s.Tool, s.Params)
 				}
-				inner, _ := rules.Provider{}.Select(context.Background(), q, retail.Registry().Menu())
+				inner, _ := rules.Provider{}.Select(context.Background(), q, catalogstest.Retail().Menu())
 				c, _ := a.Compose(context.Background(), composeInput(q, inner))
 				got[i] = sel + " | " + c
 			})
@@ -486,7 +487,7 @@ func TestStreamsAreIndependent(t *testing.T) {
 		p := newNoisy(t, 3, r)
 		var out []bool
 		for _, q := range manyQuestions(300) {
-			got, err := p.Select(t.Context(), q, retail.Registry().Menu())
+			got, err := p.Select(t.Context(), q, catalogstest.Retail().Menu())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -532,7 +533,7 @@ func TestRates(t *testing.T) {
 			faults := 0
 			for _, q := range questions {
 				inner := innerSelect(t, q)
-				got, err := p.Select(t.Context(), q, retail.Registry().Menu())
+				got, err := p.Select(t.Context(), q, catalogstest.Retail().Menu())
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -565,7 +566,7 @@ func TestRates(t *testing.T) {
 		p := newNoisy(t, 1, noisy.Uniform(rate))
 		abstained := 0
 		for _, q := range questions {
-			if got, _ := p.Select(t.Context(), q, retail.Registry().Menu()); got == nil {
+			if got, _ := p.Select(t.Context(), q, catalogstest.Retail().Menu()); got == nil {
 				abstained++
 			}
 		}

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"flag"
+	"github.com/provenant/provenant/catalogs/catalogstest"
 	"io"
 	"math"
 	"net/http"
@@ -20,7 +21,6 @@ import (
 	"github.com/provenant/provenant/fact"
 	"github.com/provenant/provenant/provider"
 	"github.com/provenant/provenant/provider/cassette"
-	"github.com/provenant/provenant/provider/rules"
 	"github.com/provenant/provenant/retail"
 	"github.com/provenant/provenant/tool"
 )
@@ -74,7 +74,8 @@ func (c questionCase) composeInput() provider.ComposeInput {
 	for k, v := range c.want.Params {
 		args[k] = v.(string)
 	}
-	return provider.ComposeInput{Question: c.question, Tool: c.want.Tool, Args: args, Value: c.value}
+	def, _ := catalogstest.Retail().Lookup(c.want.Tool)
+	return provider.ComposeInput{Question: c.question, Def: def, Tool: c.want.Tool, Args: args, Value: c.value}
 }
 
 func newProvider(t testing.TB, opts Options) *Provider {
@@ -133,7 +134,7 @@ func TestNew_Options(t *testing.T) {
 func TestSelect(t *testing.T) {
 	srv := newScriptedServer(t)
 	p := newProvider(t, Options{BaseURL: srv.baseURL()})
-	wall := tool.NewWall(retail.Registry(), map[string]map[string]bool{"store": {"st-003": true}, "product": {"pr-007": true}})
+	wall := tool.NewWall(catalogstest.Retail(), map[string]map[string]bool{"store": {"st-003": true}, "product": {"pr-007": true}})
 	type rejectCase struct {
 		questionCase
 		reject tool.RejectKind // "" means the wall accepts the proposal
@@ -155,7 +156,7 @@ func TestSelect(t *testing.T) {
 	)
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := p.Select(t.Context(), tt.question, retail.Registry().Menu())
+			got, err := p.Select(t.Context(), tt.question, catalogstest.Retail().Menu())
 			if err != nil {
 				t.Fatalf("Select: %v", err)
 			}
@@ -199,7 +200,7 @@ func TestSelect_Request(t *testing.T) {
 		t.Run("key="+key, func(t *testing.T) {
 			p := newProvider(t, Options{BaseURL: srv.baseURL(), APIKey: key})
 			q := templateCases[0].question
-			if _, err := p.Select(t.Context(), q, retail.Registry().Menu()); err != nil {
+			if _, err := p.Select(t.Context(), q, catalogstest.Retail().Menu()); err != nil {
 				t.Fatalf("Select: %v", err)
 			}
 			req := srv.last(t)
@@ -238,7 +239,7 @@ func TestSelect_Request(t *testing.T) {
 			if len(body.Messages) != 2 || body.Messages[0].Content != selectPrompt || body.Messages[1].Content != q {
 				t.Errorf("messages = %+v, want the select prompt and the question", body.Messages)
 			}
-			menu := retail.Registry().Menu()
+			menu := catalogstest.Retail().Menu()
 			if len(body.Tools) != len(menu) {
 				t.Fatalf("sent %d tools, want %d", len(body.Tools), len(menu))
 			}
@@ -300,7 +301,7 @@ func TestUnavailable(t *testing.T) {
 				var err error
 				if job == "select" {
 					var got *tool.Proposal
-					got, err = p.Select(t.Context(), tt.script, retail.Registry().Menu())
+					got, err = p.Select(t.Context(), tt.script, catalogstest.Retail().Menu())
 					if got != nil {
 						t.Errorf("Select proposed %+v alongside an error", got)
 					}
@@ -324,7 +325,7 @@ func TestUnavailable(t *testing.T) {
 		p := newProvider(t, Options{BaseURL: srv.baseURL()})
 		ctx, cancel := context.WithCancel(t.Context())
 		cancel()
-		_, err := p.Select(ctx, templateCases[0].question, retail.Registry().Menu())
+		_, err := p.Select(ctx, templateCases[0].question, catalogstest.Retail().Menu())
 		if !errors.Is(err, provider.ErrUnavailable) || !errors.Is(err, context.Canceled) {
 			t.Errorf("error = %v, want ErrUnavailable and context.Canceled", err)
 		}
@@ -344,7 +345,7 @@ func TestCompose(t *testing.T) {
 			if err != nil {
 				t.Fatalf("Compose: %v", err)
 			}
-			if want := rules.Sentence(in.Tool, in.Args, in.Value); got != want {
+			if want := tool.Sentence(in.Def, in.Args, in.Value); got != want {
 				t.Errorf("Compose = %q, want %q", got, want)
 			}
 			req := srv.last(t)
@@ -406,7 +407,7 @@ func runCases(t *testing.T, p *Provider, cases []questionCase) ([]*tool.Proposal
 	var props []*tool.Proposal
 	var sentences []string
 	for _, c := range cases {
-		got, err := p.Select(t.Context(), c.question, retail.Registry().Menu())
+		got, err := p.Select(t.Context(), c.question, catalogstest.Retail().Menu())
 		if err != nil {
 			t.Fatalf("Select(%q): %v", c.question, err)
 		}
@@ -482,7 +483,7 @@ func TestCassettes_Replay(t *testing.T) {
 	p := newProvider(t, Options{BaseURL: "http://127.0.0.1:1/v1", Transport: &cassette.Replayer{Dir: cassetteDir}})
 	for _, c := range templateCases {
 		t.Run(c.name, func(t *testing.T) {
-			got, err := p.Select(t.Context(), c.question, retail.Registry().Menu())
+			got, err := p.Select(t.Context(), c.question, catalogstest.Retail().Menu())
 			if err != nil {
 				t.Fatalf("Select: %v", err)
 			}
@@ -497,7 +498,7 @@ func TestCassettes_Replay(t *testing.T) {
 			if err != nil {
 				t.Fatalf("Compose: %v", err)
 			}
-			if want := rules.Sentence(in.Tool, in.Args, in.Value); s != want {
+			if want := tool.Sentence(in.Def, in.Args, in.Value); s != want {
 				t.Errorf("Compose = %q, want %q", s, want)
 			}
 		})
@@ -523,16 +524,16 @@ func TestReplay_Miss(t *testing.T) {
 		call func() error
 	}{
 		{"unrecorded question", func() error {
-			_, err := p.Select(t.Context(), "What is the price of pr-008 at st-003 as of 2026-01-06T08:00:00Z?", retail.Registry().Menu())
+			_, err := p.Select(t.Context(), "What is the price of pr-008 at st-003 as of 2026-01-06T08:00:00Z?", catalogstest.Retail().Menu())
 			return err
 		}},
 		{"smaller menu", func() error {
-			_, err := p.Select(t.Context(), templateCases[1].question, retail.Registry().Menu()[:1])
+			_, err := p.Select(t.Context(), templateCases[1].question, catalogstest.Retail().Menu()[:1])
 			return err
 		}},
 		{"other model", func() error {
 			other := newProvider(t, Options{BaseURL: "http://127.0.0.1:1/v1", Model: "other-model", Transport: &cassette.Replayer{Dir: cassetteDir}})
-			_, err := other.Select(t.Context(), templateCases[1].question, retail.Registry().Menu())
+			_, err := other.Select(t.Context(), templateCases[1].question, catalogstest.Retail().Menu())
 			return err
 		}},
 		{"unrecorded value", func() error {
@@ -587,7 +588,7 @@ func FuzzSelectResponse(f *testing.F) {
 				Body: io.NopCloser(bytes.NewReader(body)), Request: r}, nil
 		})
 		p := newProvider(t, Options{BaseURL: "http://127.0.0.1:1/v1", Transport: rt})
-		got, err := p.Select(t.Context(), "q", retail.Registry().Menu())
+		got, err := p.Select(t.Context(), "q", catalogstest.Retail().Menu())
 		if err != nil && !errors.Is(err, provider.ErrUnavailable) {
 			t.Fatalf("Select error %v does not wrap ErrUnavailable", err)
 		}

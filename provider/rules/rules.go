@@ -1,21 +1,22 @@
-// Package rules is the embedded default provider: a deterministic parser of
-// the documented question templates that needs no model. It proposes no
-// tool for any other question, and composes plain sentences from values.
+// Package rules is the embedded default provider: a deterministic parser
+// of the question forms each tool declares (tool.Def.Phrasings, from the
+// catalog, in the pattern language of package phrase) that needs no
+// model. It proposes no tool for any other question, and composes the
+// sentence each tool's templates render from the value (tool.Sentence).
 //
-// Captured tokens are passed to the wall as written (enumerations upper
-// cased), so a malformed id or an injected query in a question is judged
-// by the wall, not silently dropped here.
+// Captured tokens are passed to the wall as written (an enumerated token
+// in the declared case when it matches a value regardless of case), so a
+// malformed id or an injected query in a question is judged by the wall,
+// not silently dropped here.
 package rules
 
 import (
 	"context"
-	"fmt"
-	"regexp"
 	"strings"
+	"sync"
 
-	"github.com/provenant/provenant/fact"
+	"github.com/provenant/provenant/phrase"
 	"github.com/provenant/provenant/provider"
-	"github.com/provenant/provenant/retail"
 	"github.com/provenant/provenant/tool"
 )
 
@@ -27,108 +28,63 @@ var _ provider.Provider = Provider{}
 // Name returns "rules".
 func (Provider) Name() string { return "rules" }
 
-const (
-	ts  = `(.+?)`                       // a timestamp as written; the wall checks it
-	tok = `(.+?)`                       // an id or enum token as written, spaces included
-	end = `\s*[?.!]?\s*$`               // optional closing punctuation
-	of  = `(?:of|for)`                  // "price of", "price for"
-	at  = `(?:at|in|for|from)`          // "at st-003", "in st-003"
-	is  = `(?:what(?:'s|\s+is|\s+was))` // "what is", "what's", "what was"
-)
+// patterns caches compiled phrasings by their text: a registry's
+// phrasings compile once per process.
+var patterns sync.Map // string → *phrase.Pattern
 
-type template struct {
-	re    *regexp.Regexp
-	build func(m []string) tool.Proposal
-}
-
-func mustCompile(pattern string) *regexp.Regexp {
-	return regexp.MustCompile(`(?i)^\s*` + pattern + end)
-}
-
-func scalar(name string) func(m []string) tool.Proposal {
-	return func(m []string) tool.Proposal {
-		return tool.Proposal{Tool: name, Params: map[string]any{"product_id": m[1], "store_id": m[2], "as_of": m[3]}}
+func compiled(ph string) *phrase.Pattern {
+	if p, ok := patterns.Load(ph); ok {
+		return p.(*phrase.Pattern)
 	}
+	p, err := phrase.Compile(ph)
+	if err != nil {
+		// tool.NewRegistry refuses a phrasing that does not compile.
+		return nil
+	}
+	patterns.Store(ph, p)
+	return p
 }
 
-var templates = []template{
-	{mustCompile(is + `\s+the\s+(?:stock|shelf)\s+state\s+` + of + `\s+` + tok + `\s+` + at + `\s+` + tok + `\s+as\s+of\s+` + ts),
-		scalar(retail.GetStockState)},
-	{mustCompile(is + `\s+the\s+(?:shelf\s+)?price\s+` + of + `\s+` + tok + `\s+` + at + `\s+` + tok + `\s+as\s+of\s+` + ts),
-		scalar(retail.GetPrice)},
-	{mustCompile(is + `\s+the\s+compliance\s+(?:flag|status)\s+` + of + `\s+` + tok + `\s+` + at + `\s+` + tok + `\s+as\s+of\s+` + ts),
-		scalar(retail.GetComplianceFlag)},
-	{mustCompile(`how\s+many\s+stores\s+(?:have|had|has|show|showed)\s+(?:the\s+)?condition\s+` + tok + `\s+as\s+of\s+` + ts),
-		func(m []string) tool.Proposal {
-			return tool.Proposal{Tool: retail.CountStoresWithCondition, Params: map[string]any{"condition": enum(m[1]), "as_of": m[2]}}
-		}},
-	{mustCompile(`(?:which|what)\s+products\s+(?:are|were)\s+in\s+(?:the\s+)?state\s+` + tok + `\s+` + at + `\s+` + tok + `\s+as\s+of\s+` + ts),
-		func(m []string) tool.Proposal {
-			return tool.Proposal{Tool: retail.ListProductsInState, Params: map[string]any{"state": enum(m[1]), "store_id": m[2], "as_of": m[3]}}
-		}},
-	{mustCompile(`how\s+many\s+` + tok + `\s+(?:events|scans)\s+(?:were|was)\s+recorded\s+` + at + `\s+` + tok + `\s+in\s+\[\s*` + ts + `\s*,\s*` + ts + `\s*\)`),
-		window},
-	{mustCompile(`how\s+many\s+` + tok + `\s+(?:events|scans)\s+(?:were|was)\s+recorded\s+` + at + `\s+` + tok + `\s+between\s+` + ts + `\s+and\s+` + ts),
-		window},
-}
-
-func window(m []string) tool.Proposal {
-	return tool.Proposal{Tool: retail.CountEventsInWindow, Params: map[string]any{"state": enum(m[1]), "store_id": m[2], "start": m[3], "end": m[4]}}
-}
-
-// enum normalises an enumeration token's case; the wall judges the rest.
-func enum(s string) string { return strings.ToUpper(s) }
-
-// Select matches the question against the templates.
-func (Provider) Select(ctx context.Context, question string, _ []tool.Def) (*tool.Proposal, error) {
-	for _, t := range templates {
-		if m := t.re.FindStringSubmatch(question); m != nil {
-			p := t.build(m)
-			return &p, nil
+// Select matches the question against each tool's phrasings, in menu
+// order, and proposes the first that matches.
+func (Provider) Select(ctx context.Context, question string, menu []tool.Def) (*tool.Proposal, error) {
+	for _, d := range menu {
+		for _, ph := range d.Phrasings {
+			p := compiled(ph)
+			if p == nil {
+				continue
+			}
+			m, ok := p.Match(question)
+			if !ok {
+				continue
+			}
+			params := make(map[string]any, len(m))
+			for name, tok := range m {
+				params[name] = canonical(d, name, tok)
+			}
+			return &tool.Proposal{Tool: d.Name, Params: params}, nil
 		}
 	}
 	return nil, nil
 }
 
-// Compose writes one plain sentence from the value.
+// canonical writes an enumerated token in its declared case when it
+// matches a value regardless of case; anything else as written.
+func canonical(d tool.Def, name, tok string) string {
+	for _, p := range d.Params {
+		if p.Name != name || p.Kind != tool.Enum {
+			continue
+		}
+		for _, v := range p.Values {
+			if strings.EqualFold(v, tok) {
+				return v
+			}
+		}
+	}
+	return tok
+}
+
+// Compose writes the tool's sentence for the value.
 func (Provider) Compose(ctx context.Context, in provider.ComposeInput) (string, error) {
-	return Sentence(in.Tool, in.Args, in.Value), nil
-}
-
-// Sentence renders a value as a plain English sentence, by code alone.
-func Sentence(toolName string, args map[string]string, v fact.Value) string {
-	store, product, asOf := args["store_id"], args["product_id"], args["as_of"]
-	switch toolName {
-	case retail.GetStockState, retail.GetPrice, retail.GetComplianceFlag:
-		what := map[string]string{retail.GetStockState: "stock state", retail.GetPrice: "price", retail.GetComplianceFlag: "compliance flag"}[toolName]
-		if !v.Observed {
-			return fmt.Sprintf("No scan of %s at %s was recorded at or before %s, so its %s is not known.", product, store, asOf, what)
-		}
-		val := v.Text
-		if v.Kind == fact.KindInteger {
-			val = fmt.Sprintf("$%d.%02d (%d cents)", v.Int/100, v.Int%100, v.Int)
-		}
-		return fmt.Sprintf("The %s of %s at %s as of %s is %s.", what, product, store, asOf, val)
-	case retail.CountStoresWithCondition:
-		if v.Count == 0 {
-			return fmt.Sprintf("No store has condition %s as of %s.", args["condition"], asOf)
-		}
-		return fmt.Sprintf("%s condition %s as of %s: %s.", plural(v.Count, "store has", "stores have"), args["condition"], asOf, strings.Join(v.IDs, ", "))
-	case retail.ListProductsInState:
-		if len(v.IDs) == 0 {
-			return fmt.Sprintf("No product is in state %s at %s as of %s.", args["state"], store, asOf)
-		}
-		return fmt.Sprintf("%s in state %s at %s as of %s: %s.", plural(len(v.IDs), "product is", "products are"), args["state"], store, asOf, strings.Join(v.IDs, ", "))
-	case retail.CountEventsInWindow:
-		return fmt.Sprintf("%s with state %s %s recorded for %s in [%s, %s).",
-			plural(v.Count, "scan", "scans"), args["state"], map[bool]string{true: "was", false: "were"}[v.Count == 1], store, args["start"], args["end"])
-	}
-	return "The answer is not available as a sentence."
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return fmt.Sprintf("%d %s", n, many)
+	return tool.Sentence(in.Def, in.Args, in.Value), nil
 }

@@ -2,9 +2,15 @@ package rules_test
 
 import (
 	"maps"
+	"os"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
+	"pgregory.net/rapid"
+
+	"github.com/provenant/provenant/catalogs/catalogstest"
 	"github.com/provenant/provenant/fact"
 	"github.com/provenant/provenant/provider/rules"
 	"github.com/provenant/provenant/retail"
@@ -52,7 +58,7 @@ func TestSelect(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.question, func(t *testing.T) {
-			got, err := rules.Provider{}.Select(t.Context(), tt.question, retail.Registry().Menu())
+			got, err := rules.Provider{}.Select(t.Context(), tt.question, catalogstest.Retail().Menu())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -90,12 +96,94 @@ func TestSentence(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.want, func(t *testing.T) {
-			if got := rules.Sentence(tt.tool, args, tt.value); got != tt.want {
+			def, _ := catalogstest.Retail().Lookup(tt.tool)
+			got := tool.Sentence(def, args, tt.value)
+			if got != tt.want {
 				t.Errorf("Sentence() = %q, want %q", got, tt.want)
 			}
-			if strings.Contains(rules.Sentence(tt.tool, args, tt.value), "evt-") {
+			if strings.Contains(got, "evt-") {
 				t.Error("a sentence mentions an event")
 			}
 		})
 	}
+}
+
+// goldQuestions are the questions of the embedded gold set.
+func goldQuestions(t *testing.T) []string {
+	b, err := os.ReadFile("../../eval/retail-demo-v1.gold.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, m := range regexp.MustCompile(`(?m)^\s+question: (".*")$`).FindAllStringSubmatch(string(b), -1) {
+		q, err := strconv.Unquote(m[1])
+		if err != nil {
+			t.Fatalf("gold question %s: %v", m[1], err)
+		}
+		out = append(out, q)
+	}
+	if len(out) < 50 {
+		t.Fatalf("read %d gold questions, want the whole set", len(out))
+	}
+	return out
+}
+
+// TestPhrasings_MatchLegacy: the retail catalog's phrasings propose what
+// the hand-written templates proposed, on the gold questions and on
+// variants of them (case, spacing, punctuation, words swapped out).
+func TestPhrasings_MatchLegacy(t *testing.T) {
+	menu := catalogstest.Retail().Menu()
+	questions := goldQuestions(t)
+	for _, q := range goldQuestions(t) {
+		questions = append(questions, strings.ToUpper(q), strings.ReplaceAll(q, " ", "   "), strings.TrimRight(q, "?.!"),
+			strings.Replace(q, " at ", " in ", 1), strings.Replace(q, "What is", "What's", 1), strings.Replace(q, "What is", "Whatis", 1),
+			strings.Replace(q, " the ", " ", 1), strings.Replace(q, "[", "", 1), q+" please", "Tell me: "+q)
+	}
+	for _, q := range questions {
+		want := legacySelect(q)
+		got, err := rules.Provider{}.Select(t.Context(), q, menu)
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch {
+		case (want == nil) != (got == nil):
+			t.Errorf("%q: Select = %v, legacy %v", q, got, want)
+		case want != nil && (got.Tool != want.Tool || !maps.Equal(got.Params, want.Params)):
+			t.Errorf("%q: Select = %+v, legacy %+v", q, *got, *want)
+		}
+	}
+}
+
+// TestSentences_MatchLegacy: the retail catalog's templates render what
+// the hand-written format strings rendered, for random values of every
+// tool.
+func TestSentences_MatchLegacy(t *testing.T) {
+	reg := catalogstest.Retail()
+	rapid.Check(t, func(rt *rapid.T) {
+		d := rapid.SampledFrom(reg.Menu()).Draw(rt, "tool")
+		args := map[string]string{}
+		for _, p := range d.Params {
+			args[p.Name] = rapid.StringMatching(`[a-z0-9:-]{1,12}`).Draw(rt, p.Name)
+		}
+		var v fact.Value
+		ids := rapid.SliceOfDistinct(rapid.StringMatching(`st-[0-9]{3}`), func(s string) string { return s }).Draw(rt, "ids")
+		switch d.Value {
+		case fact.KindText:
+			v = fact.Text(rapid.SampledFrom(d.Values).Draw(rt, "text"))
+		case fact.KindInteger:
+			v = fact.Integer(rapid.Int64Range(0, 1_000_000).Draw(rt, "int"), d.Unit)
+		case fact.KindEntityCount:
+			v = fact.EntityCount(d.IDsField, ids)
+		case fact.KindEntityList:
+			v = fact.EntityList(d.IDsField, ids)
+		case fact.KindRowCount:
+			v = fact.RowCount(rapid.IntRange(0, 5).Draw(rt, "count"))
+		}
+		if d.Value.Scalar() && rapid.Bool().Draw(rt, "unobserved") {
+			v = fact.NoObservation(d.Value)
+		}
+		if got, want := tool.Sentence(d, args, v), legacySentence(d.Name, args, v); got != want {
+			rt.Fatalf("Sentence = %q, legacy %q", got, want)
+		}
+	})
 }

@@ -18,9 +18,11 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/provenant/provenant/catalogs"
 	"github.com/provenant/provenant/fact"
 	"github.com/provenant/provenant/provider/rules"
-	"github.com/provenant/provenant/retail"
+	"github.com/provenant/provenant/shape"
+	"github.com/provenant/provenant/tool"
 )
 
 // Job is which of the two model jobs a request asks for.
@@ -113,7 +115,7 @@ func (s *Server) selectTool(w http.ResponseWriter, r *http.Request, model, quest
 	if s.Script != nil && s.Script(w, r, Select, question) {
 		return
 	}
-	p, _ := rules.Provider{}.Select(context.Background(), question, nil)
+	p, _ := rules.Provider{}.Select(context.Background(), question, registry.Menu())
 	if p == nil {
 		Reply(w, model, "No tool on the menu answers that question.")
 		return
@@ -147,7 +149,8 @@ func (s *Server) compose(w http.ResponseWriter, r *http.Request, model, user str
 		http.Error(w, `{"error": {"message": "bad value"}}`, http.StatusBadRequest)
 		return
 	}
-	Reply(w, model, rules.Sentence(in.Tool, in.Arguments, v))
+	d, _ := registry.Lookup(in.Tool)
+	Reply(w, model, tool.Sentence(d, in.Arguments, v))
 }
 
 // ToolCall is one tool call in a reply: a name and raw argument text.
@@ -183,9 +186,19 @@ func Reply(w http.ResponseWriter, model, content string, calls ...ToolCall) {
 	})
 }
 
-// registry is the fake model's menu: the retail tools the rules parser
-// selects from.
-var registry = retail.Registry()
+// registry is the fake model's menu: the retail catalog's tools, whose
+// phrasings the rules parser matches.
+var registry = func() *tool.Registry {
+	cat, err := catalogs.Load("retail")
+	if err != nil {
+		panic(err)
+	}
+	reg, err := shape.NewRegistry(cat)
+	if err != nil {
+		panic(err)
+	}
+	return reg
+}()
 
 // decodeValue reads a value in fact.Value's JSON shapes back, for the
 // tool's value kind.
