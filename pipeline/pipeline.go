@@ -35,6 +35,15 @@ type Resolver interface {
 	Resolve(ctx context.Context, c tool.Call, r fact.Result) (fact.Verdict, error)
 }
 
+// Pinner is implemented by an Executor that reads data which can change
+// while it serves (a database): Pin returns a context under which the
+// executor's and the resolver's reads of one request see one consistent
+// snapshot, taken at the first read, and the release the pipeline calls
+// when the request is done. An in-memory executor needs none.
+type Pinner interface {
+	Pin(ctx context.Context) (context.Context, func())
+}
+
 // Observer receives one Record per request (package metrics).
 type Observer interface {
 	Observe(Record)
@@ -149,6 +158,15 @@ func New(prov provider.Provider, wall *tool.Wall, exec Executor, res Resolver, o
 	return &Pipeline{prov: prov, wall: wall, exec: exec, res: res, opts: o, menu: wall.Registry().Menu()}
 }
 
+// pin pins one snapshot for a request's reads, when the executor reads a
+// database.
+func (p *Pipeline) pin(ctx context.Context) (context.Context, func()) {
+	if pn, ok := p.exec.(Pinner); ok {
+		return pn.Pin(ctx)
+	}
+	return ctx, func() {}
+}
+
 // sentence renders a result's sentence by code, from its tool's templates.
 func (p *Pipeline) sentence(r fact.Result) string {
 	def, _ := p.wall.Registry().Lookup(r.Tool)
@@ -247,6 +265,8 @@ func (p *Pipeline) ask(ctx context.Context, question string, rec *Record) answer
 // run takes a proposal through the wall, execution, re-derivation,
 // composition and stapling.
 func (p *Pipeline) run(ctx context.Context, question string, proposal tool.Proposal, rec *Record, compose func(fact.Result) (string, error)) answer.Answer {
+	ctx, release := p.pin(ctx)
+	defer release()
 	start := time.Now()
 	call, result, failed := p.execute(ctx, proposal, rec)
 	rec.Deterministic = time.Since(start)

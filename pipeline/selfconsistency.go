@@ -167,6 +167,8 @@ func decide(cs []cluster, n int, plurality bool) (int, string) {
 // compose, grounding and staple, or abstains.
 func (p *Pipeline) vote(ctx context.Context, question string, first tool.Proposal, rec *Record,
 	compose func(fact.Result) (string, error)) answer.Answer {
+	ctx, release := p.pin(ctx)
+	defer release()
 	sc := p.opts.SelfConsistency
 	n := sc.Samples
 	ballots := make([]*ballot, n)
