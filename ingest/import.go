@@ -41,49 +41,58 @@ type Result struct {
 // Import reads every reader, in order, into one batch of s and commits
 // it. Nothing is stored unless every row of every input is valid and no
 // key repeats or is already stored: the first MaxErrors problems are an
-// Errors (matching ErrInvalid).
+// Errors (matching ErrInvalid). Reading and validating run on one
+// goroutine, appending to the batch on another.
 func Import(ctx context.Context, s Sink, l *Layout, readers ...*Reader) (Result, error) {
 	b, err := s.Begin(ctx, l)
 	if err != nil {
 		return Result{}, fmt.Errorf("import: %w", err)
 	}
 	defer b.Rollback()
-	var errs Errors
 	names := make([]string, len(readers))
-	var n int
-read:
-	for src, r := range readers {
-		names[src] = r.input
-		for {
-			vals, row, err := r.Next()
-			if err == io.EOF {
-				break
-			}
-			if list := (Errors)(nil); errors.As(err, &list) {
-				errs = append(errs, list...)
-				if len(errs) >= MaxErrors {
-					errs = errs[:MaxErrors]
-					break read
-				}
-				continue
-			}
-			if err != nil {
-				return Result{}, fmt.Errorf("import: %w", err)
-			}
-			if n++; n&0xfff == 0 {
-				if err := ctx.Err(); err != nil {
-					return Result{}, fmt.Errorf("import: %w", err)
-				}
-			}
-			if len(errs) == 0 {
-				if err := b.Append(ctx, src, row, vals); err != nil {
-					return Result{}, fmt.Errorf("import: %w", err)
+	for i, r := range readers {
+		names[i] = r.input
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	ncol := len(l.Columns)
+	full := make(chan *chunk, 2)
+	free := make(chan *chunk, 4)
+	for range cap(free) {
+		free <- &chunk{vals: make([]any, 0, chunkRows*ncol)}
+	}
+	var (
+		errs    Errors
+		readErr error
+		done    = make(chan struct{})
+	)
+	go func() {
+		defer close(done)
+		defer close(full)
+		errs, readErr = produce(ctx, readers, ncol, full, free)
+	}()
+	var appendErr error
+	for c := range full {
+		if appendErr == nil {
+			for i := range c.rows {
+				if err := b.Append(ctx, c.srcs[i], c.rows[i], c.vals[i*ncol:(i+1)*ncol]); err != nil {
+					appendErr = err
+					cancel() // stop the reader
+					break
 				}
 			}
 		}
+		c.reset()
+		free <- c
 	}
-	if len(errs) > 0 {
+	<-done
+	switch {
+	case len(errs) > 0:
 		return Result{}, errs
+	case readErr != nil:
+		return Result{}, fmt.Errorf("import: %w", readErr)
+	case appendErr != nil:
+		return Result{}, fmt.Errorf("import: %w", appendErr)
 	}
 	res, err := b.Commit(ctx, names)
 	if list := (Errors)(nil); errors.As(err, &list) {
@@ -95,6 +104,89 @@ read:
 	return res, nil
 }
 
+// chunkRows is how many rows the reading goroutine hands over at once.
+const chunkRows = 1024
+
+// chunk is a run of valid rows: the values of row i are
+// vals[i*ncol:(i+1)*ncol].
+type chunk struct {
+	srcs []int
+	rows []int64
+	vals []any
+}
+
+func (c *chunk) reset() {
+	c.srcs, c.rows = c.srcs[:0], c.rows[:0]
+	clear(c.vals)
+	c.vals = c.vals[:0]
+}
+
+// produce reads every reader, sending valid rows to full in chunks taken
+// from free until the first invalid row, and returns the first MaxErrors
+// problems or the error that stopped it.
+func produce(ctx context.Context, readers []*Reader, ncol int, full, free chan *chunk) (Errors, error) {
+	var errs Errors
+	var c *chunk
+	send := func() error {
+		if c == nil || len(c.rows) == 0 {
+			return nil
+		}
+		select {
+		case full <- c:
+			c = nil
+			return nil
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	n := 0
+	for src, r := range readers {
+		for {
+			vals, row, err := r.Next()
+			if err == io.EOF {
+				break
+			}
+			if list := (Errors)(nil); errors.As(err, &list) {
+				errs = append(errs, list...)
+				if len(errs) >= MaxErrors {
+					return errs[:MaxErrors], nil
+				}
+				continue
+			}
+			if err != nil {
+				return errs, err
+			}
+			if n++; n&0x3ff == 0 {
+				if err := ctx.Err(); err != nil {
+					return errs, err
+				}
+			}
+			if len(errs) > 0 {
+				continue // only reading on, for the errors
+			}
+			if c == nil {
+				select {
+				case c = <-free:
+				case <-ctx.Done():
+					return errs, ctx.Err()
+				}
+			}
+			c.srcs = append(c.srcs, src)
+			c.rows = append(c.rows, row)
+			c.vals = append(c.vals, vals...)
+			if len(c.rows) == chunkRows {
+				if err := send(); err != nil {
+					return errs, err
+				}
+			}
+		}
+	}
+	if len(errs) > 0 {
+		return errs, nil
+	}
+	return nil, send()
+}
+
 // Tx is what Prepare and Finish need of a transaction: a *sql.Tx, or a
 // *sql.Conn after BEGIN.
 type Tx interface {
@@ -103,23 +195,15 @@ type Tx interface {
 	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
 }
 
-// Prepare creates, inside tx, the table if missing and the staging table,
-// and returns the table's greatest _ingest_seq (0 when empty): a Sink's
-// Begin after BEGIN.
-func Prepare(ctx context.Context, tx Tx, l *Layout, dialect, staging string) (int64, error) {
+// Prepare creates, inside tx, the table if missing and returns its
+// greatest _ingest_seq (0 when empty): a Sink's Begin after BEGIN.
+func Prepare(ctx context.Context, tx Tx, l *Layout, dialect string) (int64, error) {
 	ddl, err := l.DDL(dialect)
 	if err != nil {
 		return 0, err
 	}
 	if _, err := tx.ExecContext(ctx, ddl[0].SQL); err != nil {
 		return 0, fmt.Errorf("create table: %w", err)
-	}
-	st, err := l.StagingDDL(dialect, staging)
-	if err != nil {
-		return 0, err
-	}
-	if _, err := tx.ExecContext(ctx, st); err != nil {
-		return 0, fmt.Errorf("create staging table: %w", err)
 	}
 	var base int64
 	if err := tx.QueryRowContext(ctx, l.MaxSeqSQL()).Scan(&base); err != nil {
@@ -128,11 +212,11 @@ func Prepare(ctx context.Context, tx Tx, l *Layout, dialect, staging string) (in
 	return base, nil
 }
 
-// Finish checks the staged keys, moves the staged rows into the table and
-// creates the table's indexes if missing, inside tx: a Sink's Commit
-// before COMMIT. Keys repeated within the import or already stored are an
-// Errors naming inputs[src] and the row.
-func Finish(ctx context.Context, tx Tx, l *Layout, dialect, staging string, inputs []string) error {
+// CheckKeys checks the keys of a staging table (StagingDDL or KeysDDL)
+// inside tx: keys repeated within the import, or held by the table before
+// it (rows numbered at most base), are an Errors naming inputs[src] and
+// the row.
+func CheckKeys(ctx context.Context, tx Tx, l *Layout, staging string, base int64, inputs []string) error {
 	name := func(src int) string {
 		if src >= 0 && src < len(inputs) {
 			return inputs[src]
@@ -141,28 +225,34 @@ func Finish(ctx context.Context, tx Tx, l *Layout, dialect, staging string, inpu
 	}
 	key := l.Dataset.Key.Value
 	var errs Errors
-	rows, err := tx.QueryContext(ctx, l.DuplicatesSQL(staging, MaxErrors))
-	if err != nil {
+	var repeats int64
+	if err := tx.QueryRowContext(ctx, l.RepeatsSQL(staging)).Scan(&repeats); err != nil {
 		return fmt.Errorf("check duplicate keys: %w", err)
 	}
-	for rows.Next() {
-		var src, firstSrc int
-		var row, firstRow int64
-		if err := rows.Scan(&src, &row, &firstSrc, &firstRow); err != nil {
-			rows.Close()
+	if repeats > 0 {
+		rows, err := tx.QueryContext(ctx, l.DuplicatesSQL(staging, MaxErrors))
+		if err != nil {
 			return fmt.Errorf("check duplicate keys: %w", err)
 		}
-		reason := fmt.Sprintf("duplicate key: row %d has it too", firstRow)
-		if firstSrc != src {
-			reason = fmt.Sprintf("duplicate key: %s row %d has it too", name(firstSrc), firstRow)
+		for rows.Next() {
+			var src, firstSrc int
+			var row, firstRow int64
+			if err := rows.Scan(&src, &row, &firstSrc, &firstRow); err != nil {
+				rows.Close()
+				return fmt.Errorf("check duplicate keys: %w", err)
+			}
+			reason := fmt.Sprintf("duplicate key: row %d has it too", firstRow)
+			if firstSrc != src {
+				reason = fmt.Sprintf("duplicate key: %s row %d has it too", name(firstSrc), firstRow)
+			}
+			errs = append(errs, &RowError{Input: name(src), Row: row, Field: key, Reason: reason})
 		}
-		errs = append(errs, &RowError{Input: name(src), Row: row, Field: key, Reason: reason})
+		if err := errors.Join(rows.Err(), rows.Close()); err != nil {
+			return fmt.Errorf("check duplicate keys: %w", err)
+		}
 	}
-	if err := errors.Join(rows.Err(), rows.Close()); err != nil {
-		return fmt.Errorf("check duplicate keys: %w", err)
-	}
-	if len(errs) < MaxErrors {
-		rows, err := tx.QueryContext(ctx, l.StoredSQL(staging, MaxErrors-len(errs)))
+	if base > 0 && len(errs) < MaxErrors { // base 0: the table was empty
+		rows, err := tx.QueryContext(ctx, l.StoredSQL(staging, base, MaxErrors-len(errs)))
 		if err != nil {
 			return fmt.Errorf("check stored keys: %w", err)
 		}
@@ -183,9 +273,91 @@ func Finish(ctx context.Context, tx Tx, l *Layout, dialect, staging string, inpu
 		sortErrors(errs, inputs)
 		return errs
 	}
+	return nil
+}
+
+// CheckAppended checks, inside tx, the keys of rows appended straight into
+// the table, numbered base+1 and up: keys repeated among them, or held by
+// a row numbered at most base, are an Errors naming each row by locate,
+// which maps a row's _ingest_seq to its input's index and row number.
+func CheckAppended(ctx context.Context, tx Tx, l *Layout, base int64, locate func(seq int64) (src int, row int64), inputs []string) error {
+	name := func(src int) string {
+		if src >= 0 && src < len(inputs) {
+			return inputs[src]
+		}
+		return ""
+	}
+	key := l.Dataset.Key.Value
+	var errs Errors
+	var repeats int64
+	if err := tx.QueryRowContext(ctx, l.AppendedRepeatsSQL(base)).Scan(&repeats); err != nil {
+		return fmt.Errorf("check duplicate keys: %w", err)
+	}
+	if repeats > 0 {
+		rows, err := tx.QueryContext(ctx, l.AppendedDuplicatesSQL(base, MaxErrors))
+		if err != nil {
+			return fmt.Errorf("check duplicate keys: %w", err)
+		}
+		for rows.Next() {
+			var seq, first int64
+			if err := rows.Scan(&seq, &first); err != nil {
+				rows.Close()
+				return fmt.Errorf("check duplicate keys: %w", err)
+			}
+			src, row := locate(seq)
+			firstSrc, firstRow := locate(first)
+			reason := fmt.Sprintf("duplicate key: row %d has it too", firstRow)
+			if firstSrc != src {
+				reason = fmt.Sprintf("duplicate key: %s row %d has it too", name(firstSrc), firstRow)
+			}
+			errs = append(errs, &RowError{Input: name(src), Row: row, Field: key, Reason: reason})
+		}
+		if err := errors.Join(rows.Err(), rows.Close()); err != nil {
+			return fmt.Errorf("check duplicate keys: %w", err)
+		}
+	}
+	if base > 0 && len(errs) < MaxErrors { // base 0: the table was empty
+		rows, err := tx.QueryContext(ctx, l.AppendedStoredSQL(base, MaxErrors-len(errs)))
+		if err != nil {
+			return fmt.Errorf("check stored keys: %w", err)
+		}
+		for rows.Next() {
+			var seq int64
+			if err := rows.Scan(&seq); err != nil {
+				rows.Close()
+				return fmt.Errorf("check stored keys: %w", err)
+			}
+			src, row := locate(seq)
+			errs = append(errs, &RowError{Input: name(src), Row: row, Field: key, Reason: "key already stored"})
+		}
+		if err := errors.Join(rows.Err(), rows.Close()); err != nil {
+			return fmt.Errorf("check stored keys: %w", err)
+		}
+	}
+	if len(errs) > 0 {
+		sortErrors(errs, inputs)
+		return errs
+	}
+	return nil
+}
+
+// Finish checks the keys of a full staging table (StagingDDL), moves its
+// rows into the table and creates the table's indexes if missing, inside
+// tx: a Sink's Commit before COMMIT.
+func Finish(ctx context.Context, tx Tx, l *Layout, dialect, staging string, base int64, inputs []string) error {
+	if err := CheckKeys(ctx, tx, l, staging, base, inputs); err != nil {
+		return err
+	}
 	if _, err := tx.ExecContext(ctx, l.InsertSQL(staging)); err != nil {
 		return fmt.Errorf("insert rows: %w", err)
 	}
+	return CreateIndexes(ctx, tx, l, dialect)
+}
+
+// CreateIndexes creates the table's indexes (DDL after the table) if
+// missing. After a first import's rows, building an index once is cheaper
+// than maintaining it row by row.
+func CreateIndexes(ctx context.Context, tx Tx, l *Layout, dialect string) error {
 	ddl, err := l.DDL(dialect)
 	if err != nil {
 		return err

@@ -346,11 +346,35 @@ func (l *Layout) DuplicatesSQL(staging string, limit int) string {
 }
 
 // StoredSQL selects (_src, _row) of at most limit staged rows whose key
-// the table already holds, in input order.
-func (l *Layout) StoredSQL(staging string, limit int) string {
+// the table held before the import (a row with _ingest_seq at most base),
+// in input order.
+func (l *Layout) StoredSQL(staging string, base int64, limit int) string {
 	k, src, row := Quote(l.Dataset.Key.Value), Quote(srcColumn), Quote(rowColumn)
 	return "SELECT s." + src + ", s." + row + " FROM " + Quote(staging) + " s WHERE EXISTS (SELECT 1 FROM " +
-		Quote(l.Table) + " t WHERE t." + k + " = s." + k + ") ORDER BY s." + src + ", s." + row + fmt.Sprintf(" LIMIT %d", limit)
+		Quote(l.Table) + " t WHERE t." + k + " = s." + k + fmt.Sprintf(" AND t.%s <= %d", Quote(SeqColumn), base) +
+		") ORDER BY s." + src + ", s." + row + fmt.Sprintf(" LIMIT %d", limit)
+}
+
+// RepeatsSQL selects how many staged keys repeat an earlier staged key: a
+// cheap test before DuplicatesSQL, which sorts.
+func (l *Layout) RepeatsSQL(staging string) string {
+	return "SELECT count(*) - count(DISTINCT " + Quote(l.Dataset.Key.Value) + ") FROM " + Quote(staging)
+}
+
+// KeysDDL returns the statement that creates a temporary table name of
+// staged keys alone: key, _src, _row. A backend that appends rows
+// straight into the table inside the import's transaction stages only
+// their keys, to check them.
+func (l *Layout) KeysDDL(dialect, name string) (string, error) {
+	if err := checkDialect(dialect); err != nil {
+		return "", fmt.Errorf("lay out staging: %w", err)
+	}
+	s := "CREATE TEMPORARY TABLE " + Quote(name) + " (\n\t" + Quote(l.Dataset.Key.Value) + " " + sqlType(dialect, KindKey) +
+		" NOT NULL,\n\t" + Quote(srcColumn) + " INTEGER NOT NULL,\n\t" + Quote(rowColumn) + " BIGINT NOT NULL\n)"
+	if dialect == Postgres {
+		s += " ON COMMIT DROP"
+	}
+	return s, nil
 }
 
 // InsertSQL moves every staged row into the table.
@@ -371,4 +395,32 @@ func (l *Layout) ColumnNames() []string {
 		out[i] = c.Name
 	}
 	return slices.Clip(out)
+}
+
+// AppendedRepeatsSQL counts the rows numbered above base whose key repeats
+// another of them: the cheap test before AppendedDuplicatesSQL, for a
+// backend that appends rows straight into the table inside the import's
+// transaction.
+func (l *Layout) AppendedRepeatsSQL(base int64) string {
+	return "SELECT count(*) - count(DISTINCT " + Quote(l.Dataset.Key.Value) + ") FROM " + Quote(l.Table) +
+		fmt.Sprintf(" WHERE %s > %d", Quote(SeqColumn), base)
+}
+
+// AppendedDuplicatesSQL selects, for at most limit rows numbered above
+// base whose key a lower-numbered one of them has, (_ingest_seq, the first
+// row's _ingest_seq), in order.
+func (l *Layout) AppendedDuplicatesSQL(base int64, limit int) string {
+	k, seq := Quote(l.Dataset.Key.Value), Quote(SeqColumn)
+	return "SELECT " + seq + ", first_seq FROM (SELECT " + seq + ", row_number() OVER (PARTITION BY " + k + " ORDER BY " + seq +
+		") AS n, min(" + seq + ") OVER (PARTITION BY " + k + ") AS first_seq FROM " + Quote(l.Table) +
+		fmt.Sprintf(" WHERE %s > %d) d WHERE n > 1 ORDER BY %s LIMIT %d", seq, base, seq, limit)
+}
+
+// AppendedStoredSQL selects _ingest_seq of at most limit rows numbered
+// above base whose key a row numbered at most base has, in order.
+func (l *Layout) AppendedStoredSQL(base int64, limit int) string {
+	k, seq, t := Quote(l.Dataset.Key.Value), Quote(SeqColumn), Quote(l.Table)
+	return "SELECT n." + seq + " FROM " + t + " n WHERE n." + seq + fmt.Sprintf(" > %d", base) +
+		" AND EXISTS (SELECT 1 FROM " + t + " o WHERE o." + k + " = n." + k + " AND o." + seq + fmt.Sprintf(" <= %d)", base) +
+		" ORDER BY n." + seq + fmt.Sprintf(" LIMIT %d", limit)
 }

@@ -1,11 +1,13 @@
 package duckdb
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"database/sql/driver"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 
 	"github.com/duckdb/duckdb-go/v2"
@@ -34,10 +36,15 @@ func OpenFile(ctx context.Context, path string) (*sql.DB, error) {
 	return db, nil
 }
 
-// Sink imports rows into a DuckDB database (ingest.Import). Rows go
-// through DuckDB's Appender into a temporary staging table; Commit checks
-// keys and moves them into the table with INSERT ... SELECT, all inside
-// one transaction on one connection.
+// Sink imports rows into a DuckDB database (ingest.Import). Inside one
+// transaction on one connection, DuckDB's Appender (which takes part in
+// the connection's transaction) appends the rows straight into the table,
+// numbered from the table's greatest _ingest_seq up; Commit then checks
+// their keys against each other and against the rows numbered below them
+// (one anti-join), and commits only if none repeats. A failure at any
+// point rolls the transaction back, appended rows included. The batch
+// keeps, in memory, one entry per run of consecutive rows of an input, to
+// name the row of a repeated key.
 type Sink struct {
 	db *sql.DB
 }
@@ -45,16 +52,13 @@ type Sink struct {
 // NewSink returns a Sink on db, a DuckDB database (OpenFile).
 func NewSink(db *sql.DB) *Sink { return &Sink{db: db} }
 
-// stagingTable is the temporary table an import stages its rows in.
-const stagingTable = "_ingest_staging"
-
 // importMu serialises imports in this process: DuckDB lets concurrent
 // transactions append to one table, and two imports reading the same
 // greatest _ingest_seq would number rows alike.
 var importMu sync.Mutex
 
-// Begin starts an import: BEGIN, the table if missing, the staging table
-// and an appender on it.
+// Begin starts an import: BEGIN, the table if missing, and an appender on
+// it.
 func (s *Sink) Begin(ctx context.Context, l *ingest.Layout) (ingest.Batch, error) {
 	importMu.Lock()
 	conn, err := s.db.Conn(ctx)
@@ -76,8 +80,17 @@ type batch struct {
 	app      *duckdb.Appender
 	base, n  int64
 	row      []driver.Value
+	runs     []run
 	inTx     bool
 	finished bool
+}
+
+// run is a run of rows numbered seq, seq+1, ... from one input's
+// consecutive rows row, row+1, ...
+type run struct {
+	seq int64
+	src int
+	row int64
 }
 
 func (b *batch) begin(ctx context.Context) error {
@@ -85,7 +98,7 @@ func (b *batch) begin(ctx context.Context) error {
 		return err
 	}
 	b.inTx = true
-	base, err := ingest.Prepare(ctx, b.conn, b.l, ingest.DuckDB, stagingTable)
+	base, err := ingest.Prepare(ctx, b.conn, b.l, ingest.DuckDB)
 	if err != nil {
 		return err
 	}
@@ -95,30 +108,46 @@ func (b *batch) begin(ctx context.Context) error {
 		if !ok {
 			return errors.New("not a driver connection")
 		}
-		a, err := duckdb.NewAppender(c, "temp", "main", stagingTable)
-		if err != nil {
+		var err error
+		if b.app, err = duckdb.NewAppender(c, "", "", b.l.Table); err != nil {
 			return fmt.Errorf("create appender: %w", err)
 		}
-		b.app = a
 		return nil
 	})
 }
 
-// Append stages one row with the next _ingest_seq.
+// Append appends one row with the next _ingest_seq.
 func (b *batch) Append(_ context.Context, src int, row int64, vals []any) error {
 	b.n++
+	seq := b.base + b.n
+	if k := len(b.runs); k == 0 || b.runs[k-1].src != src || b.runs[k-1].row+(seq-b.runs[k-1].seq) != row {
+		b.runs = append(b.runs, run{seq: seq, src: src, row: row})
+	}
 	b.row = b.row[:0]
 	for _, v := range vals {
 		b.row = append(b.row, v)
 	}
-	b.row = append(b.row, b.base+b.n, int32(src), row)
+	b.row = append(b.row, seq)
 	if err := b.app.AppendRow(b.row...); err != nil {
-		return fmt.Errorf("stage row: %w", err)
+		return fmt.Errorf("append row: %w", err)
 	}
 	return nil
 }
 
-// Commit flushes the appender, checks keys, moves the rows and commits.
+// locate maps an appended row's _ingest_seq to its input and row.
+func (b *batch) locate(seq int64) (int, int64) {
+	i, found := slices.BinarySearchFunc(b.runs, seq, func(r run, s int64) int { return cmp.Compare(r.seq, s) })
+	if !found {
+		i--
+	}
+	if i < 0 {
+		return -1, 0
+	}
+	r := b.runs[i]
+	return r.src, r.row + (seq - r.seq)
+}
+
+// Commit flushes the appender, checks the keys and commits.
 func (b *batch) Commit(ctx context.Context, inputs []string) (ingest.Result, error) {
 	if b.finished {
 		return ingest.Result{}, errors.New("commit import: already finished")
@@ -126,13 +155,13 @@ func (b *batch) Commit(ctx context.Context, inputs []string) (ingest.Result, err
 	err := b.app.Close()
 	b.app = nil
 	if err != nil {
-		return ingest.Result{}, fmt.Errorf("stage rows: %w", err)
+		return ingest.Result{}, fmt.Errorf("append rows: %w", err)
 	}
-	if err := ingest.Finish(ctx, b.conn, b.l, ingest.DuckDB, stagingTable, inputs); err != nil {
+	if err := ingest.CheckAppended(ctx, b.conn, b.l, b.base, b.locate, inputs); err != nil {
 		return ingest.Result{}, err
 	}
-	if _, err := b.conn.ExecContext(ctx, "DROP TABLE temp.main."+ingest.Quote(stagingTable)); err != nil {
-		return ingest.Result{}, fmt.Errorf("drop staging table: %w", err)
+	if err := ingest.CreateIndexes(ctx, b.conn, b.l, ingest.DuckDB); err != nil {
+		return ingest.Result{}, err
 	}
 	if _, err := b.conn.ExecContext(ctx, "COMMIT"); err != nil {
 		return ingest.Result{}, fmt.Errorf("commit import: %w", err)
@@ -151,7 +180,7 @@ func (b *batch) Rollback() error {
 	defer importMu.Unlock()
 	var errs []error
 	if b.app != nil {
-		b.app.Close() // its error is the reason for the rollback, reported already
+		b.app.Close() // an error here is the rollback's reason, reported already
 		b.app = nil
 	}
 	if b.inTx {
