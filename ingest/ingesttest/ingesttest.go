@@ -167,6 +167,13 @@ func Run(t *testing.T, open Backend) {
 		if battery != 100 || temperature != -4 || fault.Valid || seq != n+3 {
 			t.Errorf("k-3 = battery %d, temperature %v, fault %v, seq %d; want 100, -4, NULL, %d", battery, temperature, fault, seq, n+3)
 		}
+		var text string
+		if err := db.QueryRowContext(t.Context(), `SELECT CAST(ts AS VARCHAR) FROM `+ingest.Quote(Table)+` WHERE event_id = 'k-3'`).Scan(&text); err != nil {
+			t.Fatal(err)
+		}
+		if want := "2026-01-06 09:30:00.25"; text != want {
+			t.Errorf("ts as stored = %q, want %q (UTC wall clock)", text, want)
+		}
 		var faults int64
 		if err := db.QueryRowContext(t.Context(), `SELECT count(*) FROM `+ingest.Quote(Table)+` WHERE fault_code IS NULL`).Scan(&faults); err != nil {
 			t.Fatal(err)
