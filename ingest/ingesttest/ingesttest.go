@@ -28,6 +28,28 @@ const Table = "status_events"
 // declared as the table Table instead of Parquet files.
 func WarehouseCatalog(tb testing.TB) *catalog.Catalog {
 	tb.Helper()
+	b, path := warehouseYAML(tb)
+	c, err := catalog.Load(bytes.NewReader(b), path)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return c
+}
+
+// WarehouseCatalogFile writes WarehouseCatalog's YAML to a temporary file
+// and returns its path.
+func WarehouseCatalogFile(tb testing.TB) string {
+	tb.Helper()
+	b, _ := warehouseYAML(tb)
+	path := filepath.Join(tb.TempDir(), "warehouse.yaml")
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		tb.Fatal(err)
+	}
+	return path
+}
+
+func warehouseYAML(tb testing.TB) ([]byte, string) {
+	tb.Helper()
 	_, file, _, ok := runtime.Caller(0)
 	if !ok {
 		tb.Fatal("locate ingesttest source")
@@ -41,12 +63,7 @@ func WarehouseCatalog(tb testing.TB) *catalog.Catalog {
 	if !bytes.Contains(b, []byte(files)) {
 		tb.Fatalf("%s: no %q to replace", path, files)
 	}
-	b = bytes.Replace(b, []byte(files), []byte("table: "+Table), 1)
-	c, err := catalog.Load(bytes.NewReader(b), path)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return c
+	return bytes.Replace(b, []byte(files), []byte("table: "+Table), 1), path
 }
 
 // WarehouseLayout returns the layout of WarehouseCatalog's dataset.

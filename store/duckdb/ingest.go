@@ -194,3 +194,18 @@ func (b *batch) Rollback() error {
 	}
 	return nil
 }
+
+// OpenMemory opens a new in-memory DuckDB database: a reader of Parquet
+// files (ReadParquet) for an import into another database.
+func OpenMemory(ctx context.Context) (*sql.DB, error) {
+	connector, err := duckdb.NewConnector("", nil)
+	if err != nil {
+		return nil, fmt.Errorf("open duckdb: %w", err)
+	}
+	db := sql.OpenDB(connector)
+	if err := db.PingContext(ctx); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("open duckdb: %w", err)
+	}
+	return db, nil
+}

@@ -25,6 +25,8 @@ func BenchmarkImport(b *testing.B) {
 	if err := os.WriteFile(csvPath, csvBody, 0o644); err != nil {
 		b.Fatal(err)
 	}
+	parquetPath := filepath.Join(dir, "events.parquet")
+	csvToParquet(b, csvPath, parquetPath)
 	b.Run("csv", func(b *testing.B) {
 		for i := 0; b.Loop(); i++ {
 			db, err := duckdb.OpenFile(b.Context(), filepath.Join(b.TempDir(), "bench.duckdb"))
@@ -35,6 +37,25 @@ func BenchmarkImport(b *testing.B) {
 			if err != nil || res.Rows != benchRows {
 				b.Fatalf("import = %+v, %v", res, err)
 			}
+			db.Close()
+		}
+		b.ReportMetric(float64(benchRows*b.N)/b.Elapsed().Seconds(), "rows/s")
+	})
+	b.Run("parquet", func(b *testing.B) {
+		for i := 0; b.Loop(); i++ {
+			db, err := duckdb.OpenFile(b.Context(), filepath.Join(b.TempDir(), "bench.duckdb"))
+			if err != nil {
+				b.Fatal(err)
+			}
+			recs, err := duckdb.ReadParquet(b.Context(), db, parquetPath)
+			if err != nil {
+				b.Fatal(err)
+			}
+			res, err := ingest.Import(b.Context(), duckdb.NewSink(db), l, ingest.NewRecords("events.parquet", l, recs))
+			if err != nil || res.Rows != benchRows {
+				b.Fatalf("import = %+v, %v", res, err)
+			}
+			recs.Close()
 			db.Close()
 		}
 		b.ReportMetric(float64(benchRows*b.N)/b.Elapsed().Seconds(), "rows/s")
