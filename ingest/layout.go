@@ -210,17 +210,48 @@ func (l *Layout) DDL(dialect string) ([]Statement, error) {
 	if dialect == DuckDB {
 		return out, nil
 	}
+	// An index serves uses: a use is a purpose (a shape's and what it
+	// reads) and the tools that have it.
+	type use struct {
+		purpose string
+		tools   []string
+	}
 	type index struct {
 		unique bool
 		cols   []string
-		reason string
+		uses   []*use
 	}
 	ds := l.Dataset
 	key, ts := ds.Key.Value, ds.Time.Value
-	idx := []index{
-		{true, []string{key}, "unique key: lookups of asserted keys, and each import's check for keys already stored"},
-		{true, []string{SeqColumn}, "data_version watermark: max(" + SeqColumn + ") by one index probe; unique, so concurrent imports cannot share a sequence number"},
+	var idx []*index
+	add := func(unique bool, cols []string, purpose, tool string) {
+		sig := strings.Join(cols, "\x00")
+		var x *index
+		for _, y := range idx {
+			if strings.Join(y.cols, "\x00") == sig {
+				x = y
+			}
+		}
+		if x == nil {
+			x = &index{unique: unique, cols: cols}
+			idx = append(idx, x)
+		}
+		for _, u := range x.uses {
+			if u.purpose == purpose {
+				if tool != "" {
+					u.tools = append(u.tools, tool)
+				}
+				return
+			}
+		}
+		u := &use{purpose: purpose}
+		if tool != "" {
+			u.tools = []string{tool}
+		}
+		x.uses = append(x.uses, u)
 	}
+	add(true, []string{key}, "unique key: lookups of asserted keys, and each import's check for keys already stored", "")
+	add(true, []string{SeqColumn}, "data_version watermark: max("+SeqColumn+") by one index probe; unique, so concurrent imports cannot share a sequence number", "")
 	entityCol := func(name string) string {
 		for _, e := range ds.Entities {
 			if e.Name.Value == name {
@@ -248,33 +279,23 @@ func (l *Layout) DDL(dialect string) ([]Statement, error) {
 			for _, s := range ds.Series {
 				cols = append(cols, entityCol(s.Value))
 			}
-			idx = append(idx, index{false, append(cols, ts, key),
-				"latest_value (" + name + "): a series' latest row at or before as_of by one descending probe (ties by key)"})
+			add(false, append(cols, ts, key), "latest_value: a series' latest row at or before as_of by one backward index probe (ties to the greatest key)", name)
 		case catalog.ShapeCountEntitiesWhere:
-			idx = append(idx, index{false, []string{ts},
-				"count_entities_where (" + name + "): the rows at or before as_of, by time"})
+			add(false, []string{ts}, "count_entities_where, list_entities_in_state: the rows at or before as_of, by time", name)
 		case catalog.ShapeListEntitiesInState:
-			idx = append(idx, index{false, []string{ts},
-				"list_entities_in_state (" + name + "): the rows at or before as_of, by time"})
-			idx = append(idx, index{false, []string{entityCol(t.At.Value), ts},
-				"list_entities_in_state (" + name + "): the rows of one " + t.At.Value + " at or before as_of"})
+			add(false, []string{ts}, "count_entities_where, list_entities_in_state: the rows at or before as_of, by time", name)
+			add(false, []string{entityCol(t.At.Value), ts}, "list_entities_in_state: the rows of one "+t.At.Value+" at or before as_of", name)
 		case catalog.ShapeCountRowsInWindow:
 			cols := []string{entityCol(t.At.Value)}
+			what := "the rows of one " + t.At.Value
 			if t.Filter != nil && t.Filter.Attribute.Value != "" {
 				cols = append(cols, attrCol(t.Filter.Attribute.Value))
+				what += " and " + t.Filter.Attribute.Value
 			}
-			idx = append(idx, index{false, append(cols, ts),
-				"count_rows_in_window (" + name + "): the rows of one " + t.At.Value + " in the window, an index range scan"})
+			add(false, append(cols, ts), "count_rows_in_window: "+what+" in the window, one index range scan", name)
 		}
 	}
-	seen := map[string]int{} // column list -> position in out
 	for _, x := range idx {
-		sig := strings.Join(x.cols, "\x00")
-		if i, ok := seen[sig]; ok {
-			out[i].Reason += "; " + x.reason
-			continue
-		}
-		seen[sig] = len(out)
 		quoted := make([]string, len(x.cols))
 		for i, c := range x.cols {
 			quoted[i] = Quote(c)
@@ -283,10 +304,17 @@ func (l *Layout) DDL(dialect string) ([]Statement, error) {
 		if x.unique {
 			kw = "UNIQUE INDEX"
 		}
+		reasons := make([]string, len(x.uses))
+		for i, u := range x.uses {
+			reasons[i] = u.purpose
+			if len(u.tools) > 0 {
+				reasons[i] += " (" + strings.Join(u.tools, ", ") + ")"
+			}
+		}
 		out = append(out, Statement{
 			SQL: "CREATE " + kw + " IF NOT EXISTS " + Quote(indexName(l.Table, x.cols)) +
 				" ON " + Quote(l.Table) + " (" + strings.Join(quoted, ", ") + ")",
-			Reason: x.reason,
+			Reason: strings.Join(reasons, "; "),
 		})
 	}
 	return out, nil
