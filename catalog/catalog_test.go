@@ -296,6 +296,8 @@ func TestValidate_Errors(t *testing.T) {
 			[]string{"32:12: unknown shape `latest_valu`; did you mean `latest_value`?"}},
 		{"class does not fit shape", "    class: scalar", "    class: list",
 			[]string{"33:12: class `list` does not fit shape `latest_value` (want `scalar`)"}},
+		{"latest_value of an optional attribute", "        values: [IN_STOCK, OUT_OF_STOCK]\n", "        values: [IN_STOCK, OUT_OF_STOCK]\n        optional: true\n",
+			[]string{"36:16: tool `get_state`: attribute `state` is optional; shape `latest_value` wants a required attribute"}},
 		{"latest_value names unknown attribute", "    attribute: state\n    phrasings", "    attribute: colour\n    phrasings",
 			[]string{"35:16: unknown attribute `colour`"}},
 		{"latest_value without attribute", "    attribute: state\n    phrasings", "    phrasings",

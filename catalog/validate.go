@@ -392,8 +392,15 @@ func validateTool(v *errs, t *Tool, ds *Dataset) {
 	if ds == nil {
 		return
 	}
-	if checkAttr && ds.attribute(t.Attribute.Value) == nil {
-		v.add(t.Attribute.Pos, "%s", unknown("attribute", t.Attribute.Value, ds.attributeNames(false)))
+	if checkAttr {
+		switch a := ds.attribute(t.Attribute.Value); {
+		case a == nil:
+			v.add(t.Attribute.Pos, "%s", unknown("attribute", t.Attribute.Value, ds.attributeNames(false)))
+		case a.Optional:
+			// An empty value on the latest row would be neither an
+			// observation nor a grounded zero.
+			v.add(t.Attribute.Pos, "tool %s: attribute %s is optional; shape `%s` wants a required attribute", show(t.Name.Value), show(a.Name.Value), t.Shape.Value)
+		}
 	}
 	if checkEntity && ds.entity(t.Entity.Value) == nil {
 		v.add(t.Entity.Pos, "%s", unknown("entity", t.Entity.Value, ds.entityNames()))

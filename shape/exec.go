@@ -1,0 +1,317 @@
+package shape
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"strings"
+
+	"github.com/provenant/provenant/catalog"
+)
+
+// Execute answers a call with the executor's formulation: one query,
+// pushed into the database.
+func (s *Snapshot) Execute(ctx context.Context, c Call) (Result, error) {
+	p, err := s.e.plan(c)
+	if err != nil {
+		return Result{}, err
+	}
+	var (
+		v    Value
+		keys []string
+	)
+	switch p.tool.Shape.Value {
+	case catalog.ShapeLatestValue:
+		v, keys, err = s.execLatest(ctx, p, c)
+	case catalog.ShapeCountEntitiesWhere, catalog.ShapeListEntitiesInState:
+		v, keys, err = s.execEntities(ctx, p, c)
+	case catalog.ShapeCountRowsInWindow:
+		v, keys, err = s.execWindow(ctx, p, c)
+	}
+	if err != nil {
+		return Result{}, err
+	}
+	return s.result(ctx, p, v, keys)
+}
+
+// result sorts and digests the keys and names the snapshot.
+func (s *Snapshot) result(ctx context.Context, p *plan, v Value, keys []string) (Result, error) {
+	version, err := s.DataVersion(ctx, p.ds.Name.Value)
+	if err != nil {
+		return Result{}, err
+	}
+	keys = distinctSorted(keys)
+	r := Result{Tool: p.tool.Name.Value, Value: v, Rows: len(keys), Digest: Digest(keys), DataVersion: version}
+	if len(keys) > s.e.maxKeys {
+		keys = keys[:s.e.maxKeys:s.e.maxKeys]
+	}
+	r.Keys = keys
+	return r, nil
+}
+
+// execLatest: the newest row of the series at or before as_of, by an
+// ordered scan of the series (an index on series, time, key serves it).
+func (s *Snapshot) execLatest(ctx context.Context, p *plan, c Call) (Value, []string, error) {
+	asOf, err := instant(c, "as_of")
+	if err != nil {
+		return Value{}, nil, err
+	}
+	vals, err := p.seriesArgs(c)
+	if err != nil {
+		return Value{}, nil, err
+	}
+	q := &query{}
+	var where []string
+	for i, e := range p.series {
+		where = append(where, col("x", e.Column.Value)+" = "+q.param(vals[i]))
+	}
+	where = append(where, col("x", p.ds.Time.Value)+" <= "+q.instant(asOf))
+	inner := "SELECT CAST(" + col("x", p.ds.Key.Value) + " AS VARCHAR) AS k, " +
+		col("x", p.attr.Column.Value) + " AS v"
+	if p.scope != nil {
+		inner += ", " + col("x", p.scope.Column.Value) + " AS " + ident(p.scope.Column.Value)
+	}
+	inner += " FROM " + p.rel + " x WHERE " + strings.Join(where, " AND ") +
+		" ORDER BY " + col("x", p.ds.Time.Value) + " DESC, " + col("x", p.ds.Key.Value) + " DESC LIMIT 1"
+	sqlText := "SELECT y.k, y.v FROM (" + inner + ") y WHERE 1 = 1" + p.scopeSQL(q, "y", c.Scope)
+	rows, err := s.tx.QueryContext(ctx, sqlText, q.args...)
+	if err != nil {
+		return Value{}, nil, fmt.Errorf("execute %s: %w", p.tool.Name.Value, err)
+	}
+	defer rows.Close()
+	v := Value{Kind: attrKind(p.attr), Unit: p.attr.Unit.Value}
+	var keys []string
+	for rows.Next() {
+		var k string
+		cell := newCell(p.attr)
+		if err := rows.Scan(&k, cell.dest()); err != nil {
+			return Value{}, nil, fmt.Errorf("execute %s: %w", p.tool.Name.Value, err)
+		}
+		if !cell.valid() {
+			return Value{}, nil, fmt.Errorf("execute %s: latest row has no value for attribute %s", p.tool.Name.Value, p.attr.Name.Value)
+		}
+		cell.into(&v)
+		keys = append(keys, k)
+	}
+	if err := rows.Err(); err != nil {
+		return Value{}, nil, fmt.Errorf("execute %s: %w", p.tool.Name.Value, err)
+	}
+	return v, keys, nil
+}
+
+// execEntities: the latest row of every series at or before as_of by a
+// window function (ROW_NUMBER over the series, newest first, greatest key
+// first), then the condition, the fixed entity and the scope on those rows.
+func (s *Snapshot) execEntities(ctx context.Context, p *plan, c Call) (Value, []string, error) {
+	asOf, err := instant(c, "as_of")
+	if err != nil {
+		return Value{}, nil, err
+	}
+	pr, err := p.condition(c)
+	if err != nil {
+		return Value{}, nil, err
+	}
+	q := &query{}
+	ts := q.instant(asOf)
+	cols := []string{p.ds.Key.Value, p.entity.Column.Value}
+	for _, e := range p.series {
+		cols = appendNew(cols, e.Column.Value)
+	}
+	if p.at != nil {
+		cols = appendNew(cols, p.at.Column.Value)
+	}
+	if p.scope != nil {
+		cols = appendNew(cols, p.scope.Column.Value)
+	}
+	cols = p.predicateColumns(pr, cols)
+	proj := make([]string, len(cols))
+	for i, cname := range cols {
+		proj[i] = col("x", cname)
+	}
+	partition := make([]string, len(p.series))
+	atInSeries := false
+	for i, e := range p.series {
+		partition[i] = col("x", e.Column.Value)
+		if p.at != nil && e == p.at {
+			atInSeries = true
+		}
+	}
+	innerWhere := col("x", p.ds.Time.Value) + " <= " + ts
+	var atValue string
+	if p.at != nil {
+		if atValue, err = arg(c, p.at.Column.Value); err != nil {
+			return Value{}, nil, err
+		}
+		if atInSeries {
+			// The fixed entity is part of the series: filtering before
+			// the window keeps every row of the series it selects.
+			innerWhere += " AND " + col("x", p.at.Column.Value) + " = " + q.param(atValue)
+		}
+	}
+	inner := "SELECT " + strings.Join(proj, ", ") + ", ROW_NUMBER() OVER (PARTITION BY " +
+		strings.Join(partition, ", ") + " ORDER BY " + col("x", p.ds.Time.Value) + " DESC, " +
+		col("x", p.ds.Key.Value) + " DESC) AS _provenant_rn FROM " + p.rel + " x WHERE " + innerWhere
+	cond, err := p.predicate(q, "y", pr)
+	if err != nil {
+		return Value{}, nil, err
+	}
+	where := "y._provenant_rn = 1 AND " + cond
+	if p.at != nil && !atInSeries {
+		where += " AND " + col("y", p.at.Column.Value) + " = " + q.param(atValue)
+	}
+	where += p.scopeSQL(q, "y", c.Scope)
+	sqlText := "SELECT CAST(" + col("y", p.ds.Key.Value) + " AS VARCHAR), " + col("y", p.entity.Column.Value) +
+		" FROM (" + inner + ") y WHERE " + where
+	return s.entityRows(ctx, p, sqlText, q.args)
+}
+
+// entityRows reads (key, entity) rows into an entity count or list.
+func (s *Snapshot) entityRows(ctx context.Context, p *plan, sqlText string, args []any) (Value, []string, error) {
+	rows, err := s.tx.QueryContext(ctx, sqlText, args...)
+	if err != nil {
+		return Value{}, nil, fmt.Errorf("query %s: %w", p.tool.Name.Value, err)
+	}
+	defer rows.Close()
+	var keys, ids []string
+	for rows.Next() {
+		var k string
+		var id sql.NullString
+		if err := rows.Scan(&k, &id); err != nil {
+			return Value{}, nil, fmt.Errorf("query %s: %w", p.tool.Name.Value, err)
+		}
+		if !id.Valid {
+			return Value{}, nil, fmt.Errorf("query %s: a row has no %s", p.tool.Name.Value, p.entity.Name.Value)
+		}
+		keys = append(keys, k)
+		ids = append(ids, id.String)
+	}
+	if err := rows.Err(); err != nil {
+		return Value{}, nil, fmt.Errorf("query %s: %w", p.tool.Name.Value, err)
+	}
+	return p.entityValue(ids), keys, nil
+}
+
+// entityValue builds a count or list of distinct entity ids.
+func (p *plan) entityValue(ids []string) Value {
+	ids = distinctSorted(ids)
+	if ids == nil {
+		ids = []string{}
+	}
+	v := Value{Observed: true, IDs: ids, IDsField: p.entity.Name.Value + "_ids"}
+	if p.tool.Shape.Value == catalog.ShapeCountEntitiesWhere {
+		v.Kind, v.Count = KindEntityCount, len(ids)
+	} else {
+		v.Kind = KindEntityList
+	}
+	return v
+}
+
+// execWindow: every row at the fixed entity meeting the filter with
+// start <= time < end.
+func (s *Snapshot) execWindow(ctx context.Context, p *plan, c Call) (Value, []string, error) {
+	start, err := instant(c, "start")
+	if err != nil {
+		return Value{}, nil, err
+	}
+	end, err := instant(c, "end")
+	if err != nil {
+		return Value{}, nil, err
+	}
+	atValue, err := arg(c, p.at.Column.Value)
+	if err != nil {
+		return Value{}, nil, err
+	}
+	pr, err := p.condition(c)
+	if err != nil {
+		return Value{}, nil, err
+	}
+	q := &query{}
+	cond, err := p.predicate(q, "x", pr)
+	if err != nil {
+		return Value{}, nil, err
+	}
+	sqlText := "SELECT CAST(" + col("x", p.ds.Key.Value) + " AS VARCHAR) FROM " + p.rel + " x WHERE " +
+		col("x", p.at.Column.Value) + " = " + q.param(atValue) + " AND " + cond +
+		" AND " + col("x", p.ds.Time.Value) + " >= " + q.instant(start) +
+		" AND " + col("x", p.ds.Time.Value) + " < " + q.instant(end) + p.scopeSQL(q, "x", c.Scope)
+	keys, err := s.keyRows(ctx, p, sqlText, q.args)
+	if err != nil {
+		return Value{}, nil, err
+	}
+	return Value{Kind: KindRowCount, Observed: true, Count: len(keys)}, keys, nil
+}
+
+// keyRows reads a single column of keys.
+func (s *Snapshot) keyRows(ctx context.Context, p *plan, sqlText string, args []any) ([]string, error) {
+	rows, err := s.tx.QueryContext(ctx, sqlText, args...)
+	if err != nil {
+		return nil, fmt.Errorf("query %s: %w", p.tool.Name.Value, err)
+	}
+	defer rows.Close()
+	var keys []string
+	for rows.Next() {
+		var k string
+		if err := rows.Scan(&k); err != nil {
+			return nil, fmt.Errorf("query %s: %w", p.tool.Name.Value, err)
+		}
+		keys = append(keys, k)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("query %s: %w", p.tool.Name.Value, err)
+	}
+	return keys, nil
+}
+
+func appendNew(s []string, v string) []string {
+	for _, x := range s {
+		if x == v {
+			return s
+		}
+	}
+	return append(s, v)
+}
+
+// attrKind is the value kind of an attribute.
+func attrKind(a *catalog.Attribute) Kind {
+	switch {
+	case a.Enumerated():
+		return KindText
+	case a.Type.Value == "integer":
+		return KindInteger
+	}
+	return KindNumber
+}
+
+// cell scans one attribute value of either type.
+type cell struct {
+	kind Kind
+	s    sql.NullString
+	i    sql.NullInt64
+	f    sql.NullFloat64
+}
+
+func newCell(a *catalog.Attribute) *cell { return &cell{kind: attrKind(a)} }
+
+func (c *cell) dest() any {
+	switch c.kind {
+	case KindText:
+		return &c.s
+	case KindInteger:
+		return &c.i
+	}
+	return &c.f
+}
+
+func (c *cell) valid() bool { return c.s.Valid || c.i.Valid || c.f.Valid }
+
+func (c *cell) into(v *Value) {
+	v.Observed = true
+	switch c.kind {
+	case KindText:
+		v.Text = c.s.String
+	case KindInteger:
+		v.Int = c.i.Int64
+	default:
+		v.Num = c.f.Float64
+	}
+}

@@ -1,0 +1,455 @@
+package shape
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/provenant/provenant/catalog"
+)
+
+// Resolve re-derives a call independently of Execute and judges r: the
+// latest rows by an anti-join rather than a window function, a window as
+// the difference of two prefixes, and every listed key looked up and its
+// row judged in Go against the call.
+func (s *Snapshot) Resolve(ctx context.Context, c Call, r Result) (Verdict, error) {
+	p, err := s.e.plan(c)
+	if err != nil {
+		return Verdict{}, err
+	}
+	if r.Tool != c.Tool {
+		return Verdict{}, nil
+	}
+	var (
+		v    Value
+		keys []string
+	)
+	switch p.tool.Shape.Value {
+	case catalog.ShapeLatestValue:
+		v, keys, err = s.resolveLatest(ctx, p, c)
+	case catalog.ShapeCountEntitiesWhere, catalog.ShapeListEntitiesInState:
+		v, keys, err = s.resolveEntities(ctx, p, c)
+	case catalog.ShapeCountRowsInWindow:
+		v, keys, err = s.resolveWindow(ctx, p, c)
+	}
+	if err != nil {
+		return Verdict{}, err
+	}
+	keys = distinctSorted(keys)
+	listed := keys
+	if len(listed) > s.e.maxKeys {
+		listed = listed[:s.e.maxKeys]
+	}
+	verdict := Verdict{
+		ValueMatches: v.Equal(r.Value),
+		Complete:     len(keys) == r.Rows && Digest(keys) == r.Digest && slices.Equal(listed, r.Keys),
+		Enumerated:   len(keys),
+	}
+	verdict.ProvenanceValid, err = s.judgeKeys(ctx, p, c, r)
+	if err != nil {
+		return Verdict{}, err
+	}
+	return verdict, nil
+}
+
+// newer renders "row b is a later row of a's series than a": same series,
+// and a greater time, or the same time and a greater key.
+func (p *plan) newer(q *query, ts string) string {
+	var same []string
+	for _, e := range p.series {
+		same = append(same, col("b", e.Column.Value)+" = "+col("a", e.Column.Value))
+	}
+	t, k := p.ds.Time.Value, p.ds.Key.Value
+	return "NOT EXISTS (SELECT 1 FROM " + p.rel + " b WHERE " + strings.Join(same, " AND ") +
+		" AND " + col("b", t) + " <= " + ts +
+		" AND (" + col("b", t) + " > " + col("a", t) + " OR (" + col("b", t) + " = " + col("a", t) +
+		" AND " + col("b", k) + " > " + col("a", k) + ")))"
+}
+
+func (s *Snapshot) resolveLatest(ctx context.Context, p *plan, c Call) (Value, []string, error) {
+	asOf, err := instant(c, "as_of")
+	if err != nil {
+		return Value{}, nil, err
+	}
+	vals, err := p.seriesArgs(c)
+	if err != nil {
+		return Value{}, nil, err
+	}
+	q := &query{}
+	ts := q.instant(asOf)
+	var where []string
+	for i, e := range p.series {
+		where = append(where, col("a", e.Column.Value)+" = "+q.param(vals[i]))
+	}
+	where = append(where, col("a", p.ds.Time.Value)+" <= "+ts, p.newer(q, ts))
+	sqlText := "SELECT CAST(" + col("a", p.ds.Key.Value) + " AS VARCHAR), " + col("a", p.attr.Column.Value) +
+		" FROM " + p.rel + " a WHERE " + strings.Join(where, " AND ") + p.scopeSQL(q, "a", c.Scope)
+	rows, err := s.tx.QueryContext(ctx, sqlText, q.args...)
+	if err != nil {
+		return Value{}, nil, fmt.Errorf("resolve %s: %w", p.tool.Name.Value, err)
+	}
+	defer rows.Close()
+	v := Value{Kind: attrKind(p.attr), Unit: p.attr.Unit.Value}
+	var keys []string
+	for rows.Next() {
+		var k string
+		cell := newCell(p.attr)
+		if err := rows.Scan(&k, cell.dest()); err != nil {
+			return Value{}, nil, fmt.Errorf("resolve %s: %w", p.tool.Name.Value, err)
+		}
+		if cell.valid() {
+			cell.into(&v)
+		}
+		keys = append(keys, k)
+	}
+	if err := rows.Err(); err != nil {
+		return Value{}, nil, fmt.Errorf("resolve %s: %w", p.tool.Name.Value, err)
+	}
+	if len(keys) > 1 {
+		// Two latest rows: the key is not unique. The value cannot stand.
+		v = Value{Kind: v.Kind, Unit: v.Unit, Text: "(ambiguous)", Observed: true}
+	}
+	return v, keys, nil
+}
+
+func (s *Snapshot) resolveEntities(ctx context.Context, p *plan, c Call) (Value, []string, error) {
+	asOf, err := instant(c, "as_of")
+	if err != nil {
+		return Value{}, nil, err
+	}
+	pr, err := p.condition(c)
+	if err != nil {
+		return Value{}, nil, err
+	}
+	q := &query{}
+	ts := q.instant(asOf)
+	cond, err := p.predicate(q, "a", pr)
+	if err != nil {
+		return Value{}, nil, err
+	}
+	where := col("a", p.ds.Time.Value) + " <= " + ts + " AND " + cond
+	if p.at != nil {
+		atValue, err := arg(c, p.at.Column.Value)
+		if err != nil {
+			return Value{}, nil, err
+		}
+		where += " AND " + col("a", p.at.Column.Value) + " = " + q.param(atValue)
+	}
+	where += p.scopeSQL(q, "a", c.Scope) + " AND " + p.newer(q, ts)
+	sqlText := "SELECT CAST(" + col("a", p.ds.Key.Value) + " AS VARCHAR), " + col("a", p.entity.Column.Value) +
+		" FROM " + p.rel + " a WHERE " + where
+	return s.entityRows(ctx, p, sqlText, q.args)
+}
+
+func (s *Snapshot) resolveWindow(ctx context.Context, p *plan, c Call) (Value, []string, error) {
+	start, err := instant(c, "start")
+	if err != nil {
+		return Value{}, nil, err
+	}
+	end, err := instant(c, "end")
+	if err != nil {
+		return Value{}, nil, err
+	}
+	atValue, err := arg(c, p.at.Column.Value)
+	if err != nil {
+		return Value{}, nil, err
+	}
+	pr, err := p.condition(c)
+	if err != nil {
+		return Value{}, nil, err
+	}
+	q := &query{}
+	at := q.param(atValue)
+	prefix := func(alias, bound string) (string, error) {
+		cond, err := p.predicate(q, alias, pr)
+		if err != nil {
+			return "", err
+		}
+		return "SELECT CAST(" + col(alias, p.ds.Key.Value) + " AS VARCHAR) FROM " + p.rel + " " + alias +
+			" WHERE " + col(alias, p.at.Column.Value) + " = " + at + " AND " + cond +
+			" AND " + col(alias, p.ds.Time.Value) + " < " + bound, nil
+	}
+	upTo, err := prefix("a", q.instant(end))
+	if err != nil {
+		return Value{}, nil, err
+	}
+	upTo += p.scopeSQL(q, "a", c.Scope)
+	before, err := prefix("b", q.instant(start))
+	if err != nil {
+		return Value{}, nil, err
+	}
+	keys, err := s.keyRows(ctx, p, upTo+" EXCEPT "+before, q.args)
+	if err != nil {
+		return Value{}, nil, err
+	}
+	return Value{Kind: KindRowCount, Observed: true, Count: len(keys)}, keys, nil
+}
+
+// row is one looked-up row: its time and the columns a judgement reads.
+type row struct {
+	time time.Time
+	str  map[string]sql.NullString  // entity and enumerated columns
+	num  map[string]sql.NullFloat64 // numeric columns
+}
+
+// judgeKeys looks every listed key up and judges its row against the
+// call: it exists, its time fits, it is the series, fixed entity and scope
+// the call names, it meets the condition, and it carries the value (a
+// scalar) or one of the ids (a count or list) it backs. Every id of a
+// fully listed result must be backed by some key.
+func (s *Snapshot) judgeKeys(ctx context.Context, p *plan, c Call, r Result) (bool, error) {
+	if len(r.Keys) == 0 {
+		return r.Rows == 0, nil
+	}
+	if r.Rows < len(r.Keys) || !slices.IsSorted(r.Keys) {
+		return false, nil
+	}
+	rows, err := s.lookup(ctx, p, r.Keys)
+	if err != nil {
+		return false, err
+	}
+	var pr *catalog.Predicate
+	if p.tool.Filter != nil {
+		if pr, err = p.condition(c); err != nil {
+			return false, err
+		}
+	}
+	backed := map[string]bool{}
+	for _, k := range r.Keys {
+		row, ok := rows[k]
+		if !ok || !p.judgeRow(c, pr, row, r.Value) {
+			return false, nil
+		}
+		if p.entity != nil {
+			backed[row.str[p.entity.Column.Value].String] = true
+		}
+	}
+	if p.entity != nil && r.Rows == len(r.Keys) && len(backed) != len(r.Value.IDs) {
+		return false, nil
+	}
+	return true, nil
+}
+
+// lookupColumns are the columns a judgement reads, beyond key and time.
+func (p *plan) lookupColumns() (strs, nums []string) {
+	add := func(e *catalog.Entity) {
+		if e != nil {
+			strs = appendNew(strs, e.Column.Value)
+		}
+	}
+	for _, e := range p.series {
+		add(e)
+	}
+	add(p.entity)
+	add(p.at)
+	add(p.scope)
+	for _, a := range p.ds.Attributes {
+		if a.Enumerated() {
+			strs = appendNew(strs, a.Column.Value)
+		} else {
+			nums = appendNew(nums, a.Column.Value)
+		}
+	}
+	return strs, nums
+}
+
+// lookup reads the rows of the given keys, by key.
+func (s *Snapshot) lookup(ctx context.Context, p *plan, keys []string) (map[string]row, error) {
+	strs, nums := p.lookupColumns()
+	proj := []string{"CAST(" + col("x", p.ds.Key.Value) + " AS VARCHAR)", col("x", p.ds.Time.Value)}
+	for _, cname := range strs {
+		proj = append(proj, col("x", cname))
+	}
+	for _, cname := range nums {
+		proj = append(proj, "CAST("+col("x", cname)+" AS DOUBLE PRECISION)")
+	}
+	out := make(map[string]row, len(keys))
+	const chunk = 500
+	for lo := 0; lo < len(keys); lo += chunk {
+		hi := min(lo+chunk, len(keys))
+		q := &query{}
+		sqlText := "SELECT " + strings.Join(proj, ", ") + " FROM " + p.rel + " x WHERE " +
+			col("x", p.ds.Key.Value) + " IN " + q.list(keys[lo:hi])
+		if err := s.scanRows(ctx, sqlText, q.args, strs, nums, out); err != nil {
+			return nil, fmt.Errorf("look up keys of %s: %w", p.tool.Name.Value, err)
+		}
+	}
+	return out, nil
+}
+
+func (s *Snapshot) scanRows(ctx context.Context, sqlText string, args []any, strs, nums []string, out map[string]row) error {
+	rows, err := s.tx.QueryContext(ctx, sqlText, args...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var k string
+		rw := row{str: map[string]sql.NullString{}, num: map[string]sql.NullFloat64{}}
+		dest := []any{&k, &rw.time}
+		sv := make([]sql.NullString, len(strs))
+		nv := make([]sql.NullFloat64, len(nums))
+		for i := range sv {
+			dest = append(dest, &sv[i])
+		}
+		for i := range nv {
+			dest = append(dest, &nv[i])
+		}
+		if err := rows.Scan(dest...); err != nil {
+			return err
+		}
+		for i, cname := range strs {
+			rw.str[cname] = sv[i]
+		}
+		for i, cname := range nums {
+			rw.num[cname] = nv[i]
+		}
+		if _, dup := out[k]; dup {
+			// Two rows share a key: no key of them can be provenance.
+			delete(out, k)
+			continue
+		}
+		out[k] = rw
+	}
+	return rows.Err()
+}
+
+// judgeRow decides in Go whether one row backs the call's value.
+func (p *plan) judgeRow(c Call, pr *catalog.Predicate, rw row, v Value) bool {
+	t := rw.time.UTC()
+	str := func(column string) (string, bool) {
+		s := rw.str[column]
+		return s.String, s.Valid
+	}
+	if p.scope != nil && !c.Scope.IsAll() {
+		if s, ok := str(p.scope.Column.Value); !ok || !c.Scope.allows(s) {
+			return false
+		}
+	} else if p.scope == nil && !c.Scope.IsAll() {
+		return false
+	}
+	switch p.tool.Shape.Value {
+	case catalog.ShapeLatestValue:
+		asOf, err := instant(c, "as_of")
+		if err != nil || t.After(asOf) {
+			return false
+		}
+		for _, e := range p.series {
+			if s, ok := str(e.Column.Value); !ok || s != c.Args[e.Column.Value] {
+				return false
+			}
+		}
+		return p.rowCarries(rw, v)
+	case catalog.ShapeCountEntitiesWhere, catalog.ShapeListEntitiesInState:
+		asOf, err := instant(c, "as_of")
+		if err != nil || t.After(asOf) {
+			return false
+		}
+		if p.at != nil {
+			if s, ok := str(p.at.Column.Value); !ok || s != c.Args[p.at.Column.Value] {
+				return false
+			}
+		}
+		id, ok := str(p.entity.Column.Value)
+		if !ok || !slices.Contains(v.IDs, id) {
+			return false
+		}
+		return p.meets(pr, rw)
+	case catalog.ShapeCountRowsInWindow:
+		start, err1 := instant(c, "start")
+		end, err2 := instant(c, "end")
+		if err1 != nil || err2 != nil || t.Before(start) || !t.Before(end) {
+			return false
+		}
+		if s, ok := str(p.at.Column.Value); !ok || s != c.Args[p.at.Column.Value] {
+			return false
+		}
+		return p.meets(pr, rw)
+	}
+	return false
+}
+
+// rowCarries reports whether a row's attribute is the scalar value v.
+func (p *plan) rowCarries(rw row, v Value) bool {
+	if !v.Observed {
+		return false
+	}
+	if p.attr.Enumerated() {
+		s := rw.str[p.attr.Column.Value]
+		return s.Valid && s.String == v.Text
+	}
+	n := rw.num[p.attr.Column.Value]
+	if !n.Valid {
+		return false
+	}
+	if attrKind(p.attr) == KindInteger {
+		return n.Float64 == float64(v.Int)
+	}
+	return n.Float64 == v.Num
+}
+
+// meets evaluates a predicate on a row in Go; an empty value meets no
+// comparison.
+func (p *plan) meets(pr *catalog.Predicate, rw row) bool {
+	if pr == nil {
+		return true
+	}
+	if len(pr.Any) > 0 {
+		for _, s := range pr.Any {
+			if p.meets(s, rw) {
+				return true
+			}
+		}
+		return false
+	}
+	if len(pr.All) > 0 {
+		for _, s := range pr.All {
+			if !p.meets(s, rw) {
+				return false
+			}
+		}
+		return true
+	}
+	a := p.ds.Attribute(pr.Attribute.Value)
+	if a == nil || pr.Value == nil {
+		return false
+	}
+	if a.Enumerated() {
+		s := rw.str[a.Column.Value]
+		if !s.Valid {
+			return false
+		}
+		in := slices.ContainsFunc(pr.Value.Items, func(x catalog.Scalar) bool { return x.Str == s.String })
+		switch pr.Op.Value {
+		case "eq", "in":
+			return in
+		case "ne", "not_in":
+			return !in
+		}
+		return false
+	}
+	n := rw.num[a.Column.Value]
+	if !n.Valid {
+		return false
+	}
+	in := slices.ContainsFunc(pr.Value.Items, func(x catalog.Scalar) bool { return x.Num == n.Float64 })
+	x := pr.Value.Items[0].Num
+	switch pr.Op.Value {
+	case "eq", "in":
+		return in
+	case "ne", "not_in":
+		return !in
+	case "lt":
+		return n.Float64 < x
+	case "le":
+		return n.Float64 <= x
+	case "gt":
+		return n.Float64 > x
+	case "ge":
+		return n.Float64 >= x
+	}
+	return false
+}

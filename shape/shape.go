@@ -1,0 +1,387 @@
+// Package shape implements the catalog's tool shapes once, generically, as
+// SQL pushed into the database that holds the data: DuckDB (a database
+// file, or views over Parquet and CSV files) or PostgreSQL, through
+// database/sql.
+//
+// Every call is answered twice, by two formulations that share only the
+// catalog's meaning of a condition:
+//
+//   - the executor (Snapshot.Execute) picks each series' latest row with a
+//     window function (ROW_NUMBER over the series, newest first), or reads
+//     the half-open window [start, end) directly;
+//   - the resolver (Snapshot.Resolve) finds the latest rows with an
+//     anti-join (a row is latest when no row of its series is newer, or as
+//     new with a greater key), and a window as the difference of two
+//     prefixes (rows before end, except rows before start); it then looks
+//     every asserted key up and judges its row in Go.
+//
+// Both run in one transaction (Engine.Begin): one consistent snapshot,
+// REPEATABLE READ on PostgreSQL. The answer names that snapshot with a
+// data version: the highest ingestion sequence (_ingest_seq) the snapshot
+// holds, or a fixed version for files.
+//
+// Ties go to the greatest time, then the greatest key. A condition or
+// state on an empty (null) value is never met. The scope entity's values a
+// caller may see are a predicate inside both formulations' SQL.
+//
+// The SQL is kept to what PostgreSQL-wire distributed engines also run:
+// window functions, NOT EXISTS, EXCEPT, IN lists, CAST, positional
+// parameters ($1); no dialect extensions.
+package shape
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/provenant/provenant/catalog"
+)
+
+// SeqColumn is the ingestion sequence column `provenant import` adds to a
+// table: strictly increasing over every import. Its maximum in a snapshot
+// is the snapshot's data version.
+const SeqColumn = "_ingest_seq"
+
+// DefaultMaxKeys is the number of provenance keys a result lists in full;
+// beyond it, a result carries the count, the digest and the first keys.
+const DefaultMaxKeys = 1000
+
+// Source is a database the shapes query.
+type Source struct {
+	DB *sql.DB
+	// Snapshot are the options of the one read transaction a call runs
+	// in: REPEATABLE READ on PostgreSQL; nil on DuckDB, whose every
+	// transaction is a snapshot.
+	Snapshot *sql.TxOptions
+	// Relations maps a dataset name to the SQL relation that holds it, as
+	// written in a FROM clause (a view over files, a schema-qualified
+	// table). A dataset not in the map is read from its declared table.
+	Relations map[string]string
+	// Versions maps a dataset name to a fixed data version, for a dataset
+	// without an ingestion sequence (files read in place). A dataset not
+	// in the map reads its version from SeqColumn.
+	Versions map[string]string
+}
+
+// Options tune an Engine.
+type Options struct {
+	// MaxKeys is how many provenance keys a result lists in full
+	// (DefaultMaxKeys when 0).
+	MaxKeys int
+}
+
+// Engine answers a catalog's tools over a Source.
+type Engine struct {
+	cat     *catalog.Catalog
+	src     Source
+	plans   map[string]*plan
+	maxKeys int
+}
+
+// ErrUnknownTool is returned for a call of a tool the catalog does not
+// declare.
+var ErrUnknownTool = errors.New("tool is not in the catalog")
+
+// ArgError is a call argument the shape cannot use. It names the
+// parameter, never the value.
+type ArgError struct {
+	Param  string
+	Reason string
+}
+
+func (e *ArgError) Error() string { return "shape argument " + e.Param + ": " + e.Reason }
+
+// New compiles every tool of a validated catalog into its two
+// formulations.
+func New(cat *catalog.Catalog, src Source, o *Options) (*Engine, error) {
+	if src.DB == nil {
+		return nil, errors.New("new shape engine: no database")
+	}
+	e := &Engine{cat: cat, src: src, plans: map[string]*plan{}, maxKeys: DefaultMaxKeys}
+	if o != nil && o.MaxKeys > 0 {
+		e.maxKeys = o.MaxKeys
+	}
+	for _, t := range cat.Tools {
+		p, err := compile(cat, t, src)
+		if err != nil {
+			return nil, fmt.Errorf("new shape engine: tool %s: %w", t.Name.Value, err)
+		}
+		e.plans[t.Name.Value] = p
+	}
+	return e, nil
+}
+
+// Catalog returns the engine's catalog.
+func (e *Engine) Catalog() *catalog.Catalog { return e.cat }
+
+// Scope is the set of scope-entity values a caller may see.
+type Scope struct {
+	all    bool
+	values []string
+}
+
+// All is the scope of a caller who may see everything.
+func All() Scope { return Scope{all: true} }
+
+// Only is the scope of a caller limited to the given values (none when
+// empty).
+func Only(values ...string) Scope {
+	v := slices.Clone(values)
+	slices.Sort(v)
+	return Scope{values: slices.Compact(v)}
+}
+
+// IsAll reports whether s sees everything.
+func (s Scope) IsAll() bool { return s.all }
+
+// Values returns the values of a limited scope.
+func (s Scope) Values() []string { return slices.Clone(s.values) }
+
+func (s Scope) allows(v string) bool { return s.all || slices.Contains(s.values, v) }
+
+// Call is a validated tool call: the tool, its arguments by parameter
+// name (as the wall admitted them: ids, enumerated values, condition
+// names, timestamps YYYY-MM-DDTHH:MM:SSZ) and the caller's scope.
+type Call struct {
+	Tool  string
+	Args  map[string]string
+	Scope Scope
+}
+
+// Kind is the shape of a value.
+type Kind string
+
+// The value kinds.
+const (
+	KindText        Kind = "text"         // an enumerated attribute's value
+	KindInteger     Kind = "integer"      // an integer attribute, in its unit
+	KindNumber      Kind = "number"       // a number attribute, in its unit
+	KindEntityCount Kind = "entity_count" // {"count": n, "<entity>_ids": [...]}
+	KindEntityList  Kind = "entity_list"  // {"<entity>_ids": [...]}
+	KindRowCount    Kind = "row_count"    // {"count": n}
+)
+
+// Value is a shape's typed value. A scalar with no row at or before as_of
+// is unobserved; counts and lists are always observed.
+type Value struct {
+	Kind     Kind
+	Observed bool
+	Text     string
+	Int      int64
+	Num      float64
+	Unit     string   // integer and number values
+	Count    int      // entity and row counts
+	IDs      []string // entity counts and lists: sorted, distinct
+	IDsField string   // "<entity>_ids"
+}
+
+// Equal reports whether two values are the same.
+func (v Value) Equal(w Value) bool {
+	return v.Kind == w.Kind && v.Observed == w.Observed && v.Text == w.Text && v.Int == w.Int &&
+		v.Num == w.Num && v.Unit == w.Unit && v.Count == w.Count && slices.Equal(v.IDs, w.IDs) &&
+		v.IDsField == w.IDsField
+}
+
+// IsZero reports whether v is a grounded zero: no observation, a count of
+// 0, an empty list.
+func (v Value) IsZero() bool {
+	switch v.Kind {
+	case KindEntityCount, KindRowCount:
+		return v.Count == 0
+	case KindEntityList:
+		return len(v.IDs) == 0
+	}
+	return !v.Observed
+}
+
+// Result is the executor's answer to a call.
+type Result struct {
+	Tool  string
+	Value Value
+	// Keys is the provenance: the keys of the rows behind the value, sorted
+	// bytewise, all of them when Rows <= the engine's MaxKeys, else the
+	// first MaxKeys.
+	Keys []string
+	// Rows is the number of provenance keys.
+	Rows int
+	// Digest is Digest(all keys).
+	Digest string
+	// DataVersion names the snapshot.
+	DataVersion string
+}
+
+// Verdict is the resolver's judgement of a Result, clause by clause.
+type Verdict struct {
+	// ProvenanceValid: every listed key exists and its row satisfies the
+	// call.
+	ProvenanceValid bool
+	// ValueMatches: the re-derived value equals the asserted one.
+	ValueMatches bool
+	// Complete: the re-derived key set equals the asserted one (count,
+	// digest and listed keys).
+	Complete bool
+	// Enumerated is the size of the re-derived key set.
+	Enumerated int
+}
+
+// OK reports whether every clause holds.
+func (v Verdict) OK() bool { return v.ProvenanceValid && v.ValueMatches && v.Complete }
+
+// Snapshot is one consistent read of the source: the executor and the
+// resolver of a call both run in it.
+type Snapshot struct {
+	e        *Engine
+	tx       *sql.Tx
+	versions map[string]string
+}
+
+// Begin opens a snapshot. The caller must Close it.
+func (e *Engine) Begin(ctx context.Context) (*Snapshot, error) {
+	tx, err := e.src.DB.BeginTx(ctx, e.src.Snapshot)
+	if err != nil {
+		return nil, fmt.Errorf("begin snapshot: %w", err)
+	}
+	return &Snapshot{e: e, tx: tx, versions: map[string]string{}}, nil
+}
+
+// Close ends the snapshot (a read-only transaction: rolled back).
+func (s *Snapshot) Close() error {
+	if err := s.tx.Rollback(); err != nil && !errors.Is(err, sql.ErrTxDone) {
+		return fmt.Errorf("close snapshot: %w", err)
+	}
+	return nil
+}
+
+// DataVersion returns the data version of a dataset in this snapshot.
+func (s *Snapshot) DataVersion(ctx context.Context, dataset string) (string, error) {
+	if v, ok := s.versions[dataset]; ok {
+		return v, nil
+	}
+	if v, ok := s.e.src.Versions[dataset]; ok {
+		s.versions[dataset] = v
+		return v, nil
+	}
+	ds := s.e.cat.Dataset(dataset)
+	if ds == nil {
+		return "", fmt.Errorf("read data version: %w", ErrUnknownTool)
+	}
+	var seq sql.NullInt64
+	q := "SELECT MAX(" + ident(SeqColumn) + ") FROM " + relation(ds, s.e.src)
+	if err := s.tx.QueryRowContext(ctx, q).Scan(&seq); err != nil {
+		return "", fmt.Errorf("read data version: %w", err)
+	}
+	v := fmt.Sprintf("seq:%d", seq.Int64)
+	s.versions[dataset] = v
+	return v, nil
+}
+
+// plan is one tool compiled against its dataset and relation.
+type plan struct {
+	tool   *catalog.Tool
+	ds     *catalog.Dataset
+	rel    string
+	key    string // quoted key column
+	time   string // quoted time column
+	series []*catalog.Entity
+	attr   *catalog.Attribute // latest_value
+	entity *catalog.Entity    // counted or listed
+	at     *catalog.Entity    // fixed entity
+	scope  *catalog.Entity    // the scope entity's column in this dataset
+}
+
+func compile(cat *catalog.Catalog, t *catalog.Tool, src Source) (*plan, error) {
+	ds := cat.Dataset(t.Dataset.Value)
+	if ds == nil {
+		return nil, errors.New("dataset is not declared")
+	}
+	p := &plan{
+		tool:   t,
+		ds:     ds,
+		rel:    relation(ds, src),
+		key:    ident(ds.Key.Value),
+		time:   ident(ds.Time.Value),
+		series: ds.SeriesEntities(),
+		scope:  ds.Entity(cat.ScopeEntity.Value),
+	}
+	if len(p.series) == 0 || len(p.series) != len(ds.Series) {
+		return nil, errors.New("dataset declares no series")
+	}
+	switch t.Shape.Value {
+	case catalog.ShapeLatestValue:
+		if p.attr = ds.Attribute(t.Attribute.Value); p.attr == nil {
+			return nil, errors.New("attribute is not declared")
+		}
+	case catalog.ShapeCountEntitiesWhere, catalog.ShapeListEntitiesInState, catalog.ShapeCountRowsInWindow:
+		if t.Filter == nil {
+			return nil, errors.New("tool has no filter")
+		}
+		if t.Entity.Value != "" {
+			if p.entity = ds.Entity(t.Entity.Value); p.entity == nil {
+				return nil, errors.New("entity is not declared")
+			}
+		}
+		if t.At.Value != "" {
+			if p.at = ds.Entity(t.At.Value); p.at == nil {
+				return nil, errors.New("at entity is not declared")
+			}
+		}
+	default:
+		return nil, errors.New("unknown shape")
+	}
+	return p, nil
+}
+
+func (e *Engine) plan(c Call) (*plan, error) {
+	p, ok := e.plans[c.Tool]
+	if !ok {
+		return nil, ErrUnknownTool
+	}
+	return p, nil
+}
+
+// relation returns the FROM-clause relation of a dataset.
+func relation(ds *catalog.Dataset, src Source) string {
+	if r, ok := src.Relations[ds.Name.Value]; ok {
+		return r
+	}
+	parts := strings.Split(ds.Table.Value, ".")
+	for i, p := range parts {
+		parts[i] = ident(p)
+	}
+	return strings.Join(parts, ".")
+}
+
+// ident quotes an SQL identifier.
+func ident(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }
+
+// timeLayout is the wall's timestamp form.
+const timeLayout = "2006-01-02T15:04:05Z"
+
+// sqlTime is the literal form both DuckDB and PostgreSQL cast to TIMESTAMP.
+const sqlTime = "2006-01-02 15:04:05.999999"
+
+// instant parses a timestamp argument.
+func instant(c Call, param string) (time.Time, error) {
+	s, ok := c.Args[param]
+	if !ok {
+		return time.Time{}, &ArgError{Param: param, Reason: "is missing"}
+	}
+	t, err := time.Parse(timeLayout, s)
+	if err != nil {
+		return time.Time{}, &ArgError{Param: param, Reason: "is not a UTC timestamp like 2026-01-06T08:00:00Z"}
+	}
+	return t, nil
+}
+
+// arg returns a required argument.
+func arg(c Call, param string) (string, error) {
+	s, ok := c.Args[param]
+	if !ok {
+		return "", &ArgError{Param: param, Reason: "is missing"}
+	}
+	return s, nil
+}

@@ -1,0 +1,25 @@
+package duckdb_test
+
+import (
+	"database/sql"
+	"testing"
+
+	_ "github.com/duckdb/duckdb-go/v2"
+
+	"github.com/provenant/provenant/shape/shapetest"
+)
+
+// TestShapeContract runs the shape contract on an in-memory DuckDB.
+func TestShapeContract(t *testing.T) {
+	shapetest.Run(t, shapetest.Backend{
+		Name: "duckdb",
+		Open: func(t *testing.T) (*sql.DB, *sql.TxOptions) {
+			db, err := sql.Open("duckdb", "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { db.Close() })
+			return db, nil
+		},
+	})
+}
