@@ -3,6 +3,7 @@ package duckdb
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"errors"
 	"fmt"
 	"io"
@@ -17,17 +18,25 @@ var _ ingest.Records = (*ParquetRecords)(nil)
 // (ingest.NewRecords), so its rows pass the same validation as JSON Lines
 // and CSV: every column is cast to text, a TIMESTAMP column (with or
 // without a time zone) as RFC 3339 UTC to the microsecond
-// (2026-01-06T08:00:00.000000Z); a NULL stays a NULL.
+// (2026-01-06T08:00:00.000000Z); a NULL stays a NULL. A goroutine of its
+// own reads the file, ahead of the validation.
 type ParquetRecords struct {
-	cols []string
-	rows *sql.Rows
-	scan []sql.NullString
-	ptrs []any
+	cols   []string
+	full   chan []ingest.Text // batches of records, len(cols) fields each
+	free   chan []ingest.Text
+	cur    []ingest.Text // the batch being read
+	off    int           // the next record's first field in cur
+	cancel context.CancelFunc
+	done   chan struct{}
+	err    error // the reading goroutine's error, once done is closed
 }
 
+// parquetBatch is how many records the reading goroutine hands over at
+// once.
+const parquetBatch = 1024
+
 // ReadParquet starts reading the Parquet file at path through db (any
-// DuckDB database; an in-memory one from sql.Open("duckdb", "") serves).
-// Close the result.
+// DuckDB database; OpenMemory serves). Close the result.
 func ReadParquet(ctx context.Context, db *sql.DB, path string) (*ParquetRecords, error) {
 	src := "read_parquet(" + quoteLiteral(path) + ")"
 	rows, err := db.QueryContext(ctx, "DESCRIBE SELECT * FROM "+src)
@@ -59,15 +68,77 @@ func ReadParquet(ctx context.Context, db *sql.DB, path string) (*ParquetRecords,
 	if len(cols) == 0 {
 		return nil, errors.New("read parquet: no columns")
 	}
-	data, err := db.QueryContext(ctx, "SELECT "+strings.Join(exprs, ", ")+" FROM "+src)
+	conn, err := db.Conn(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("read parquet: %w", err)
 	}
-	p := &ParquetRecords{cols: cols, rows: data, scan: make([]sql.NullString, len(cols)), ptrs: make([]any, len(cols))}
-	for i := range p.scan {
-		p.ptrs[i] = &p.scan[i]
+	ctx, cancel := context.WithCancel(ctx)
+	p := &ParquetRecords{cols: cols, full: make(chan []ingest.Text, 2), free: make(chan []ingest.Text, 4), cancel: cancel, done: make(chan struct{})}
+	for range cap(p.free) {
+		p.free <- make([]ingest.Text, 0, parquetBatch*len(cols))
 	}
+	query := "SELECT " + strings.Join(exprs, ", ") + " FROM " + src
+	go func() {
+		defer close(p.done)
+		defer close(p.full)
+		defer conn.Close()
+		p.err = conn.Raw(func(dc any) error { return p.read(ctx, dc, query) })
+	}()
 	return p, nil
+}
+
+// read runs query on the driver connection dc, sending its rows in
+// batches: the driver's own rows, without database/sql's conversions.
+func (p *ParquetRecords) read(ctx context.Context, dc any, query string) error {
+	q, ok := dc.(driver.QueryerContext)
+	if !ok {
+		return errors.New("read parquet: not a DuckDB connection")
+	}
+	rows, err := q.QueryContext(ctx, query, nil)
+	if err != nil {
+		return fmt.Errorf("read parquet: %w", err)
+	}
+	defer rows.Close()
+	dest := make([]driver.Value, len(p.cols))
+	var batch []ingest.Text
+	for {
+		if batch == nil {
+			select {
+			case batch = <-p.free:
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+		}
+		err := rows.Next(dest)
+		if err == nil {
+			for _, v := range dest {
+				switch v := v.(type) {
+				case nil:
+					batch = append(batch, ingest.Text{Null: true})
+				case string:
+					batch = append(batch, ingest.Text{S: v})
+				default:
+					batch = append(batch, ingest.Text{S: fmt.Sprint(v)})
+				}
+			}
+			if len(batch) < cap(batch) {
+				continue
+			}
+		} else if err != io.EOF {
+			return fmt.Errorf("read parquet: %w", err)
+		}
+		if len(batch) > 0 {
+			select {
+			case p.full <- batch:
+				batch = nil
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+		}
+		if err == io.EOF {
+			return nil
+		}
+	}
 }
 
 // quoteLiteral returns s as an SQL string literal.
@@ -80,20 +151,33 @@ func (p *ParquetRecords) Columns() []string { return p.cols }
 
 // Next reads the next record into rec.
 func (p *ParquetRecords) Next(rec []ingest.Text) error {
-	if !p.rows.Next() {
-		if err := p.rows.Err(); err != nil {
-			return fmt.Errorf("read parquet: %w", err)
+	if p.off == len(p.cur) {
+		if p.cur != nil {
+			p.free <- p.cur[:0]
+			p.cur, p.off = nil, 0
 		}
-		return io.EOF
+		b, ok := <-p.full
+		if !ok {
+			<-p.done
+			if p.err != nil {
+				return p.err
+			}
+			return io.EOF
+		}
+		p.cur = b
 	}
-	if err := p.rows.Scan(p.ptrs...); err != nil {
-		return fmt.Errorf("read parquet: %w", err)
-	}
-	for i, s := range p.scan {
-		rec[i] = ingest.Text{S: s.String, Null: !s.Valid}
-	}
+	p.off += copy(rec, p.cur[p.off:p.off+len(p.cols)])
 	return nil
 }
 
 // Close stops reading.
-func (p *ParquetRecords) Close() error { return p.rows.Close() }
+func (p *ParquetRecords) Close() error {
+	p.cancel()
+	for range p.full { // let the reading goroutine finish
+	}
+	<-p.done
+	if errors.Is(p.err, context.Canceled) {
+		return nil
+	}
+	return p.err
+}
