@@ -89,10 +89,10 @@ func Import(ctx context.Context, s Sink, l *Layout, readers ...*Reader) (Result,
 	switch {
 	case len(errs) > 0:
 		return Result{}, errs
+	case appendErr != nil: // readErr is then the cancellation it caused
+		return Result{}, fmt.Errorf("import: %w", appendErr)
 	case readErr != nil:
 		return Result{}, fmt.Errorf("import: %w", readErr)
-	case appendErr != nil:
-		return Result{}, fmt.Errorf("import: %w", appendErr)
 	}
 	res, err := b.Commit(ctx, names)
 	if list := (Errors)(nil); errors.As(err, &list) {
@@ -205,11 +205,49 @@ func Prepare(ctx context.Context, tx Tx, l *Layout, dialect string) (int64, erro
 	if _, err := tx.ExecContext(ctx, ddl[0].SQL); err != nil {
 		return 0, fmt.Errorf("create table: %w", err)
 	}
+	if err := checkColumns(ctx, tx, l); err != nil {
+		return 0, err
+	}
 	var base int64
 	if err := tx.QueryRowContext(ctx, l.MaxSeqSQL()).Scan(&base); err != nil {
 		return 0, fmt.Errorf("read data version: %w", err)
 	}
 	return base, nil
+}
+
+// ErrLayout is returned when the table exists with other columns than the
+// dataset's layout.
+var ErrLayout = errors.New("table does not have the dataset's layout")
+
+// checkColumns checks that the table (in the current schema) has exactly
+// the layout's columns and _ingest_seq.
+func checkColumns(ctx context.Context, tx Tx, l *Layout) error {
+	rows, err := tx.QueryContext(ctx, "SELECT column_name FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = $1", l.Table)
+	if err != nil {
+		return fmt.Errorf("read table columns: %w", err)
+	}
+	have := map[string]bool{}
+	for rows.Next() {
+		var c string
+		if err := rows.Scan(&c); err != nil {
+			rows.Close()
+			return fmt.Errorf("read table columns: %w", err)
+		}
+		have[c] = true
+	}
+	if err := errors.Join(rows.Err(), rows.Close()); err != nil {
+		return fmt.Errorf("read table columns: %w", err)
+	}
+	want := append(l.ColumnNames(), SeqColumn)
+	for _, c := range want {
+		if !have[c] {
+			return fmt.Errorf("check table %s: column %s is missing: %w", l.Table, c, ErrLayout)
+		}
+	}
+	if len(have) != len(want) {
+		return fmt.Errorf("check table %s: it has %d columns, the layout %d: %w", l.Table, len(have), len(want), ErrLayout)
+	}
+	return nil
 }
 
 // CheckKeys checks the keys of a staging table (StagingDDL or KeysDDL)

@@ -113,7 +113,7 @@ func (v *validator) field(i int, c *Column, f raw) (any, string) {
 			return nil, "does not match the entity's pattern " + c.pattern.String()
 		}
 		if len(m) < maxCachedIDs {
-			m[s] = true
+			m[strings.Clone(s)] = true // not a slice of the whole line
 		}
 		return s, ""
 	case KindEnum:

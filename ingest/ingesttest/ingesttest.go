@@ -279,6 +279,7 @@ func Run(t *testing.T, open Backend) {
 			t.Errorf("after cancelled import: %+v, want %+v", got, before)
 		}
 	})
+	t.Run("LayoutMismatch", func(t *testing.T) { layoutMismatch(t, open) })
 	t.Run("IndexesExist", func(t *testing.T) {
 		db, sink := open(t)
 		if _, err := ingest.Import(t.Context(), sink, l, csvReader(l, "a.csv", header+row("a-1"))); err != nil {
@@ -307,4 +308,18 @@ func (c *cancelAfter) Read(p []byte) (int, error) {
 		c.cancel()
 	}
 	return n, err
+}
+
+// layoutMismatch checks that an import into an existing table of
+// another layout fails before reading, naming the column.
+func layoutMismatch(t *testing.T, open Backend) {
+	db, sink := open(t)
+	l := WarehouseLayout(t)
+	if _, err := db.ExecContext(t.Context(), `CREATE TABLE `+ingest.Quote(Table)+` (event_id VARCHAR, ts TIMESTAMP)`); err != nil {
+		t.Fatal(err)
+	}
+	_, err := ingest.Import(t.Context(), sink, l, csvReader(l, "a.csv", header+row("a-1")))
+	if !errors.Is(err, ingest.ErrLayout) || !strings.Contains(err.Error(), "column device_id is missing") {
+		t.Errorf("import = %v, want ErrLayout naming device_id", err)
+	}
 }
