@@ -30,8 +30,11 @@ type Catalog struct {
 	Name        Ref
 	Version     Ref
 	ScopeEntity Ref // the entity whose values a principal's scope lists
-	Datasets    []*Dataset
-	Tools       []*Tool
+	// Currency is the ISO 4217 code (lowercase) that cents and whole
+	// currency amounts are shown in; optional.
+	Currency Ref
+	Datasets []*Dataset
+	Tools    []*Tool
 }
 
 // Dataset is one table, or one set of Parquet or CSV files, of events.
@@ -130,6 +133,16 @@ type Tool struct {
 	At          Ref // list_entities_in_state, count_rows_in_window: the fixed entity
 	Filter      *Filter
 	Phrasings   []Ref
+	Answer      *Answer
+}
+
+// Answer holds the sentence templates (package phrase) an answer is
+// rendered from by code: Value for an answer, None for a grounded zero
+// (no observation, a count of 0, an empty list; Value when unset).
+type Answer struct {
+	Pos   Pos
+	Value Ref
+	None  Ref
 }
 
 // Filter is a tool's filtering parameter: named Param, ranging either over
@@ -194,6 +207,12 @@ func Units() []string {
 		"usd", "eur", "gbp", "jpy", "chf", "cad", "aud", "cny", "inr", "sek", "nok", "dkk",
 		"celsius", "percent_charge", "meters", "seconds", "kilograms", "volts",
 	}
+}
+
+// Currencies returns the closed set of currency codes a catalog may show
+// money in.
+func Currencies() []string {
+	return []string{"usd", "eur", "gbp", "jpy", "chf", "cad", "aud", "cny", "inr", "sek", "nok", "dkk"}
 }
 
 // Types returns the closed set of numeric attribute types.

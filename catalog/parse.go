@@ -288,6 +288,7 @@ func (d *decoder) catalog(n ast.Node) *Catalog {
 		d.strInto("name", true, &c.Name),
 		d.strInto("version", true, &c.Version),
 		d.strInto("scope_entity", true, &c.ScopeEntity),
+		d.strInto("currency", false, &c.Currency),
 		{"datasets", true, func(v ast.Node) {
 			d.seq(v, "datasets", func(e ast.Node) {
 				if ds := d.dataset(e); ds != nil {
@@ -482,6 +483,15 @@ func (d *decoder) tool(n ast.Node) *Tool {
 			}
 		}},
 		{"phrasings", true, func(v ast.Node) { t.Phrasings = d.strs(v, "phrasings") }},
+		{"answer", false, func(v ast.Node) {
+			a := &Answer{Pos: nodePos(v)}
+			if d.mapping(v, "answer", []field{
+				d.strInto("value", true, &a.Value),
+				d.strInto("none", false, &a.None),
+			}) {
+				t.Answer = a
+			}
+		}},
 	}) {
 		return nil
 	}

@@ -1,9 +1,13 @@
 package catalog
 
 import (
+	"errors"
+	"fmt"
 	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/provenant/provenant/phrase"
 )
 
 var (
@@ -23,6 +27,9 @@ var (
 func (c *Catalog) Validate() error {
 	v := &errs{file: c.File}
 	name(v, c.Name, "catalog name", snakeCase)
+	if c.Currency.Value != "" && !slices.Contains(Currencies(), c.Currency.Value) {
+		v.add(c.Currency.Pos, "%s", unknown("currency", c.Currency.Value, Currencies()))
+	}
 	if strings.TrimSpace(c.Version.Value) == "" {
 		v.add(c.Version.Pos, "`version`: want a non-empty string")
 	}
@@ -416,11 +423,22 @@ func validateTool(v *errs, t *Tool, ds *Dataset) {
 	}
 	if params := t.Params(ds); params != nil {
 		for _, ph := range t.Phrasings {
-			for _, m := range placeholder.FindAllStringSubmatch(ph.Value, -1) {
-				if !slices.Contains(params, m[1]) {
-					v.add(ph.Pos, "phrasing: %s", unknown("parameter", m[1], params))
+			if strings.TrimSpace(ph.Value) == "" {
+				continue
+			}
+			pat, err := phrase.Compile(ph.Value)
+			if err != nil {
+				v.add(ph.Pos, "phrasing: %s", syntaxReason(err))
+				continue
+			}
+			for _, name := range pat.Params() {
+				if !slices.Contains(params, name) {
+					v.add(ph.Pos, "phrasing: %s", unknown("parameter", name, params))
 				}
 			}
+		}
+		if t.Answer != nil {
+			validateAnswer(v, t, params)
 		}
 		if checkFilter {
 			for _, p := range params[:len(params)-1] {
@@ -433,8 +451,48 @@ func validateTool(v *errs, t *Tool, ds *Dataset) {
 	}
 }
 
-// placeholder is a parameter in a phrasing: {name}.
-var placeholder = regexp.MustCompile(`\{([^{}]*)\}`)
+// syntaxReason is a phrase syntax error's text without the value.
+func syntaxReason(err error) string {
+	var se *phrase.SyntaxError
+	if errors.As(err, &se) {
+		return fmt.Sprintf("%s (at character %d)", se.Reason, se.Offset+1)
+	}
+	return "does not parse"
+}
+
+// validateAnswer checks a tool's sentence templates: they parse, name only
+// the tool's parameters, and use {value}, {ids} and {count...} only where
+// the shape has them.
+func validateAnswer(v *errs, t *Tool, params []string) {
+	shape := t.Shape.Value
+	for _, r := range []Ref{t.Answer.Value, t.Answer.None} {
+		if r.Value == "" {
+			if r == t.Answer.Value {
+				v.add(t.Answer.Pos, "answer: `value` wants a non-empty template")
+			}
+			continue
+		}
+		tpl, err := phrase.ParseTemplate(r.Value)
+		if err != nil {
+			v.add(r.Pos, "answer: %s", syntaxReason(err))
+			continue
+		}
+		for _, name := range tpl.Args() {
+			if !slices.Contains(params, name) {
+				v.add(r.Pos, "answer: %s", unknown("parameter", name, params))
+			}
+		}
+		value, ids, count := tpl.Uses()
+		switch {
+		case value && shape != ShapeLatestValue:
+			v.add(r.Pos, "answer: {value} is for shape `%s`; use {count:one|many} or {ids}", ShapeLatestValue)
+		case ids && shape != ShapeCountEntitiesWhere && shape != ShapeListEntitiesInState:
+			v.add(r.Pos, "answer: {ids} is for shapes `%s` and `%s`", ShapeCountEntitiesWhere, ShapeListEntitiesInState)
+		case count && shape == ShapeLatestValue:
+			v.add(r.Pos, "answer: {count...} is not for shape `%s`; use {value}", ShapeLatestValue)
+		}
+	}
+}
 
 // Params returns the names of the tool's parameters, in a fixed order (the
 // filter's last), or nil when the shape does not fit ds.
