@@ -30,11 +30,25 @@
 // # Storing
 //
 // Import reads every input into one Batch of a Sink (a backend: DuckDB or
-// PostgreSQL) and commits only when every row is valid. The batch stages
-// rows in a temporary table with their input and row number; Commit then
-// finds keys repeated within the import and keys already stored with one
-// query each (an anti-join against the table's key, which an index serves
-// on PostgreSQL), and moves the staged rows into the table with one
-// INSERT ... SELECT, all in one transaction. Layout's DuplicatesSQL,
-// StoredSQL and InsertSQL are that SQL, shared by the backends.
+// PostgreSQL) and commits only when every row is valid and no key repeats:
+// reading and validating run on one goroutine, appending on another. The
+// first MaxErrors problems are reported, all of them, with nothing stored.
+// A backend numbers rows from the table's greatest _ingest_seq up, all in
+// one transaction, and checks keys with set operations, never row by row:
+//
+//   - store/postgres COPYs the rows, with their input and row numbers,
+//     into a temporary staging table (StagingDDL); CheckKeys finds keys
+//     repeated within the import (a count of distinct keys first, a window
+//     function only when it differs) and keys already stored (one EXISTS
+//     the unique key index serves); Finish moves the rows into the table
+//     with one INSERT ... SELECT and creates the indexes (after the rows:
+//     building an index once is cheaper than maintaining it row by row).
+//   - store/duckdb appends the rows straight into the table with DuckDB's
+//     Appender, which takes part in the transaction; CheckAppended runs
+//     the same two checks over the rows numbered above the old maximum,
+//     and a rollback drops them.
+//
+// The SQL (Layout's ...SQL methods) is portable: CREATE TABLE/INDEX IF NOT
+// EXISTS, temporary tables, window functions, EXISTS, INSERT ... SELECT,
+// information_schema.
 package ingest
