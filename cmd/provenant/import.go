@@ -23,7 +23,7 @@ import (
 // exits 1 with nothing imported.
 func runImport(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("import", "import --catalog FILE --dataset NAME (--db FILE.duckdb | --postgres DSN) INPUT...",
-		"provenant import --catalog catalogs/warehouse.yaml --dataset status_events --db warehouse.duckdb events.csv", stderr)
+		"provenant import --catalog catalog.yaml --dataset status_events --db warehouse.duckdb events.csv more.parquet", stderr)
 	catalogPath := fs.String("catalog", "", "catalog `FILE` (required): the YAML catalog declaring the dataset")
 	dataset := fs.String("dataset", "", "dataset `NAME` (required): a dataset of the catalog declared with `table:`")
 	dbPath := fs.String("db", "", "DuckDB database `FILE` to import into (created if missing)")
