@@ -274,7 +274,11 @@ func (d *jsonlDecoder) next(fields []raw) (int64, []*RowError, bool, error) {
 			}
 			continue
 		}
-		if e := parseObject(d.l, string(b), fields); e != nil {
+		line := string(b)
+		if d.line == 1 {
+			line = trimBOM(line)
+		}
+		if e := parseObject(d.l, line, fields); e != nil {
 			e.Row = d.line
 			return d.line, []*RowError{e}, false, nil
 		}

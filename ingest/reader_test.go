@@ -94,6 +94,10 @@ func TestCSV_Errors(t *testing.T) {
 			[]string{"in.csv:row 1: field battery_pct: want a decimal number"}},
 		{"integer out of range", csvHeader + "\n" + csvRow("battery_pct", "99999999999999999999") + "\n",
 			[]string{"in.csv:row 1: field battery_pct: integer out of range"}},
+		{"exponent for an integer", csvHeader + "\n" + csvRow("battery_pct", "1e2") + "\n",
+			[]string{"in.csv:row 1: field battery_pct: want an integer, without an exponent"}},
+		{"key too long", csvHeader + "\n" + csvRow("event_id", strings.Repeat(distinctive, 300)) + "\n",
+			[]string{"in.csv:row 1: field event_id: longer than 1024 bytes"}},
 		{"number out of range", csvHeader + "\n" + csvRow("temperature_c", "1e999") + "\n",
 			[]string{"in.csv:row 1: field temperature_c: number out of range"}},
 		{"NaN", csvHeader + "\n" + csvRow("temperature_c", "NaN") + "\n",
@@ -184,10 +188,11 @@ func TestJSONL_Errors(t *testing.T) {
 		{"rows are lines", "\n\n" + jsonRow("status", `"`+distinctive+`"`) + "\n", []string{"in.jsonl:row 3: field status: not one of the attribute's declared values"}},
 		{"escaped value still checked", jsonRow("status", `"FAUL\u0054"`) + "\n" + jsonRow("status", `"F\u0041ULT`+distinctive+`"`) + "\n",
 			[]string{"in.jsonl:row 2: field status: not one of the attribute's declared values"}},
+		{"byte-order mark", "\uFEFF" + jsonRow("", "") + "\n", nil},
 		{"line too long", `{"event_id":"` + strings.Repeat("x", 1<<20) + `"}` + "\n" + jsonRow("status", `"`+distinctive+`"`) + "\n",
 			[]string{"in.jsonl:row 1: line longer than 1048576 bytes",
 				"in.jsonl:row 2: field status: not one of the attribute's declared values"}},
-		{"long line within the bound", jsonRow("event_id", `"`+strings.Repeat("x", 100_000)+`"`) + "\n", nil},
+		{"long line within the bound", jsonRow("event_id", strings.Repeat(" ", 100_000)+`"e-1"`) + "\n", nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -1,6 +1,7 @@
 package ingest
 
 import (
+	"fmt"
 	"math"
 	"strconv"
 	"strings"
@@ -25,6 +26,10 @@ type raw struct {
 	kind rawKind
 	s    string
 }
+
+// MaxTextLen bounds a key or an entity id, in bytes: both are indexed,
+// and an index entry has a size limit (about 2,700 bytes in PostgreSQL).
+const MaxTextLen = 1024
 
 // maxCachedIDs bounds each entity column's cache of ids already matched.
 const maxCachedIDs = 1 << 16
@@ -100,6 +105,9 @@ func (v *validator) field(i int, c *Column, f raw) (any, string) {
 		if strings.IndexByte(s, 0) >= 0 {
 			return nil, "contains a NUL character"
 		}
+		if len(s) > MaxTextLen && c.Kind != KindEnum {
+			return nil, fmt.Sprintf("longer than %d bytes", MaxTextLen)
+		}
 	}
 	switch c.Kind {
 	case KindKey:
@@ -133,8 +141,11 @@ func (v *validator) field(i int, c *Column, f raw) (any, string) {
 		}
 		n, err := strconv.ParseInt(s, 10, 64)
 		if err != nil {
-			if strings.ContainsAny(s, ".eE") {
+			if strings.Contains(s, ".") {
 				return nil, "want an integer, not a fraction"
+			}
+			if strings.ContainsAny(s, "eE") {
+				return nil, "want an integer, without an exponent"
 			}
 			return nil, "integer out of range"
 		}
