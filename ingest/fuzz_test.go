@@ -140,12 +140,12 @@ type records struct {
 
 func (r *records) Columns() []string { return r.cols }
 
-func (r *records) Next(rec []ingest.Text) error {
+func (r *records) Next(rec []any) error {
 	if len(r.rows) == 0 {
 		return io.EOF
 	}
 	for i, s := range r.rows[0] {
-		rec[i] = ingest.Text{S: s, Null: s == ""}
+		rec[i] = s
 	}
 	r.rows = r.rows[1:]
 	return nil

@@ -2,6 +2,7 @@ package ingest
 
 import (
 	"bufio"
+	"time"
 	"encoding/csv"
 	"errors"
 	"fmt"
@@ -166,26 +167,23 @@ func (d *csvDecoder) next(fields []raw) (int64, []*RowError, bool, error) {
 	return d.row, nil, false, nil
 }
 
-// Text is one field of a text record: its text, or a NULL.
-type Text struct {
-	S    string
-	Null bool
-}
-
-// Records is a source of text records with named columns, such as a
-// Parquet file read through DuckDB with every column cast to text (times
-// as RFC 3339 UTC).
+// Records is a source of records with named columns, such as a Parquet
+// file read through DuckDB.
 type Records interface {
 	// Columns names the record's columns, in order.
 	Columns() []string
-	// Next fills rec (one Text per column) with the next record, or
-	// returns io.EOF after the last.
-	Next(rec []Text) error
+	// Next fills rec (one value per column) with the next record, or
+	// returns io.EOF after the last. A value is nil (NULL), a string
+	// (text, validated as a CSV field is), an int64, a float64 or a
+	// time.Time (UTC); any other type is rejected at its field.
+	Next(rec []any) error
 }
 
-// NewRecords returns a Reader of src: validated as CSV is, an empty or
-// NULL field being null. Rows are numbered from 1; column problems are at
-// row 0.
+// NewRecords returns a Reader of src. A string is validated as a CSV field
+// is (empty is null); an int64 or float64 is accepted for a numeric column
+// (a float64 only for type number, and only finite), a time.Time for the
+// time column; nil is null. Rows are numbered from 1; column problems are
+// at row 0.
 func NewRecords(input string, l *Layout, src Records) *Reader {
 	return newReader(input, l, &recordsDecoder{l: l, src: src})
 }
@@ -194,7 +192,7 @@ type recordsDecoder struct {
 	l   *Layout
 	src Records
 	pos []int
-	rec []Text
+	rec []any
 	row int64
 }
 
@@ -205,17 +203,32 @@ func (d *recordsDecoder) next(fields []raw) (int64, []*RowError, bool, error) {
 			return 0, errs, true, nil
 		}
 		d.pos = pos
-		d.rec = make([]Text, len(pos))
+		d.rec = make([]any, len(pos))
 	}
+	clear(d.rec)
 	if err := d.src.Next(d.rec); err != nil {
 		return 0, nil, false, err
 	}
 	d.row++
-	for i, t := range d.rec {
-		if t.Null || t.S == "" {
-			fields[d.pos[i]] = raw{kind: rawNull}
-		} else {
-			fields[d.pos[i]] = raw{kind: rawText, s: t.S}
+	for i, v := range d.rec {
+		f := &fields[d.pos[i]]
+		switch v := v.(type) {
+		case nil:
+			f.kind = rawNull
+		case string:
+			if v == "" {
+				f.kind = rawNull
+			} else {
+				*f = raw{kind: rawText, s: v}
+			}
+		case int64:
+			*f = raw{kind: rawInt, i: v}
+		case float64:
+			*f = raw{kind: rawFloat, f: v}
+		case time.Time:
+			*f = raw{kind: rawTime, t: v}
+		default:
+			f.kind = rawOther
 		}
 	}
 	return d.row, nil, false, nil

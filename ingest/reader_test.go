@@ -3,6 +3,7 @@ package ingest_test
 import (
 	"errors"
 	"io"
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -243,5 +244,69 @@ func TestLayout_Columns(t *testing.T) {
 	want := "event_id ts device_id zone_id device_type status battery_pct temperature_c fault_code"
 	if got := strings.Join(l.ColumnNames(), " "); got != want {
 		t.Errorf("columns = %s, want %s", got, want)
+	}
+}
+
+// typedRecords is an in-memory ingest.Records of typed values.
+type typedRecords struct {
+	cols []string
+	rows [][]any
+}
+
+func (r *typedRecords) Columns() []string { return r.cols }
+
+func (r *typedRecords) Next(rec []any) error {
+	if len(r.rows) == 0 {
+		return io.EOF
+	}
+	copy(rec, r.rows[0])
+	r.rows = r.rows[1:]
+	return nil
+}
+
+func TestRecords_Typed(t *testing.T) {
+	l := ingesttest.WarehouseLayout(t)
+	cols := strings.Split(csvHeader, ",")
+	ts := time.Date(2026, 1, 6, 8, 0, 0, 0, time.UTC)
+	// good returns a valid record with column name set to v.
+	good := func(name string, v any) []any {
+		rec := []any{"e-1", "dev-0001", "AGV", "zone-01", ts, "FAULT", int64(55), 31.5, "E-JAM"}
+		for i, c := range cols {
+			if c == name {
+				rec[i] = v
+			}
+		}
+		return rec
+	}
+	tests := []struct {
+		name string
+		rec  []any
+		want string // "" when valid
+	}{
+		{"typed values", good("", nil), ""},
+		{"text values", good("ts", "2026-01-06T08:00:00Z"), ""},
+		{"an integer for a number", good("temperature_c", int64(31)), ""},
+		{"a null optional", good("fault_code", nil), ""},
+		{"a time in another zone is the same instant", good("ts", ts.In(time.FixedZone("x", 3600))), ""},
+		{"a fraction for an integer", good("battery_pct", 55.5), "in.parquet:row 1: field battery_pct: want an integer, not a fraction"},
+		{"NaN", good("temperature_c", math.NaN()), "in.parquet:row 1: field temperature_c: want a finite number"},
+		{"nanoseconds", good("ts", ts.Add(1)), "in.parquet:row 1: field ts: more than 6 fractional digits (times are stored to the microsecond)"},
+		{"a number for a time", good("ts", int64(1767686400)), "in.parquet:row 1: field ts: want a time"},
+		{"a time for an id", good("device_id", ts), "in.parquet:row 1: field device_id: want a string, not a time"},
+		{"a number for an enumeration", good("status", 3.0), "in.parquet:row 1: field status: want a string, not a number"},
+		{"another type", good("zone_id", true), "in.parquet:row 1: field zone_id: want a string"},
+		{"a text number for an integer", good("battery_pct", "5.5"), "in.parquet:row 1: field battery_pct: want an integer, not a fraction"},
+		{"a null for a required column", good("status", nil), "in.parquet:row 1: field status: empty or null, and the column is not optional"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			rows, errs := readAll(t, ingest.NewRecords("in.parquet", l, &typedRecords{cols: cols, rows: [][]any{tt.rec}}))
+			if got := strings.Join(errs, "\n"); got != tt.want {
+				t.Errorf("errors = %q, want %q", got, tt.want)
+			}
+			if tt.want == "" && len(rows) != 1 {
+				t.Errorf("%d valid rows, want 1", len(rows))
+			}
+		})
 	}
 }

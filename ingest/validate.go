@@ -18,13 +18,19 @@ const (
 	rawText                  // untyped text (CSV, records): any column
 	rawString                // a JSON string
 	rawNumber                // a JSON number
-	rawOther                 // a JSON boolean, object or array
+	rawOther                 // a JSON boolean, object or array; a record's value of another type
+	rawInt                   // a record's int64
+	rawFloat                 // a record's float64
+	rawTime                  // a record's time.Time
 )
 
 // raw is one field as read, before validation.
 type raw struct {
 	kind rawKind
 	s    string
+	i    int64
+	f    float64
+	t    time.Time
 }
 
 // MaxTextLen bounds a key or an entity id, in bytes: both are indexed,
@@ -89,6 +95,8 @@ func (v *validator) field(i int, c *Column, f raw) (any, string) {
 		if c.Kind != KindInteger && c.Kind != KindNumber {
 			return nil, "want a string, not a number"
 		}
+	case rawInt, rawFloat, rawTime:
+		return typed(c, f)
 	}
 	s := f.s
 	switch c.Kind {
@@ -161,6 +169,36 @@ func (v *validator) field(i int, c *Column, f raw) (any, string) {
 		return x, ""
 	}
 	return nil, "unknown column kind"
+}
+
+// typed validates a record's typed value.
+func typed(c *Column, f raw) (any, string) {
+	switch {
+	case f.kind == rawTime && c.Kind == KindTime:
+		t := f.t.UTC()
+		if t.Nanosecond()%1000 != 0 {
+			return nil, "more than 6 fractional digits (times are stored to the microsecond)"
+		}
+		return t, ""
+	case f.kind == rawInt && c.Kind == KindInteger:
+		return f.i, ""
+	case f.kind == rawInt && c.Kind == KindNumber:
+		return float64(f.i), ""
+	case f.kind == rawFloat && c.Kind == KindInteger:
+		return nil, "want an integer, not a fraction"
+	case f.kind == rawFloat && c.Kind == KindNumber:
+		if math.IsNaN(f.f) || math.IsInf(f.f, 0) {
+			return nil, "want a finite number"
+		}
+		return f.f, ""
+	case c.Kind == KindTime:
+		return nil, "want a time"
+	case c.Kind == KindInteger || c.Kind == KindNumber:
+		return nil, "want a number"
+	case f.kind == rawTime:
+		return nil, "want a string, not a time"
+	}
+	return nil, "want a string, not a number"
 }
 
 // decimal reports whether s is a number in JSON's decimal syntax:

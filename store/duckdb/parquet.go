@@ -14,17 +14,20 @@ import (
 
 var _ ingest.Records = (*ParquetRecords)(nil)
 
-// ParquetRecords reads a Parquet file through DuckDB as text records
+// ParquetRecords reads a Parquet file through DuckDB as records
 // (ingest.NewRecords), so its rows pass the same validation as JSON Lines
-// and CSV: every column is cast to text, a TIMESTAMP column (with or
-// without a time zone) as RFC 3339 UTC to the microsecond
-// (2026-01-06T08:00:00.000000Z); a NULL stays a NULL. A goroutine of its
-// own reads the file, ahead of the validation.
+// and CSV: a TIMESTAMP column (with a time zone: in UTC; TIMESTAMP_NS
+// truncated to the microsecond) is read as a time, an integer column that
+// fits BIGINT as an int64, a FLOAT or DOUBLE as a float64, and every other
+// column as text (a string column as it is, a DATE, DECIMAL or UBIGINT in
+// DuckDB's text form), which the reader then validates as it does a CSV
+// field. A NULL stays a NULL. A goroutine of its own reads the file,
+// ahead of the validation.
 type ParquetRecords struct {
 	cols   []string
-	full   chan []ingest.Text // batches of records, len(cols) fields each
-	free   chan []ingest.Text
-	cur    []ingest.Text // the batch being read
+	full   chan []any // batches of records, len(cols) values each
+	free   chan []any
+	cur    []any // the batch being read
 	off    int           // the next record's first field in cur
 	cancel context.CancelFunc
 	done   chan struct{}
@@ -53,11 +56,17 @@ func ReadParquet(ctx context.Context, db *sql.DB, path string) (*ParquetRecords,
 		}
 		cols = append(cols, name)
 		q := ingest.Quote(name)
-		switch t := strings.ToUpper(typ); {
-		case t == "TIMESTAMP WITH TIME ZONE":
-			exprs = append(exprs, "strftime(timezone('UTC', "+q+"), '%Y-%m-%dT%H:%M:%S.%fZ')")
-		case strings.HasPrefix(t, "TIMESTAMP"):
-			exprs = append(exprs, "strftime(CAST("+q+" AS TIMESTAMP), '%Y-%m-%dT%H:%M:%S.%fZ')")
+		switch t := strings.ToUpper(typ); t {
+		case "TIMESTAMP WITH TIME ZONE":
+			exprs = append(exprs, "timezone('UTC', "+q+")")
+		case "TIMESTAMP", "TIMESTAMP_S", "TIMESTAMP_MS", "TIMESTAMP_NS":
+			exprs = append(exprs, "CAST("+q+" AS TIMESTAMP)")
+		case "BIGINT", "INTEGER", "SMALLINT", "TINYINT", "UINTEGER", "USMALLINT", "UTINYINT":
+			exprs = append(exprs, "CAST("+q+" AS BIGINT)")
+		case "DOUBLE", "FLOAT":
+			exprs = append(exprs, "CAST("+q+" AS DOUBLE)")
+		case "VARCHAR":
+			exprs = append(exprs, q)
 		default:
 			exprs = append(exprs, "CAST("+q+" AS VARCHAR)")
 		}
@@ -73,9 +82,9 @@ func ReadParquet(ctx context.Context, db *sql.DB, path string) (*ParquetRecords,
 		return nil, fmt.Errorf("read parquet: %w", err)
 	}
 	ctx, cancel := context.WithCancel(ctx)
-	p := &ParquetRecords{cols: cols, full: make(chan []ingest.Text, 2), free: make(chan []ingest.Text, 4), cancel: cancel, done: make(chan struct{})}
+	p := &ParquetRecords{cols: cols, full: make(chan []any, 2), free: make(chan []any, 4), cancel: cancel, done: make(chan struct{})}
 	for range cap(p.free) {
-		p.free <- make([]ingest.Text, 0, parquetBatch*len(cols))
+		p.free <- make([]any, 0, parquetBatch*len(cols))
 	}
 	query := "SELECT " + strings.Join(exprs, ", ") + " FROM " + src
 	go func() {
@@ -100,7 +109,7 @@ func (p *ParquetRecords) read(ctx context.Context, dc any, query string) error {
 	}
 	defer rows.Close()
 	dest := make([]driver.Value, len(p.cols))
-	var batch []ingest.Text
+	var batch []any
 	for {
 		if batch == nil {
 			select {
@@ -112,14 +121,7 @@ func (p *ParquetRecords) read(ctx context.Context, dc any, query string) error {
 		err := rows.Next(dest)
 		if err == nil {
 			for _, v := range dest {
-				switch v := v.(type) {
-				case nil:
-					batch = append(batch, ingest.Text{Null: true})
-				case string:
-					batch = append(batch, ingest.Text{S: v})
-				default:
-					batch = append(batch, ingest.Text{S: fmt.Sprint(v)})
-				}
+				batch = append(batch, v)
 			}
 			if len(batch) < cap(batch) {
 				continue
@@ -150,9 +152,10 @@ func quoteLiteral(s string) string {
 func (p *ParquetRecords) Columns() []string { return p.cols }
 
 // Next reads the next record into rec.
-func (p *ParquetRecords) Next(rec []ingest.Text) error {
+func (p *ParquetRecords) Next(rec []any) error {
 	if p.off == len(p.cur) {
 		if p.cur != nil {
+			clear(p.cur)
 			p.free <- p.cur[:0]
 			p.cur, p.off = nil, 0
 		}
