@@ -2,11 +2,11 @@ package ingest
 
 import (
 	"bufio"
-	"time"
 	"encoding/csv"
 	"errors"
 	"fmt"
 	"io"
+	"time"
 )
 
 // decoder reads the rows of one input format into fields in layout

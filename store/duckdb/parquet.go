@@ -28,7 +28,7 @@ type ParquetRecords struct {
 	full   chan []any // batches of records, len(cols) values each
 	free   chan []any
 	cur    []any // the batch being read
-	off    int           // the next record's first field in cur
+	off    int   // the next record's first field in cur
 	cancel context.CancelFunc
 	done   chan struct{}
 	err    error // the reading goroutine's error, once done is closed
