@@ -19,7 +19,7 @@
 // # Input
 //
 // NewJSONL, NewCSV and NewRecords read JSON Lines, CSV (with a header row)
-// and named text records (such as a Parquet file read through DuckDB) in
+// and records with named columns (a Parquet file read through DuckDB) in
 // constant memory, validating each row: every declared column present, no
 // other column, a non-empty key, an RFC 3339 UTC time ending in Z, entity
 // ids matching the entity's pattern, enumerated values among the declared
