@@ -16,6 +16,7 @@ import (
 	"github.com/provenant/provenant/mcpserver"
 	"github.com/provenant/provenant/metrics"
 	"github.com/provenant/provenant/principal"
+	"github.com/provenant/provenant/retail"
 	"github.com/provenant/provenant/server"
 	"github.com/provenant/provenant/tool"
 )
@@ -55,7 +56,7 @@ type config struct {
 // `serve` does, and waits until it is ready; it stops when t ends.
 func start(t *testing.T, c config) stack {
 	t.Helper()
-	opts := &server.Options{Limits: c.limits, AllowedHosts: c.allowedHosts}
+	opts := &server.Options{Registry: retail.Registry(), Limits: c.limits, AllowedHosts: c.allowedHosts}
 	var scope *tool.Scope
 	if c.withTokens {
 		set, err := principal.Parse(strings.NewReader(`principals:

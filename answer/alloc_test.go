@@ -18,14 +18,14 @@ func TestAnswer_MarshalJSONWritesEventsOnce(t *testing.T) {
 	for i := range ids {
 		ids[i] = fmt.Sprintf("evt-%06d", 1000+i)
 	}
-	a := staple(t, fact.EventCount(len(ids)), ids, "150 scans.")
+	a := staple(t, fact.RowCount(len(ids)), ids, "150 scans.")
 	got, err := a.MarshalJSON()
 	if err != nil {
 		t.Fatal(err)
 	}
 	p, _ := fact.Events(ids)
 	wantProv, _ := p.MarshalJSON()
-	wantValue, _ := fact.EventCount(len(ids)).MarshalJSON()
+	wantValue, _ := fact.RowCount(len(ids)).MarshalJSON()
 	if !bytes.Contains(got, append([]byte(`"provenance":`), wantProv...)) || !bytes.Contains(got, append([]byte(`"value":`), wantValue...)) {
 		t.Fatalf("answer JSON does not carry the provenance and value as they marshal:\n%s", got)
 	}

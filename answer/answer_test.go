@@ -55,16 +55,16 @@ func TestAnswer_JSON(t *testing.T) {
 		name string
 		a    answer.Answer
 	}{
-		{"state", staple(t, fact.State("LOW_STOCK"), []string{"evt-000002"}, "It is low.")},
-		{"price", staple(t, fact.Price(299), []string{"evt-000002"}, "It costs $2.99.")},
-		{"price with grounding", staple(t, fact.Price(299), []string{"evt-000002"}, "It costs $2.99.").WithGrounding(
+		{"state", staple(t, fact.Text("LOW_STOCK"), []string{"evt-000002"}, "It is low.")},
+		{"price", staple(t, fact.Integer(299, "cents"), []string{"evt-000002"}, "It costs $2.99.")},
+		{"price with grounding", staple(t, fact.Integer(299, "cents"), []string{"evt-000002"}, "It costs $2.99.").WithGrounding(
 			grounding.Check("It costs $2.99.", grounding.Ledger{Numerals: []grounding.Numeral{{Value: 299, Unit: grounding.UnitCents}}}, "", grounding.DefaultPolicy()))},
-		{"store count", staple(t, fact.StoreCount([]string{"st-002", "st-001"}), []string{"evt-000009", "evt-000001", "evt-000003"}, "2 stores.")},
-		{"product list", staple(t, fact.ProductList([]string{"pr-003", "pr-001"}), []string{"evt-000004", "evt-000002"}, "2 products.")},
-		{"event count", staple(t, fact.EventCount(1), []string{"evt-000001"}, "1 scan.")},
-		{"no observation", staple(t, fact.NoObservation(fact.KindPrice), nil, "No scan.")},
-		{"empty list", staple(t, fact.ProductList(nil), nil, "None.")},
-		{"compose failed", staple(t, fact.Price(299), []string{"evt-000002"}, "")},
+		{"store count", staple(t, fact.EntityCount("store_ids", []string{"st-002", "st-001"}), []string{"evt-000009", "evt-000001", "evt-000003"}, "2 stores.")},
+		{"product list", staple(t, fact.EntityList("product_ids", []string{"pr-003", "pr-001"}), []string{"evt-000004", "evt-000002"}, "2 products.")},
+		{"event count", staple(t, fact.RowCount(1), []string{"evt-000001"}, "1 scan.")},
+		{"no observation", staple(t, fact.NoObservation(fact.KindInteger), nil, "No scan.")},
+		{"empty list", staple(t, fact.EntityList("product_ids", nil), nil, "None.")},
+		{"compose failed", staple(t, fact.Integer(299, "cents"), []string{"evt-000002"}, "")},
 		{"abstained", answer.Abstain(answer.ReasonNoTool, "no tool on the menu covers the question")},
 		{"rejected", answer.Reject("get_price", &tool.Rejection{Kind: tool.RawQuery, Param: "store_id", Reason: "carries query syntax"})},
 		{"rejected unregistered", answer.Reject("", &tool.Rejection{Kind: tool.Unregistered, Reason: "tool is not on the menu"})},
@@ -105,7 +105,7 @@ func TestAnswer_JSON(t *testing.T) {
 
 func TestStaple_RefusesFailedVerdict(t *testing.T) {
 	p, _ := fact.Events([]string{"evt-000001"})
-	r, _ := fact.NewResult("get_price", nil, fact.Price(1), p)
+	r, _ := fact.NewResult("get_price", nil, fact.Integer(1, "cents"), p)
 	text := "x"
 	for _, v := range []fact.Verdict{
 		{ValueMatches: true, Complete: true},
@@ -123,14 +123,14 @@ func TestNewResult_PositiveNeedsEvents(t *testing.T) {
 		t.Error("Events(nil) succeeded")
 	}
 	abs := fact.Absent(fact.Absence{Tool: "get_price"})
-	if _, err := fact.NewResult("get_price", nil, fact.Price(1), abs); err == nil {
+	if _, err := fact.NewResult("get_price", nil, fact.Integer(1, "cents"), abs); err == nil {
 		t.Error("a positive value with an absence attestation was accepted")
 	}
 	p, _ := fact.Events([]string{"evt-000001"})
-	if _, err := fact.NewResult("get_price", nil, fact.NoObservation(fact.KindPrice), p); err == nil {
+	if _, err := fact.NewResult("get_price", nil, fact.NoObservation(fact.KindInteger), p); err == nil {
 		t.Error("no observation with events was accepted")
 	}
-	if _, err := fact.NewResult("x", nil, fact.EventCount(0), fact.Provenance{}); err == nil {
+	if _, err := fact.NewResult("x", nil, fact.RowCount(0), fact.Provenance{}); err == nil {
 		t.Error("zero provenance was accepted")
 	}
 }

@@ -12,7 +12,7 @@ import (
 // model wrote.
 func ExampleStaple() {
 	events, _ := fact.Events([]string{"evt-002357"})
-	r, _ := fact.NewResult("get_price", map[string]string{"store_id": "st-003"}, fact.Price(781), events)
+	r, _ := fact.NewResult("get_price", map[string]string{"store_id": "st-003"}, fact.Integer(781, "cents"), events)
 	sentence := "It costs $7.81."
 
 	_, err := answer.Staple(r, fact.Verdict{ProvenanceValid: true, ValueMatches: false, Complete: true}, &sentence, "res-000001")
@@ -20,7 +20,7 @@ func ExampleStaple() {
 
 	a, _ := answer.Staple(r, fact.Verdict{ProvenanceValid: true, ValueMatches: true, Complete: true, Enumerated: 1}, &sentence, "res-000001")
 	v, _ := a.Value()
-	fmt.Println(a.Outcome(), v.Cents, a.Text(), a.ResultIDs())
+	fmt.Println(a.Outcome(), v.Int, a.Text(), a.ResultIDs())
 	// Output:
 	// staple answer: verdict did not pass
 	// answered 781 It costs $7.81. [res-000001]

@@ -15,29 +15,32 @@ import (
 	"math"
 	"slices"
 
+	"github.com/provenant/provenant/fact"
 	"github.com/provenant/provenant/internal/strictjson"
 	"github.com/provenant/provenant/stats"
 )
 
 // Question classes, by tool.
 const (
-	ClassScalar    = "scalar"    // get_stock_state, get_price, get_compliance_flag
-	ClassAggregate = "aggregate" // count_stores_with_condition
-	ClassList      = "list"      // list_products_in_state
-	ClassWindow    = "window"    // count_events_in_window
+	ClassScalar    = "scalar"    // a text, integer or number value (fact.Kind.Scalar)
+	ClassAggregate = "aggregate" // an entity count
+	ClassList      = "list"      // an entity list
+	ClassWindow    = "window"    // a row count over a window
 )
 
 // Classes lists the in-coverage classes in a fixed order.
 var Classes = []string{ClassScalar, ClassAggregate, ClassList, ClassWindow}
 
-// ClassOfTool returns the class of a call to the named tool.
-func ClassOfTool(tool string) string {
-	switch tool {
-	case "count_stores_with_condition":
+// ClassOfKind returns the class of a call to a tool whose value is of
+// kind k: entity counts are aggregates, entity lists are lists, row
+// counts (over a window) are windows, and scalars are scalars.
+func ClassOfKind(k fact.Kind) string {
+	switch k {
+	case fact.KindEntityCount:
 		return ClassAggregate
-	case "list_products_in_state":
+	case fact.KindEntityList:
 		return ClassList
-	case "count_events_in_window":
+	case fact.KindRowCount:
 		return ClassWindow
 	}
 	return ClassScalar

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/provenant/provenant/calibration"
+	"github.com/provenant/provenant/fact"
 )
 
 const valid = `{"suite_version": "s", "dataset_version": "d", "provider": "noisy(rules)[rate=0.2]", "commit": "abc",
@@ -59,13 +60,13 @@ func TestParse_Rejects(t *testing.T) {
 	}
 }
 
-func TestClassOfTool(t *testing.T) {
-	for tool, want := range map[string]string{
-		"get_stock_state": "scalar", "get_price": "scalar", "get_compliance_flag": "scalar",
-		"count_stores_with_condition": "aggregate", "list_products_in_state": "list", "count_events_in_window": "window",
+func TestClassOfKind(t *testing.T) {
+	for k, want := range map[fact.Kind]string{
+		fact.KindText: "scalar", fact.KindInteger: "scalar", fact.KindNumber: "scalar",
+		fact.KindEntityCount: "aggregate", fact.KindEntityList: "list", fact.KindRowCount: "window",
 	} {
-		if got := calibration.ClassOfTool(tool); got != want {
-			t.Errorf("ClassOfTool(%s) = %s, want %s", tool, got, want)
+		if got := calibration.ClassOfKind(k); got != want {
+			t.Errorf("ClassOfKind(%s) = %s, want %s", k, got, want)
 		}
 	}
 }

@@ -82,19 +82,19 @@ func drawDataset(t *rapid.T) *retail.Dataset {
 // drawProposal draws a call of a random tool with every parameter drawn
 // from its domain: declared ids, enum values, queryTimes, and start <= end.
 func drawProposal(t *rapid.T, d *retail.Dataset) tool.Proposal {
-	def := rapid.SampledFrom(tool.Menu()).Draw(t, "tool")
+	def := rapid.SampledFrom(retail.Registry().Menu()).Draw(t, "tool")
 	p := tool.Proposal{Tool: def.Name, Params: map[string]any{}}
 	for _, q := range def.Params {
 		var v string
-		switch q.Kind {
-		case tool.StoreID:
+		switch {
+		case q.Kind == tool.EntityID && q.Entity == "store":
 			v = rapid.SampledFrom(d.Stores).Draw(t, q.Name).ID
-		case tool.ProductID:
+		case q.Kind == tool.EntityID && q.Entity == "product":
 			v = rapid.SampledFrom(d.Products).Draw(t, q.Name).ID
-		case tool.Timestamp:
+		case q.Kind == tool.Timestamp:
 			v = rapid.SampledFrom(queryTimes).Draw(t, q.Name)
-		case tool.State, tool.Condition:
-			v = rapid.SampledFrom(q.Kind.Enum()).Draw(t, q.Name)
+		case q.Kind == tool.Enum:
+			v = rapid.SampledFrom(q.Values).Draw(t, q.Name)
 		default:
 			t.Fatalf("tool %s: parameter %s has a kind this test cannot draw", def.Name, q.Name)
 		}
@@ -148,20 +148,20 @@ func oracle(d *retail.Dataset, c tool.Call) (fact.Value, []string) {
 	var ids []string
 	asOf := c.Arg("as_of")
 	switch c.Tool() {
-	case tool.GetStockState, tool.GetPrice, tool.GetComplianceFlag:
+	case retail.GetStockState, retail.GetPrice, retail.GetComplianceFlag:
 		e, ok := oracleLatest(d, c.Arg("store_id"), c.Arg("product_id"), asOf)
-		kind := map[string]fact.Kind{tool.GetStockState: fact.KindState, tool.GetPrice: fact.KindPrice, tool.GetComplianceFlag: fact.KindFlag}[c.Tool()]
+		kind := map[string]fact.Kind{retail.GetStockState: fact.KindText, retail.GetPrice: fact.KindInteger, retail.GetComplianceFlag: fact.KindText}[c.Tool()]
 		if !ok {
 			return fact.NoObservation(kind), nil
 		}
-		switch kind {
-		case fact.KindState:
-			return fact.State(string(e.State)), []string{e.ID}
-		case fact.KindPrice:
-			return fact.Price(e.PriceCents), []string{e.ID}
+		switch c.Tool() {
+		case retail.GetStockState:
+			return fact.Text(string(e.State)), []string{e.ID}
+		case retail.GetPrice:
+			return fact.Integer(e.PriceCents, "cents"), []string{e.ID}
 		}
-		return fact.Flag(string(e.Flag)), []string{e.ID}
-	case tool.CountStoresWithCondition:
+		return fact.Text(string(e.Flag)), []string{e.ID}
+	case retail.CountStoresWithCondition:
 		var stores []string
 		for _, s := range d.Stores {
 			met := false
@@ -176,8 +176,8 @@ func oracle(d *retail.Dataset, c tool.Call) (fact.Value, []string) {
 			}
 		}
 		slices.Sort(ids)
-		return fact.StoreCount(stores), ids
-	case tool.ListProductsInState:
+		return fact.EntityCount("store_ids", stores), ids
+	case retail.ListProductsInState:
 		var products []string
 		for _, p := range d.Products {
 			if e, ok := oracleLatest(d, c.Arg("store_id"), p.ID, asOf); ok && string(e.State) == c.Arg("state") {
@@ -186,8 +186,8 @@ func oracle(d *retail.Dataset, c tool.Call) (fact.Value, []string) {
 			}
 		}
 		slices.Sort(ids)
-		return fact.ProductList(products), ids
-	case tool.CountEventsInWindow:
+		return fact.EntityList("product_ids", products), ids
+	case retail.CountEventsInWindow:
 		for _, e := range d.Events {
 			if e.StoreID == c.Arg("store_id") && string(e.State) == c.Arg("state") &&
 				c.Arg("start") <= e.Timestamp && e.Timestamp < c.Arg("end") {
@@ -195,7 +195,7 @@ func oracle(d *retail.Dataset, c tool.Call) (fact.Value, []string) {
 			}
 		}
 		slices.Sort(ids)
-		return fact.EventCount(len(ids)), ids
+		return fact.RowCount(len(ids)), ids
 	}
 	panic("oracle: unknown tool " + c.Tool())
 }
@@ -220,7 +220,7 @@ func TestAgreement_ExecutorResolverOracle(t *testing.T) {
 		// checkpoints and its replay on these small stores.
 		x := executor.New(d, &executor.Options{CheckpointEvery: rapid.IntRange(1, 9).Draw(t, "checkpoint every")})
 		resolvers := map[string]*resolver.Resolver{"sql": resolver.New(store), "snapshot": resolver.New(snapshot)}
-		w := tool.NewWall(tool.CatalogOf(d))
+		w := tool.NewWall(retail.Registry(), retail.DeclaredIDs(d))
 
 		calls := rapid.IntRange(1, 8).Draw(t, "calls")
 		// A caller may see every store, or a random subset of them.
@@ -287,7 +287,7 @@ func checkResult(t *rapid.T, d *retail.Dataset, c tool.Call, r fact.Result, want
 		t.Fatalf("%s %v: provenance events %v (absence %v), oracle finds none", c.Tool(), c.Args(), gotIDs, absent)
 	}
 	wantWindow := []string{c.Arg("as_of")}
-	if c.Tool() == tool.CountEventsInWindow {
+	if c.Tool() == retail.CountEventsInWindow {
 		wantWindow = []string{c.Arg("start"), c.Arg("end")}
 	}
 	wantFilter := c.Args()

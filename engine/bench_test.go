@@ -32,12 +32,12 @@ import (
 // benchCalls is one call per tool, valid on the demo store and on any
 // store demo.Generate makes with at least 3 stores and 7 products.
 var benchCalls = []tool.Proposal{
-	{Tool: tool.GetStockState, Params: map[string]any{"store_id": "st-003", "product_id": "pr-007", "as_of": "2026-01-06T08:00:00Z"}},
-	{Tool: tool.GetPrice, Params: map[string]any{"store_id": "st-003", "product_id": "pr-007", "as_of": "2026-01-06T08:00:00Z"}},
-	{Tool: tool.GetComplianceFlag, Params: map[string]any{"store_id": "st-003", "product_id": "pr-007", "as_of": "2026-01-06T08:00:00Z"}},
-	{Tool: tool.CountStoresWithCondition, Params: map[string]any{"condition": "OUT_OF_STOCK", "as_of": "2026-01-06T08:00:00Z"}},
-	{Tool: tool.ListProductsInState, Params: map[string]any{"store_id": "st-003", "state": "LOW_STOCK", "as_of": "2026-01-06T08:00:00Z"}},
-	{Tool: tool.CountEventsInWindow, Params: map[string]any{"store_id": "st-003", "state": "OUT_OF_STOCK", "start": "2026-01-01T00:00:00Z", "end": "2026-01-07T00:00:00Z"}},
+	{Tool: retail.GetStockState, Params: map[string]any{"store_id": "st-003", "product_id": "pr-007", "as_of": "2026-01-06T08:00:00Z"}},
+	{Tool: retail.GetPrice, Params: map[string]any{"store_id": "st-003", "product_id": "pr-007", "as_of": "2026-01-06T08:00:00Z"}},
+	{Tool: retail.GetComplianceFlag, Params: map[string]any{"store_id": "st-003", "product_id": "pr-007", "as_of": "2026-01-06T08:00:00Z"}},
+	{Tool: retail.CountStoresWithCondition, Params: map[string]any{"condition": "OUT_OF_STOCK", "as_of": "2026-01-06T08:00:00Z"}},
+	{Tool: retail.ListProductsInState, Params: map[string]any{"store_id": "st-003", "state": "LOW_STOCK", "as_of": "2026-01-06T08:00:00Z"}},
+	{Tool: retail.CountEventsInWindow, Params: map[string]any{"store_id": "st-003", "state": "OUT_OF_STOCK", "start": "2026-01-01T00:00:00Z", "end": "2026-01-07T00:00:00Z"}},
 }
 
 // benchQuestions are the six documented question templates.
@@ -70,7 +70,7 @@ func newBenchSetup(b *testing.B, d *retail.Dataset) *benchSetup {
 		b.Fatal(err)
 	}
 	return &benchSetup{
-		wall: tool.NewWall(tool.CatalogOf(d)),
+		wall: tool.NewWall(retail.Registry(), retail.DeclaredIDs(d)),
 		ex:   executor.New(d, nil),
 		resolvers: map[string]*resolver.Resolver{
 			engine.VerifySnapshot: resolver.New(snapshot),

@@ -32,6 +32,9 @@ type Engine struct {
 	Pipeline *pipeline.Pipeline
 	Store    Store
 	Info     retail.Info
+	// Registry is the tool registry the wall checks against and every
+	// surface describes (Options.Registry, or the retail tools).
+	Registry *tool.Registry
 }
 
 // Store is the database an engine verifies through: the resolver asks it
@@ -87,6 +90,7 @@ const (
 // Options configures Open; nil means defaults.
 type Options struct {
 	Provider provider.Provider // nil: the rules provider
+	Registry *tool.Registry    // nil: retail.Registry(), the six retail tools
 	Verify   string            // VerifySnapshot (default) or VerifySQL
 	Observer pipeline.Observer // nil: none
 	Logger   *slog.Logger      // nil: discard
@@ -130,6 +134,9 @@ func Open(ctx context.Context, d *retail.Dataset, open Opener, opts *Options) (*
 	if opts.Provider == nil {
 		opts.Provider = rules.Provider{}
 	}
+	if opts.Registry == nil {
+		opts.Registry = retail.Registry()
+	}
 	if sc := opts.SelfConsistency; sc != nil {
 		if err := sc.Validate(); err != nil {
 			return nil, fmt.Errorf("open engine: %w", err)
@@ -158,7 +165,7 @@ func Open(ctx context.Context, d *retail.Dataset, open Opener, opts *Options) (*
 		store.Close()
 		return nil, fmt.Errorf("open engine: unknown verify mode (want %s or %s)", VerifySnapshot, VerifySQL)
 	}
-	p := pipeline.New(opts.Provider, tool.NewWall(tool.CatalogOf(d)), executor.New(d, nil), resolver.New(verifyStore),
+	p := pipeline.New(opts.Provider, tool.NewWall(opts.Registry, retail.DeclaredIDs(d)), executor.New(d, nil), resolver.New(verifyStore),
 		&pipeline.Options{
 			Observer:         opts.Observer,
 			Logger:           opts.Logger,
@@ -168,7 +175,7 @@ func Open(ctx context.Context, d *retail.Dataset, open Opener, opts *Options) (*
 			RefuseUngrounded: opts.RefuseUngrounded,
 			ResultIDs:        opts.ResultIDs,
 		})
-	return &Engine{Pipeline: p, Store: store, Info: info}, nil
+	return &Engine{Pipeline: p, Store: store, Info: info, Registry: opts.Registry}, nil
 }
 
 // Close releases the store.

@@ -31,7 +31,7 @@ func TestOpen(t *testing.T) {
 				}
 				defer e.Close()
 				a := e.Pipeline.Ask(t.Context(), "What is the price of pr-007 at st-003 as of 2026-01-06T08:00:00Z?")
-				if v, _ := a.Value(); a.Outcome() != answer.Answered || v.Cents != 781 {
+				if v, _ := a.Value(); a.Outcome() != answer.Answered || v.Int != 781 {
 					t.Errorf("Ask() = %s %+v, want answered 781", a.Outcome(), v)
 				}
 				if e.Info.Events != len(d.Events) {

@@ -22,7 +22,6 @@ import (
 	"github.com/provenant/provenant/provider/noisy"
 	"github.com/provenant/provenant/provider/rules"
 	"github.com/provenant/provenant/stats"
-	"github.com/provenant/provenant/tool"
 )
 
 // Calibration defaults (see CalibrateOptions).
@@ -131,7 +130,7 @@ const (
 // whose accuracy has a Wilson lower bound of at least the target with at
 // least MinSupport answered items: per class where a class qualifies on
 // its own, globally otherwise. A class is that of the tool the answer
-// called (calibration.ClassOfTool), the class the pipeline applies the
+// called (calibration.ClassOfKind), the class the pipeline applies the
 // threshold by. When the global curve has no qualifying threshold it
 // returns ok false and no policy: it never lowers the bar.
 func Calibrate(ctx context.Context, opts CalibrateOptions) (*calibration.Policy, bool, error) {
@@ -158,10 +157,6 @@ func RunCalibration(ctx context.Context, opts CalibrateOptions) (*Calibration, e
 	if len(items) == 0 {
 		return nil, errors.New("calibrate: the split holds no items")
 	}
-	hard := map[string]bool{}
-	for _, d := range tool.Menu() {
-		hard[d.Name] = true
-	}
 
 	var (
 		scores  []float64
@@ -171,7 +166,7 @@ func RunCalibration(ctx context.Context, opts CalibrateOptions) (*Calibration, e
 	)
 	voting := map[string]*votingCount{VotingStrict: {}, VotingPlurality: {}}
 	for _, seed := range o.Seeds {
-		if err := comparePlurality(ctx, o, seed, hard, items, voting[VotingPlurality]); err != nil {
+		if err := comparePlurality(ctx, o, seed, items, voting[VotingPlurality]); err != nil {
 			return nil, err
 		}
 		p, err := noisy.New(o.Inner, noisy.Options{Seed: seed, Rates: noisy.Uniform(o.NoiseRate)})
@@ -183,7 +178,7 @@ func RunCalibration(ctx context.Context, opts CalibrateOptions) (*Calibration, e
 		}
 		e, err := o.Open(ctx, engine.Options{
 			Provider:        p,
-			SelfConsistency: &pipeline.SelfConsistency{Samples: o.Samples, Hard: hard},
+			SelfConsistency: &pipeline.SelfConsistency{Samples: o.Samples, All: true},
 		})
 		if err != nil {
 			return nil, fmt.Errorf("calibrate: seed %d: %w", seed, err)
@@ -209,7 +204,7 @@ func RunCalibration(ctx context.Context, opts CalibrateOptions) (*Calibration, e
 			}
 			scores = append(scores, conf.Score)
 			correct = append(correct, mismatch(it, a) == "")
-			classOf = append(classOf, calibration.ClassOfTool(a.Tool()))
+			classOf = append(classOf, calibration.ClassOfKind(o.Gold.kindOf(a.Tool())))
 		}
 		e.Close()
 	}
@@ -296,14 +291,14 @@ func (v *votingCount) stats() VotingStats {
 // comparePlurality asks the same items with the same instrument and seed
 // under the plurality vote, for the report's comparison; its answers
 // never reach a curve or a policy.
-func comparePlurality(ctx context.Context, o CalibrateOptions, seed uint64, hard map[string]bool, items []Item, v *votingCount) error {
+func comparePlurality(ctx context.Context, o CalibrateOptions, seed uint64, items []Item, v *votingCount) error {
 	p, err := noisy.New(o.Inner, noisy.Options{Seed: seed, Rates: noisy.Uniform(o.NoiseRate)})
 	if err != nil {
 		return fmt.Errorf("calibrate: %w", err)
 	}
 	e, err := o.Open(ctx, engine.Options{
 		Provider:        p,
-		SelfConsistency: &pipeline.SelfConsistency{Samples: o.Samples, Hard: hard, AllowPlurality: true},
+		SelfConsistency: &pipeline.SelfConsistency{Samples: o.Samples, All: true, AllowPlurality: true},
 	})
 	if err != nil {
 		return fmt.Errorf("calibrate: seed %d: %w", seed, err)

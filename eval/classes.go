@@ -8,6 +8,7 @@ import (
 	"github.com/provenant/provenant/fact"
 	"github.com/provenant/provenant/grounding"
 	"github.com/provenant/provenant/ledger"
+	"github.com/provenant/provenant/tool"
 )
 
 // Question classes: the in-coverage classes of package calibration (by
@@ -23,12 +24,13 @@ const (
 // Classes lists the classes in report order.
 var Classes = append(slices.Clone(calibration.Classes), ClassOut)
 
-// ClassOf returns an item's class.
-func ClassOf(it Item) string {
+// ClassOf returns an item's class, by the value kind of the tool it
+// expects (the set's registry, which Validate records).
+func (g *GoldSet) ClassOf(it Item) string {
 	if it.Coverage == Out {
 		return ClassOut
 	}
-	return calibration.ClassOfTool(it.Expect.Tool)
+	return calibration.ClassOfKind(g.kindOf(it.Expect.Tool))
 }
 
 // ClassStats summarises one class of items.
@@ -68,7 +70,7 @@ func (c *ClassStats) add(correct bool, a answer.Answer, escaped bool) {
 // escaped re-checks the sentence an answer shipped against the numerals of
 // its own result, independently of the pipeline's check: a numeral there
 // that the result does not back is a fabrication that escaped.
-func escaped(question string, a answer.Answer) bool {
+func escaped(reg *tool.Registry, question string, a answer.Answer) bool {
 	v, ok := a.Value()
 	p, okp := a.Provenance()
 	if !ok || !okp || a.Text() == "" {
@@ -78,6 +80,7 @@ func escaped(question string, a answer.Answer) bool {
 	if err != nil {
 		return true // a shipped answer whose value and provenance disagree is worse than an escape
 	}
-	led := grounding.Ledger{Numerals: ledger.Numerals(r)}
+	d, _ := reg.Lookup(a.Tool())
+	led := grounding.Ledger{Numerals: ledger.Numerals(r, d)}
 	return grounding.Check(a.Text(), led, question, grounding.DefaultPolicy()).Verdict != grounding.Pass
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/provenant/provenant/fact"
 	"github.com/provenant/provenant/provider/noisy"
 	"github.com/provenant/provenant/provider/rules"
+	"github.com/provenant/provenant/retail"
 	"github.com/provenant/provenant/tool"
 )
 
@@ -156,9 +157,9 @@ func TestRun_ScorerCanFail(t *testing.T) {
 			item: "state-as-of-exact",
 			replace: func(t testing.TB, real answer.Answer) answer.Answer {
 				p, _ := real.Provenance()
-				wrong := fact.State("OVERSTOCK")
+				wrong := fact.Text("OVERSTOCK")
 				if v, _ := real.Value(); v.Equal(wrong) {
-					wrong = fact.State("IN_STOCK")
+					wrong = fact.Text("IN_STOCK")
 				}
 				return forge(t, real.Tool(), real.Args(), wrong, p.EventIDs())
 			},
@@ -178,7 +179,7 @@ func TestRun_ScorerCanFail(t *testing.T) {
 			item: "out-revenue",
 			replace: func(t testing.TB, real answer.Answer) answer.Answer {
 				args := map[string]string{"store_id": "st-003", "product_id": "pr-007", "as_of": "2026-01-06T08:00:00Z"}
-				return forge(t, tool.GetPrice, args, fact.Price(781), []string{"evt-002357"})
+				return forge(t, retail.GetPrice, args, fact.Integer(781, "cents"), []string{"evt-002357"})
 			},
 			want: want{correct: false, provenance: eval.ProvContained, failing: []string{"out_of_coverage_abstention"}},
 		},
@@ -186,7 +187,7 @@ func TestRun_ScorerCanFail(t *testing.T) {
 			name: "wrong tool with a dangling pointer",
 			item: "flag-template",
 			replace: func(t testing.TB, real answer.Answer) answer.Answer {
-				return forge(t, tool.GetStockState, real.Args(), fact.State("IN_STOCK"), []string{"evt-999999"})
+				return forge(t, retail.GetStockState, real.Args(), fact.Text("IN_STOCK"), []string{"evt-999999"})
 			},
 			want: want{correct: false, provenance: eval.ProvDangling,
 				failing: []string{"in_coverage_correctness", "containment", "provenance_completeness"}},
@@ -205,7 +206,7 @@ func TestRun_ScorerCanFail(t *testing.T) {
 			name: "faked absence",
 			item: "window-end-plus-one",
 			replace: func(t testing.TB, real answer.Answer) answer.Answer {
-				return forge(t, real.Tool(), real.Args(), fact.EventCount(0), nil)
+				return forge(t, real.Tool(), real.Args(), fact.RowCount(0), nil)
 			},
 			want: want{correct: false, provenance: eval.ProvIncomplete,
 				failing: []string{"in_coverage_correctness", "provenance_completeness"}},
@@ -214,7 +215,7 @@ func TestRun_ScorerCanFail(t *testing.T) {
 			name: "wrong rejection kind",
 			item: "wall-sql-or",
 			replace: func(t testing.TB, real answer.Answer) answer.Answer {
-				return answer.Reject(tool.GetStockState, &tool.Rejection{Kind: tool.Invalid, Param: "product_id", Reason: "is not a product id"})
+				return answer.Reject(retail.GetStockState, &tool.Rejection{Kind: tool.Invalid, Param: "product_id", Reason: "is not a product id"})
 			},
 			want: want{correct: false, provenance: eval.ProvNone, failing: []string{"in_coverage_correctness"}},
 		},

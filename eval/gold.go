@@ -38,7 +38,18 @@ type GoldSet struct {
 	DatasetVersion string
 	Items          []Item
 
-	idx *index // where each path is written; nil for a set built in code
+	idx *index         // where each path is written; nil for a set built in code
+	reg *tool.Registry // the registry Validate checked the set against
+}
+
+// kindOf returns the value kind of the named tool of the registry the set
+// was validated against ("" when unknown).
+func (g *GoldSet) kindOf(name string) fact.Kind {
+	if g.reg == nil {
+		return ""
+	}
+	d, _ := g.reg.Lookup(name)
+	return d.Value
 }
 
 // Item is one question and what the engine must do with it.
@@ -301,9 +312,11 @@ const (
 	maxNoteBytes     = 500
 )
 
-// Validate checks the whole set and returns the first problem as an
-// *Error. The rules are documented in the package comment.
-func (g *GoldSet) Validate() error {
+// Validate checks the whole set against the tools of reg and returns the
+// first problem as an *Error. The rules are documented in the package
+// comment.
+func (g *GoldSet) Validate(reg *tool.Registry) error {
+	g.reg = reg
 	docErr := func(field, reason string) error {
 		p := g.idx.at(field)
 		return &Error{Op: "validate", Field: field, Line: p.line, Column: p.column, Reason: reason}
@@ -344,7 +357,7 @@ func (g *GoldSet) Validate() error {
 			}
 			return &Error{Op: "validate", Item: label, Field: field, Line: p.line, Column: p.column, Reason: reason}
 		}
-		if err := it.validate(fail); err != nil {
+		if err := it.validate(reg, fail); err != nil {
 			return err
 		}
 		if j, dup := seen[it.ID]; dup {
@@ -357,7 +370,7 @@ func (g *GoldSet) Validate() error {
 
 type failFunc func(field, reason string) error
 
-func (it Item) validate(fail failFunc) error {
+func (it Item) validate(reg *tool.Registry, fail failFunc) error {
 	switch {
 	case it.ID == "":
 		return fail("id", "is required")
@@ -404,7 +417,7 @@ func (it Item) validate(fail failFunc) error {
 		if err := present("rejection", x.Rejection != ""); err != nil {
 			return err
 		}
-		return x.validateFact(fail)
+		return x.validateFact(reg, fail)
 	case answer.Rejected:
 		switch x.Rejection {
 		case "":
@@ -414,7 +427,7 @@ func (it Item) validate(fail failFunc) error {
 			return fail("expect.rejection", "must be unregistered, invalid or raw_query")
 		}
 		if x.Tool != "" {
-			if _, ok := tool.Lookup(x.Tool); !ok {
+			if _, ok := reg.Lookup(x.Tool); !ok {
 				return fail("expect.tool", "is not a registered tool")
 			}
 			if x.Rejection == tool.Unregistered {
@@ -444,11 +457,11 @@ func first(errs ...error) error {
 // parameters with values in their domains, a value of the tool's shape
 // that is a grounded zero exactly when the outcome is absence, and event
 // ids consistent with the value.
-func (x Expect) validateFact(fail failFunc) error {
+func (x Expect) validateFact(reg *tool.Registry, fail failFunc) error {
 	if x.Tool == "" {
 		return fail("expect.tool", "is required for outcome "+string(x.Outcome))
 	}
-	def, ok := tool.Lookup(x.Tool)
+	def, ok := reg.Lookup(x.Tool)
 	if !ok {
 		return fail("expect.tool", "is not a registered tool")
 	}
@@ -466,7 +479,7 @@ func (x Expect) validateFact(fail failFunc) error {
 		if !ok {
 			return fail(field, "is missing")
 		}
-		if reason := outOfDomain(p.Kind, v); reason != "" {
+		if reason := reg.OutOfDomain(p, v); reason != "" {
 			return fail(field, reason)
 		}
 	}
@@ -476,7 +489,7 @@ func (x Expect) validateFact(fail failFunc) error {
 	if x.Value == nil {
 		return fail("expect.value", "is required for outcome "+string(x.Outcome)+" (null for no observation)")
 	}
-	n, zero, reason := checkValue(def.Value, x.Value)
+	n, zero, reason := checkValue(reg, def, x.Value)
 	if reason != "" {
 		return fail("expect.value", reason)
 	}
@@ -499,41 +512,19 @@ func (x Expect) validateFact(fail failFunc) error {
 		return fail("expect.event_ids", "must be absent for a grounded zero (its provenance is an absence attestation)")
 	case !zero && len(x.EventIDs) == 0:
 		return fail("expect.event_ids", "is required for a positive value")
-	case !zero && def.Value == fact.KindStoreCount && len(x.EventIDs) < n:
-		return fail("expect.event_ids", "must hold at least one event per counted store")
-	case !zero && def.Value != fact.KindStoreCount && len(x.EventIDs) != n:
+	case !zero && def.Value == fact.KindEntityCount && len(x.EventIDs) < n:
+		return fail("expect.event_ids", "must hold at least one event per counted "+strings.TrimSuffix(def.IDsField, "_ids"))
+	case !zero && def.Value != fact.KindEntityCount && len(x.EventIDs) != n:
 		return fail("expect.event_ids", fmt.Sprintf("must hold exactly %d event ids for this value", n))
 	}
 	return nil
-}
-
-func outOfDomain(k tool.ParamKind, s string) string {
-	switch k {
-	case tool.StoreID:
-		if !retail.IsStoreID(s) {
-			return "is not a store id (st- and 3 digits)"
-		}
-	case tool.ProductID:
-		if !retail.IsProductID(s) {
-			return "is not a product id (pr- and 3 digits)"
-		}
-	case tool.Timestamp:
-		if !retail.IsTimestamp(s) {
-			return "is not a UTC timestamp like 2026-01-06T08:00:00Z"
-		}
-	case tool.State, tool.Condition:
-		if !slices.Contains(k.Enum(), s) {
-			return "is not one of " + strings.Join(k.Enum(), ", ")
-		}
-	}
-	return ""
 }
 
 // checkValue judges a value's shape for a tool's kind. It returns the
 // number of events a positive value stands on (1 for a scalar, the count
 // or list length otherwise), whether the value is a grounded zero, and a
 // reason when the shape is wrong.
-func checkValue(k fact.Kind, raw json.RawMessage) (n int, zero bool, reason string) {
+func checkValue(reg *tool.Registry, def tool.Def, raw json.RawMessage) (n int, zero bool, reason string) {
 	var v any
 	if err := strictjson.Decode(raw, &v, nil); err != nil {
 		return 0, false, "is not a JSON value"
@@ -549,7 +540,8 @@ func checkValue(k fact.Kind, raw json.RawMessage) (n int, zero bool, reason stri
 		}
 		return int(i), true
 	}
-	ids := func(v any, valid func(string) bool) ([]string, bool) {
+	valid := func(s string) bool { return reg.IDMatches(def, s) }
+	ids := func(v any) ([]string, bool) {
 		list, ok := v.([]any)
 		if !ok {
 			return nil, false
@@ -575,50 +567,60 @@ func checkValue(k fact.Kind, raw json.RawMessage) (n int, zero bool, reason stri
 		}
 		return true
 	}
-	switch k {
-	case fact.KindState, fact.KindFlag:
+	field := def.IDsField
+	noun := strings.ReplaceAll(field, "_", " ") // "store ids"
+	switch def.Value {
+	case fact.KindText:
 		if v == nil {
 			return 0, true, ""
 		}
-		s, ok := v.(string)
-		valid := ok && (k == fact.KindState && retail.State(s).Valid() || k == fact.KindFlag && retail.Flag(s).Valid())
-		if !valid {
-			return 0, false, "must be null or one of " + strings.Join(enumOf(k), ", ")
+		if s, ok := v.(string); !ok || !slices.Contains(def.Values, s) {
+			return 0, false, "must be null or one of " + strings.Join(def.Values, ", ")
 		}
 		return 1, false, ""
-	case fact.KindPrice:
+	case fact.KindInteger, fact.KindNumber:
 		if v == nil {
 			return 0, true, ""
+		}
+		unit := ""
+		if def.Unit != "" {
+			unit = " (" + def.Unit + ")"
+		}
+		if def.Value == fact.KindNumber {
+			if _, ok := v.(json.Number); !ok {
+				return 0, false, "must be null or a number" + unit
+			}
+			return 1, false, ""
 		}
 		if _, ok := count(v); !ok {
-			return 0, false, "must be null or a non-negative integer (cents)"
+			return 0, false, "must be null or a non-negative integer" + unit
 		}
 		return 1, false, ""
-	case fact.KindStoreCount:
+	case fact.KindEntityCount:
 		m, ok := v.(map[string]any)
-		if !ok || !keys(m, "count", "store_ids") {
-			return 0, false, `must be {"count": n, "store_ids": [...]}`
+		if !ok || !keys(m, "count", field) {
+			return 0, false, `must be {"count": n, "` + field + `": [...]}`
 		}
 		c, okC := count(m["count"])
-		list, okL := ids(m["store_ids"], retail.IsStoreID)
+		list, okL := ids(m[field])
 		if !okC || !okL {
-			return 0, false, "must hold a non-negative integer count and sorted, unique store ids"
+			return 0, false, "must hold a non-negative integer count and sorted, unique " + noun
 		}
 		if c != len(list) {
-			return 0, false, "count must equal the number of store ids"
+			return 0, false, "count must equal the number of " + noun
 		}
 		return c, c == 0, ""
-	case fact.KindProductList:
+	case fact.KindEntityList:
 		m, ok := v.(map[string]any)
-		if !ok || !keys(m, "product_ids") {
-			return 0, false, `must be {"product_ids": [...]}`
+		if !ok || !keys(m, field) {
+			return 0, false, `must be {"` + field + `": [...]}`
 		}
-		list, okL := ids(m["product_ids"], retail.IsProductID)
+		list, okL := ids(m[field])
 		if !okL {
-			return 0, false, "must hold sorted, unique product ids"
+			return 0, false, "must hold sorted, unique " + noun
 		}
 		return len(list), len(list) == 0, ""
-	case fact.KindEventCount:
+	case fact.KindRowCount:
 		m, ok := v.(map[string]any)
 		if !ok || !keys(m, "count") {
 			return 0, false, `must be {"count": n}`
@@ -632,30 +634,20 @@ func checkValue(k fact.Kind, raw json.RawMessage) (n int, zero bool, reason stri
 	return 0, false, "has no known shape"
 }
 
-func enumOf(k fact.Kind) []string {
-	if k == fact.KindState {
-		return tool.State.Enum()
-	}
-	var out []string
-	for _, f := range retail.Flags {
-		out = append(out, string(f))
-	}
-	return out
-}
-
 //go:embed retail-demo-v1.gold.yaml
 var defaultGold []byte
 
 // DefaultGoldFile returns the embedded gold file for the demo store.
 func DefaultGoldFile() []byte { return slices.Clone(defaultGold) }
 
-// DefaultGold parses and validates the embedded gold file.
+// DefaultGold parses the embedded gold file and validates it against the
+// retail tools, whose demo store it is written for.
 func DefaultGold() (*GoldSet, error) {
 	g, err := Parse(bytes.NewReader(defaultGold))
 	if err != nil {
 		return nil, err
 	}
-	if err := g.Validate(); err != nil {
+	if err := g.Validate(retail.Registry()); err != nil {
 		return nil, err
 	}
 	return g, nil

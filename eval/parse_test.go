@@ -9,6 +9,7 @@ import (
 
 	"github.com/provenant/provenant/answer"
 	"github.com/provenant/provenant/eval"
+	"github.com/provenant/provenant/retail"
 )
 
 const head = "suite_version: s1\ndataset_version: retail-demo-v1\nitems:\n"
@@ -62,7 +63,7 @@ func TestParse_Valid(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := g.Validate(); err != nil {
+	if err := g.Validate(retail.Registry()); err != nil {
 		t.Fatal(err)
 	}
 	if len(g.Items) != 5 {
@@ -182,7 +183,7 @@ func TestParse_Errors(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			g, err := eval.Parse(strings.NewReader(tt.src))
 			if err == nil {
-				err = g.Validate()
+				err = g.Validate(retail.Registry())
 			}
 			if err == nil {
 				t.Fatal("no error")
@@ -208,7 +209,7 @@ func TestParse_NeverEchoesValues(t *testing.T) {
 	src := head + strings.Replace(priceItem, "store_id: st-001", "store_id: "+secret, 1)
 	g, err := eval.Parse(strings.NewReader(src))
 	if err == nil {
-		err = g.Validate()
+		err = g.Validate(retail.Registry())
 	}
 	if err == nil || strings.Contains(err.Error(), "SECRET") {
 		t.Fatalf("error = %v, want one that does not repeat the value", err)
@@ -234,7 +235,7 @@ func FuzzParse(f *testing.F) {
 		if err != nil {
 			return
 		}
-		if err := g.Validate(); err != nil {
+		if err := g.Validate(retail.Registry()); err != nil {
 			return
 		}
 		for _, it := range g.Items {

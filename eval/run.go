@@ -147,9 +147,13 @@ type Report struct {
 
 // Run drives every item of g through asker and scores it. lookup is asked
 // whether each pointer of each answer is a real event; it may be nil only
-// if no answer carries event ids. The set should have passed Validate. An error means the run could not finish (the
+// if no answer carries event ids. The set must have passed Validate, which
+// records the tool registry it is scored against. An error means the run could not finish (the
 // context ended, or lookup failed); a failing gate is not an error.
 func Run(ctx context.Context, asker Asker, g *GoldSet, lookup Lookup) (Report, error) {
+	if g.reg == nil {
+		return Report{}, errors.New("run gold set: the set was not validated against a tool registry")
+	}
 	r := Report{SuiteVersion: g.SuiteVersion, DatasetVersion: g.DatasetVersion, Items: []Row{}, Classes: map[string]*ClassStats{}}
 	for _, c := range Classes {
 		r.Classes[c] = &ClassStats{}
@@ -167,8 +171,8 @@ func Run(ctx context.Context, asker Asker, g *GoldSet, lookup Lookup) (Report, e
 			return r, fmt.Errorf("run gold set: item %s: %w", it.ID, err)
 		}
 		r.Items = append(r.Items, row)
-		esc := escaped(it.Question, a)
-		r.Classes[ClassOf(it)].add(row.Correct, a, esc)
+		esc := escaped(g.reg, it.Question, a)
+		r.Classes[g.ClassOf(it)].add(row.Correct, a, esc)
 		if esc {
 			r.Escapes++
 		}

@@ -9,6 +9,7 @@ import (
 	"github.com/provenant/provenant/executor"
 	"github.com/provenant/provenant/internal/deadline"
 	"github.com/provenant/provenant/internal/deadline/deadlinetest"
+	"github.com/provenant/provenant/retail"
 	"github.com/provenant/provenant/retail/demo"
 	"github.com/provenant/provenant/tool"
 )
@@ -26,7 +27,7 @@ func TestExecute_Deadline(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	wall := tool.NewWall(tool.CatalogOf(d))
+	wall := tool.NewWall(retail.Registry(), retail.DeclaredIDs(d))
 	x := executor.New(d, &executor.Options{CheckpointEvery: 1 << 30})
 	const asOf, start, end = "2026-01-09T00:00:00Z", "2026-01-01T00:00:00Z", "2026-01-09T00:00:00Z"
 	tests := []struct {
@@ -34,10 +35,10 @@ func TestExecute_Deadline(t *testing.T) {
 		call   call
 		checks int // the look that expires; the loop must reach it
 	}{
-		{"window", call{tool.CountEventsInWindow, map[string]any{"store_id": "st-001", "state": "IN_STOCK", "start": start, "end": end}}, 3},
-		{"store count", call{tool.CountStoresWithCondition, map[string]any{"condition": "OUT_OF_STOCK", "as_of": asOf}}, 3},
-		{"product list", call{tool.ListProductsInState, map[string]any{"store_id": "st-001", "state": "IN_STOCK", "as_of": asOf}}, 2},
-		{"point", call{tool.GetPrice, map[string]any{"store_id": "st-001", "product_id": "pr-001", "as_of": asOf}}, 1},
+		{"window", call{retail.CountEventsInWindow, map[string]any{"store_id": "st-001", "state": "IN_STOCK", "start": start, "end": end}}, 3},
+		{"store count", call{retail.CountStoresWithCondition, map[string]any{"condition": "OUT_OF_STOCK", "as_of": asOf}}, 3},
+		{"product list", call{retail.ListProductsInState, map[string]any{"store_id": "st-001", "state": "IN_STOCK", "as_of": asOf}}, 2},
+		{"point", call{retail.GetPrice, map[string]any{"store_id": "st-001", "product_id": "pr-001", "as_of": asOf}}, 1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

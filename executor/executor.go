@@ -164,9 +164,10 @@ func (x *Index) Execute(ctx context.Context, c tool.Call) (fact.Result, error) {
 		v      fact.Value
 		events []string
 	)
-	switch c.Tool() {
-	case tool.GetStockState, tool.GetPrice, tool.GetComplianceFlag:
-		kind := c.Def().Value
+	// The retail tools, one per value shape (issue 8 replaces this switch
+	// with the catalog's generic shapes).
+	switch kind := c.Def().Value; kind {
+	case fact.KindText, fact.KindInteger, fact.KindNumber:
 		var (
 			e  retail.Event
 			ok bool
@@ -174,20 +175,12 @@ func (x *Index) Execute(ctx context.Context, c tool.Call) (fact.Result, error) {
 		if i, found := x.pairIndex[pair{c.Arg("store_id"), c.Arg("product_id")}]; found {
 			e, ok = x.latest(i, unix(c.Arg("as_of")))
 		}
-		switch {
-		case !ok:
-			v = fact.NoObservation(kind)
-		case kind == fact.KindState:
-			v = fact.State(string(e.State))
-		case kind == fact.KindPrice:
-			v = fact.Price(e.PriceCents)
-		default:
-			v = fact.Flag(string(e.Flag))
-		}
+		v = fact.NoObservation(kind)
 		if ok {
+			v = retail.Scalar(c.Def(), e)
 			events = []string{e.ID}
 		}
-	case tool.CountStoresWithCondition:
+	case fact.KindEntityCount:
 		cond := slices.Index(retail.Conditions, retail.Condition(c.Arg("condition")))
 		var stores []string
 		scope := c.Scope()
@@ -206,8 +199,8 @@ func (x *Index) Execute(ctx context.Context, c tool.Call) (fact.Result, error) {
 			stores = append(stores, e.StoreID)
 		}
 		slices.Sort(stores)
-		v = fact.StoreCount(slices.Compact(stores))
-	case tool.ListProductsInState:
+		v = fact.EntityCount(c.Def().IDsField, slices.Compact(stores))
+	case fact.KindEntityList:
 		state := retail.State(c.Arg("state"))
 		asOf := unix(c.Arg("as_of"))
 		r := x.byStore[c.Arg("store_id")]
@@ -222,8 +215,8 @@ func (x *Index) Execute(ctx context.Context, c tool.Call) (fact.Result, error) {
 				products = append(products, k.product)
 			}
 		}
-		v = fact.ProductList(products)
-	case tool.CountEventsInWindow:
+		v = fact.EntityList(c.Def().IDsField, products)
+	case fact.KindRowCount:
 		h := x.byStoreState[storeState{c.Arg("store_id"), retail.State(c.Arg("state"))}]
 		start, end := unix(c.Arg("start")), unix(c.Arg("end"))
 		lo := sort.Search(len(h), func(i int) bool { return x.times[h[i]] >= start })
@@ -234,7 +227,7 @@ func (x *Index) Execute(ctx context.Context, c tool.Call) (fact.Result, error) {
 			}
 			events = append(events, x.events[pos].ID)
 		}
-		v = fact.EventCount(len(events))
+		v = fact.RowCount(len(events))
 	default:
 		return fact.Result{}, errUnknownTool
 	}

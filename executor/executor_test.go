@@ -7,6 +7,7 @@ import (
 
 	"github.com/provenant/provenant/executor"
 	"github.com/provenant/provenant/fact"
+	"github.com/provenant/provenant/retail"
 	"github.com/provenant/provenant/retail/storetest"
 	"github.com/provenant/provenant/tool"
 )
@@ -27,41 +28,41 @@ var cases = []struct {
 	value  fact.Value
 	events []string // nil: an absence
 }{
-	{"state, tie goes to the higher id", call{tool.GetStockState, map[string]any{"store_id": "st-001", "product_id": "pr-001", "as_of": "2026-01-01T09:00:00Z"}},
-		fact.State("OUT_OF_STOCK"), []string{"evt-000004"}},
-	{"state, as_of inclusive", call{tool.GetStockState, map[string]any{"store_id": "st-001", "product_id": "pr-001", "as_of": "2026-01-01T08:00:00Z"}},
-		fact.State("IN_STOCK"), []string{"evt-000001"}},
-	{"state, before the first scan", call{tool.GetStockState, map[string]any{"store_id": "st-001", "product_id": "pr-001", "as_of": "2026-01-01T07:59:59Z"}},
-		fact.NoObservation(fact.KindState), nil},
-	{"price", call{tool.GetPrice, map[string]any{"store_id": "st-002", "product_id": "pr-001", "as_of": "2026-01-05T00:00:00Z"}},
-		fact.Price(310), []string{"evt-000006"}},
-	{"price, pair never scanned", call{tool.GetPrice, map[string]any{"store_id": "st-003", "product_id": "pr-001", "as_of": "2026-01-05T00:00:00Z"}},
-		fact.NoObservation(fact.KindPrice), nil},
-	{"flag", call{tool.GetComplianceFlag, map[string]any{"store_id": "st-001", "product_id": "pr-002", "as_of": "2026-01-05T00:00:00Z"}},
-		fact.Flag("PRICE_MISMATCH"), []string{"evt-000002"}},
-	{"count, several events in one store", call{tool.CountStoresWithCondition, map[string]any{"condition": "OUT_OF_STOCK", "as_of": "2026-01-01T10:00:00Z"}},
-		fact.StoreCount([]string{"st-001", "st-002"}), []string{"evt-000002", "evt-000004", "evt-000005"}},
-	{"count, a later scan clears a store", call{tool.CountStoresWithCondition, map[string]any{"condition": "OUT_OF_STOCK", "as_of": "2026-01-03T00:00:00Z"}},
-		fact.StoreCount([]string{"st-001"}), []string{"evt-000002", "evt-000004"}},
-	{"count, flag condition", call{tool.CountStoresWithCondition, map[string]any{"condition": "NON_COMPLIANT", "as_of": "2026-01-03T00:00:00Z"}},
-		fact.StoreCount([]string{"st-001"}), []string{"evt-000002", "evt-000004"}},
-	{"count, zero", call{tool.CountStoresWithCondition, map[string]any{"condition": "LOW_STOCK", "as_of": "2026-01-03T00:00:00Z"}},
-		fact.StoreCount(nil), nil},
-	{"list", call{tool.ListProductsInState, map[string]any{"store_id": "st-001", "state": "OUT_OF_STOCK", "as_of": "2026-01-03T00:00:00Z"}},
-		fact.ProductList([]string{"pr-001", "pr-002"}), []string{"evt-000002", "evt-000004"}},
-	{"list, store never scanned", call{tool.ListProductsInState, map[string]any{"store_id": "st-003", "state": "IN_STOCK", "as_of": "2026-01-03T00:00:00Z"}},
-		fact.ProductList(nil), nil},
-	{"window counts every scan, start inclusive", call{tool.CountEventsInWindow, map[string]any{"store_id": "st-001", "state": "OUT_OF_STOCK", "start": "2026-01-01T08:30:00Z", "end": "2026-01-02T00:00:00Z"}},
-		fact.EventCount(2), []string{"evt-000002", "evt-000004"}},
-	{"window, end exclusive", call{tool.CountEventsInWindow, map[string]any{"store_id": "st-001", "state": "OUT_OF_STOCK", "start": "2026-01-01T00:00:00Z", "end": "2026-01-01T09:00:00Z"}},
-		fact.EventCount(1), []string{"evt-000002"}},
-	{"window, empty", call{tool.CountEventsInWindow, map[string]any{"store_id": "st-001", "state": "OUT_OF_STOCK", "start": "2026-01-01T09:00:00Z", "end": "2026-01-01T09:00:00Z"}},
-		fact.EventCount(0), nil},
+	{"state, tie goes to the higher id", call{retail.GetStockState, map[string]any{"store_id": "st-001", "product_id": "pr-001", "as_of": "2026-01-01T09:00:00Z"}},
+		fact.Text("OUT_OF_STOCK"), []string{"evt-000004"}},
+	{"state, as_of inclusive", call{retail.GetStockState, map[string]any{"store_id": "st-001", "product_id": "pr-001", "as_of": "2026-01-01T08:00:00Z"}},
+		fact.Text("IN_STOCK"), []string{"evt-000001"}},
+	{"state, before the first scan", call{retail.GetStockState, map[string]any{"store_id": "st-001", "product_id": "pr-001", "as_of": "2026-01-01T07:59:59Z"}},
+		fact.NoObservation(fact.KindText), nil},
+	{"price", call{retail.GetPrice, map[string]any{"store_id": "st-002", "product_id": "pr-001", "as_of": "2026-01-05T00:00:00Z"}},
+		fact.Integer(310, "cents"), []string{"evt-000006"}},
+	{"price, pair never scanned", call{retail.GetPrice, map[string]any{"store_id": "st-003", "product_id": "pr-001", "as_of": "2026-01-05T00:00:00Z"}},
+		fact.NoObservation(fact.KindInteger), nil},
+	{"flag", call{retail.GetComplianceFlag, map[string]any{"store_id": "st-001", "product_id": "pr-002", "as_of": "2026-01-05T00:00:00Z"}},
+		fact.Text("PRICE_MISMATCH"), []string{"evt-000002"}},
+	{"count, several events in one store", call{retail.CountStoresWithCondition, map[string]any{"condition": "OUT_OF_STOCK", "as_of": "2026-01-01T10:00:00Z"}},
+		fact.EntityCount("store_ids", []string{"st-001", "st-002"}), []string{"evt-000002", "evt-000004", "evt-000005"}},
+	{"count, a later scan clears a store", call{retail.CountStoresWithCondition, map[string]any{"condition": "OUT_OF_STOCK", "as_of": "2026-01-03T00:00:00Z"}},
+		fact.EntityCount("store_ids", []string{"st-001"}), []string{"evt-000002", "evt-000004"}},
+	{"count, flag condition", call{retail.CountStoresWithCondition, map[string]any{"condition": "NON_COMPLIANT", "as_of": "2026-01-03T00:00:00Z"}},
+		fact.EntityCount("store_ids", []string{"st-001"}), []string{"evt-000002", "evt-000004"}},
+	{"count, zero", call{retail.CountStoresWithCondition, map[string]any{"condition": "LOW_STOCK", "as_of": "2026-01-03T00:00:00Z"}},
+		fact.EntityCount("store_ids", nil), nil},
+	{"list", call{retail.ListProductsInState, map[string]any{"store_id": "st-001", "state": "OUT_OF_STOCK", "as_of": "2026-01-03T00:00:00Z"}},
+		fact.EntityList("product_ids", []string{"pr-001", "pr-002"}), []string{"evt-000002", "evt-000004"}},
+	{"list, store never scanned", call{retail.ListProductsInState, map[string]any{"store_id": "st-003", "state": "IN_STOCK", "as_of": "2026-01-03T00:00:00Z"}},
+		fact.EntityList("product_ids", nil), nil},
+	{"window counts every scan, start inclusive", call{retail.CountEventsInWindow, map[string]any{"store_id": "st-001", "state": "OUT_OF_STOCK", "start": "2026-01-01T08:30:00Z", "end": "2026-01-02T00:00:00Z"}},
+		fact.RowCount(2), []string{"evt-000002", "evt-000004"}},
+	{"window, end exclusive", call{retail.CountEventsInWindow, map[string]any{"store_id": "st-001", "state": "OUT_OF_STOCK", "start": "2026-01-01T00:00:00Z", "end": "2026-01-01T09:00:00Z"}},
+		fact.RowCount(1), []string{"evt-000002"}},
+	{"window, empty", call{retail.CountEventsInWindow, map[string]any{"store_id": "st-001", "state": "OUT_OF_STOCK", "start": "2026-01-01T09:00:00Z", "end": "2026-01-01T09:00:00Z"}},
+		fact.RowCount(0), nil},
 }
 
 func TestExecute(t *testing.T) {
 	d := storetest.Fixture()
-	wall := tool.NewWall(tool.CatalogOf(d))
+	wall := tool.NewWall(retail.Registry(), retail.DeclaredIDs(d))
 	for _, every := range []int{0, 1, 2, 5} { // 0: the default interval
 		x := executor.New(d, &executor.Options{CheckpointEvery: every})
 		for _, tt := range cases {
@@ -93,7 +94,7 @@ func TestExecute(t *testing.T) {
 // answer; run under -race in CI.
 func TestExecute_Concurrent(t *testing.T) {
 	d := storetest.Fixture()
-	wall := tool.NewWall(tool.CatalogOf(d))
+	wall := tool.NewWall(retail.Registry(), retail.DeclaredIDs(d))
 	x := executor.New(d, &executor.Options{CheckpointEvery: 2})
 	var wg sync.WaitGroup
 	for g := 0; g < 16; g++ {

@@ -11,7 +11,7 @@ import (
 // absence attestation instead. The constructors refuse anything else.
 func ExampleNewResult() {
 	events, _ := fact.Events([]string{"evt-000012", "evt-000003"})
-	r, err := fact.NewResult("count_stores_with_condition", nil, fact.StoreCount([]string{"st-002", "st-001"}), events)
+	r, err := fact.NewResult("count_stores_with_condition", nil, fact.EntityCount("store_ids", []string{"st-002", "st-001"}), events)
 	fmt.Println(err)
 	b, _ := json.Marshal(r.Value)
 	p, _ := json.Marshal(r.Provenance)
@@ -21,7 +21,7 @@ func ExampleNewResult() {
 	fmt.Println(err)
 
 	absent := fact.Absent(fact.Absence{Tool: "get_price", DatasetVersion: "v1"})
-	_, err = fact.NewResult("get_price", nil, fact.Price(299), absent)
+	_, err = fact.NewResult("get_price", nil, fact.Integer(299, "cents"), absent)
 	fmt.Println(err)
 	// Output:
 	// <nil>

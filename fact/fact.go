@@ -15,56 +15,106 @@ import (
 	"errors"
 	"iter"
 	"maps"
+	"math"
 	"slices"
+	"strconv"
 )
 
-// Kind is the shape of a tool's value.
+// Kind is the shape of a tool's value: what JSON it takes and what type
+// its scalar has. The kinds name shapes, not a domain: a shelf state and a
+// device status are both KindText, a price in cents and a battery level in
+// percent both KindInteger with their unit.
 type Kind string
 
-// The value kinds, one per tool family.
+// The value kinds.
 const (
-	KindState       Kind = "state"        // a shelf state, or no observation
-	KindFlag        Kind = "flag"         // a compliance flag, or no observation
-	KindPrice       Kind = "price"        // price in cents, or no observation
-	KindStoreCount  Kind = "store_count"  // {"count": n, "store_ids": [...]}
-	KindProductList Kind = "product_list" // {"product_ids": [...]}
-	KindEventCount  Kind = "event_count"  // {"count": n}
+	KindText        Kind = "text"         // an enumerated value as a string, or no observation
+	KindInteger     Kind = "integer"      // an integer in the attribute's unit, or no observation
+	KindNumber      Kind = "number"       // a finite float64 in the attribute's unit, or no observation
+	KindEntityCount Kind = "entity_count" // {"count": n, "<entity>_ids": [...]}
+	KindEntityList  Kind = "entity_list"  // {"<entity>_ids": [...]}
+	KindRowCount    Kind = "row_count"    // {"count": n}
 )
 
-// Value is a tool's typed value. Scalars (state, flag, price) may be
+// Kinds lists every value kind.
+var Kinds = []Kind{KindText, KindInteger, KindNumber, KindEntityCount, KindEntityList, KindRowCount}
+
+// Valid reports whether k is one of Kinds.
+func (k Kind) Valid() bool { return slices.Contains(Kinds, k) }
+
+// Scalar reports whether k is a scalar kind (text, integer, number): the
+// kinds that may be unobserved.
+func (k Kind) Scalar() bool { return k == KindText || k == KindInteger || k == KindNumber }
+
+// HasIDs reports whether a value of kind k lists entity ids under an
+// IDsField (entity counts and entity lists).
+func (k Kind) HasIDs() bool { return k == KindEntityCount || k == KindEntityList }
+
+// Value is a tool's typed value. Scalars (text, integer, number) may be
 // unobserved; counts and lists are always observed (zero is a value).
 type Value struct {
 	Kind     Kind
 	Observed bool     // false only for a scalar with no event on or before as_of
-	Text     string   // KindState, KindFlag
-	Cents    int64    // KindPrice
-	Count    int      // KindStoreCount, KindEventCount
-	IDs      []string // KindStoreCount (store ids), KindProductList (product ids); sorted
+	Text     string   // KindText
+	Int      int64    // KindInteger
+	Num      float64  // KindNumber; always finite
+	Unit     string   // KindInteger, KindNumber: the attribute's unit ("cents"), or ""
+	Count    int      // KindEntityCount, KindRowCount
+	IDsField string   // KindEntityCount, KindEntityList: the JSON key of IDs ("store_ids")
+	IDs      []string // KindEntityCount, KindEntityList; sorted
 }
 
-// Scalar values.
-func State(s string) Value       { return Value{Kind: KindState, Observed: true, Text: s} }
-func Flag(f string) Value        { return Value{Kind: KindFlag, Observed: true, Text: f} }
-func Price(cents int64) Value    { return Value{Kind: KindPrice, Observed: true, Cents: cents} }
+// ErrNotFinite is returned by Number for NaN or an infinity: a value that
+// JSON cannot carry and no comparison can judge.
+var ErrNotFinite = errors.New("number is not finite")
+
+// Text is an observed enumerated value.
+func Text(s string) Value { return Value{Kind: KindText, Observed: true, Text: s} }
+
+// Integer is an observed integer in unit ("" for none).
+func Integer(n int64, unit string) Value {
+	return Value{Kind: KindInteger, Observed: true, Int: n, Unit: unit}
+}
+
+// Number is an observed finite number in unit ("" for none); NaN and the
+// infinities are refused.
+func Number(x float64, unit string) (Value, error) {
+	if math.IsNaN(x) || math.IsInf(x, 0) {
+		return Value{}, ErrNotFinite
+	}
+	if x == 0 {
+		x = 0 // -0 and 0 are one value, written one way
+	}
+	return Value{Kind: KindNumber, Observed: true, Num: x, Unit: unit}, nil
+}
+
+// NoObservation is a scalar of kind k with no event on or before as_of.
 func NoObservation(k Kind) Value { return Value{Kind: k} }
-func EventCount(n int) Value     { return Value{Kind: KindEventCount, Observed: true, Count: n} }
-func ProductList(ids []string) Value {
-	return Value{Kind: KindProductList, Observed: true, IDs: sortedCopy(ids)}
+
+// RowCount is a count of rows (events) with no ids: {"count": n}.
+func RowCount(n int) Value { return Value{Kind: KindRowCount, Observed: true, Count: n} }
+
+// EntityList is a list of distinct entity ids, written under the key
+// field ("product_ids"); the ids are sorted.
+func EntityList(field string, ids []string) Value {
+	return Value{Kind: KindEntityList, Observed: true, IDsField: field, IDs: sortedCopy(ids)}
 }
 
-// StoreCount is a count of distinct stores with the stores themselves.
-func StoreCount(storeIDs []string) Value {
-	ids := sortedCopy(storeIDs)
-	return Value{Kind: KindStoreCount, Observed: true, Count: len(ids), IDs: ids}
+// EntityCount is a count of distinct entities with the entities
+// themselves, written as {"count": n, field: [...]}; the ids are sorted and
+// the count is their number.
+func EntityCount(field string, ids []string) Value {
+	s := sortedCopy(ids)
+	return Value{Kind: KindEntityCount, Observed: true, Count: len(s), IDsField: field, IDs: s}
 }
 
 // IsZero reports whether v is a grounded zero: no observation, a count of
 // 0, or an empty list.
 func (v Value) IsZero() bool {
 	switch v.Kind {
-	case KindStoreCount, KindEventCount:
+	case KindEntityCount, KindRowCount:
 		return v.Count == 0
-	case KindProductList:
+	case KindEntityList:
 		return len(v.IDs) == 0
 	}
 	return !v.Observed
@@ -73,43 +123,73 @@ func (v Value) IsZero() bool {
 // Equal reports whether two values are the same typed value.
 func (v Value) Equal(w Value) bool {
 	return v.Kind == w.Kind && v.Observed == w.Observed && v.Text == w.Text &&
-		v.Cents == w.Cents && v.Count == w.Count && slices.Equal(v.IDs, w.IDs)
+		v.Int == w.Int && v.Num == w.Num && v.Unit == w.Unit && v.Count == w.Count &&
+		v.IDsField == w.IDsField && slices.Equal(v.IDs, w.IDs)
 }
 
-// MarshalJSON writes the documented shapes: a string for state and flag,
-// an integer for price, objects for counts and lists, null for no
-// observation.
+// MarshalJSON writes the documented shapes: a string for text, a number
+// for integer and number values (a number in its shortest form that
+// reads back as the same float64), objects for counts and lists, null for
+// no observation.
 func (v Value) MarshalJSON() ([]byte, error) { return json.Marshal(v.JSONShape()) }
 
-// JSONShape returns v as plain data that encoding/json writes exactly as
-// MarshalJSON does: for an encoder that embeds the value, since the output
-// of a Marshaler is scanned once more by the enclosing encoder. It shares
-// v's lists; treat it as read-only.
+// JSONShape returns v as data that encoding/json writes exactly as
+// MarshalJSON does: for an encoder that embeds the value. Counts and lists
+// without a dynamic key are plain data (the encoder does not scan them
+// twice); it shares v's lists; treat it as read-only.
 func (v Value) JSONShape() any {
 	ids := v.IDs
 	if ids == nil {
 		ids = []string{}
 	}
 	switch {
-	case v.Kind == KindStoreCount:
-		return struct {
-			Count    int      `json:"count"`
-			StoreIDs []string `json:"store_ids"`
-		}{v.Count, ids}
-	case v.Kind == KindProductList:
-		return struct {
-			ProductIDs []string `json:"product_ids"`
-		}{ids}
-	case v.Kind == KindEventCount:
+	case v.Kind == KindEntityCount:
+		return idsObject{count: v.Count, withCount: true, field: v.IDsField, ids: ids}
+	case v.Kind == KindEntityList:
+		return idsObject{field: v.IDsField, ids: ids}
+	case v.Kind == KindRowCount:
 		return struct {
 			Count int `json:"count"`
 		}{v.Count}
 	case !v.Observed:
 		return nil
-	case v.Kind == KindPrice:
-		return v.Cents
+	case v.Kind == KindInteger:
+		return v.Int
+	case v.Kind == KindNumber:
+		return v.Num
 	}
 	return v.Text
+}
+
+// idsObject writes {"count": n, "<field>": [...]} or {"<field>": [...]}
+// with its keys in that order, whatever the field's name.
+type idsObject struct {
+	count     int
+	withCount bool
+	field     string
+	ids       []string
+}
+
+func (o idsObject) MarshalJSON() ([]byte, error) {
+	field, err := json.Marshal(o.field)
+	if err != nil {
+		return nil, err
+	}
+	ids, err := json.Marshal(o.ids)
+	if err != nil {
+		return nil, err
+	}
+	b := make([]byte, 0, len(field)+len(ids)+32)
+	b = append(b, '{')
+	if o.withCount {
+		b = append(b, `"count":`...)
+		b = strconv.AppendInt(b, int64(o.count), 10)
+		b = append(b, ',')
+	}
+	b = append(b, field...)
+	b = append(b, ':')
+	b = append(b, ids...)
+	return append(b, '}'), nil
 }
 
 // Absence attests that a search found nothing. EnumeratedCount is the size

@@ -15,6 +15,7 @@ import (
 	"github.com/provenant/provenant/httpapi"
 	"github.com/provenant/provenant/mcpserver"
 	"github.com/provenant/provenant/principal"
+	"github.com/provenant/provenant/retail"
 	"github.com/provenant/provenant/retail/demo"
 	"github.com/provenant/provenant/tool"
 )
@@ -46,7 +47,7 @@ func authServer(t *testing.T) *httptest.Server {
 	}
 	none := tool.StoresOnly()
 	e := enginetest.OpenDemo(t, engine.Options{DefaultScope: &none})
-	api := httpapi.New(&httpapi.Options{Auth: set})
+	api := httpapi.New(&httpapi.Options{Registry: retail.Registry(), Auth: set})
 	api.SetBackend(httpapi.Backend{Asker: e.Pipeline, DatasetVersion: e.Info.Version, Provider: "rules",
 		MCP: mcpserver.HTTPHandler(mcpserver.New(e.Pipeline, e.Store, nil), nil)})
 	srv := httptest.NewServer(api)
@@ -273,7 +274,7 @@ func (spaceyAuth) Authenticate(token string) (principal.Principal, bool) {
 
 func TestAuth_InnerSpaceRefusedEverywhere(t *testing.T) {
 	e := enginetest.OpenDemo(t, engine.Options{})
-	api := httpapi.New(&httpapi.Options{Auth: spaceyAuth{}})
+	api := httpapi.New(&httpapi.Options{Registry: retail.Registry(), Auth: spaceyAuth{}})
 	api.SetBackend(httpapi.Backend{Asker: e.Pipeline, MCP: mcpserver.HTTPHandler(mcpserver.New(e.Pipeline, e.Store, nil), nil)})
 	srv := httptest.NewServer(api)
 	t.Cleanup(srv.Close)

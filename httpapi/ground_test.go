@@ -6,10 +6,11 @@ import (
 	"testing"
 
 	"github.com/provenant/provenant/httpapi"
+	"github.com/provenant/provenant/retail"
 )
 
 func TestGround(t *testing.T) {
-	ts := httptest.NewServer(httpapi.New(nil)) // no engine: the checker reads no data
+	ts := httptest.NewServer(httpapi.New(&httpapi.Options{Registry: retail.Registry()})) // no engine: the checker reads no data
 	defer ts.Close()
 	const ledger = `{"numerals": [{"value": 781, "unit": "cents"}, {"id": "st-003"}]}`
 	tests := []struct {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/provenant/provenant/answer"
 	"github.com/provenant/provenant/httpapi"
+	"github.com/provenant/provenant/retail"
 )
 
 // stubServer serves a loaded stub backend (answers abstain; /mcp and
@@ -22,6 +23,9 @@ func stubServer(t *testing.T, opts *httpapi.Options) *httptest.Server {
 	ok := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusOK) })
 	if o.Metrics == nil {
 		o.Metrics = ok
+	}
+	if o.Registry == nil {
+		o.Registry = retail.Registry()
 	}
 	api := httpapi.New(&o)
 	api.SetBackend(httpapi.Backend{MCP: ok, Asker: askerFunc(func(context.Context, string) answer.Answer {

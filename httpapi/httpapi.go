@@ -101,6 +101,9 @@ type Backend struct {
 
 // Options configures New.
 type Options struct {
+	// Registry is the tool registry the API describes and serves
+	// (GET /v1/tools, POST /v1/tools/{name}, /openapi.json); required.
+	Registry     *tool.Registry
 	Logger       *slog.Logger  // nil: discard
 	Metrics      http.Handler  // served at GET /metrics; nil: not served
 	MaxBodyBytes int64         // 0: DefaultMaxBodyBytes
@@ -122,11 +125,13 @@ type Options struct {
 
 // Server is the HTTP API. Safe for concurrent use.
 type Server struct {
-	opts    Options
-	mux     *http.ServeMux
-	hosts   *hostPolicy
-	guarded http.Handler // auth, then limits, then the routes
-	backend atomic.Pointer[Backend]
+	opts       Options
+	docs       *docs    // the tool list and the OpenAPI document, encoded once
+	paramNames []string // the registry's parameter names, which an error may name
+	mux        *http.ServeMux
+	hosts      *hostPolicy
+	guarded    http.Handler // auth, then limits, then the routes
+	backend    atomic.Pointer[Backend]
 }
 
 var _ http.Handler = (*Server)(nil)
@@ -143,6 +148,9 @@ func New(opts *Options) *Server {
 	if opts != nil {
 		o = *opts
 	}
+	if o.Registry == nil {
+		panic("httpapi: Options.Registry is required")
+	}
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
@@ -156,12 +164,12 @@ func New(opts *Options) *Server {
 	if err != nil {
 		panic("httpapi: " + err.Error())
 	}
-	s := &Server{opts: o, mux: http.NewServeMux(), hosts: hosts}
+	s := &Server{opts: o, docs: newDocs(o.Registry), paramNames: o.Registry.ParamNames(), mux: http.NewServeMux(), hosts: hosts}
 	s.mux.HandleFunc("POST /v1/ask", s.handleAsk)
 	s.mux.HandleFunc("GET /healthz", s.handleHealth)
-	s.mux.HandleFunc("GET /v1/tools", handleTools)
+	s.mux.HandleFunc("GET /v1/tools", s.handleTools)
 	s.mux.HandleFunc("POST /v1/tools/{name}", s.handleCall)
-	s.mux.HandleFunc("GET /openapi.json", handleOpenAPI)
+	s.mux.HandleFunc("GET /openapi.json", s.handleOpenAPI)
 	s.mux.HandleFunc("POST /v1/ground", s.handleGround)
 	s.mux.HandleFunc("/mcp", s.handleMCP)
 	if o.Metrics != nil {

@@ -18,6 +18,7 @@ import (
 	"github.com/provenant/provenant/httpapi"
 	"github.com/provenant/provenant/metrics"
 	"github.com/provenant/provenant/provider/rules"
+	"github.com/provenant/provenant/retail"
 	"github.com/provenant/provenant/retail/demo"
 	"github.com/provenant/provenant/tool"
 )
@@ -136,7 +137,7 @@ func backend(e *engine.Engine) httpapi.Backend {
 
 func TestServer_EndToEnd(t *testing.T) {
 	obs := metrics.New(nil)
-	srv := httpapi.New(&httpapi.Options{Metrics: obs.Handler()})
+	srv := httpapi.New(&httpapi.Options{Registry: retail.Registry(), Metrics: obs.Handler()})
 	ts := httptest.NewServer(srv)
 	defer ts.Close()
 
@@ -264,7 +265,7 @@ func TestServer_EndToEnd(t *testing.T) {
 
 func TestServer_Concurrent(t *testing.T) {
 	obs := metrics.New(nil)
-	srv := httpapi.New(&httpapi.Options{Metrics: obs.Handler()})
+	srv := httpapi.New(&httpapi.Options{Registry: retail.Registry(), Metrics: obs.Handler()})
 	srv.SetBackend(backend(openDemo(t, obs)))
 	ts := httptest.NewServer(srv)
 	defer ts.Close()
@@ -315,7 +316,7 @@ func TestServer_Concurrent(t *testing.T) {
 
 func TestServer_MalformedRequests(t *testing.T) {
 	obs := metrics.New(nil)
-	srv := httpapi.New(&httpapi.Options{Metrics: obs.Handler()})
+	srv := httpapi.New(&httpapi.Options{Registry: retail.Registry(), Metrics: obs.Handler()})
 	// A backend that must never be reached by a malformed request.
 	srv.SetBackend(httpapi.Backend{Asker: askerFunc(func(context.Context, string) answer.Answer {
 		t.Error("a malformed request reached the pipeline")
@@ -397,7 +398,7 @@ func TestServer_StatusOfOutcome(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			srv := httpapi.New(nil)
+			srv := httpapi.New(&httpapi.Options{Registry: retail.Registry()})
 			srv.SetBackend(httpapi.Backend{Asker: askerFunc(func(context.Context, string) answer.Answer { return tt.answer })})
 			ts := httptest.NewServer(srv)
 			defer ts.Close()
@@ -417,7 +418,7 @@ func TestServer_StatusOfOutcome(t *testing.T) {
 }
 
 func TestServer_RecoversPanic(t *testing.T) {
-	srv := httpapi.New(nil)
+	srv := httpapi.New(&httpapi.Options{Registry: retail.Registry()})
 	srv.SetBackend(httpapi.Backend{Asker: askerFunc(func(context.Context, string) answer.Answer {
 		panic("boom " + marker)
 	})})
@@ -437,7 +438,7 @@ func TestServer_RecoversPanic(t *testing.T) {
 }
 
 func TestServer_NoMetricsHandler(t *testing.T) {
-	ts := httptest.NewServer(httpapi.New(nil))
+	ts := httptest.NewServer(httpapi.New(&httpapi.Options{Registry: retail.Registry()}))
 	defer ts.Close()
 	if r := do(t, http.MethodGet, ts.URL+"/metrics", "", nil); r.status != http.StatusNotFound {
 		t.Errorf("GET /metrics without a handler = %d, want 404", r.status)

@@ -5,9 +5,11 @@ import (
 	"maps"
 	"net/http"
 	"slices"
+	"strings"
 	"sync"
 
 	"github.com/provenant/provenant/answer"
+	"github.com/provenant/provenant/fact"
 	"github.com/provenant/provenant/tool"
 )
 
@@ -25,7 +27,7 @@ func ToolPath(name string) string { return "/v1/tools/" + name }
 // OpenAPI returns the OpenAPI 3.1 document of the HTTP API, generated from
 // the tool registry: one path per offered tool, whose request body schema
 // is that tool's input schema. Each call returns a fresh document.
-func OpenAPI() map[string]any {
+func OpenAPI(reg *tool.Registry) map[string]any {
 	paths := map[string]any{
 		"/v1/ask": map[string]any{"post": operation("ask",
 			"Answer one question",
@@ -72,7 +74,7 @@ func OpenAPI() map[string]any {
 			},
 		}},
 	}
-	for _, e := range tool.Offered() {
+	for _, e := range reg.Offered() {
 		paths[ToolPath(e.Name)] = map[string]any{"post": operation("call_"+e.Name, "Call "+e.Name, e.Description,
 			e.InputSchema, answerResponses(true))}
 	}
@@ -93,18 +95,27 @@ func OpenAPI() map[string]any {
 		},
 		"paths": paths,
 		"components": map[string]any{
-			"schemas":   schemas(),
+			"schemas":   schemas(reg),
 			"responses": responses(),
 		},
 	}
 }
 
-// openAPIJSON is the encoded document; the registry does not change while
-// the process runs.
-var openAPIJSON = sync.OnceValues(func() ([]byte, error) { return json.Marshal(OpenAPI()) })
+// docs are the tool list and the OpenAPI document, encoded once: the
+// registry does not change while the process runs.
+type docs struct {
+	tools, openAPI func() ([]byte, error)
+}
 
-func handleOpenAPI(w http.ResponseWriter, r *http.Request) {
-	b, err := openAPIJSON()
+func newDocs(reg *tool.Registry) *docs {
+	return &docs{
+		tools:   sync.OnceValues(func() ([]byte, error) { return json.Marshal(Tools(reg)) }),
+		openAPI: sync.OnceValues(func() ([]byte, error) { return json.Marshal(OpenAPI(reg)) }),
+	}
+}
+
+func (s *Server) handleOpenAPI(w http.ResponseWriter, r *http.Request) {
+	b, err := s.docs.openAPI()
 	if err != nil {
 		writeError(w, http.StatusInternalServerError, CodeInternal, "internal error")
 		return
@@ -188,6 +199,69 @@ func strictObject(props map[string]any) map[string]any {
 	return map[string]any{"type": "object", "properties": props, "required": req, "additionalProperties": false}
 }
 
+// valueSchema is the schema of an answer's value: one alternative per
+// value shape the registry's tools return, in the order of fact.Kinds
+// (strings, integers, numbers, entity counts and lists by ids field, row
+// counts), then null (no observation, or no value).
+func valueSchema(reg *tool.Registry, count map[string]any) map[string]any {
+	var (
+		alts  []any
+		parts []string
+		seen  = map[string]bool{}
+	)
+	add := func(key, part string, alt map[string]any) {
+		if !seen[key] {
+			seen[key] = true
+			alts = append(alts, alt)
+			parts = append(parts, part)
+		}
+	}
+	menu := reg.Menu()
+	for _, k := range fact.Kinds {
+		var notes []string
+		for _, d := range menu {
+			if d.Value != k {
+				continue
+			}
+			note := d.Attribute
+			if d.Unit != "" {
+				note += " in " + d.Unit
+			}
+			if note != "" && !slices.Contains(notes, note) {
+				notes = append(notes, note)
+			}
+		}
+		paren := ""
+		if len(notes) > 0 {
+			paren = " (" + strings.Join(notes, ", ") + ")"
+		}
+		for _, d := range menu {
+			if d.Value != k {
+				continue
+			}
+			switch k {
+			case fact.KindText:
+				add("text", "a string"+paren, map[string]any{"type": "string"})
+			case fact.KindInteger:
+				add("integer", "an integer"+paren, map[string]any{"type": "integer"})
+			case fact.KindNumber:
+				add("number", "a number"+paren, map[string]any{"type": "number"})
+			case fact.KindEntityCount:
+				add("count+"+d.IDsField, "{count, "+d.IDsField+"}", strictObject(map[string]any{"count": count, d.IDsField: stringArray()}))
+			case fact.KindEntityList:
+				add("list+"+d.IDsField, "{"+d.IDsField+"}", strictObject(map[string]any{d.IDsField: stringArray()}))
+			case fact.KindRowCount:
+				add("count", "{count}", strictObject(map[string]any{"count": count}))
+			}
+		}
+	}
+	alts = append(alts, map[string]any{"type": "null"})
+	parts = append(parts, "or null (no observation, or no value)")
+	desc := strings.Join(parts, ", ") + "."
+	desc = strings.ToUpper(desc[:1]) + desc[1:]
+	return map[string]any{"description": desc, "oneOf": alts}
+}
+
 func stringArray() map[string]any {
 	return map[string]any{"type": "array", "items": map[string]any{"type": "string"}}
 }
@@ -195,26 +269,16 @@ func stringArray() map[string]any {
 // schemas are the component schemas: the answer object (package answer's
 // wire form, every key always present), the error body, a tool entry and
 // the health body.
-func schemas() map[string]any {
+func schemas(reg *tool.Registry) map[string]any {
 	var menu []any
-	for _, d := range tool.Menu() {
+	for _, d := range reg.Menu() {
 		menu = append(menu, d.Name)
 	}
 	outcomes := []any{string(answer.Answered), string(answer.Absence), string(answer.Abstained), string(answer.Rejected), string(answer.Error)}
 	stages := []any{string(answer.StageSelect), string(answer.StageExecute), string(answer.StageResolve), string(answer.StageCompose), nil}
 	count := map[string]any{"type": "integer", "minimum": 0}
 
-	value := map[string]any{
-		"description": "A string (state, flag), an integer (price in cents), {count, store_ids}, {product_ids}, {count}, or null (no observation, or no value).",
-		"oneOf": []any{
-			map[string]any{"type": "string"},
-			map[string]any{"type": "integer", "minimum": 0},
-			strictObject(map[string]any{"count": count, "store_ids": stringArray()}),
-			strictObject(map[string]any{"product_ids": stringArray()}),
-			strictObject(map[string]any{"count": count}),
-			map[string]any{"type": "null"},
-		},
-	}
+	value := valueSchema(reg, count)
 	eventIDs := stringArray()
 	eventIDs["minItems"] = 1
 	absence := strictObject(map[string]any{

@@ -6,13 +6,14 @@ import (
 	"testing"
 
 	"github.com/provenant/provenant/httpapi"
+	"github.com/provenant/provenant/retail"
 )
 
 // TestStrictDecoding pins what the one strict decoder adds on REST: nested
 // duplicates, invalid UTF-8, client-chosen keys never in a message, and an
 // over-long question refused before the pipeline.
 func TestStrictDecoding(t *testing.T) {
-	srv := httpapi.New(nil)
+	srv := httpapi.New(&httpapi.Options{Registry: retail.Registry()})
 	srv.SetBackend(backend(openDemo(t, nil)))
 	ts := httptest.NewServer(srv)
 	defer ts.Close()

@@ -10,6 +10,7 @@ import (
 
 	"github.com/provenant/provenant/httpapi"
 	"github.com/provenant/provenant/metrics"
+	"github.com/provenant/provenant/retail"
 )
 
 // TestServer_Timeout: a request whose deadline has passed (here, whose
@@ -18,7 +19,7 @@ import (
 // counted under errors_total{kind="timeout"}, not internal.
 func TestServer_Timeout(t *testing.T) {
 	obs := metrics.New(nil)
-	srv := httpapi.New(nil)
+	srv := httpapi.New(&httpapi.Options{Registry: retail.Registry()})
 	srv.SetBackend(backend(openDemo(t, obs)))
 	requests := []struct{ name, path, body string }{
 		{"ask", "/v1/ask", `{"question":"What is the price of pr-007 at st-003 as of 2026-01-06T08:00:00Z?"}`},

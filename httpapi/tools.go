@@ -28,7 +28,6 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
-	"sync"
 
 	"github.com/provenant/provenant/answer"
 	"github.com/provenant/provenant/internal/strictjson"
@@ -59,8 +58,8 @@ type ToolAnnotations struct {
 }
 
 // Tools returns the tool list GET /v1/tools serves.
-func Tools() []ToolInfo {
-	offered := tool.Offered()
+func Tools(reg *tool.Registry) []ToolInfo {
+	offered := reg.Offered()
 	out := make([]ToolInfo, len(offered))
 	for i, e := range offered {
 		out[i] = ToolInfo{
@@ -73,12 +72,8 @@ func Tools() []ToolInfo {
 	return out
 }
 
-// toolsJSON is the encoded tool list; the registry does not change while
-// the process runs.
-var toolsJSON = sync.OnceValues(func() ([]byte, error) { return json.Marshal(Tools()) })
-
-func handleTools(w http.ResponseWriter, r *http.Request) {
-	b, err := toolsJSON()
+func (s *Server) handleTools(w http.ResponseWriter, r *http.Request) {
+	b, err := s.docs.tools()
 	if err != nil {
 		writeError(w, http.StatusInternalServerError, CodeInternal, "internal error")
 		return
@@ -93,11 +88,11 @@ func (s *Server) handleCall(w http.ResponseWriter, r *http.Request) {
 		s.handleAsk(w, r)
 		return
 	}
-	if _, ok := tool.Lookup(name); !ok {
+	if _, ok := s.opts.Registry.Lookup(name); !ok {
 		writeError(w, http.StatusNotFound, CodeUnknownTool, "no tool by that name; GET /v1/tools lists the tools")
 		return
 	}
-	serveAnswer(s, w, r, decodeArgs, func(ctx context.Context, a Asker, args map[string]any) answer.Answer {
+	serveAnswer(s, w, r, s.decodeArgs, func(ctx context.Context, a Asker, args map[string]any) answer.Answer {
 		return a.Call(ctx, tool.Proposal{Tool: name, Params: args})
 	})
 }
@@ -108,8 +103,8 @@ func (s *Server) handleCall(w http.ResponseWriter, r *http.Request) {
 // so none is lost to float64 range) for the wall to judge. On failure it
 // returns a status, an error code and a message that holds nothing from
 // the body: only the registered parameter names are named.
-func decodeArgs(body io.Reader) (args map[string]any, status int, code, msg string) {
-	status, code, msg, _ = decodeJSON(body, &args, &strictjson.Options{Names: tool.ParamNames()})
+func (s *Server) decodeArgs(body io.Reader) (args map[string]any, status int, code, msg string) {
+	status, code, msg, _ = decodeJSON(body, &args, &strictjson.Options{Names: s.paramNames})
 	if code == CodeWrongType {
 		return nil, http.StatusBadRequest, CodeNotAnObject, "the body must be a JSON object of arguments"
 	}

@@ -19,6 +19,7 @@ import (
 	"github.com/provenant/provenant/answer"
 	"github.com/provenant/provenant/httpapi"
 	"github.com/provenant/provenant/metrics"
+	"github.com/provenant/provenant/retail"
 	"github.com/provenant/provenant/tool"
 )
 
@@ -57,14 +58,14 @@ func canonical(t *testing.T, v any) string {
 // that function too.
 func offered() []tool.Entry {
 	var out []tool.Entry
-	for _, d := range tool.Menu() {
+	for _, d := range retail.Registry().Menu() {
 		out = append(out, tool.Entry{Name: d.Name, Description: d.Description, InputSchema: tool.InputSchema(d)})
 	}
 	return append(out, tool.Entry{Name: tool.AskName, Description: tool.AskDescription, InputSchema: tool.AskSchema()})
 }
 
 func TestTools_List(t *testing.T) {
-	srv := httpapi.New(nil)
+	srv := httpapi.New(&httpapi.Options{Registry: retail.Registry()})
 	ts := httptest.NewServer(srv)
 	defer ts.Close()
 
@@ -110,8 +111,8 @@ func TestTools_List(t *testing.T) {
 }
 
 func TestTool_Offered(t *testing.T) {
-	if got, want := canonical(t, tool.Offered()), canonical(t, offered()); got != want {
-		t.Errorf("tool.Offered() = %s\nwant %s", got, want)
+	if got, want := canonical(t, retail.Registry().Offered()), canonical(t, offered()); got != want {
+		t.Errorf("retail.Registry().Offered() = %s\nwant %s", got, want)
 	}
 }
 
@@ -121,21 +122,21 @@ var validCalls = []struct {
 	args        map[string]any
 	wantOutcome answer.Outcome
 }{
-	{tool.GetStockState, map[string]any{"store_id": "st-003", "product_id": "pr-007", "as_of": "2026-01-06T08:00:00Z"}, answer.Answered},
-	{tool.GetPrice, map[string]any{"store_id": "st-003", "product_id": "pr-007", "as_of": "2026-01-06T08:00:00Z"}, answer.Answered},
-	{tool.GetComplianceFlag, map[string]any{"store_id": "st-003", "product_id": "pr-007", "as_of": "2026-01-06T08:00:00Z"}, answer.Answered},
-	{tool.CountStoresWithCondition, map[string]any{"condition": "OUT_OF_STOCK", "as_of": "2026-01-06T08:00:00Z"}, answer.Answered},
-	{tool.ListProductsInState, map[string]any{"store_id": "st-003", "state": "LOW_STOCK", "as_of": "2026-01-06T08:00:00Z"}, answer.Answered},
-	{tool.CountEventsInWindow, map[string]any{"store_id": "st-003", "state": "OUT_OF_STOCK", "start": "2026-01-01T00:00:00Z", "end": "2026-01-07T00:00:00Z"}, answer.Answered},
-	{tool.GetPrice, map[string]any{"store_id": "st-003", "product_id": "pr-007", "as_of": "2025-01-06T08:00:00Z"}, answer.Absence},
-	{tool.CountStoresWithCondition, map[string]any{"condition": "EXPIRED", "as_of": "2025-01-06T08:00:00Z"}, answer.Absence},
-	{tool.ListProductsInState, map[string]any{"store_id": "st-003", "state": "LOW_STOCK", "as_of": "2025-01-06T08:00:00Z"}, answer.Absence},
-	{tool.CountEventsInWindow, map[string]any{"store_id": "st-003", "state": "OUT_OF_STOCK", "start": "2025-01-01T00:00:00Z", "end": "2025-01-07T00:00:00Z"}, answer.Absence},
+	{retail.GetStockState, map[string]any{"store_id": "st-003", "product_id": "pr-007", "as_of": "2026-01-06T08:00:00Z"}, answer.Answered},
+	{retail.GetPrice, map[string]any{"store_id": "st-003", "product_id": "pr-007", "as_of": "2026-01-06T08:00:00Z"}, answer.Answered},
+	{retail.GetComplianceFlag, map[string]any{"store_id": "st-003", "product_id": "pr-007", "as_of": "2026-01-06T08:00:00Z"}, answer.Answered},
+	{retail.CountStoresWithCondition, map[string]any{"condition": "OUT_OF_STOCK", "as_of": "2026-01-06T08:00:00Z"}, answer.Answered},
+	{retail.ListProductsInState, map[string]any{"store_id": "st-003", "state": "LOW_STOCK", "as_of": "2026-01-06T08:00:00Z"}, answer.Answered},
+	{retail.CountEventsInWindow, map[string]any{"store_id": "st-003", "state": "OUT_OF_STOCK", "start": "2026-01-01T00:00:00Z", "end": "2026-01-07T00:00:00Z"}, answer.Answered},
+	{retail.GetPrice, map[string]any{"store_id": "st-003", "product_id": "pr-007", "as_of": "2025-01-06T08:00:00Z"}, answer.Absence},
+	{retail.CountStoresWithCondition, map[string]any{"condition": "EXPIRED", "as_of": "2025-01-06T08:00:00Z"}, answer.Absence},
+	{retail.ListProductsInState, map[string]any{"store_id": "st-003", "state": "LOW_STOCK", "as_of": "2025-01-06T08:00:00Z"}, answer.Absence},
+	{retail.CountEventsInWindow, map[string]any{"store_id": "st-003", "state": "OUT_OF_STOCK", "start": "2025-01-01T00:00:00Z", "end": "2025-01-07T00:00:00Z"}, answer.Absence},
 }
 
 func TestTools_CallEndToEnd(t *testing.T) {
 	obs := metrics.New(nil)
-	srv := httpapi.New(&httpapi.Options{Metrics: obs.Handler()})
+	srv := httpapi.New(&httpapi.Options{Registry: retail.Registry(), Metrics: obs.Handler()})
 	e := openDemo(t, obs)
 	srv.SetBackend(backend(e))
 	ts := httptest.NewServer(srv)
@@ -170,7 +171,7 @@ func TestTools_CallEndToEnd(t *testing.T) {
 			bodies[i] = r.body
 		})
 	}
-	for _, d := range tool.Menu() {
+	for _, d := range retail.Registry().Menu() {
 		if !covered[d.Name] {
 			t.Errorf("tool %s was not called over REST", d.Name)
 		}
@@ -215,7 +216,7 @@ func TestTools_CallEndToEnd(t *testing.T) {
 
 func TestTools_CallRejected(t *testing.T) {
 	obs := metrics.New(nil)
-	srv := httpapi.New(&httpapi.Options{Metrics: obs.Handler()})
+	srv := httpapi.New(&httpapi.Options{Registry: retail.Registry(), Metrics: obs.Handler()})
 	srv.SetBackend(backend(openDemo(t, obs)))
 	ts := httptest.NewServer(srv)
 	defer ts.Close()
@@ -228,22 +229,22 @@ func TestTools_CallRejected(t *testing.T) {
 		body       string
 		wantReason string // the reason's kind
 	}{
-		{"raw query in an id", tool.GetPrice, `{"store_id": "st-003' OR 1=1 -- ` + marker + `", "product_id": "pr-007", ` + asOf + `}`, "raw_query"},
-		{"sql words", tool.ListProductsInState, `{"store_id": "st-003", "state": "LOW_STOCK union select ` + marker + `", ` + asOf + `}`, "raw_query"},
-		{"operator object", tool.GetStockState, `{"store_id": {"$gt": "` + marker + `"}, "product_id": "pr-007", ` + asOf + `}`, "raw_query"},
-		{"array value", tool.CountStoresWithCondition, `{"condition": ["` + marker + `"], ` + asOf + `}`, "raw_query"},
-		{"number value", tool.GetPrice, `{"store_id": 987654321, "product_id": "pr-007", ` + asOf + `}`, "invalid"},
-		{"number out of float range", tool.GetPrice, `{"store_id": 9876543219e400, "product_id": "pr-007", ` + asOf + `}`, "invalid"},
-		{"null value", tool.GetPrice, `{"store_id": null, "product_id": "pr-007", ` + asOf + `}`, "invalid"},
-		{"boolean value", tool.GetPrice, `{"store_id": true, "product_id": "pr-007", ` + asOf + `}`, "invalid"},
-		{"undeclared store", tool.GetPrice, `{"store_id": "st-999", "product_id": "pr-007", ` + asOf + `}`, "invalid"},
-		{"bad timestamp", tool.GetPrice, `{"store_id": "st-003", "product_id": "pr-007", "as_of": "2026-13-45T08:00:00Z"}`, "invalid"},
-		{"unknown enum", tool.CountStoresWithCondition, `{"condition": "` + marker + `", ` + asOf + `}`, "invalid"},
-		{"unknown parameter", tool.GetPrice, `{"store_id": "st-003", "product_id": "pr-007", ` + asOf + `, "` + marker + `": "x"}`, "invalid"},
-		{"parameter name in another case", tool.GetPrice, `{"Store_ID": "st-003", "product_id": "pr-007", ` + asOf + `}`, "invalid"},
-		{"missing parameter", tool.GetPrice, `{"product_id": "pr-007", ` + asOf + `}`, "invalid"},
-		{"no arguments", tool.CountEventsInWindow, `{}`, "invalid"},
-		{"reversed window", tool.CountEventsInWindow, `{"store_id": "st-003", "state": "OUT_OF_STOCK", "start": "2026-01-07T00:00:00Z", "end": "2026-01-01T00:00:00Z"}`, "invalid"},
+		{"raw query in an id", retail.GetPrice, `{"store_id": "st-003' OR 1=1 -- ` + marker + `", "product_id": "pr-007", ` + asOf + `}`, "raw_query"},
+		{"sql words", retail.ListProductsInState, `{"store_id": "st-003", "state": "LOW_STOCK union select ` + marker + `", ` + asOf + `}`, "raw_query"},
+		{"operator object", retail.GetStockState, `{"store_id": {"$gt": "` + marker + `"}, "product_id": "pr-007", ` + asOf + `}`, "raw_query"},
+		{"array value", retail.CountStoresWithCondition, `{"condition": ["` + marker + `"], ` + asOf + `}`, "raw_query"},
+		{"number value", retail.GetPrice, `{"store_id": 987654321, "product_id": "pr-007", ` + asOf + `}`, "invalid"},
+		{"number out of float range", retail.GetPrice, `{"store_id": 9876543219e400, "product_id": "pr-007", ` + asOf + `}`, "invalid"},
+		{"null value", retail.GetPrice, `{"store_id": null, "product_id": "pr-007", ` + asOf + `}`, "invalid"},
+		{"boolean value", retail.GetPrice, `{"store_id": true, "product_id": "pr-007", ` + asOf + `}`, "invalid"},
+		{"undeclared store", retail.GetPrice, `{"store_id": "st-999", "product_id": "pr-007", ` + asOf + `}`, "invalid"},
+		{"bad timestamp", retail.GetPrice, `{"store_id": "st-003", "product_id": "pr-007", "as_of": "2026-13-45T08:00:00Z"}`, "invalid"},
+		{"unknown enum", retail.CountStoresWithCondition, `{"condition": "` + marker + `", ` + asOf + `}`, "invalid"},
+		{"unknown parameter", retail.GetPrice, `{"store_id": "st-003", "product_id": "pr-007", ` + asOf + `, "` + marker + `": "x"}`, "invalid"},
+		{"parameter name in another case", retail.GetPrice, `{"Store_ID": "st-003", "product_id": "pr-007", ` + asOf + `}`, "invalid"},
+		{"missing parameter", retail.GetPrice, `{"product_id": "pr-007", ` + asOf + `}`, "invalid"},
+		{"no arguments", retail.CountEventsInWindow, `{}`, "invalid"},
+		{"reversed window", retail.CountEventsInWindow, `{"store_id": "st-003", "state": "OUT_OF_STOCK", "start": "2026-01-07T00:00:00Z", "end": "2026-01-01T00:00:00Z"}`, "invalid"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -282,7 +283,7 @@ func TestTools_CallRejected(t *testing.T) {
 
 func TestTools_MalformedRequests(t *testing.T) {
 	obs := metrics.New(nil)
-	srv := httpapi.New(&httpapi.Options{Metrics: obs.Handler()})
+	srv := httpapi.New(&httpapi.Options{Registry: retail.Registry(), Metrics: obs.Handler()})
 	srv.SetBackend(httpapi.Backend{Asker: askerFunc(func(context.Context, string) answer.Answer {
 		t.Error("a malformed request reached the pipeline")
 		return answer.Abstain(answer.ReasonNoTool, "unreachable")
@@ -355,7 +356,7 @@ func TestTools_MalformedRequests(t *testing.T) {
 }
 
 func TestTools_Loading(t *testing.T) {
-	ts := httptest.NewServer(httpapi.New(nil))
+	ts := httptest.NewServer(httpapi.New(&httpapi.Options{Registry: retail.Registry()}))
 	defer ts.Close()
 	for _, tt := range validCalls[:1] {
 		r := postJSON(t, ts.URL+httpapi.ToolPath(tt.tool), tt.args)
@@ -380,23 +381,23 @@ func TestTools_StatusOfOutcome(t *testing.T) {
 		answer     answer.Answer
 		wantStatus int
 	}{
-		{"rejected", answer.Reject(tool.GetPrice, &tool.Rejection{Kind: tool.Invalid, Param: "store_id", Reason: "is not a declared store"}), 200},
-		{"model unavailable at compose", answer.Fail(answer.StageCompose, answer.ReasonModelUnavailable, tool.GetPrice, map[string]string{"store_id": "st-001"}), 503},
-		{"internal at execute", answer.Fail(answer.StageExecute, answer.ReasonInternal, tool.GetPrice, nil), 500},
-		{"verification failed", answer.Fail(answer.StageResolve, answer.ReasonVerificationFailed, tool.GetPrice, nil), 500},
+		{"rejected", answer.Reject(retail.GetPrice, &tool.Rejection{Kind: tool.Invalid, Param: "store_id", Reason: "is not a declared store"}), 200},
+		{"model unavailable at compose", answer.Fail(answer.StageCompose, answer.ReasonModelUnavailable, retail.GetPrice, map[string]string{"store_id": "st-001"}), 503},
+		{"internal at execute", answer.Fail(answer.StageExecute, answer.ReasonInternal, retail.GetPrice, nil), 500},
+		{"verification failed", answer.Fail(answer.StageResolve, answer.ReasonVerificationFailed, retail.GetPrice, nil), 500},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			srv := httpapi.New(nil)
+			srv := httpapi.New(&httpapi.Options{Registry: retail.Registry()})
 			srv.SetBackend(httpapi.Backend{Asker: askerFunc(func(_ context.Context, name string) answer.Answer {
-				if name != tool.GetPrice {
-					t.Errorf("backend called with tool %q, want %q", name, tool.GetPrice)
+				if name != retail.GetPrice {
+					t.Errorf("backend called with tool %q, want %q", name, retail.GetPrice)
 				}
 				return tt.answer
 			})})
 			ts := httptest.NewServer(srv)
 			defer ts.Close()
-			r := postJSON(t, ts.URL+httpapi.ToolPath(tool.GetPrice), validCalls[1].args)
+			r := postJSON(t, ts.URL+httpapi.ToolPath(retail.GetPrice), validCalls[1].args)
 			if r.status != tt.wantStatus {
 				t.Errorf("status = %d, want %d", r.status, tt.wantStatus)
 			}
@@ -465,7 +466,7 @@ func requestSchema(t *testing.T, doc map[string]any, path string) any {
 func ref(schema string) any { return map[string]any{"$ref": "#/components/schemas/" + schema} }
 
 func TestOpenAPI_Document(t *testing.T) {
-	ts := httptest.NewServer(httpapi.New(nil))
+	ts := httptest.NewServer(httpapi.New(&httpapi.Options{Registry: retail.Registry()}))
 	defer ts.Close()
 	doc := openAPIDoc(t, ts.URL)
 
@@ -569,7 +570,7 @@ func TestOpenAPI_Document(t *testing.T) {
 }
 
 func TestOpenAPI_RoutesServed(t *testing.T) {
-	ts := httptest.NewServer(httpapi.New(nil))
+	ts := httptest.NewServer(httpapi.New(&httpapi.Options{Registry: retail.Registry()}))
 	defer ts.Close()
 	doc := openAPIDoc(t, ts.URL)
 	paths, _ := doc["paths"].(map[string]any)
@@ -588,7 +589,7 @@ func TestOpenAPI_RoutesServed(t *testing.T) {
 // TestOpenAPI_SchemasDescribeResponses checks the documented schemas
 // against what the server returns, and that the checker itself bites.
 func TestOpenAPI_SchemasDescribeResponses(t *testing.T) {
-	srv := httpapi.New(nil)
+	srv := httpapi.New(&httpapi.Options{Registry: retail.Registry()})
 	ts := httptest.NewServer(srv)
 	defer ts.Close()
 	doc := openAPIDoc(t, ts.URL)
@@ -607,8 +608,8 @@ func TestOpenAPI_SchemasDescribeResponses(t *testing.T) {
 		{"abstained", "Answer", postJSON(t, ts.URL+"/v1/ask", map[string]string{"question": "Who supplies oat milk?"}).body},
 		{"asked", "Answer", postJSON(t, ts.URL+"/v1/tools/ask", map[string]string{"question": "Which products are in state LOW_STOCK at st-003 as of 2026-01-06T08:00:00Z?"}).body},
 		{"unregistered tool proposed", "Answer", mustJSON(t, answer.Reject("", &tool.Rejection{Kind: tool.Unregistered, Reason: "tool is not on the menu"}))},
-		{"compose failed", "Answer", mustJSON(t, answer.Fail(answer.StageCompose, answer.ReasonModelUnavailable, tool.GetPrice, map[string]string{"store_id": "st-001"}))},
-		{"verification failed", "Answer", mustJSON(t, answer.Fail(answer.StageResolve, answer.ReasonVerificationFailed, tool.GetPrice, nil))},
+		{"compose failed", "Answer", mustJSON(t, answer.Fail(answer.StageCompose, answer.ReasonModelUnavailable, retail.GetPrice, map[string]string{"store_id": "st-001"}))},
+		{"verification failed", "Answer", mustJSON(t, answer.Fail(answer.StageResolve, answer.ReasonVerificationFailed, retail.GetPrice, nil))},
 	}
 	for _, b := range bodies {
 		var schema any = ref(b.schema)
@@ -631,8 +632,8 @@ func TestOpenAPI_SchemasDescribeResponses(t *testing.T) {
 		{"empty provenance", ref("Answer"), `{"outcome":"answered","tool":"get_price","params":{},"value":1,"provenance":{"event_ids":[]},"text":"t","verdict":null,"reason":null,"stage":null,"result_ids":[]}`},
 		{"unlisted tool", ref("Answer"), `{"outcome":"rejected","tool":"drop_table","params":null,"value":null,"provenance":null,"text":null,"verdict":null,"reason":"x","stage":null,"result_ids":[]}`},
 		{"error without message", ref("Error"), `{"error":{"code":"x"}}`},
-		{"price argument as a number", requestSchema(t, doc, httpapi.ToolPath(tool.GetPrice)), `{"store_id": 3, "product_id": "pr-007", "as_of": "2026-01-06T08:00:00Z"}`},
-		{"raw query argument", requestSchema(t, doc, httpapi.ToolPath(tool.GetPrice)), `{"store_id": "st-003' OR 1=1", "product_id": "pr-007", "as_of": "2026-01-06T08:00:00Z"}`},
+		{"price argument as a number", requestSchema(t, doc, httpapi.ToolPath(retail.GetPrice)), `{"store_id": 3, "product_id": "pr-007", "as_of": "2026-01-06T08:00:00Z"}`},
+		{"raw query argument", requestSchema(t, doc, httpapi.ToolPath(retail.GetPrice)), `{"store_id": "st-003' OR 1=1", "product_id": "pr-007", "as_of": "2026-01-06T08:00:00Z"}`},
 	}
 	for _, b := range bad {
 		if p := validate(doc, b.schema, jsonValue(t, []byte(b.body)), "$"); len(p) == 0 {

@@ -17,21 +17,22 @@ func TestNumerals_OneAllocation(t *testing.T) {
 		ids[i] = fmt.Sprintf("evt-%06d", 1000+i)
 	}
 	r := result(t, "count_events_in_window", map[string]string{"store_id": "st-003", "state": "LOW_STOCK", "start": "2026-01-08T00:00:00Z", "end": "2026-01-15T00:00:00Z"},
-		fact.EventCount(len(ids)), ids)
-	if got := len(ledger.Numerals(r)); got != len(ids)+6 {
+		fact.RowCount(len(ids)), ids)
+	d := def(t, r.Tool)
+	if got := len(ledger.Numerals(r, d)); got != len(ids)+6 {
 		t.Fatalf("Numerals lists %d numerals; want %d (count, store, %d events, event count, 2 instants, window)", got, len(ids)+6, len(ids))
 	}
-	if a := testing.AllocsPerRun(20, func() { ledger.Numerals(r) }); a > 1 {
+	if a := testing.AllocsPerRun(20, func() { ledger.Numerals(r, d) }); a > 1 {
 		t.Errorf("Numerals allocates %.0f times; want 1", a)
 	}
 	one := ledger.New(&ledger.Sequence{})
-	one.Record(r)
+	one.Record(r, d)
 	if a := testing.AllocsPerRun(20, func() { one.Grounding() }); a > 0 {
 		t.Errorf("Grounding of one result allocates %.0f times; want 0 (its numerals as recorded)", a)
 	}
 	l := ledger.New(&ledger.Sequence{})
-	l.Record(r)
-	l.Record(r)
+	l.Record(r, d)
+	l.Record(r, d)
 	if got := len(l.Grounding().Numerals); got != 2*(len(ids)+6) {
 		t.Fatalf("Grounding lists %d numerals; want %d", got, 2*(len(ids)+6))
 	}

@@ -19,7 +19,7 @@ import (
 
 	"github.com/provenant/provenant/fact"
 	"github.com/provenant/provenant/grounding"
-	"github.com/provenant/provenant/retail"
+	"github.com/provenant/provenant/tool"
 )
 
 // IDSource hands out result ids. An implementation is safe for
@@ -132,13 +132,13 @@ type Ledger struct {
 // New returns an empty ledger drawing ids from ids.
 func New(ids IDSource) *Ledger { return &Ledger{ids: ids} }
 
-// Record adds a successful result and returns its entry. A failed
+// Record adds a successful result of the tool d and returns its entry. A failed
 // execution is never recorded, so it contributes nothing an answer may
 // cite.
-func (l *Ledger) Record(r fact.Result) Entry {
+func (l *Ledger) Record(r fact.Result, d tool.Def) Entry {
 	e := Entry{
 		ID: l.ids.Next(), Tool: r.Tool, Args: maps.Clone(r.Args),
-		Value: r.Value, Provenance: r.Provenance, Numerals: Numerals(r),
+		Value: r.Value, Provenance: r.Provenance, Numerals: Numerals(r, d),
 	}
 	l.mu.Lock()
 	l.entries = append(l.entries, e)
@@ -186,16 +186,23 @@ func (l *Ledger) Grounding() grounding.Ledger {
 	return g
 }
 
-// Numerals lists what an answer may cite from r: its count or list length,
-// its price (in cents; the checker equates dollars), the identifiers it
-// names (the call's store and product, the value's stores and products,
-// the events behind it, and the result id is not a numeral), the number of
-// events behind it, and the call's instants, as exact timestamps and as a
-// window inside which a cited instant is allowed.
-func Numerals(r fact.Result) []grounding.Numeral {
-	// At most: a value, its ids, the call's store and product, the events
-	// and their number, three instants and a window; one allocation.
-	out := make([]grounding.Numeral, 0, 1+len(r.Value.IDs)+2+r.Provenance.NumEvents()+1+3+1)
+// Numerals lists what an answer may cite from r, a result of the tool d,
+// as the value's kind says: an integer or a number in its unit (cents:
+// the checker equates dollars), a count or a list's length, the
+// identifiers it names (the ids in the value, the call's entity-id
+// arguments, the events behind it; the result id is not a numeral), the
+// number of events behind it, and the call's instants, as exact
+// timestamps and as a window inside which a cited instant is allowed.
+func Numerals(r fact.Result, d tool.Def) []grounding.Numeral {
+	entityArgs := 0
+	for _, p := range d.Params {
+		if p.Kind == tool.EntityID {
+			entityArgs++
+		}
+	}
+	// At most: a value, its ids, the call's entity ids, the events and
+	// their number, three instants and a window; one allocation.
+	out := make([]grounding.Numeral, 0, 1+len(r.Value.IDs)+entityArgs+r.Provenance.NumEvents()+1+3+1)
 	count := func(n int) { out = append(out, grounding.Numeral{Value: float64(n), Unit: grounding.UnitCount}) }
 	id := func(s string) {
 		if s != "" {
@@ -204,20 +211,27 @@ func Numerals(r fact.Result) []grounding.Numeral {
 	}
 	v := r.Value
 	switch v.Kind {
-	case fact.KindPrice:
+	case fact.KindInteger:
 		if v.Observed {
-			out = append(out, grounding.Numeral{Value: float64(v.Cents), Unit: grounding.UnitCents})
+			out = append(out, grounding.Numeral{Value: float64(v.Int), Unit: unitOf(v.Unit)})
 		}
-	case fact.KindStoreCount, fact.KindEventCount:
+	case fact.KindNumber:
+		if v.Observed {
+			out = append(out, grounding.Numeral{Value: v.Num, Unit: unitOf(v.Unit)})
+		}
+	case fact.KindEntityCount, fact.KindRowCount:
 		count(v.Count)
-	case fact.KindProductList:
+	case fact.KindEntityList:
 		count(len(v.IDs))
 	}
 	for _, s := range v.IDs {
 		id(s)
 	}
-	id(r.Args["store_id"])
-	id(r.Args["product_id"])
+	for _, p := range d.Params {
+		if p.Kind == tool.EntityID {
+			id(r.Args[p.Name])
+		}
+	}
 	for e := range r.Provenance.AllEventIDs() {
 		id(e)
 	}
@@ -239,10 +253,22 @@ func Numerals(r fact.Result) []grounding.Numeral {
 	return out
 }
 
+// unitOf is the grounding unit of a value's unit: one the checker knows
+// (count, cents, usd, eur, gbp, ratio, percent), or none, which a bare
+// number of the same value matches.
+func unitOf(u string) grounding.Unit {
+	switch g := grounding.Unit(u); g {
+	case grounding.UnitCount, grounding.UnitCents, grounding.UnitUSD, grounding.UnitEUR,
+		grounding.UnitGBP, grounding.UnitRatio, grounding.UnitPercent:
+		return g
+	}
+	return grounding.UnitNone
+}
+
 func unix(ts string) (int64, bool) {
 	if ts == "" {
 		return 0, false
 	}
-	t, err := time.Parse(retail.TimestampLayout, ts)
+	t, err := time.Parse(tool.TimestampLayout, ts)
 	return t.Unix(), err == nil
 }

@@ -8,6 +8,8 @@ import (
 	"github.com/provenant/provenant/fact"
 	"github.com/provenant/provenant/grounding"
 	"github.com/provenant/provenant/ledger"
+	"github.com/provenant/provenant/retail"
+	"github.com/provenant/provenant/tool"
 )
 
 func result(t *testing.T, tool string, args map[string]string, v fact.Value, ids []string) fact.Result {
@@ -26,6 +28,16 @@ func result(t *testing.T, tool string, args map[string]string, v fact.Value, ids
 		t.Fatal(err)
 	}
 	return r
+}
+
+// def returns the retail tool named name.
+func def(t *testing.T, name string) tool.Def {
+	t.Helper()
+	d, ok := retail.Registry().Lookup(name)
+	if !ok {
+		t.Fatalf("tool %s is not registered", name)
+	}
+	return d
 }
 
 func TestAllocator_NeverReuses(t *testing.T) {
@@ -49,32 +61,53 @@ func TestAllocator_NeverReuses(t *testing.T) {
 
 func TestNumerals(t *testing.T) {
 	price := result(t, "get_price", map[string]string{"store_id": "st-003", "product_id": "pr-007", "as_of": "2026-01-06T08:00:00Z"},
-		fact.Price(781), []string{"evt-002357"})
+		fact.Integer(781, "cents"), []string{"evt-002357"})
 	count := result(t, "count_stores_with_condition", map[string]string{"condition": "EXPIRED", "as_of": "2026-01-06T08:00:00Z"},
-		fact.StoreCount([]string{"st-001", "st-002"}), []string{"evt-000001", "evt-000002", "evt-000003"})
+		fact.EntityCount("store_ids", []string{"st-001", "st-002"}), []string{"evt-000001", "evt-000002", "evt-000003"})
 	window := result(t, "count_events_in_window", map[string]string{"store_id": "st-003", "state": "OUT_OF_STOCK", "start": "2026-01-01T00:00:00Z", "end": "2026-01-07T00:00:00Z"},
-		fact.EventCount(0), nil)
+		fact.RowCount(0), nil)
+	// A tool of another domain: the numerals follow the value's kind and
+	// the parameters' kinds, not the retail names.
+	zoneDef := tool.Def{Name: "get_battery", Value: fact.KindNumber, Unit: "percent", Params: []tool.Param{
+		{Name: "device", Kind: tool.EntityID, Entity: "device", Pattern: `^dv-[0-9]{4}$`, Hint: "dv- and 4 digits"},
+		{Name: "store_id", Kind: tool.Enum, Values: []string{"st-003"}},
+		{Name: "as_of", Kind: tool.Timestamp},
+	}}
+	pct, err := fact.Number(41.5, "percent")
+	if err != nil {
+		t.Fatal(err)
+	}
+	battery := result(t, "get_battery", map[string]string{"device": "dv-0042", "store_id": "st-003", "as_of": "2026-01-06T08:00:00Z"},
+		pct, []string{"evt-000042"})
 	tests := []struct {
 		name string
 		r    fact.Result
+		def  tool.Def // zero: the retail tool of r
 		want []grounding.Numeral
 		not  []grounding.Numeral
 	}{
-		{"price", price, []grounding.Numeral{
+		{"number in its unit, ids by parameter kind", battery, zoneDef, []grounding.Numeral{
+			{Value: 41.5, Unit: grounding.UnitPercent}, {Unit: grounding.UnitID, ID: "dv-0042"}, {Unit: grounding.UnitID, ID: "evt-000042"}},
+			[]grounding.Numeral{{Unit: grounding.UnitID, ID: "st-003"}}},
+		{"price", price, tool.Def{}, []grounding.Numeral{
 			{Value: 781, Unit: grounding.UnitCents}, {Unit: grounding.UnitID, ID: "st-003"}, {Unit: grounding.UnitID, ID: "pr-007"},
 			{Unit: grounding.UnitID, ID: "evt-002357"}, {Value: 1767686400, Unit: grounding.UnitTimestamp},
 			{Unit: grounding.UnitTimestamp, Window: [2]string{"2026-01-06T08:00:00Z", "2026-01-06T08:00:00Z"}}}, nil},
-		{"count", count, []grounding.Numeral{
+		{"count", count, tool.Def{}, []grounding.Numeral{
 			{Value: 2, Unit: grounding.UnitCount}, {Value: 3, Unit: grounding.UnitCount},
 			{Unit: grounding.UnitID, ID: "st-001"}, {Unit: grounding.UnitID, ID: "st-002"}}, nil},
-		{"empty window", window, []grounding.Numeral{
+		{"empty window", window, tool.Def{}, []grounding.Numeral{
 			{Value: 0, Unit: grounding.UnitCount},
 			{Unit: grounding.UnitTimestamp, Window: [2]string{"2026-01-01T00:00:00Z", "2026-01-07T00:00:00Z"}}},
 			[]grounding.Numeral{{Value: 1, Unit: grounding.UnitCount}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := ledger.Numerals(tt.r)
+			d := tt.def
+			if d.Name == "" {
+				d = def(t, tt.r.Tool)
+			}
+			got := ledger.Numerals(tt.r, d)
 			for _, w := range tt.want {
 				if !slices.Contains(got, w) {
 					t.Errorf("missing %+v in %+v", w, got)
@@ -96,7 +129,7 @@ func TestLedger_RecordsOnlyWhatItIsGiven(t *testing.T) {
 		t.Fatal("a new ledger is not empty")
 	}
 	e := l.Record(result(t, "get_price", map[string]string{"store_id": "st-003", "product_id": "pr-007", "as_of": "2026-01-06T08:00:00Z"},
-		fact.Price(781), []string{"evt-002357"}))
+		fact.Integer(781, "cents"), []string{"evt-002357"}), def(t, "get_price"))
 	if e.ID != "res-000001" || !slices.Equal(l.IDs(), []string{"res-000001"}) {
 		t.Errorf("ids %v, entry %s", l.IDs(), e.ID)
 	}

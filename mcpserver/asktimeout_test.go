@@ -9,12 +9,15 @@ import (
 
 	"github.com/provenant/provenant/answer"
 	"github.com/provenant/provenant/mcpserver"
+	"github.com/provenant/provenant/retail"
 	"github.com/provenant/provenant/tool"
 )
 
 // deadlineRecorder is a pipeline that records the deadline each request
 // reaches it with, and answers nothing.
 type deadlineRecorder struct{ deadlines chan time.Duration }
+
+func (r deadlineRecorder) Registry() *tool.Registry { return retail.Registry() }
 
 func (r deadlineRecorder) record(ctx context.Context) answer.Answer {
 	d, ok := ctx.Deadline()
@@ -50,7 +53,7 @@ func TestAskTimeout(t *testing.T) {
 	defer cs.Close()
 	for _, p := range []*mcp.CallToolParams{
 		{Name: tool.AskName, Arguments: map[string]any{"question": "q"}},
-		{Name: tool.GetPrice, Arguments: map[string]any{"store_id": "st-001", "product_id": "pr-001", "as_of": "2026-01-01T00:00:00Z"}},
+		{Name: retail.GetPrice, Arguments: map[string]any{"store_id": "st-001", "product_id": "pr-001", "as_of": "2026-01-01T00:00:00Z"}},
 	} {
 		if _, err := cs.CallTool(t.Context(), p); err != nil {
 			t.Fatal(err)

@@ -85,7 +85,7 @@ func openEngineOver(b *testing.B, d *retail.Dataset) *engine.Engine {
 // loopback httptest server.
 func serveBench(b *testing.B, e *engine.Engine) *httptest.Server {
 	b.Helper()
-	api := httpapi.New(nil)
+	api := httpapi.New(&httpapi.Options{Registry: retail.Registry()})
 	api.SetBackend(httpapi.Backend{Asker: e.Pipeline, DatasetVersion: e.Info.Version, Provider: "rules",
 		MCP: mcpserver.HTTPHandler(mcpserver.New(e.Pipeline, e.Store, nil), nil)})
 	srv := httptest.NewServer(api)
@@ -114,7 +114,7 @@ func connectBench(b *testing.B, ctx context.Context, url string, hc *http.Client
 // benchParams returns the call's parameters, new for every call: the
 // client writes request metadata into them.
 func benchParams() *mcp.CallToolParams {
-	return &mcp.CallToolParams{Name: tool.GetPrice, Arguments: benchArgs}
+	return &mcp.CallToolParams{Name: retail.GetPrice, Arguments: benchArgs}
 }
 
 // callOverMCP makes the benchmark call and reports what went wrong, if
@@ -192,7 +192,7 @@ func BenchmarkCallTool(b *testing.B) {
 	e := openBenchEngine(b)
 	b.Run("inprocess", func(b *testing.B) {
 		ctx := b.Context()
-		p := tool.Proposal{Tool: tool.GetPrice, Params: benchArgs}
+		p := tool.Proposal{Tool: retail.GetPrice, Params: benchArgs}
 		var lat latencies
 		durs := make([]time.Duration, 0, 1<<12)
 		b.ReportAllocs()
@@ -295,7 +295,7 @@ func serveHandlers(b *testing.B, e *engine.Engine) map[string]http.Handler {
 		"fast": func(s *mcpserver.Server) http.Handler { return mcpserver.HTTPHandler(s, nil) },
 		"sdk":  mcpserver.SDKHandler,
 	} {
-		api := httpapi.New(nil)
+		api := httpapi.New(&httpapi.Options{Registry: retail.Registry()})
 		api.SetBackend(httpapi.Backend{Asker: e.Pipeline, DatasetVersion: e.Info.Version, Provider: "rules",
 			MCP: mcpHandler(mcpserver.New(e.Pipeline, e.Store, nil))})
 		out[name] = api
@@ -464,8 +464,8 @@ func openToolboxStore(b *testing.B) *engine.Engine {
 var toolCases = []struct {
 	tool, args string
 }{
-	{tool.CountEventsInWindow, `{"end":"2026-01-15T00:00:00Z","start":"2026-01-08T00:00:00Z","state":"LOW_STOCK","store_id":"st-003"}`},
-	{tool.ListProductsInState, `{"as_of":"2026-01-20T08:00:00Z","state":"LOW_STOCK","store_id":"st-003"}`},
+	{retail.CountEventsInWindow, `{"end":"2026-01-15T00:00:00Z","start":"2026-01-08T00:00:00Z","state":"LOW_STOCK","store_id":"st-003"}`},
+	{retail.ListProductsInState, `{"as_of":"2026-01-20T08:00:00Z","state":"LOW_STOCK","store_id":"st-003"}`},
 }
 
 // BenchmarkServeTool is BenchmarkServeCall's fast lane on the two tools

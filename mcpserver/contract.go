@@ -47,9 +47,6 @@ func invalid(name, code, msg string) *mcp.CallToolResult {
 	return toolResult(answer.Reject(name, &tool.Rejection{Kind: tool.Invalid, Reason: code + ": " + msg}))
 }
 
-// paramNames are the keys an argument error may name: the menu's own.
-var paramNames = tool.ParamNames()
-
 // callTool runs a menu tool through the wall. Arguments are read strictly
 // (a key twice, at any depth, is duplicate_field); their values, numbers
 // as json.Number, go to the wall, which judges the parameter set and every
@@ -57,7 +54,7 @@ var paramNames = tool.ParamNames()
 func (h *handlers) callTool(name string) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		var args map[string]any
-		if code, msg, ok := decodeArgs(req.Params.Arguments, &args, &strictjson.Options{Names: paramNames}); !ok {
+		if code, msg, ok := decodeArgs(req.Params.Arguments, &args, &strictjson.Options{Names: h.paramNames}); !ok {
 			return invalid(name, code, msg), nil
 		}
 		if args == nil { // arguments: null

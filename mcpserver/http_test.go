@@ -13,12 +13,13 @@ import (
 	"github.com/provenant/provenant/engine/enginetest"
 	"github.com/provenant/provenant/httpapi"
 	"github.com/provenant/provenant/mcpserver"
+	"github.com/provenant/provenant/retail"
 )
 
 func serveHTTP(t *testing.T) *httptest.Server {
 	t.Helper()
 	e := enginetest.OpenDemo(t, engine.Options{})
-	api := httpapi.New(nil)
+	api := httpapi.New(&httpapi.Options{Registry: retail.Registry()})
 	api.SetBackend(httpapi.Backend{Asker: e.Pipeline, DatasetVersion: e.Info.Version, Provider: "rules",
 		MCP: mcpserver.HTTPHandler(mcpserver.New(e.Pipeline, e.Store, nil), nil)})
 	srv := httptest.NewServer(api)

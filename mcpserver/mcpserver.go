@@ -49,6 +49,8 @@ const (
 type Pipeline interface {
 	Ask(ctx context.Context, question string) answer.Answer
 	Call(ctx context.Context, p tool.Proposal) answer.Answer
+	// Registry is the tool registry the server offers.
+	Registry() *tool.Registry
 }
 
 // Events looks up the scan events behind provenance pointers, summarises
@@ -106,7 +108,9 @@ func New(p Pipeline, events Events, opts *Options) *Server {
 	h := &handlers{p: p, events: events, askTimeout: o.AskTimeout, tools: map[string]bool{tool.CheckGroundingName: true},
 		prompts: map[string]bool{PromptInvestigateCondition: true, PromptShiftHandover: true}, index: &eventIndex{}}
 	s.AddReceivingMiddleware(h.guard)
-	for _, e := range tool.Offered() {
+	reg := p.Registry()
+	h.offered, h.paramNames = reg.Offered(), reg.ParamNames()
+	for _, e := range reg.Offered() {
 		h.tools[e.Name] = true
 		handler := h.callTool(e.Name)
 		if e.Name == tool.AskName {
@@ -147,6 +151,8 @@ type handlers struct {
 	events     Events
 	askTimeout time.Duration
 	tools      map[string]bool // offered tool names
+	offered    []tool.Entry    // the registry's offered tools
+	paramNames []string        // the keys an argument error may name: the registry's own
 	prompts    map[string]bool // offered prompt names
 	index      *eventIndex
 }
@@ -248,7 +254,7 @@ func contents(uri, cacheScope string, data any) (*mcp.ReadResourceResult, error)
 var errNotFound = &jsonrpc.Error{Code: mcp.CodeResourceNotFound, Message: "resource not found"}
 
 func (h *handlers) readTools(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
-	return contents(ToolsURI, "public", tool.Offered())
+	return contents(ToolsURI, "public", h.offered)
 }
 
 // HTTPHandler serves s over the streamable HTTP transport, stateless: no

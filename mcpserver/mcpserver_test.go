@@ -12,6 +12,7 @@ import (
 	"github.com/provenant/provenant/engine"
 	"github.com/provenant/provenant/engine/enginetest"
 	"github.com/provenant/provenant/mcpserver"
+	"github.com/provenant/provenant/retail"
 	"github.com/provenant/provenant/tool"
 )
 
@@ -123,7 +124,7 @@ func TestTools_SchemasAreTheRegistry(t *testing.T) {
 		advertised[tl.Name] = tl
 	}
 	want := map[string]map[string]any{tool.AskName: tool.AskSchema(), tool.CheckGroundingName: tool.CheckGroundingSchema()}
-	for _, d := range tool.Menu() {
+	for _, d := range retail.Registry().Menu() {
 		want[d.Name] = tool.InputSchema(d)
 	}
 	for name, schema := range want {
@@ -199,14 +200,14 @@ func TestCallTool(t *testing.T) {
 		reasonPfx string
 		value     string // JSON, when checked
 	}{
-		{"scalar", tool.GetPrice, map[string]any{"store_id": "st-003", "product_id": "pr-007", "as_of": asOf}, "answered", false, "", "781"},
-		{"count", tool.CountStoresWithCondition, map[string]any{"condition": "OUT_OF_STOCK", "as_of": asOf}, "answered", false, "", ""},
-		{"absence", tool.GetStockState, map[string]any{"store_id": "st-003", "product_id": "pr-007", "as_of": "2025-01-01T00:00:00Z"}, "absence", false, "", "null"},
+		{"scalar", retail.GetPrice, map[string]any{"store_id": "st-003", "product_id": "pr-007", "as_of": asOf}, "answered", false, "", "781"},
+		{"count", retail.CountStoresWithCondition, map[string]any{"condition": "OUT_OF_STOCK", "as_of": asOf}, "answered", false, "", ""},
+		{"absence", retail.GetStockState, map[string]any{"store_id": "st-003", "product_id": "pr-007", "as_of": "2025-01-01T00:00:00Z"}, "absence", false, "", "null"},
 		{"ask", tool.AskName, map[string]any{"question": "Which products are in state LOW_STOCK at st-003 as of " + asOf + "?"}, "answered", false, "", `{"product_ids":["pr-021","pr-024"]}`},
 		{"ask abstains", tool.AskName, map[string]any{"question": "What is the revenue of st-003?"}, "abstained", false, "no_tool", ""},
-		{"raw query is a typed rejection", tool.GetPrice, map[string]any{"store_id": "st-003' UNION SELECT 1 --", "product_id": "pr-007", "as_of": asOf}, "rejected", true, "raw_query", ""},
-		{"out of domain", tool.GetPrice, map[string]any{"store_id": "banana", "product_id": "pr-007", "as_of": asOf}, "rejected", true, "invalid", ""},
-		{"missing argument", tool.GetPrice, map[string]any{"store_id": "st-003"}, "rejected", true, "invalid", ""},
+		{"raw query is a typed rejection", retail.GetPrice, map[string]any{"store_id": "st-003' UNION SELECT 1 --", "product_id": "pr-007", "as_of": asOf}, "rejected", true, "raw_query", ""},
+		{"out of domain", retail.GetPrice, map[string]any{"store_id": "banana", "product_id": "pr-007", "as_of": asOf}, "rejected", true, "invalid", ""},
+		{"missing argument", retail.GetPrice, map[string]any{"store_id": "st-003"}, "rejected", true, "invalid", ""},
 		{"ask with a number", tool.AskName, map[string]any{"question": 42}, "rejected", true, "invalid", ""},
 	}
 	for _, tt := range tests {
@@ -241,7 +242,7 @@ func TestCallTool(t *testing.T) {
 // event resource, wrapped in the tainted envelope.
 func TestFollowProvenance(t *testing.T) {
 	cs := connect(t)
-	_, a := call(t, cs, tool.GetPrice, map[string]any{"store_id": "st-003", "product_id": "pr-007", "as_of": "2026-01-06T08:00:00Z"})
+	_, a := call(t, cs, retail.GetPrice, map[string]any{"store_id": "st-003", "product_id": "pr-007", "as_of": "2026-01-06T08:00:00Z"})
 	if len(a.Provenance.EventIDs) != 1 {
 		t.Fatalf("provenance %v", a.Provenance.EventIDs)
 	}

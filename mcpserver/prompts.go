@@ -9,7 +9,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/provenant/provenant/retail"
-	"github.com/provenant/provenant/tool"
 )
 
 // Prompt names.
@@ -28,7 +27,7 @@ func addPrompts(s *mcp.Server) {
 		Name:        PromptInvestigateCondition,
 		Description: "Investigate a store condition: which stores have it, and which products cause it.",
 		Arguments: []*mcp.PromptArgument{
-			{Name: "condition", Description: "One of " + fmt.Sprint(tool.Condition.Enum()), Required: true},
+			{Name: "condition", Description: "One of " + fmt.Sprint(conditions()), Required: true},
 			{Name: "as_of", Description: "UTC instant, like 2026-01-06T08:00:00Z", Required: true},
 		},
 	}, investigateCondition)
@@ -43,6 +42,17 @@ func addPrompts(s *mcp.Server) {
 	}, shiftHandover)
 }
 
+// conditions are the retail store conditions the investigate prompt
+// takes. The prompts are the retail demo's (issue 8 derives them from the
+// catalog).
+func conditions() []string {
+	out := make([]string, len(retail.Conditions))
+	for i, c := range retail.Conditions {
+		out[i] = string(c)
+	}
+	return out
+}
+
 // errInvalidArgument does not repeat the argument: it is client input.
 func errInvalidArgument(name string) error {
 	return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "invalid prompt argument " + name}
@@ -51,7 +61,7 @@ func errInvalidArgument(name string) error {
 func investigateCondition(ctx context.Context, req *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
 	args := req.Params.Arguments
 	cond, asOf := args["condition"], args["as_of"]
-	if !slices.Contains(tool.Condition.Enum(), cond) {
+	if !slices.Contains(conditions(), cond) {
 		return nil, errInvalidArgument("condition")
 	}
 	if !retail.IsTimestamp(asOf) {

@@ -131,7 +131,7 @@ func New(prov provider.Provider, wall *tool.Wall, exec Executor, res Resolver, o
 		if err := sc.Validate(); err != nil {
 			panic("pipeline: " + err.Error())
 		}
-		opts.SelfConsistency = sc.withDefaults()
+		opts.SelfConsistency = sc.withDefaults(wall.Registry())
 	}
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
@@ -147,8 +147,11 @@ func New(prov provider.Provider, wall *tool.Wall, exec Executor, res Resolver, o
 	if opts.ResultIDs == nil {
 		opts.ResultIDs = ledger.NewAllocator(nil)
 	}
-	return &Pipeline{prov: prov, wall: wall, exec: exec, res: res, opts: o, menu: tool.Menu()}
+	return &Pipeline{prov: prov, wall: wall, exec: exec, res: res, opts: o, menu: wall.Registry().Menu()}
 }
+
+// Registry returns the tool registry of the pipeline's wall.
+func (p *Pipeline) Registry() *tool.Registry { return p.wall.Registry() }
 
 // ProviderName names the configured provider.
 func (p *Pipeline) ProviderName() string { return p.prov.Name() }
@@ -307,7 +310,7 @@ func (p *Pipeline) finish(ctx context.Context, question string, call tool.Call, 
 	rec.Provenance = "verified"
 
 	led := ledger.New(p.opts.ResultIDs)
-	entry := led.Record(result)
+	entry := led.Record(result, call.Def())
 
 	rec.Stage = answer.StageCompose
 	var text *string
@@ -356,7 +359,7 @@ func (p *Pipeline) finish(ctx context.Context, question string, call tool.Call, 
 	}
 	conf := confidence(rec, report)
 	if pol := p.opts.Abstention; pol != nil {
-		class := calibration.ClassOfTool(result.Tool)
+		class := calibration.ClassOfKind(call.Def().Value)
 		if t := pol.ThresholdFor(class); conf.Score < t {
 			rec.ErrorDetail = fmt.Sprintf("confidence %.4f below the %s threshold %.4f", conf.Score, class, t)
 			return answer.Abstain(answer.ReasonBelowThreshold, fmt.Sprintf("confidence %.2f is below the calibrated threshold %.2f for %s questions", conf.Score, t, class))

@@ -10,6 +10,7 @@ import (
 	"github.com/provenant/provenant/ledger"
 	"github.com/provenant/provenant/pipeline"
 	"github.com/provenant/provenant/resolver"
+	"github.com/provenant/provenant/retail"
 	"github.com/provenant/provenant/retail/storetest"
 	"github.com/provenant/provenant/store/memstore"
 	"github.com/provenant/provenant/tool"
@@ -24,7 +25,7 @@ func newProcess(t *testing.T, ids ledger.IDSource) *pipeline.Pipeline {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return pipeline.New(fakeProvider{}, tool.NewWall(tool.CatalogOf(d)), executor.New(d, nil), resolver.New(snap), &pipeline.Options{ResultIDs: ids})
+	return pipeline.New(fakeProvider{}, tool.NewWall(retail.Registry(), retail.DeclaredIDs(d)), executor.New(d, nil), resolver.New(snap), &pipeline.Options{ResultIDs: ids})
 }
 
 // callIDs makes n direct calls in sequence and returns their result ids.

@@ -39,23 +39,29 @@ type SelfConsistency struct {
 	// DefaultSamples. 1 draws one proposal: the same as no voting.
 	Samples int
 	// Hard holds the tool names whose questions are voted on. nil means
-	// DefaultHard (aggregates, lists and windows); an empty map, none.
+	// DefaultHard of the wall's registry (aggregates, lists and windows);
+	// an empty map, none.
 	Hard map[string]bool
+	// All votes on the questions of every tool of the wall's registry;
+	// Hard is then ignored. For calibration, which measures every class.
+	All bool
 	// AllowPlurality lets the largest cluster win without a strict
 	// majority (a tie for largest still abstains). For measurement only:
 	// never for answers a person relies on.
 	AllowPlurality bool
 }
 
-// DefaultHard returns the default hard classes by tool name: aggregates
-// (count_stores_with_condition), lists (list_products_in_state) and
-// windows (count_events_in_window).
-func DefaultHard() map[string]bool {
-	return map[string]bool{
-		tool.CountStoresWithCondition: true,
-		tool.ListProductsInState:      true,
-		tool.CountEventsInWindow:      true,
+// DefaultHard returns the default hard classes of reg by tool name: every
+// tool whose value is not a scalar, that is aggregates (entity counts),
+// lists and windows (row counts).
+func DefaultHard(reg *tool.Registry) map[string]bool {
+	hard := map[string]bool{}
+	for _, d := range reg.Menu() {
+		if !d.Value.Scalar() {
+			hard[d.Name] = true
+		}
 	}
+	return hard
 }
 
 // Validate reports a sample count that is even or out of range.
@@ -70,12 +76,17 @@ func (sc SelfConsistency) Validate() error {
 }
 
 // withDefaults returns a copy of sc with its defaults filled.
-func (sc SelfConsistency) withDefaults() *SelfConsistency {
+func (sc SelfConsistency) withDefaults(reg *tool.Registry) *SelfConsistency {
 	if sc.Samples == 0 {
 		sc.Samples = DefaultSamples
 	}
-	if sc.Hard == nil {
-		sc.Hard = DefaultHard()
+	if sc.All {
+		sc.Hard = map[string]bool{}
+		for _, d := range reg.Menu() {
+			sc.Hard[d.Name] = true
+		}
+	} else if sc.Hard == nil {
+		sc.Hard = DefaultHard(reg)
 	} else {
 		sc.Hard = maps.Clone(sc.Hard)
 	}

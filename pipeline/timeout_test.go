@@ -16,6 +16,7 @@ import (
 	"github.com/provenant/provenant/pipeline"
 	"github.com/provenant/provenant/provider"
 	"github.com/provenant/provenant/resolver"
+	"github.com/provenant/provenant/retail"
 	"github.com/provenant/provenant/retail/storetest"
 	"github.com/provenant/provenant/store/memstore"
 	"github.com/provenant/provenant/tool"
@@ -114,7 +115,7 @@ func TestAsk_Timeout(t *testing.T) {
 			case "resolve":
 				res = lateResolver{res, cancel}
 			}
-			p := pipeline.New(lateProvider{tt.provider, tt.at, cancel}, tool.NewWall(tool.CatalogOf(d)), prov, res, &pipeline.Options{Logger: slog.New(slog.NewJSONHandler(&logs, nil)), Observer: &rec})
+			p := pipeline.New(lateProvider{tt.provider, tt.at, cancel}, tool.NewWall(retail.Registry(), retail.DeclaredIDs(d)), prov, res, &pipeline.Options{Logger: slog.New(slog.NewJSONHandler(&logs, nil)), Observer: &rec})
 			var a answer.Answer
 			if tt.call {
 				a = p.Call(ctx, *stateCall)

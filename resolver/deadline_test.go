@@ -42,7 +42,7 @@ func TestResolve_Deadline(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := tool.NewWall(tool.CatalogOf(d)).Check(tool.Proposal{Tool: tool.CountEventsInWindow, Params: map[string]any{
+	c, err := tool.NewWall(retail.Registry(), retail.DeclaredIDs(d)).Check(tool.Proposal{Tool: retail.CountEventsInWindow, Params: map[string]any{
 		"store_id": "st-001", "state": "IN_STOCK", "start": "2026-01-01T00:00:00Z", "end": "2026-01-09T00:00:00Z"}})
 	if err != nil {
 		t.Fatal(err)

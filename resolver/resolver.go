@@ -97,8 +97,8 @@ func selection(c tool.Call) retail.Selection {
 	if scope := c.Scope(); !scope.All() {
 		s.Stores = append([]string{}, scope.Stores()...) // non-nil even when empty: nothing
 	}
-	switch c.Tool() {
-	case tool.CountEventsInWindow:
+	switch c.Def().Value {
+	case fact.KindRowCount:
 		s.Start, s.End = c.Arg("start"), c.Arg("end")
 		s.Match = retail.Match{States: []retail.State{retail.State(c.Arg("state"))}}
 	default:
@@ -131,32 +131,25 @@ func satisfies(s retail.Selection, e retail.Event) bool {
 
 // value computes the call's value from the re-derived event set.
 func value(c tool.Call, events []retail.Event) fact.Value {
-	kind := c.Def().Value
-	switch kind {
-	case fact.KindState, fact.KindPrice, fact.KindFlag:
+	d := c.Def()
+	switch d.Value {
+	case fact.KindText, fact.KindInteger, fact.KindNumber:
 		if len(events) != 1 {
-			return fact.NoObservation(kind)
+			return fact.NoObservation(d.Value)
 		}
-		e := events[0]
-		switch kind {
-		case fact.KindState:
-			return fact.State(string(e.State))
-		case fact.KindPrice:
-			return fact.Price(e.PriceCents)
-		}
-		return fact.Flag(string(e.Flag))
-	case fact.KindStoreCount:
+		return retail.Scalar(d, events[0])
+	case fact.KindEntityCount:
 		stores := map[string]bool{}
 		for _, e := range events {
 			stores[e.StoreID] = true
 		}
-		return fact.StoreCount(slices.Collect(maps.Keys(stores)))
-	case fact.KindProductList:
+		return fact.EntityCount(d.IDsField, slices.Collect(maps.Keys(stores)))
+	case fact.KindEntityList:
 		products := make([]string, len(events))
 		for i, e := range events {
 			products[i] = e.ProductID
 		}
-		return fact.ProductList(products)
+		return fact.EntityList(d.IDsField, products)
 	}
-	return fact.EventCount(len(events))
+	return fact.RowCount(len(events))
 }

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/provenant/provenant/retail"
 	"github.com/provenant/provenant/server"
 )
 
@@ -45,7 +46,7 @@ func dial(t *testing.T, l server.Limits) net.Conn {
 	t.Helper()
 	var closed atomic.Int32
 	base, _ := run(t, "127.0.0.1:0", func(context.Context) (server.Loaded, error) { return stubLoaded(&closed), nil },
-		&server.Options{Limits: l})
+		&server.Options{Registry: retail.Registry(), Limits: l})
 	waitReady(t, base)
 	conn, err := net.Dial("tcp", strings.TrimPrefix(base, "http://"))
 	if err != nil {

@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/provenant/provenant/httpapi"
+	"github.com/provenant/provenant/tool"
 )
 
 // DefaultShutdownTimeout is how long in-flight requests may finish on
@@ -39,7 +40,10 @@ type Loader func(ctx context.Context) (Loaded, error)
 
 // Options configures Run; nil or a zero field means its default.
 type Options struct {
-	Logger *slog.Logger // nil: discard
+	// Registry is the tool registry the HTTP API describes and serves
+	// (httpapi.Options.Registry); required.
+	Registry *tool.Registry
+	Logger   *slog.Logger // nil: discard
 	// Limits: a zero field takes its default (DefaultLimits); Run
 	// refuses limits Validate refuses.
 	Limits Limits
@@ -62,6 +66,9 @@ type Options struct {
 // Options.Auth.
 var ErrNeedsAuth = errors.New("a non-loopback address needs bearer tokens")
 
+// ErrNoRegistry is returned by Run without Options.Registry.
+var ErrNoRegistry = errors.New("no tool registry")
+
 // Run serves ln until ctx is done, the server fails, or the load fails,
 // then shuts down within the shutdown timeout and releases the backend.
 // A cancelled ctx is a normal end (nil). Run closes ln. nil opts means
@@ -70,6 +77,10 @@ func Run(ctx context.Context, ln net.Listener, load Loader, opts *Options) error
 	var o Options
 	if opts != nil {
 		o = *opts
+	}
+	if o.Registry == nil {
+		ln.Close()
+		return fmt.Errorf("configure server: %w", ErrNoRegistry)
 	}
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
@@ -93,7 +104,7 @@ func Run(ctx context.Context, ln net.Listener, load Loader, opts *Options) error
 	}
 	logger := o.Logger
 	api := httpapi.New(&httpapi.Options{
-		Logger: logger, Metrics: o.Metrics, MaxBodyBytes: lim.MaxBodyBytes, AskTimeout: lim.AskTimeout,
+		Registry: o.Registry, Logger: logger, Metrics: o.Metrics, MaxBodyBytes: lim.MaxBodyBytes, AskTimeout: lim.AskTimeout,
 		AllowedHosts: o.AllowedHosts, Auth: o.Auth, PublicMetrics: o.PublicMetrics || onLoopback,
 		Limits: lim.httpapi(),
 	})

@@ -14,6 +14,7 @@ import (
 	"github.com/provenant/provenant/answer"
 	"github.com/provenant/provenant/httpapi"
 	"github.com/provenant/provenant/principal"
+	"github.com/provenant/provenant/retail"
 	"github.com/provenant/provenant/server"
 	"github.com/provenant/provenant/tool"
 )
@@ -46,6 +47,14 @@ func run(t *testing.T, addr string, load server.Loader, opts *server.Options) (s
 	_, port, _ := net.SplitHostPort(ln.Addr().String())
 	ctx, cancel := context.WithCancel(t.Context())
 	done := make(chan error, 1)
+	if opts == nil {
+		opts = &server.Options{}
+	}
+	if opts.Registry == nil {
+		o := *opts
+		o.Registry = retail.Registry()
+		opts = &o
+	}
 	go func() { done <- server.Run(ctx, ln, load, opts) }()
 	var once bool
 	var result error
@@ -153,7 +162,7 @@ func TestRun_LoadError(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Run returns on its own when the load fails.
-	err = server.Run(t.Context(), ln, func(context.Context) (server.Loaded, error) { return server.Loaded{}, boom }, nil)
+	err = server.Run(t.Context(), ln, func(context.Context) (server.Loaded, error) { return server.Loaded{}, boom }, &server.Options{Registry: retail.Registry()})
 	if !errors.Is(err, boom) || !strings.Contains(err.Error(), "load engine") {
 		t.Errorf("Run() = %v, want load engine: boom", err)
 	}
@@ -166,9 +175,10 @@ func TestRun_Refuses(t *testing.T) {
 		opts server.Options
 		want error
 	}{
-		{"no tokens on a network address", "0.0.0.0:0", server.Options{}, server.ErrNeedsAuth},
-		{"bad limits", "127.0.0.1:0", server.Options{Limits: server.Limits{MaxInFlight: -1}}, server.ErrLimits},
-		{"bad allowed host", "127.0.0.1:0", server.Options{AllowedHosts: []string{"http://x"}}, httpapi.ErrAllowedHost},
+		{"no tokens on a network address", "0.0.0.0:0", server.Options{Registry: retail.Registry()}, server.ErrNeedsAuth},
+		{"bad limits", "127.0.0.1:0", server.Options{Registry: retail.Registry(), Limits: server.Limits{MaxInFlight: -1}}, server.ErrLimits},
+		{"bad allowed host", "127.0.0.1:0", server.Options{Registry: retail.Registry(), AllowedHosts: []string{"http://x"}}, httpapi.ErrAllowedHost},
+		{"no registry", "127.0.0.1:0", server.Options{}, server.ErrNoRegistry},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -218,7 +228,7 @@ func TestRun_MetricsPolicy(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			var closed atomic.Int32
 			base, _ := run(t, tt.addr, func(context.Context) (server.Loaded, error) { return stubLoaded(&closed), nil },
-				&server.Options{Auth: tokenSet(t), Metrics: metrics, PublicMetrics: tt.public})
+				&server.Options{Registry: retail.Registry(), Auth: tokenSet(t), Metrics: metrics, PublicMetrics: tt.public})
 			waitReady(t, base)
 			if code, _ := get(t, base+"/metrics", ""); code != tt.wantNoAuth {
 				t.Errorf("/metrics without a token: %d, want %d", code, tt.wantNoAuth)
@@ -241,7 +251,7 @@ func TestRun_HostIsTheArrivalAddress(t *testing.T) {
 	ip := nonLoopbackIP(t)
 	var closed atomic.Int32
 	base, _ := run(t, "0.0.0.0:0", func(context.Context) (server.Loaded, error) { return stubLoaded(&closed), nil },
-		&server.Options{Auth: tokenSet(t)})
+		&server.Options{Registry: retail.Registry(), Auth: tokenSet(t)})
 	waitReady(t, base)
 	port := base[strings.LastIndex(base, ":")+1:]
 	ipBase := "http://" + net.JoinHostPort(ip.String(), port)

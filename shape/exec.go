@@ -61,17 +61,30 @@ func (s *Snapshot) execLatest(ctx context.Context, p *plan, c Call) (Value, []st
 		return Value{}, nil, err
 	}
 	q := &query{}
-	var where []string
-	for i, e := range p.series {
-		where = append(where, col("x", e.Column.Value)+" = "+q.param(vals[i]))
+	seriesFilter := func(alias string) string {
+		var w []string
+		for i, e := range p.series {
+			w = append(w, col(alias, e.Column.Value)+" = "+q.param(vals[i]))
+		}
+		return strings.Join(w, " AND ")
 	}
-	where = append(where, col("x", p.ds.Time.Value)+" <= "+q.instant(asOf))
+	from, where := p.rel+" x", ""
+	if p.derived {
+		cq := &query{}
+		cpID, cpTS, err := s.checkpoint(ctx, p, cq.instant(asOf), cq.args)
+		if err != nil {
+			return Value{}, nil, err
+		}
+		from, where = "("+p.candidates(q, cpID, cpTS, q.instant(asOf), seriesFilter, false)+") x", "1 = 1"
+	} else {
+		where = seriesFilter("x") + " AND " + col("x", p.ds.Time.Value) + " <= " + q.instant(asOf)
+	}
 	inner := "SELECT CAST(" + col("x", p.ds.Key.Value) + " AS VARCHAR) AS k, " +
 		col("x", p.attr.Column.Value) + " AS v"
 	if p.scope != nil {
 		inner += ", " + col("x", p.scope.Column.Value) + " AS " + ident(p.scope.Column.Value)
 	}
-	inner += " FROM " + p.rel + " x WHERE " + strings.Join(where, " AND ") +
+	inner += " FROM " + from + " WHERE " + where +
 		" ORDER BY " + col("x", p.ds.Time.Value) + " DESC, " + col("x", p.ds.Key.Value) + " DESC LIMIT 1"
 	sqlText := "SELECT y.k, y.v FROM (" + inner + ") y WHERE 1 = 1" + p.scopeSQL(q, "y", c.Scope)
 	rows, err := s.tx.QueryContext(ctx, sqlText, q.args...)
@@ -136,21 +149,34 @@ func (s *Snapshot) execEntities(ctx context.Context, p *plan, c Call) (Value, []
 			atInSeries = true
 		}
 	}
-	innerWhere := col("x", p.ds.Time.Value) + " <= " + ts
 	var atValue string
 	if p.at != nil {
 		if atValue, err = arg(c, p.at.Column.Value); err != nil {
 			return Value{}, nil, err
 		}
-		if atInSeries {
-			// The fixed entity is part of the series: filtering before
-			// the window keeps every row of the series it selects.
-			innerWhere += " AND " + col("x", p.at.Column.Value) + " = " + q.param(atValue)
+	}
+	// When the fixed entity is part of the series, filtering before the
+	// window keeps every row of the series it selects.
+	atFilter := func(alias string) string {
+		if p.at == nil || !atInSeries {
+			return ""
 		}
+		return col(alias, p.at.Column.Value) + " = " + q.param(atValue)
+	}
+	from, innerWhere := p.rel+" x", col("x", p.ds.Time.Value)+" <= "+ts
+	if p.derived {
+		cq := &query{}
+		cpID, cpTS, err := s.checkpoint(ctx, p, cq.instant(asOf), cq.args)
+		if err != nil {
+			return Value{}, nil, err
+		}
+		from, innerWhere = "("+p.candidates(q, cpID, cpTS, ts, atFilter, false)+") x", "1 = 1"
+	} else if w := atFilter("x"); w != "" {
+		innerWhere += " AND " + w
 	}
 	inner := "SELECT " + strings.Join(proj, ", ") + ", ROW_NUMBER() OVER (PARTITION BY " +
 		strings.Join(partition, ", ") + " ORDER BY " + col("x", p.ds.Time.Value) + " DESC, " +
-		col("x", p.ds.Key.Value) + " DESC) AS _provenant_rn FROM " + p.rel + " x WHERE " + innerWhere
+		col("x", p.ds.Key.Value) + " DESC) AS _provenant_rn FROM " + from + " WHERE " + innerWhere
 	cond, err := p.predicate(q, "y", pr)
 	if err != nil {
 		return Value{}, nil, err

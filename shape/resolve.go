@@ -27,13 +27,16 @@ func (s *Snapshot) Resolve(ctx context.Context, c Call, r Result) (Verdict, erro
 		v    Value
 		keys []string
 	)
-	switch p.tool.Shape.Value {
-	case catalog.ShapeLatestValue:
+	consistent := true
+	switch {
+	case p.derived && p.tool.Shape.Value != catalog.ShapeCountRowsInWindow:
+		v, keys, consistent, err = s.resolveLive(ctx, p, c)
+	case p.tool.Shape.Value == catalog.ShapeLatestValue:
 		v, keys, err = s.resolveLatest(ctx, p, c)
-	case catalog.ShapeCountEntitiesWhere, catalog.ShapeListEntitiesInState:
-		v, keys, err = s.resolveEntities(ctx, p, c)
-	case catalog.ShapeCountRowsInWindow:
+	case p.tool.Shape.Value == catalog.ShapeCountRowsInWindow:
 		v, keys, err = s.resolveWindow(ctx, p, c)
+	default:
+		v, keys, err = s.resolveEntities(ctx, p, c)
 	}
 	if err != nil {
 		return Verdict{}, err
@@ -44,8 +47,8 @@ func (s *Snapshot) Resolve(ctx context.Context, c Call, r Result) (Verdict, erro
 		listed = listed[:s.e.maxKeys]
 	}
 	verdict := Verdict{
-		ValueMatches: v.Equal(r.Value),
-		Complete:     len(keys) == r.Rows && Digest(keys) == r.Digest && slices.Equal(listed, r.Keys),
+		ValueMatches: consistent && v.Equal(r.Value),
+		Complete:     consistent && len(keys) == r.Rows && Digest(keys) == r.Digest && slices.Equal(listed, r.Keys),
 		Enumerated:   len(keys),
 	}
 	verdict.ProvenanceValid, err = s.judgeKeys(ctx, p, c, r)
@@ -163,14 +166,29 @@ func (s *Snapshot) resolveWindow(ctx context.Context, p *plan, c Call) (Value, [
 	}
 	q := &query{}
 	at := q.param(atValue)
+	// With checkpoints, both prefixes start at the last checkpoint at or
+	// before start, so that neither reads all history.
+	lower := ""
+	if p.derived {
+		cq := &query{}
+		_, cpTS, err := s.checkpoint(ctx, p, cq.instant(start), cq.args)
+		if err != nil {
+			return Value{}, nil, err
+		}
+		lower = "CAST(" + q.param(cpTS) + " AS TIMESTAMP)"
+	}
 	prefix := func(alias, bound string) (string, error) {
 		cond, err := p.predicate(q, alias, pr)
 		if err != nil {
 			return "", err
 		}
-		return "SELECT CAST(" + col(alias, p.ds.Key.Value) + " AS VARCHAR) FROM " + p.rel + " " + alias +
+		sqlText := "SELECT CAST(" + col(alias, p.ds.Key.Value) + " AS VARCHAR) FROM " + p.rel + " " + alias +
 			" WHERE " + col(alias, p.at.Column.Value) + " = " + at + " AND " + cond +
-			" AND " + col(alias, p.ds.Time.Value) + " < " + bound, nil
+			" AND " + col(alias, p.ds.Time.Value) + " < " + bound
+		if lower != "" {
+			sqlText += " AND " + col(alias, p.ds.Time.Value) + " >= " + lower
+		}
+		return sqlText, nil
 	}
 	upTo, err := prefix("a", q.instant(end))
 	if err != nil {
@@ -186,6 +204,134 @@ func (s *Snapshot) resolveWindow(ctx context.Context, p *plan, c Call) (Value, [
 		return Value{}, nil, err
 	}
 	return Value{Kind: KindRowCount, Observed: true, Count: len(keys)}, keys, nil
+}
+
+// resolveLive re-derives an as-of shape through the derived structures:
+// the rows of the checkpoint and since whose validity interval
+// [time, _valid_to) contains as_of are the latest of their series, and
+// there must be exactly one per series the census says had begun by
+// as_of. The condition, the fixed entity and the scope are judged in
+// the same SQL, as flags, so that the count covers every series.
+// consistent is false when the count disagrees with the census.
+func (s *Snapshot) resolveLive(ctx context.Context, p *plan, c Call) (v Value, keys []string, consistent bool, err error) {
+	asOf, err := instant(c, "as_of")
+	if err != nil {
+		return Value{}, nil, false, err
+	}
+	q := &query{}
+	ts := q.instant(asOf)
+	cq := &query{}
+	cpID, cpTS, err := s.checkpoint(ctx, p, cq.instant(asOf), cq.args)
+	if err != nil {
+		return Value{}, nil, false, err
+	}
+	// Series restriction: the series a latest_value names, or the fixed
+	// entity when it is part of the series.
+	var restrictCols, restrictVals []string
+	switch p.tool.Shape.Value {
+	case catalog.ShapeLatestValue:
+		vals, err := p.seriesArgs(c)
+		if err != nil {
+			return Value{}, nil, false, err
+		}
+		for i, e := range p.series {
+			restrictCols, restrictVals = append(restrictCols, e.Column.Value), append(restrictVals, vals[i])
+		}
+	default:
+		if p.at != nil && slices.Contains(p.series, p.at) {
+			atValue, err := arg(c, p.at.Column.Value)
+			if err != nil {
+				return Value{}, nil, false, err
+			}
+			restrictCols, restrictVals = []string{p.at.Column.Value}, []string{atValue}
+		}
+	}
+	restrict := func(q *query) func(alias string) string {
+		return func(alias string) string {
+			var w []string
+			for i, cname := range restrictCols {
+				w = append(w, col(alias, cname)+" = "+q.param(restrictVals[i]))
+			}
+			return strings.Join(w, " AND ")
+		}
+	}
+	var flag, out string
+	switch p.tool.Shape.Value {
+	case catalog.ShapeLatestValue:
+		flag = "1 = 1"
+		out = col("a", p.attr.Column.Value)
+	default:
+		pr, err := p.condition(c)
+		if err != nil {
+			return Value{}, nil, false, err
+		}
+		if flag, err = p.predicate(q, "a", pr); err != nil {
+			return Value{}, nil, false, err
+		}
+		if p.at != nil {
+			atValue, err := arg(c, p.at.Column.Value)
+			if err != nil {
+				return Value{}, nil, false, err
+			}
+			flag += " AND " + col("a", p.at.Column.Value) + " = " + q.param(atValue)
+		}
+		out = col("a", p.entity.Column.Value)
+	}
+	flag += p.scopeSQL(q, "a", c.Scope)
+	sqlText := "SELECT CAST(" + col("a", p.ds.Key.Value) + " AS VARCHAR), " + out + ", CASE WHEN " + flag +
+		" THEN 1 ELSE 0 END FROM (" + p.candidates(q, cpID, cpTS, ts, restrict(q), true) + ") a WHERE " +
+		col("a", ValidToColumn) + " > " + ts
+	rows, err := s.tx.QueryContext(ctx, sqlText, q.args...)
+	if err != nil {
+		return Value{}, nil, false, fmt.Errorf("resolve %s: %w", p.tool.Name.Value, err)
+	}
+	defer rows.Close()
+	live := 0
+	var ids []string
+	if p.tool.Shape.Value == catalog.ShapeLatestValue {
+		v = Value{Kind: attrKind(p.attr), Unit: p.attr.Unit.Value}
+	}
+	for rows.Next() {
+		var k string
+		var flagged int
+		var id sql.NullString
+		var dest any = &id
+		var cell *cell
+		if p.tool.Shape.Value == catalog.ShapeLatestValue {
+			cell = newCell(p.attr)
+			dest = cell.dest()
+		}
+		if err := rows.Scan(&k, dest, &flagged); err != nil {
+			return Value{}, nil, false, fmt.Errorf("resolve %s: %w", p.tool.Name.Value, err)
+		}
+		live++
+		if flagged != 1 {
+			continue
+		}
+		keys = append(keys, k)
+		if cell != nil && cell.valid() {
+			cell.into(&v)
+		} else if cell == nil && id.Valid {
+			ids = append(ids, id.String)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return Value{}, nil, false, fmt.Errorf("resolve %s: %w", p.tool.Name.Value, err)
+	}
+	// The census: how many series had begun by as_of.
+	cenQ := &query{}
+	cenSQL := "SELECT COUNT(*) FROM " + p.censusRel + " a WHERE _first_ts <= " + cenQ.instant(asOf)
+	if w := restrict(cenQ)("a"); w != "" {
+		cenSQL += " AND " + w
+	}
+	var begun int
+	if err := s.tx.QueryRowContext(ctx, cenSQL, cenQ.args...).Scan(&begun); err != nil {
+		return Value{}, nil, false, fmt.Errorf("resolve %s: read census: %w", p.tool.Name.Value, err)
+	}
+	if p.tool.Shape.Value != catalog.ShapeLatestValue {
+		v = p.entityValue(ids)
+	}
+	return v, keys, live == begun, nil
 }
 
 // row is one looked-up row: its time and the columns a judgement reads.
@@ -207,7 +353,7 @@ func (s *Snapshot) judgeKeys(ctx context.Context, p *plan, c Call, r Result) (bo
 	if r.Rows < len(r.Keys) || !slices.IsSorted(r.Keys) {
 		return false, nil
 	}
-	rows, err := s.lookup(ctx, p, r.Keys)
+	rows, err := s.lookup(ctx, p, c, r.Keys)
 	if err != nil {
 		return false, err
 	}
@@ -256,8 +402,10 @@ func (p *plan) lookupColumns() (strs, nums []string) {
 	return strs, nums
 }
 
-// lookup reads the rows of the given keys, by key.
-func (s *Snapshot) lookup(ctx context.Context, p *plan, keys []string) (map[string]row, error) {
+// lookup reads the rows of the given keys, by key. For a window it reads
+// only rows inside the window (a key outside it backs nothing), so that a
+// store can serve the lookup from the window's slice of the data.
+func (s *Snapshot) lookup(ctx context.Context, p *plan, c Call, keys []string) (map[string]row, error) {
 	strs, nums := p.lookupColumns()
 	proj := []string{"CAST(" + col("x", p.ds.Key.Value) + " AS VARCHAR)", col("x", p.ds.Time.Value)}
 	for _, cname := range strs {
@@ -273,6 +421,15 @@ func (s *Snapshot) lookup(ctx context.Context, p *plan, keys []string) (map[stri
 		q := &query{}
 		sqlText := "SELECT " + strings.Join(proj, ", ") + " FROM " + p.rel + " x WHERE " +
 			col("x", p.ds.Key.Value) + " IN " + q.list(keys[lo:hi])
+		if p.tool.Shape.Value == catalog.ShapeCountRowsInWindow {
+			start, err1 := instant(c, "start")
+			end, err2 := instant(c, "end")
+			if err1 != nil || err2 != nil {
+				return nil, &ArgError{Param: "start", Reason: "is not a window"}
+			}
+			sqlText += " AND " + col("x", p.ds.Time.Value) + " >= " + q.instant(start) +
+				" AND " + col("x", p.ds.Time.Value) + " < " + q.instant(end)
+		}
 		if err := s.scanRows(ctx, sqlText, q.args, strs, nums, out); err != nil {
 			return nil, fmt.Errorf("look up keys of %s: %w", p.tool.Name.Value, err)
 		}

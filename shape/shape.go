@@ -57,9 +57,9 @@ type Source struct {
 	// in: REPEATABLE READ on PostgreSQL; nil on DuckDB, whose every
 	// transaction is a snapshot.
 	Snapshot *sql.TxOptions
-	// Relations maps a dataset name to the SQL relation that holds it, as
-	// written in a FROM clause (a view over files, a schema-qualified
-	// table). A dataset not in the map is read from its declared table.
+	// Relations maps a dataset name to the table or view that holds it
+	// (unquoted; schema.table allowed), such as a view over files. A
+	// dataset not in the map is read from its declared table.
 	Relations map[string]string
 	// Versions maps a dataset name to a fixed data version, for a dataset
 	// without an ingestion sequence (files read in place). A dataset not
@@ -97,7 +97,11 @@ func (e *ArgError) Error() string { return "shape argument " + e.Param + ": " + 
 
 // New compiles every tool of a validated catalog into its two
 // formulations.
-func New(cat *catalog.Catalog, src Source, o *Options) (*Engine, error) {
+//
+// A table dataset whose derived structures exist (see Derive) is read
+// through them; any other (files read in place, a table not derived) with
+// the plain formulations, which read every row up to the question's time.
+func New(ctx context.Context, cat *catalog.Catalog, src Source, o *Options) (*Engine, error) {
 	if src.DB == nil {
 		return nil, errors.New("new shape engine: no database")
 	}
@@ -105,14 +109,55 @@ func New(cat *catalog.Catalog, src Source, o *Options) (*Engine, error) {
 	if o != nil && o.MaxKeys > 0 {
 		e.maxKeys = o.MaxKeys
 	}
+	derived := map[string]bool{}
+	for _, ds := range cat.Datasets {
+		ok, err := tableExists(ctx, src.DB, tableName(ds, src)+cpiSuffix)
+		if err != nil {
+			return nil, fmt.Errorf("new shape engine: %w", err)
+		}
+		derived[ds.Name.Value] = ok
+	}
 	for _, t := range cat.Tools {
 		p, err := compile(cat, t, src)
 		if err != nil {
 			return nil, fmt.Errorf("new shape engine: tool %s: %w", t.Name.Value, err)
 		}
+		if derived[p.ds.Name.Value] {
+			name := tableName(p.ds, src)
+			p.derived = true
+			p.cpRel, p.cpiRel, p.censusRel = quoteName(name+cpSuffix), quoteName(name+cpiSuffix), quoteName(name+seriesSuffix)
+		}
 		e.plans[t.Name.Value] = p
 	}
 	return e, nil
+}
+
+// Derived reports whether a dataset is read through its derived
+// structures.
+func (e *Engine) Derived(dataset string) bool {
+	for _, p := range e.plans {
+		if p.ds.Name.Value == dataset {
+			return p.derived
+		}
+	}
+	return false
+}
+
+// tableExists reports whether a table (schema.table, or a table of the
+// current schema) exists.
+func tableExists(ctx context.Context, db *sql.DB, name string) (bool, error) {
+	schema, table, qualified := strings.Cut(name, ".")
+	q := "SELECT COUNT(*) FROM information_schema.tables WHERE table_schema = current_schema() AND table_name = $1"
+	args := []any{schema}
+	if qualified {
+		q = "SELECT COUNT(*) FROM information_schema.tables WHERE table_schema = $1 AND table_name = $2"
+		args = []any{schema, table}
+	}
+	var n int
+	if err := db.QueryRowContext(ctx, q, args...).Scan(&n); err != nil {
+		return false, fmt.Errorf("look up table: %w", err)
+	}
+	return n > 0, nil
 }
 
 // Catalog returns the engine's catalog.
@@ -291,6 +336,9 @@ type plan struct {
 	entity *catalog.Entity    // counted or listed
 	at     *catalog.Entity    // fixed entity
 	scope  *catalog.Entity    // the scope entity's column in this dataset
+	// derived: read through the derived structures named below.
+	derived                  bool
+	cpRel, cpiRel, censusRel string
 }
 
 func compile(cat *catalog.Catalog, t *catalog.Tool, src Source) (*plan, error) {
@@ -344,15 +392,14 @@ func (e *Engine) plan(c Call) (*plan, error) {
 }
 
 // relation returns the FROM-clause relation of a dataset.
-func relation(ds *catalog.Dataset, src Source) string {
+func relation(ds *catalog.Dataset, src Source) string { return quoteName(tableName(ds, src)) }
+
+// tableName returns the unquoted name of a dataset's table or view.
+func tableName(ds *catalog.Dataset, src Source) string {
 	if r, ok := src.Relations[ds.Name.Value]; ok {
 		return r
 	}
-	parts := strings.Split(ds.Table.Value, ".")
-	for i, p := range parts {
-		parts[i] = ident(p)
-	}
-	return strings.Join(parts, ".")
+	return ds.Table.Value
 }
 
 // ident quotes an SQL identifier.

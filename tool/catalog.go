@@ -11,12 +11,12 @@ type Entry struct {
 }
 
 // Offered returns every tool the client-facing surfaces (MCP, REST,
-// OpenAPI) offer, in a fixed order: the closed menu's tools, with
+// OpenAPI) offer, in a fixed order: the registry's tools, with
 // InputSchema, then ask, with AskSchema. It is the one list those surfaces
 // derive from, so a tool added to the menu appears on all of them. Each
 // call returns fresh schemas the caller may modify.
-func Offered() []Entry {
-	m := Menu()
+func (r *Registry) Offered() []Entry {
+	m := r.Menu()
 	out := make([]Entry, 0, len(m)+1)
 	for _, d := range m {
 		out = append(out, Entry{Name: d.Name, Description: d.Description, InputSchema: InputSchema(d)})
@@ -27,9 +27,9 @@ func Offered() []Entry {
 // ParamNames returns every parameter name of the menu's tools, sorted and
 // distinct: the keys a decoding error may name, because the registry, not
 // the client, chose them.
-func ParamNames() []string {
+func (r *Registry) ParamNames() []string {
 	var out []string
-	for _, d := range Menu() {
+	for _, d := range r.defs {
 		for _, p := range d.Params {
 			if !slices.Contains(out, p.Name) {
 				out = append(out, p.Name)

@@ -3,15 +3,27 @@ package tool_test
 import (
 	"fmt"
 
+	"github.com/provenant/provenant/fact"
 	"github.com/provenant/provenant/tool"
 )
 
 // The wall turns an untrusted proposal into a validated call, or into one
 // of three typed rejections that never repeat the offending value.
 func ExampleWall_Check() {
-	wall := tool.NewWall(tool.Catalog{
-		Stores:   map[string]bool{"st-003": true},
-		Products: map[string]bool{"pr-007": true},
+	store := tool.Param{Name: "store_id", Kind: tool.EntityID, Description: "Store id.",
+		Entity: "store", Pattern: `^st-[0-9]{3}$`, Hint: "st- and 3 digits"}
+	product := tool.Param{Name: "product_id", Kind: tool.EntityID, Description: "Product id.",
+		Entity: "product", Pattern: `^pr-[0-9]{3}$`, Hint: "pr- and 3 digits"}
+	asOf := tool.Param{Name: "as_of", Kind: tool.Timestamp, Description: "Instant."}
+	reg, err := tool.NewRegistry([]tool.Def{{Name: "get_price", Description: "Shelf price in cents.",
+		Params: []tool.Param{store, product, asOf}, Value: fact.KindInteger, Unit: "cents"}}, "store")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	wall := tool.NewWall(reg, map[string]map[string]bool{
+		"store":   {"st-003": true},
+		"product": {"pr-007": true},
 	})
 	proposals := []tool.Proposal{
 		{Tool: "get_price", Params: map[string]any{"store_id": "st-003", "product_id": "pr-007", "as_of": "2026-01-06T08:00:00Z"}},

@@ -1,14 +1,23 @@
-// Package tool is the closed tool menu: the one registry of tool
-// definitions every surface derives from (the model's tool schemas, the
-// HTTP and MCP descriptions), the untrusted Proposal a model returns, and
-// the Wall, the only constructor of a validated Call.
+// Package tool is the closed tool menu: the Registry of tool definitions
+// every surface derives from (the model's tool schemas, the HTTP and MCP
+// descriptions), the untrusted Proposal a model returns, and the Wall, the
+// only constructor of a validated Call.
 //
-// The package imports only the standard library and the domain packages.
+// The package names no domain: a registry is built from data (a catalog's
+// tools, or retail.Defs today), and every parameter carries its domain as
+// data (an entity id with its pattern, a UTC timestamp, an enumeration).
+//
+// The package imports only the standard library and package fact.
 package tool
 
 import (
+	"errors"
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+
 	"github.com/provenant/provenant/fact"
-	"github.com/provenant/provenant/retail"
 )
 
 // ParamKind is the domain a parameter's value must come from. No parameter
@@ -17,18 +26,36 @@ type ParamKind int
 
 // The parameter domains.
 const (
-	StoreID   ParamKind = iota + 1 // a declared store id, st-NNN
-	ProductID                      // a declared product id, pr-NNN
-	Timestamp                      // YYYY-MM-DDTHH:MM:SSZ
-	State                          // one of retail.States
-	Condition                      // one of retail.Conditions
+	EntityID  ParamKind = iota + 1 // an id of Param.Entity, matching Param.Pattern (and declared, when the wall knows the ids)
+	Timestamp                      // YYYY-MM-DDTHH:MM:SSZ, a valid UTC instant
+	Enum                           // one of Param.Values
 )
 
-// Param is one named, typed parameter of a tool.
+func (k ParamKind) String() string {
+	switch k {
+	case EntityID:
+		return "entity_id"
+	case Timestamp:
+		return "timestamp"
+	case Enum:
+		return "enum"
+	}
+	return fmt.Sprintf("ParamKind(%d)", int(k))
+}
+
+// Param is one named, typed parameter of a tool, with its domain as data.
 type Param struct {
 	Name        string
 	Kind        ParamKind
 	Description string
+
+	// EntityID only.
+	Entity  string // the entity the id names ("store")
+	Pattern string // anchored regular expression (RE2) an id matches: "^st-[0-9]{3}$"
+	Hint    string // the pattern for humans, used in the wall's message: "st- and 3 digits"
+
+	// Enum only.
+	Values []string // the allowed values, in the order schemas list them
 }
 
 // Def defines one tool.
@@ -36,57 +63,151 @@ type Def struct {
 	Name        string
 	Description string
 	Params      []Param
-	Value       fact.Kind
+	Value       fact.Kind // the shape of the tool's value
+	Unit        string    // KindInteger, KindNumber: the value's unit ("cents"), or ""
+	IDsField    string    // KindEntityCount, KindEntityList: the JSON key of the ids ("store_ids")
+	IDsPattern  string    // KindEntityCount, KindEntityList: the anchored pattern every id matches
+	Values      []string  // KindText: the enumerated values the attribute takes
+	Attribute   string    // a scalar kind: the attribute the tool reads ("price"); informational
 }
 
-// Tool names.
-const (
-	GetStockState            = "get_stock_state"
-	GetPrice                 = "get_price"
-	GetComplianceFlag        = "get_compliance_flag"
-	CountStoresWithCondition = "count_stores_with_condition"
-	ListProductsInState      = "list_products_in_state"
-	CountEventsInWindow      = "count_events_in_window"
-)
-
-var (
-	pStore     = Param{"store_id", StoreID, "Store id, st- and 3 digits."}
-	pProduct   = Param{"product_id", ProductID, "Product id, pr- and 3 digits."}
-	pAsOf      = Param{"as_of", Timestamp, "Instant (UTC, to the second, trailing Z); the latest scan at or before it counts."}
-	pState     = Param{"state", State, "Shelf state."}
-	pCondition = Param{"condition", Condition, "Store condition judged on each product's latest scan."}
-	pStart     = Param{"start", Timestamp, "Window start, inclusive (UTC, to the second, trailing Z)."}
-	pEnd       = Param{"end", Timestamp, "Window end, exclusive (UTC, to the second, trailing Z)."}
-)
-
-var menu = []Def{
-	{GetStockState, "Shelf state of one product at one store: the state of the latest scan at or before as_of.",
-		[]Param{pStore, pProduct, pAsOf}, fact.KindState},
-	{GetPrice, "Shelf price in cents of one product at one store: the price of the latest scan at or before as_of.",
-		[]Param{pStore, pProduct, pAsOf}, fact.KindPrice},
-	{GetComplianceFlag, "Compliance flag of one product at one store: the flag of the latest scan at or before as_of.",
-		[]Param{pStore, pProduct, pAsOf}, fact.KindFlag},
-	{CountStoresWithCondition, "Number of distinct stores where some product's latest scan at or before as_of meets the condition, with the store ids.",
-		[]Param{pCondition, pAsOf}, fact.KindStoreCount},
-	{ListProductsInState, "Product ids at one store whose latest scan at or before as_of is in the given shelf state.",
-		[]Param{pStore, pState, pAsOf}, fact.KindProductList},
-	{CountEventsInWindow, "Number of scans at one store with the given shelf state in the half-open window [start, end).",
-		[]Param{pStore, pState, pStart, pEnd}, fact.KindEventCount},
+// Registry is a validated, immutable set of tool definitions and the name
+// of the scope entity: the entity whose ids a caller's Scope lists. Safe
+// for concurrent use.
+type Registry struct {
+	defs     []Def
+	scope    string
+	patterns map[string]*regexp.Regexp // by Param.Pattern
 }
 
-// Menu returns the closed tool menu in a fixed order. The slice is a copy.
-func Menu() []Def {
-	m := make([]Def, len(menu))
-	for i, d := range menu {
-		d.Params = append([]Param(nil), d.Params...)
-		m[i] = d
+// ErrInvalidRegistry is matched (with errors.Is) by every error of
+// NewRegistry.
+var ErrInvalidRegistry = errors.New("invalid tool registry")
+
+// NewRegistry validates defs and returns a registry over a copy of them,
+// in their order. Tool names are unique and non-empty; within a tool,
+// parameter names are unique and non-empty; every parameter's kind is
+// known, an entity id names its entity, an anchored pattern that compiles
+// and a hint, an enumeration at least one value; the value kind is known,
+// a text value lists its values, and counts and lists of entities name
+// their ids field and an anchored ids pattern. scopeEntity names the
+// entity a Scope restricts.
+func NewRegistry(defs []Def, scopeEntity string) (*Registry, error) {
+	if scopeEntity == "" {
+		return nil, fmt.Errorf("%w: scope entity is empty", ErrInvalidRegistry)
+	}
+	r := &Registry{scope: scopeEntity, patterns: map[string]*regexp.Regexp{}}
+	for i, d := range defs {
+		if err := r.check(d); err != nil {
+			return nil, fmt.Errorf("%w: tools[%d]: %w", ErrInvalidRegistry, i, err)
+		}
+		if slices.ContainsFunc(r.defs, func(e Def) bool { return e.Name == d.Name }) {
+			return nil, fmt.Errorf("%w: tools[%d]: name is not unique", ErrInvalidRegistry, i)
+		}
+		r.defs = append(r.defs, cloneDef(d))
+	}
+	return r, nil
+}
+
+func (r *Registry) check(d Def) error {
+	if d.Name == "" {
+		return errors.New("name is empty")
+	}
+	if !d.Value.Valid() {
+		return errors.New("value kind is unknown")
+	}
+	if d.Value.HasIDs() {
+		if d.IDsField == "" {
+			return errors.New("ids field is empty")
+		}
+		if err := r.compile(d.IDsPattern); err != nil {
+			return fmt.Errorf("ids pattern %w", err)
+		}
+	}
+	if d.Value == fact.KindText && len(d.Values) == 0 {
+		return errors.New("text value has no enumerated values")
+	}
+	for j, p := range d.Params {
+		if p.Name == "" {
+			return fmt.Errorf("params[%d]: name is empty", j)
+		}
+		if slices.ContainsFunc(d.Params[:j], func(q Param) bool { return q.Name == p.Name }) {
+			return fmt.Errorf("params[%d]: name is not unique", j)
+		}
+		switch p.Kind {
+		case EntityID:
+			if p.Entity == "" || p.Hint == "" {
+				return fmt.Errorf("params[%d]: entity id needs an entity and a hint", j)
+			}
+			if err := r.compile(p.Pattern); err != nil {
+				return fmt.Errorf("params[%d]: pattern %w", j, err)
+			}
+		case Timestamp:
+		case Enum:
+			if len(p.Values) == 0 {
+				return fmt.Errorf("params[%d]: enumeration has no values", j)
+			}
+		default:
+			return fmt.Errorf("params[%d]: kind is unknown", j)
+		}
+	}
+	return nil
+}
+
+// compile checks that pattern is anchored and compiles, and keeps it.
+func (r *Registry) compile(pattern string) error {
+	if !strings.HasPrefix(pattern, "^") || !strings.HasSuffix(pattern, "$") {
+		return errors.New("is not anchored")
+	}
+	if _, ok := r.patterns[pattern]; !ok {
+		re, err := regexp.Compile(pattern)
+		if err != nil {
+			return errors.New("does not compile")
+		}
+		r.patterns[pattern] = re
+	}
+	return nil
+}
+
+func cloneDef(d Def) Def {
+	d.Params = cloneParams(d.Params)
+	d.Values = slices.Clone(d.Values)
+	return d
+}
+
+func cloneParams(ps []Param) []Param {
+	out := slices.Clone(ps)
+	for i := range out {
+		out[i].Values = slices.Clone(out[i].Values)
+	}
+	return out
+}
+
+// ScopeEntity returns the entity a Scope restricts ("store").
+func (r *Registry) ScopeEntity() string { return r.scope }
+
+// Menu returns the tools in a fixed order. The slice is a copy.
+func (r *Registry) Menu() []Def {
+	m := make([]Def, len(r.defs))
+	for i, d := range r.defs {
+		m[i] = cloneDef(d)
 	}
 	return m
 }
 
 // Lookup returns the definition of a registered tool.
-func Lookup(name string) (Def, bool) {
-	for _, d := range menu {
+func (r *Registry) Lookup(name string) (Def, bool) {
+	for _, d := range r.defs {
+		if d.Name == name {
+			return cloneDef(d), true
+		}
+	}
+	return Def{}, false
+}
+
+// lookup is Lookup without the copy, for the wall's hot path.
+func (r *Registry) lookup(name string) (Def, bool) {
+	for _, d := range r.defs {
 		if d.Name == name {
 			return d, true
 		}
@@ -94,22 +215,53 @@ func Lookup(name string) (Def, bool) {
 	return Def{}, false
 }
 
-// Enum returns the allowed values of an enumerated parameter kind (State,
-// Condition), or nil for the others.
-func (k ParamKind) Enum() []string {
-	switch k {
-	case State:
-		return enumStrings(retail.States)
-	case Condition:
-		return enumStrings(retail.Conditions)
+// IDMatches reports whether s is an id of d's value (an entity count or
+// list): it matches d.IDsPattern.
+func (r *Registry) IDMatches(d Def, s string) bool { return r.match(d.IDsPattern, s) }
+
+// OutOfDomain returns why s is outside p's domain as far as the registry
+// can tell (an entity id's pattern, a timestamp, an enumeration), or ""
+// when it is inside; whether an id is declared is the wall's to judge.
+// The reason never holds s.
+func (r *Registry) OutOfDomain(p Param, s string) string {
+	switch p.Kind {
+	case EntityID:
+		if !r.match(p.Pattern, s) {
+			return "is not a " + p.Entity + " id (" + p.Hint + ")"
+		}
+	case Timestamp:
+		if !IsTimestamp(s) {
+			return "is not a UTC timestamp like 2026-01-06T08:00:00Z"
+		}
+	case Enum:
+		if !slices.Contains(p.Values, s) {
+			return "is not one of " + strings.Join(p.Values, ", ")
+		}
+	default:
+		return "has no domain"
 	}
-	return nil
+	return ""
 }
 
-func enumStrings[T ~string](vs []T) []string {
-	s := make([]string, len(vs))
-	for i, v := range vs {
-		s[i] = string(v)
+func (r *Registry) match(pattern, s string) bool {
+	re := r.patterns[pattern]
+	return re != nil && re.MatchString(s)
+}
+
+// digitsPattern is an id pattern of a literal prefix and k digits.
+var digitsPattern = regexp.MustCompile(`^\^([A-Za-z0-9_-]*)\[0-9\]\{([1-9][0-9]?)\}\$$`)
+
+// PatternHint returns the human hint of an anchored id pattern, as the
+// wall's rejection and a schema description say it: "st- and 3 digits"
+// for ^st-[0-9]{3}$ (a literal prefix and k digits), "3 digits" without
+// a prefix, and "matching ^...$" for any other pattern.
+func PatternHint(pattern string) string {
+	m := digitsPattern.FindStringSubmatch(pattern)
+	if m == nil {
+		return "matching " + pattern
 	}
-	return s
+	if m[1] == "" {
+		return m[2] + " digits"
+	}
+	return m[1] + " and " + m[2] + " digits"
 }

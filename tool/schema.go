@@ -1,22 +1,22 @@
 package tool
 
-import "unicode/utf8"
-
-// The patterns a string parameter must match, by kind. They mirror the
-// retail id and timestamp formats; the wall still judges every value (a
-// pattern admits 2026-13-45, the wall does not).
-const (
-	StoreIDPattern   = `^st-[0-9]{3}$`
-	ProductIDPattern = `^pr-[0-9]{3}$`
-	TimestampPattern = `^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z$`
+import (
+	"slices"
+	"unicode/utf8"
 )
+
+// TimestampPattern is the pattern of a Timestamp parameter. The wall
+// still judges every value (the pattern admits 2026-13-45, the wall does
+// not), as it does an entity id against its declared ids.
+const TimestampPattern = `^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z$`
 
 // InputSchema returns the JSON Schema (draft 2020-12 vocabulary, without a
 // "$schema" key, which some OpenAI-compatible servers refuse) of a tool's
 // arguments: an object whose properties are exactly d's parameters, all
 // required, no others allowed. Every property is a string constrained by a
 // pattern (ids, timestamps) or an enum (states, conditions); there is no
-// free-string parameter. A parameter of unknown kind gets the schema
+// free-string parameter: the pattern and the enum come from the Param.
+// A parameter of unknown kind gets the schema
 // {"not": {}}, which no value satisfies, so a registry mistake fails closed.
 //
 // It is a pure function of the registry: every surface (model tool
@@ -41,14 +41,12 @@ func InputSchema(d Def) map[string]any {
 func paramSchema(p Param) map[string]any {
 	s := map[string]any{"type": "string", "description": p.Description}
 	switch p.Kind {
-	case StoreID:
-		s["pattern"] = StoreIDPattern
-	case ProductID:
-		s["pattern"] = ProductIDPattern
+	case EntityID:
+		s["pattern"] = p.Pattern
 	case Timestamp:
 		s["pattern"] = TimestampPattern
-	case State, Condition:
-		s["enum"] = p.Kind.Enum()
+	case Enum:
+		s["enum"] = slices.Clone(p.Values)
 	default:
 		return map[string]any{"not": map[string]any{}, "description": p.Description}
 	}

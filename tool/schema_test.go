@@ -1,4 +1,4 @@
-package tool
+package tool_test
 
 import (
 	"encoding/json"
@@ -8,6 +8,12 @@ import (
 
 	"github.com/provenant/provenant/grounding"
 	"github.com/provenant/provenant/retail"
+	"github.com/provenant/provenant/tool"
+)
+
+const (
+	storeIDPattern   = `^st-[0-9]{3}$`
+	productIDPattern = `^pr-[0-9]{3}$`
 )
 
 // constraintProblem returns why a property schema admits an unconstrained
@@ -43,7 +49,7 @@ func TestConstraintProblem_CatchesFreeString(t *testing.T) {
 		{"empty enum", map[string]any{"type": "string", "enum": []string{}}, true},
 		{"integer", map[string]any{"type": "integer"}, true},
 		{"not an object", "string", true},
-		{"pattern", map[string]any{"type": "string", "pattern": StoreIDPattern}, false},
+		{"pattern", map[string]any{"type": "string", "pattern": storeIDPattern}, false},
 		{"enum", map[string]any{"type": "string", "enum": []string{"A"}}, false},
 		{"unsatisfiable", map[string]any{"not": map[string]any{}}, false},
 	}
@@ -57,13 +63,13 @@ func TestConstraintProblem_CatchesFreeString(t *testing.T) {
 }
 
 func TestInputSchema_Menu(t *testing.T) {
-	menu := Menu()
+	menu := retail.Registry().Menu()
 	if len(menu) != 6 {
 		t.Fatalf("menu has %d tools, want 6", len(menu))
 	}
 	for _, d := range menu {
 		t.Run(d.Name, func(t *testing.T) {
-			s := InputSchema(d)
+			s := tool.InputSchema(d)
 			if s["type"] != "object" {
 				t.Errorf("type = %v, want object", s["type"])
 			}
@@ -108,21 +114,23 @@ func TestInputSchema_Menu(t *testing.T) {
 func TestInputSchema_Kinds(t *testing.T) {
 	tests := []struct {
 		name    string
-		kind    ParamKind
+		param   tool.Param
 		pattern string
 		enum    []string
 	}{
-		{"store id", StoreID, StoreIDPattern, nil},
-		{"product id", ProductID, ProductIDPattern, nil},
-		{"timestamp", Timestamp, TimestampPattern, nil},
-		{"state", State, "", strs(retail.States)},
-		{"condition", Condition, "", strs(retail.Conditions)},
-		{"unknown kind", ParamKind(99), "", nil},
+		{"store id", tool.Param{Kind: tool.EntityID, Entity: "store", Pattern: storeIDPattern, Hint: "st- and 3 digits"}, storeIDPattern, nil},
+		{"product id", tool.Param{Kind: tool.EntityID, Entity: "product", Pattern: productIDPattern, Hint: "pr- and 3 digits"}, productIDPattern, nil},
+		{"timestamp", tool.Param{Kind: tool.Timestamp}, tool.TimestampPattern, nil},
+		{"state", tool.Param{Kind: tool.Enum, Values: strs(retail.States)}, "", strs(retail.States)},
+		{"condition", tool.Param{Kind: tool.Enum, Values: strs(retail.Conditions)}, "", strs(retail.Conditions)},
+		{"unknown kind", tool.Param{Kind: tool.ParamKind(99)}, "", nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			d := Def{Name: "t", Params: []Param{{Name: "p", Kind: tt.kind, Description: "d"}}}
-			prop := InputSchema(d)["properties"].(map[string]any)["p"].(map[string]any)
+			p := tt.param
+			p.Name, p.Description = "p", "d"
+			d := tool.Def{Name: "t", Params: []tool.Param{p}}
+			prop := tool.InputSchema(d)["properties"].(map[string]any)["p"].(map[string]any)
 			if got, _ := prop["pattern"].(string); got != tt.pattern {
 				t.Errorf("pattern = %q, want %q", got, tt.pattern)
 			}
@@ -132,7 +140,7 @@ func TestInputSchema_Kinds(t *testing.T) {
 			if why := constraintProblem(prop); why != "" {
 				t.Errorf("property admits a free string: %s", why)
 			}
-			if tt.kind == ParamKind(99) {
+			if tt.param.Kind == tool.ParamKind(99) {
 				if _, ok := prop["not"]; !ok {
 					t.Errorf("unknown kind schema = %v, want an unsatisfiable {\"not\": {}}", prop)
 				}
@@ -159,27 +167,27 @@ func TestInputSchema_Patterns(t *testing.T) {
 		value   string
 		match   bool
 	}{
-		{StoreIDPattern, retail.IsStoreID, "st-001", true},
-		{StoreIDPattern, retail.IsStoreID, "st-999", true},
-		{StoreIDPattern, retail.IsStoreID, "st-01", false},
-		{StoreIDPattern, retail.IsStoreID, "st-0001", false},
-		{StoreIDPattern, retail.IsStoreID, "ST-001", false},
-		{StoreIDPattern, retail.IsStoreID, "st-00a", false},
-		{StoreIDPattern, retail.IsStoreID, " st-001", false},
-		{StoreIDPattern, retail.IsStoreID, "st-001\n", false},
-		{StoreIDPattern, retail.IsStoreID, "pr-001", false},
-		{ProductIDPattern, retail.IsProductID, "pr-007", true},
-		{ProductIDPattern, retail.IsProductID, "pr-7", false},
-		{ProductIDPattern, retail.IsProductID, "pr-0070", false},
-		{ProductIDPattern, retail.IsProductID, "st-007", false},
-		{TimestampPattern, retail.IsTimestamp, "2026-01-06T08:00:00Z", true},
-		{TimestampPattern, retail.IsTimestamp, "2026-13-45T08:00:00Z", true}, // shape only
-		{TimestampPattern, retail.IsTimestamp, "2026-01-06T08:00:00", false},
-		{TimestampPattern, retail.IsTimestamp, "2026-01-06 08:00:00Z", false},
-		{TimestampPattern, retail.IsTimestamp, "2026-01-06T08:00:00.000Z", false},
-		{TimestampPattern, retail.IsTimestamp, "2026-01-06T08:00:00+00:00", false},
-		{TimestampPattern, retail.IsTimestamp, "2026-1-6T08:00:00Z", false},
-		{TimestampPattern, retail.IsTimestamp, "x2026-01-06T08:00:00Z", false},
+		{storeIDPattern, retail.IsStoreID, "st-001", true},
+		{storeIDPattern, retail.IsStoreID, "st-999", true},
+		{storeIDPattern, retail.IsStoreID, "st-01", false},
+		{storeIDPattern, retail.IsStoreID, "st-0001", false},
+		{storeIDPattern, retail.IsStoreID, "ST-001", false},
+		{storeIDPattern, retail.IsStoreID, "st-00a", false},
+		{storeIDPattern, retail.IsStoreID, " st-001", false},
+		{storeIDPattern, retail.IsStoreID, "st-001\n", false},
+		{storeIDPattern, retail.IsStoreID, "pr-001", false},
+		{productIDPattern, retail.IsProductID, "pr-007", true},
+		{productIDPattern, retail.IsProductID, "pr-7", false},
+		{productIDPattern, retail.IsProductID, "pr-0070", false},
+		{productIDPattern, retail.IsProductID, "st-007", false},
+		{tool.TimestampPattern, tool.IsTimestamp, "2026-01-06T08:00:00Z", true},
+		{tool.TimestampPattern, tool.IsTimestamp, "2026-13-45T08:00:00Z", true}, // shape only
+		{tool.TimestampPattern, tool.IsTimestamp, "2026-01-06T08:00:00", false},
+		{tool.TimestampPattern, tool.IsTimestamp, "2026-01-06 08:00:00Z", false},
+		{tool.TimestampPattern, tool.IsTimestamp, "2026-01-06T08:00:00.000Z", false},
+		{tool.TimestampPattern, tool.IsTimestamp, "2026-01-06T08:00:00+00:00", false},
+		{tool.TimestampPattern, tool.IsTimestamp, "2026-1-6T08:00:00Z", false},
+		{tool.TimestampPattern, tool.IsTimestamp, "x2026-01-06T08:00:00Z", false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.value, func(t *testing.T) {
@@ -195,26 +203,28 @@ func TestInputSchema_Patterns(t *testing.T) {
 }
 
 func TestInputSchema_FreshMaps(t *testing.T) {
-	d, ok := Lookup(GetPrice)
+	reg := retail.Registry()
+	d, ok := reg.Lookup(retail.GetPrice)
 	if !ok {
 		t.Fatal("get_price is not registered")
 	}
-	a := InputSchema(d)
+	a := tool.InputSchema(d)
 	a["properties"].(map[string]any)["store_id"].(map[string]any)["pattern"] = ".*"
 	a["required"].([]string)[0] = "changed"
-	b := InputSchema(d)
-	if got := b["properties"].(map[string]any)["store_id"].(map[string]any)["pattern"]; got != StoreIDPattern {
-		t.Errorf("pattern after caller mutation = %v, want %v", got, StoreIDPattern)
+	b := tool.InputSchema(d)
+	if got := b["properties"].(map[string]any)["store_id"].(map[string]any)["pattern"]; got != storeIDPattern {
+		t.Errorf("pattern after caller mutation = %v, want %v", got, storeIDPattern)
 	}
 	if got := b["required"].([]string)[0]; got != "store_id" {
 		t.Errorf("required[0] after caller mutation = %v, want store_id", got)
 	}
 	// Enum slices must not alias the registry either.
-	s, _ := Lookup(ListProductsInState)
-	e := InputSchema(s)["properties"].(map[string]any)["state"].(map[string]any)["enum"].([]string)
+	s, _ := reg.Lookup(retail.ListProductsInState)
+	e := tool.InputSchema(s)["properties"].(map[string]any)["state"].(map[string]any)["enum"].([]string)
 	e[0] = "changed"
-	if got := State.Enum()[0]; got != string(retail.InStock) {
-		t.Errorf("State.Enum()[0] after caller mutation = %v", got)
+	s, _ = reg.Lookup(retail.ListProductsInState)
+	if got := s.Params[1].Values[0]; got != string(retail.InStock) {
+		t.Errorf("state's values[0] after caller mutation = %v", got)
 	}
 }
 
@@ -222,7 +232,7 @@ func TestInputSchema_FreshMaps(t *testing.T) {
 // text and question is the limit grounding.Request.Run enforces (both
 // count characters).
 func TestCheckGroundingSchema_LengthsAreTheChecks(t *testing.T) {
-	props := CheckGroundingSchema()["properties"].(map[string]any)
+	props := tool.CheckGroundingSchema()["properties"].(map[string]any)
 	for _, c := range []struct {
 		field string
 		limit int

@@ -5,8 +5,10 @@ import (
 	"slices"
 )
 
-// Scope is the set of stores a caller may see. The zero Scope sees
-// nothing: access fails closed until a scope is granted.
+// Scope is the set of ids of the registry's scope entity (stores, in the
+// retail catalog) a caller may see. The zero Scope sees nothing: access
+// fails closed until a scope is granted. The wall checks it on every
+// entity-id parameter of the scope entity.
 type Scope struct {
 	all    bool
 	stores map[string]bool

@@ -6,8 +6,7 @@ import (
 	"maps"
 	"slices"
 	"strings"
-
-	"github.com/provenant/provenant/retail"
+	"time"
 )
 
 // Proposal is a tool call as a model proposed it: untrusted in every field.
@@ -49,32 +48,22 @@ func (r *Rejection) Detail() string {
 	return r.Reason
 }
 
-// Catalog is the declared domain the wall checks ids against: metadata
-// known at load, not scan events.
-type Catalog struct {
-	Stores   map[string]bool
-	Products map[string]bool
-}
-
-// CatalogOf returns the declared stores and products of d.
-func CatalogOf(d *retail.Dataset) Catalog {
-	c := Catalog{Stores: map[string]bool{}, Products: map[string]bool{}}
-	for _, s := range d.Stores {
-		c.Stores[s.ID] = true
-	}
-	for _, p := range d.Products {
-		c.Products[p.ID] = true
-	}
-	return c
-}
-
-// Wall validates proposals against the menu and the catalog.
+// Wall validates proposals against a registry and the declared ids.
 type Wall struct {
-	catalog Catalog
+	reg *Registry
+	ids map[string]map[string]bool
 }
 
-// NewWall returns a wall over the catalog.
-func NewWall(c Catalog) *Wall { return &Wall{catalog: c} }
+// NewWall returns a wall over reg and the declared ids of each entity
+// (entity name → id → true): metadata known at load, not events. An
+// entity whose id set is nil (absent, or ids nil) is checked by its
+// pattern only. The wall keeps ids; do not modify them afterwards.
+func NewWall(reg *Registry, ids map[string]map[string]bool) *Wall {
+	return &Wall{reg: reg, ids: ids}
+}
+
+// Registry returns the registry the wall checks against.
+func (w *Wall) Registry() *Registry { return w.reg }
 
 // Call is a validated tool call. The only way to obtain one is Wall.Check
 // or Wall.CheckScoped.
@@ -84,11 +73,12 @@ type Call struct {
 	scope Scope
 }
 
-// Scope returns the stores the call may see. The executor and the
-// resolver both restrict what they read to it.
+// Scope returns the scope-entity ids (stores) the call may see. The
+// executor and the resolver both restrict what they read to it.
 func (c Call) Scope() Scope { return c.scope }
 
-// Def returns the called tool's definition.
+// Def returns the called tool's definition. It shares the registry's
+// slices (Params, Values): read it, do not write into it.
 func (c Call) Def() Def { return c.def }
 
 // Tool returns the called tool's name.
@@ -100,19 +90,19 @@ func (c Call) Arg(name string) string { return c.args[name] }
 // Args returns a copy of the validated arguments.
 func (c Call) Args() map[string]string { return maps.Clone(c.args) }
 
-// Check validates p for a caller who may see every store (the single
-// local user).
+// Check validates p for a caller who may see every scope-entity id (the
+// single local user).
 func (w *Wall) Check(p Proposal) (Call, error) { return w.CheckScoped(p, AllStores()) }
 
 // CheckScoped runs the wall's checks in order: registered tool name, exact
-// parameter set, query syntax in any value, the store against the
-// caller's scope, each value's domain, window order. It returns a
-// *Rejection for the first that fails; it reads no event data. A store
-// outside a limited scope is rejected before the domain check, so a
-// scoped caller cannot tell a store it may not see from one that does not
-// exist.
+// parameter set, query syntax in any value, each scope-entity id (a
+// store) against the caller's scope, each value's domain, window order.
+// It returns a *Rejection for the first that fails; it reads no event
+// data. An id outside a limited scope is rejected before the domain
+// check, so a scoped caller cannot tell an id it may not see from one
+// that does not exist.
 func (w *Wall) CheckScoped(p Proposal, scope Scope) (Call, error) {
-	def, ok := Lookup(p.Tool)
+	def, ok := w.reg.lookup(p.Tool)
 	if !ok {
 		return Call{}, &Rejection{Kind: Unregistered, Reason: "tool is not on the menu"}
 	}
@@ -135,7 +125,7 @@ func (w *Wall) CheckScoped(p Proposal, scope Scope) (Call, error) {
 	}
 	if !scope.All() {
 		for _, q := range def.Params {
-			if s, ok := p.Params[q.Name].(string); q.Kind == StoreID && (!ok || !scope.Allows(s)) {
+			if s, ok := p.Params[q.Name].(string); q.Kind == EntityID && q.Entity == w.reg.scope && (!ok || !scope.Allows(s)) {
 				return Call{}, &Rejection{Kind: OutOfScope, Param: q.Name, Reason: "is outside the caller's scope"}
 			}
 		}
@@ -146,7 +136,7 @@ func (w *Wall) CheckScoped(p Proposal, scope Scope) (Call, error) {
 		if !ok {
 			return Call{}, &Rejection{Kind: Invalid, Param: q.Name, Reason: "must be a string"}
 		}
-		if reason := w.outOfDomain(q.Kind, s); reason != "" {
+		if reason := w.outOfDomain(q, s); reason != "" {
 			return Call{}, &Rejection{Kind: Invalid, Param: q.Name, Reason: reason}
 		}
 		args[q.Name] = s
@@ -157,34 +147,28 @@ func (w *Wall) CheckScoped(p Proposal, scope Scope) (Call, error) {
 	return Call{def: def, args: args, scope: scope}, nil
 }
 
-func (w *Wall) outOfDomain(k ParamKind, s string) string {
-	switch k {
-	case StoreID:
-		if !retail.IsStoreID(s) {
-			return "is not a store id (st- and 3 digits)"
-		}
-		if !w.catalog.Stores[s] {
-			return "is not a declared store"
-		}
-	case ProductID:
-		if !retail.IsProductID(s) {
-			return "is not a product id (pr- and 3 digits)"
-		}
-		if !w.catalog.Products[s] {
-			return "is not a declared product"
-		}
-	case Timestamp:
-		if !retail.IsTimestamp(s) {
-			return "is not a UTC timestamp like 2026-01-06T08:00:00Z"
-		}
-	case State, Condition:
-		if !slices.Contains(k.Enum(), s) {
-			return "is not one of " + strings.Join(k.Enum(), ", ")
-		}
-	default:
-		return "has no domain"
+func (w *Wall) outOfDomain(q Param, s string) string {
+	if reason := w.reg.OutOfDomain(q, s); reason != "" {
+		return reason
+	}
+	if declared := w.ids[q.Entity]; q.Kind == EntityID && declared != nil && !declared[s] {
+		return "is not a declared " + q.Entity
 	}
 	return ""
+}
+
+// TimestampLayout is the one timestamp format of every parameter: UTC, to
+// the second, trailing Z.
+const TimestampLayout = "2006-01-02T15:04:05Z"
+
+// IsTimestamp reports whether s is a valid instant in TimestampLayout,
+// written exactly as the layout writes it.
+func IsTimestamp(s string) bool {
+	if len(s) != len(TimestampLayout) {
+		return false
+	}
+	t, err := time.Parse(TimestampLayout, s)
+	return err == nil && t.Format(TimestampLayout) == s
 }
 
 // sqlWords are the statement heads, clause keywords and boolean operators

@@ -12,21 +12,21 @@ import (
 
 // inDomain is the test's own statement of a parameter's domain, written
 // without the wall's code: a declared id, a valid timestamp, an enum value.
-func inDomain(c tool.Catalog, k tool.ParamKind, v any) bool {
+func inDomain(c map[string]map[string]bool, q tool.Param, v any) bool {
 	s, ok := v.(string)
 	if !ok {
 		return false
 	}
-	switch k {
-	case tool.StoreID:
-		return c.Stores[s]
-	case tool.ProductID:
-		return c.Products[s]
-	case tool.Timestamp:
+	switch q.Name {
+	case "store_id":
+		return c["store"][s]
+	case "product_id":
+		return c["product"][s]
+	case "as_of", "start", "end":
 		return retail.IsTimestamp(s)
-	case tool.State:
+	case "state":
 		return retail.State(s).Valid()
-	case tool.Condition:
+	case "condition":
 		return retail.Condition(s).Valid()
 	}
 	return false
@@ -42,7 +42,7 @@ func inDomain(c tool.Catalog, k tool.ParamKind, v any) bool {
 // name gets store_id, product_id, as_of, state); bit i of drop removes the
 // i-th, and bit 4 adds the parameter extra with value v0.
 func FuzzWall(f *testing.F) {
-	for _, d := range tool.Menu() {
+	for _, d := range testRegistry.Menu() {
 		var vs [4]string
 		for i, q := range d.Params {
 			vs[i] = validParams(f, d.Name)[q.Name].(string)
@@ -53,21 +53,21 @@ func FuzzWall(f *testing.F) {
 		f.Add(d.Name, "banana", vs[1], vs[2], vs[3], "", uint8(0))
 		f.Add(d.Name, vs[0], "x' OR '1'='1", vs[2], vs[3], "", uint8(0))
 	}
-	f.Add(tool.CountEventsInWindow, "st-002", "OUT_OF_STOCK", "2026-01-07T00:00:00Z", "2026-01-01T00:00:00Z", "", uint8(0))
-	f.Add(tool.CountEventsInWindow, "st-002", "OUT_OF_STOCK", "2026-01-01T00:00:00Z", "2026-01-01T00:00:00Z", "", uint8(0))
-	f.Add(tool.CountStoresWithCondition, "out_of_stock", "2026-02-30T00:00:00Z", "", "", "", uint8(0))
-	f.Add(tool.ListProductsInState, "st-999", "on_fire", "2026-01-01T00:00:00+01:00", "", "", uint8(0))
-	f.Add(tool.GetPrice, "st-001", "pr-abc", "2026-01-01", "", "", uint8(0))
-	f.Add(tool.GetStockState, "st-001", "pr-001", "SELECT 1; DROP TABLE events --", "", "", uint8(0))
+	f.Add(retail.CountEventsInWindow, "st-002", "OUT_OF_STOCK", "2026-01-07T00:00:00Z", "2026-01-01T00:00:00Z", "", uint8(0))
+	f.Add(retail.CountEventsInWindow, "st-002", "OUT_OF_STOCK", "2026-01-01T00:00:00Z", "2026-01-01T00:00:00Z", "", uint8(0))
+	f.Add(retail.CountStoresWithCondition, "out_of_stock", "2026-02-30T00:00:00Z", "", "", "", uint8(0))
+	f.Add(retail.ListProductsInState, "st-999", "on_fire", "2026-01-01T00:00:00+01:00", "", "", uint8(0))
+	f.Add(retail.GetPrice, "st-001", "pr-abc", "2026-01-01", "", "", uint8(0))
+	f.Add(retail.GetStockState, "st-001", "pr-001", "SELECT 1; DROP TABLE events --", "", "", uint8(0))
 	f.Add("get_stock", "st-001", "pr-001", "2026-01-01T00:00:00Z", "", "", uint8(0))
 	f.Add("GET_PRICE", "st-001", "pr-001", "2026-01-01T00:00:00Z", "", "", uint8(0))
 	f.Add("", "", "", "", "", "", uint8(0xff))
 
-	w := tool.NewWall(testCatalog())
+	w := testWall()
 	catalog := testCatalog()
 	f.Fuzz(func(t *testing.T, name, v0, v1, v2, v3, extra string, drop uint8) {
 		values := []string{v0, v1, v2, v3}
-		def, registered := tool.Lookup(name)
+		def, registered := testRegistry.Lookup(name)
 		names := []string{"store_id", "product_id", "as_of", "state"}
 		if registered {
 			names = names[:0]
@@ -100,14 +100,14 @@ func FuzzWall(f *testing.F) {
 		firstOut := ""
 		outOfDomain := map[string]bool{}
 		for _, q := range def.Params {
-			if !inDomain(catalog, q.Kind, params[q.Name]) {
+			if !inDomain(catalog, q, params[q.Name]) {
 				outOfDomain[q.Name] = true
 				if firstOut == "" {
 					firstOut = q.Name
 				}
 			}
 		}
-		reversed := registered && def.Name == tool.CountEventsInWindow && firstOut == "" &&
+		reversed := registered && def.Name == retail.CountEventsInWindow && firstOut == "" &&
 			params["start"].(string) > params["end"].(string)
 		wantValid := registered && !extraParam && firstMissing == "" && firstOut == "" && !reversed
 
@@ -131,7 +131,7 @@ func FuzzWall(f *testing.F) {
 				if args[q.Name] != params[q.Name] {
 					t.Errorf("call arg %s = %q, want the proposed %q", q.Name, args[q.Name], params[q.Name])
 				}
-				if !inDomain(catalog, q.Kind, args[q.Name]) {
+				if !inDomain(catalog, q, args[q.Name]) {
 					t.Errorf("call arg %s = %q is out of domain", q.Name, args[q.Name])
 				}
 			}

@@ -12,18 +12,24 @@ import (
 )
 
 // testCatalog is the small declared domain every wall test checks against.
-func testCatalog() tool.Catalog {
-	return tool.Catalog{
-		Stores:   map[string]bool{"st-001": true, "st-002": true},
-		Products: map[string]bool{"pr-001": true, "pr-002": true},
+func testCatalog() map[string]map[string]bool {
+	return map[string]map[string]bool{
+		"store":   {"st-001": true, "st-002": true},
+		"product": {"pr-001": true, "pr-002": true},
 	}
 }
+
+// testRegistry is the retail tools' registry every wall test checks
+// against.
+var testRegistry = retail.Registry()
+
+func testWall() *tool.Wall { return tool.NewWall(testRegistry, testCatalog()) }
 
 // validParams returns a proposal's parameters that the wall accepts for the
 // named registered tool.
 func validParams(tb testing.TB, name string) map[string]any {
 	tb.Helper()
-	def, ok := tool.Lookup(name)
+	def, ok := testRegistry.Lookup(name)
 	if !ok {
 		tb.Fatalf("tool %q is not registered", name)
 	}
@@ -89,12 +95,12 @@ func knownReasons() []string {
 		"is not a product id (pr- and 3 digits)",
 		"is not a declared product",
 		"is not a UTC timestamp like 2026-01-06T08:00:00Z",
-		"is not one of " + strings.Join(tool.State.Enum(), ", "),
-		"is not one of " + strings.Join(tool.Condition.Enum(), ", "),
+		"is not one of " + strings.Join(strs(retail.States), ", "),
+		"is not one of " + strings.Join(strs(retail.Conditions), ", "),
 		"has no domain",
 		"is after end",
 	}
-	for _, d := range tool.Menu() {
+	for _, d := range testRegistry.Menu() {
 		r = append(r, "unexpected parameter for "+d.Name)
 	}
 	return r
@@ -104,7 +110,7 @@ func knownReasons() []string {
 // each registered parameter name or none, and each known reason.
 func messages() map[string]bool {
 	params := []string{""}
-	for _, d := range tool.Menu() {
+	for _, d := range testRegistry.Menu() {
 		for _, q := range d.Params {
 			if !slices.Contains(params, q.Name) {
 				params = append(params, q.Name)
@@ -173,13 +179,13 @@ type wallCase struct {
 // paramSlots names one tool per parameter of every kind, so each
 // parameter type is exercised on some tool.
 var paramSlots = []struct{ tool, param string }{
-	{tool.GetStockState, "store_id"},
-	{tool.GetPrice, "product_id"},
-	{tool.GetComplianceFlag, "as_of"},
-	{tool.CountStoresWithCondition, "condition"},
-	{tool.ListProductsInState, "state"},
-	{tool.CountEventsInWindow, "start"},
-	{tool.CountEventsInWindow, "end"},
+	{retail.GetStockState, "store_id"},
+	{retail.GetPrice, "product_id"},
+	{retail.GetComplianceFlag, "as_of"},
+	{retail.CountStoresWithCondition, "condition"},
+	{retail.ListProductsInState, "state"},
+	{retail.CountEventsInWindow, "start"},
+	{retail.CountEventsInWindow, "end"},
 }
 
 // rawQueries are values that carry query syntax, each with a name.
@@ -227,12 +233,12 @@ var rawQueries = []struct{ name, value string }{
 func wallCases(t *testing.T) []wallCase {
 	t.Helper()
 	const (
-		get   = tool.GetStockState
-		price = tool.GetPrice
-		flag  = tool.GetComplianceFlag
-		count = tool.CountStoresWithCondition
-		list  = tool.ListProductsInState
-		win   = tool.CountEventsInWindow
+		get   = retail.GetStockState
+		price = retail.GetPrice
+		flag  = retail.GetComplianceFlag
+		count = retail.CountStoresWithCondition
+		list  = retail.ListProductsInState
+		win   = retail.CountEventsInWindow
 	)
 	raw, inv, unreg := tool.RawQuery, tool.Invalid, tool.Unregistered
 	cases := []wallCase{
@@ -370,7 +376,7 @@ func wallCases(t *testing.T) []wallCase {
 }
 
 func TestWall_Check(t *testing.T) {
-	w := tool.NewWall(testCatalog())
+	w := testWall()
 	for _, tt := range wallCases(t) {
 		t.Run(tt.name, func(t *testing.T) {
 			params := maps.Clone(tt.p.Params)
@@ -430,7 +436,7 @@ func sameValue(a, b any) bool {
 // or well-formed timestamp is mistaken for query syntax: the wall accepts
 // each in its parameter.
 func TestWall_AcceptsEveryDomainValue(t *testing.T) {
-	w := tool.NewWall(testCatalog())
+	w := testWall()
 	var cases []struct {
 		name string
 		p    tool.Proposal
@@ -441,22 +447,22 @@ func TestWall_AcceptsEveryDomainValue(t *testing.T) {
 			p    tool.Proposal
 		}{name, p})
 	}
-	for id := range testCatalog().Stores {
-		add("store "+id, propose(t, tool.GetStockState, "store_id", id))
+	for id := range testCatalog()["store"] {
+		add("store "+id, propose(t, retail.GetStockState, "store_id", id))
 	}
-	for id := range testCatalog().Products {
-		add("product "+id, propose(t, tool.GetPrice, "product_id", id))
+	for id := range testCatalog()["product"] {
+		add("product "+id, propose(t, retail.GetPrice, "product_id", id))
 	}
 	for _, s := range retail.States {
-		add("state "+string(s), propose(t, tool.ListProductsInState, "state", string(s)))
-		add("window state "+string(s), propose(t, tool.CountEventsInWindow, "state", string(s)))
+		add("state "+string(s), propose(t, retail.ListProductsInState, "state", string(s)))
+		add("window state "+string(s), propose(t, retail.CountEventsInWindow, "state", string(s)))
 	}
 	for _, c := range retail.Conditions {
-		add("condition "+string(c), propose(t, tool.CountStoresWithCondition, "condition", string(c)))
+		add("condition "+string(c), propose(t, retail.CountStoresWithCondition, "condition", string(c)))
 	}
 	for _, ts := range []string{"0000-01-01T00:00:00Z", "1970-01-01T00:00:00Z", "2026-01-01T00:00:00Z", "9999-12-31T23:59:59Z"} {
-		add("as_of "+ts, propose(t, tool.GetComplianceFlag, "as_of", ts))
-		add("window at "+ts, propose(t, tool.CountEventsInWindow, "start", ts, "end", ts))
+		add("as_of "+ts, propose(t, retail.GetComplianceFlag, "as_of", ts))
+		add("window at "+ts, propose(t, retail.CountEventsInWindow, "start", ts, "end", ts))
 	}
 	for _, tt := range cases {
 		t.Run(tt.name, func(t *testing.T) {
@@ -470,15 +476,15 @@ func TestWall_AcceptsEveryDomainValue(t *testing.T) {
 // TestWall_EmptyCatalog checks that ids are judged against the catalog, not
 // only their format: with nothing declared, no id passes.
 func TestWall_EmptyCatalog(t *testing.T) {
-	w := tool.NewWall(tool.Catalog{})
+	w := tool.NewWall(testRegistry, map[string]map[string]bool{"store": {}, "product": {}})
 	tests := []struct {
 		name      string
 		p         tool.Proposal
 		wantParam string
 	}{
-		{"store", propose(t, tool.GetStockState), "store_id"},
-		{"product", tool.Proposal{Tool: tool.GetPrice, Params: map[string]any{"store_id": "st-001", "product_id": "pr-001", "as_of": "2026-01-01T00:00:00Z"}}, "store_id"},
-		{"condition needs no id", propose(t, tool.CountStoresWithCondition), ""},
+		{"store", propose(t, retail.GetStockState), "store_id"},
+		{"product", tool.Proposal{Tool: retail.GetPrice, Params: map[string]any{"store_id": "st-001", "product_id": "pr-001", "as_of": "2026-01-01T00:00:00Z"}}, "store_id"},
+		{"condition needs no id", propose(t, retail.CountStoresWithCondition), ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -497,19 +503,19 @@ func TestWall_EmptyCatalog(t *testing.T) {
 	}
 }
 
-// TestWall_CatalogOf checks the catalog derived from a dataset declares
-// exactly its stores and products, events aside.
-func TestWall_CatalogOf(t *testing.T) {
+// TestWall_DeclaredIDs checks the ids declared by a dataset are exactly its
+// stores and products, events aside.
+func TestWall_DeclaredIDs(t *testing.T) {
 	d := &retail.Dataset{
 		Stores:   []retail.Store{{ID: "st-004", Name: "a"}},
 		Products: []retail.Product{{ID: "pr-009", Name: "b", Category: "c"}},
 	}
-	w := tool.NewWall(tool.CatalogOf(d))
-	ok := tool.Proposal{Tool: tool.GetPrice, Params: map[string]any{"store_id": "st-004", "product_id": "pr-009", "as_of": "2026-01-01T00:00:00Z"}}
+	w := tool.NewWall(testRegistry, retail.DeclaredIDs(d))
+	ok := tool.Proposal{Tool: retail.GetPrice, Params: map[string]any{"store_id": "st-004", "product_id": "pr-009", "as_of": "2026-01-01T00:00:00Z"}}
 	if _, err := w.Check(ok); err != nil {
 		t.Errorf("Check() error = %v, want a valid call", err)
 	}
-	bad := tool.Proposal{Tool: tool.GetPrice, Params: map[string]any{"store_id": "st-001", "product_id": "pr-009", "as_of": "2026-01-01T00:00:00Z"}}
+	bad := tool.Proposal{Tool: retail.GetPrice, Params: map[string]any{"store_id": "st-001", "product_id": "pr-009", "as_of": "2026-01-01T00:00:00Z"}}
 	_, err := w.Check(bad)
 	if rej, isRej := tool.IsRejection(err); !isRej || rej.Kind != tool.Invalid || rej.Param != "store_id" {
 		t.Errorf("Check() of an undeclared store error = %v, want invalid store_id", err)

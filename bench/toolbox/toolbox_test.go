@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/provenant/provenant/tool"
+	"github.com/provenant/provenant/retail"
 )
 
 func TestParseStatCPU(t *testing.T) {
@@ -42,14 +42,14 @@ func TestValuesAgree(t *testing.T) {
 		toolbox    []string // text content items
 		want       string
 	}{
-		{"state", tool.GetStockState, `{"outcome":"answered","value":"LOW_STOCK"}`, []string{`{"state":"LOW_STOCK"}`}, "LOW_STOCK"},
-		{"price", tool.GetPrice, `{"outcome":"answered","value":781}`, []string{`{"price_cents":781}`}, "781"},
-		{"nothing observed", tool.GetComplianceFlag, `{"outcome":"absence","value":null}`, nil, "none"},
-		{"count", tool.CountEventsInWindow, `{"outcome":"answered","value":{"count":12}}`, []string{`{"count":12}`}, "12"},
-		{"zero count", tool.CountStoresWithCondition, `{"outcome":"absence","value":{"count":0,"store_ids":[]}}`, []string{`{"count":0}`}, "0"},
-		{"list", tool.ListProductsInState, `{"outcome":"answered","value":{"product_ids":["pr-002","pr-001"]}}`, []string{`[{"product_id":"pr-001"},{"product_id":"pr-002"}]`}, "pr-001,pr-002"},
-		{"list rows", tool.ListProductsInState, `{"outcome":"answered","value":{"product_ids":["pr-001","pr-002"]}}`, []string{`{"product_id":"pr-002"}`, `{"product_id":"pr-001"}`}, "pr-001,pr-002"},
-		{"empty list", tool.ListProductsInState, `{"outcome":"absence","value":{"product_ids":[]}}`, []string{`[]`}, ""},
+		{"state", retail.GetStockState, `{"outcome":"answered","value":"LOW_STOCK"}`, []string{`{"state":"LOW_STOCK"}`}, "LOW_STOCK"},
+		{"price", retail.GetPrice, `{"outcome":"answered","value":781}`, []string{`{"price_cents":781}`}, "781"},
+		{"nothing observed", retail.GetComplianceFlag, `{"outcome":"absence","value":null}`, nil, "none"},
+		{"count", retail.CountEventsInWindow, `{"outcome":"answered","value":{"count":12}}`, []string{`{"count":12}`}, "12"},
+		{"zero count", retail.CountStoresWithCondition, `{"outcome":"absence","value":{"count":0,"store_ids":[]}}`, []string{`{"count":0}`}, "0"},
+		{"list", retail.ListProductsInState, `{"outcome":"answered","value":{"product_ids":["pr-002","pr-001"]}}`, []string{`[{"product_id":"pr-001"},{"product_id":"pr-002"}]`}, "pr-001,pr-002"},
+		{"list rows", retail.ListProductsInState, `{"outcome":"answered","value":{"product_ids":["pr-001","pr-002"]}}`, []string{`{"product_id":"pr-002"}`, `{"product_id":"pr-001"}`}, "pr-001,pr-002"},
+		{"empty list", retail.ListProductsInState, `{"outcome":"absence","value":{"product_ids":[]}}`, []string{`[]`}, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p, err := provenantValue(tc.tool, []byte(tc.provenant))
@@ -67,9 +67,9 @@ func TestValuesAgree(t *testing.T) {
 		provenant  string
 		toolbox    []string
 	}{
-		{"rejected and two rows", tool.GetPrice, `{"outcome":"rejected","value":null}`, []string{`{"price_cents":1}`, `{"price_cents":2}`}},
-		{"abstained and wrong column", tool.CountEventsInWindow, `{"outcome":"abstained"}`, []string{`{"n":3}`}},
-		{"no count and prose", tool.CountStoresWithCondition, `{"outcome":"answered","value":{}}`, []string{`3 stores`}},
+		{"rejected and two rows", retail.GetPrice, `{"outcome":"rejected","value":null}`, []string{`{"price_cents":1}`, `{"price_cents":2}`}},
+		{"abstained and wrong column", retail.CountEventsInWindow, `{"outcome":"abstained"}`, []string{`{"n":3}`}},
+		{"no count and prose", retail.CountStoresWithCondition, `{"outcome":"answered","value":{}}`, []string{`3 stores`}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if v, err := provenantValue(tc.tool, []byte(tc.provenant)); !errors.Is(err, errValue) {

@@ -16,14 +16,13 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/provenant/provenant/retail"
-	"github.com/provenant/provenant/tool"
 )
 
 // The six tools, in the order the results list them: three point lookups,
 // then the store-wide aggregate, the list and the window count.
 var benchTools = []string{
-	tool.GetStockState, tool.GetPrice, tool.GetComplianceFlag,
-	tool.CountStoresWithCondition, tool.ListProductsInState, tool.CountEventsInWindow,
+	retail.GetStockState, retail.GetPrice, retail.GetComplianceFlag,
+	retail.CountStoresWithCondition, retail.ListProductsInState, retail.CountEventsInWindow,
 }
 
 // latestAsOf is, for each (store, product) of the stores and products
@@ -41,17 +40,17 @@ const latestAsOf = `SELECT s.store_id, p.product_id, l.state, l.compliance_flag
 // toolSQL is each tool as parameterized SQL over %[1]s.events, equivalent
 // to provenant's tool: same arguments, same answer.
 var toolSQL = map[string]string{
-	tool.GetStockState: `SELECT state FROM %[1]s.events
+	retail.GetStockState: `SELECT state FROM %[1]s.events
   WHERE store_id = $1 AND product_id = $2 AND ts <= $3
   ORDER BY ts DESC, event_id DESC LIMIT 1`,
-	tool.GetPrice: `SELECT price_cents FROM %[1]s.events
+	retail.GetPrice: `SELECT price_cents FROM %[1]s.events
   WHERE store_id = $1 AND product_id = $2 AND ts <= $3
   ORDER BY ts DESC, event_id DESC LIMIT 1`,
-	tool.GetComplianceFlag: `SELECT compliance_flag FROM %[1]s.events
+	retail.GetComplianceFlag: `SELECT compliance_flag FROM %[1]s.events
   WHERE store_id = $1 AND product_id = $2 AND ts <= $3
   ORDER BY ts DESC, event_id DESC LIMIT 1`,
 	// retail.Condition.Match, as SQL.
-	tool.CountStoresWithCondition: `SELECT count(DISTINCT store_id) AS count FROM (` + fmt.Sprintf(latestAsOf, "%[1]s", "true", 2) + `) latest
+	retail.CountStoresWithCondition: `SELECT count(DISTINCT store_id) AS count FROM (` + fmt.Sprintf(latestAsOf, "%[1]s", "true", 2) + `) latest
   WHERE CASE $1
     WHEN 'OUT_OF_STOCK' THEN state = 'OUT_OF_STOCK'
     WHEN 'LOW_STOCK' THEN state = 'LOW_STOCK'
@@ -59,20 +58,20 @@ var toolSQL = map[string]string{
     WHEN 'EXPIRED' THEN compliance_flag = 'EXPIRED_PRODUCT'
     WHEN 'NON_COMPLIANT' THEN compliance_flag IN ('PRICE_MISMATCH', 'EXPIRED_PRODUCT', 'PLANOGRAM_VIOLATION')
   END`,
-	tool.ListProductsInState: `SELECT product_id FROM (` + fmt.Sprintf(latestAsOf, "%[1]s", "s.store_id = $1", 3) + `) latest
+	retail.ListProductsInState: `SELECT product_id FROM (` + fmt.Sprintf(latestAsOf, "%[1]s", "s.store_id = $1", 3) + `) latest
   WHERE state = $2 ORDER BY product_id`,
-	tool.CountEventsInWindow: `SELECT count(*) AS count FROM %[1]s.events
+	retail.CountEventsInWindow: `SELECT count(*) AS count FROM %[1]s.events
   WHERE store_id = $1 AND state = $2 AND ts >= $3 AND ts < $4`,
 }
 
 // toolParams are each tool's parameters, in the order of its SQL's $n.
 var toolParams = map[string][]string{
-	tool.GetStockState:            {"store_id", "product_id", "as_of"},
-	tool.GetPrice:                 {"store_id", "product_id", "as_of"},
-	tool.GetComplianceFlag:        {"store_id", "product_id", "as_of"},
-	tool.CountStoresWithCondition: {"condition", "as_of"},
-	tool.ListProductsInState:      {"store_id", "state", "as_of"},
-	tool.CountEventsInWindow:      {"store_id", "state", "start", "end"},
+	retail.GetStockState:            {"store_id", "product_id", "as_of"},
+	retail.GetPrice:                 {"store_id", "product_id", "as_of"},
+	retail.GetComplianceFlag:        {"store_id", "product_id", "as_of"},
+	retail.CountStoresWithCondition: {"condition", "as_of"},
+	retail.ListProductsInState:      {"store_id", "state", "as_of"},
+	retail.CountEventsInWindow:      {"store_id", "state", "start", "end"},
 }
 
 // schemaDDL creates the events table and the stores and products tables
@@ -147,7 +146,7 @@ func toolsYAML(host string, port int, database, user, password, schema, appName 
 	fmt.Fprintf(&b, "kind: source\nname: pg\ntype: postgres\nhost: %s\nport: %d\ndatabase: %s\nuser: %s\npassword: %q\nqueryParams:\n  sslmode: disable\n  application_name: %s\n",
 		host, port, database, user, password, appName)
 	for _, name := range benchTools {
-		def, _ := tool.Lookup(name)
+		def, _ := retail.Registry().Lookup(name)
 		fmt.Fprintf(&b, "---\nkind: tool\nname: %s\ntype: postgres-sql\nsource: pg\ndescription: %q\nparameters:\n", name, def.Description)
 		for _, p := range toolParams[name] {
 			fmt.Fprintf(&b, "  - name: %s\n    type: string\n    description: %s\n", p, p)
@@ -190,13 +189,13 @@ func callArgs(d *retail.Dataset, name string, n int, seed uint64) []map[string]a
 	out := make([]map[string]any, n)
 	for i := range out {
 		switch name {
-		case tool.GetStockState, tool.GetPrice, tool.GetComplianceFlag:
+		case retail.GetStockState, retail.GetPrice, retail.GetComplianceFlag:
 			out[i] = map[string]any{"store_id": store(), "product_id": d.Products[r.IntN(len(d.Products))].ID, "as_of": instant()}
-		case tool.CountStoresWithCondition:
+		case retail.CountStoresWithCondition:
 			out[i] = map[string]any{"condition": string(retail.Conditions[r.IntN(len(retail.Conditions))]), "as_of": instant()}
-		case tool.ListProductsInState:
+		case retail.ListProductsInState:
 			out[i] = map[string]any{"store_id": store(), "state": state(), "as_of": instant()}
-		case tool.CountEventsInWindow:
+		case retail.CountEventsInWindow:
 			start := lo + r.Int64N(span)
 			end := start + 3600 + r.Int64N(7*24*3600)
 			out[i] = map[string]any{"store_id": store(), "state": state(),
@@ -226,7 +225,7 @@ func provenantValue(name string, structured []byte) (string, error) {
 		return "", fmt.Errorf("%w: outcome %q", errValue, a.Outcome)
 	}
 	switch name {
-	case tool.GetStockState, tool.GetComplianceFlag, tool.GetPrice:
+	case retail.GetStockState, retail.GetComplianceFlag, retail.GetPrice:
 		if string(a.Value) == "null" {
 			return "none", nil
 		}
@@ -235,7 +234,7 @@ func provenantValue(name string, structured []byte) (string, error) {
 			return "", fmt.Errorf("decode provenant value: %w", err)
 		}
 		return fmt.Sprint(v), nil
-	case tool.CountStoresWithCondition, tool.CountEventsInWindow:
+	case retail.CountStoresWithCondition, retail.CountEventsInWindow:
 		var v struct {
 			Count *int `json:"count"`
 		}
@@ -243,7 +242,7 @@ func provenantValue(name string, structured []byte) (string, error) {
 			return "", fmt.Errorf("%w: %s", errValue, a.Value)
 		}
 		return strconv.Itoa(*v.Count), nil
-	case tool.ListProductsInState:
+	case retail.ListProductsInState:
 		var v struct {
 			Products []string `json:"product_ids"`
 		}
@@ -284,8 +283,8 @@ func toolboxValue(name string, texts []string) (string, error) {
 		}
 	}
 	column := map[string]string{
-		tool.GetStockState: "state", tool.GetPrice: "price_cents", tool.GetComplianceFlag: "compliance_flag",
-		tool.CountStoresWithCondition: "count", tool.CountEventsInWindow: "count", tool.ListProductsInState: "product_id",
+		retail.GetStockState: "state", retail.GetPrice: "price_cents", retail.GetComplianceFlag: "compliance_flag",
+		retail.CountStoresWithCondition: "count", retail.CountEventsInWindow: "count", retail.ListProductsInState: "product_id",
 	}[name]
 	var vals []string
 	for _, r := range rows {
@@ -296,10 +295,10 @@ func toolboxValue(name string, texts []string) (string, error) {
 		vals = append(vals, fmt.Sprint(v))
 	}
 	switch name {
-	case tool.ListProductsInState:
+	case retail.ListProductsInState:
 		slices.Sort(vals)
 		return strings.Join(vals, ","), nil
-	case tool.CountStoresWithCondition, tool.CountEventsInWindow:
+	case retail.CountStoresWithCondition, retail.CountEventsInWindow:
 		if len(vals) != 1 {
 			return "", fmt.Errorf("%w: %d count rows", errValue, len(vals))
 		}

@@ -195,7 +195,7 @@ func loadGold(path string) (*eval.GoldSet, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := g.Validate(); err != nil {
+	if err := g.Validate(toolRegistry()); err != nil {
 		return nil, err
 	}
 	return g, nil

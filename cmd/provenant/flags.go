@@ -19,6 +19,8 @@ import (
 	"github.com/provenant/provenant/provider/noisy"
 	"github.com/provenant/provenant/provider/openai"
 	"github.com/provenant/provenant/provider/rules"
+	"github.com/provenant/provenant/retail"
+	"github.com/provenant/provenant/tool"
 )
 
 // The providers --provider accepts.
@@ -92,7 +94,7 @@ func (f *engineFlags) engineOptions(logger *slog.Logger) (engine.Options, error)
 	if f.verify != engine.VerifySnapshot && f.verify != engine.VerifySQL {
 		return engine.Options{}, usagef("--verify: want %s or %s", engine.VerifySnapshot, engine.VerifySQL)
 	}
-	opts := engine.Options{Provider: p, Verify: f.verify, Logger: logger, RefuseUngrounded: f.refuseUngrounded}
+	opts := engine.Options{Registry: toolRegistry(), Provider: p, Verify: f.verify, Logger: logger, RefuseUngrounded: f.refuseUngrounded}
 	if f.selfConsistency != 0 {
 		sc := &pipeline.SelfConsistency{Samples: f.selfConsistency}
 		if err := sc.Validate(); err != nil {
@@ -203,3 +205,7 @@ func (f *engineFlags) buildNoisy() (provider.Provider, error) {
 	}
 	return n, nil
 }
+
+// toolRegistry is the tool registry every command serves: the retail
+// tools for now (issue 8 derives it from the catalog file).
+func toolRegistry() *tool.Registry { return retail.Registry() }

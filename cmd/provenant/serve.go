@@ -76,7 +76,8 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	srvOpts := &server.Options{
-		Logger: logger, Limits: lim, AllowedHosts: hosts, PublicMetrics: *publicMetrics, ShutdownTimeout: *shutdownTimeout,
+		Registry: toolRegistry(),
+		Logger:   logger, Limits: lim, AllowedHosts: hosts, PublicMetrics: *publicMetrics, ShutdownTimeout: *shutdownTimeout,
 	}
 	if principals != nil {
 		// Authenticated: every request carries its principal's scope, and

@@ -158,9 +158,6 @@ func (p *Provider) Select(ctx context.Context, question string, menu []tool.Def)
 	if err != nil || in == nil {
 		return in, err
 	}
-	if len(menu) == 0 {
-		menu = tool.Menu()
-	}
 	prop := tool.Proposal{Tool: in.Tool, Params: maps.Clone(in.Params)}
 	key := selectKey(ctx, question)
 	if r := p.stream(streamWrongTool, key); fires(r, p.rates.WrongTool) {
@@ -228,8 +225,6 @@ func composeKey(in provider.ComposeInput) string {
 // ---- select faults ----
 
 var (
-	storeIDRE   = regexp.MustCompile(`\bst-\d{3}\b`)
-	productIDRE = regexp.MustCompile(`\bpr-\d{3}\b`)
 	timestampRE = regexp.MustCompile(`\b\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z`)
 )
 
@@ -259,7 +254,7 @@ func lookup(name string, menu []tool.Def) (tool.Def, bool) {
 			return d, true
 		}
 	}
-	return tool.Lookup(name)
+	return tool.Def{}, false
 }
 
 // wrongTool swaps the tool for another on the menu, with plausible
@@ -290,8 +285,8 @@ func plausible(r *rand.Rand, q tool.Param, old tool.Proposal, question string) a
 		return v
 	}
 	switch q.Kind {
-	case tool.StoreID, tool.ProductID:
-		re, prefix := idPattern(q.Kind)
+	case tool.EntityID:
+		re, synth := idPattern(q)
 		var ids []string
 		for _, k := range slices.Sorted(maps.Keys(old.Params)) {
 			if s, ok := old.Params[k].(string); ok && re.MatchString(s) && !slices.Contains(ids, s) {
@@ -306,7 +301,7 @@ func plausible(r *rand.Rand, q tool.Param, old tool.Proposal, question string) a
 		if len(ids) > 0 {
 			return ids[r.IntN(len(ids))]
 		}
-		return fmt.Sprintf("%s-%03d", prefix, 1+r.IntN(9))
+		return synth(1 + r.IntN(9))
 	case tool.Timestamp:
 		base := ""
 		for _, k := range []string{"as_of", "end", "start"} {
@@ -326,8 +321,8 @@ func plausible(r *rand.Rand, q tool.Param, old tool.Proposal, question string) a
 			}
 		}
 		return base
-	case tool.State, tool.Condition:
-		enum := q.Kind.Enum()
+	case tool.Enum:
+		enum := q.Values
 		for _, k := range slices.Sorted(maps.Keys(old.Params)) {
 			if s, ok := old.Params[k].(string); ok && slices.Contains(enum, s) {
 				return s
@@ -340,12 +335,30 @@ func plausible(r *rand.Rand, q tool.Param, old tool.Proposal, question string) a
 	return ""
 }
 
-func idPattern(k tool.ParamKind) (*regexp.Regexp, string) {
-	if k == tool.StoreID {
-		return storeIDRE, "st"
+// idPattern returns the regular expression that finds q's ids in a text
+// (q's pattern without its anchors, between word boundaries) and a
+// function writing the n-th synthetic id: for a pattern of a literal
+// prefix and k digits ("^st-[0-9]{3}$"), the prefix and n in k digits;
+// for any other pattern, "" (which the wall refuses).
+func idPattern(q tool.Param) (*regexp.Regexp, func(n int) string) {
+	inner := strings.TrimSuffix(strings.TrimPrefix(q.Pattern, "^"), "$")
+	re, err := regexp.Compile(`\b(?:` + inner + `)\b`)
+	if err != nil {
+		re = regexp.MustCompile(`$.^`) // matches nothing
 	}
-	return productIDRE, "pr"
+	synth := func(int) string { return "" }
+	if full, err := regexp.Compile(q.Pattern); err == nil {
+		prefix, _ := full.LiteralPrefix()
+		if m := digitsRE.FindStringSubmatch(strings.TrimPrefix(inner, regexp.QuoteMeta(prefix))); m != nil {
+			width, _ := strconv.Atoi(m[1])
+			synth = func(n int) string { return fmt.Sprintf("%s%0*d", prefix, width, n) }
+		}
+	}
+	return re, synth
 }
+
+// digitsRE matches the rest of an id pattern that is k digits.
+var digitsRE = regexp.MustCompile(`^\[0-9\]\{([1-9])\}$`)
 
 // wrongParam changes one parameter to another in-domain value.
 func wrongParam(r *rand.Rand, prop tool.Proposal, question string, menu []tool.Def) tool.Proposal {
@@ -369,13 +382,13 @@ func wrongParam(r *rand.Rand, prop tool.Proposal, question string, menu []tool.D
 
 func hasAlternative(q tool.Param, cur string) bool {
 	switch q.Kind {
-	case tool.StoreID, tool.ProductID:
+	case tool.EntityID:
 		return true
 	case tool.Timestamp:
 		_, err := time.Parse(tsLayout, cur)
 		return err == nil
-	case tool.State, tool.Condition:
-		return len(q.Kind.Enum()) > 1 || !slices.Contains(q.Kind.Enum(), cur)
+	case tool.Enum:
+		return len(q.Values) > 1 || !slices.Contains(q.Values, cur)
 	}
 	return false
 }
@@ -384,8 +397,8 @@ func hasAlternative(q tool.Param, cur string) bool {
 // must hold.
 func alternative(r *rand.Rand, q tool.Param, cur, question string) string {
 	switch q.Kind {
-	case tool.StoreID, tool.ProductID:
-		re, prefix := idPattern(q.Kind)
+	case tool.EntityID:
+		re, synth := idPattern(q)
 		var seen []string
 		for _, s := range re.FindAllString(question, -1) {
 			if s != cur && !slices.Contains(seen, s) {
@@ -397,7 +410,7 @@ func alternative(r *rand.Rand, q tool.Param, cur, question string) string {
 		}
 		var pool []string
 		for n := 1; n <= 9; n++ {
-			if id := fmt.Sprintf("%s-%03d", prefix, n); id != cur {
+			if id := synth(n); id != cur {
 				pool = append(pool, id)
 			}
 		}
@@ -413,9 +426,9 @@ func alternative(r *rand.Rand, q tool.Param, cur, question string) string {
 			shift = -shift
 		}
 		return t.Add(shift).Format(tsLayout)
-	default: // State, Condition
+	default: // Enum
 		var pool []string
-		for _, v := range q.Kind.Enum() {
+		for _, v := range q.Values {
 			if v != cur {
 				pool = append(pool, v)
 			}

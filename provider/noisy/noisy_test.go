@@ -16,6 +16,7 @@ import (
 	"github.com/provenant/provenant/provider"
 	"github.com/provenant/provenant/provider/noisy"
 	"github.com/provenant/provenant/provider/rules"
+	"github.com/provenant/provenant/retail"
 	"github.com/provenant/provenant/retail/demo"
 	"github.com/provenant/provenant/tool"
 )
@@ -42,18 +43,18 @@ func ids(prefix string, n int) []string {
 // every count has two distinct digits.
 func valueFor(toolName string) fact.Value {
 	switch toolName {
-	case tool.GetStockState:
-		return fact.State("LOW_STOCK")
-	case tool.GetPrice:
-		return fact.Price(1205)
-	case tool.GetComplianceFlag:
-		return fact.Flag("PRICE_MISMATCH")
-	case tool.CountStoresWithCondition:
-		return fact.StoreCount(ids("st", 12))
-	case tool.ListProductsInState:
-		return fact.ProductList(ids("pr", 12))
-	case tool.CountEventsInWindow:
-		return fact.EventCount(12)
+	case retail.GetStockState:
+		return fact.Text("LOW_STOCK")
+	case retail.GetPrice:
+		return fact.Integer(1205, "cents")
+	case retail.GetComplianceFlag:
+		return fact.Text("PRICE_MISMATCH")
+	case retail.CountStoresWithCondition:
+		return fact.EntityCount("store_ids", ids("st", 12))
+	case retail.ListProductsInState:
+		return fact.EntityList("product_ids", ids("pr", 12))
+	case retail.CountEventsInWindow:
+		return fact.RowCount(12)
 	}
 	panic("no value for " + toolName)
 }
@@ -61,7 +62,7 @@ func valueFor(toolName string) fact.Value {
 // hasValueNumeral reports whether the rules sentence for the tool cites a
 // number that is not part of an id or a timestamp.
 func hasValueNumeral(toolName string) bool {
-	return toolName != tool.GetStockState && toolName != tool.GetComplianceFlag
+	return toolName != retail.GetStockState && toolName != retail.GetComplianceFlag
 }
 
 func newNoisy(t *testing.T, seed uint64, r noisy.Rates) *noisy.Provider {
@@ -75,7 +76,7 @@ func newNoisy(t *testing.T, seed uint64, r noisy.Rates) *noisy.Provider {
 
 func innerSelect(t *testing.T, q string) *tool.Proposal {
 	t.Helper()
-	p, err := rules.Provider{}.Select(t.Context(), q, tool.Menu())
+	p, err := rules.Provider{}.Select(t.Context(), q, retail.Registry().Menu())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -96,11 +97,11 @@ func demoWall(t *testing.T) *tool.Wall {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return tool.NewWall(tool.CatalogOf(d))
+	return tool.NewWall(retail.Registry(), retail.DeclaredIDs(d))
 }
 
 func onMenu(name string) bool {
-	_, ok := tool.Lookup(name)
+	_, ok := retail.Registry().Lookup(name)
 	return ok
 }
 
@@ -196,7 +197,7 @@ func TestSelect_Faults(t *testing.T) {
 			for _, q := range templates {
 				t.Run(fmt.Sprintf("%s/seed=%d/%s", tt.name, seed, q), func(t *testing.T) {
 					inner := innerSelect(t, q)
-					got, err := p.Select(t.Context(), q, tool.Menu())
+					got, err := p.Select(t.Context(), q, retail.Registry().Menu())
 					if err != nil {
 						t.Fatal(err)
 					}
@@ -309,7 +310,7 @@ func TestCompose_SingleDigitIsNotTransposed(t *testing.T) {
 	p := newNoisy(t, 1, noisy.Rates{TransposedNumeral: 1})
 	q := templates[5]
 	in := composeInput(q, innerSelect(t, q))
-	in.Value = fact.EventCount(7)
+	in.Value = fact.RowCount(7)
 	want, _ := rules.Provider{}.Compose(t.Context(), in)
 	got, err := p.Compose(t.Context(), in)
 	if err != nil {
@@ -326,7 +327,7 @@ func TestZeroRates_IdenticalToInner(t *testing.T) {
 	for _, q := range questions {
 		t.Run(q, func(t *testing.T) {
 			inner := innerSelect(t, q)
-			got, err := p.Select(t.Context(), q, tool.Menu())
+			got, err := p.Select(t.Context(), q, retail.Registry().Menu())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -347,7 +348,7 @@ func TestZeroRates_IdenticalToInner(t *testing.T) {
 
 func TestSelect_InnerAbstentionPassesThrough(t *testing.T) {
 	p := newNoisy(t, 1, noisy.Uniform(1))
-	got, err := p.Select(t.Context(), "How many employees work at st-003?", tool.Menu())
+	got, err := p.Select(t.Context(), "How many employees work at st-003?", retail.Registry().Menu())
 	if err != nil || got != nil {
 		t.Errorf("Select() = %+v, %v; want abstention", got, err)
 	}
@@ -369,7 +370,7 @@ func TestInnerErrorsPassThrough(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := p.Select(t.Context(), templates[0], tool.Menu()); !errors.Is(err, provider.ErrUnavailable) {
+	if _, err := p.Select(t.Context(), templates[0], retail.Registry().Menu()); !errors.Is(err, provider.ErrUnavailable) {
 		t.Errorf("Select() error = %v, want ErrUnavailable", err)
 	}
 	if _, err := p.Compose(t.Context(), provider.ComposeInput{Question: templates[1]}); !errors.Is(err, provider.ErrUnavailable) {
@@ -380,7 +381,7 @@ func TestInnerErrorsPassThrough(t *testing.T) {
 // outcome renders everything a provider did for one question.
 func outcome(t *testing.T, p provider.Provider, q string) string {
 	t.Helper()
-	got, err := p.Select(t.Context(), q, tool.Menu())
+	got, err := p.Select(t.Context(), q, retail.Registry().Menu())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -411,11 +412,11 @@ func manyQuestions(n int) []string {
 		case 2:
 			q = fmt.Sprintf("What is the compliance flag of %s at %s as of %s?", pr, st, ts)
 		case 3:
-			q = fmt.Sprintf("How many stores have condition %s as of %s?", tool.Condition.Enum()[i%5], ts)
+			q = fmt.Sprintf("How many stores have condition %s as of %s?", retail.Conditions[i%5], ts)
 		case 4:
-			q = fmt.Sprintf("Which products are in state %s at %s as of %s?", tool.State.Enum()[i%4], st, ts)
+			q = fmt.Sprintf("Which products are in state %s at %s as of %s?", retail.States[i%4], st, ts)
 		case 5:
-			q = fmt.Sprintf("How many %s events were recorded for %s in [2026-01-01T00:00:00Z, %s)?", tool.State.Enum()[i%4], st, ts)
+			q = fmt.Sprintf("How many %s events were recorded for %s in [2026-01-01T00:00:00Z, %s)?", retail.States[i%4], st, ts)
 		}
 		out = append(out, q)
 	}
@@ -443,7 +444,7 @@ func TestDeterminism(t *testing.T) {
 		got := make([]string, len(questions))
 		for i, q := range questions {
 			wg.Go(func() {
-				s, err := a.Select(context.Background(), q, tool.Menu())
+				s, err := a.Select(context.Background(), q, retail.Registry().Menu())
 				if err != nil {
 					return
 				}
@@ -451,7 +452,7 @@ func TestDeterminism(t *testing.T) {
 				if s != nil {
 					sel = fmt.Sprintf("%s %v", s.Tool, s.Params)
 				}
-				inner, _ := rules.Provider{}.Select(context.Background(), q, tool.Menu())
+				inner, _ := rules.Provider{}.Select(context.Background(), q, retail.Registry().Menu())
 				c, _ := a.Compose(context.Background(), composeInput(q, inner))
 				got[i] = sel + " | " + c
 			})
@@ -485,7 +486,7 @@ func TestStreamsAreIndependent(t *testing.T) {
 		p := newNoisy(t, 3, r)
 		var out []bool
 		for _, q := range manyQuestions(300) {
-			got, err := p.Select(t.Context(), q, tool.Menu())
+			got, err := p.Select(t.Context(), q, retail.Registry().Menu())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -531,7 +532,7 @@ func TestRates(t *testing.T) {
 			faults := 0
 			for _, q := range questions {
 				inner := innerSelect(t, q)
-				got, err := p.Select(t.Context(), q, tool.Menu())
+				got, err := p.Select(t.Context(), q, retail.Registry().Menu())
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -539,10 +540,10 @@ func TestRates(t *testing.T) {
 				// Compose faults need a value numeral that can change
 				// clearly: give every question a price or a count of 1234
 				// (the question is the key, so the draws still differ).
-				if in.Tool == tool.GetPrice {
-					in.Value = fact.Price(1234)
+				if in.Tool == retail.GetPrice {
+					in.Value = fact.Integer(1234, "cents")
 				} else {
-					in.Tool, in.Value = tool.CountEventsInWindow, fact.EventCount(1234)
+					in.Tool, in.Value = retail.CountEventsInWindow, fact.RowCount(1234)
 				}
 				innerS, _ := rules.Provider{}.Compose(t.Context(), in)
 				gotS, err := p.Compose(t.Context(), in)
@@ -564,7 +565,7 @@ func TestRates(t *testing.T) {
 		p := newNoisy(t, 1, noisy.Uniform(rate))
 		abstained := 0
 		for _, q := range questions {
-			if got, _ := p.Select(t.Context(), q, tool.Menu()); got == nil {
+			if got, _ := p.Select(t.Context(), q, retail.Registry().Menu()); got == nil {
 				abstained++
 			}
 		}

@@ -21,6 +21,7 @@ import (
 	"github.com/provenant/provenant/provider"
 	"github.com/provenant/provenant/provider/cassette"
 	"github.com/provenant/provenant/provider/rules"
+	"github.com/provenant/provenant/retail"
 	"github.com/provenant/provenant/tool"
 )
 
@@ -49,21 +50,21 @@ func scalarCall(name string) *tool.Proposal {
 // out-of-coverage question.
 var templateCases = []questionCase{
 	{"stock state", "What is the stock state of pr-007 at st-003 as of 2026-01-06T08:00:00Z?",
-		scalarCall(tool.GetStockState), fact.State("LOW_STOCK")},
+		scalarCall(retail.GetStockState), fact.Text("LOW_STOCK")},
 	{"price", "What is the price of pr-007 at st-003 as of 2026-01-06T08:00:00Z?",
-		scalarCall(tool.GetPrice), fact.Price(299)},
+		scalarCall(retail.GetPrice), fact.Integer(299, "cents")},
 	{"compliance flag", "What is the compliance flag of pr-007 at st-003 as of 2026-01-06T08:00:00Z?",
-		scalarCall(tool.GetComplianceFlag), fact.Flag("PRICE_MISMATCH")},
+		scalarCall(retail.GetComplianceFlag), fact.Text("PRICE_MISMATCH")},
 	{"stores with condition", "How many stores have condition OUT_OF_STOCK as of 2026-01-06T08:00:00Z?",
-		&tool.Proposal{Tool: tool.CountStoresWithCondition, Params: map[string]any{"condition": "OUT_OF_STOCK", "as_of": asOf}},
-		fact.StoreCount([]string{"st-003", "st-001"})},
+		&tool.Proposal{Tool: retail.CountStoresWithCondition, Params: map[string]any{"condition": "OUT_OF_STOCK", "as_of": asOf}},
+		fact.EntityCount("store_ids", []string{"st-003", "st-001"})},
 	{"products in state", "Which products are in state LOW_STOCK at st-003 as of 2026-01-06T08:00:00Z?",
-		&tool.Proposal{Tool: tool.ListProductsInState, Params: map[string]any{"state": "LOW_STOCK", "store_id": "st-003", "as_of": asOf}},
-		fact.ProductList([]string{"pr-007", "pr-002"})},
+		&tool.Proposal{Tool: retail.ListProductsInState, Params: map[string]any{"state": "LOW_STOCK", "store_id": "st-003", "as_of": asOf}},
+		fact.EntityList("product_ids", []string{"pr-007", "pr-002"})},
 	{"events in window", "How many OUT_OF_STOCK events were recorded for st-003 in [2026-01-01T00:00:00Z, 2026-01-07T00:00:00Z)?",
-		&tool.Proposal{Tool: tool.CountEventsInWindow, Params: map[string]any{"state": "OUT_OF_STOCK", "store_id": "st-003",
+		&tool.Proposal{Tool: retail.CountEventsInWindow, Params: map[string]any{"state": "OUT_OF_STOCK", "store_id": "st-003",
 			"start": "2026-01-01T00:00:00Z", "end": "2026-01-07T00:00:00Z"}},
-		fact.EventCount(4)},
+		fact.RowCount(4)},
 	{"out of coverage", "How many employees work at st-003?", nil, fact.Value{}},
 }
 
@@ -132,7 +133,7 @@ func TestNew_Options(t *testing.T) {
 func TestSelect(t *testing.T) {
 	srv := newScriptedServer(t)
 	p := newProvider(t, Options{BaseURL: srv.baseURL()})
-	wall := tool.NewWall(tool.Catalog{Stores: map[string]bool{"st-003": true}, Products: map[string]bool{"pr-007": true}})
+	wall := tool.NewWall(retail.Registry(), map[string]map[string]bool{"store": {"st-003": true}, "product": {"pr-007": true}})
 	type rejectCase struct {
 		questionCase
 		reject tool.RejectKind // "" means the wall accepts the proposal
@@ -142,19 +143,19 @@ func TestSelect(t *testing.T) {
 		tests = append(tests, rejectCase{questionCase: c})
 	}
 	tests = append(tests,
-		rejectCase{questionCase{name: "two calls: first wins", question: "script: two calls", want: scalarCall(tool.GetPrice)}, ""},
+		rejectCase{questionCase{name: "two calls: first wins", question: "script: two calls", want: scalarCall(retail.GetPrice)}, ""},
 		rejectCase{questionCase{name: "truncated arguments", question: "script: truncated arguments",
-			want: &tool.Proposal{Tool: tool.GetPrice, Params: map[string]any{}}}, tool.Invalid},
+			want: &tool.Proposal{Tool: retail.GetPrice, Params: map[string]any{}}}, tool.Invalid},
 		rejectCase{questionCase{name: "array arguments", question: "script: array arguments",
-			want: &tool.Proposal{Tool: tool.GetPrice, Params: map[string]any{}}}, tool.Invalid},
+			want: &tool.Proposal{Tool: retail.GetPrice, Params: map[string]any{}}}, tool.Invalid},
 		rejectCase{questionCase{name: "number argument", question: "script: number argument",
-			want: &tool.Proposal{Tool: tool.GetPrice, Params: map[string]any{"store_id": json.Number("3"), "product_id": "pr-007", "as_of": asOf}}}, tool.Invalid},
+			want: &tool.Proposal{Tool: retail.GetPrice, Params: map[string]any{"store_id": json.Number("3"), "product_id": "pr-007", "as_of": asOf}}}, tool.Invalid},
 		rejectCase{questionCase{name: "hallucinated tool", question: "script: hallucinated tool",
 			want: &tool.Proposal{Tool: "get_weather", Params: map[string]any{"city": "Paris"}}}, tool.Unregistered},
 	)
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := p.Select(t.Context(), tt.question, tool.Menu())
+			got, err := p.Select(t.Context(), tt.question, retail.Registry().Menu())
 			if err != nil {
 				t.Fatalf("Select: %v", err)
 			}
@@ -198,7 +199,7 @@ func TestSelect_Request(t *testing.T) {
 		t.Run("key="+key, func(t *testing.T) {
 			p := newProvider(t, Options{BaseURL: srv.baseURL(), APIKey: key})
 			q := templateCases[0].question
-			if _, err := p.Select(t.Context(), q, tool.Menu()); err != nil {
+			if _, err := p.Select(t.Context(), q, retail.Registry().Menu()); err != nil {
 				t.Fatalf("Select: %v", err)
 			}
 			req := srv.last(t)
@@ -237,7 +238,7 @@ func TestSelect_Request(t *testing.T) {
 			if len(body.Messages) != 2 || body.Messages[0].Content != selectPrompt || body.Messages[1].Content != q {
 				t.Errorf("messages = %+v, want the select prompt and the question", body.Messages)
 			}
-			menu := tool.Menu()
+			menu := retail.Registry().Menu()
 			if len(body.Tools) != len(menu) {
 				t.Fatalf("sent %d tools, want %d", len(body.Tools), len(menu))
 			}
@@ -299,7 +300,7 @@ func TestUnavailable(t *testing.T) {
 				var err error
 				if job == "select" {
 					var got *tool.Proposal
-					got, err = p.Select(t.Context(), tt.script, tool.Menu())
+					got, err = p.Select(t.Context(), tt.script, retail.Registry().Menu())
 					if got != nil {
 						t.Errorf("Select proposed %+v alongside an error", got)
 					}
@@ -323,7 +324,7 @@ func TestUnavailable(t *testing.T) {
 		p := newProvider(t, Options{BaseURL: srv.baseURL()})
 		ctx, cancel := context.WithCancel(t.Context())
 		cancel()
-		_, err := p.Select(ctx, templateCases[0].question, tool.Menu())
+		_, err := p.Select(ctx, templateCases[0].question, retail.Registry().Menu())
 		if !errors.Is(err, provider.ErrUnavailable) || !errors.Is(err, context.Canceled) {
 			t.Errorf("error = %v, want ErrUnavailable and context.Canceled", err)
 		}
@@ -405,7 +406,7 @@ func runCases(t *testing.T, p *Provider, cases []questionCase) ([]*tool.Proposal
 	var props []*tool.Proposal
 	var sentences []string
 	for _, c := range cases {
-		got, err := p.Select(t.Context(), c.question, tool.Menu())
+		got, err := p.Select(t.Context(), c.question, retail.Registry().Menu())
 		if err != nil {
 			t.Fatalf("Select(%q): %v", c.question, err)
 		}
@@ -481,7 +482,7 @@ func TestCassettes_Replay(t *testing.T) {
 	p := newProvider(t, Options{BaseURL: "http://127.0.0.1:1/v1", Transport: &cassette.Replayer{Dir: cassetteDir}})
 	for _, c := range templateCases {
 		t.Run(c.name, func(t *testing.T) {
-			got, err := p.Select(t.Context(), c.question, tool.Menu())
+			got, err := p.Select(t.Context(), c.question, retail.Registry().Menu())
 			if err != nil {
 				t.Fatalf("Select: %v", err)
 			}
@@ -522,21 +523,21 @@ func TestReplay_Miss(t *testing.T) {
 		call func() error
 	}{
 		{"unrecorded question", func() error {
-			_, err := p.Select(t.Context(), "What is the price of pr-008 at st-003 as of 2026-01-06T08:00:00Z?", tool.Menu())
+			_, err := p.Select(t.Context(), "What is the price of pr-008 at st-003 as of 2026-01-06T08:00:00Z?", retail.Registry().Menu())
 			return err
 		}},
 		{"smaller menu", func() error {
-			_, err := p.Select(t.Context(), templateCases[1].question, tool.Menu()[:1])
+			_, err := p.Select(t.Context(), templateCases[1].question, retail.Registry().Menu()[:1])
 			return err
 		}},
 		{"other model", func() error {
 			other := newProvider(t, Options{BaseURL: "http://127.0.0.1:1/v1", Model: "other-model", Transport: &cassette.Replayer{Dir: cassetteDir}})
-			_, err := other.Select(t.Context(), templateCases[1].question, tool.Menu())
+			_, err := other.Select(t.Context(), templateCases[1].question, retail.Registry().Menu())
 			return err
 		}},
 		{"unrecorded value", func() error {
 			in := templateCases[1].composeInput()
-			in.Value = fact.Price(300)
+			in.Value = fact.Integer(300, "cents")
 			_, err := p.Compose(t.Context(), in)
 			return err
 		}},
@@ -586,7 +587,7 @@ func FuzzSelectResponse(f *testing.F) {
 				Body: io.NopCloser(bytes.NewReader(body)), Request: r}, nil
 		})
 		p := newProvider(t, Options{BaseURL: "http://127.0.0.1:1/v1", Transport: rt})
-		got, err := p.Select(t.Context(), "q", tool.Menu())
+		got, err := p.Select(t.Context(), "q", retail.Registry().Menu())
 		if err != nil && !errors.Is(err, provider.ErrUnavailable) {
 			t.Fatalf("Select error %v does not wrap ErrUnavailable", err)
 		}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/provenant/provenant/fact"
 	"github.com/provenant/provenant/provider"
+	"github.com/provenant/provenant/retail"
 	"github.com/provenant/provenant/tool"
 )
 
@@ -52,18 +53,18 @@ func scalar(name string) func(m []string) tool.Proposal {
 
 var templates = []template{
 	{mustCompile(is + `\s+the\s+(?:stock|shelf)\s+state\s+` + of + `\s+` + tok + `\s+` + at + `\s+` + tok + `\s+as\s+of\s+` + ts),
-		scalar(tool.GetStockState)},
+		scalar(retail.GetStockState)},
 	{mustCompile(is + `\s+the\s+(?:shelf\s+)?price\s+` + of + `\s+` + tok + `\s+` + at + `\s+` + tok + `\s+as\s+of\s+` + ts),
-		scalar(tool.GetPrice)},
+		scalar(retail.GetPrice)},
 	{mustCompile(is + `\s+the\s+compliance\s+(?:flag|status)\s+` + of + `\s+` + tok + `\s+` + at + `\s+` + tok + `\s+as\s+of\s+` + ts),
-		scalar(tool.GetComplianceFlag)},
+		scalar(retail.GetComplianceFlag)},
 	{mustCompile(`how\s+many\s+stores\s+(?:have|had|has|show|showed)\s+(?:the\s+)?condition\s+` + tok + `\s+as\s+of\s+` + ts),
 		func(m []string) tool.Proposal {
-			return tool.Proposal{Tool: tool.CountStoresWithCondition, Params: map[string]any{"condition": enum(m[1]), "as_of": m[2]}}
+			return tool.Proposal{Tool: retail.CountStoresWithCondition, Params: map[string]any{"condition": enum(m[1]), "as_of": m[2]}}
 		}},
 	{mustCompile(`(?:which|what)\s+products\s+(?:are|were)\s+in\s+(?:the\s+)?state\s+` + tok + `\s+` + at + `\s+` + tok + `\s+as\s+of\s+` + ts),
 		func(m []string) tool.Proposal {
-			return tool.Proposal{Tool: tool.ListProductsInState, Params: map[string]any{"state": enum(m[1]), "store_id": m[2], "as_of": m[3]}}
+			return tool.Proposal{Tool: retail.ListProductsInState, Params: map[string]any{"state": enum(m[1]), "store_id": m[2], "as_of": m[3]}}
 		}},
 	{mustCompile(`how\s+many\s+` + tok + `\s+(?:events|scans)\s+(?:were|was)\s+recorded\s+` + at + `\s+` + tok + `\s+in\s+\[\s*` + ts + `\s*,\s*` + ts + `\s*\)`),
 		window},
@@ -72,7 +73,7 @@ var templates = []template{
 }
 
 func window(m []string) tool.Proposal {
-	return tool.Proposal{Tool: tool.CountEventsInWindow, Params: map[string]any{"state": enum(m[1]), "store_id": m[2], "start": m[3], "end": m[4]}}
+	return tool.Proposal{Tool: retail.CountEventsInWindow, Params: map[string]any{"state": enum(m[1]), "store_id": m[2], "start": m[3], "end": m[4]}}
 }
 
 // enum normalises an enumeration token's case; the wall judges the rest.
@@ -98,27 +99,27 @@ func (Provider) Compose(ctx context.Context, in provider.ComposeInput) (string, 
 func Sentence(toolName string, args map[string]string, v fact.Value) string {
 	store, product, asOf := args["store_id"], args["product_id"], args["as_of"]
 	switch toolName {
-	case tool.GetStockState, tool.GetPrice, tool.GetComplianceFlag:
-		what := map[string]string{tool.GetStockState: "stock state", tool.GetPrice: "price", tool.GetComplianceFlag: "compliance flag"}[toolName]
+	case retail.GetStockState, retail.GetPrice, retail.GetComplianceFlag:
+		what := map[string]string{retail.GetStockState: "stock state", retail.GetPrice: "price", retail.GetComplianceFlag: "compliance flag"}[toolName]
 		if !v.Observed {
 			return fmt.Sprintf("No scan of %s at %s was recorded at or before %s, so its %s is not known.", product, store, asOf, what)
 		}
 		val := v.Text
-		if v.Kind == fact.KindPrice {
-			val = fmt.Sprintf("$%d.%02d (%d cents)", v.Cents/100, v.Cents%100, v.Cents)
+		if v.Kind == fact.KindInteger {
+			val = fmt.Sprintf("$%d.%02d (%d cents)", v.Int/100, v.Int%100, v.Int)
 		}
 		return fmt.Sprintf("The %s of %s at %s as of %s is %s.", what, product, store, asOf, val)
-	case tool.CountStoresWithCondition:
+	case retail.CountStoresWithCondition:
 		if v.Count == 0 {
 			return fmt.Sprintf("No store has condition %s as of %s.", args["condition"], asOf)
 		}
 		return fmt.Sprintf("%s condition %s as of %s: %s.", plural(v.Count, "store has", "stores have"), args["condition"], asOf, strings.Join(v.IDs, ", "))
-	case tool.ListProductsInState:
+	case retail.ListProductsInState:
 		if len(v.IDs) == 0 {
 			return fmt.Sprintf("No product is in state %s at %s as of %s.", args["state"], store, asOf)
 		}
 		return fmt.Sprintf("%s in state %s at %s as of %s: %s.", plural(len(v.IDs), "product is", "products are"), args["state"], store, asOf, strings.Join(v.IDs, ", "))
-	case tool.CountEventsInWindow:
+	case retail.CountEventsInWindow:
 		return fmt.Sprintf("%s with state %s %s recorded for %s in [%s, %s).",
 			plural(v.Count, "scan", "scans"), args["state"], map[bool]string{true: "was", false: "were"}[v.Count == 1], store, args["start"], args["end"])
 	}

@@ -60,9 +60,9 @@ func mustResult(t *testing.T, r fact.Result, v fact.Value, ids []string) fact.Re
 // fails exactly the right clauses.
 func RunDefects(t *testing.T, d *retail.Dataset, store retail.EventStore) {
 	t.Helper()
-	f := &fixture{d: d, wall: tool.NewWall(tool.CatalogOf(d)), exec: executor.New(d, nil), res: resolver.New(store)}
+	f := &fixture{d: d, wall: tool.NewWall(retail.Registry(), retail.DeclaredIDs(d)), exec: executor.New(d, nil), res: resolver.New(store)}
 	asOf := "2026-01-06T08:00:00Z"
-	countCall := f.call(t, tool.CountStoresWithCondition, map[string]any{"condition": "NON_COMPLIANT", "as_of": asOf})
+	countCall := f.call(t, retail.CountStoresWithCondition, map[string]any{"condition": "NON_COMPLIANT", "as_of": asOf})
 	count := f.honest(t, countCall)
 	ids := count.Provenance.EventIDs()
 	if len(ids) < 3 {
@@ -81,10 +81,10 @@ func RunDefects(t *testing.T, d *retail.Dataset, store retail.EventStore) {
 	// scan: an older non-compliant scan superseded by a later one.
 	staleID := staleSatisfying(t, f.d, asOf, ids)
 
-	stateCall := f.call(t, tool.GetStockState, map[string]any{"store_id": "st-003", "product_id": "pr-007", "as_of": asOf})
+	stateCall := f.call(t, retail.GetStockState, map[string]any{"store_id": "st-003", "product_id": "pr-007", "as_of": asOf})
 	state := f.honest(t, stateCall)
 
-	absentCall := f.call(t, tool.ListProductsInState, map[string]any{"store_id": "st-003", "state": "OVERSTOCK", "as_of": "2026-01-01T00:00:01Z"})
+	absentCall := f.call(t, retail.ListProductsInState, map[string]any{"store_id": "st-003", "state": "OVERSTOCK", "as_of": "2026-01-01T00:00:01Z"})
 
 	tests := []struct {
 		name   string
@@ -108,13 +108,13 @@ func RunDefects(t *testing.T, d *retail.Dataset, store retail.EventStore) {
 			mustResult(t, count, count.Value, append(slices.Clone(ids), staleID)),
 			fact.Verdict{ProvenanceValid: true, ValueMatches: true, Complete: false}},
 		{"wrong count", countCall,
-			mustResult(t, count, fact.Value{Kind: fact.KindStoreCount, Observed: true, Count: count.Value.Count + 1, IDs: count.Value.IDs}, ids),
+			mustResult(t, count, fact.Value{Kind: fact.KindEntityCount, Observed: true, Count: count.Value.Count + 1, IDs: count.Value.IDs}, ids),
 			fact.Verdict{ProvenanceValid: true, ValueMatches: false, Complete: true}},
 		{"wrong store list", countCall,
-			mustResult(t, count, fact.StoreCount(append(slices.Clone(count.Value.IDs[1:]), "st-999")), ids),
+			mustResult(t, count, fact.EntityCount("store_ids", append(slices.Clone(count.Value.IDs[1:]), "st-999")), ids),
 			fact.Verdict{ProvenanceValid: true, ValueMatches: false, Complete: true}},
 		{"wrong state", stateCall,
-			mustResult(t, state, fact.State(otherState(state.Value.Text)), state.Provenance.EventIDs()),
+			mustResult(t, state, fact.Text(otherState(state.Value.Text)), state.Provenance.EventIDs()),
 			fact.Verdict{ProvenanceValid: true, ValueMatches: false, Complete: true}},
 		{"faked absence", countCall,
 			fakedAbsence(t, countCall, count),
@@ -142,7 +142,7 @@ func RunDefects(t *testing.T, d *retail.Dataset, store retail.EventStore) {
 
 func fakedAbsence(t *testing.T, c tool.Call, honest fact.Result) fact.Result {
 	t.Helper()
-	r, err := fact.NewResult(honest.Tool, honest.Args, fact.StoreCount(nil),
+	r, err := fact.NewResult(honest.Tool, honest.Args, fact.EntityCount("store_ids", nil),
 		fact.Absent(executor.Attestation(c, "retail-demo-v1")))
 	if err != nil {
 		t.Fatal(err)

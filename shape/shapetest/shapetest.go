@@ -290,11 +290,26 @@ func Run(t *testing.T, b Backend) {
 						rt.Fatal(err)
 					}
 					defer db.ExecContext(ctx, "DROP TABLE "+rel)
+					derived := rapid.Bool().Draw(rt, "derived")
+					if derived {
+						every := rapid.SampledFrom([]int{1, 2, 3, 7, 1000}).Draw(rt, "every")
+						if err := derive(ctx, db, ds, rel, every); err != nil {
+							rt.Fatal(err)
+						}
+						defer func() {
+							for _, suffix := range []string{"__cp", "__cpi", "__series"} {
+								db.ExecContext(ctx, "DROP TABLE "+rel+suffix)
+							}
+						}()
+					}
 					maxKeys := rapid.SampledFrom([]int{2, shape.DefaultMaxKeys}).Draw(rt, "max_keys")
-					eng, err := shape.New(cat, shape.Source{DB: db, Snapshot: opts,
+					eng, err := shape.New(ctx, cat, shape.Source{DB: db, Snapshot: opts,
 						Relations: map[string]string{ds.Name.Value: rel}}, &shape.Options{MaxKeys: maxKeys})
 					if err != nil {
 						rt.Fatal(err)
+					}
+					if eng.Derived(ds.Name.Value) != derived {
+						rt.Fatalf("Derived = %v, want %v", eng.Derived(ds.Name.Value), derived)
 					}
 					for range 4 {
 						call := genCall(rt, cat, fx.Pools)
@@ -304,6 +319,19 @@ func Run(t *testing.T, b Backend) {
 			})
 		})
 	}
+}
+
+// derive builds the derived structures of rel in one transaction.
+func derive(ctx context.Context, db *sql.DB, ds *catalog.Dataset, rel string, every int) error {
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	if err := shape.Derive(ctx, tx, ds, rel, &shape.DeriveOptions{Every: every}); err != nil {
+		tx.Rollback()
+		return err
+	}
+	return tx.Commit()
 }
 
 // checkCall runs one call through the executor and resolver and compares

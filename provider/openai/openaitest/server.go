@@ -20,7 +20,7 @@ import (
 
 	"github.com/provenant/provenant/fact"
 	"github.com/provenant/provenant/provider/rules"
-	"github.com/provenant/provenant/tool"
+	"github.com/provenant/provenant/retail"
 )
 
 // Job is which of the two model jobs a request asks for.
@@ -183,50 +183,59 @@ func Reply(w http.ResponseWriter, model, content string, calls ...ToolCall) {
 	})
 }
 
+// registry is the fake model's menu: the retail tools the rules parser
+// selects from.
+var registry = retail.Registry()
+
 // decodeValue reads a value in fact.Value's JSON shapes back, for the
 // tool's value kind.
 func decodeValue(toolName string, raw json.RawMessage) (fact.Value, error) {
-	d, ok := tool.Lookup(toolName)
+	d, ok := registry.Lookup(toolName)
 	if !ok {
 		return fact.Value{}, fmt.Errorf("decode value: unknown tool")
 	}
-	var obj struct {
-		Count      int      `json:"count"`
-		StoreIDs   []string `json:"store_ids"`
-		ProductIDs []string `json:"product_ids"`
+	if d.Value.Scalar() && string(raw) == "null" {
+		return fact.NoObservation(d.Value), nil
 	}
 	switch d.Value {
-	case fact.KindState, fact.KindFlag:
-		var s *string
-		if err := json.Unmarshal(raw, &s); err != nil {
+	case fact.KindText:
+		var s string
+		err := json.Unmarshal(raw, &s)
+		return fact.Text(s), err
+	case fact.KindInteger:
+		var n int64
+		err := json.Unmarshal(raw, &n)
+		return fact.Integer(n, d.Unit), err
+	case fact.KindNumber:
+		var x float64
+		if err := json.Unmarshal(raw, &x); err != nil {
 			return fact.Value{}, err
 		}
-		if s == nil {
-			return fact.NoObservation(d.Value), nil
-		}
-		return fact.Value{Kind: d.Value, Observed: true, Text: *s}, nil
-	case fact.KindPrice:
-		var c *int64
-		if err := json.Unmarshal(raw, &c); err != nil {
-			return fact.Value{}, err
-		}
-		if c == nil {
-			return fact.NoObservation(d.Value), nil
-		}
-		return fact.Price(*c), nil
-	case fact.KindStoreCount:
-		if err := json.Unmarshal(raw, &obj); err != nil {
-			return fact.Value{}, err
-		}
-		return fact.StoreCount(obj.StoreIDs), nil
-	case fact.KindProductList:
-		if err := json.Unmarshal(raw, &obj); err != nil {
-			return fact.Value{}, err
-		}
-		return fact.ProductList(obj.ProductIDs), nil
+		return fact.Number(x, d.Unit)
 	}
+	var obj map[string]json.RawMessage
 	if err := json.Unmarshal(raw, &obj); err != nil {
 		return fact.Value{}, err
 	}
-	return fact.EventCount(obj.Count), nil
+	var (
+		count int
+		ids   []string
+	)
+	if c, ok := obj["count"]; ok {
+		if err := json.Unmarshal(c, &count); err != nil {
+			return fact.Value{}, err
+		}
+	}
+	if l, ok := obj[d.IDsField]; ok && d.IDsField != "" {
+		if err := json.Unmarshal(l, &ids); err != nil {
+			return fact.Value{}, err
+		}
+	}
+	switch d.Value {
+	case fact.KindEntityCount:
+		return fact.EntityCount(d.IDsField, ids), nil
+	case fact.KindEntityList:
+		return fact.EntityList(d.IDsField, ids), nil
+	}
+	return fact.RowCount(count), nil
 }

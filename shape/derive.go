@@ -1,0 +1,214 @@
+package shape
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"strings"
+
+	"github.com/provenant/provenant/catalog"
+)
+
+// The derived structures of a table dataset, built by Derive after every
+// import so that an as-of question reads a bounded slice of the data
+// rather than all of it:
+//
+//   - ValidToColumn on the table: the time of the next row of the row's
+//     series (ordered by time, then key), or OpenEnd for the series'
+//     latest row; a row is the latest of its series at t when
+//     time <= t < _valid_to. Computed with LEAD.
+//   - TABLE__cpi: checkpoints (_cp, _cp_ts), one every Every rows in time
+//     order.
+//   - TABLE__cp: for each checkpoint, the latest row of every series at
+//     _cp_ts (all columns), built checkpoint by checkpoint from the
+//     previous one and the rows since, with ROW_NUMBER.
+//   - TABLE__series: every series with the time of its first row (the
+//     census), computed with GROUP BY.
+//
+// The three are computed by different means so that a fault in one
+// shows as a disagreement, not as an agreed wrong answer: the executor
+// reads the checkpoint and the rows since it with a window function; the
+// resolver keeps the rows whose [time, _valid_to) contains t and checks
+// their number against the census.
+const (
+	ValidToColumn = "_valid_to"
+	cpSuffix      = "__cp"
+	cpiSuffix     = "__cpi"
+	seriesSuffix  = "__series"
+)
+
+// OpenEnd is the _valid_to of a series' latest row.
+const OpenEnd = "9999-12-31 00:00:00"
+
+// DefaultEvery is the default number of rows between checkpoints.
+const DefaultEvery = 16384
+
+// DeriveOptions tune Derive.
+type DeriveOptions struct {
+	// Every is the number of rows, in time order, between checkpoints
+	// (DefaultEvery when 0).
+	Every int
+}
+
+// Derive rebuilds the derived structures of table (the dataset's table,
+// or another holding its rows) inside tx. It reads and writes only with
+// portable SQL: LEAD, ROW_NUMBER, GROUP BY, CREATE TABLE AS, UPDATE ...
+// FROM.
+func Derive(ctx context.Context, tx *sql.Tx, ds *catalog.Dataset, table string, o *DeriveOptions) error {
+	every := DefaultEvery
+	if o != nil && o.Every > 0 {
+		every = o.Every
+	}
+	rel := quoteName(table)
+	key, ts := ident(ds.Key.Value), ident(ds.Time.Value)
+	series := make([]string, 0, len(ds.Series))
+	for _, e := range ds.SeriesEntities() {
+		series = append(series, ident(e.Column.Value))
+	}
+	cols := dataColumns(ds)
+	open := "CAST('" + OpenEnd + "' AS TIMESTAMP)"
+	exec := func(what, q string, args ...any) error {
+		if _, err := tx.ExecContext(ctx, q, args...); err != nil {
+			return fmt.Errorf("derive %s: %s: %w", table, what, err)
+		}
+		return nil
+	}
+	// Validity intervals.
+	if err := exec("add column", "ALTER TABLE "+rel+" ADD COLUMN IF NOT EXISTS "+ident(ValidToColumn)+" TIMESTAMP"); err != nil {
+		return err
+	}
+	if err := exec("validity intervals", "UPDATE "+rel+" SET "+ident(ValidToColumn)+" = x.nv FROM (SELECT "+key+" AS k, COALESCE(LEAD("+ts+
+		") OVER (PARTITION BY "+strings.Join(series, ", ")+" ORDER BY "+ts+", "+key+"), "+open+") AS nv FROM "+rel+") x WHERE "+
+		rel+"."+key+" = x.k"); err != nil {
+		return err
+	}
+	// Census.
+	censusRel := quoteName(table + seriesSuffix)
+	if err := exec("census", "DROP TABLE IF EXISTS "+censusRel); err != nil {
+		return err
+	}
+	if err := exec("census", "CREATE TABLE "+censusRel+" AS SELECT "+strings.Join(series, ", ")+", MIN("+ts+") AS _first_ts FROM "+
+		rel+" GROUP BY "+strings.Join(series, ", ")); err != nil {
+		return err
+	}
+	// Checkpoint times: the time of every Every-th row in (time, key)
+	// order, distinct, numbered from 1.
+	cpiRel, cpRel := quoteName(table+cpiSuffix), quoteName(table+cpSuffix)
+	for _, r := range []string{cpiRel, cpRel} {
+		if err := exec("checkpoints", "DROP TABLE IF EXISTS "+r); err != nil {
+			return err
+		}
+	}
+	if err := exec("checkpoints", "CREATE TABLE "+cpiRel+" AS SELECT CAST(ROW_NUMBER() OVER (ORDER BY d.t) AS BIGINT) AS _cp, d.t AS _cp_ts FROM "+
+		"(SELECT DISTINCT r.t FROM (SELECT "+ts+" AS t, ROW_NUMBER() OVER (ORDER BY "+ts+", "+key+") AS rn FROM "+rel+") r WHERE MOD(r.rn, "+
+		fmt.Sprint(every)+") = 0) d"); err != nil {
+		return err
+	}
+	colList := strings.Join(cols, ", ")
+	if err := exec("checkpoints", "CREATE TABLE "+cpRel+" AS SELECT CAST(0 AS BIGINT) AS _cp, "+colList+", "+ident(ValidToColumn)+
+		" FROM "+rel+" WHERE 1 = 0"); err != nil {
+		return err
+	}
+	var cps []struct {
+		id int64
+		ts any
+	}
+	rows, err := tx.QueryContext(ctx, "SELECT _cp, CAST(_cp_ts AS VARCHAR) FROM "+cpiRel+" ORDER BY _cp")
+	if err != nil {
+		return fmt.Errorf("derive %s: read checkpoints: %w", table, err)
+	}
+	for rows.Next() {
+		var c struct {
+			id int64
+			ts any
+		}
+		var s string
+		if err := rows.Scan(&c.id, &s); err != nil {
+			rows.Close()
+			return fmt.Errorf("derive %s: read checkpoints: %w", table, err)
+		}
+		c.ts = s
+		cps = append(cps, c)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("derive %s: read checkpoints: %w", table, err)
+	}
+	// Each checkpoint: the latest row per series among the previous
+	// checkpoint's rows and the rows since it.
+	prevID, prevTS := int64(0), any("0001-01-01 00:00:00")
+	for _, c := range cps {
+		q := "INSERT INTO " + cpRel + " SELECT CAST($1 AS BIGINT), " + colList + ", " + ident(ValidToColumn) +
+			" FROM (SELECT u.*, ROW_NUMBER() OVER (PARTITION BY " + strings.Join(series, ", ") + " ORDER BY " + ts + " DESC, " + key +
+			" DESC) AS _provenant_rn FROM (SELECT " + colList + ", " + ident(ValidToColumn) + " FROM " + cpRel + " WHERE _cp = $2" +
+			" UNION ALL SELECT " + colList + ", " + ident(ValidToColumn) + " FROM " + rel + " WHERE " + ts + " > CAST($3 AS TIMESTAMP) AND " +
+			ts + " <= CAST($4 AS TIMESTAMP)) u) w WHERE w._provenant_rn = 1"
+		if err := exec("checkpoint", q, c.id, prevID, prevTS, c.ts); err != nil {
+			return err
+		}
+		prevID, prevTS = c.id, c.ts
+	}
+	return nil
+}
+
+// dataColumns are the dataset's declared columns, quoted: key, time,
+// entities, attributes.
+func dataColumns(ds *catalog.Dataset) []string {
+	cols := []string{ident(ds.Key.Value), ident(ds.Time.Value)}
+	for _, e := range ds.Entities {
+		cols = append(cols, ident(e.Column.Value))
+	}
+	for _, a := range ds.Attributes {
+		cols = append(cols, ident(a.Column.Value))
+	}
+	return cols
+}
+
+// quoteName quotes a possibly schema-qualified name.
+func quoteName(name string) string {
+	parts := strings.Split(name, ".")
+	for i, p := range parts {
+		parts[i] = ident(p)
+	}
+	return strings.Join(parts, ".")
+}
+
+// checkpoint returns the last checkpoint at or before t: its id and time
+// (as text), or id 0 and the earliest time when there is none.
+func (s *Snapshot) checkpoint(ctx context.Context, p *plan, t string, args []any) (int64, string, error) {
+	var id int64
+	var ts string
+	err := s.tx.QueryRowContext(ctx, "SELECT _cp, CAST(_cp_ts AS VARCHAR) FROM "+p.cpiRel+" WHERE _cp_ts <= "+t+
+		" ORDER BY _cp DESC LIMIT 1", args...).Scan(&id, &ts)
+	switch {
+	case err == sql.ErrNoRows:
+		return 0, "0001-01-01 00:00:00", nil
+	case err != nil:
+		return 0, "", fmt.Errorf("read checkpoint of %s: %w", p.tool.Name.Value, err)
+	}
+	return id, ts, nil
+}
+
+// candidates renders the rows that can be the latest of their series at
+// ts (a bound placeholder): the rows of checkpoint cpID and the rows after
+// its time cpTS up to ts, each side restricted by filter (which renders a
+// predicate on the given alias, or ""). Every declared column is
+// selected, with _valid_to when withValidTo.
+func (p *plan) candidates(q *query, cpID int64, cpTS, ts string, filter func(alias string) string, withValidTo bool) string {
+	cols := strings.Join(dataColumns(p.ds), ", ")
+	if withValidTo {
+		cols += ", " + ident(ValidToColumn)
+	}
+	f := func(alias string) string {
+		if filter == nil {
+			return ""
+		}
+		if w := filter(alias); w != "" {
+			return " AND " + w
+		}
+		return ""
+	}
+	return "SELECT " + cols + " FROM " + p.cpRel + " c WHERE c._cp = " + q.param(cpID) + f("c") +
+		" UNION ALL SELECT " + cols + " FROM " + p.rel + " r WHERE r." + p.time + " > CAST(" + q.param(cpTS) +
+		" AS TIMESTAMP) AND r." + p.time + " <= " + ts + f("r")
+}
