@@ -59,12 +59,12 @@ func runImport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		if db, err = duckdb.OpenFile(ctx, *dbPath); err != nil {
 			return err
 		}
-		sink, reader = duckdb.NewSink(db), db
+		sink, reader = duckdb.NewSink(db, nil), db
 	} else {
 		if db, err = postgres.Open(ctx, *dsn); err != nil {
 			return err
 		}
-		sink = postgres.NewSink(db)
+		sink = postgres.NewSink(db, nil)
 	}
 	defer db.Close()
 

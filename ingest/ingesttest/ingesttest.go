@@ -101,8 +101,8 @@ func DemoCSV(tb testing.TB, n int) []byte {
 }
 
 // Backend is one database under test: a fresh, empty database (or
-// schema) per call, with its Sink.
-type Backend func(t *testing.T) (*sql.DB, ingest.Sink)
+// schema) per call, with its Sink made with o.
+type Backend func(t *testing.T, o *ingest.SinkOptions) (*sql.DB, ingest.Sink)
 
 // state is what a table holds, in summary.
 type state struct {
@@ -143,7 +143,7 @@ func row(key string) string {
 func Run(t *testing.T, open Backend) {
 	l := WarehouseLayout(t)
 	t.Run("RoundTrip", func(t *testing.T) {
-		db, sink := open(t)
+		db, sink := open(t, nil)
 		const n = 1500
 		res, err := ingest.Import(t.Context(), sink, l, ingest.NewJSONL("events.jsonl", l, bytes.NewReader(DemoJSONL(t, n))))
 		if err != nil {
@@ -200,7 +200,7 @@ func Run(t *testing.T, open Backend) {
 		}
 	})
 	t.Run("ErrorInLastRowLeavesTableAsItWas", func(t *testing.T) {
-		db, sink := open(t)
+		db, sink := open(t, nil)
 		if _, err := ingest.Import(t.Context(), sink, l, csvReader(l, "a.csv", header+row("a-1"))); err != nil {
 			t.Fatal(err)
 		}
@@ -218,7 +218,7 @@ func Run(t *testing.T, open Backend) {
 		}
 	})
 	t.Run("DuplicateOfStoredKeyInLastRow", func(t *testing.T) {
-		db, sink := open(t)
+		db, sink := open(t, nil)
 		if _, err := ingest.Import(t.Context(), sink, l, csvReader(l, "a.csv", header+row("a-1")+row("a-2"))); err != nil {
 			t.Fatal(err)
 		}
@@ -233,7 +233,7 @@ func Run(t *testing.T, open Backend) {
 		}
 	})
 	t.Run("DuplicatesWithinImport", func(t *testing.T) {
-		db, sink := open(t)
+		db, sink := open(t, nil)
 		_, err := ingest.Import(t.Context(), sink, l,
 			csvReader(l, "a.csv", header+row("x-1")+row("x-2")+row("x-1")),
 			csvReader(l, "b.csv", header+row("x-3")+row("x-2")))
@@ -247,7 +247,7 @@ func Run(t *testing.T, open Backend) {
 		}
 	})
 	t.Run("ManyErrorsAreBounded", func(t *testing.T) {
-		db, sink := open(t)
+		db, sink := open(t, nil)
 		var b strings.Builder
 		b.WriteString(header)
 		for i := range 3 * ingest.MaxErrors {
@@ -266,7 +266,7 @@ func Run(t *testing.T, open Backend) {
 		}
 	})
 	t.Run("CancelledImportStoresNothing", func(t *testing.T) {
-		db, sink := open(t)
+		db, sink := open(t, nil)
 		if _, err := ingest.Import(t.Context(), sink, l, csvReader(l, "a.csv", header+row("a-1"))); err != nil {
 			t.Fatal(err)
 		}
@@ -282,8 +282,9 @@ func Run(t *testing.T, open Backend) {
 		}
 	})
 	t.Run("LayoutMismatch", func(t *testing.T) { layoutMismatch(t, open) })
+	t.Run("AfterInsert", func(t *testing.T) { afterInsert(t, open) })
 	t.Run("IndexesExist", func(t *testing.T) {
-		db, sink := open(t)
+		db, sink := open(t, nil)
 		if _, err := ingest.Import(t.Context(), sink, l, csvReader(l, "a.csv", header+row("a-1"))); err != nil {
 			t.Fatal(err)
 		}
@@ -315,7 +316,7 @@ func (c *cancelAfter) Read(p []byte) (int, error) {
 // layoutMismatch checks that an import into an existing table of
 // another layout fails before reading, naming the column.
 func layoutMismatch(t *testing.T, open Backend) {
-	db, sink := open(t)
+	db, sink := open(t, nil)
 	l := WarehouseLayout(t)
 	if _, err := db.ExecContext(t.Context(), `CREATE TABLE `+ingest.Quote(Table)+` (event_id VARCHAR, ts TIMESTAMP)`); err != nil {
 		t.Fatal(err)
@@ -323,5 +324,55 @@ func layoutMismatch(t *testing.T, open Backend) {
 	_, err := ingest.Import(t.Context(), sink, l, csvReader(l, "a.csv", header+row("a-1")))
 	if !errors.Is(err, ingest.ErrLayout) || !strings.Contains(err.Error(), "column device_id is missing") {
 		t.Errorf("import = %v, want ErrLayout naming device_id", err)
+	}
+}
+
+// afterInsert checks the hook: it runs inside the transaction, sees the
+// rows, may add a derived column ("_" first) that later imports leave to
+// its default, and its error rolls the import back, its own work included.
+func afterInsert(t *testing.T, open Backend) {
+	l := WarehouseLayout(t)
+	var seen int64
+	fail := false
+	db, sink := open(t, &ingest.SinkOptions{AfterInsert: func(ctx context.Context, tx *sql.Tx, l *ingest.Layout) error {
+		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM `+ingest.Quote(l.Table)).Scan(&seen); err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `ALTER TABLE `+ingest.Quote(l.Table)+` ADD COLUMN IF NOT EXISTS _derived BIGINT`); err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE `+ingest.Quote(l.Table)+` SET _derived = _ingest_seq * 10`); err != nil {
+			return err
+		}
+		if fail {
+			return errors.New("derive failed")
+		}
+		return nil
+	}})
+	if _, err := ingest.Import(t.Context(), sink, l, csvReader(l, "a.csv", header+row("a-1")+row("a-2"))); err != nil {
+		t.Fatal(err)
+	}
+	if seen != 2 {
+		t.Errorf("the hook saw %d rows, want 2", seen)
+	}
+	if _, err := ingest.Import(t.Context(), sink, l, csvReader(l, "b.csv", header+row("b-1"))); err != nil {
+		t.Fatalf("import into a table with a derived column: %v", err)
+	}
+	var derived int64
+	if err := db.QueryRowContext(t.Context(), `SELECT _derived FROM `+ingest.Quote(Table)+` WHERE event_id = 'b-1'`).Scan(&derived); err != nil || derived != 30 {
+		t.Errorf("derived column of the second import's row = %d, %v; want 30", derived, err)
+	}
+	fail = true
+	before := tableState(t, db)
+	_, err := ingest.Import(t.Context(), sink, l, csvReader(l, "c.csv", header+row("c-1")))
+	if err == nil || !strings.Contains(err.Error(), "derive failed") {
+		t.Errorf("import = %v, want the hook's error", err)
+	}
+	if got := tableState(t, db); got != before {
+		t.Errorf("after a failed hook: %+v, want %+v", got, before)
+	}
+	var n int64
+	if err := db.QueryRowContext(t.Context(), `SELECT count(*) FROM `+ingest.Quote(Table)+` WHERE _derived = 40`).Scan(&n); err != nil || n != 0 {
+		t.Errorf("the failed hook's update survived: %d rows, %v", n, err)
 	}
 }

@@ -47,10 +47,18 @@ func OpenFile(ctx context.Context, path string) (*sql.DB, error) {
 // name the row of a repeated key.
 type Sink struct {
 	db *sql.DB
+	o  ingest.SinkOptions
 }
 
-// NewSink returns a Sink on db, a DuckDB database (OpenFile).
-func NewSink(db *sql.DB) *Sink { return &Sink{db: db} }
+// NewSink returns a Sink on db, a DuckDB database (OpenFile); o may be
+// nil.
+func NewSink(db *sql.DB, o *ingest.SinkOptions) *Sink {
+	s := &Sink{db: db}
+	if o != nil {
+		s.o = *o
+	}
+	return s
+}
 
 // importMu serialises imports in this process: DuckDB lets concurrent
 // transactions append to one table, and two imports reading the same
@@ -66,7 +74,7 @@ func (s *Sink) Begin(ctx context.Context, l *ingest.Layout) (ingest.Batch, error
 		importMu.Unlock()
 		return nil, fmt.Errorf("begin import: %w", err)
 	}
-	b := &batch{conn: conn, l: l}
+	b := &batch{conn: conn, l: l, after: s.o.AfterInsert}
 	if err := b.begin(ctx); err != nil {
 		b.Rollback()
 		return nil, fmt.Errorf("begin import: %w", err)
@@ -76,12 +84,13 @@ func (s *Sink) Begin(ctx context.Context, l *ingest.Layout) (ingest.Batch, error
 
 type batch struct {
 	conn     *sql.Conn
+	tx       *sql.Tx
+	after    func(context.Context, *sql.Tx, *ingest.Layout) error
 	l        *ingest.Layout
 	app      *duckdb.Appender
 	base, n  int64
 	row      []driver.Value
 	runs     []run
-	inTx     bool
 	finished bool
 }
 
@@ -94,11 +103,12 @@ type run struct {
 }
 
 func (b *batch) begin(ctx context.Context) error {
-	if _, err := b.conn.ExecContext(ctx, "BEGIN TRANSACTION"); err != nil {
+	tx, err := b.conn.BeginTx(ctx, nil)
+	if err != nil {
 		return err
 	}
-	b.inTx = true
-	base, err := ingest.Prepare(ctx, b.conn, b.l, ingest.DuckDB)
+	b.tx = tx
+	base, err := ingest.Prepare(ctx, tx, b.l, ingest.DuckDB)
 	if err != nil {
 		return err
 	}
@@ -108,8 +118,11 @@ func (b *batch) begin(ctx context.Context) error {
 		if !ok {
 			return errors.New("not a driver connection")
 		}
+		// The layout's columns by name: the table may have more (derived
+		// ones, filled later), which take their default.
+		cols := append(b.l.ColumnNames(), ingest.SeqColumn)
 		var err error
-		if b.app, err = duckdb.NewAppender(c, "", "", b.l.Table); err != nil {
+		if b.app, err = duckdb.NewAppenderWithColumns(c, "", "", b.l.Table, cols); err != nil {
 			return fmt.Errorf("create appender: %w", err)
 		}
 		return nil
@@ -157,16 +170,21 @@ func (b *batch) Commit(ctx context.Context, inputs []string) (ingest.Result, err
 	if err != nil {
 		return ingest.Result{}, fmt.Errorf("append rows: %w", err)
 	}
-	if err := ingest.CheckAppended(ctx, b.conn, b.l, b.base, b.locate, inputs); err != nil {
+	if err := ingest.CheckAppended(ctx, b.tx, b.l, b.base, b.locate, inputs); err != nil {
 		return ingest.Result{}, err
 	}
-	if err := ingest.CreateIndexes(ctx, b.conn, b.l, ingest.DuckDB); err != nil {
+	if err := ingest.CreateIndexes(ctx, b.tx, b.l, ingest.DuckDB); err != nil {
 		return ingest.Result{}, err
 	}
-	if _, err := b.conn.ExecContext(ctx, "COMMIT"); err != nil {
+	if b.after != nil {
+		if err := b.after(ctx, b.tx, b.l); err != nil {
+			return ingest.Result{}, fmt.Errorf("after insert: %w", err)
+		}
+	}
+	if err := b.tx.Commit(); err != nil {
 		return ingest.Result{}, fmt.Errorf("commit import: %w", err)
 	}
-	b.inTx = false
+	b.tx = nil
 	b.Rollback() // releases the connection and the lock
 	return ingest.Result{Rows: b.n, MaxSeq: b.base + b.n}, nil
 }
@@ -183,10 +201,10 @@ func (b *batch) Rollback() error {
 		b.app.Close() // an error here is the rollback's reason, reported already
 		b.app = nil
 	}
-	if b.inTx {
-		// A fresh context: the import's may be what was cancelled.
-		_, err := b.conn.ExecContext(context.Background(), "ROLLBACK")
-		errs = append(errs, err)
+	if b.tx != nil {
+		if err := b.tx.Rollback(); !errors.Is(err, sql.ErrTxDone) {
+			errs = append(errs, err) // ErrTxDone: database/sql rolled back on cancellation
+		}
 	}
 	errs = append(errs, b.conn.Close())
 	if err := errors.Join(errs...); err != nil {

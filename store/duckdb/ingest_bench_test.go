@@ -33,7 +33,7 @@ func BenchmarkImport(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			res, err := ingest.Import(b.Context(), duckdb.NewSink(db), l, ingest.NewCSV("events.csv", l, bytes.NewReader(csvBody)))
+			res, err := ingest.Import(b.Context(), duckdb.NewSink(db, nil), l, ingest.NewCSV("events.csv", l, bytes.NewReader(csvBody)))
 			if err != nil || res.Rows != benchRows {
 				b.Fatalf("import = %+v, %v", res, err)
 			}
@@ -51,7 +51,7 @@ func BenchmarkImport(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			res, err := ingest.Import(b.Context(), duckdb.NewSink(db), l, ingest.NewRecords("events.parquet", l, recs))
+			res, err := ingest.Import(b.Context(), duckdb.NewSink(db, nil), l, ingest.NewRecords("events.parquet", l, recs))
 			if err != nil || res.Rows != benchRows {
 				b.Fatalf("import = %+v, %v", res, err)
 			}

@@ -12,14 +12,14 @@ import (
 	"github.com/provenant/provenant/store/duckdb"
 )
 
-func openFile(t *testing.T) (*sql.DB, ingest.Sink) {
+func openFile(t *testing.T, o *ingest.SinkOptions) (*sql.DB, ingest.Sink) {
 	t.Helper()
 	db, err := duckdb.OpenFile(t.Context(), filepath.Join(t.TempDir(), "test.duckdb"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
-	return db, duckdb.NewSink(db)
+	return db, duckdb.NewSink(db, o)
 }
 
 func TestSink_Contract(t *testing.T) {
@@ -38,7 +38,7 @@ func TestSink_RollbackSurvivesReopen(t *testing.T) {
 		t.Fatal(err)
 	}
 	l := ingesttest.WarehouseLayout(t)
-	sink := duckdb.NewSink(db)
+	sink := duckdb.NewSink(db, nil)
 	if _, err := ingest.Import(t.Context(), sink, l, ingest.NewJSONL("a.jsonl", l, bytes.NewReader(ingesttest.DemoJSONL(t, 100)))); err != nil {
 		t.Fatal(err)
 	}

@@ -42,7 +42,7 @@ func TestParquet_Import(t *testing.T) {
 	}
 	pq := filepath.Join(dir, "events.parquet")
 	csvToParquet(t, csvPath, pq)
-	db, sink := openFile(t)
+	db, sink := openFile(t, nil)
 	l := ingesttest.WarehouseLayout(t)
 	recs, err := duckdb.ReadParquet(t.Context(), db, pq)
 	if err != nil {
@@ -90,7 +90,7 @@ func TestParquet_Errors(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			pq := filepath.Join(dir, string(rune('a'+i))+".parquet")
 			writeParquet(t, tt.query, pq)
-			db, sink := openFile(t)
+			db, sink := openFile(t, nil)
 			recs, err := duckdb.ReadParquet(t.Context(), db, pq)
 			if err != nil {
 				t.Fatal(err)

@@ -24,7 +24,7 @@ func BenchmarkImport(b *testing.B) {
 			b.Fatal(err)
 		}
 		b.StartTimer()
-		res, err := ingest.Import(b.Context(), postgres.NewSink(db), l, ingest.NewCSV("events.csv", l, bytes.NewReader(body)))
+		res, err := ingest.Import(b.Context(), postgres.NewSink(db, nil), l, ingest.NewCSV("events.csv", l, bytes.NewReader(body)))
 		if err != nil || res.Rows != rows {
 			b.Fatalf("import = %+v, %v", res, err)
 		}

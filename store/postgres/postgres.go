@@ -44,10 +44,17 @@ func Open(ctx context.Context, dsn string) (*sql.DB, error) {
 // Sink imports rows into a PostgreSQL database.
 type Sink struct {
 	db *sql.DB
+	o  ingest.SinkOptions
 }
 
-// NewSink returns a Sink on db (Open).
-func NewSink(db *sql.DB) *Sink { return &Sink{db: db} }
+// NewSink returns a Sink on db (Open); o may be nil.
+func NewSink(db *sql.DB, o *ingest.SinkOptions) *Sink {
+	s := &Sink{db: db}
+	if o != nil {
+		s.o = *o
+	}
+	return s
+}
 
 // stagingTable is the temporary table an import stages its rows in.
 const stagingTable = "_ingest_staging"
@@ -62,7 +69,7 @@ func (s *Sink) Begin(ctx context.Context, l *ingest.Layout) (ingest.Batch, error
 	if err != nil {
 		return nil, fmt.Errorf("begin import: %w", err)
 	}
-	b := &batch{conn: conn, l: l, cols: l.StagingColumns()}
+	b := &batch{conn: conn, l: l, cols: l.StagingColumns(), after: s.o.AfterInsert}
 	if err := b.begin(ctx); err != nil {
 		b.Rollback()
 		return nil, fmt.Errorf("begin import: %w", err)
@@ -72,20 +79,22 @@ func (s *Sink) Begin(ctx context.Context, l *ingest.Layout) (ingest.Batch, error
 
 type batch struct {
 	conn     *sql.Conn
+	tx       *sql.Tx
+	after    func(context.Context, *sql.Tx, *ingest.Layout) error
 	l        *ingest.Layout
 	cols     []string
 	base, n  int64
 	rows     [][]any
-	inTx     bool
 	finished bool
 }
 
 func (b *batch) begin(ctx context.Context) error {
-	if _, err := b.conn.ExecContext(ctx, "BEGIN"); err != nil {
+	tx, err := b.conn.BeginTx(ctx, nil)
+	if err != nil {
 		return err
 	}
-	b.inTx = true
-	base, err := ingest.Prepare(ctx, b.conn, b.l, ingest.Postgres)
+	b.tx = tx
+	base, err := ingest.Prepare(ctx, tx, b.l, ingest.Postgres)
 	if err != nil {
 		return err
 	}
@@ -94,7 +103,7 @@ func (b *batch) begin(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if _, err := b.conn.ExecContext(ctx, st); err != nil {
+	if _, err := tx.ExecContext(ctx, st); err != nil {
 		return fmt.Errorf("create staging table: %w", err)
 	}
 	return nil
@@ -142,13 +151,18 @@ func (b *batch) Commit(ctx context.Context, inputs []string) (ingest.Result, err
 	if err := b.flush(ctx); err != nil {
 		return ingest.Result{}, err
 	}
-	if err := ingest.Finish(ctx, b.conn, b.l, ingest.Postgres, stagingTable, b.base, inputs); err != nil {
+	if err := ingest.Finish(ctx, b.tx, b.l, ingest.Postgres, stagingTable, b.base, inputs); err != nil {
 		return ingest.Result{}, err
 	}
-	if _, err := b.conn.ExecContext(ctx, "COMMIT"); err != nil {
+	if b.after != nil {
+		if err := b.after(ctx, b.tx, b.l); err != nil {
+			return ingest.Result{}, fmt.Errorf("after insert: %w", err)
+		}
+	}
+	if err := b.tx.Commit(); err != nil {
 		return ingest.Result{}, fmt.Errorf("commit import: %w", err)
 	}
-	b.inTx = false
+	b.tx = nil
 	b.Rollback() // releases the connection
 	return ingest.Result{Rows: b.n, MaxSeq: b.base + b.n}, nil
 }
@@ -160,10 +174,10 @@ func (b *batch) Rollback() error {
 	}
 	b.finished = true
 	var errs []error
-	if b.inTx {
-		// A fresh context: the import's may be what was cancelled.
-		_, err := b.conn.ExecContext(context.Background(), "ROLLBACK")
-		errs = append(errs, err)
+	if b.tx != nil {
+		if err := b.tx.Rollback(); !errors.Is(err, sql.ErrTxDone) {
+			errs = append(errs, err) // ErrTxDone: database/sql rolled back on cancellation
+		}
 	}
 	errs = append(errs, b.conn.Close())
 	if err := errors.Join(errs...); err != nil {

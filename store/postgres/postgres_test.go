@@ -12,14 +12,14 @@ import (
 	"github.com/provenant/provenant/store/postgres/pgtest"
 )
 
-func open(t *testing.T) (*sql.DB, ingest.Sink) {
+func open(t *testing.T, o *ingest.SinkOptions) (*sql.DB, ingest.Sink) {
 	t.Helper()
 	db, err := postgres.Open(t.Context(), pgtest.Schema(t))
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
-	return db, postgres.NewSink(db)
+	return db, postgres.NewSink(db, o)
 }
 
 func TestSink_Contract(t *testing.T) {
@@ -27,7 +27,7 @@ func TestSink_Contract(t *testing.T) {
 }
 
 func TestSink_CreatesIndexes(t *testing.T) {
-	db, sink := open(t)
+	db, sink := open(t, nil)
 	l := ingesttest.WarehouseLayout(t)
 	body := "event_id,device_id,device_type,zone_id,ts,status,battery_pct,temperature_c,fault_code\n" +
 		"e-1,dev-0001,AGV,zone-01,2026-01-06T08:00:00Z,IDLE,55,31.5,\n"
