@@ -12,13 +12,15 @@ import (
 
 	"github.com/provenant/provenant/catalog"
 	"github.com/provenant/provenant/ingest"
+	"github.com/provenant/provenant/shape"
 	"github.com/provenant/provenant/store/duckdb"
 	"github.com/provenant/provenant/store/postgres"
 )
 
 // runImport appends JSON Lines, CSV or Parquet files to the table of a
 // catalog's dataset, in a DuckDB file or a PostgreSQL database, in one
-// transaction after validating every row. A data error prints every
+// transaction after validating every row, and rebuilds the table's
+// derived structures (shape.Derive) in that transaction. A data error prints every
 // problem (at most ingest.MaxErrors) as INPUT:row N: field F: reason and
 // exits 1 with nothing imported.
 func runImport(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -55,16 +57,22 @@ func runImport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		sink   ingest.Sink
 		reader *sql.DB // reads Parquet inputs
 	)
+	// The engine reads a table through structures derived from it: each
+	// import rebuilds them in its own transaction, so no answer ever sees
+	// new rows with stale structures.
+	opts := &ingest.SinkOptions{AfterInsert: func(ctx context.Context, tx *sql.Tx, l *ingest.Layout) error {
+		return shape.Derive(ctx, tx, l.Dataset, l.Table, nil)
+	}}
 	if *dbPath != "" {
 		if db, err = duckdb.OpenFile(ctx, *dbPath); err != nil {
 			return err
 		}
-		sink, reader = duckdb.NewSink(db, nil), db
+		sink, reader = duckdb.NewSink(db, opts), db
 	} else {
 		if db, err = postgres.Open(ctx, *dsn); err != nil {
 			return err
 		}
-		sink = postgres.NewSink(db, nil)
+		sink = postgres.NewSink(db, opts)
 	}
 	defer db.Close()
 

@@ -41,6 +41,11 @@ func countRows(t *testing.T, path string) (n, maxSeq int64) {
 	if err := db.QueryRowContext(t.Context(), `SELECT count(*), coalesce(max(_ingest_seq), 0) FROM status_events`).Scan(&n, &maxSeq); err != nil {
 		t.Fatal(err)
 	}
+	// The derived structures cover every row.
+	var open int64
+	if err := db.QueryRowContext(t.Context(), `SELECT count(*) FROM status_events WHERE _valid_to IS NULL`).Scan(&open); err != nil || open != 0 {
+		t.Errorf("%d rows without a validity interval (%v): import did not derive", open, err)
+	}
 	return n, maxSeq
 }
 
@@ -163,6 +168,10 @@ func TestImport_Postgres(t *testing.T) {
 	}
 	if n != 250 || seq != 250 {
 		t.Errorf("table: %d rows, data version %d; want 250, 250", n, seq)
+	}
+	var census int64
+	if err := pg.QueryRowContext(t.Context(), `SELECT count(*) FROM status_events__series`).Scan(&census); err != nil || census == 0 {
+		t.Errorf("census: %d series, %v; want the derived structures", census, err)
 	}
 }
 
