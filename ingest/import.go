@@ -36,8 +36,10 @@ type Batch interface {
 // SinkOptions tune a Sink; nil means none.
 type SinkOptions struct {
 	// AfterInsert, if set, runs inside the import's transaction after its
-	// rows are in the table and its indexes exist, before COMMIT: the place
-	// to rebuild structures derived from the table, so that no reader sees
+	// rows are in the table, before the table's indexes are created (if
+	// missing: on a first import, so that rewriting every row, as a
+	// derivation may, maintains no index) and before COMMIT: the place to
+	// rebuild structures derived from the table, so that no reader sees
 	// the rows without them. Its error rolls the import back.
 	AfterInsert func(ctx context.Context, tx *sql.Tx, l *Layout) error
 }
@@ -394,17 +396,17 @@ func CheckAppended(ctx context.Context, tx Tx, l *Layout, base int64, locate fun
 	return nil
 }
 
-// Finish checks the keys of a full staging table (StagingDDL), moves its
-// rows into the table and creates the table's indexes if missing, inside
-// tx: a Sink's Commit before COMMIT.
-func Finish(ctx context.Context, tx Tx, l *Layout, dialect, staging string, base int64, inputs []string) error {
+// Finish checks the keys of a full staging table (StagingDDL) and moves
+// its rows into the table, inside tx: a Sink's Commit, before its
+// AfterInsert hook and CreateIndexes.
+func Finish(ctx context.Context, tx Tx, l *Layout, staging string, base int64, inputs []string) error {
 	if err := CheckKeys(ctx, tx, l, staging, base, inputs); err != nil {
 		return err
 	}
 	if _, err := tx.ExecContext(ctx, l.InsertSQL(staging)); err != nil {
 		return fmt.Errorf("insert rows: %w", err)
 	}
-	return CreateIndexes(ctx, tx, l, dialect)
+	return nil
 }
 
 // CreateIndexes creates the table's indexes (DDL after the table) if

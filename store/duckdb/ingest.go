@@ -173,13 +173,13 @@ func (b *batch) Commit(ctx context.Context, inputs []string) (ingest.Result, err
 	if err := ingest.CheckAppended(ctx, b.tx, b.l, b.base, b.locate, inputs); err != nil {
 		return ingest.Result{}, err
 	}
-	if err := ingest.CreateIndexes(ctx, b.tx, b.l, ingest.DuckDB); err != nil {
-		return ingest.Result{}, err
-	}
 	if b.after != nil {
 		if err := b.after(ctx, b.tx, b.l); err != nil {
 			return ingest.Result{}, fmt.Errorf("after insert: %w", err)
 		}
+	}
+	if err := ingest.CreateIndexes(ctx, b.tx, b.l, ingest.DuckDB); err != nil {
+		return ingest.Result{}, err
 	}
 	if err := b.tx.Commit(); err != nil {
 		return ingest.Result{}, fmt.Errorf("commit import: %w", err)
