@@ -44,7 +44,10 @@ type Dataset struct {
 	Table Ref // a table name; exactly one of Table and Files is set
 	Files Ref // a Parquet or CSV path or glob
 	Key   Ref // the provenance id column: unique and stable
-	Time  Ref // the event time column
+	// RowName is what one row is called in descriptions ("scan",
+	// "event"); "row" when unset.
+	RowName Ref
+	Time    Ref // the event time column
 	// Series lists the entities whose tuple identifies a series: "latest"
 	// means the latest row per series (greatest time, then greatest key).
 	Series     []Ref
@@ -149,11 +152,14 @@ type Answer struct {
 // an enumerated attribute's values (Attribute, optionally narrowed to
 // Values) or over named conditions of the dataset (Conditions).
 type Filter struct {
-	Pos        Pos
-	Param      Ref
-	Attribute  Ref
-	Values     []Ref
-	Conditions []Ref
+	Pos   Pos
+	Param Ref
+	// Description describes the parameter in schemas; a default is
+	// derived when unset.
+	Description Ref
+	Attribute   Ref
+	Values      []Ref
+	Conditions  []Ref
 }
 
 // The tool shapes. "Latest" is always per series (Dataset.Series): the row

@@ -396,9 +396,9 @@ func TestParams_Retail(t *testing.T) {
 		"get_stock_state":             "store_id,product_id,as_of",
 		"get_price":                   "store_id,product_id,as_of",
 		"get_compliance_flag":         "store_id,product_id,as_of",
-		"count_stores_with_condition": "as_of,condition",
-		"list_products_in_state":      "store_id,as_of,state",
-		"count_events_in_window":      "store_id,start,end,state",
+		"count_stores_with_condition": "condition,as_of",
+		"list_products_in_state":      "store_id,state,as_of",
+		"count_events_in_window":      "store_id,state,start,end",
 	}
 	for _, tool := range c.Tools {
 		t.Run(tool.Name.Value, func(t *testing.T) {

@@ -314,6 +314,7 @@ func (d *decoder) dataset(n ast.Node) *Dataset {
 		d.strInto("table", false, &ds.Table),
 		d.strInto("files", false, &ds.Files),
 		d.strInto("key", true, &ds.Key),
+		d.strInto("row_name", false, &ds.RowName),
 		d.strInto("time", true, &ds.Time),
 		{"series", true, func(v ast.Node) { ds.Series = d.strs(v, "series") }},
 		{"entities", true, func(v ast.Node) {
@@ -475,6 +476,7 @@ func (d *decoder) tool(n ast.Node) *Tool {
 			f := &Filter{Pos: nodePos(v)}
 			if d.mapping(v, "filter", []field{
 				d.strInto("param", true, &f.Param),
+				d.strInto("description", false, &f.Description),
 				d.strInto("attribute", false, &f.Attribute),
 				{"values", false, func(v ast.Node) { f.Values = d.strs(v, "values") }},
 				{"conditions", false, func(v ast.Node) { f.Conditions = d.strs(v, "conditions") }},

@@ -155,8 +155,14 @@ func refValues(rs []Ref) []string {
 	return out
 }
 
+// rowName is a dataset's name for one row: lowercase words.
+var rowName = regexp.MustCompile(`^[a-z][a-z ]*$`)
+
 func validateDataset(v *errs, ds *Dataset) {
 	name(v, ds.Name, "dataset name", snakeCase)
+	if ds.RowName.Value != "" && !rowName.MatchString(ds.RowName.Value) {
+		v.add(ds.RowName.Pos, "`row_name`: want lowercase words (%s)", rowName.String())
+	}
 	switch {
 	case ds.Table.Value == "" && ds.Files.Value == "":
 		v.add(ds.Pos, "dataset: want exactly one of `table` and `files`")
@@ -441,11 +447,14 @@ func validateTool(v *errs, t *Tool, ds *Dataset) {
 			validateAnswer(v, t, params)
 		}
 		if checkFilter {
-			for _, p := range params[:len(params)-1] {
-				if p == t.Filter.Param.Value || slices.Contains([]string{"as_of", "start", "end"}, t.Filter.Param.Value) {
-					v.add(t.Filter.Param.Pos, "filter `param`%s collides with another parameter of the tool", quote(t.Filter.Param.Value))
-					break
+			seen := 0
+			for _, p := range params {
+				if p == t.Filter.Param.Value {
+					seen++
 				}
+			}
+			if seen > 1 || slices.Contains([]string{"as_of", "start", "end"}, t.Filter.Param.Value) {
+				v.add(t.Filter.Param.Pos, "filter `param`%s collides with another parameter of the tool", quote(t.Filter.Param.Value))
 			}
 		}
 	}
@@ -494,8 +503,12 @@ func validateAnswer(v *errs, t *Tool, params []string) {
 	}
 }
 
-// Params returns the names of the tool's parameters, in a fixed order (the
-// filter's last), or nil when the shape does not fit ds.
+// Params returns the names of the tool's parameters in a fixed order, or
+// nil when the shape does not fit ds: latest_value (the series' entity
+// columns, as_of); count_entities_where (filter, as_of);
+// list_entities_in_state (at, filter, as_of); count_rows_in_window (at,
+// filter, start, end). Schemas list them, and the wall checks them, in
+// this order.
 func (t *Tool) Params(ds *Dataset) []string {
 	if ds == nil {
 		return nil
@@ -525,23 +538,26 @@ func (t *Tool) params(ds *Dataset, col func(string) string) []string {
 		if t.Filter == nil {
 			return nil
 		}
-		return []string{"as_of", t.Filter.Param.Value}
+		return []string{t.Filter.Param.Value, "as_of"}
 	case ShapeListEntitiesInState:
 		if t.Filter == nil {
 			return nil
 		}
-		return []string{col(t.At.Value), "as_of", t.Filter.Param.Value}
+		return []string{col(t.At.Value), t.Filter.Param.Value, "as_of"}
 	case ShapeCountRowsInWindow:
 		if t.Filter == nil {
 			return nil
 		}
-		return []string{col(t.At.Value), "start", "end", t.Filter.Param.Value}
+		return []string{col(t.At.Value), t.Filter.Param.Value, "start", "end"}
 	}
 	return nil
 }
 
 func validateFilter(v *errs, t *Tool, ds *Dataset) {
 	f := t.Filter
+	if f.Description.Pos != (Pos{}) && strings.TrimSpace(f.Description.Value) == "" {
+		v.add(f.Description.Pos, "filter `description`: want a non-empty string")
+	}
 	name(v, f.Param, "filter `param`", snakeCase)
 	hasAttr, hasConds := f.Attribute.Value != "", f.Conditions != nil
 	if hasAttr == hasConds {

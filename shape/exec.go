@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/provenant/provenant/catalog"
+	"github.com/provenant/provenant/fact"
 )
 
 // Execute answers a call with the executor's formulation: one query,
@@ -17,7 +18,7 @@ func (s *Snapshot) Execute(ctx context.Context, c Call) (Result, error) {
 		return Result{}, err
 	}
 	var (
-		v    Value
+		v    fact.Value
 		keys []string
 	)
 	switch p.tool.Shape.Value {
@@ -35,7 +36,7 @@ func (s *Snapshot) Execute(ctx context.Context, c Call) (Result, error) {
 }
 
 // result sorts and digests the keys and names the snapshot.
-func (s *Snapshot) result(ctx context.Context, p *plan, v Value, keys []string) (Result, error) {
+func (s *Snapshot) result(ctx context.Context, p *plan, v fact.Value, keys []string) (Result, error) {
 	version, err := s.DataVersion(ctx, p.ds.Name.Value)
 	if err != nil {
 		return Result{}, err
@@ -51,14 +52,14 @@ func (s *Snapshot) result(ctx context.Context, p *plan, v Value, keys []string) 
 
 // execLatest: the newest row of the series at or before as_of, by an
 // ordered scan of the series (an index on series, time, key serves it).
-func (s *Snapshot) execLatest(ctx context.Context, p *plan, c Call) (Value, []string, error) {
+func (s *Snapshot) execLatest(ctx context.Context, p *plan, c Call) (fact.Value, []string, error) {
 	asOf, err := instant(c, "as_of")
 	if err != nil {
-		return Value{}, nil, err
+		return fact.Value{}, nil, err
 	}
 	vals, err := p.seriesArgs(c)
 	if err != nil {
-		return Value{}, nil, err
+		return fact.Value{}, nil, err
 	}
 	q := &query{}
 	seriesFilter := func(alias string) string {
@@ -73,7 +74,7 @@ func (s *Snapshot) execLatest(ctx context.Context, p *plan, c Call) (Value, []st
 		cq := &query{}
 		cpID, cpTS, err := s.checkpoint(ctx, p, cq.instant(asOf), cq.args)
 		if err != nil {
-			return Value{}, nil, err
+			return fact.Value{}, nil, err
 		}
 		from, where = "("+p.candidates(q, cpID, cpTS, q.instant(asOf), seriesFilter, false)+") x", "1 = 1"
 	} else {
@@ -89,25 +90,27 @@ func (s *Snapshot) execLatest(ctx context.Context, p *plan, c Call) (Value, []st
 	sqlText := "SELECT y.k, y.v FROM (" + inner + ") y WHERE 1 = 1" + p.scopeSQL(q, "y", c.Scope)
 	rows, err := s.tx.QueryContext(ctx, sqlText, q.args...)
 	if err != nil {
-		return Value{}, nil, fmt.Errorf("execute %s: %w", p.tool.Name.Value, err)
+		return fact.Value{}, nil, fmt.Errorf("execute %s: %w", p.tool.Name.Value, err)
 	}
 	defer rows.Close()
-	v := Value{Kind: attrKind(p.attr), Unit: p.attr.Unit.Value}
+	v := fact.NoObservation(attrKind(p.attr))
 	var keys []string
 	for rows.Next() {
 		var k string
 		cell := newCell(p.attr)
 		if err := rows.Scan(&k, cell.dest()); err != nil {
-			return Value{}, nil, fmt.Errorf("execute %s: %w", p.tool.Name.Value, err)
+			return fact.Value{}, nil, fmt.Errorf("execute %s: %w", p.tool.Name.Value, err)
 		}
 		if !cell.valid() {
-			return Value{}, nil, fmt.Errorf("execute %s: latest row has no value for attribute %s", p.tool.Name.Value, p.attr.Name.Value)
+			return fact.Value{}, nil, fmt.Errorf("execute %s: latest row has no value for attribute %s", p.tool.Name.Value, p.attr.Name.Value)
 		}
-		cell.into(&v)
+		if v, err = cell.value(p.attr); err != nil {
+			return fact.Value{}, nil, fmt.Errorf("execute %s: %w", p.tool.Name.Value, err)
+		}
 		keys = append(keys, k)
 	}
 	if err := rows.Err(); err != nil {
-		return Value{}, nil, fmt.Errorf("execute %s: %w", p.tool.Name.Value, err)
+		return fact.Value{}, nil, fmt.Errorf("execute %s: %w", p.tool.Name.Value, err)
 	}
 	return v, keys, nil
 }
@@ -115,14 +118,14 @@ func (s *Snapshot) execLatest(ctx context.Context, p *plan, c Call) (Value, []st
 // execEntities: the latest row of every series at or before as_of by a
 // window function (ROW_NUMBER over the series, newest first, greatest key
 // first), then the condition, the fixed entity and the scope on those rows.
-func (s *Snapshot) execEntities(ctx context.Context, p *plan, c Call) (Value, []string, error) {
+func (s *Snapshot) execEntities(ctx context.Context, p *plan, c Call) (fact.Value, []string, error) {
 	asOf, err := instant(c, "as_of")
 	if err != nil {
-		return Value{}, nil, err
+		return fact.Value{}, nil, err
 	}
 	pr, err := p.condition(c)
 	if err != nil {
-		return Value{}, nil, err
+		return fact.Value{}, nil, err
 	}
 	q := &query{}
 	ts := q.instant(asOf)
@@ -152,7 +155,7 @@ func (s *Snapshot) execEntities(ctx context.Context, p *plan, c Call) (Value, []
 	var atValue string
 	if p.at != nil {
 		if atValue, err = arg(c, p.at.Column.Value); err != nil {
-			return Value{}, nil, err
+			return fact.Value{}, nil, err
 		}
 	}
 	// When the fixed entity is part of the series, filtering before the
@@ -168,7 +171,7 @@ func (s *Snapshot) execEntities(ctx context.Context, p *plan, c Call) (Value, []
 		cq := &query{}
 		cpID, cpTS, err := s.checkpoint(ctx, p, cq.instant(asOf), cq.args)
 		if err != nil {
-			return Value{}, nil, err
+			return fact.Value{}, nil, err
 		}
 		from, innerWhere = "("+p.candidates(q, cpID, cpTS, ts, atFilter, false)+") x", "1 = 1"
 	} else if w := atFilter("x"); w != "" {
@@ -179,7 +182,7 @@ func (s *Snapshot) execEntities(ctx context.Context, p *plan, c Call) (Value, []
 		col("x", p.ds.Key.Value) + " DESC) AS _provenant_rn FROM " + from + " WHERE " + innerWhere
 	cond, err := p.predicate(q, "y", pr)
 	if err != nil {
-		return Value{}, nil, err
+		return fact.Value{}, nil, err
 	}
 	where := "y._provenant_rn = 1 AND " + cond
 	if p.at != nil && !atInSeries {
@@ -192,10 +195,10 @@ func (s *Snapshot) execEntities(ctx context.Context, p *plan, c Call) (Value, []
 }
 
 // entityRows reads (key, entity) rows into an entity count or list.
-func (s *Snapshot) entityRows(ctx context.Context, p *plan, sqlText string, args []any) (Value, []string, error) {
+func (s *Snapshot) entityRows(ctx context.Context, p *plan, sqlText string, args []any) (fact.Value, []string, error) {
 	rows, err := s.tx.QueryContext(ctx, sqlText, args...)
 	if err != nil {
-		return Value{}, nil, fmt.Errorf("query %s: %w", p.tool.Name.Value, err)
+		return fact.Value{}, nil, fmt.Errorf("query %s: %w", p.tool.Name.Value, err)
 	}
 	defer rows.Close()
 	var keys, ids []string
@@ -203,58 +206,56 @@ func (s *Snapshot) entityRows(ctx context.Context, p *plan, sqlText string, args
 		var k string
 		var id sql.NullString
 		if err := rows.Scan(&k, &id); err != nil {
-			return Value{}, nil, fmt.Errorf("query %s: %w", p.tool.Name.Value, err)
+			return fact.Value{}, nil, fmt.Errorf("query %s: %w", p.tool.Name.Value, err)
 		}
 		if !id.Valid {
-			return Value{}, nil, fmt.Errorf("query %s: a row has no %s", p.tool.Name.Value, p.entity.Name.Value)
+			return fact.Value{}, nil, fmt.Errorf("query %s: a row has no %s", p.tool.Name.Value, p.entity.Name.Value)
 		}
 		keys = append(keys, k)
 		ids = append(ids, id.String)
 	}
 	if err := rows.Err(); err != nil {
-		return Value{}, nil, fmt.Errorf("query %s: %w", p.tool.Name.Value, err)
+		return fact.Value{}, nil, fmt.Errorf("query %s: %w", p.tool.Name.Value, err)
 	}
 	return p.entityValue(ids), keys, nil
 }
 
 // entityValue builds a count or list of distinct entity ids.
-func (p *plan) entityValue(ids []string) Value {
+func (p *plan) entityValue(ids []string) fact.Value {
 	ids = distinctSorted(ids)
 	if ids == nil {
 		ids = []string{}
 	}
-	v := Value{Observed: true, IDs: ids, IDsField: p.entity.Name.Value + "_ids"}
+	field := p.entity.Name.Value + "_ids"
 	if p.tool.Shape.Value == catalog.ShapeCountEntitiesWhere {
-		v.Kind, v.Count = KindEntityCount, len(ids)
-	} else {
-		v.Kind = KindEntityList
+		return fact.EntityCount(field, ids)
 	}
-	return v
+	return fact.EntityList(field, ids)
 }
 
 // execWindow: every row at the fixed entity meeting the filter with
 // start <= time < end.
-func (s *Snapshot) execWindow(ctx context.Context, p *plan, c Call) (Value, []string, error) {
+func (s *Snapshot) execWindow(ctx context.Context, p *plan, c Call) (fact.Value, []string, error) {
 	start, err := instant(c, "start")
 	if err != nil {
-		return Value{}, nil, err
+		return fact.Value{}, nil, err
 	}
 	end, err := instant(c, "end")
 	if err != nil {
-		return Value{}, nil, err
+		return fact.Value{}, nil, err
 	}
 	atValue, err := arg(c, p.at.Column.Value)
 	if err != nil {
-		return Value{}, nil, err
+		return fact.Value{}, nil, err
 	}
 	pr, err := p.condition(c)
 	if err != nil {
-		return Value{}, nil, err
+		return fact.Value{}, nil, err
 	}
 	q := &query{}
 	cond, err := p.predicate(q, "x", pr)
 	if err != nil {
-		return Value{}, nil, err
+		return fact.Value{}, nil, err
 	}
 	sqlText := "SELECT CAST(" + col("x", p.ds.Key.Value) + " AS VARCHAR) FROM " + p.rel + " x WHERE " +
 		col("x", p.at.Column.Value) + " = " + q.param(atValue) + " AND " + cond +
@@ -262,9 +263,9 @@ func (s *Snapshot) execWindow(ctx context.Context, p *plan, c Call) (Value, []st
 		" AND " + col("x", p.ds.Time.Value) + " < " + q.instant(end) + p.scopeSQL(q, "x", c.Scope)
 	keys, err := s.keyRows(ctx, p, sqlText, q.args)
 	if err != nil {
-		return Value{}, nil, err
+		return fact.Value{}, nil, err
 	}
-	return Value{Kind: KindRowCount, Observed: true, Count: len(keys)}, keys, nil
+	return fact.RowCount(len(keys)), keys, nil
 }
 
 // keyRows reads a single column of keys.
@@ -298,19 +299,19 @@ func appendNew(s []string, v string) []string {
 }
 
 // attrKind is the value kind of an attribute.
-func attrKind(a *catalog.Attribute) Kind {
+func attrKind(a *catalog.Attribute) fact.Kind {
 	switch {
 	case a.Enumerated():
-		return KindText
+		return fact.KindText
 	case a.Type.Value == "integer":
-		return KindInteger
+		return fact.KindInteger
 	}
-	return KindNumber
+	return fact.KindNumber
 }
 
 // cell scans one attribute value of either type.
 type cell struct {
-	kind Kind
+	kind fact.Kind
 	s    sql.NullString
 	i    sql.NullInt64
 	f    sql.NullFloat64
@@ -320,9 +321,9 @@ func newCell(a *catalog.Attribute) *cell { return &cell{kind: attrKind(a)} }
 
 func (c *cell) dest() any {
 	switch c.kind {
-	case KindText:
+	case fact.KindText:
 		return &c.s
-	case KindInteger:
+	case fact.KindInteger:
 		return &c.i
 	}
 	return &c.f
@@ -330,14 +331,12 @@ func (c *cell) dest() any {
 
 func (c *cell) valid() bool { return c.s.Valid || c.i.Valid || c.f.Valid }
 
-func (c *cell) into(v *Value) {
-	v.Observed = true
+func (c *cell) value(a *catalog.Attribute) (fact.Value, error) {
 	switch c.kind {
-	case KindText:
-		v.Text = c.s.String
-	case KindInteger:
-		v.Int = c.i.Int64
-	default:
-		v.Num = c.f.Float64
+	case fact.KindText:
+		return fact.Text(c.s.String), nil
+	case fact.KindInteger:
+		return fact.Integer(c.i.Int64, a.Unit.Value), nil
 	}
+	return fact.Number(c.f.Float64, a.Unit.Value)
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/provenant/provenant/catalog"
+	"github.com/provenant/provenant/fact"
 )
 
 // Resolve re-derives a call independently of Execute and judges r: the
@@ -24,7 +25,7 @@ func (s *Snapshot) Resolve(ctx context.Context, c Call, r Result) (Verdict, erro
 		return Verdict{}, nil
 	}
 	var (
-		v    Value
+		v    fact.Value
 		keys []string
 	)
 	consistent := true
@@ -72,14 +73,14 @@ func (p *plan) newer(q *query, ts string) string {
 		" AND " + col("b", k) + " > " + col("a", k) + ")))"
 }
 
-func (s *Snapshot) resolveLatest(ctx context.Context, p *plan, c Call) (Value, []string, error) {
+func (s *Snapshot) resolveLatest(ctx context.Context, p *plan, c Call) (fact.Value, []string, error) {
 	asOf, err := instant(c, "as_of")
 	if err != nil {
-		return Value{}, nil, err
+		return fact.Value{}, nil, err
 	}
 	vals, err := p.seriesArgs(c)
 	if err != nil {
-		return Value{}, nil, err
+		return fact.Value{}, nil, err
 	}
 	q := &query{}
 	ts := q.instant(asOf)
@@ -92,52 +93,54 @@ func (s *Snapshot) resolveLatest(ctx context.Context, p *plan, c Call) (Value, [
 		" FROM " + p.rel + " a WHERE " + strings.Join(where, " AND ") + p.scopeSQL(q, "a", c.Scope)
 	rows, err := s.tx.QueryContext(ctx, sqlText, q.args...)
 	if err != nil {
-		return Value{}, nil, fmt.Errorf("resolve %s: %w", p.tool.Name.Value, err)
+		return fact.Value{}, nil, fmt.Errorf("resolve %s: %w", p.tool.Name.Value, err)
 	}
 	defer rows.Close()
-	v := Value{Kind: attrKind(p.attr), Unit: p.attr.Unit.Value}
+	v := fact.NoObservation(attrKind(p.attr))
 	var keys []string
 	for rows.Next() {
 		var k string
 		cell := newCell(p.attr)
 		if err := rows.Scan(&k, cell.dest()); err != nil {
-			return Value{}, nil, fmt.Errorf("resolve %s: %w", p.tool.Name.Value, err)
+			return fact.Value{}, nil, fmt.Errorf("resolve %s: %w", p.tool.Name.Value, err)
 		}
 		if cell.valid() {
-			cell.into(&v)
+			if v, err = cell.value(p.attr); err != nil {
+				return fact.Value{}, nil, fmt.Errorf("resolve %s: %w", p.tool.Name.Value, err)
+			}
 		}
 		keys = append(keys, k)
 	}
 	if err := rows.Err(); err != nil {
-		return Value{}, nil, fmt.Errorf("resolve %s: %w", p.tool.Name.Value, err)
+		return fact.Value{}, nil, fmt.Errorf("resolve %s: %w", p.tool.Name.Value, err)
 	}
 	if len(keys) > 1 {
 		// Two latest rows: the key is not unique. The value cannot stand.
-		v = Value{Kind: v.Kind, Unit: v.Unit, Text: "(ambiguous)", Observed: true}
+		v = fact.Value{Kind: v.Kind, Unit: v.Unit, Text: "(ambiguous)", Observed: true}
 	}
 	return v, keys, nil
 }
 
-func (s *Snapshot) resolveEntities(ctx context.Context, p *plan, c Call) (Value, []string, error) {
+func (s *Snapshot) resolveEntities(ctx context.Context, p *plan, c Call) (fact.Value, []string, error) {
 	asOf, err := instant(c, "as_of")
 	if err != nil {
-		return Value{}, nil, err
+		return fact.Value{}, nil, err
 	}
 	pr, err := p.condition(c)
 	if err != nil {
-		return Value{}, nil, err
+		return fact.Value{}, nil, err
 	}
 	q := &query{}
 	ts := q.instant(asOf)
 	cond, err := p.predicate(q, "a", pr)
 	if err != nil {
-		return Value{}, nil, err
+		return fact.Value{}, nil, err
 	}
 	where := col("a", p.ds.Time.Value) + " <= " + ts + " AND " + cond
 	if p.at != nil {
 		atValue, err := arg(c, p.at.Column.Value)
 		if err != nil {
-			return Value{}, nil, err
+			return fact.Value{}, nil, err
 		}
 		where += " AND " + col("a", p.at.Column.Value) + " = " + q.param(atValue)
 	}
@@ -147,22 +150,22 @@ func (s *Snapshot) resolveEntities(ctx context.Context, p *plan, c Call) (Value,
 	return s.entityRows(ctx, p, sqlText, q.args)
 }
 
-func (s *Snapshot) resolveWindow(ctx context.Context, p *plan, c Call) (Value, []string, error) {
+func (s *Snapshot) resolveWindow(ctx context.Context, p *plan, c Call) (fact.Value, []string, error) {
 	start, err := instant(c, "start")
 	if err != nil {
-		return Value{}, nil, err
+		return fact.Value{}, nil, err
 	}
 	end, err := instant(c, "end")
 	if err != nil {
-		return Value{}, nil, err
+		return fact.Value{}, nil, err
 	}
 	atValue, err := arg(c, p.at.Column.Value)
 	if err != nil {
-		return Value{}, nil, err
+		return fact.Value{}, nil, err
 	}
 	pr, err := p.condition(c)
 	if err != nil {
-		return Value{}, nil, err
+		return fact.Value{}, nil, err
 	}
 	q := &query{}
 	at := q.param(atValue)
@@ -173,7 +176,7 @@ func (s *Snapshot) resolveWindow(ctx context.Context, p *plan, c Call) (Value, [
 		cq := &query{}
 		_, cpTS, err := s.checkpoint(ctx, p, cq.instant(start), cq.args)
 		if err != nil {
-			return Value{}, nil, err
+			return fact.Value{}, nil, err
 		}
 		lower = "CAST(" + q.param(cpTS) + " AS TIMESTAMP)"
 	}
@@ -192,18 +195,18 @@ func (s *Snapshot) resolveWindow(ctx context.Context, p *plan, c Call) (Value, [
 	}
 	upTo, err := prefix("a", q.instant(end))
 	if err != nil {
-		return Value{}, nil, err
+		return fact.Value{}, nil, err
 	}
 	upTo += p.scopeSQL(q, "a", c.Scope)
 	before, err := prefix("b", q.instant(start))
 	if err != nil {
-		return Value{}, nil, err
+		return fact.Value{}, nil, err
 	}
 	keys, err := s.keyRows(ctx, p, upTo+" EXCEPT "+before, q.args)
 	if err != nil {
-		return Value{}, nil, err
+		return fact.Value{}, nil, err
 	}
-	return Value{Kind: KindRowCount, Observed: true, Count: len(keys)}, keys, nil
+	return fact.RowCount(len(keys)), keys, nil
 }
 
 // resolveLive re-derives an as-of shape through the derived structures:
@@ -213,17 +216,17 @@ func (s *Snapshot) resolveWindow(ctx context.Context, p *plan, c Call) (Value, [
 // as_of. The condition, the fixed entity and the scope are judged in
 // the same SQL, as flags, so that the count covers every series.
 // consistent is false when the count disagrees with the census.
-func (s *Snapshot) resolveLive(ctx context.Context, p *plan, c Call) (v Value, keys []string, consistent bool, err error) {
+func (s *Snapshot) resolveLive(ctx context.Context, p *plan, c Call) (v fact.Value, keys []string, consistent bool, err error) {
 	asOf, err := instant(c, "as_of")
 	if err != nil {
-		return Value{}, nil, false, err
+		return fact.Value{}, nil, false, err
 	}
 	q := &query{}
 	ts := q.instant(asOf)
 	cq := &query{}
 	cpID, cpTS, err := s.checkpoint(ctx, p, cq.instant(asOf), cq.args)
 	if err != nil {
-		return Value{}, nil, false, err
+		return fact.Value{}, nil, false, err
 	}
 	// Series restriction: the series a latest_value names, or the fixed
 	// entity when it is part of the series.
@@ -232,7 +235,7 @@ func (s *Snapshot) resolveLive(ctx context.Context, p *plan, c Call) (v Value, k
 	case catalog.ShapeLatestValue:
 		vals, err := p.seriesArgs(c)
 		if err != nil {
-			return Value{}, nil, false, err
+			return fact.Value{}, nil, false, err
 		}
 		for i, e := range p.series {
 			restrictCols, restrictVals = append(restrictCols, e.Column.Value), append(restrictVals, vals[i])
@@ -241,7 +244,7 @@ func (s *Snapshot) resolveLive(ctx context.Context, p *plan, c Call) (v Value, k
 		if p.at != nil && slices.Contains(p.series, p.at) {
 			atValue, err := arg(c, p.at.Column.Value)
 			if err != nil {
-				return Value{}, nil, false, err
+				return fact.Value{}, nil, false, err
 			}
 			restrictCols, restrictVals = []string{p.at.Column.Value}, []string{atValue}
 		}
@@ -263,15 +266,15 @@ func (s *Snapshot) resolveLive(ctx context.Context, p *plan, c Call) (v Value, k
 	default:
 		pr, err := p.condition(c)
 		if err != nil {
-			return Value{}, nil, false, err
+			return fact.Value{}, nil, false, err
 		}
 		if flag, err = p.predicate(q, "a", pr); err != nil {
-			return Value{}, nil, false, err
+			return fact.Value{}, nil, false, err
 		}
 		if p.at != nil {
 			atValue, err := arg(c, p.at.Column.Value)
 			if err != nil {
-				return Value{}, nil, false, err
+				return fact.Value{}, nil, false, err
 			}
 			flag += " AND " + col("a", p.at.Column.Value) + " = " + q.param(atValue)
 		}
@@ -283,13 +286,13 @@ func (s *Snapshot) resolveLive(ctx context.Context, p *plan, c Call) (v Value, k
 		col("a", ValidToColumn) + " > " + ts
 	rows, err := s.tx.QueryContext(ctx, sqlText, q.args...)
 	if err != nil {
-		return Value{}, nil, false, fmt.Errorf("resolve %s: %w", p.tool.Name.Value, err)
+		return fact.Value{}, nil, false, fmt.Errorf("resolve %s: %w", p.tool.Name.Value, err)
 	}
 	defer rows.Close()
 	live := 0
 	var ids []string
 	if p.tool.Shape.Value == catalog.ShapeLatestValue {
-		v = Value{Kind: attrKind(p.attr), Unit: p.attr.Unit.Value}
+		v = fact.NoObservation(attrKind(p.attr))
 	}
 	for rows.Next() {
 		var k string
@@ -302,7 +305,7 @@ func (s *Snapshot) resolveLive(ctx context.Context, p *plan, c Call) (v Value, k
 			dest = cell.dest()
 		}
 		if err := rows.Scan(&k, dest, &flagged); err != nil {
-			return Value{}, nil, false, fmt.Errorf("resolve %s: %w", p.tool.Name.Value, err)
+			return fact.Value{}, nil, false, fmt.Errorf("resolve %s: %w", p.tool.Name.Value, err)
 		}
 		live++
 		if flagged != 1 {
@@ -310,13 +313,15 @@ func (s *Snapshot) resolveLive(ctx context.Context, p *plan, c Call) (v Value, k
 		}
 		keys = append(keys, k)
 		if cell != nil && cell.valid() {
-			cell.into(&v)
+			if v, err = cell.value(p.attr); err != nil {
+				return fact.Value{}, nil, false, fmt.Errorf("resolve %s: %w", p.tool.Name.Value, err)
+			}
 		} else if cell == nil && id.Valid {
 			ids = append(ids, id.String)
 		}
 	}
 	if err := rows.Err(); err != nil {
-		return Value{}, nil, false, fmt.Errorf("resolve %s: %w", p.tool.Name.Value, err)
+		return fact.Value{}, nil, false, fmt.Errorf("resolve %s: %w", p.tool.Name.Value, err)
 	}
 	// The census: how many series had begun by as_of.
 	cenQ := &query{}
@@ -326,7 +331,7 @@ func (s *Snapshot) resolveLive(ctx context.Context, p *plan, c Call) (v Value, k
 	}
 	var begun int
 	if err := s.tx.QueryRowContext(ctx, cenSQL, cenQ.args...).Scan(&begun); err != nil {
-		return Value{}, nil, false, fmt.Errorf("resolve %s: read census: %w", p.tool.Name.Value, err)
+		return fact.Value{}, nil, false, fmt.Errorf("resolve %s: read census: %w", p.tool.Name.Value, err)
 	}
 	if p.tool.Shape.Value != catalog.ShapeLatestValue {
 		v = p.entityValue(ids)
@@ -475,7 +480,7 @@ func (s *Snapshot) scanRows(ctx context.Context, sqlText string, args []any, str
 }
 
 // judgeRow decides in Go whether one row backs the call's value.
-func (p *plan) judgeRow(c Call, pr *catalog.Predicate, rw row, v Value) bool {
+func (p *plan) judgeRow(c Call, pr *catalog.Predicate, rw row, v fact.Value) bool {
 	t := rw.time.UTC()
 	str := func(column string) (string, bool) {
 		s := rw.str[column]
@@ -530,7 +535,7 @@ func (p *plan) judgeRow(c Call, pr *catalog.Predicate, rw row, v Value) bool {
 }
 
 // rowCarries reports whether a row's attribute is the scalar value v.
-func (p *plan) rowCarries(rw row, v Value) bool {
+func (p *plan) rowCarries(rw row, v fact.Value) bool {
 	if !v.Observed {
 		return false
 	}
@@ -542,7 +547,7 @@ func (p *plan) rowCarries(rw row, v Value) bool {
 	if !n.Valid {
 		return false
 	}
-	if attrKind(p.attr) == KindInteger {
+	if attrKind(p.attr) == fact.KindInteger {
 		return n.Float64 == float64(v.Int)
 	}
 	return n.Float64 == v.Num

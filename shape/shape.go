@@ -39,6 +39,7 @@ import (
 	"time"
 
 	"github.com/provenant/provenant/catalog"
+	"github.com/provenant/provenant/fact"
 )
 
 // SeqColumn is the ingestion sequence column `provenant import` adds to a
@@ -197,56 +198,10 @@ type Call struct {
 	Scope Scope
 }
 
-// Kind is the shape of a value.
-type Kind string
-
-// The value kinds.
-const (
-	KindText        Kind = "text"         // an enumerated attribute's value
-	KindInteger     Kind = "integer"      // an integer attribute, in its unit
-	KindNumber      Kind = "number"       // a number attribute, in its unit
-	KindEntityCount Kind = "entity_count" // {"count": n, "<entity>_ids": [...]}
-	KindEntityList  Kind = "entity_list"  // {"<entity>_ids": [...]}
-	KindRowCount    Kind = "row_count"    // {"count": n}
-)
-
-// Value is a shape's typed value. A scalar with no row at or before as_of
-// is unobserved; counts and lists are always observed.
-type Value struct {
-	Kind     Kind
-	Observed bool
-	Text     string
-	Int      int64
-	Num      float64
-	Unit     string   // integer and number values
-	Count    int      // entity and row counts
-	IDs      []string // entity counts and lists: sorted, distinct
-	IDsField string   // "<entity>_ids"
-}
-
-// Equal reports whether two values are the same.
-func (v Value) Equal(w Value) bool {
-	return v.Kind == w.Kind && v.Observed == w.Observed && v.Text == w.Text && v.Int == w.Int &&
-		v.Num == w.Num && v.Unit == w.Unit && v.Count == w.Count && slices.Equal(v.IDs, w.IDs) &&
-		v.IDsField == w.IDsField
-}
-
-// IsZero reports whether v is a grounded zero: no observation, a count of
-// 0, an empty list.
-func (v Value) IsZero() bool {
-	switch v.Kind {
-	case KindEntityCount, KindRowCount:
-		return v.Count == 0
-	case KindEntityList:
-		return len(v.IDs) == 0
-	}
-	return !v.Observed
-}
-
 // Result is the executor's answer to a call.
 type Result struct {
 	Tool  string
-	Value Value
+	Value fact.Value
 	// Keys is the provenance: the keys of the rows behind the value, sorted
 	// bytewise, all of them when Rows <= the engine's MaxKeys, else the
 	// first MaxKeys.

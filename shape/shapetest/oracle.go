@@ -6,12 +6,13 @@ import (
 	"time"
 
 	"github.com/provenant/provenant/catalog"
+	"github.com/provenant/provenant/fact"
 	"github.com/provenant/provenant/shape"
 )
 
 // Oracle computes a call's value and provenance keys (sorted) over rows
 // in plain Go: the catalog's semantics written a third time, by loops.
-func Oracle(c *catalog.Catalog, rows []Row, call shape.Call) (shape.Value, []string) {
+func Oracle(c *catalog.Catalog, rows []Row, call shape.Call) (fact.Value, []string) {
 	tl := c.Tool(call.Tool)
 	ds := c.Dataset(tl.Dataset.Value)
 	scopeCol := ds.Entity(c.ScopeEntity.Value).Column.Value
@@ -61,12 +62,12 @@ func Oracle(c *catalog.Catalog, rows []Row, call shape.Call) (shape.Value, []str
 	switch tl.Shape.Value {
 	case catalog.ShapeLatestValue:
 		a := ds.Attribute(tl.Attribute.Value)
-		v := shape.Value{Kind: shape.KindNumber, Unit: a.Unit.Value}
+		kind := fact.KindNumber
 		switch {
 		case a.Enumerated():
-			v.Kind = shape.KindText
+			kind = fact.KindText
 		case a.Type.Value == "integer":
-			v.Kind = shape.KindInteger
+			kind = fact.KindInteger
 		}
 		want := make([]string, len(ds.Series))
 		for i, s := range ds.Series {
@@ -74,17 +75,15 @@ func Oracle(c *catalog.Catalog, rows []Row, call shape.Call) (shape.Value, []str
 		}
 		r, ok := latest(at("as_of"))[strings.Join(want, "\x00")]
 		if !ok || !inScope(r) {
-			return v, nil
+			return fact.NoObservation(kind), nil
 		}
-		v.Observed = true
-		switch v.Kind {
-		case shape.KindText:
-			v.Text = *r.Str[a.Column.Value]
-		case shape.KindInteger:
-			v.Int = int64(*r.Num[a.Column.Value])
-		default:
-			v.Num = *r.Num[a.Column.Value]
+		switch kind {
+		case fact.KindText:
+			return fact.Text(*r.Str[a.Column.Value]), []string{r.Key}
+		case fact.KindInteger:
+			return fact.Integer(int64(*r.Num[a.Column.Value]), a.Unit.Value), []string{r.Key}
 		}
+		v, _ := fact.Number(*r.Num[a.Column.Value], a.Unit.Value)
 		return v, []string{r.Key}
 	case catalog.ShapeCountEntitiesWhere, catalog.ShapeListEntitiesInState:
 		ent := ds.Entity(tl.Entity.Value)
@@ -109,11 +108,10 @@ func Oracle(c *catalog.Catalog, rows []Row, call shape.Call) (shape.Value, []str
 		if ids == nil {
 			ids = []string{}
 		}
-		v := shape.Value{Kind: shape.KindEntityList, Observed: true, IDs: ids, IDsField: ent.Name.Value + "_ids"}
 		if tl.Shape.Value == catalog.ShapeCountEntitiesWhere {
-			v.Kind, v.Count = shape.KindEntityCount, len(ids)
+			return fact.EntityCount(ent.Name.Value+"_ids", ids), keys
 		}
-		return v, keys
+		return fact.EntityList(ent.Name.Value+"_ids", ids), keys
 	case catalog.ShapeCountRowsInWindow:
 		col := ds.Entity(tl.At.Value).Column.Value
 		start, end := at("start"), at("end")
@@ -124,9 +122,9 @@ func Oracle(c *catalog.Catalog, rows []Row, call shape.Call) (shape.Value, []str
 			}
 		}
 		slices.Sort(keys)
-		return shape.Value{Kind: shape.KindRowCount, Observed: true, Count: len(keys)}, keys
+		return fact.RowCount(len(keys)), keys
 	}
-	return shape.Value{}, nil
+	return fact.Value{}, nil
 }
 
 // meets evaluates a predicate on a row; an empty value meets nothing.

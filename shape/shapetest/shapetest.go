@@ -21,6 +21,7 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/provenant/provenant/catalog"
+	"github.com/provenant/provenant/fact"
 	"github.com/provenant/provenant/shape"
 )
 
@@ -407,17 +408,17 @@ func Defects(r shape.Result, rows []Row) []Defect {
 	// Value: a changed count or scalar.
 	bad := clone()
 	switch bad.Value.Kind {
-	case shape.KindEntityCount, shape.KindRowCount:
+	case fact.KindEntityCount, fact.KindRowCount:
 		bad.Value.Count++
-	case shape.KindEntityList:
+	case fact.KindEntityList:
 		bad.Value.IDs = append(bad.Value.IDs, "zz-none")
-	case shape.KindText:
+	case fact.KindText:
 		bad.Value.Text += "X"
 		bad.Value.Observed = true
-	case shape.KindInteger:
+	case fact.KindInteger:
 		bad.Value.Int++
 		bad.Value.Observed = true
-	case shape.KindNumber:
+	case fact.KindNumber:
 		bad.Value.Num += 0.25
 		bad.Value.Observed = true
 	}

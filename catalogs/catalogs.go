@@ -1,0 +1,34 @@
+// Package catalogs embeds the example catalogs (retail.yaml, the demo's;
+// warehouse.yaml, the warehouse-equipment domain's) and the catalog JSON
+// Schema, so that the binary serves the demo with no file beside it.
+package catalogs
+
+import (
+	"embed"
+	"fmt"
+
+	"github.com/provenant/provenant/catalog"
+)
+
+//go:embed *.yaml catalog.schema.json
+var files embed.FS
+
+// Names are the embedded catalogs, by the name --catalog takes.
+var Names = []string{"retail", "warehouse"}
+
+// Load returns an embedded catalog by name ("retail", "warehouse"),
+// validated.
+func Load(name string) (*catalog.Catalog, error) {
+	f, err := files.Open(name + ".yaml")
+	if err != nil {
+		return nil, fmt.Errorf("load catalog %s: no such embedded catalog", name)
+	}
+	defer f.Close()
+	return catalog.Load(f, name+".yaml")
+}
+
+// Schema returns the catalog JSON Schema.
+func Schema() []byte {
+	b, _ := files.ReadFile("catalog.schema.json")
+	return b
+}

@@ -1,0 +1,111 @@
+package shape
+
+import (
+	"fmt"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/provenant/provenant/catalog"
+	"github.com/provenant/provenant/fact"
+	"github.com/provenant/provenant/tool"
+)
+
+// Defs derives the tool definitions of a validated catalog, in catalog
+// order: each tool's parameters with their domains (entity ids with their
+// patterns, timestamps, the filter's enumerated values or condition
+// names), its value's shape, and the descriptions every schema shows.
+func Defs(cat *catalog.Catalog) ([]tool.Def, error) {
+	defs := make([]tool.Def, 0, len(cat.Tools))
+	for _, t := range cat.Tools {
+		ds := cat.Dataset(t.Dataset.Value)
+		if ds == nil {
+			return nil, fmt.Errorf("derive tool %s: dataset is not declared", t.Name.Value)
+		}
+		d := tool.Def{Name: t.Name.Value, Description: t.Description.Value}
+		row := ds.RowName.Value
+		if row == "" {
+			row = "row"
+		}
+		for _, name := range t.Params(ds) {
+			p, err := param(ds, t, name, row)
+			if err != nil {
+				return nil, fmt.Errorf("derive tool %s: %w", t.Name.Value, err)
+			}
+			d.Params = append(d.Params, p)
+		}
+		switch t.Shape.Value {
+		case catalog.ShapeLatestValue:
+			a := ds.Attribute(t.Attribute.Value)
+			d.Attribute = a.Name.Value
+			switch attrKind(a) {
+			case fact.KindText:
+				d.Value = fact.KindText
+				for _, v := range a.Values {
+					d.Values = append(d.Values, v.Value)
+				}
+			case fact.KindInteger:
+				d.Value, d.Unit = fact.KindInteger, a.Unit.Value
+			default:
+				d.Value, d.Unit = fact.KindNumber, a.Unit.Value
+			}
+		case catalog.ShapeCountEntitiesWhere, catalog.ShapeListEntitiesInState:
+			e := ds.Entity(t.Entity.Value)
+			d.Value = fact.KindEntityList
+			if t.Shape.Value == catalog.ShapeCountEntitiesWhere {
+				d.Value = fact.KindEntityCount
+			}
+			d.IDsField, d.IDsPattern = e.Name.Value+"_ids", e.Pattern.Value
+		case catalog.ShapeCountRowsInWindow:
+			d.Value = fact.KindRowCount
+		}
+		defs = append(defs, d)
+	}
+	return defs, nil
+}
+
+// NewRegistry derives the tool registry of a validated catalog.
+func NewRegistry(cat *catalog.Catalog) (*tool.Registry, error) {
+	defs, err := Defs(cat)
+	if err != nil {
+		return nil, err
+	}
+	return tool.NewRegistry(defs, cat.ScopeEntity.Value)
+}
+
+// param derives one parameter of t.
+func param(ds *catalog.Dataset, t *catalog.Tool, name, row string) (tool.Param, error) {
+	switch name {
+	case "as_of":
+		return tool.Param{Name: name, Kind: tool.Timestamp,
+			Description: "Instant (UTC, to the second, trailing Z); the latest " + row + " at or before it counts."}, nil
+	case "start":
+		return tool.Param{Name: name, Kind: tool.Timestamp, Description: "Window start, inclusive (UTC, to the second, trailing Z)."}, nil
+	case "end":
+		return tool.Param{Name: name, Kind: tool.Timestamp, Description: "Window end, exclusive (UTC, to the second, trailing Z)."}, nil
+	}
+	if f := t.Filter; f != nil && name == f.Param.Value {
+		desc := f.Description.Value
+		if desc == "" {
+			if f.Conditions != nil {
+				desc = "A condition, judged on the latest " + row + " of each series."
+			} else {
+				desc = "A value of " + f.Attribute.Value + "."
+			}
+		}
+		return tool.Param{Name: name, Kind: tool.Enum, Description: desc, Values: t.FilterValues(ds)}, nil
+	}
+	for _, e := range ds.Entities {
+		if e.Column.Value == name {
+			hint := tool.PatternHint(e.Pattern.Value)
+			return tool.Param{Name: name, Kind: tool.EntityID, Description: capitalize(e.Name.Value) + " id, " + hint + ".",
+				Entity: e.Name.Value, Pattern: e.Pattern.Value, Hint: hint}, nil
+		}
+	}
+	return tool.Param{}, fmt.Errorf("parameter %s has no domain", name)
+}
+
+func capitalize(s string) string {
+	r, n := utf8.DecodeRuneInString(s)
+	return string(unicode.ToUpper(r)) + strings.ReplaceAll(s[n:], "_", " ")
+}
