@@ -76,6 +76,11 @@ func runImport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	}
 	defer db.Close()
 
+	defer func() {
+		if reader != nil && reader != db { // an in-memory DuckDB of openInput's
+			reader.Close()
+		}
+	}()
 	var readers []*ingest.Reader
 	for _, in := range inputs {
 		r, closer, err := openInput(ctx, l, in, &reader)
@@ -84,9 +89,6 @@ func runImport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		}
 		defer closer.Close()
 		readers = append(readers, r)
-	}
-	if reader != nil && reader != db {
-		defer reader.Close()
 	}
 	res, err := ingest.Import(ctx, sink, l, readers...)
 	if list := (ingest.Errors)(nil); errors.As(err, &list) {
