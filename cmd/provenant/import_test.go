@@ -169,6 +169,25 @@ func TestImport_Postgres(t *testing.T) {
 	if n != 250 || seq != 250 {
 		t.Errorf("table: %d rows, data version %d; want 250, 250", n, seq)
 	}
+	// A Parquet input, read through an in-memory DuckDB.
+	pq := filepath.Join(dir, "more.parquet")
+	mem, err := duckdb.OpenMemory(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer mem.Close()
+	if _, err := mem.ExecContext(t.Context(), fmt.Sprintf(`COPY (SELECT 'p-1' AS event_id, TIMESTAMP '2026-01-06 08:00:00' AS ts, 'dev-0001' AS device_id,
+		'zone-01' AS zone_id, 'AGV' AS device_type, 'IDLE' AS status, 40 AS battery_pct, 21.5::DOUBLE AS temperature_c, NULL AS fault_code) TO '%s' (FORMAT parquet)`, pq)); err != nil {
+		t.Fatal(err)
+	}
+	stdout.Reset()
+	stderr.Reset()
+	if code := runMain(t.Context(), append(append([]string{}, args...), pq), &stdout, &stderr); code != 0 {
+		t.Fatalf("parquet: exit code %d: %s", code, stderr.String())
+	}
+	if err := pg.QueryRowContext(t.Context(), `SELECT count(*), max(_ingest_seq) FROM status_events`).Scan(&n, &seq); err != nil || n != 251 || seq != 251 {
+		t.Errorf("after the Parquet import: %d rows, data version %d (%v); want 251, 251", n, seq, err)
+	}
 	var census int64
 	if err := pg.QueryRowContext(t.Context(), `SELECT count(*) FROM status_events__series`).Scan(&census); err != nil || census == 0 {
 		t.Errorf("census: %d series, %v; want the derived structures", census, err)
