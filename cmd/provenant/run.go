@@ -49,6 +49,7 @@ var commands = []command{
 	{"load", "drive concurrent questions through the pipeline and report latency", ""},
 	{"mcp", "serve the Model Context Protocol on standard input and output", ""},
 	{"validate", "check a catalog file and report every error with its position", ""},
+	{"import", "validate JSON Lines, CSV or Parquet rows and append them to a dataset in one transaction", "INPUT..."},
 	{"version", "print the version and VCS revision", ""},
 }
 
@@ -71,6 +72,8 @@ func dispatch(ctx context.Context, name string, args []string, stdout, stderr io
 		return runMCP(ctx, args, stdout, stderr)
 	case "validate":
 		return runValidate(ctx, args, stdout, stderr)
+	case "import":
+		return runImport(ctx, args, stdout, stderr)
 	}
 	return usagef("unknown command (want one of %s)", commandNames())
 }

@@ -1,0 +1,183 @@
+package main
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/provenant/provenant/catalog"
+	"github.com/provenant/provenant/ingest"
+	"github.com/provenant/provenant/shape"
+	"github.com/provenant/provenant/store/duckdb"
+	"github.com/provenant/provenant/store/postgres"
+)
+
+// runImport appends JSON Lines, CSV or Parquet files to the table of a
+// catalog's dataset, in a DuckDB file or a PostgreSQL database, in one
+// transaction after validating every row, and rebuilds the table's
+// derived structures (shape.Derive) in that transaction. A data error prints every
+// problem (at most ingest.MaxErrors) as INPUT:row N: field F: reason and
+// exits 1 with nothing imported.
+func runImport(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("import", "import --catalog FILE --dataset NAME (--db FILE.duckdb | --postgres DSN) INPUT...",
+		"provenant import --catalog catalog.yaml --dataset status_events --db warehouse.duckdb events.csv more.parquet", stderr)
+	catalogPath := fs.String("catalog", "", "catalog `FILE` (required): the YAML catalog declaring the dataset")
+	dataset := fs.String("dataset", "", "dataset `NAME` (required): a dataset of the catalog declared with `table:`")
+	dbPath := fs.String("db", "", "DuckDB database `FILE` to import into (created if missing)")
+	dsn := fs.String("postgres", "", "PostgreSQL `DSN` to import into (postgres://user@host:5432/db?sslmode=disable)")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	switch {
+	case *catalogPath == "":
+		return usagef("--catalog FILE is required")
+	case *dataset == "":
+		return usagef("--dataset NAME is required")
+	case (*dbPath == "") == (*dsn == ""):
+		return usagef("want exactly one of --db FILE.duckdb and --postgres DSN")
+	}
+	inputs := fs.Args()
+	for i, in := range inputs {
+		if inputFormat(in) == "" {
+			return usagef("input %d: unknown format (want a file ending .jsonl, .ndjson, .csv or .parquet)", i+1)
+		}
+	}
+	l, err := loadLayout(*catalogPath, *dataset, stderr)
+	if err != nil {
+		return err
+	}
+
+	var (
+		db     *sql.DB
+		sink   ingest.Sink
+		reader *sql.DB // reads Parquet inputs
+	)
+	// The engine reads a table through structures derived from it: each
+	// import rebuilds them in its own transaction, so no answer ever sees
+	// new rows with stale structures.
+	opts := &ingest.SinkOptions{AfterInsert: func(ctx context.Context, tx *sql.Tx, l *ingest.Layout) error {
+		return shape.Derive(ctx, tx, l.Dataset, l.Table, nil)
+	}}
+	if *dbPath != "" {
+		if db, err = duckdb.OpenFile(ctx, *dbPath); err != nil {
+			return err
+		}
+		sink, reader = duckdb.NewSink(db, opts), db
+	} else {
+		if db, err = postgres.Open(ctx, *dsn); err != nil {
+			return err
+		}
+		sink = postgres.NewSink(db, opts)
+	}
+	defer db.Close()
+
+	defer func() {
+		if reader != nil && reader != db { // an in-memory DuckDB of openInput's
+			reader.Close()
+		}
+	}()
+	var readers []*ingest.Reader
+	for _, in := range inputs {
+		r, closer, err := openInput(ctx, l, in, &reader)
+		if err != nil {
+			return err
+		}
+		defer closer.Close()
+		readers = append(readers, r)
+	}
+	res, err := ingest.Import(ctx, sink, l, readers...)
+	if list := (ingest.Errors)(nil); errors.As(err, &list) {
+		for _, e := range list {
+			fmt.Fprintln(stderr, e.Error())
+		}
+		more := ""
+		if len(list) == ingest.MaxErrors {
+			more = fmt.Sprintf(", stopped after %d", ingest.MaxErrors)
+		}
+		return fmt.Errorf("import: %d error(s)%s, nothing imported: %w", len(list), more, ingest.ErrInvalid)
+	}
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(stdout, "imported %d row(s) into %s (dataset %s); data version %d (greatest %s)\n",
+		res.Rows, l.Table, l.Dataset.Name.Value, res.MaxSeq, ingest.SeqColumn)
+	return err
+}
+
+// inputFormat is an input's format by its extension: jsonl, csv, parquet
+// or "" for none of them.
+func inputFormat(path string) string {
+	switch strings.ToLower(filepath.Ext(path)) {
+	case ".jsonl", ".ndjson":
+		return "jsonl"
+	case ".csv":
+		return "csv"
+	case ".parquet":
+		return "parquet"
+	}
+	return ""
+}
+
+// openInput opens one input as a Reader. A Parquet input is read through
+// *parquetDB, an in-memory DuckDB opened on first use when nil.
+func openInput(ctx context.Context, l *ingest.Layout, path string, parquetDB **sql.DB) (*ingest.Reader, io.Closer, error) {
+	if inputFormat(path) == "parquet" {
+		if *parquetDB == nil {
+			db, err := duckdb.OpenMemory(ctx)
+			if err != nil {
+				return nil, nil, err
+			}
+			*parquetDB = db
+		}
+		if _, err := os.Stat(path); err != nil {
+			return nil, nil, fmt.Errorf("open input: %w", err)
+		}
+		recs, err := duckdb.ReadParquet(ctx, *parquetDB, path)
+		if err != nil {
+			return nil, nil, fmt.Errorf("open input %s: %w", path, err)
+		}
+		return ingest.NewRecords(path, l, recs), recs, nil
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, nil, fmt.Errorf("open input: %w", err)
+	}
+	if inputFormat(path) == "csv" {
+		return ingest.NewCSV(path, l, f), f, nil
+	}
+	return ingest.NewJSONL(path, l, f), f, nil
+}
+
+// loadLayout loads the catalog (printing its errors, as validate does)
+// and lays out the named dataset.
+func loadLayout(path, dataset string, stderr io.Writer) (*ingest.Layout, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("open catalog file: %w", err)
+	}
+	defer f.Close()
+	c, err := catalog.Load(f, path)
+	if list := (catalog.ErrorList)(nil); errors.As(err, &list) {
+		for _, e := range list {
+			fmt.Fprintln(stderr, e.Error())
+		}
+		return nil, fmt.Errorf("load catalog: %d error(s): %w", len(list), catalog.ErrInvalid)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("load catalog: %w", err)
+	}
+	l, err := ingest.NewLayout(c, dataset)
+	if errors.Is(err, ingest.ErrNoDataset) {
+		names := make([]string, len(c.Datasets))
+		for i, d := range c.Datasets {
+			names[i] = d.Name.Value
+		}
+		return nil, usagef("--dataset: the catalog declares no such dataset (it declares %s)", strings.Join(names, ", "))
+	}
+	return l, err
+}

@@ -1,0 +1,241 @@
+package main
+
+import (
+	"bytes"
+	"database/sql"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/provenant/provenant/ingest/ingesttest"
+	"github.com/provenant/provenant/store/duckdb"
+	"github.com/provenant/provenant/store/postgres/pgtest"
+)
+
+const importHeader = "event_id,device_id,device_type,zone_id,ts,status,battery_pct,temperature_c,fault_code\n"
+
+func writeFile(t *testing.T, dir, name, body string) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// countRows returns the rows and greatest _ingest_seq of the DuckDB
+// file's table, or zeros when the table is missing.
+func countRows(t *testing.T, path string) (n, maxSeq int64) {
+	t.Helper()
+	db, err := duckdb.OpenFile(t.Context(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var exists int
+	if err := db.QueryRowContext(t.Context(), `SELECT count(*) FROM duckdb_tables() WHERE table_name = 'status_events'`).Scan(&exists); err != nil || exists == 0 {
+		return 0, 0
+	}
+	if err := db.QueryRowContext(t.Context(), `SELECT count(*), coalesce(max(_ingest_seq), 0) FROM status_events`).Scan(&n, &maxSeq); err != nil {
+		t.Fatal(err)
+	}
+	// The derived structures cover every row.
+	var open int64
+	if err := db.QueryRowContext(t.Context(), `SELECT count(*) FROM status_events WHERE _valid_to IS NULL`).Scan(&open); err != nil || open != 0 {
+		t.Errorf("%d rows without a validity interval (%v): import did not derive", open, err)
+	}
+	return n, maxSeq
+}
+
+func TestImport_DuckDB(t *testing.T) {
+	dir := t.TempDir()
+	cat := ingesttest.WarehouseCatalogFile(t)
+	jsonl := writeFile(t, dir, "events.jsonl", string(ingesttest.DemoJSONL(t, 300)))
+	good := writeFile(t, dir, "more.csv", importHeader+"k-1,dev-0001,AGV,zone-01,2026-01-06T08:00:00Z,FAULT,55,31.5,E-JAM\n")
+	// Row 2: an unknown device type and a distinctive bad id; row 3 repeats
+	// a key stored by the first import.
+	bad := writeFile(t, dir, "bad.csv", importHeader+
+		"k-2,dev-0001,AGV,zone-01,2026-01-06T08:00:00Z,IDLE,55,31.5,\n"+
+		"k-3,dev-XYZZY,BOAT,zone-01,2026-01-06T08:00:00+01:00,IDLE,55,31.5,\n")
+	dup := writeFile(t, dir, "dup.csv", importHeader+
+		"k-4,dev-0001,AGV,zone-01,2026-01-06T08:00:00Z,IDLE,55,31.5,\n"+
+		"k-1,dev-0001,AGV,zone-01,2026-01-06T08:00:00Z,IDLE,55,31.5,\n")
+	db := filepath.Join(dir, "w.duckdb")
+	base := []string{"import", "--catalog", cat, "--dataset", "status_events", "--db", db}
+
+	tests := []struct {
+		name       string
+		args       []string
+		wantCode   int
+		wantStdout string
+		wantStderr []string
+		wantRows   int64
+		wantSeq    int64
+	}{
+		{"jsonl and csv in one transaction", append(append([]string{}, base...), jsonl, good), 0,
+			"imported 301 row(s) into status_events (dataset status_events); data version 301 (greatest _ingest_seq)\n", nil, 301, 301},
+		{"every data error, nothing imported", append(append([]string{}, base...), bad), 1, "",
+			[]string{bad + ":row 2: field ts: want UTC, written with Z (no other offset)",
+				bad + ":row 2: field device_id: does not match the entity's pattern ^dev-[0-9]{4}$",
+				bad + ":row 2: field device_type: not one of the attribute's declared values",
+				"provenant: import: 3 error(s), nothing imported: invalid input"}, 301, 301},
+		{"a key already stored", append(append([]string{}, base...), dup), 1, "",
+			[]string{dup + ":row 2: field event_id: key already stored"}, 301, 301},
+		{"flags after the inputs", []string{"import", good + "x.csv", "--db", db, "--catalog", cat, "--dataset", "status_events"}, 1, "",
+			[]string{"provenant: open input:"}, 301, 301},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			code := runMain(t.Context(), tt.args, &stdout, &stderr)
+			if code != tt.wantCode {
+				t.Errorf("exit code = %d, want %d (stderr %s)", code, tt.wantCode, stderr.String())
+			}
+			if stdout.String() != tt.wantStdout {
+				t.Errorf("stdout = %q, want %q", stdout.String(), tt.wantStdout)
+			}
+			rest := stderr.String()
+			for _, w := range tt.wantStderr {
+				i := strings.Index(rest, w)
+				if i < 0 {
+					t.Fatalf("stderr lacks %q (in order)\n%s", w, stderr.String())
+				}
+				rest = rest[i+len(w):]
+			}
+			if strings.Contains(stderr.String(), "XYZZY") || strings.Contains(stderr.String(), "BOAT") {
+				t.Errorf("stderr echoes a rejected value:\n%s", stderr.String())
+			}
+			if n, seq := countRows(t, db); n != tt.wantRows || seq != tt.wantSeq {
+				t.Errorf("table: %d rows, data version %d; want %d, %d", n, seq, tt.wantRows, tt.wantSeq)
+			}
+		})
+	}
+}
+
+func TestImport_Parquet(t *testing.T) {
+	dir := t.TempDir()
+	csvPath := writeFile(t, dir, "events.csv", string(ingesttest.DemoCSV(t, 200)))
+	pq := filepath.Join(dir, "events.parquet")
+	mem, err := duckdb.OpenMemory(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer mem.Close()
+	if _, err := mem.ExecContext(t.Context(), fmt.Sprintf("COPY (SELECT * REPLACE (CAST(ts AS TIMESTAMP) AS ts) FROM read_csv('%s')) TO '%s' (FORMAT parquet)", csvPath, pq)); err != nil {
+		t.Fatal(err)
+	}
+	db := filepath.Join(dir, "w.duckdb")
+	var stdout, stderr bytes.Buffer
+	code := runMain(t.Context(), []string{"import", "--catalog", ingesttest.WarehouseCatalogFile(t), "--dataset", "status_events", "--db", db, pq}, &stdout, &stderr)
+	if code != 0 {
+		t.Fatalf("exit code %d: %s", code, stderr.String())
+	}
+	if n, seq := countRows(t, db); n != 200 || seq != 200 {
+		t.Errorf("table: %d rows, data version %d; want 200, 200", n, seq)
+	}
+}
+
+func TestImport_Postgres(t *testing.T) {
+	dsn := pgtest.Schema(t)
+	dir := t.TempDir()
+	cat := ingesttest.WarehouseCatalogFile(t)
+	jsonl := writeFile(t, dir, "events.jsonl", string(ingesttest.DemoJSONL(t, 250)))
+	bad := writeFile(t, dir, "bad.jsonl", `{"event_id":"z-1","device_id":"dev-0001","device_type":"AGV","zone_id":"zone-01","ts":"2026-01-06T08:00:00Z","status":"IDLE","battery_pct":55.5,"temperature_c":31.5,"fault_code":null}`+"\n")
+	args := []string{"import", "--catalog", cat, "--dataset", "status_events", "--postgres", dsn}
+	var stdout, stderr bytes.Buffer
+	if code := runMain(t.Context(), append(append([]string{}, args...), jsonl), &stdout, &stderr); code != 0 {
+		t.Fatalf("exit code %d: %s", code, stderr.String())
+	}
+	if want := "imported 250 row(s) into status_events (dataset status_events); data version 250 (greatest _ingest_seq)\n"; stdout.String() != want {
+		t.Errorf("stdout = %q, want %q", stdout.String(), want)
+	}
+	stdout.Reset()
+	stderr.Reset()
+	code := runMain(t.Context(), append(append([]string{}, args...), bad), &stdout, &stderr)
+	if want := bad + ":row 1: field battery_pct: want an integer, not a fraction"; code != 1 || !strings.Contains(stderr.String(), want) {
+		t.Errorf("exit code %d, stderr %q; want 1 and %q", code, stderr.String(), want)
+	}
+	pg, err := sql.Open("pgx", dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pg.Close()
+	var n, seq int64
+	if err := pg.QueryRowContext(t.Context(), `SELECT count(*), max(_ingest_seq) FROM status_events`).Scan(&n, &seq); err != nil {
+		t.Fatal(err)
+	}
+	if n != 250 || seq != 250 {
+		t.Errorf("table: %d rows, data version %d; want 250, 250", n, seq)
+	}
+	// A Parquet input, read through an in-memory DuckDB.
+	pq := filepath.Join(dir, "more.parquet")
+	mem, err := duckdb.OpenMemory(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer mem.Close()
+	if _, err := mem.ExecContext(t.Context(), fmt.Sprintf(`COPY (SELECT 'p-1' AS event_id, TIMESTAMP '2026-01-06 08:00:00' AS ts, 'dev-0001' AS device_id,
+		'zone-01' AS zone_id, 'AGV' AS device_type, 'IDLE' AS status, 40 AS battery_pct, 21.5::DOUBLE AS temperature_c, NULL AS fault_code) TO '%s' (FORMAT parquet)`, pq)); err != nil {
+		t.Fatal(err)
+	}
+	stdout.Reset()
+	stderr.Reset()
+	if code := runMain(t.Context(), append(append([]string{}, args...), pq), &stdout, &stderr); code != 0 {
+		t.Fatalf("parquet: exit code %d: %s", code, stderr.String())
+	}
+	if err := pg.QueryRowContext(t.Context(), `SELECT count(*), max(_ingest_seq) FROM status_events`).Scan(&n, &seq); err != nil || n != 251 || seq != 251 {
+		t.Errorf("after the Parquet import: %d rows, data version %d (%v); want 251, 251", n, seq, err)
+	}
+	var census int64
+	if err := pg.QueryRowContext(t.Context(), `SELECT count(*) FROM status_events__series`).Scan(&census); err != nil || census == 0 {
+		t.Errorf("census: %d series, %v; want the derived structures", census, err)
+	}
+}
+
+func TestImport_Usage(t *testing.T) {
+	cat := ingesttest.WarehouseCatalogFile(t)
+	in := writeFile(t, t.TempDir(), "e.csv", importHeader)
+	files := mustAbs(t, "../../catalogs/warehouse.yaml") // its dataset reads Parquet files
+	tests := []struct {
+		name       string
+		args       []string
+		wantCode   int
+		wantStderr string
+	}{
+		{"no catalog", []string{"import", "--dataset", "d", "--db", "x.duckdb", in}, 2, "provenant import: --catalog FILE is required"},
+		{"no dataset", []string{"import", "--catalog", cat, "--db", "x.duckdb", in}, 2, "provenant import: --dataset NAME is required"},
+		{"no database", []string{"import", "--catalog", cat, "--dataset", "status_events", in}, 2, "want exactly one of --db FILE.duckdb and --postgres DSN"},
+		{"two databases", []string{"import", "--catalog", cat, "--dataset", "status_events", "--db", "x.duckdb", "--postgres", "postgres://x", in}, 2, "want exactly one of --db"},
+		{"no input", []string{"import", "--catalog", cat, "--dataset", "status_events", "--db", "x.duckdb"}, 2, "provenant import: missing INPUT..."},
+		{"unknown format", []string{"import", "--catalog", cat, "--dataset", "status_events", "--db", "x.duckdb", in, "secret.xlsx"}, 2,
+			"provenant import: input 2: unknown format (want a file ending .jsonl, .ndjson, .csv or .parquet)"},
+		{"unknown dataset", []string{"import", "--catalog", cat, "--dataset", "events", "--db", "x.duckdb", in}, 2,
+			"provenant import: --dataset: the catalog declares no such dataset (it declares status_events)"},
+		{"a files dataset", []string{"import", "--catalog", files, "--dataset", "status_events", "--db", "x.duckdb", in}, 1,
+			"provenant: lay out dataset: dataset is not a table (it reads files in place; declare `table:` to import)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			t.Chdir(t.TempDir())
+			code := runMain(t.Context(), tt.args, &stdout, &stderr)
+			if code != tt.wantCode || !strings.Contains(stderr.String(), tt.wantStderr) {
+				t.Errorf("exit code %d, stderr %q; want %d and %q", code, stderr.String(), tt.wantCode, tt.wantStderr)
+			}
+			if strings.Contains(stderr.String(), "secret") {
+				t.Errorf("stderr echoes an argument: %q", stderr.String())
+			}
+		})
+	}
+}
+
+func mustAbs(t *testing.T, p string) string {
+	t.Helper()
+	a, err := filepath.Abs(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
+}

@@ -1,0 +1,229 @@
+package duckdb
+
+import (
+	"cmp"
+	"context"
+	"database/sql"
+	"database/sql/driver"
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+
+	"github.com/duckdb/duckdb-go/v2"
+
+	"github.com/provenant/provenant/ingest"
+)
+
+var _ ingest.Sink = (*Sink)(nil)
+
+// OpenFile opens (creating it if missing) the DuckDB database file at
+// path, in place: DuckDB reads its blocks on demand, so opening costs the
+// same at any size. Close the returned *sql.DB to release it.
+func OpenFile(ctx context.Context, path string) (*sql.DB, error) {
+	if path == "" {
+		return nil, errors.New("open duckdb file: empty path")
+	}
+	connector, err := duckdb.NewConnector(path, nil)
+	if err != nil {
+		return nil, fmt.Errorf("open duckdb file: %w", err)
+	}
+	db := sql.OpenDB(connector) // db.Close closes the connector
+	if err := db.PingContext(ctx); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("open duckdb file: %w", err)
+	}
+	return db, nil
+}
+
+// Sink imports rows into a DuckDB database (ingest.Import). Inside one
+// transaction on one connection, DuckDB's Appender (which takes part in
+// the connection's transaction) appends the rows straight into the table,
+// numbered from the table's greatest _ingest_seq up; Commit then checks
+// their keys against each other and against the rows numbered below them
+// (one anti-join), and commits only if none repeats. A failure at any
+// point rolls the transaction back, appended rows included. The batch
+// keeps, in memory, one entry per run of consecutive rows of an input, to
+// name the row of a repeated key.
+type Sink struct {
+	db *sql.DB
+	o  ingest.SinkOptions
+}
+
+// NewSink returns a Sink on db, a DuckDB database (OpenFile); o may be
+// nil.
+func NewSink(db *sql.DB, o *ingest.SinkOptions) *Sink {
+	s := &Sink{db: db}
+	if o != nil {
+		s.o = *o
+	}
+	return s
+}
+
+// importMu serialises imports in this process: DuckDB lets concurrent
+// transactions append to one table, and two imports reading the same
+// greatest _ingest_seq would number rows alike.
+var importMu sync.Mutex
+
+// Begin starts an import: BEGIN, the table if missing, and an appender on
+// it.
+func (s *Sink) Begin(ctx context.Context, l *ingest.Layout) (ingest.Batch, error) {
+	importMu.Lock()
+	conn, err := s.db.Conn(ctx)
+	if err != nil {
+		importMu.Unlock()
+		return nil, fmt.Errorf("begin import: %w", err)
+	}
+	b := &batch{conn: conn, l: l, after: s.o.AfterInsert}
+	if err := b.begin(ctx); err != nil {
+		b.Rollback()
+		return nil, fmt.Errorf("begin import: %w", err)
+	}
+	return b, nil
+}
+
+type batch struct {
+	conn     *sql.Conn
+	tx       *sql.Tx
+	after    func(context.Context, *sql.Tx, *ingest.Layout) error
+	l        *ingest.Layout
+	app      *duckdb.Appender
+	base, n  int64
+	row      []driver.Value
+	runs     []run
+	finished bool
+}
+
+// run is a run of rows numbered seq, seq+1, ... from one input's
+// consecutive rows row, row+1, ...
+type run struct {
+	seq int64
+	src int
+	row int64
+}
+
+func (b *batch) begin(ctx context.Context) error {
+	tx, err := b.conn.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	b.tx = tx
+	base, err := ingest.Prepare(ctx, tx, b.l, ingest.DuckDB)
+	if err != nil {
+		return err
+	}
+	b.base = base
+	return b.conn.Raw(func(dc any) error {
+		c, ok := dc.(driver.Conn)
+		if !ok {
+			return errors.New("not a driver connection")
+		}
+		// The layout's columns by name: the table may have more (derived
+		// ones, filled later), which take their default.
+		cols := append(b.l.ColumnNames(), ingest.SeqColumn)
+		var err error
+		if b.app, err = duckdb.NewAppenderWithColumns(c, "", "", b.l.Table, cols); err != nil {
+			return fmt.Errorf("create appender: %w", err)
+		}
+		return nil
+	})
+}
+
+// Append appends one row with the next _ingest_seq.
+func (b *batch) Append(_ context.Context, src int, row int64, vals []any) error {
+	b.n++
+	seq := b.base + b.n
+	if k := len(b.runs); k == 0 || b.runs[k-1].src != src || b.runs[k-1].row+(seq-b.runs[k-1].seq) != row {
+		b.runs = append(b.runs, run{seq: seq, src: src, row: row})
+	}
+	b.row = b.row[:0]
+	for _, v := range vals {
+		b.row = append(b.row, v)
+	}
+	b.row = append(b.row, seq)
+	if err := b.app.AppendRow(b.row...); err != nil {
+		return fmt.Errorf("append row: %w", err)
+	}
+	return nil
+}
+
+// locate maps an appended row's _ingest_seq to its input and row.
+func (b *batch) locate(seq int64) (int, int64) {
+	i, found := slices.BinarySearchFunc(b.runs, seq, func(r run, s int64) int { return cmp.Compare(r.seq, s) })
+	if !found {
+		i--
+	}
+	if i < 0 {
+		return -1, 0
+	}
+	r := b.runs[i]
+	return r.src, r.row + (seq - r.seq)
+}
+
+// Commit flushes the appender, checks the keys and commits.
+func (b *batch) Commit(ctx context.Context, inputs []string) (ingest.Result, error) {
+	if b.finished {
+		return ingest.Result{}, errors.New("commit import: already finished")
+	}
+	err := b.app.Close()
+	b.app = nil
+	if err != nil {
+		return ingest.Result{}, fmt.Errorf("append rows: %w", err)
+	}
+	if err := ingest.CheckAppended(ctx, b.tx, b.l, b.base, b.locate, inputs); err != nil {
+		return ingest.Result{}, err
+	}
+	if b.after != nil {
+		if err := b.after(ctx, b.tx, b.l); err != nil {
+			return ingest.Result{}, fmt.Errorf("after insert: %w", err)
+		}
+	}
+	if err := ingest.CreateIndexes(ctx, b.tx, b.l, ingest.DuckDB); err != nil {
+		return ingest.Result{}, err
+	}
+	if err := b.tx.Commit(); err != nil {
+		return ingest.Result{}, fmt.Errorf("commit import: %w", err)
+	}
+	b.tx = nil
+	b.Rollback() // releases the connection and the lock
+	return ingest.Result{Rows: b.n, MaxSeq: b.base + b.n}, nil
+}
+
+// Rollback abandons the import, if it is not finished.
+func (b *batch) Rollback() error {
+	if b.finished {
+		return nil
+	}
+	b.finished = true
+	defer importMu.Unlock()
+	var errs []error
+	if b.app != nil {
+		b.app.Close() // an error here is the rollback's reason, reported already
+		b.app = nil
+	}
+	if b.tx != nil {
+		if err := b.tx.Rollback(); !errors.Is(err, sql.ErrTxDone) {
+			errs = append(errs, err) // ErrTxDone: database/sql rolled back on cancellation
+		}
+	}
+	errs = append(errs, b.conn.Close())
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("roll back import: %w", err)
+	}
+	return nil
+}
+
+// OpenMemory opens a new in-memory DuckDB database: a reader of Parquet
+// files (ReadParquet) for an import into another database.
+func OpenMemory(ctx context.Context) (*sql.DB, error) {
+	connector, err := duckdb.NewConnector("", nil)
+	if err != nil {
+		return nil, fmt.Errorf("open duckdb: %w", err)
+	}
+	db := sql.OpenDB(connector)
+	if err := db.PingContext(ctx); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("open duckdb: %w", err)
+	}
+	return db, nil
+}

@@ -1,0 +1,63 @@
+package duckdb_test
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/provenant/provenant/ingest"
+	"github.com/provenant/provenant/ingest/ingesttest"
+	"github.com/provenant/provenant/store/duckdb"
+)
+
+// benchRows is the size of the import benchmarks' input.
+const benchRows = 1_000_000
+
+// BenchmarkImport imports 1,000,000 warehouse demo events into a new
+// DuckDB file per iteration, from CSV and from Parquet, and reports
+// rows/s (the target is 500,000 on two cores).
+func BenchmarkImport(b *testing.B) {
+	l := ingesttest.WarehouseLayout(b)
+	csvBody := ingesttest.DemoCSV(b, benchRows)
+	dir := b.TempDir()
+	csvPath := filepath.Join(dir, "events.csv")
+	if err := os.WriteFile(csvPath, csvBody, 0o644); err != nil {
+		b.Fatal(err)
+	}
+	parquetPath := filepath.Join(dir, "events.parquet")
+	csvToParquet(b, csvPath, parquetPath)
+	b.Run("csv", func(b *testing.B) {
+		for i := 0; b.Loop(); i++ {
+			db, err := duckdb.OpenFile(b.Context(), filepath.Join(b.TempDir(), "bench.duckdb"))
+			if err != nil {
+				b.Fatal(err)
+			}
+			res, err := ingest.Import(b.Context(), duckdb.NewSink(db, nil), l, ingest.NewCSV("events.csv", l, bytes.NewReader(csvBody)))
+			if err != nil || res.Rows != benchRows {
+				b.Fatalf("import = %+v, %v", res, err)
+			}
+			db.Close()
+		}
+		b.ReportMetric(float64(benchRows*b.N)/b.Elapsed().Seconds(), "rows/s")
+	})
+	b.Run("parquet", func(b *testing.B) {
+		for i := 0; b.Loop(); i++ {
+			db, err := duckdb.OpenFile(b.Context(), filepath.Join(b.TempDir(), "bench.duckdb"))
+			if err != nil {
+				b.Fatal(err)
+			}
+			recs, err := duckdb.ReadParquet(b.Context(), db, parquetPath)
+			if err != nil {
+				b.Fatal(err)
+			}
+			res, err := ingest.Import(b.Context(), duckdb.NewSink(db, nil), l, ingest.NewRecords("events.parquet", l, recs))
+			if err != nil || res.Rows != benchRows {
+				b.Fatalf("import = %+v, %v", res, err)
+			}
+			recs.Close()
+			db.Close()
+		}
+		b.ReportMetric(float64(benchRows*b.N)/b.Elapsed().Seconds(), "rows/s")
+	})
+}

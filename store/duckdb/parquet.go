@@ -1,0 +1,186 @@
+package duckdb
+
+import (
+	"context"
+	"database/sql"
+	"database/sql/driver"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/provenant/provenant/ingest"
+)
+
+var _ ingest.Records = (*ParquetRecords)(nil)
+
+// ParquetRecords reads a Parquet file through DuckDB as records
+// (ingest.NewRecords), so its rows pass the same validation as JSON Lines
+// and CSV: a TIMESTAMP column (with a time zone: in UTC; TIMESTAMP_NS
+// truncated to the microsecond) is read as a time, an integer column that
+// fits BIGINT as an int64, a FLOAT or DOUBLE as a float64, and every other
+// column as text (a string column as it is, a DATE, DECIMAL or UBIGINT in
+// DuckDB's text form), which the reader then validates as it does a CSV
+// field. A NULL stays a NULL. A goroutine of its own reads the file,
+// ahead of the validation.
+type ParquetRecords struct {
+	cols   []string
+	full   chan []any // batches of records, len(cols) values each
+	free   chan []any
+	cur    []any // the batch being read
+	off    int   // the next record's first field in cur
+	cancel context.CancelFunc
+	done   chan struct{}
+	err    error // the reading goroutine's error, once done is closed
+}
+
+// parquetBatch is how many records the reading goroutine hands over at
+// once.
+const parquetBatch = 1024
+
+// ReadParquet starts reading the Parquet file at path through db (any
+// DuckDB database; OpenMemory serves). Close the result.
+func ReadParquet(ctx context.Context, db *sql.DB, path string) (*ParquetRecords, error) {
+	src := "read_parquet(" + quoteLiteral(path) + ")"
+	rows, err := db.QueryContext(ctx, "DESCRIBE SELECT * FROM "+src)
+	if err != nil {
+		return nil, fmt.Errorf("read parquet: %w", err)
+	}
+	var cols, exprs []string
+	for rows.Next() {
+		var name, typ string
+		var null, key, def, extra sql.NullString
+		if err := rows.Scan(&name, &typ, &null, &key, &def, &extra); err != nil {
+			rows.Close()
+			return nil, fmt.Errorf("read parquet: %w", err)
+		}
+		cols = append(cols, name)
+		q := ingest.Quote(name)
+		switch t := strings.ToUpper(typ); t {
+		case "TIMESTAMP WITH TIME ZONE":
+			exprs = append(exprs, "timezone('UTC', "+q+")")
+		case "TIMESTAMP", "TIMESTAMP_S", "TIMESTAMP_MS", "TIMESTAMP_NS":
+			exprs = append(exprs, "CAST("+q+" AS TIMESTAMP)")
+		case "BIGINT", "INTEGER", "SMALLINT", "TINYINT", "UINTEGER", "USMALLINT", "UTINYINT":
+			exprs = append(exprs, "CAST("+q+" AS BIGINT)")
+		case "DOUBLE", "FLOAT":
+			exprs = append(exprs, "CAST("+q+" AS DOUBLE)")
+		case "VARCHAR":
+			exprs = append(exprs, q)
+		default:
+			exprs = append(exprs, "CAST("+q+" AS VARCHAR)")
+		}
+	}
+	if err := errors.Join(rows.Err(), rows.Close()); err != nil {
+		return nil, fmt.Errorf("read parquet: %w", err)
+	}
+	if len(cols) == 0 {
+		return nil, errors.New("read parquet: no columns")
+	}
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("read parquet: %w", err)
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	p := &ParquetRecords{cols: cols, full: make(chan []any, 2), free: make(chan []any, 4), cancel: cancel, done: make(chan struct{})}
+	for range cap(p.free) {
+		p.free <- make([]any, 0, parquetBatch*len(cols))
+	}
+	query := "SELECT " + strings.Join(exprs, ", ") + " FROM " + src
+	go func() {
+		defer close(p.done)
+		defer close(p.full)
+		defer conn.Close()
+		p.err = conn.Raw(func(dc any) error { return p.read(ctx, dc, query) })
+	}()
+	return p, nil
+}
+
+// read runs query on the driver connection dc, sending its rows in
+// batches: the driver's own rows, without database/sql's conversions.
+func (p *ParquetRecords) read(ctx context.Context, dc any, query string) error {
+	q, ok := dc.(driver.QueryerContext)
+	if !ok {
+		return errors.New("read parquet: not a DuckDB connection")
+	}
+	rows, err := q.QueryContext(ctx, query, nil)
+	if err != nil {
+		return fmt.Errorf("read parquet: %w", err)
+	}
+	defer rows.Close()
+	dest := make([]driver.Value, len(p.cols))
+	var batch []any
+	for {
+		if batch == nil {
+			select {
+			case batch = <-p.free:
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+		}
+		err := rows.Next(dest)
+		if err == nil {
+			for _, v := range dest {
+				batch = append(batch, v)
+			}
+			if len(batch) < cap(batch) {
+				continue
+			}
+		} else if err != io.EOF {
+			return fmt.Errorf("read parquet: %w", err)
+		}
+		if len(batch) > 0 {
+			select {
+			case p.full <- batch:
+				batch = nil
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+		}
+		if err == io.EOF {
+			return nil
+		}
+	}
+}
+
+// quoteLiteral returns s as an SQL string literal.
+func quoteLiteral(s string) string {
+	return "'" + strings.ReplaceAll(s, "'", "''") + "'"
+}
+
+// Columns names the file's columns, in order.
+func (p *ParquetRecords) Columns() []string { return p.cols }
+
+// Next reads the next record into rec.
+func (p *ParquetRecords) Next(rec []any) error {
+	if p.off == len(p.cur) {
+		if p.cur != nil {
+			clear(p.cur)
+			p.free <- p.cur[:0]
+			p.cur, p.off = nil, 0
+		}
+		b, ok := <-p.full
+		if !ok {
+			<-p.done
+			if p.err != nil {
+				return p.err
+			}
+			return io.EOF
+		}
+		p.cur = b
+	}
+	p.off += copy(rec, p.cur[p.off:p.off+len(p.cols)])
+	return nil
+}
+
+// Close stops reading.
+func (p *ParquetRecords) Close() error {
+	p.cancel()
+	for range p.full { // let the reading goroutine finish
+	}
+	<-p.done
+	if errors.Is(p.err, context.Canceled) {
+		return nil
+	}
+	return p.err
+}

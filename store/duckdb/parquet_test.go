@@ -1,0 +1,108 @@
+package duckdb_test
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/provenant/provenant/ingest"
+	"github.com/provenant/provenant/ingest/ingesttest"
+	"github.com/provenant/provenant/store/duckdb"
+)
+
+// writeParquet writes the rows of query (DuckDB SQL) to a Parquet file.
+func writeParquet(tb testing.TB, query, path string) {
+	tb.Helper()
+	db, err := sql.Open("duckdb", "")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := db.ExecContext(context.Background(), "COPY ("+query+") TO '"+strings.ReplaceAll(path, "'", "''")+"' (FORMAT parquet)"); err != nil {
+		tb.Fatal(err)
+	}
+}
+
+// csvToParquet writes the rows of a CSV file to a Parquet file, with ts as
+// a TIMESTAMP and the numbers typed.
+func csvToParquet(tb testing.TB, csvPath, path string) {
+	tb.Helper()
+	writeParquet(tb, "SELECT * REPLACE (CAST(ts AS TIMESTAMP) AS ts) FROM read_csv('"+csvPath+"', all_varchar = false)", path)
+}
+
+func TestParquet_Import(t *testing.T) {
+	dir := t.TempDir()
+	csvPath := filepath.Join(dir, "events.csv")
+	if err := os.WriteFile(csvPath, ingesttest.DemoCSV(t, 500), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	pq := filepath.Join(dir, "events.parquet")
+	csvToParquet(t, csvPath, pq)
+	db, sink := openFile(t, nil)
+	l := ingesttest.WarehouseLayout(t)
+	recs, err := duckdb.ReadParquet(t.Context(), db, pq)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer recs.Close()
+	res, err := ingest.Import(t.Context(), sink, l, ingest.NewRecords(pq, l, recs))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res != (ingest.Result{Rows: 500, MaxSeq: 500}) {
+		t.Errorf("import = %+v", res)
+	}
+	// The same rows from CSV into a second table agree column by column.
+	var diff int64
+	err = db.QueryRowContext(t.Context(), `SELECT count(*) FROM (SELECT event_id, ts, device_id, zone_id, device_type, status, battery_pct, temperature_c, fault_code FROM status_events
+		EXCEPT SELECT event_id, CAST(ts AS TIMESTAMP), device_id, zone_id, device_type, status, battery_pct, temperature_c, nullif(fault_code, '') FROM read_csv('`+csvPath+`', all_varchar = true))`).Scan(&diff)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff != 0 {
+		t.Errorf("%d imported rows differ from the CSV's", diff)
+	}
+}
+
+func TestParquet_Errors(t *testing.T) {
+	dir := t.TempDir()
+	tests := []struct {
+		name, query string
+		want        string
+	}{
+		{"bad entity id and missing column",
+			`SELECT 'e1' AS event_id, TIMESTAMP '2026-01-06 08:00:00' AS ts, 'dev-XYZZY' AS device_id, 'zone-01' AS zone_id, 'AGV' AS device_type, 'IDLE' AS status, 50 AS battery_pct, 20.5 AS temperature_c`,
+			"p.parquet:header: field fault_code: missing column"},
+		{"value errors name row and field",
+			`SELECT * FROM (VALUES ('e1', TIMESTAMP '2026-01-06 08:00:00', 'dev-0001', 'zone-01', 'AGV', 'IDLE', 50, 20.5, NULL),
+				('e2', TIMESTAMP '2026-01-06 08:00:00', 'dev-XYZZY', 'zone-01', 'AGV', 'IDLE', 50, 20.5, NULL)) v(event_id, ts, device_id, zone_id, device_type, status, battery_pct, temperature_c, fault_code)`,
+			"p.parquet:row 2: field device_id: does not match the entity's pattern ^dev-[0-9]{4}$"},
+		{"a TIMESTAMPTZ is read as UTC; a null in a required column",
+			`SELECT 'e1' AS event_id, TIMESTAMPTZ '2026-01-06 08:00:00+02' AS ts, 'dev-0001' AS device_id, 'zone-01' AS zone_id, 'AGV' AS device_type, NULL AS status, 50 AS battery_pct, 20.5 AS temperature_c, NULL AS fault_code`,
+			"p.parquet:row 1: field status: empty or null, and the column is not optional"},
+	}
+	l := ingesttest.WarehouseLayout(t)
+	for i, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			pq := filepath.Join(dir, string(rune('a'+i))+".parquet")
+			writeParquet(t, tt.query, pq)
+			db, sink := openFile(t, nil)
+			recs, err := duckdb.ReadParquet(t.Context(), db, pq)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer recs.Close()
+			_, err = ingest.Import(t.Context(), sink, l, ingest.NewRecords("p.parquet", l, recs))
+			if !errors.Is(err, ingest.ErrInvalid) || err.Error() != tt.want {
+				t.Errorf("import = %v, want %q", err, tt.want)
+			}
+			if strings.Contains(err.Error(), "XYZZY") {
+				t.Errorf("error echoes the value: %v", err)
+			}
+		})
+	}
+}

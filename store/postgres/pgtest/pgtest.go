@@ -1,0 +1,98 @@
+// Package pgtest connects tests to a real PostgreSQL: the DSN comes from
+// PROVENANT_POSTGRES_DSN; unset, CI (CI=true) uses the local server
+// .ci/run starts and fails if it does not answer, and anywhere else the
+// test is skipped. Each database a test opens is a schema of its own,
+// created for it and dropped after it, so tests in parallel never meet.
+package pgtest
+
+import (
+	"crypto/rand"
+	"database/sql"
+	"encoding/hex"
+	"net/url"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/stdlib"
+)
+
+// EnvDSN is the variable that names the PostgreSQL tests run against.
+const EnvDSN = "PROVENANT_POSTGRES_DSN"
+
+// CIDSN is the DSN tests use in CI when EnvDSN is unset.
+const CIDSN = "postgres://postgres@127.0.0.1:5432/test?sslmode=disable"
+
+// DSN returns the DSN of the PostgreSQL server to test against, or skips
+// the test (outside CI, with EnvDSN unset).
+func DSN(tb testing.TB) string {
+	tb.Helper()
+	if dsn := os.Getenv(EnvDSN); dsn != "" {
+		return dsn
+	}
+	if os.Getenv("CI") == "true" {
+		return CIDSN
+	}
+	tb.Skipf("PostgreSQL tests skipped: set %s (e.g. %s) to run them", EnvDSN, CIDSN)
+	return ""
+}
+
+// Schema creates a schema with a random name on the server DSN names,
+// drops it (and everything in it) when the test ends, and returns a DSN
+// whose connections use it (search_path). In CI an unreachable server
+// fails the test.
+func Schema(tb testing.TB) string {
+	tb.Helper()
+	dsn := DSN(tb)
+	cfg, err := pgx.ParseConfig(dsn)
+	if err != nil {
+		tb.Fatalf("parse %s: malformed DSN", EnvDSN)
+	}
+	admin := stdlib.OpenDB(*cfg)
+	defer admin.Close()
+	if err := admin.PingContext(tb.Context()); err != nil {
+		tb.Fatalf("PostgreSQL does not answer (%s, or CI's %s): %v", EnvDSN, CIDSN, err)
+	}
+	var b [6]byte
+	rand.Read(b[:])
+	schema := "provenant_test_" + hex.EncodeToString(b[:])
+	if _, err := admin.ExecContext(tb.Context(), "CREATE SCHEMA "+schema); err != nil {
+		tb.Fatalf("create schema: %v", err)
+	}
+	tb.Cleanup(func() {
+		db := stdlib.OpenDB(*cfg)
+		defer db.Close()
+		if _, err := db.Exec("DROP SCHEMA " + schema + " CASCADE"); err != nil {
+			tb.Errorf("drop schema: %v", err)
+		}
+	})
+	return withSearchPath(dsn, schema)
+}
+
+// withSearchPath adds search_path=schema to a URL or key=value DSN.
+func withSearchPath(dsn, schema string) string {
+	if strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://") {
+		u, err := url.Parse(dsn)
+		if err == nil {
+			q := u.Query()
+			q.Set("search_path", schema)
+			u.RawQuery = q.Encode()
+			return u.String()
+		}
+	}
+	return dsn + " search_path=" + schema
+}
+
+// Open returns a database on a fresh schema (Schema), closed when the
+// test ends.
+func Open(tb testing.TB) *sql.DB {
+	tb.Helper()
+	cfg, err := pgx.ParseConfig(Schema(tb))
+	if err != nil {
+		tb.Fatalf("parse DSN: %v", err)
+	}
+	db := stdlib.OpenDB(*cfg)
+	tb.Cleanup(func() { db.Close() })
+	return db
+}

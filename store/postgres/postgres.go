@@ -1,0 +1,190 @@
+// Package postgres connects provenant to PostgreSQL through pgx: Open
+// returns a *sql.DB, and Sink imports rows (ingest.Import) with COPY into
+// a temporary staging table, checks their keys against each other and
+// against the table (one anti-join the table's unique key index serves),
+// and moves them into the table with INSERT ... SELECT, all in one
+// transaction.
+//
+// The SQL is what PostgreSQL-wire distributed engines (CockroachDB,
+// YugabyteDB) also run: CREATE TABLE/INDEX IF NOT EXISTS, a temporary
+// table (ON COMMIT DROP), COPY FROM STDIN, window functions (row_number,
+// first_value), EXISTS subqueries and INSERT ... SELECT.
+package postgres
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/stdlib"
+
+	"github.com/provenant/provenant/ingest"
+)
+
+var _ ingest.Sink = (*Sink)(nil)
+
+// Open connects to the PostgreSQL database dsn names (a URL or key=value
+// string, as pgx parses it) and checks that it answers.
+func Open(ctx context.Context, dsn string) (*sql.DB, error) {
+	cfg, err := pgx.ParseConfig(dsn)
+	if err != nil {
+		// pgx's message can quote the DSN, password included.
+		return nil, errors.New("open postgres: malformed DSN")
+	}
+	db := stdlib.OpenDB(*cfg)
+	if err := db.PingContext(ctx); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("open postgres: %w", err)
+	}
+	return db, nil
+}
+
+// Sink imports rows into a PostgreSQL database.
+type Sink struct {
+	db *sql.DB
+	o  ingest.SinkOptions
+}
+
+// NewSink returns a Sink on db (Open); o may be nil.
+func NewSink(db *sql.DB, o *ingest.SinkOptions) *Sink {
+	s := &Sink{db: db}
+	if o != nil {
+		s.o = *o
+	}
+	return s
+}
+
+// stagingTable is the temporary table an import stages its rows in.
+const stagingTable = "_ingest_staging"
+
+// copyRows is how many rows one COPY sends.
+const copyRows = 8192
+
+// Begin starts an import: BEGIN, the table if missing, and the staging
+// table.
+func (s *Sink) Begin(ctx context.Context, l *ingest.Layout) (ingest.Batch, error) {
+	conn, err := s.db.Conn(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("begin import: %w", err)
+	}
+	b := &batch{conn: conn, l: l, cols: l.StagingColumns(), after: s.o.AfterInsert}
+	if err := b.begin(ctx); err != nil {
+		b.Rollback()
+		return nil, fmt.Errorf("begin import: %w", err)
+	}
+	return b, nil
+}
+
+type batch struct {
+	conn     *sql.Conn
+	tx       *sql.Tx
+	after    func(context.Context, *sql.Tx, *ingest.Layout) error
+	l        *ingest.Layout
+	cols     []string
+	base, n  int64
+	rows     [][]any
+	finished bool
+}
+
+func (b *batch) begin(ctx context.Context) error {
+	tx, err := b.conn.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	b.tx = tx
+	base, err := ingest.Prepare(ctx, tx, b.l, ingest.Postgres)
+	if err != nil {
+		return err
+	}
+	b.base = base
+	st, err := b.l.StagingDDL(ingest.Postgres, stagingTable)
+	if err != nil {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, st); err != nil {
+		return fmt.Errorf("create staging table: %w", err)
+	}
+	return nil
+}
+
+// Append buffers one row with the next _ingest_seq, sending a COPY every
+// copyRows rows.
+func (b *batch) Append(ctx context.Context, src int, row int64, vals []any) error {
+	b.n++
+	r := make([]any, 0, len(vals)+3)
+	r = append(append(r, vals...), b.base+b.n, int32(src), row)
+	b.rows = append(b.rows, r)
+	if len(b.rows) >= copyRows {
+		return b.flush(ctx)
+	}
+	return nil
+}
+
+func (b *batch) flush(ctx context.Context) error {
+	if len(b.rows) == 0 {
+		return nil
+	}
+	err := b.conn.Raw(func(dc any) error {
+		c, ok := dc.(*stdlib.Conn)
+		if !ok {
+			return errors.New("not a pgx connection")
+		}
+		_, err := c.Conn().CopyFrom(ctx, pgx.Identifier{stagingTable}, b.cols, pgx.CopyFromRows(b.rows))
+		return err
+	})
+	clear(b.rows)
+	b.rows = b.rows[:0]
+	if err != nil {
+		return fmt.Errorf("copy rows: %w", err)
+	}
+	return nil
+}
+
+// Commit sends the last rows, checks the keys, moves the rows into the
+// table, creates its indexes if missing and commits.
+func (b *batch) Commit(ctx context.Context, inputs []string) (ingest.Result, error) {
+	if b.finished {
+		return ingest.Result{}, errors.New("commit import: already finished")
+	}
+	if err := b.flush(ctx); err != nil {
+		return ingest.Result{}, err
+	}
+	if err := ingest.Finish(ctx, b.tx, b.l, stagingTable, b.base, inputs); err != nil {
+		return ingest.Result{}, err
+	}
+	if b.after != nil {
+		if err := b.after(ctx, b.tx, b.l); err != nil {
+			return ingest.Result{}, fmt.Errorf("after insert: %w", err)
+		}
+	}
+	if err := ingest.CreateIndexes(ctx, b.tx, b.l, ingest.Postgres); err != nil {
+		return ingest.Result{}, err
+	}
+	if err := b.tx.Commit(); err != nil {
+		return ingest.Result{}, fmt.Errorf("commit import: %w", err)
+	}
+	b.tx = nil
+	b.Rollback() // releases the connection
+	return ingest.Result{Rows: b.n, MaxSeq: b.base + b.n}, nil
+}
+
+// Rollback abandons the import, if it is not finished.
+func (b *batch) Rollback() error {
+	if b.finished {
+		return nil
+	}
+	b.finished = true
+	var errs []error
+	if b.tx != nil {
+		if err := b.tx.Rollback(); !errors.Is(err, sql.ErrTxDone) {
+			errs = append(errs, err) // ErrTxDone: database/sql rolled back on cancellation
+		}
+	}
+	errs = append(errs, b.conn.Close())
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("roll back import: %w", err)
+	}
+	return nil
+}
