@@ -1,0 +1,20 @@
+package postgres_test
+
+import (
+	"database/sql"
+	"testing"
+
+	"github.com/provenant/provenant/shape/shapetest"
+	"github.com/provenant/provenant/store/postgres/pgtest"
+)
+
+// TestShapeContract runs the shape contract on PostgreSQL, in a schema of
+// its own, with snapshots at REPEATABLE READ.
+func TestShapeContract(t *testing.T) {
+	shapetest.Run(t, shapetest.Backend{
+		Name: "postgres",
+		Open: func(t *testing.T) (*sql.DB, *sql.TxOptions) {
+			return pgtest.Open(t), &sql.TxOptions{Isolation: sql.LevelRepeatableRead, ReadOnly: true}
+		},
+	})
+}
