@@ -11,12 +11,12 @@ package engine
 import (
 	"context"
 	"fmt"
-	"github.com/provenant/provenant/catalogs"
-	"github.com/provenant/provenant/shape"
 	"log/slog"
 	"os"
 
 	"github.com/provenant/provenant/calibration"
+	"github.com/provenant/provenant/catalog"
+	"github.com/provenant/provenant/catalogs"
 	"github.com/provenant/provenant/executor"
 	"github.com/provenant/provenant/ledger"
 	"github.com/provenant/provenant/pipeline"
@@ -25,6 +25,7 @@ import (
 	"github.com/provenant/provenant/resolver"
 	"github.com/provenant/provenant/retail"
 	"github.com/provenant/provenant/retail/demo"
+	"github.com/provenant/provenant/shape"
 	"github.com/provenant/provenant/store/memstore"
 	"github.com/provenant/provenant/tool"
 )
@@ -35,9 +36,19 @@ type Engine struct {
 	Store    Store
 	Info     retail.Info
 	// Registry is the tool registry the wall checks against and every
-	// surface describes (Options.Registry, or the retail tools).
+	// surface describes (Options.Registry, or the retail tools; for a
+	// catalog engine, derived from the catalog).
 	Registry *tool.Registry
+	// Catalog is a catalog engine's catalog (OpenCatalog); nil for the
+	// retail store-file engine, whose Store and Info are set instead.
+	Catalog *catalog.Catalog
+
+	closers []func() error
 }
+
+// OnClose adds f to what Close releases, after the store (the database a
+// caller opened for OpenCatalog, say).
+func (e *Engine) OnClose(f func() error) { e.closers = append(e.closers, f) }
 
 // Store is the database an engine verifies through: the resolver asks it
 // (VerifySQL), or a snapshot of the validity intervals it derives
@@ -184,8 +195,21 @@ func Open(ctx context.Context, d *retail.Dataset, open Opener, opts *Options) (*
 	return &Engine{Pipeline: p, Store: store, Info: info, Registry: opts.Registry}, nil
 }
 
-// Close releases the store.
-func (e *Engine) Close() error { return e.Store.Close() }
+// Close releases the store, if the engine owns one, and what OnClose
+// added; it returns the first error.
+func (e *Engine) Close() error {
+	var first error
+	if e.Store != nil {
+		first = e.Store.Close()
+	}
+	for _, f := range e.closers {
+		if err := f(); err != nil && first == nil {
+			first = err
+		}
+	}
+	e.closers = nil
+	return first
+}
 
 // RetailRegistry derives the tool registry of the embedded retail catalog
 // (catalogs/retail.yaml): the six tools of the demo.

@@ -27,7 +27,11 @@ const providerNames = "rules, openai, record, replay or noisy"
 
 // engineFlags are the flags every command that answers questions shares.
 type engineFlags struct {
-	store     string
+	store string
+	// catalog, db, postgres: a catalog engine over a database.
+	catalog   string
+	db        string
+	postgres  string
 	provider  string
 	logLevel  string
 	model     string
@@ -51,6 +55,10 @@ type engineFlags struct {
 
 func (f *engineFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.store, "store", "", "store file `PATH` (default: the embedded demo store)")
+	fs.StringVar(&f.catalog, "catalog", "",
+		"answer the tools of a catalog: `NAME` of an embedded one (retail, warehouse) or a catalog FILE, over --db or --postgres (warehouse alone has a demo database, built on first use)")
+	fs.StringVar(&f.db, "db", "", "with --catalog: the DuckDB database `FILE` holding the catalog's tables (opened read only)")
+	fs.StringVar(&f.postgres, "postgres", "", "with --catalog: the PostgreSQL `DSN` holding the catalog's tables")
 	fs.StringVar(&f.provider, "provider", "rules",
 		"model provider: rules (no model), openai (an OpenAI-compatible server), record (openai, saving cassettes), replay (cassettes only, no network) or noisy (a deliberately error-prone instrument for evaluation: --noisy-inner with faults at --noise)")
 	fs.StringVar(&f.logLevel, "log-level", "info", "log level: debug, info, warn or error")
@@ -128,6 +136,14 @@ func (f *engineFlags) start(ctx context.Context, w io.Writer) (*slog.Logger, *en
 // openEngine loads the store file the flags name (the demo store by
 // default) and opens an engine over it with opts.
 func (f *engineFlags) openEngine(ctx context.Context, opts engine.Options) (*engine.Engine, error) {
+	switch {
+	case f.catalog != "" && f.store != "":
+		return nil, usagef("want at most one of --store PATH and --catalog NAME")
+	case f.catalog != "":
+		return f.openCatalogEngine(ctx, opts)
+	case f.db != "" || f.postgres != "":
+		return nil, usagef("--db and --postgres go with --catalog")
+	}
 	d, err := engine.LoadDataset(f.store)
 	if err != nil {
 		return nil, err

@@ -7,6 +7,7 @@ import (
 	"database/sql/driver"
 	"errors"
 	"fmt"
+	"os"
 	"slices"
 	"sync"
 
@@ -226,4 +227,46 @@ func OpenMemory(ctx context.Context) (*sql.DB, error) {
 		return nil, fmt.Errorf("open duckdb: %w", err)
 	}
 	return db, nil
+}
+
+// OpenFileReadOnly opens a DuckDB database file in place for reading: it
+// must exist, and other processes may read it too.
+func OpenFileReadOnly(ctx context.Context, path string) (*sql.DB, error) {
+	if _, err := os.Stat(path); err != nil {
+		return nil, fmt.Errorf("open duckdb file: %w", err)
+	}
+	connector, err := duckdb.NewConnector(path+"?access_mode=read_only", nil)
+	if err != nil {
+		return nil, fmt.Errorf("open duckdb file: %w", err)
+	}
+	db := sql.OpenDB(connector)
+	if err := db.PingContext(ctx); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("open duckdb file: %w", err)
+	}
+	return db, nil
+}
+
+// CreateFile builds a database file at path from readers (one import,
+// with opts): into a temporary file beside it, which replaces path only
+// once complete, so that a reader never sees half a database.
+func CreateFile(ctx context.Context, path string, l *ingest.Layout, opts *ingest.SinkOptions, readers ...*ingest.Reader) (ingest.Result, error) {
+	tmp := fmt.Sprintf("%s.tmp-%d", path, os.Getpid())
+	os.Remove(tmp)
+	defer os.Remove(tmp)
+	db, err := OpenFile(ctx, tmp)
+	if err != nil {
+		return ingest.Result{}, err
+	}
+	res, err := ingest.Import(ctx, NewSink(db, opts), l, readers...)
+	if cerr := db.Close(); err == nil && cerr != nil {
+		err = fmt.Errorf("close duckdb file: %w", cerr)
+	}
+	if err != nil {
+		return ingest.Result{}, err
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		return ingest.Result{}, fmt.Errorf("create duckdb file: %w", err)
+	}
+	return res, nil
 }

@@ -1,0 +1,124 @@
+package main
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+
+	"github.com/provenant/provenant/catalog"
+	"github.com/provenant/provenant/catalogs"
+	"github.com/provenant/provenant/engine"
+	"github.com/provenant/provenant/ingest"
+	"github.com/provenant/provenant/shape"
+	"github.com/provenant/provenant/store/duckdb"
+	"github.com/provenant/provenant/store/postgres"
+	"github.com/provenant/provenant/warehouse/demo"
+)
+
+// loadCatalog reads the catalog --catalog names: an embedded one by name
+// (retail, warehouse) or a file, validated strictly.
+func loadCatalog(nameOrPath string) (*catalog.Catalog, error) {
+	if slices.Contains(catalogs.Names, nameOrPath) {
+		return catalogs.Load(nameOrPath)
+	}
+	f, err := os.Open(nameOrPath)
+	if err != nil {
+		return nil, fmt.Errorf("open catalog file: %w", err)
+	}
+	defer f.Close()
+	return catalog.Load(f, nameOrPath)
+}
+
+// openCatalogEngine opens the engine of a catalog over the database the
+// flags name: a DuckDB file (--db, read only), PostgreSQL (--postgres),
+// or, for the embedded warehouse catalog alone, its demo database, built
+// on first use in the user's cache directory.
+func (f *engineFlags) openCatalogEngine(ctx context.Context, opts engine.Options) (*engine.Engine, error) {
+	cat, err := loadCatalog(f.catalog)
+	if err != nil {
+		return nil, err
+	}
+	var (
+		db  *sql.DB
+		src shape.Source
+	)
+	switch {
+	case f.db != "" && f.postgres != "":
+		return nil, usagef("want at most one of --db FILE.duckdb and --postgres DSN")
+	case f.db != "":
+		db, err = duckdb.OpenFileReadOnly(ctx, f.db)
+	case f.postgres != "":
+		db, err = postgres.Open(ctx, f.postgres)
+		src.Snapshot = &sql.TxOptions{Isolation: sql.LevelRepeatableRead, ReadOnly: true}
+	case f.catalog == "warehouse":
+		var path string
+		if path, err = warehouseDemoDB(ctx, cat, opts.Logger.Info); err == nil {
+			db, err = duckdb.OpenFileReadOnly(ctx, path)
+		}
+	default:
+		return nil, usagef("--catalog %s: want --db FILE.duckdb or --postgres DSN (only the embedded warehouse catalog has a demo database)", f.catalogShown())
+	}
+	if err != nil {
+		return nil, err
+	}
+	src.DB = db
+	e, err := engine.OpenCatalog(ctx, cat, src, &opts)
+	if err != nil {
+		db.Close()
+		return nil, err
+	}
+	e.OnClose(db.Close)
+	return e, nil
+}
+
+// catalogShown is --catalog as an error may show it: an embedded name, or
+// "FILE".
+func (f *engineFlags) catalogShown() string {
+	if slices.Contains(catalogs.Names, f.catalog) {
+		return f.catalog
+	}
+	return "FILE"
+}
+
+// warehouseDemoDB returns the path of the warehouse demo database, building
+// it on first use: the demo generator's default dataset, imported and
+// derived like any other.
+func warehouseDemoDB(ctx context.Context, cat *catalog.Catalog, logf func(string, ...any)) (string, error) {
+	dir, err := os.UserCacheDir()
+	if err != nil {
+		dir = os.TempDir()
+	}
+	dir = filepath.Join(dir, "provenant")
+	path := filepath.Join(dir, demo.DemoVersion+".duckdb")
+	if _, err := os.Stat(path); err == nil {
+		return path, nil
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", fmt.Errorf("build warehouse demo database: %w", err)
+	}
+	l, err := ingest.NewLayout(cat, cat.Datasets[0].Name.Value)
+	if err != nil {
+		return "", fmt.Errorf("build warehouse demo database: %w", err)
+	}
+	pr, pw := io.Pipe()
+	go func() { pw.CloseWithError(demo.WriteJSONL(ctx, pw, demo.DefaultOptions())) }()
+	defer pr.Close()
+	opts := &ingest.SinkOptions{AfterInsert: func(ctx context.Context, tx *sql.Tx, l *ingest.Layout) error {
+		return shape.Derive(ctx, tx, l.Dataset, l.Table, nil)
+	}}
+	res, err := duckdb.CreateFile(ctx, path, l, opts, ingest.NewJSONL(demo.DemoVersion+".jsonl", l, pr))
+	if err != nil {
+		var list ingest.Errors
+		if errors.As(err, &list) {
+			return "", fmt.Errorf("build warehouse demo database: the generator's rows do not fit the catalog: %w", err)
+		}
+		return "", fmt.Errorf("build warehouse demo database: %w", err)
+	}
+	logf("built the warehouse demo database", "path", path, "rows", res.Rows)
+	return path, nil
+}

@@ -1,0 +1,182 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"sync"
+
+	"github.com/provenant/provenant/catalog"
+	"github.com/provenant/provenant/fact"
+	"github.com/provenant/provenant/pipeline"
+	"github.com/provenant/provenant/provider/rules"
+	"github.com/provenant/provenant/shape"
+	"github.com/provenant/provenant/tool"
+)
+
+// OpenCatalog builds an engine that answers a catalog's tools over the
+// database src holds: the registry, the wall's domains, the schemas and
+// the sentences are derived from cat; the executor and the resolver are
+// the shapes' two formulations (package shape), reading one snapshot per
+// request. opts.Registry is ignored: the catalog defines the menu. The
+// engine does not close src.DB.
+func OpenCatalog(ctx context.Context, cat *catalog.Catalog, src shape.Source, opts *Options) (*Engine, error) {
+	var o Options
+	if opts != nil {
+		o = *opts
+	}
+	if o.Provider == nil {
+		o.Provider = rules.Provider{}
+	}
+	if sc := o.SelfConsistency; sc != nil {
+		if err := sc.Validate(); err != nil {
+			return nil, fmt.Errorf("open engine: %w", err)
+		}
+	}
+	reg, err := shape.NewRegistry(cat)
+	if err != nil {
+		return nil, fmt.Errorf("open engine: %w", err)
+	}
+	// Every key of a result is listed: the paged form of large provenance
+	// is not wired to the answer yet.
+	eng, err := shape.New(ctx, cat, src, &shape.Options{MaxKeys: math.MaxInt32})
+	if err != nil {
+		return nil, fmt.Errorf("open engine: %w", err)
+	}
+	sr := &shapeRunner{eng: eng}
+	// The wall knows the ids' patterns; an id that matches but names
+	// nothing is a grounded zero (no observation, nothing counted).
+	p := pipeline.New(o.Provider, tool.NewWall(reg, nil), sr, sr, &pipeline.Options{
+		Observer:         o.Observer,
+		Logger:           o.Logger,
+		DefaultScope:     o.DefaultScope,
+		SelfConsistency:  o.SelfConsistency,
+		Abstention:       o.Abstention,
+		RefuseUngrounded: o.RefuseUngrounded,
+		ResultIDs:        o.ResultIDs,
+	})
+	return &Engine{Pipeline: p, Registry: reg, Catalog: cat}, nil
+}
+
+// shapeRunner is the executor, resolver and pinner of a catalog engine.
+type shapeRunner struct {
+	eng *shape.Engine
+}
+
+var (
+	_ pipeline.Executor = (*shapeRunner)(nil)
+	_ pipeline.Resolver = (*shapeRunner)(nil)
+	_ pipeline.Pinner   = (*shapeRunner)(nil)
+)
+
+type pinKey struct{}
+
+// pinned is one request's snapshot, opened at its first read.
+type pinned struct {
+	mu   sync.Mutex
+	snap *shape.Snapshot
+}
+
+// Pin returns a context whose reads share one snapshot, and its release.
+func (r *shapeRunner) Pin(ctx context.Context) (context.Context, func()) {
+	pn := &pinned{}
+	return context.WithValue(ctx, pinKey{}, pn), func() {
+		pn.mu.Lock()
+		defer pn.mu.Unlock()
+		if pn.snap != nil {
+			pn.snap.Close()
+			pn.snap = nil
+		}
+	}
+}
+
+// with runs f on the request's snapshot, or on one of its own when the
+// context pins none.
+func (r *shapeRunner) with(ctx context.Context, f func(*shape.Snapshot) error) error {
+	pn, _ := ctx.Value(pinKey{}).(*pinned)
+	if pn == nil {
+		snap, err := r.eng.Begin(ctx)
+		if err != nil {
+			return err
+		}
+		defer snap.Close()
+		return f(snap)
+	}
+	pn.mu.Lock()
+	defer pn.mu.Unlock()
+	if pn.snap == nil {
+		snap, err := r.eng.Begin(ctx)
+		if err != nil {
+			return err
+		}
+		pn.snap = snap
+	}
+	return f(pn.snap)
+}
+
+func shapeCall(c tool.Call) shape.Call {
+	scope := shape.All()
+	if s := c.Scope(); !s.All() {
+		scope = shape.Only(s.Stores()...)
+	}
+	return shape.Call{Tool: c.Tool(), Args: c.Args(), Scope: scope}
+}
+
+// Execute answers a call with the executor's formulation.
+func (r *shapeRunner) Execute(ctx context.Context, c tool.Call) (fact.Result, error) {
+	var res shape.Result
+	err := r.with(ctx, func(s *shape.Snapshot) error {
+		var err error
+		res, err = s.Execute(ctx, shapeCall(c))
+		return err
+	})
+	if err != nil {
+		return fact.Result{}, err
+	}
+	if res.Rows != len(res.Keys) {
+		return fact.Result{}, errors.New("execute: provenance is longer than listed")
+	}
+	var prov fact.Provenance
+	if res.Rows == 0 {
+		prov = fact.Absent(attestation(c, res.DataVersion))
+	} else if prov, err = fact.Events(res.Keys); err != nil {
+		return fact.Result{}, err
+	}
+	return fact.NewResult(c.Tool(), c.Args(), res.Value, prov)
+}
+
+// Resolve re-derives the call and judges r.
+func (r *shapeRunner) Resolve(ctx context.Context, c tool.Call, fr fact.Result) (fact.Verdict, error) {
+	keys := fr.Provenance.EventIDs()
+	res := shape.Result{Tool: fr.Tool, Value: fr.Value, Keys: keys, Rows: len(keys), Digest: shape.Digest(keys)}
+	var v shape.Verdict
+	err := r.with(ctx, func(s *shape.Snapshot) error {
+		var err error
+		v, err = s.Resolve(ctx, shapeCall(c), res)
+		return err
+	})
+	if err != nil {
+		return fact.Verdict{}, err
+	}
+	return fact.Verdict{ProvenanceValid: v.ProvenanceValid, ValueMatches: v.ValueMatches, Complete: v.Complete, Enumerated: v.Enumerated}, nil
+}
+
+// attestation describes the search behind a grounded zero: the filter and
+// window searched, and the data version of the snapshot.
+func attestation(c tool.Call, version string) fact.Absence {
+	a := fact.Absence{Tool: c.Tool(), Filter: map[string]string{}, DatasetVersion: version}
+	for name, val := range c.Args() {
+		switch name {
+		case "as_of":
+			a.Window = []string{val}
+		case "start", "end":
+		default:
+			a.Filter[name] = val
+		}
+	}
+	if c.Arg("start") != "" {
+		a.Window = []string{c.Arg("start"), c.Arg("end")}
+	}
+	return a
+}
