@@ -26,9 +26,12 @@ type Ref struct {
 
 // Catalog is one catalog file.
 type Catalog struct {
-	File        string
-	Name        Ref
-	Version     Ref
+	File    string
+	Name    Ref
+	Version Ref
+	// Description names the data the tools answer over ("the shelf-scan
+	// data"); optional.
+	Description Ref
 	ScopeEntity Ref // the entity whose values a principal's scope lists
 	// Currency is the ISO 4217 code (lowercase) that cents and whole
 	// currency amounts are shown in; optional.

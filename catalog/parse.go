@@ -287,6 +287,7 @@ func (d *decoder) catalog(n ast.Node) *Catalog {
 	d.mapping(n, "catalog", []field{
 		d.strInto("name", true, &c.Name),
 		d.strInto("version", true, &c.Version),
+		d.strInto("description", false, &c.Description),
 		d.strInto("scope_entity", true, &c.ScopeEntity),
 		d.strInto("currency", false, &c.Currency),
 		{"datasets", true, func(v ast.Node) {

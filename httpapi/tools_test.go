@@ -62,7 +62,7 @@ func offered() []tool.Entry {
 	for _, d := range catalogstest.Retail().Menu() {
 		out = append(out, tool.Entry{Name: d.Name, Description: d.Description, InputSchema: tool.InputSchema(d)})
 	}
-	return append(out, tool.Entry{Name: tool.AskName, Description: tool.AskDescription, InputSchema: tool.AskSchema()})
+	return append(out, tool.Entry{Name: tool.AskName, Description: tool.AskDescription("the shelf-scan data"), InputSchema: tool.AskSchema()})
 }
 
 func TestTools_List(t *testing.T) {

@@ -81,7 +81,9 @@ type Options struct {
 	AskTimeout time.Duration
 }
 
-// New returns an MCP server over p and events.
+// New returns an MCP server over p and events. events is nil for a catalog
+// engine: it then offers the tools and the tools resource, and neither the
+// event and dataset resources nor the retail demo's prompts.
 func New(p Pipeline, events Events, opts *Options) *Server {
 	var o Options
 	if opts != nil {
@@ -97,13 +99,14 @@ func New(p Pipeline, events Events, opts *Options) *Server {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
 	impl := &mcp.Implementation{Name: o.Name, Title: "provenant grounded answers", Version: o.Version}
-	sdk := mcp.NewServer(impl,
-		&mcp.ServerOptions{
-			Logger: sdkLogger(o.Logger),
-			Instructions: "Every figure these tools return is computed from scan events and verified before it is returned. " +
-				"Quote values as returned, cite the result_ids of the results you use, and follow provenance pointers " +
-				"with the " + EventURITemplate + " resource. When a result's outcome is abstained or rejected, say so; do not guess.",
-		})
+	instructions := "Every figure these tools return is computed from scan events and verified before it is returned. " +
+		"Quote values as returned, cite the result_ids of the results you use, and follow provenance pointers " +
+		"with the " + EventURITemplate + " resource. When a result's outcome is abstained or rejected, say so; do not guess."
+	if events == nil {
+		instructions = "Every figure these tools return is computed from the rows of the catalog's datasets and verified before it is returned. " +
+			"Quote values as returned and cite the result_ids of the results you use. When a result's outcome is abstained or rejected, say so; do not guess."
+	}
+	sdk := mcp.NewServer(impl, &mcp.ServerOptions{Logger: sdkLogger(o.Logger), Instructions: instructions})
 	s := &Server{Server: sdk, tools: newToolTable(impl)}
 	h := &handlers{p: p, events: events, askTimeout: o.AskTimeout, tools: map[string]bool{tool.CheckGroundingName: true},
 		prompts: map[string]bool{PromptInvestigateCondition: true, PromptShiftHandover: true}, index: &eventIndex{}}
@@ -120,16 +123,21 @@ func New(p Pipeline, events Events, opts *Options) *Server {
 	}
 	addTool(s, &mcp.Tool{Name: tool.CheckGroundingName, Description: tool.CheckGroundingDescription,
 		InputSchema: tool.CheckGroundingSchema(), Annotations: annotations()}, checkGrounding)
+	s.AddResource(&mcp.Resource{
+		Name: "tools", URI: ToolsURI, MIMEType: "application/json",
+		Description: "The closed tool menu: names, descriptions and input schemas.",
+	}, h.readTools)
+	if events == nil {
+		// A catalog engine: its rows are read through the tools; the
+		// event resources and the prompts are the retail demo's.
+		return s
+	}
 	s.AddResourceTemplate(&mcp.ResourceTemplate{
 		Name:        "event",
 		URITemplate: EventURITemplate,
 		Description: "The scan event behind a provenance pointer, to audit an answer.",
 		MIMEType:    "application/json",
 	}, h.readEvent)
-	s.AddResource(&mcp.Resource{
-		Name: "tools", URI: ToolsURI, MIMEType: "application/json",
-		Description: "The closed tool menu: names, descriptions and input schemas.",
-	}, h.readTools)
 	s.AddResource(&mcp.Resource{
 		Name: "dataset", URI: DatasetURI, MIMEType: "application/json",
 		Description: "The loaded dataset: version, counts and time span.",

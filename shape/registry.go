@@ -76,7 +76,14 @@ func NewRegistry(cat *catalog.Catalog) (*tool.Registry, error) {
 	if err != nil {
 		return nil, err
 	}
-	return tool.NewRegistry(defs, cat.ScopeEntity.Value)
+	reg, err := tool.NewRegistry(defs, cat.ScopeEntity.Value)
+	if err != nil {
+		return nil, err
+	}
+	if d := cat.Description.Value; d != "" {
+		reg = reg.WithAbout(d)
+	}
+	return reg, nil
 }
 
 // param derives one parameter of t.

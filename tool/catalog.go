@@ -21,7 +21,7 @@ func (r *Registry) Offered() []Entry {
 	for _, d := range m {
 		out = append(out, Entry{Name: d.Name, Description: d.Description, InputSchema: InputSchema(d)})
 	}
-	return append(out, Entry{Name: AskName, Description: AskDescription, InputSchema: AskSchema()})
+	return append(out, Entry{Name: AskName, Description: AskDescription(r.About()), InputSchema: AskSchema()})
 }
 
 // ParamNames returns every parameter name of the menu's tools, sorted and

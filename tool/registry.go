@@ -89,6 +89,7 @@ type Def struct {
 type Registry struct {
 	defs     []Def
 	scope    string
+	about    string
 	patterns map[string]*regexp.Regexp // by Param.Pattern
 }
 
@@ -207,6 +208,23 @@ func cloneParams(ps []Param) []Param {
 		out[i].Values = slices.Clone(out[i].Values)
 	}
 	return out
+}
+
+// WithAbout returns a copy of r about the named data ("the shelf-scan
+// data"), which the ask tool's description names.
+func (r *Registry) WithAbout(about string) *Registry {
+	c := *r
+	c.about = about
+	return &c
+}
+
+// About names the data the registry's tools answer over: "the data"
+// unless WithAbout said otherwise.
+func (r *Registry) About() string {
+	if r.about == "" {
+		return "the data"
+	}
+	return r.about
 }
 
 // ScopeEntity returns the entity a Scope restricts ("store").

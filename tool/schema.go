@@ -58,8 +58,11 @@ func paramSchema(p Param) map[string]any {
 // the closed menu: the surfaces offer it beside the menu's tools.
 const AskName = "ask"
 
-// AskDescription describes the ask tool.
-const AskDescription = "Answer one natural-language question about the shelf-scan data: the engine chooses a tool from the closed menu, verifies the answer against the events behind it, or abstains when no tool covers the question."
+// AskDescription describes the ask tool over the data a registry is about
+// (Registry.About).
+func AskDescription(about string) string {
+	return "Answer one natural-language question about " + about + ": the engine chooses a tool from the closed menu, verifies the answer against the events behind it, or abstains when no tool covers the question."
+}
 
 // MaxQuestionLength bounds a question, in characters (Unicode code
 // points), as the ask schema's maxLength counts them.

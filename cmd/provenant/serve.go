@@ -9,7 +9,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/provenant/provenant/engine"
 	"github.com/provenant/provenant/httpapi"
 	"github.com/provenant/provenant/mcpserver"
 	"github.com/provenant/provenant/metrics"
@@ -97,19 +96,21 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	return server.Run(ctx, ln, func(ctx context.Context) (server.Loaded, error) {
 		start := time.Now()
-		d, err := engine.LoadDataset(ef.store)
+		e, err := ef.openEngine(ctx, opts)
 		if err != nil {
 			return server.Loaded{}, err
 		}
-		e, err := engine.Open(ctx, d, openDuckDB, &opts)
-		if err != nil {
-			return server.Loaded{}, err
+		version := e.Info.Version
+		if e.Catalog != nil {
+			version = e.Catalog.Name.Value + "@" + e.Catalog.Version.Value
+			logger.Info("catalog opened", "catalog", version, "load_ms", time.Since(start).Milliseconds())
+		} else {
+			logger.Info("dataset loaded", "dataset_version", version, "events", e.Info.Events,
+				"load_ms", time.Since(start).Milliseconds())
 		}
-		logger.Info("dataset loaded", "dataset_version", e.Info.Version, "events", e.Info.Events,
-			"load_ms", time.Since(start).Milliseconds())
 		return server.Loaded{
 			Backend: httpapi.Backend{
-				Asker: e.Pipeline, DatasetVersion: e.Info.Version, Provider: e.Pipeline.ProviderName(),
+				Asker: e.Pipeline, DatasetVersion: version, Provider: e.Pipeline.ProviderName(),
 				MCP: mcpserver.HTTPHandlerWithLimit(mcpserver.New(e.Pipeline, e.Store, &mcpserver.Options{Logger: logger, AskTimeout: lim.AskTimeout}),
 					logger, lim.MaxBodyBytes),
 			},

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -25,6 +26,16 @@ func TestValidate_ExitCodes(t *testing.T) {
 		"    attribute: state\n    phrasings", "    attribute: stat\n    phrasings", 1),
 		"        op: ne", "        op: neq", 1))
 	typo := write("typo.yaml", strings.Replace(string(retail), "    time: timestamp", "    tme: timestamp", 1))
+	// lineOf is the 1-based line of the first line of text holding s.
+	lineOf := func(text, s string) int {
+		i := strings.Index(text, s)
+		if i < 0 {
+			t.Fatalf("no %q in the catalog", s)
+		}
+		return strings.Count(text[:i], "\n") + 1
+	}
+	badText, typoText := readFile(t, bad), readFile(t, typo)
+	at := func(path, text, s string, col int) string { return fmt.Sprintf("%s:%d:%d:", path, lineOf(text, s), col) }
 	tests := []struct {
 		name       string
 		args       []string
@@ -37,12 +48,12 @@ func TestValidate_ExitCodes(t *testing.T) {
 		{"warehouse is valid", []string{"validate", "--catalog", "../../catalogs/warehouse.yaml"}, 0,
 			"../../catalogs/warehouse.yaml: valid (catalog warehouse version \"1\": 1 dataset(s), 6 tool(s))\n", nil},
 		{"every validation error with its position", []string{"validate", "--catalog", bad}, 1, "",
-			[]string{bad + ":55:13: unknown operator `neq`; did you mean `ne`?",
-				bad + ":63:16: unknown attribute `stat`; did you mean `state`?",
+			[]string{at(bad, badText, "op: neq", 13) + " unknown operator `neq`; did you mean `ne`?",
+				at(bad, badText, "attribute: stat\n", 16) + " unknown attribute `stat`; did you mean `state`?",
 				"provenant: validate catalog: 2 error(s): invalid catalog"}},
 		{"unknown key with suggestion", []string{"validate", "--catalog", typo}, 1, "",
-			[]string{typo + ":10:5: dataset: missing key `time`",
-				typo + ":14:5: unknown key `tme`; did you mean `time`?"}},
+			[]string{at(typo, typoText, "  - name: scans", 5) + " dataset: missing key `time`",
+				at(typo, typoText, "tme: timestamp", 5) + " unknown key `tme`; did you mean `time`?"}},
 		{"missing --catalog is a usage error", []string{"validate"}, 2, "",
 			[]string{"provenant validate: --catalog FILE is required"}},
 		{"unknown flag is a usage error", []string{"validate", "--catalgo", "x"}, 2, "",
@@ -75,4 +86,13 @@ func TestValidate_ExitCodes(t *testing.T) {
 			}
 		})
 	}
+}
+
+func readFile(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }
