@@ -35,7 +35,9 @@ func TestValidate_ExitCodes(t *testing.T) {
 		return strings.Count(text[:i], "\n") + 1
 	}
 	badText, typoText := readFile(t, bad), readFile(t, typo)
-	at := func(path, text, s string, col int) string { return fmt.Sprintf("%s:%d:%d:", path, lineOf(text, s), col) }
+	at := func(path, text, s string, col int) string {
+		return fmt.Sprintf("%s:%d:%d:", path, lineOf(text, s), col)
+	}
 	tests := []struct {
 		name       string
 		args       []string
