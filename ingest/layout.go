@@ -197,8 +197,10 @@ type Statement struct {
 // the duplicate check of every import) and one on _ingest_seq (the
 // data_version watermark, max(_ingest_seq), by one index probe; unique,
 // so two concurrent imports cannot both commit one sequence number).
-// DuckDB gets no index: its zone maps serve range scans, and an ART index
-// would slow every import.
+// DuckDB gets only an index on the key (not unique, so that a repeated
+// key is reported by the import's check, which names the row): its zone maps serve range
+// scans, but not the lookup of one key among keys that share a long
+// prefix, which the resolver makes for every key a result lists.
 func (l *Layout) DDL(dialect string) ([]Statement, error) {
 	if err := checkDialect(dialect); err != nil {
 		return nil, fmt.Errorf("lay out dataset: %w", err)
@@ -207,8 +209,13 @@ func (l *Layout) DDL(dialect string) ([]Statement, error) {
 		SQL:    "CREATE TABLE IF NOT EXISTS " + Quote(l.Table) + " (" + l.columnDefs(dialect) + "\n)",
 		Reason: "the dataset's rows, one column per declared column plus " + SeqColumn,
 	}}
+	ds := l.Dataset
+	key, ts := ds.Key.Value, ds.Time.Value
 	if dialect == DuckDB {
-		return out, nil
+		return append(out, Statement{
+			SQL:    "CREATE INDEX IF NOT EXISTS " + Quote(indexName(l.Table, []string{key})) + " ON " + Quote(l.Table) + " (" + Quote(key) + ")",
+			Reason: "key: the resolver's lookups of asserted keys, one index probe each (not unique: the import's own check names the row of a repeated key)",
+		}), nil
 	}
 	// An index serves uses: a use is a purpose (a shape's and what it
 	// reads) and the tools that have it.
@@ -221,8 +228,6 @@ func (l *Layout) DDL(dialect string) ([]Statement, error) {
 		cols   []string
 		uses   []*use
 	}
-	ds := l.Dataset
-	key, ts := ds.Key.Value, ds.Time.Value
 	var idx []*index
 	add := func(unique bool, cols []string, purpose, tool string) {
 		sig := strings.Join(cols, "\x00")

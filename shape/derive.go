@@ -4,7 +4,9 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"slices"
 	"strings"
+	"time"
 
 	"github.com/provenant/provenant/catalog"
 )
@@ -73,9 +75,16 @@ func Derive(ctx context.Context, tx *sql.Tx, ds *catalog.Dataset, table string, 
 		}
 		return nil
 	}
-	// Validity intervals.
-	if err := exec("add column", "ALTER TABLE "+rel+" ADD COLUMN IF NOT EXISTS "+ident(ValidToColumn)+" TIMESTAMP"); err != nil {
-		return err
+	// Validity intervals. The column is added only when missing: DuckDB
+	// refuses to alter a table an index depends on, even to do nothing.
+	has, err := columnExists(ctx, tx, table, ValidToColumn)
+	if err != nil {
+		return fmt.Errorf("derive %s: %w", table, err)
+	}
+	if !has {
+		if err := exec("add column", "ALTER TABLE "+rel+" ADD COLUMN "+ident(ValidToColumn)+" TIMESTAMP"); err != nil {
+			return err
+		}
 	}
 	if err := exec("validity intervals", "UPDATE "+rel+" SET "+ident(ValidToColumn)+" = x.nv FROM (SELECT "+key+" AS k, COALESCE(LEAD("+ts+
 		") OVER (PARTITION BY "+strings.Join(series, ", ")+" ORDER BY "+ts+", "+key+"), "+open+") AS nv FROM "+rel+") x WHERE "+
@@ -148,7 +157,34 @@ func Derive(ctx context.Context, tx *sql.Tx, ds *catalog.Dataset, table string, 
 		}
 		prevID, prevTS = c.id, c.ts
 	}
+	// Indexes for PostgreSQL, where a checkpoint's rows and a series'
+	// census entry are otherwise found by a scan; DuckDB's zone maps find
+	// them without (the rows are written in checkpoint order).
+	_, base, ok := strings.Cut(table, ".")
+	if !ok {
+		base = table
+	}
+	if err := exec("index checkpoints", "CREATE INDEX "+ident(base+cpSuffix+"_idx")+" ON "+cpRel+" (_cp, "+strings.Join(series, ", ")+")"); err != nil {
+		return err
+	}
 	return nil
+}
+
+// columnExists reports whether a table (schema.table, or a table of the
+// current schema) has a column.
+func columnExists(ctx context.Context, tx *sql.Tx, table, column string) (bool, error) {
+	schema, name, qualified := strings.Cut(table, ".")
+	q := "SELECT COUNT(*) FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = $1 AND column_name = $2"
+	args := []any{schema, column}
+	if qualified {
+		q = "SELECT COUNT(*) FROM information_schema.columns WHERE table_schema = $1 AND table_name = $2 AND column_name = $3"
+		args = []any{schema, name, column}
+	}
+	var n int
+	if err := tx.QueryRowContext(ctx, q, args...).Scan(&n); err != nil {
+		return false, fmt.Errorf("look up column: %w", err)
+	}
+	return n > 0, nil
 }
 
 // dataColumns are the dataset's declared columns, quoted: key, time,
@@ -173,20 +209,72 @@ func quoteName(name string) string {
 	return strings.Join(parts, ".")
 }
 
+// checkpoints is a derived table's checkpoint index (TABLE__cpi) at one
+// data version, in checkpoint order.
+type checkpoints struct {
+	version string
+	ids     []int64
+	times   []time.Time
+	texts   []string // the times as the database renders them
+}
+
 // checkpoint returns the last checkpoint at or before t: its id and time
-// (as text), or id 0 and the earliest time when there is none.
-func (s *Snapshot) checkpoint(ctx context.Context, p *plan, t string, args []any) (int64, string, error) {
-	var id int64
-	var ts string
-	err := s.tx.QueryRowContext(ctx, "SELECT _cp, CAST(_cp_ts AS VARCHAR) FROM "+p.cpiRel+" WHERE _cp_ts <= "+t+
-		" ORDER BY _cp DESC LIMIT 1", args...).Scan(&id, &ts)
-	switch {
-	case err == sql.ErrNoRows:
-		return 0, "0001-01-01 00:00:00", nil
-	case err != nil:
-		return 0, "", fmt.Errorf("read checkpoint of %s: %w", p.tool.Name.Value, err)
+// (as text), or id 0 and the earliest time when there is none. The index
+// is read once per data version and kept: an import replaces it in the
+// transaction that changes the version, so one version has one index.
+func (s *Snapshot) checkpoint(ctx context.Context, p *plan, t time.Time) (int64, string, error) {
+	version, err := s.DataVersion(ctx, p.ds.Name.Value)
+	if err != nil {
+		return 0, "", err
 	}
-	return id, ts, nil
+	s.e.mu.Lock()
+	cps := s.e.cps[p.cpiRel]
+	s.e.mu.Unlock()
+	if cps == nil || cps.version != version {
+		if cps, err = s.readCheckpoints(ctx, p, version); err != nil {
+			return 0, "", err
+		}
+		s.e.mu.Lock()
+		s.e.cps[p.cpiRel] = cps
+		s.e.mu.Unlock()
+	}
+	// The last checkpoint whose time is at or before t.
+	i, _ := slices.BinarySearchFunc(cps.times, t, func(c, t time.Time) int {
+		if c.After(t) {
+			return 1
+		}
+		return -1
+	})
+	if i == 0 {
+		return 0, "0001-01-01 00:00:00", nil
+	}
+	return cps.ids[i-1], cps.texts[i-1], nil
+}
+
+// readCheckpoints reads the checkpoint index in the snapshot.
+func (s *Snapshot) readCheckpoints(ctx context.Context, p *plan, version string) (*checkpoints, error) {
+	rows, err := s.tx.QueryContext(ctx, "SELECT _cp, _cp_ts, CAST(_cp_ts AS VARCHAR) FROM "+p.cpiRel+" ORDER BY _cp")
+	if err != nil {
+		return nil, fmt.Errorf("read checkpoints of %s: %w", p.tool.Name.Value, err)
+	}
+	defer rows.Close()
+	cps := &checkpoints{version: version}
+	for rows.Next() {
+		var id int64
+		var ts time.Time
+		var text string
+		if err := rows.Scan(&id, &ts, &text); err != nil {
+			return nil, fmt.Errorf("read checkpoints of %s: %w", p.tool.Name.Value, err)
+		}
+		if n := len(cps.times); n > 0 && !ts.After(cps.times[n-1]) {
+			return nil, fmt.Errorf("read checkpoints of %s: checkpoint %d is not later than the one before", p.tool.Name.Value, id)
+		}
+		cps.ids, cps.times, cps.texts = append(cps.ids, id), append(cps.times, ts.UTC()), append(cps.texts, text)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("read checkpoints of %s: %w", p.tool.Name.Value, err)
+	}
+	return cps, nil
 }
 
 // candidates renders the rows that can be the latest of their series at

@@ -71,8 +71,7 @@ func (s *Snapshot) execLatest(ctx context.Context, p *plan, c Call) (fact.Value,
 	}
 	from, where := p.rel+" x", ""
 	if p.derived {
-		cq := &query{}
-		cpID, cpTS, err := s.checkpoint(ctx, p, cq.instant(asOf), cq.args)
+		cpID, cpTS, err := s.checkpoint(ctx, p, asOf)
 		if err != nil {
 			return fact.Value{}, nil, err
 		}
@@ -168,8 +167,7 @@ func (s *Snapshot) execEntities(ctx context.Context, p *plan, c Call) (fact.Valu
 	}
 	from, innerWhere := p.rel+" x", col("x", p.ds.Time.Value)+" <= "+ts
 	if p.derived {
-		cq := &query{}
-		cpID, cpTS, err := s.checkpoint(ctx, p, cq.instant(asOf), cq.args)
+		cpID, cpTS, err := s.checkpoint(ctx, p, asOf)
 		if err != nil {
 			return fact.Value{}, nil, err
 		}

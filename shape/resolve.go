@@ -173,8 +173,7 @@ func (s *Snapshot) resolveWindow(ctx context.Context, p *plan, c Call) (fact.Val
 	// before start, so that neither reads all history.
 	lower := ""
 	if p.derived {
-		cq := &query{}
-		_, cpTS, err := s.checkpoint(ctx, p, cq.instant(start), cq.args)
+		_, cpTS, err := s.checkpoint(ctx, p, start)
 		if err != nil {
 			return fact.Value{}, nil, err
 		}
@@ -223,8 +222,7 @@ func (s *Snapshot) resolveLive(ctx context.Context, p *plan, c Call) (v fact.Val
 	}
 	q := &query{}
 	ts := q.instant(asOf)
-	cq := &query{}
-	cpID, cpTS, err := s.checkpoint(ctx, p, cq.instant(asOf), cq.args)
+	cpID, cpTS, err := s.checkpoint(ctx, p, asOf)
 	if err != nil {
 		return fact.Value{}, nil, false, err
 	}
@@ -419,12 +417,35 @@ func (s *Snapshot) lookup(ctx context.Context, p *plan, c Call, keys []string) (
 	for _, cname := range nums {
 		proj = append(proj, "CAST("+col("x", cname)+" AS DOUBLE PRECISION)")
 	}
+	// Through the derived structures, a key that can back an as-of value
+	// is a row of the checkpoint at or before as_of or a row since it: the
+	// lookup reads that slice, not the whole table.
+	var (
+		sliced bool
+		cpID   int64
+		cpTS   string
+		asOf   time.Time
+		err    error
+	)
+	if p.derived && p.tool.Shape.Value != catalog.ShapeCountRowsInWindow {
+		if asOf, err = instant(c, "as_of"); err != nil {
+			return nil, err
+		}
+		if cpID, cpTS, err = s.checkpoint(ctx, p, asOf); err != nil {
+			return nil, err
+		}
+		sliced = true
+	}
 	out := make(map[string]row, len(keys))
 	const chunk = 500
 	for lo := 0; lo < len(keys); lo += chunk {
 		hi := min(lo+chunk, len(keys))
 		q := &query{}
-		sqlText := "SELECT " + strings.Join(proj, ", ") + " FROM " + p.rel + " x WHERE " +
+		from := p.rel
+		if sliced {
+			from = "(" + p.candidates(q, cpID, cpTS, q.instant(asOf), nil, false) + ")"
+		}
+		sqlText := "SELECT " + strings.Join(proj, ", ") + " FROM " + from + " x WHERE " +
 			col("x", p.ds.Key.Value) + " IN " + q.list(keys[lo:hi])
 		if p.tool.Shape.Value == catalog.ShapeCountRowsInWindow {
 			start, err1 := instant(c, "start")

@@ -36,6 +36,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/provenant/provenant/catalog"
@@ -81,6 +82,9 @@ type Engine struct {
 	src     Source
 	plans   map[string]*plan
 	maxKeys int
+
+	mu  sync.Mutex
+	cps map[string]*checkpoints // by checkpoint index relation
 }
 
 // ErrUnknownTool is returned for a call of a tool the catalog does not
@@ -106,7 +110,7 @@ func New(ctx context.Context, cat *catalog.Catalog, src Source, o *Options) (*En
 	if src.DB == nil {
 		return nil, errors.New("new shape engine: no database")
 	}
-	e := &Engine{cat: cat, src: src, plans: map[string]*plan{}, maxKeys: DefaultMaxKeys}
+	e := &Engine{cat: cat, src: src, plans: map[string]*plan{}, maxKeys: DefaultMaxKeys, cps: map[string]*checkpoints{}}
 	if o != nil && o.MaxKeys > 0 {
 		e.maxKeys = o.MaxKeys
 	}

@@ -10,3 +10,6 @@ CREATE TABLE IF NOT EXISTS "events" (
 	"_ingest_seq" BIGINT NOT NULL
 );
 
+-- key: the resolver's lookups of asserted keys, one index probe each (not unique: the import's own check names the row of a repeated key)
+CREATE INDEX IF NOT EXISTS "events_event_id_idx" ON "events" ("event_id");
+

@@ -12,3 +12,6 @@ CREATE TABLE IF NOT EXISTS "status_events" (
 	"_ingest_seq" BIGINT NOT NULL
 );
 
+-- key: the resolver's lookups of asserted keys, one index probe each (not unique: the import's own check names the row of a repeated key)
+CREATE INDEX IF NOT EXISTS "status_events_event_id_idx" ON "status_events" ("event_id");
+

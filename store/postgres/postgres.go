@@ -154,13 +154,14 @@ func (b *batch) Commit(ctx context.Context, inputs []string) (ingest.Result, err
 	if err := ingest.Finish(ctx, b.tx, b.l, stagingTable, b.base, inputs); err != nil {
 		return ingest.Result{}, err
 	}
+	// The indexes before AfterInsert: deriving reads the rows by time.
+	if err := ingest.CreateIndexes(ctx, b.tx, b.l, ingest.Postgres); err != nil {
+		return ingest.Result{}, err
+	}
 	if b.after != nil {
 		if err := b.after(ctx, b.tx, b.l); err != nil {
 			return ingest.Result{}, fmt.Errorf("after insert: %w", err)
 		}
-	}
-	if err := ingest.CreateIndexes(ctx, b.tx, b.l, ingest.Postgres); err != nil {
-		return ingest.Result{}, err
 	}
 	if err := b.tx.Commit(); err != nil {
 		return ingest.Result{}, fmt.Errorf("commit import: %w", err)

@@ -1,0 +1,461 @@
+// Command scale measures a catalog engine over the warehouse dataset at
+// growing sizes, in a DuckDB file and in PostgreSQL: it builds each
+// dataset once through the real import path (ingest.Import with
+// shape.Derive in the import's transaction, as `provenant import` does),
+// then, in a fresh process per database, opens it, times the first
+// answer, and drives concurrent clients through the pipeline's Call, one
+// tool shape at a time, every call executed and re-derived.
+//
+//	go run ./bench/scale -events 100000,1000000,10000000 -data /work/scale-data
+//
+// It prints one JSON object per database and size (see Report), which
+// bench/record stores and bench.ScaleTable renders. Generated data is kept
+// in -data and reused when present; it never belongs in the repository.
+//
+// Wall-clock time is read only to measure; nothing passes or fails on it.
+package main
+
+import (
+	"bufio"
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/provenant/provenant/catalog"
+	"github.com/provenant/provenant/catalogs"
+	"github.com/provenant/provenant/engine"
+	"github.com/provenant/provenant/ingest"
+	"github.com/provenant/provenant/shape"
+	"github.com/provenant/provenant/store/duckdb"
+	"github.com/provenant/provenant/store/postgres"
+	"github.com/provenant/provenant/tool"
+	"github.com/provenant/provenant/warehouse/demo"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	if err := run(ctx, os.Args[1:], os.Stdout, os.Stderr); err != nil {
+		fmt.Fprintln(os.Stderr, "scale:", err)
+		os.Exit(1)
+	}
+}
+
+// config is one run's flags.
+type config struct {
+	events   []int
+	backends []string
+	data     string
+	dsn      string
+	clients  int
+	duration time.Duration
+	seed     uint64
+	serve    string // internal: serve one backend:events and print its report
+	only     bool   // build the datasets, measure nothing
+}
+
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("scale", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	events := fs.String("events", "100000,1000000,10000000", "dataset `SIZES` in events, comma-separated")
+	backends := fs.String("backends", "duckdb,postgres", "`DATABASES` to measure: duckdb, postgres")
+	var c config
+	fs.StringVar(&c.data, "data", "/work/scale-data", "`DIR` for generated DuckDB files (outside the repository)")
+	fs.StringVar(&c.dsn, "postgres", "postgres://postgres@127.0.0.1:5432/test?sslmode=disable", "PostgreSQL `DSN`; each size gets its own schema scale_N")
+	fs.IntVar(&c.clients, "clients", 16, "concurrent `N` clients")
+	fs.DurationVar(&c.duration, "duration", 8*time.Second, "measured `TIME` per tool shape")
+	fs.Uint64Var(&c.seed, "seed", 20261130, "generator and argument `SEED`")
+	fs.BoolVar(&c.only, "build", false, "only build the missing datasets")
+	fs.StringVar(&c.serve, "serve", "", "internal: serve one `BACKEND:EVENTS` and print its report")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: go run ./bench/scale [-events 100000,1000000] [-backends duckdb,postgres] [-data DIR]")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if c.clients < 1 || c.clients > 1024 {
+		return errors.New("-clients must be 1 to 1024")
+	}
+	for _, s := range strings.Split(*events, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(s))
+		if err != nil || n < 1 || n > demo.MaxEvents {
+			return fmt.Errorf("-events: each size must be 1 to %d", demo.MaxEvents)
+		}
+		c.events = append(c.events, n)
+	}
+	for _, b := range strings.Split(*backends, ",") {
+		if b != "duckdb" && b != "postgres" {
+			return errors.New("-backends: want duckdb, postgres or both")
+		}
+		c.backends = append(c.backends, b)
+	}
+	cat, err := catalogs.Load("warehouse")
+	if err != nil {
+		return err
+	}
+	if c.serve != "" {
+		b, n, _ := strings.Cut(c.serve, ":")
+		events, err := strconv.Atoi(n)
+		if err != nil {
+			return errors.New("-serve: want BACKEND:EVENTS")
+		}
+		rep, err := serve(ctx, cat, c, b, events)
+		if err != nil {
+			return err
+		}
+		return json.NewEncoder(stdout).Encode(rep)
+	}
+	if err := os.MkdirAll(c.data, 0o755); err != nil {
+		return fmt.Errorf("create data directory: %w", err)
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return fmt.Errorf("find own executable: %w", err)
+	}
+	for _, n := range c.events {
+		for _, b := range c.backends {
+			if err := build(ctx, cat, c, b, n, stderr); err != nil {
+				return err
+			}
+			if c.only {
+				continue
+			}
+			// A fresh process per database: its peak memory and its first
+			// answer are its own.
+			cmd := exec.CommandContext(ctx, self, append(slices.Clone(args), "-serve", b+":"+strconv.Itoa(n))...)
+			cmd.Stdout, cmd.Stderr = stdout, stderr
+			if err := cmd.Run(); err != nil {
+				return fmt.Errorf("serve %s with %d events: %w", b, n, err)
+			}
+		}
+	}
+	return nil
+}
+
+// options are the generator's options for n events: 20 zones, 2,000
+// devices, 30 days, whatever the size.
+func options(c config, n int) demo.Options {
+	return demo.Options{Seed: c.seed, Zones: 20, Devices: 2000, Events: n,
+		Start: time.Date(2026, 1, 5, 0, 0, 0, 0, time.UTC), Days: 30}
+}
+
+func duckPath(c config, n int) string {
+	return filepath.Join(c.data, fmt.Sprintf("warehouse-%d.duckdb", n))
+}
+
+func buildPath(c config, b string, n int) string {
+	return filepath.Join(c.data, fmt.Sprintf("warehouse-%d.%s.build.json", n, b))
+}
+
+// pgDSN is c.dsn with the schema of size n first on the search path.
+func pgDSN(c config, n int) string {
+	sep := "?"
+	if strings.Contains(c.dsn, "?") {
+		sep = "&"
+	}
+	return c.dsn + sep + "search_path=" + pgSchema(n)
+}
+
+func pgSchema(n int) string { return fmt.Sprintf("scale_%d", n) }
+
+// Build is how a dataset was imported.
+type Build struct {
+	Events     int     `json:"events"`
+	Seconds    float64 `json:"import_seconds"`
+	RowsPerSec float64 `json:"import_rows_per_second"`
+}
+
+// build imports the generated dataset of n events into backend b, unless
+// it is there already.
+func build(ctx context.Context, cat *catalog.Catalog, c config, b string, n int, stderr io.Writer) error {
+	if _, err := os.Stat(buildPath(c, b, n)); err == nil {
+		return nil
+	}
+	l, err := ingest.NewLayout(cat, "status_events")
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stderr, "scale: building %s with %d events\n", b, n)
+	pr, pw := io.Pipe()
+	go func() {
+		bw := bufio.NewWriterSize(pw, 1<<20)
+		err := demo.WriteCSV(ctx, bw, options(c, n))
+		if err == nil {
+			err = bw.Flush()
+		}
+		pw.CloseWithError(err)
+	}()
+	defer pr.Close()
+	opts := &ingest.SinkOptions{AfterInsert: func(ctx context.Context, tx *sql.Tx, l *ingest.Layout) error {
+		return shape.Derive(ctx, tx, l.Dataset, l.Table, nil)
+	}}
+	r := ingest.NewCSV("generated.csv", l, pr)
+	start := time.Now()
+	var res ingest.Result
+	switch b {
+	case "duckdb":
+		res, err = duckdb.CreateFile(ctx, duckPath(c, n), l, opts, r)
+	case "postgres":
+		var db *sql.DB
+		if db, err = postgres.Open(ctx, c.dsn); err != nil {
+			return err
+		}
+		defer db.Close()
+		for _, q := range []string{"DROP SCHEMA IF EXISTS " + pgSchema(n) + " CASCADE", "CREATE SCHEMA " + pgSchema(n)} {
+			if _, err := db.ExecContext(ctx, q); err != nil {
+				return fmt.Errorf("create schema: %w", err)
+			}
+		}
+		var sdb *sql.DB
+		if sdb, err = postgres.Open(ctx, pgDSN(c, n)); err != nil {
+			return err
+		}
+		defer sdb.Close()
+		res, err = ingest.Import(ctx, postgres.NewSink(sdb, opts), l, r)
+		if err == nil {
+			_, err = sdb.ExecContext(ctx, "ANALYZE")
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("build %s with %d events: %w", b, n, err)
+	}
+	secs := time.Since(start).Seconds()
+	fmt.Fprintf(stderr, "scale: imported %d rows into %s in %.1f s\n", res.Rows, b, secs)
+	out, _ := json.Marshal(Build{Events: int(res.Rows), Seconds: secs, RowsPerSec: float64(res.Rows) / secs})
+	return os.WriteFile(buildPath(c, b, n), out, 0o644)
+}
+
+// Report is one database's measurement.
+type Report struct {
+	Backend string `json:"backend"`
+	Events  int    `json:"events"`
+	Clients int    `json:"clients"`
+	// Import is how the dataset was built (absent when not recorded).
+	Import *Build `json:"import,omitempty"`
+	// FirstAnswerMS is the time from opening the database to the first
+	// answer (a latest_value call, executed and re-derived).
+	FirstAnswerMS float64 `json:"first_answer_ms"`
+	// PeakRSSMB is the largest resident set sampled while serving, and
+	// VmHWM the kernel's high-water mark of the process.
+	PeakRSSMB float64 `json:"peak_rss_mb"`
+	HWMMB     float64 `json:"hwm_mb"`
+	Shapes    []Phase `json:"shapes"`
+}
+
+// Phase is one tool shape driven by every client for the phase's time.
+type Phase struct {
+	Shape    string         `json:"shape"`
+	Calls    int            `json:"calls"`
+	PerSec   float64        `json:"calls_per_second"`
+	P50MS    float64        `json:"p50_ms"`
+	P95MS    float64        `json:"p95_ms"`
+	P99MS    float64        `json:"p99_ms"`
+	MaxMS    float64        `json:"max_ms"`
+	Outcomes map[string]int `json:"outcomes"`
+}
+
+// shapes are the phases, in order, with the tools each draws from.
+var shapes = []struct {
+	shape string
+	tools []string
+}{
+	{catalog.ShapeLatestValue, []string{"get_device_status", "get_battery_level", "get_temperature"}},
+	{catalog.ShapeCountEntitiesWhere, []string{"count_devices_with_condition"}},
+	{catalog.ShapeListEntitiesInState, []string{"list_devices_in_status"}},
+	{catalog.ShapeCountRowsInWindow, []string{"count_status_events_in_window"}},
+}
+
+// proposals draws varied calls of a tool: devices, zones, conditions,
+// statuses, instants and windows over the dataset's period.
+type proposals struct {
+	zones   []demo.Zone
+	devices []demo.Device
+	start   time.Time
+	period  time.Duration
+}
+
+func (g *proposals) draw(r *rand.Rand, toolName string) tool.Proposal {
+	at := func() string {
+		return g.start.Add(time.Duration(r.Int64N(int64(g.period)))).Truncate(time.Second).Format(time.RFC3339)
+	}
+	statuses := []string{"RUNNING", "IDLE", "BLOCKED", "FAULT", "MAINTENANCE"}
+	conditions := []string{"FAULTED", "BLOCKED", "LOW_BATTERY", "OVERHEATING", "NEEDS_ATTENTION", "BATTERY_FAULT"}
+	p := map[string]any{}
+	switch toolName {
+	case "get_device_status", "get_battery_level", "get_temperature":
+		p["device_id"], p["as_of"] = g.devices[r.IntN(len(g.devices))].ID, at()
+	case "count_devices_with_condition":
+		p["condition"], p["as_of"] = conditions[r.IntN(len(conditions))], at()
+	case "list_devices_in_status":
+		p["zone_id"], p["status"], p["as_of"] = g.zones[r.IntN(len(g.zones))].ID, statuses[r.IntN(len(statuses))], at()
+	case "count_status_events_in_window":
+		s := g.start.Add(time.Duration(r.Int64N(int64(g.period - 24*time.Hour)))).Truncate(time.Second)
+		e := s.Add(time.Duration(1+r.IntN(24)) * time.Hour)
+		p["zone_id"], p["status"], p["start"], p["end"] = g.zones[r.IntN(len(g.zones))].ID, statuses[r.IntN(len(statuses))],
+			s.Format(time.RFC3339), e.Format(time.RFC3339)
+	}
+	return tool.Proposal{Tool: toolName, Params: p}
+}
+
+// serve opens one database in this process and measures it.
+func serve(ctx context.Context, cat *catalog.Catalog, c config, b string, n int) (Report, error) {
+	rep := Report{Backend: b, Events: n, Clients: c.clients}
+	if data, err := os.ReadFile(buildPath(c, b, n)); err == nil {
+		var bd Build
+		if json.Unmarshal(data, &bd) == nil {
+			rep.Import = &bd
+		}
+	}
+	o := options(c, n)
+	zones, devices, err := demo.Layout(o)
+	if err != nil {
+		return Report{}, err
+	}
+	gen := &proposals{zones: zones, devices: devices, start: o.Start, period: time.Duration(o.Days) * 24 * time.Hour}
+
+	var peak atomic.Int64
+	stopRSS := make(chan struct{})
+	var rssDone sync.WaitGroup
+	rssDone.Go(func() {
+		t := time.NewTicker(20 * time.Millisecond)
+		defer t.Stop()
+		for {
+			if v := procStatus("VmRSS:"); v > peak.Load() {
+				peak.Store(v)
+			}
+			select {
+			case <-stopRSS:
+				return
+			case <-t.C:
+			}
+		}
+	})
+
+	t0 := time.Now()
+	var src shape.Source
+	switch b {
+	case "duckdb":
+		src.DB, err = duckdb.OpenFileReadOnly(ctx, duckPath(c, n))
+	case "postgres":
+		src.DB, err = postgres.Open(ctx, pgDSN(c, n))
+		src.Snapshot = &sql.TxOptions{Isolation: sql.LevelRepeatableRead, ReadOnly: true}
+	default:
+		return Report{}, errors.New("-serve: unknown backend")
+	}
+	if err != nil {
+		return Report{}, err
+	}
+	defer src.DB.Close()
+	src.DB.SetMaxIdleConns(c.clients + 2)
+	e, err := engine.OpenCatalog(ctx, cat, src, nil)
+	if err != nil {
+		return Report{}, err
+	}
+	defer e.Close()
+	rng := rand.New(rand.NewPCG(c.seed, 0))
+	first := e.Pipeline.Call(ctx, gen.draw(rng, "get_device_status"))
+	rep.FirstAnswerMS = ms(time.Since(t0))
+	if o := first.Outcome(); o != "answered" && o != "absence" {
+		return Report{}, fmt.Errorf("first answer: outcome %s", o)
+	}
+
+	for i, sh := range shapes {
+		// A short warm-up, not measured, then the measured phase.
+		drive(ctx, e, gen, c.clients, sh.tools, c.seed+uint64(i)*1000+500, time.Second)
+		durs, outcomes, elapsed := drive(ctx, e, gen, c.clients, sh.tools, c.seed+uint64(i)*1000, c.duration)
+		if err := ctx.Err(); err != nil {
+			return Report{}, err
+		}
+		slices.Sort(durs)
+		rep.Shapes = append(rep.Shapes, Phase{
+			Shape: sh.shape, Calls: len(durs), PerSec: float64(len(durs)) / elapsed.Seconds(),
+			P50MS: ms(pct(durs, 0.50)), P95MS: ms(pct(durs, 0.95)), P99MS: ms(pct(durs, 0.99)), MaxMS: ms(durs[len(durs)-1]),
+			Outcomes: outcomes,
+		})
+	}
+	close(stopRSS)
+	rssDone.Wait()
+	rep.PeakRSSMB = float64(peak.Load()) / 1024
+	rep.HWMMB = float64(procStatus("VmHWM:")) / 1024
+	return rep, nil
+}
+
+// drive runs clients concurrent callers of tools for d and returns every
+// call's latency and the outcomes.
+func drive(ctx context.Context, e *engine.Engine, gen *proposals, clients int, tools []string, seed uint64, d time.Duration) ([]time.Duration, map[string]int, time.Duration) {
+	per := make([][]time.Duration, clients)
+	outs := make([]map[string]int, clients)
+	var wg sync.WaitGroup
+	start := time.Now()
+	deadline := start.Add(d)
+	for w := range clients {
+		outs[w] = map[string]int{}
+		wg.Go(func() {
+			r := rand.New(rand.NewPCG(seed, uint64(w)))
+			for ctx.Err() == nil && time.Now().Before(deadline) {
+				p := gen.draw(r, tools[r.IntN(len(tools))])
+				t := time.Now()
+				a := e.Pipeline.Call(ctx, p)
+				per[w] = append(per[w], time.Since(t))
+				outs[w][string(a.Outcome())]++
+			}
+		})
+	}
+	wg.Wait()
+	elapsed := time.Since(start)
+	var all []time.Duration
+	outcomes := map[string]int{}
+	for w := range clients {
+		all = append(all, per[w]...)
+		for k, v := range outs[w] {
+			outcomes[k] += v
+		}
+	}
+	return all, outcomes, elapsed
+}
+
+func pct(sorted []time.Duration, p float64) time.Duration {
+	if len(sorted) == 0 {
+		return 0
+	}
+	i := int(p*float64(len(sorted))+0.5) - 1
+	return sorted[min(max(i, 0), len(sorted)-1)]
+}
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+// procStatus reads a kB field of /proc/self/status (0 where there is
+// none).
+func procStatus(field string) int64 {
+	if runtime.GOOS != "linux" {
+		return 0
+	}
+	data, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if rest, ok := strings.CutPrefix(line, field); ok {
+			v, _ := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
+			return v
+		}
+	}
+	return 0
+}
