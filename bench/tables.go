@@ -15,6 +15,7 @@ var Renderers = map[string]func(*Record) (string, error){
 	"load-demo":    LoadTable,
 	"load-big":     LoadTable,
 	"engine-tools": EngineToolsTable,
+	"scale":        ScaleTable,
 }
 
 // Provenance is the line under every generated table: the command, the

@@ -1,0 +1,148 @@
+package bench
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// scaleReport is the part of one `go run ./bench/scale` line a table
+// shows.
+type scaleReport struct {
+	Backend string `json:"backend"`
+	Events  int    `json:"events"`
+	Clients int    `json:"clients"`
+	Import  *struct {
+		Seconds    float64 `json:"import_seconds"`
+		RowsPerSec float64 `json:"import_rows_per_second"`
+	} `json:"import"`
+	FirstAnswerMS float64      `json:"first_answer_ms"`
+	PeakRSSMB     float64      `json:"peak_rss_mb"`
+	Shapes        []scaleShape `json:"shapes"`
+}
+
+// scaleShape is one tool shape's phase of a scale report.
+type scaleShape struct {
+	Shape    string         `json:"shape"`
+	Calls    int            `json:"calls"`
+	PerSec   float64        `json:"calls_per_second"`
+	P50MS    float64        `json:"p50_ms"`
+	P95MS    float64        `json:"p95_ms"`
+	P99MS    float64        `json:"p99_ms"`
+	Outcomes map[string]int `json:"outcomes"`
+}
+
+// scaleTargets are the issue's p95 targets per tool shape, in ms.
+var scaleTargets = []struct {
+	shape string
+	p95ms float64
+}{
+	{"latest_value", 5},
+	{"count_entities_where", 50},
+	{"list_entities_in_state", 50},
+	{"count_rows_in_window", 20},
+}
+
+// ScaleTable renders `go run ./bench/scale`: per tool shape and database,
+// p50 / p95 / p99 and calls per second at each size; then, per database
+// and size, the first answer after opening, the peak resident memory and
+// the import rate. Every run's lines are shown (a later run of the same
+// database and size is a separate row).
+func ScaleTable(rec *Record) (string, error) {
+	var reps []scaleReport
+	for i, out := range rec.Outputs {
+		sc := bufio.NewScanner(strings.NewReader(out))
+		sc.Buffer(make([]byte, 0, 64<<10), 1<<20)
+		for sc.Scan() {
+			line := strings.TrimSpace(sc.Text())
+			if !strings.HasPrefix(line, "{") {
+				continue
+			}
+			var r scaleReport
+			if err := json.Unmarshal([]byte(line), &r); err != nil {
+				return "", fmt.Errorf("render scale table: run %d: %w", i+1, err)
+			}
+			reps = append(reps, r)
+		}
+	}
+	if len(reps) == 0 {
+		return "", fmt.Errorf("render scale table: %w: no reports", ErrRecord)
+	}
+	var sizes []int
+	var backends []string
+	for _, r := range reps {
+		if !slices.Contains(sizes, r.Events) {
+			sizes = append(sizes, r.Events)
+		}
+		if !slices.Contains(backends, r.Backend) {
+			backends = append(backends, r.Backend)
+		}
+	}
+	slices.Sort(sizes)
+	find := func(b string, n int) *scaleReport {
+		for i := range reps {
+			if reps[i].Backend == b && reps[i].Events == n {
+				return &reps[i]
+			}
+		}
+		return nil
+	}
+	var b strings.Builder
+	b.WriteString("| tool shape | database |")
+	for _, n := range sizes {
+		fmt.Fprintf(&b, " %s events: p50 / p95 / p99, calls/s |", Thousands(float64(n)))
+	}
+	b.WriteString(" p95 target |\n|---|---|" + strings.Repeat("---|", len(sizes)) + "---|\n")
+	met, cells, failed := 0, 0, 0
+	for _, t := range scaleTargets {
+		for _, be := range backends {
+			fmt.Fprintf(&b, "| `%s` | %s |", t.shape, be)
+			for _, n := range sizes {
+				r := find(be, n)
+				if r == nil {
+					b.WriteString(" — |")
+					continue
+				}
+				i := slices.IndexFunc(r.Shapes, func(s scaleShape) bool { return s.Shape == t.shape })
+				if i < 0 {
+					b.WriteString(" — |")
+					continue
+				}
+				s := r.Shapes[i]
+				for o, k := range s.Outcomes {
+					if o != "answered" && o != "absence" {
+						failed += k
+					}
+				}
+				cells++
+				mark := ""
+				if s.P95MS < t.p95ms {
+					met++
+					mark = " ✓"
+				}
+				fmt.Fprintf(&b, " %s / %s / %s, %s%s |", Micros(s.P50MS*1000), Micros(s.P95MS*1000), Micros(s.P99MS*1000), Thousands(s.PerSec), mark)
+			}
+			fmt.Fprintf(&b, " %s |\n", Micros(t.p95ms*1000))
+		}
+	}
+	b.WriteString("\n| database | events | first answer after opening | peak resident memory while serving | import (with deriving) |\n|---|---|---|---|---|\n")
+	for _, be := range backends {
+		for _, n := range sizes {
+			r := find(be, n)
+			if r == nil {
+				continue
+			}
+			imp := "—"
+			if r.Import != nil {
+				imp = fmt.Sprintf("%s s, %s rows/s", sig3(r.Import.Seconds), Thousands(r.Import.RowsPerSec))
+			}
+			fmt.Fprintf(&b, "| %s | %s | %s | %s MB | %s |\n", be, Thousands(float64(n)), Micros(r.FirstAnswerMS*1000), Thousands(r.PeakRSSMB), imp)
+		}
+	}
+	fmt.Fprintf(&b, "\n%d concurrent clients, one tool shape at a time, every call executed and re-derived (the pipeline's Call); ✓ marks a p95 under the issue's target (met in %d of %d cells); %d call(s) ended otherwise than answered or a grounded zero.\n\n",
+		reps[0].Clients, met, cells, failed)
+	b.WriteString(Provenance(rec))
+	return b.String(), nil
+}
