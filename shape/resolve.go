@@ -27,15 +27,18 @@ func (s *Snapshot) Resolve(ctx context.Context, c Call, r Result) (Verdict, erro
 	var (
 		v    fact.Value
 		keys []string
+		// known are rows the re-derivation read, by key: an asserted key
+		// among them is judged on that row, any other is looked up.
+		known map[string]row
 	)
 	consistent := true
 	switch {
 	case p.derived && p.tool.Shape.Value != catalog.ShapeCountRowsInWindow:
-		v, keys, consistent, err = s.resolveLive(ctx, p, c)
+		v, keys, known, consistent, err = s.resolveLive(ctx, p, c)
 	case p.tool.Shape.Value == catalog.ShapeLatestValue:
 		v, keys, err = s.resolveLatest(ctx, p, c)
 	case p.tool.Shape.Value == catalog.ShapeCountRowsInWindow:
-		v, keys, err = s.resolveWindow(ctx, p, c)
+		v, keys, known, err = s.resolveWindow(ctx, p, c)
 	default:
 		v, keys, err = s.resolveEntities(ctx, p, c)
 	}
@@ -52,7 +55,7 @@ func (s *Snapshot) Resolve(ctx context.Context, c Call, r Result) (Verdict, erro
 		Complete:     consistent && len(keys) == r.Rows && Digest(keys) == r.Digest && slices.Equal(listed, r.Keys),
 		Enumerated:   len(keys),
 	}
-	verdict.ProvenanceValid, err = s.judgeKeys(ctx, p, c, r)
+	verdict.ProvenanceValid, err = s.judgeKeys(ctx, p, c, r, known)
 	if err != nil {
 		return Verdict{}, err
 	}
@@ -150,22 +153,22 @@ func (s *Snapshot) resolveEntities(ctx context.Context, p *plan, c Call) (fact.V
 	return s.entityRows(ctx, p, sqlText, q.args)
 }
 
-func (s *Snapshot) resolveWindow(ctx context.Context, p *plan, c Call) (fact.Value, []string, error) {
+func (s *Snapshot) resolveWindow(ctx context.Context, p *plan, c Call) (fact.Value, []string, map[string]row, error) {
 	start, err := instant(c, "start")
 	if err != nil {
-		return fact.Value{}, nil, err
+		return fact.Value{}, nil, nil, err
 	}
 	end, err := instant(c, "end")
 	if err != nil {
-		return fact.Value{}, nil, err
+		return fact.Value{}, nil, nil, err
 	}
 	atValue, err := arg(c, p.at.Column.Value)
 	if err != nil {
-		return fact.Value{}, nil, err
+		return fact.Value{}, nil, nil, err
 	}
 	pr, err := p.condition(c)
 	if err != nil {
-		return fact.Value{}, nil, err
+		return fact.Value{}, nil, nil, err
 	}
 	q := &query{}
 	at := q.param(atValue)
@@ -175,7 +178,7 @@ func (s *Snapshot) resolveWindow(ctx context.Context, p *plan, c Call) (fact.Val
 	if p.derived {
 		_, cpTS, err := s.checkpoint(ctx, p, start)
 		if err != nil {
-			return fact.Value{}, nil, err
+			return fact.Value{}, nil, nil, err
 		}
 		lower = "CAST(" + q.param(cpTS) + " AS TIMESTAMP)"
 	}
@@ -184,7 +187,7 @@ func (s *Snapshot) resolveWindow(ctx context.Context, p *plan, c Call) (fact.Val
 		if err != nil {
 			return "", err
 		}
-		sqlText := "SELECT CAST(" + col(alias, p.ds.Key.Value) + " AS VARCHAR) FROM " + p.rel + " " + alias +
+		sqlText := "SELECT " + strings.Join(p.rowProjection(alias), ", ") + " FROM " + p.rel + " " + alias +
 			" WHERE " + col(alias, p.at.Column.Value) + " = " + at + " AND " + cond +
 			" AND " + col(alias, p.ds.Time.Value) + " < " + bound
 		if lower != "" {
@@ -194,18 +197,24 @@ func (s *Snapshot) resolveWindow(ctx context.Context, p *plan, c Call) (fact.Val
 	}
 	upTo, err := prefix("a", q.instant(end))
 	if err != nil {
-		return fact.Value{}, nil, err
+		return fact.Value{}, nil, nil, err
 	}
 	upTo += p.scopeSQL(q, "a", c.Scope)
 	before, err := prefix("b", q.instant(start))
 	if err != nil {
-		return fact.Value{}, nil, err
+		return fact.Value{}, nil, nil, err
 	}
-	keys, err := s.keyRows(ctx, p, upTo+" EXCEPT "+before, q.args)
-	if err != nil {
-		return fact.Value{}, nil, err
+	// Whole rows (the columns a judgement reads), so that the judgement of
+	// the asserted keys needs no second read.
+	known := map[string]row{}
+	var keys []string
+	if err := s.scanRows(ctx, p, upTo+" EXCEPT "+before, q.args, func(k string, rw row) {
+		keys = append(keys, k)
+		addRow(known, k, rw)
+	}); err != nil {
+		return fact.Value{}, nil, nil, fmt.Errorf("resolve %s: %w", p.tool.Name.Value, err)
 	}
-	return fact.RowCount(len(keys)), keys, nil
+	return fact.RowCount(len(keys)), keys, known, nil
 }
 
 // resolveLive re-derives an as-of shape through the derived structures:
@@ -215,16 +224,16 @@ func (s *Snapshot) resolveWindow(ctx context.Context, p *plan, c Call) (fact.Val
 // as_of. The condition, the fixed entity and the scope are judged in
 // the same SQL, as flags, so that the count covers every series.
 // consistent is false when the count disagrees with the census.
-func (s *Snapshot) resolveLive(ctx context.Context, p *plan, c Call) (v fact.Value, keys []string, consistent bool, err error) {
+func (s *Snapshot) resolveLive(ctx context.Context, p *plan, c Call) (v fact.Value, keys []string, known map[string]row, consistent bool, err error) {
 	asOf, err := instant(c, "as_of")
 	if err != nil {
-		return fact.Value{}, nil, false, err
+		return fact.Value{}, nil, nil, false, err
 	}
 	q := &query{}
 	ts := q.instant(asOf)
 	cpID, cpTS, err := s.checkpoint(ctx, p, asOf)
 	if err != nil {
-		return fact.Value{}, nil, false, err
+		return fact.Value{}, nil, nil, false, err
 	}
 	// Series restriction: the series a latest_value names, or the fixed
 	// entity when it is part of the series.
@@ -233,7 +242,7 @@ func (s *Snapshot) resolveLive(ctx context.Context, p *plan, c Call) (v fact.Val
 	case catalog.ShapeLatestValue:
 		vals, err := p.seriesArgs(c)
 		if err != nil {
-			return fact.Value{}, nil, false, err
+			return fact.Value{}, nil, nil, false, err
 		}
 		for i, e := range p.series {
 			restrictCols, restrictVals = append(restrictCols, e.Column.Value), append(restrictVals, vals[i])
@@ -242,7 +251,7 @@ func (s *Snapshot) resolveLive(ctx context.Context, p *plan, c Call) (v fact.Val
 		if p.at != nil && slices.Contains(p.series, p.at) {
 			atValue, err := arg(c, p.at.Column.Value)
 			if err != nil {
-				return fact.Value{}, nil, false, err
+				return fact.Value{}, nil, nil, false, err
 			}
 			restrictCols, restrictVals = []string{p.at.Column.Value}, []string{atValue}
 		}
@@ -264,15 +273,15 @@ func (s *Snapshot) resolveLive(ctx context.Context, p *plan, c Call) (v fact.Val
 	default:
 		pr, err := p.condition(c)
 		if err != nil {
-			return fact.Value{}, nil, false, err
+			return fact.Value{}, nil, nil, false, err
 		}
 		if flag, err = p.predicate(q, "a", pr); err != nil {
-			return fact.Value{}, nil, false, err
+			return fact.Value{}, nil, nil, false, err
 		}
 		if p.at != nil {
 			atValue, err := arg(c, p.at.Column.Value)
 			if err != nil {
-				return fact.Value{}, nil, false, err
+				return fact.Value{}, nil, nil, false, err
 			}
 			flag += " AND " + col("a", p.at.Column.Value) + " = " + q.param(atValue)
 		}
@@ -280,15 +289,16 @@ func (s *Snapshot) resolveLive(ctx context.Context, p *plan, c Call) (v fact.Val
 	}
 	flag += p.scopeSQL(q, "a", c.Scope)
 	sqlText := "SELECT CAST(" + col("a", p.ds.Key.Value) + " AS VARCHAR), " + out + ", CASE WHEN " + flag +
-		" THEN 1 ELSE 0 END FROM (" + p.candidates(q, cpID, cpTS, ts, restrict(q), true) + ") a WHERE " +
+		" THEN 1 ELSE 0 END, " + strings.Join(p.rowProjection("a"), ", ") + " FROM (" + p.candidates(q, cpID, cpTS, ts, restrict(q), true) + ") a WHERE " +
 		col("a", ValidToColumn) + " > " + ts
 	rows, err := s.tx.QueryContext(ctx, sqlText, q.args...)
 	if err != nil {
-		return fact.Value{}, nil, false, fmt.Errorf("resolve %s: %w", p.tool.Name.Value, err)
+		return fact.Value{}, nil, nil, false, fmt.Errorf("resolve %s: %w", p.tool.Name.Value, err)
 	}
 	defer rows.Close()
 	live := 0
 	var ids []string
+	known = map[string]row{}
 	if p.tool.Shape.Value == catalog.ShapeLatestValue {
 		v = fact.NoObservation(attrKind(p.attr))
 	}
@@ -302,24 +312,26 @@ func (s *Snapshot) resolveLive(ctx context.Context, p *plan, c Call) (v fact.Val
 			cell = newCell(p.attr)
 			dest = cell.dest()
 		}
-		if err := rows.Scan(&k, dest, &flagged); err != nil {
-			return fact.Value{}, nil, false, fmt.Errorf("resolve %s: %w", p.tool.Name.Value, err)
+		sc := p.newRowScan()
+		if err := rows.Scan(append([]any{&k, dest, &flagged}, sc.dest...)...); err != nil {
+			return fact.Value{}, nil, nil, false, fmt.Errorf("resolve %s: %w", p.tool.Name.Value, err)
 		}
 		live++
 		if flagged != 1 {
 			continue
 		}
 		keys = append(keys, k)
+		addRow(known, sc.key, sc.row(p))
 		if cell != nil && cell.valid() {
 			if v, err = cell.value(p.attr); err != nil {
-				return fact.Value{}, nil, false, fmt.Errorf("resolve %s: %w", p.tool.Name.Value, err)
+				return fact.Value{}, nil, nil, false, fmt.Errorf("resolve %s: %w", p.tool.Name.Value, err)
 			}
 		} else if cell == nil && id.Valid {
 			ids = append(ids, id.String)
 		}
 	}
 	if err := rows.Err(); err != nil {
-		return fact.Value{}, nil, false, fmt.Errorf("resolve %s: %w", p.tool.Name.Value, err)
+		return fact.Value{}, nil, nil, false, fmt.Errorf("resolve %s: %w", p.tool.Name.Value, err)
 	}
 	// The census: how many series had begun by as_of.
 	cenQ := &query{}
@@ -329,16 +341,17 @@ func (s *Snapshot) resolveLive(ctx context.Context, p *plan, c Call) (v fact.Val
 	}
 	var begun int
 	if err := s.tx.QueryRowContext(ctx, cenSQL, cenQ.args...).Scan(&begun); err != nil {
-		return fact.Value{}, nil, false, fmt.Errorf("resolve %s: read census: %w", p.tool.Name.Value, err)
+		return fact.Value{}, nil, nil, false, fmt.Errorf("resolve %s: read census: %w", p.tool.Name.Value, err)
 	}
 	if p.tool.Shape.Value != catalog.ShapeLatestValue {
 		v = p.entityValue(ids)
 	}
-	return v, keys, live == begun, nil
+	return v, keys, known, live == begun, nil
 }
 
 // row is one looked-up row: its time and the columns a judgement reads.
 type row struct {
+	dup  bool // two rows have the row's key
 	time time.Time
 	str  map[string]sql.NullString  // entity and enumerated columns
 	num  map[string]sql.NullFloat64 // numeric columns
@@ -349,17 +362,34 @@ type row struct {
 // the call names, it meets the condition, and it carries the value (a
 // scalar) or one of the ids (a count or list) it backs. Every id of a
 // fully listed result must be backed by some key.
-func (s *Snapshot) judgeKeys(ctx context.Context, p *plan, c Call, r Result) (bool, error) {
+func (s *Snapshot) judgeKeys(ctx context.Context, p *plan, c Call, r Result, known map[string]row) (bool, error) {
 	if len(r.Keys) == 0 {
 		return r.Rows == 0, nil
 	}
 	if r.Rows < len(r.Keys) || !slices.IsSorted(r.Keys) {
 		return false, nil
 	}
-	rows, err := s.lookup(ctx, p, c, r.Keys)
-	if err != nil {
-		return false, err
+	var unknown []string
+	for _, k := range r.Keys {
+		if _, ok := known[k]; !ok {
+			unknown = append(unknown, k)
+		}
 	}
+	rows := known
+	if len(unknown) > 0 {
+		found, err := s.lookup(ctx, p, c, unknown)
+		if err != nil {
+			return false, err
+		}
+		rows = make(map[string]row, len(r.Keys))
+		for k, rw := range known {
+			rows[k] = rw
+		}
+		for k, rw := range found {
+			rows[k] = rw
+		}
+	}
+	var err error
 	var pr *catalog.Predicate
 	if p.tool.Filter != nil {
 		if pr, err = p.condition(c); err != nil {
@@ -369,7 +399,7 @@ func (s *Snapshot) judgeKeys(ctx context.Context, p *plan, c Call, r Result) (bo
 	backed := map[string]bool{}
 	for _, k := range r.Keys {
 		row, ok := rows[k]
-		if !ok || !p.judgeRow(c, pr, row, r.Value) {
+		if !ok || row.dup || !p.judgeRow(c, pr, row, r.Value) {
 			return false, nil
 		}
 		if p.entity != nil {
@@ -409,14 +439,7 @@ func (p *plan) lookupColumns() (strs, nums []string) {
 // only rows inside the window (a key outside it backs nothing), so that a
 // store can serve the lookup from the window's slice of the data.
 func (s *Snapshot) lookup(ctx context.Context, p *plan, c Call, keys []string) (map[string]row, error) {
-	strs, nums := p.lookupColumns()
-	proj := []string{"CAST(" + col("x", p.ds.Key.Value) + " AS VARCHAR)", col("x", p.ds.Time.Value)}
-	for _, cname := range strs {
-		proj = append(proj, col("x", cname))
-	}
-	for _, cname := range nums {
-		proj = append(proj, "CAST("+col("x", cname)+" AS DOUBLE PRECISION)")
-	}
+	proj := p.rowProjection("x")
 	// Through the derived structures, a key that can back an as-of value
 	// is a row of the checkpoint at or before as_of or a row since it: the
 	// lookup reads that slice, not the whole table.
@@ -456,46 +479,86 @@ func (s *Snapshot) lookup(ctx context.Context, p *plan, c Call, keys []string) (
 			sqlText += " AND " + col("x", p.ds.Time.Value) + " >= " + q.instant(start) +
 				" AND " + col("x", p.ds.Time.Value) + " < " + q.instant(end)
 		}
-		if err := s.scanRows(ctx, sqlText, q.args, strs, nums, out); err != nil {
+		if err := s.scanRows(ctx, p, sqlText, q.args, func(k string, rw row) { addRow(out, k, rw) }); err != nil {
 			return nil, fmt.Errorf("look up keys of %s: %w", p.tool.Name.Value, err)
 		}
 	}
 	return out, nil
 }
 
-func (s *Snapshot) scanRows(ctx context.Context, sqlText string, args []any, strs, nums []string, out map[string]row) error {
+// rowProjection selects, from the row aliased alias, what a judgement
+// reads: the key, the time, the entity and enumerated columns, the
+// numeric columns (as DOUBLE PRECISION), in the order newRowScan scans.
+func (p *plan) rowProjection(alias string) []string {
+	strs, nums := p.lookupColumns()
+	proj := []string{"CAST(" + col(alias, p.ds.Key.Value) + " AS VARCHAR)", col(alias, p.ds.Time.Value)}
+	for _, cname := range strs {
+		proj = append(proj, col(alias, cname))
+	}
+	for _, cname := range nums {
+		proj = append(proj, "CAST("+col(alias, cname)+" AS DOUBLE PRECISION)")
+	}
+	return proj
+}
+
+// rowScan holds the scan destinations of one rowProjection.
+type rowScan struct {
+	key  string
+	time time.Time
+	sv   []sql.NullString
+	nv   []sql.NullFloat64
+	dest []any
+}
+
+func (p *plan) newRowScan() *rowScan {
+	strs, nums := p.lookupColumns()
+	sc := &rowScan{sv: make([]sql.NullString, len(strs)), nv: make([]sql.NullFloat64, len(nums))}
+	sc.dest = []any{&sc.key, &sc.time}
+	for i := range sc.sv {
+		sc.dest = append(sc.dest, &sc.sv[i])
+	}
+	for i := range sc.nv {
+		sc.dest = append(sc.dest, &sc.nv[i])
+	}
+	return sc
+}
+
+func (sc *rowScan) row(p *plan) row {
+	strs, nums := p.lookupColumns()
+	rw := row{time: sc.time, str: make(map[string]sql.NullString, len(strs)), num: make(map[string]sql.NullFloat64, len(nums))}
+	for i, cname := range strs {
+		rw.str[cname] = sc.sv[i]
+	}
+	for i, cname := range nums {
+		rw.num[cname] = sc.nv[i]
+	}
+	return rw
+}
+
+// addRow adds a row by key; two rows that share a key leave neither
+// (no key of them can be provenance), and a later third adds none.
+func addRow(out map[string]row, k string, rw row) {
+	if prev, dup := out[k]; dup {
+		prev.dup = true
+		out[k] = prev
+		return
+	}
+	out[k] = rw
+}
+
+// scanRows reads the rows of a rowProjection query.
+func (s *Snapshot) scanRows(ctx context.Context, p *plan, sqlText string, args []any, each func(string, row)) error {
 	rows, err := s.tx.QueryContext(ctx, sqlText, args...)
 	if err != nil {
 		return err
 	}
 	defer rows.Close()
 	for rows.Next() {
-		var k string
-		rw := row{str: map[string]sql.NullString{}, num: map[string]sql.NullFloat64{}}
-		dest := []any{&k, &rw.time}
-		sv := make([]sql.NullString, len(strs))
-		nv := make([]sql.NullFloat64, len(nums))
-		for i := range sv {
-			dest = append(dest, &sv[i])
-		}
-		for i := range nv {
-			dest = append(dest, &nv[i])
-		}
-		if err := rows.Scan(dest...); err != nil {
+		sc := p.newRowScan()
+		if err := rows.Scan(sc.dest...); err != nil {
 			return err
 		}
-		for i, cname := range strs {
-			rw.str[cname] = sv[i]
-		}
-		for i, cname := range nums {
-			rw.num[cname] = nv[i]
-		}
-		if _, dup := out[k]; dup {
-			// Two rows share a key: no key of them can be provenance.
-			delete(out, k)
-			continue
-		}
-		out[k] = rw
+		each(sc.key, sc.row(p))
 	}
 	return rows.Err()
 }
