@@ -52,10 +52,14 @@ type DeriveOptions struct {
 	Every int
 }
 
-// Derive rebuilds the derived structures of table (the dataset's table,
-// or another holding its rows) inside tx. It reads and writes only with
-// portable SQL: LEAD, ROW_NUMBER, GROUP BY, CREATE TABLE AS, UPDATE ...
-// FROM.
+// Derive brings the derived structures of table (the dataset's table, or
+// another holding its rows) up to date inside tx. After an append whose
+// rows are all later than the rows before it (telemetry imported in time
+// order), it updates only what they change (see deriveAppend), so that
+// its cost grows with the append, not with the table; otherwise it
+// rebuilds everything. Either way the result is the same, row for row.
+// It reads and writes only with portable SQL: LEAD, ROW_NUMBER, GROUP BY,
+// CREATE TABLE AS, UPDATE ... FROM.
 func Derive(ctx context.Context, tx *sql.Tx, ds *catalog.Dataset, table string, o *DeriveOptions) error {
 	every := DefaultEvery
 	if o != nil && o.Every > 0 {
@@ -84,6 +88,14 @@ func Derive(ctx context.Context, tx *sql.Tx, ds *catalog.Dataset, table string, 
 	if !has {
 		if err := exec("add column", "ALTER TABLE "+rel+" ADD COLUMN "+ident(ValidToColumn)+" TIMESTAMP"); err != nil {
 			return err
+		}
+	} else {
+		done, err := deriveAppend(ctx, tx, ds, table, every)
+		if err != nil {
+			return err
+		}
+		if done {
+			return nil
 		}
 	}
 	if err := exec("validity intervals", "UPDATE "+rel+" SET "+ident(ValidToColumn)+" = x.nv FROM (SELECT "+key+" AS k, COALESCE(LEAD("+ts+
@@ -118,44 +130,8 @@ func Derive(ctx context.Context, tx *sql.Tx, ds *catalog.Dataset, table string, 
 		" FROM "+rel+" WHERE 1 = 0"); err != nil {
 		return err
 	}
-	var cps []struct {
-		id int64
-		ts any
-	}
-	rows, err := tx.QueryContext(ctx, "SELECT _cp, CAST(_cp_ts AS VARCHAR) FROM "+cpiRel+" ORDER BY _cp")
-	if err != nil {
-		return fmt.Errorf("derive %s: read checkpoints: %w", table, err)
-	}
-	for rows.Next() {
-		var c struct {
-			id int64
-			ts any
-		}
-		var s string
-		if err := rows.Scan(&c.id, &s); err != nil {
-			rows.Close()
-			return fmt.Errorf("derive %s: read checkpoints: %w", table, err)
-		}
-		c.ts = s
-		cps = append(cps, c)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return fmt.Errorf("derive %s: read checkpoints: %w", table, err)
-	}
-	// Each checkpoint: the latest row per series among the previous
-	// checkpoint's rows and the rows since it.
-	prevID, prevTS := int64(0), any("0001-01-01 00:00:00")
-	for _, c := range cps {
-		q := "INSERT INTO " + cpRel + " SELECT CAST($1 AS BIGINT), " + colList + ", " + ident(ValidToColumn) +
-			" FROM (SELECT u.*, ROW_NUMBER() OVER (PARTITION BY " + strings.Join(series, ", ") + " ORDER BY " + ts + " DESC, " + key +
-			" DESC) AS _provenant_rn FROM (SELECT " + colList + ", " + ident(ValidToColumn) + " FROM " + cpRel + " WHERE _cp = $2" +
-			" UNION ALL SELECT " + colList + ", " + ident(ValidToColumn) + " FROM " + rel + " WHERE " + ts + " > CAST($3 AS TIMESTAMP) AND " +
-			ts + " <= CAST($4 AS TIMESTAMP)) u) w WHERE w._provenant_rn = 1"
-		if err := exec("checkpoint", q, c.id, prevID, prevTS, c.ts); err != nil {
-			return err
-		}
-		prevID, prevTS = c.id, c.ts
+	if err := fillCheckpoints(ctx, tx, ds, table, 0, "0001-01-01 00:00:00"); err != nil {
+		return err
 	}
 	// Indexes for PostgreSQL, where a checkpoint's rows and a series'
 	// census entry are otherwise found by a scan; DuckDB's zone maps find
@@ -185,6 +161,143 @@ func columnExists(ctx context.Context, tx *sql.Tx, table, column string) (bool, 
 		return false, fmt.Errorf("look up column: %w", err)
 	}
 	return n > 0, nil
+}
+
+// fillCheckpoints builds the rows of every checkpoint after afterID
+// (whose time is afterTS), in order: each the latest row per series among
+// the previous checkpoint's rows and the rows since it.
+func fillCheckpoints(ctx context.Context, tx *sql.Tx, ds *catalog.Dataset, table string, afterID int64, afterTS string) error {
+	rel := quoteName(table)
+	cpiRel, cpRel := quoteName(table+cpiSuffix), quoteName(table+cpSuffix)
+	key, ts := ident(ds.Key.Value), ident(ds.Time.Value)
+	series := make([]string, 0, len(ds.Series))
+	for _, e := range ds.SeriesEntities() {
+		series = append(series, ident(e.Column.Value))
+	}
+	colList := strings.Join(dataColumns(ds), ", ")
+	type cp struct {
+		id int64
+		ts string
+	}
+	var cps []cp
+	rows, err := tx.QueryContext(ctx, "SELECT _cp, CAST(_cp_ts AS VARCHAR) FROM "+cpiRel+" WHERE _cp > $1 ORDER BY _cp", afterID)
+	if err != nil {
+		return fmt.Errorf("derive %s: read checkpoints: %w", table, err)
+	}
+	for rows.Next() {
+		var c cp
+		if err := rows.Scan(&c.id, &c.ts); err != nil {
+			rows.Close()
+			return fmt.Errorf("derive %s: read checkpoints: %w", table, err)
+		}
+		cps = append(cps, c)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("derive %s: read checkpoints: %w", table, err)
+	}
+	prevID, prevTS := afterID, afterTS
+	for _, c := range cps {
+		q := "INSERT INTO " + cpRel + " SELECT CAST($1 AS BIGINT), " + colList + ", " + ident(ValidToColumn) +
+			" FROM (SELECT u.*, ROW_NUMBER() OVER (PARTITION BY " + strings.Join(series, ", ") + " ORDER BY " + ts + " DESC, " + key +
+			" DESC) AS _provenant_rn FROM (SELECT " + colList + ", " + ident(ValidToColumn) + " FROM " + cpRel + " WHERE _cp = $2" +
+			" UNION ALL SELECT " + colList + ", " + ident(ValidToColumn) + " FROM " + rel + " WHERE " + ts + " > CAST($3 AS TIMESTAMP) AND " +
+			ts + " <= CAST($4 AS TIMESTAMP)) u) w WHERE w._provenant_rn = 1"
+		if _, err := tx.ExecContext(ctx, q, c.id, prevID, prevTS, c.ts); err != nil {
+			return fmt.Errorf("derive %s: checkpoint: %w", table, err)
+		}
+		prevID, prevTS = c.id, c.ts
+	}
+	return nil
+}
+
+// deriveAppend brings the derived structures up to date after an append
+// whose rows (those without a validity interval yet) are all later than
+// every row before it, touching only what the new rows change: the
+// validity of each series' previous latest row and of the new rows, the
+// copies of those intervals in earlier checkpoints, the census entries of
+// new series, and the checkpoints after the last one. It reports false,
+// having changed nothing, when the append is not of that kind (no
+// derived structures yet, or a new row at or before an earlier row's
+// time): Derive then rebuilds everything. The checkpoint spacing must be
+// the one the structures were built with.
+func deriveAppend(ctx context.Context, tx *sql.Tx, ds *catalog.Dataset, table string, every int) (bool, error) {
+	for _, suffix := range []string{cpSuffix, cpiSuffix, seriesSuffix} {
+		ok, err := tableExists(ctx, tx, table+suffix)
+		if err != nil || !ok {
+			return false, err
+		}
+	}
+	rel := quoteName(table)
+	key, ts, vt := ident(ds.Key.Value), ident(ds.Time.Value), ident(ValidToColumn)
+	series := make([]string, 0, len(ds.Series))
+	for _, e := range ds.SeriesEntities() {
+		series = append(series, ident(e.Column.Value))
+	}
+	open := "CAST('" + OpenEnd + "' AS TIMESTAMP)"
+	cpiRel, cpRel, censusRel := quoteName(table+cpiSuffix), quoteName(table+cpSuffix), quoteName(table+seriesSuffix)
+	fail := func(what string, err error) error { return fmt.Errorf("derive %s: %s: %w", table, what, err) }
+	// Old rows, and whether every new row is later than all of them.
+	var nOld int64
+	var oldMax sql.NullString
+	var later sql.NullBool
+	if err := tx.QueryRowContext(ctx, "SELECT COUNT(*), CAST(MAX("+ts+") AS VARCHAR), MAX("+ts+") < (SELECT MIN("+ts+") FROM "+rel+
+		" WHERE "+vt+" IS NULL) FROM "+rel+" WHERE "+vt+" IS NOT NULL").Scan(&nOld, &oldMax, &later); err != nil {
+		return false, fail("read the append", err)
+	}
+	if nOld == 0 || !later.Valid || !later.Bool {
+		return false, nil
+	}
+	exec := func(what, q string, args ...any) error {
+		if _, err := tx.ExecContext(ctx, q, args...); err != nil {
+			return fail(what, err)
+		}
+		return nil
+	}
+	// Census: the series the append begins.
+	var same []string
+	for _, c := range series {
+		same = append(same, "c."+c+" = n."+c)
+	}
+	nSeries := make([]string, len(series))
+	for i, c := range series {
+		nSeries[i] = "n." + c
+	}
+	if err := exec("census", "INSERT INTO "+censusRel+" SELECT "+strings.Join(nSeries, ", ")+", MIN(n."+ts+") FROM "+rel+" n WHERE n."+vt+
+		" IS NULL AND NOT EXISTS (SELECT 1 FROM "+censusRel+" c WHERE "+strings.Join(same, " AND ")+") GROUP BY "+strings.Join(nSeries, ", ")); err != nil {
+		return false, err
+	}
+	// Checkpoint times among the new rows, numbered on from the last.
+	var lastID int64
+	var lastTS sql.NullString
+	if err := tx.QueryRowContext(ctx, "SELECT COALESCE(MAX(_cp), 0), CAST(MAX(_cp_ts) AS VARCHAR) FROM "+cpiRel).Scan(&lastID, &lastTS); err != nil {
+		return false, fail("read checkpoints", err)
+	}
+	if !lastTS.Valid {
+		lastTS.String = "0001-01-01 00:00:00"
+	}
+	if err := exec("checkpoints", "INSERT INTO "+cpiRel+" SELECT CAST($1 AS BIGINT) + CAST(ROW_NUMBER() OVER (ORDER BY d.t) AS BIGINT), d.t FROM "+
+		"(SELECT DISTINCT r.t FROM (SELECT "+ts+" AS t, CAST($2 AS BIGINT) + ROW_NUMBER() OVER (ORDER BY "+ts+", "+key+") AS rn FROM "+rel+
+		" WHERE "+vt+" IS NULL) r WHERE MOD(r.rn, "+fmt.Sprint(every)+") = 0) d", lastID, nOld); err != nil {
+		return false, err
+	}
+	// Validity: each series' previous latest row and the new rows.
+	if err := exec("validity intervals", "UPDATE "+rel+" SET "+vt+" = x.nv FROM (SELECT "+key+" AS k, COALESCE(LEAD("+ts+
+		") OVER (PARTITION BY "+strings.Join(series, ", ")+" ORDER BY "+ts+", "+key+"), "+open+") AS nv FROM "+rel+" WHERE "+vt+" IS NULL OR "+
+		vt+" = "+open+") x WHERE "+rel+"."+key+" = x.k"); err != nil {
+		return false, err
+	}
+	// Earlier checkpoints hold copies of the intervals that just closed:
+	// old rows (at or before the old greatest time) now valid past it.
+	if err := exec("checkpoint intervals", "UPDATE "+cpRel+" SET "+vt+" = x.v FROM (SELECT "+key+" AS k, "+vt+" AS v FROM "+rel+" WHERE "+ts+
+		" <= CAST($1 AS TIMESTAMP) AND "+vt+" > CAST($1 AS TIMESTAMP) AND "+vt+" < "+open+") x WHERE "+cpRel+"."+key+" = x.k AND "+cpRel+"."+vt+" = "+open,
+		oldMax.String); err != nil {
+		return false, err
+	}
+	if err := fillCheckpoints(ctx, tx, ds, table, lastID, lastTS.String); err != nil {
+		return false, err
+	}
+	return true, nil
 }
 
 // dataColumns are the dataset's declared columns, quoted: key, time,

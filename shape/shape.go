@@ -150,7 +150,9 @@ func (e *Engine) Derived(dataset string) bool {
 
 // tableExists reports whether a table (schema.table, or a table of the
 // current schema) exists.
-func tableExists(ctx context.Context, db *sql.DB, name string) (bool, error) {
+func tableExists(ctx context.Context, db interface {
+	QueryRowContext(context.Context, string, ...any) *sql.Row
+}, name string) (bool, error) {
 	schema, table, qualified := strings.Cut(name, ".")
 	q := "SELECT COUNT(*) FROM information_schema.tables WHERE table_schema = current_schema() AND table_name = $1"
 	args := []any{schema}

@@ -364,6 +364,11 @@ func serve(ctx context.Context, cat *catalog.Catalog, c config, b string, n int)
 	}
 	defer src.DB.Close()
 	src.DB.SetMaxIdleConns(c.clients + 2)
+	if t := os.Getenv("SCALE_DUCKDB_THREADS"); t != "" && b == "duckdb" {
+		if _, err := src.DB.ExecContext(ctx, "SET threads = "+strconv.Itoa(atoiOr(t, 1))); err != nil {
+			return Report{}, fmt.Errorf("set threads: %w", err)
+		}
+	}
 	e, err := engine.OpenCatalog(ctx, cat, src, nil)
 	if err != nil {
 		return Report{}, err
@@ -458,4 +463,11 @@ func procStatus(field string) int64 {
 		}
 	}
 	return 0
+}
+
+func atoiOr(s string, def int) int {
+	if n, err := strconv.Atoi(s); err == nil && n > 0 {
+		return n
+	}
+	return def
 }

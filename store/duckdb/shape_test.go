@@ -9,17 +9,21 @@ import (
 	"github.com/provenant/provenant/shape/shapetest"
 )
 
-// TestShapeContract runs the shape contract on an in-memory DuckDB.
-func TestShapeContract(t *testing.T) {
-	shapetest.Run(t, shapetest.Backend{
-		Name: "duckdb",
-		Open: func(t *testing.T) (*sql.DB, *sql.TxOptions) {
-			db, err := sql.Open("duckdb", "")
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { db.Close() })
-			return db, nil
-		},
-	})
+var duckBackend = shapetest.Backend{
+	Name: "duckdb",
+	Open: func(t *testing.T) (*sql.DB, *sql.TxOptions) {
+		db, err := sql.Open("duckdb", "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { db.Close() })
+		return db, nil
+	},
 }
+
+// TestShapeContract runs the shape contract on an in-memory DuckDB.
+func TestShapeContract(t *testing.T) { shapetest.Run(t, duckBackend) }
+
+// TestShapeContract_Incremental: deriving after two imports gives what
+// one import gives.
+func TestShapeContract_Incremental(t *testing.T) { shapetest.RunIncremental(t, duckBackend) }

@@ -8,13 +8,19 @@ import (
 	"github.com/provenant/provenant/store/postgres/pgtest"
 )
 
+var pgBackend = shapetest.Backend{
+	Name: "postgres",
+	Open: func(t *testing.T) (*sql.DB, *sql.TxOptions) {
+		return pgtest.Open(t), &sql.TxOptions{Isolation: sql.LevelRepeatableRead, ReadOnly: true}
+	},
+}
+
+// TestShapeContract_Incremental: deriving after two imports gives what
+// one import gives.
+func TestShapeContract_Incremental(t *testing.T) { shapetest.RunIncremental(t, pgBackend) }
+
 // TestShapeContract runs the shape contract on PostgreSQL, in a schema of
 // its own, with snapshots at REPEATABLE READ.
 func TestShapeContract(t *testing.T) {
-	shapetest.Run(t, shapetest.Backend{
-		Name: "postgres",
-		Open: func(t *testing.T) (*sql.DB, *sql.TxOptions) {
-			return pgtest.Open(t), &sql.TxOptions{Isolation: sql.LevelRepeatableRead, ReadOnly: true}
-		},
-	})
+	shapetest.Run(t, pgBackend)
 }
