@@ -412,20 +412,43 @@ func (s *Snapshot) judgeKeys(ctx context.Context, p *plan, c Call, r Result, kno
 	return true, nil
 }
 
-// lookupColumns are the columns a judgement reads, beyond key and time.
-func (p *plan) lookupColumns() (strs, nums []string) {
+// lookupColumns are the columns a judgement reads, beyond key and time
+// (see judgeRow), computed once per plan.
+func (p *plan) lookupColumns() (strs, nums []string) { return p.judgeStrs, p.judgeNums }
+
+// judgedColumns computes lookupColumns: the series (latest_value), the
+// counted or listed entity, the fixed entity, the scope entity, and the
+// attributes the value (latest_value) or any condition the filter can
+// name reads.
+func (p *plan) judgedColumns() (strs, nums []string) {
 	add := func(e *catalog.Entity) {
 		if e != nil {
 			strs = appendNew(strs, e.Column.Value)
 		}
 	}
-	for _, e := range p.series {
-		add(e)
+	if p.tool.Shape.Value == catalog.ShapeLatestValue {
+		for _, e := range p.series {
+			add(e)
+		}
 	}
 	add(p.entity)
 	add(p.at)
 	add(p.scope)
+	var attrCols []string
+	if p.attr != nil {
+		attrCols = append(attrCols, p.attr.Column.Value)
+	}
+	if f := p.tool.Filter; f != nil {
+		for _, v := range p.tool.FilterValues(p.ds) {
+			if pr, err := p.condition(Call{Args: map[string]string{f.Param.Value: v}}); err == nil {
+				attrCols = p.predicateColumns(pr, attrCols)
+			}
+		}
+	}
 	for _, a := range p.ds.Attributes {
+		if !slices.Contains(attrCols, a.Column.Value) {
+			continue
+		}
 		if a.Enumerated() {
 			strs = appendNew(strs, a.Column.Value)
 		} else {

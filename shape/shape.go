@@ -301,6 +301,8 @@ type plan struct {
 	// derived: read through the derived structures named below.
 	derived                  bool
 	cpRel, cpiRel, censusRel string
+	// judgeStrs, judgeNums: the columns a judgement reads (judgedColumns).
+	judgeStrs, judgeNums []string
 }
 
 func compile(cat *catalog.Catalog, t *catalog.Tool, src Source) (*plan, error) {
@@ -342,6 +344,7 @@ func compile(cat *catalog.Catalog, t *catalog.Tool, src Source) (*plan, error) {
 	default:
 		return nil, errors.New("unknown shape")
 	}
+	p.judgeStrs, p.judgeNums = p.judgedColumns()
 	return p, nil
 }
 
