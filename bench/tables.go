@@ -12,10 +12,11 @@ import (
 // Renderers maps a README block's name to the function that renders its
 // record (bench/results/NAME.txt) as Markdown.
 var Renderers = map[string]func(*Record) (string, error){
-	"load-demo":    LoadTable,
-	"load-big":     LoadTable,
-	"engine-tools": EngineToolsTable,
-	"scale":        ScaleTable,
+	"load-demo":      LoadTable,
+	"load-big":       LoadTable,
+	"engine-tools":   EngineToolsTable,
+	"scale-duckdb":   ScaleTable,
+	"scale-postgres": ScaleTable,
 }
 
 // Provenance is the line under every generated table: the command, the
