@@ -68,6 +68,7 @@ type config struct {
 	seed     uint64
 	serve    string // internal: serve one backend:events and print its report
 	only     bool   // build the datasets, measure nothing
+	threads  int    // DuckDB's worker threads (0: its default)
 }
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -82,6 +83,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs.DurationVar(&c.duration, "duration", 8*time.Second, "measured `TIME` per tool shape")
 	fs.Uint64Var(&c.seed, "seed", 20261130, "generator and argument `SEED`")
 	fs.BoolVar(&c.only, "build", false, "only build the missing datasets")
+	fs.IntVar(&c.threads, "duckdb-threads", 0, "DuckDB worker `THREADS` while serving (0: DuckDB's default, one per core)")
 	fs.StringVar(&c.serve, "serve", "", "internal: serve one `BACKEND:EVENTS` and print its report")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: go run ./bench/scale [-events 100000,1000000] [-backends duckdb,postgres] [-data DIR]")
@@ -364,8 +366,8 @@ func serve(ctx context.Context, cat *catalog.Catalog, c config, b string, n int)
 	}
 	defer src.DB.Close()
 	src.DB.SetMaxIdleConns(c.clients + 2)
-	if t := os.Getenv("SCALE_DUCKDB_THREADS"); t != "" && b == "duckdb" {
-		if _, err := src.DB.ExecContext(ctx, "SET threads = "+strconv.Itoa(atoiOr(t, 1))); err != nil {
+	if c.threads > 0 && b == "duckdb" {
+		if _, err := src.DB.ExecContext(ctx, "SET threads = "+strconv.Itoa(c.threads)); err != nil {
 			return Report{}, fmt.Errorf("set threads: %w", err)
 		}
 	}
@@ -463,11 +465,4 @@ func procStatus(field string) int64 {
 		}
 	}
 	return 0
-}
-
-func atoiOr(s string, def int) int {
-	if n, err := strconv.Atoi(s); err == nil && n > 0 {
-		return n
-	}
-	return def
 }
