@@ -98,8 +98,11 @@ func Derive(ctx context.Context, tx *sql.Tx, ds *catalog.Dataset, table string, 
 			return nil
 		}
 	}
+	// In ingestion order: on PostgreSQL an UPDATE writes each row anew,
+	// in the order the join meets the rows, and rows written in series
+	// order would scatter every time range over the whole table.
 	if err := exec("validity intervals", "UPDATE "+rel+" SET "+ident(ValidToColumn)+" = x.nv FROM (SELECT "+key+" AS k, COALESCE(LEAD("+ts+
-		") OVER (PARTITION BY "+strings.Join(series, ", ")+" ORDER BY "+ts+", "+key+"), "+open+") AS nv FROM "+rel+") x WHERE "+
+		") OVER (PARTITION BY "+strings.Join(series, ", ")+" ORDER BY "+ts+", "+key+"), "+open+") AS nv FROM "+rel+" ORDER BY "+ident(SeqColumn)+") x WHERE "+
 		rel+"."+key+" = x.k"); err != nil {
 		return err
 	}
@@ -284,7 +287,7 @@ func deriveAppend(ctx context.Context, tx *sql.Tx, ds *catalog.Dataset, table st
 	// Validity: each series' previous latest row and the new rows.
 	if err := exec("validity intervals", "UPDATE "+rel+" SET "+vt+" = x.nv FROM (SELECT "+key+" AS k, COALESCE(LEAD("+ts+
 		") OVER (PARTITION BY "+strings.Join(series, ", ")+" ORDER BY "+ts+", "+key+"), "+open+") AS nv FROM "+rel+" WHERE "+vt+" IS NULL OR "+
-		vt+" = "+open+") x WHERE "+rel+"."+key+" = x.k"); err != nil {
+		vt+" = "+open+" ORDER BY "+ident(SeqColumn)+") x WHERE "+rel+"."+key+" = x.k"); err != nil {
 		return false, err
 	}
 	// Earlier checkpoints hold copies of the intervals that just closed:
