@@ -232,7 +232,10 @@ func build(ctx context.Context, cat *catalog.Catalog, c config, b string, n int,
 		defer sdb.Close()
 		res, err = ingest.Import(ctx, postgres.NewSink(sdb, opts), l, r)
 		if err == nil {
-			_, err = sdb.ExecContext(ctx, "ANALYZE")
+			// What autovacuum does soon after an import: statistics, hint
+			// bits and the visibility map, so that the first queries do not
+			// pay for them.
+			_, err = sdb.ExecContext(ctx, "VACUUM ANALYZE")
 		}
 	}
 	if err != nil {

@@ -14,9 +14,11 @@ import (
 
 // duckdbLinkers are the only packages whose test binaries may link DuckDB
 // (cgo, seconds to link on two cores): its own store, the engine's tests
-// (which check the engine over it) and the command that opens it. Every
-// other test binary opens engines with engine.OpenMemory.
-var duckdbLinkers = []string{"store/duckdb", "engine", "cmd/provenant"}
+// (which check the engine over it), the command that opens it, and the
+// scale benchmark command bench/scale (which measures DuckDB files and has
+// no tests, so `go test` links nothing for it). Every other test binary
+// opens engines with engine.OpenMemory.
+var duckdbLinkers = []string{"store/duckdb", "engine", "cmd/provenant", "bench/scale"}
 
 // duckdbPaths are the import paths that mean a binary links DuckDB.
 var duckdbPaths = []string{"store/duckdb", "github.com/duckdb/duckdb-go/v2"}
