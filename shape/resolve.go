@@ -288,8 +288,18 @@ func (s *Snapshot) resolveLive(ctx context.Context, p *plan, c Call) (v fact.Val
 		out = col("a", p.entity.Column.Value)
 	}
 	flag += p.scopeSQL(q, "a", c.Scope)
+	// The census (how many series had begun by as_of) rides on every row,
+	// an uncorrelated subquery computed once; it is read on its own only
+	// when no row is live.
+	census := func(q *query) string {
+		cen := "SELECT COUNT(*) FROM " + p.censusRel + " s WHERE s._first_ts <= " + q.instant(asOf)
+		if w := restrict(q)("s"); w != "" {
+			cen += " AND " + w
+		}
+		return cen
+	}
 	sqlText := "SELECT CAST(" + col("a", p.ds.Key.Value) + " AS VARCHAR), " + out + ", CASE WHEN " + flag +
-		" THEN 1 ELSE 0 END, " + strings.Join(p.rowProjection("a"), ", ") + " FROM (" + p.candidates(q, cpID, cpTS, ts, restrict(q), true) + ") a WHERE " +
+		" THEN 1 ELSE 0 END, (" + census(q) + "), " + strings.Join(p.rowProjection("a"), ", ") + " FROM (" + p.candidates(q, cpID, cpTS, ts, restrict(q), true) + ") a WHERE " +
 		col("a", ValidToColumn) + " > " + ts
 	rows, err := s.tx.QueryContext(ctx, sqlText, q.args...)
 	if err != nil {
@@ -297,6 +307,7 @@ func (s *Snapshot) resolveLive(ctx context.Context, p *plan, c Call) (v fact.Val
 	}
 	defer rows.Close()
 	live := 0
+	begun := int64(-1)
 	var ids []string
 	known = map[string]row{}
 	if p.tool.Shape.Value == catalog.ShapeLatestValue {
@@ -313,7 +324,7 @@ func (s *Snapshot) resolveLive(ctx context.Context, p *plan, c Call) (v fact.Val
 			dest = cell.dest()
 		}
 		sc := p.newRowScan()
-		if err := rows.Scan(append([]any{&k, dest, &flagged}, sc.dest...)...); err != nil {
+		if err := rows.Scan(append([]any{&k, dest, &flagged, &begun}, sc.dest...)...); err != nil {
 			return fact.Value{}, nil, nil, false, fmt.Errorf("resolve %s: %w", p.tool.Name.Value, err)
 		}
 		live++
@@ -333,20 +344,16 @@ func (s *Snapshot) resolveLive(ctx context.Context, p *plan, c Call) (v fact.Val
 	if err := rows.Err(); err != nil {
 		return fact.Value{}, nil, nil, false, fmt.Errorf("resolve %s: %w", p.tool.Name.Value, err)
 	}
-	// The census: how many series had begun by as_of.
-	cenQ := &query{}
-	cenSQL := "SELECT COUNT(*) FROM " + p.censusRel + " a WHERE _first_ts <= " + cenQ.instant(asOf)
-	if w := restrict(cenQ)("a"); w != "" {
-		cenSQL += " AND " + w
-	}
-	var begun int
-	if err := s.tx.QueryRowContext(ctx, cenSQL, cenQ.args...).Scan(&begun); err != nil {
-		return fact.Value{}, nil, nil, false, fmt.Errorf("resolve %s: read census: %w", p.tool.Name.Value, err)
+	if live == 0 {
+		cenQ := &query{}
+		if err := s.tx.QueryRowContext(ctx, census(cenQ), cenQ.args...).Scan(&begun); err != nil {
+			return fact.Value{}, nil, nil, false, fmt.Errorf("resolve %s: read census: %w", p.tool.Name.Value, err)
+		}
 	}
 	if p.tool.Shape.Value != catalog.ShapeLatestValue {
 		v = p.entityValue(ids)
 	}
-	return v, keys, known, live == begun, nil
+	return v, keys, known, int64(live) == begun, nil
 }
 
 // row is one looked-up row: its time and the columns a judgement reads.
