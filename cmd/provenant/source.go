@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 
 	"github.com/provenant/provenant/catalog"
@@ -39,7 +40,7 @@ func loadCatalog(nameOrPath string) (*catalog.Catalog, error) {
 // or, for the embedded warehouse catalog alone, its demo database, built
 // on first use in the user's cache directory.
 func (f *engineFlags) openCatalogEngine(ctx context.Context, opts engine.Options) (*engine.Engine, error) {
-	cat, err := loadCatalog(f.catalog)
+	cat, err := f.loadedCatalog()
 	if err != nil {
 		return nil, err
 	}
@@ -94,6 +95,30 @@ func (f *engineFlags) openCatalogEngine(ctx context.Context, opts engine.Options
 	}
 	e.OnClose(db.Close)
 	return e, nil
+}
+
+// loadedCatalog loads --catalog once: serve reads it before it listens
+// (for the registry its routes describe and the principals' scopes) and
+// again when it opens the engine.
+func (f *engineFlags) loadedCatalog() (*catalog.Catalog, error) {
+	if f.cat == nil {
+		cat, err := loadCatalog(f.catalog)
+		if err != nil {
+			return nil, err
+		}
+		f.cat = cat
+	}
+	return f.cat, nil
+}
+
+// scopePattern returns the id pattern of a catalog's scope entity.
+func scopePattern(cat *catalog.Catalog) (*regexp.Regexp, error) {
+	for _, ds := range cat.Datasets {
+		if e := ds.Entity(cat.ScopeEntity.Value); e != nil {
+			return regexp.Compile(e.Pattern.Value)
+		}
+	}
+	return nil, fmt.Errorf("catalog %s: no dataset declares the scope entity", cat.Name.Value)
 }
 
 // catalogShown is --catalog as an error may show it: an embedded name, or
