@@ -2,9 +2,7 @@ package engine
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"math"
 	"sync"
 
 	"github.com/provenant/provenant/catalog"
@@ -38,9 +36,7 @@ func OpenCatalog(ctx context.Context, cat *catalog.Catalog, src shape.Source, op
 	if err != nil {
 		return nil, fmt.Errorf("open engine: %w", err)
 	}
-	// Every key of a result is listed: the paged form of large provenance
-	// is not wired to the answer yet.
-	eng, err := shape.New(ctx, cat, src, &shape.Options{MaxKeys: math.MaxInt32})
+	eng, err := shape.New(ctx, cat, src, &shape.Options{MaxKeys: o.ProvenanceLimit})
 	if err != nil {
 		return nil, fmt.Errorf("open engine: %w", err)
 	}
@@ -134,13 +130,16 @@ func (r *shapeRunner) Execute(ctx context.Context, c tool.Call) (fact.Result, er
 	if err != nil {
 		return fact.Result{}, err
 	}
-	if res.Rows != len(res.Keys) {
-		return fact.Result{}, errors.New("execute: provenance is longer than listed")
-	}
 	var prov fact.Provenance
-	if res.Rows == 0 {
+	switch {
+	case res.Rows == 0:
 		prov = fact.Absent(attestation(c, res.DataVersion))
-	} else if prov, err = fact.Events(res.Keys); err != nil {
+	case res.Rows > len(res.Keys):
+		prov, err = fact.EventsInPart(res.Keys, res.Rows, res.Digest)
+	default:
+		prov, err = fact.Events(res.Keys)
+	}
+	if err != nil {
 		return fact.Result{}, err
 	}
 	return fact.NewResult(c.Tool(), c.Args(), res.Value, prov)
@@ -149,7 +148,11 @@ func (r *shapeRunner) Execute(ctx context.Context, c tool.Call) (fact.Result, er
 // Resolve re-derives the call and judges r.
 func (r *shapeRunner) Resolve(ctx context.Context, c tool.Call, fr fact.Result) (fact.Verdict, error) {
 	keys := fr.Provenance.EventIDs()
-	res := shape.Result{Tool: fr.Tool, Value: fr.Value, Keys: keys, Rows: len(keys), Digest: shape.Digest(keys)}
+	digest := fr.Provenance.EventDigest()
+	if fr.Provenance.NumEvents() == 0 {
+		digest = fact.Digest(nil) // an absence asserts the empty set
+	}
+	res := shape.Result{Tool: fr.Tool, Value: fr.Value, Keys: keys, Rows: fr.Provenance.NumEvents(), Digest: digest}
 	var v shape.Verdict
 	err := r.with(ctx, func(s *shape.Snapshot) error {
 		var err error

@@ -121,6 +121,10 @@ type Options struct {
 	// ResultIDs hands out result ids; nil means a ledger.Allocator
 	// (unique across processes). See pipeline.Options.
 	ResultIDs ledger.IDSource
+	// ProvenanceLimit is how many event ids a catalog engine's answer
+	// lists (0: shape.DefaultMaxKeys, 1,000); beyond it the answer carries
+	// the first ones, the count and the digest of them all.
+	ProvenanceLimit int
 }
 
 // LoadDataset reads a store file, or the embedded demo store when path is

@@ -11,6 +11,8 @@
 package fact
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"iter"
@@ -204,14 +206,24 @@ type Absence struct {
 
 // Provenance is either a non-empty sorted set of event ids or an absence
 // attestation. The zero Provenance is neither and is never valid.
+//
+// A large set may be listed in part: the first ids in sorted order, with
+// the number of them all and their Digest, so that an answer behind a
+// million events stays small and can still be checked whole.
 type Provenance struct {
-	eventIDs []string
+	eventIDs []string // every id, or the first ones when total > len(eventIDs)
+	total    int      // the number of event ids
+	digest   string   // Digest of every id, when listed in part
 	absence  *Absence
 }
 
 // ErrNoEvents is returned by Events for an empty id list: a positive answer
 // needs at least one event behind it.
 var ErrNoEvents = errors.New("provenance needs at least one event")
+
+// ErrBadPage is returned by EventsInPart for a listing that is not the
+// sorted, distinct head of a longer set.
+var ErrBadPage = errors.New("provenance listing is not the head of its set")
 
 // Events builds event provenance from ids (deduplicated and sorted).
 func Events(ids []string) (Provenance, error) {
@@ -220,7 +232,31 @@ func Events(ids []string) (Provenance, error) {
 	if len(s) == 0 {
 		return Provenance{}, ErrNoEvents
 	}
-	return Provenance{eventIDs: s}, nil
+	return Provenance{eventIDs: s, total: len(s)}, nil
+}
+
+// EventsInPart builds the provenance of a large set listed in part: first
+// holds its first ids in sorted order (sorted and distinct, at least one),
+// total the number of them all (more than len(first)), digest their
+// Digest.
+func EventsInPart(first []string, total int, digest string) (Provenance, error) {
+	if len(first) == 0 || total <= len(first) || len(digest) != 64 ||
+		!slices.IsSorted(first) || len(slices.Compact(slices.Clone(first))) != len(first) {
+		return Provenance{}, ErrBadPage
+	}
+	return Provenance{eventIDs: slices.Clone(first), total: total, digest: digest}, nil
+}
+
+// Digest is the digest of an event id set: SHA-256 over the ids sorted
+// bytewise, each followed by a newline, in lowercase hex.
+func Digest(ids []string) string {
+	s := sortedCopy(ids)
+	h := sha256.New()
+	for _, id := range s {
+		h.Write([]byte(id))
+		h.Write([]byte{'\n'})
+	}
+	return hex.EncodeToString(h.Sum(nil))
 }
 
 // Absent builds absence provenance.
@@ -230,14 +266,30 @@ func Absent(a Absence) Provenance {
 	return Provenance{absence: &a}
 }
 
-// EventIDs returns a copy of the event ids; nil for an absence.
+// EventIDs returns a copy of the listed event ids (every one, unless the
+// set is listed in part); nil for an absence.
 func (p Provenance) EventIDs() []string { return slices.Clone(p.eventIDs) }
 
-// NumEvents returns the number of event ids; 0 for an absence.
-func (p Provenance) NumEvents() int { return len(p.eventIDs) }
+// NumEvents returns the number of event ids, listed or not; 0 for an
+// absence.
+func (p Provenance) NumEvents() int { return p.total }
 
-// AllEventIDs yields the event ids in order, without copying them (a
-// window's provenance lists every event in it); none for an absence.
+// Complete reports whether every event id is listed.
+func (p Provenance) Complete() bool { return p.total == len(p.eventIDs) }
+
+// EventDigest returns the Digest of every event id; "" for an absence.
+func (p Provenance) EventDigest() string {
+	switch {
+	case p.absence != nil:
+		return ""
+	case p.digest != "":
+		return p.digest
+	}
+	return Digest(p.eventIDs)
+}
+
+// AllEventIDs yields the listed event ids in order, without copying them
+// (a window's provenance lists every event in it); none for an absence.
 func (p Provenance) AllEventIDs() iter.Seq[string] { return slices.Values(p.eventIDs) }
 
 // Absence returns the attestation, if p is one.
@@ -262,7 +314,8 @@ func (p Provenance) WithEnumeratedCount(n int) Provenance {
 	return Provenance{absence: &a}
 }
 
-// MarshalJSON writes {"event_ids": [...]} or {"absence": {...}}.
+// MarshalJSON writes {"event_ids": [...]} or {"absence": {...}}; a set
+// listed in part adds "event_count" (them all) and "event_digest".
 func (p Provenance) MarshalJSON() ([]byte, error) { return json.Marshal(p.JSONShape()) }
 
 // JSONShape returns p as plain data that encoding/json writes exactly as
@@ -270,10 +323,17 @@ func (p Provenance) MarshalJSON() ([]byte, error) { return json.Marshal(p.JSONSh
 // provenance lists every event in it). It shares p's lists; treat it as
 // read-only.
 func (p Provenance) JSONShape() any {
-	if p.absence != nil {
+	switch {
+	case p.absence != nil:
 		return struct {
 			Absence *Absence `json:"absence"`
 		}{p.absence}
+	case !p.Complete():
+		return struct {
+			EventIDs    []string `json:"event_ids"`
+			EventCount  int      `json:"event_count"`
+			EventDigest string   `json:"event_digest"`
+		}{p.eventIDs, p.total, p.digest}
 	}
 	return struct {
 		EventIDs []string `json:"event_ids"`

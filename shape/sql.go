@@ -1,8 +1,6 @@
 package shape
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"math"
 	"slices"
@@ -11,6 +9,7 @@ import (
 	"time"
 
 	"github.com/provenant/provenant/catalog"
+	"github.com/provenant/provenant/fact"
 )
 
 // query accumulates SQL text and its positional arguments ($1, $2, ...),
@@ -179,19 +178,10 @@ func (p *plan) seriesArgs(c Call) ([]string, error) {
 	return out, nil
 }
 
-// Digest is the digest of a provenance key list: SHA-256 over the keys
-// sorted bytewise, each followed by a newline, in lowercase hex. The
-// order of keys does not matter; duplicates do.
-func Digest(keys []string) string {
-	sorted := slices.Clone(keys)
-	slices.Sort(sorted)
-	h := sha256.New()
-	for _, k := range sorted {
-		h.Write([]byte(k))
-		h.Write([]byte{'\n'})
-	}
-	return hex.EncodeToString(h.Sum(nil))
-}
+// Digest is the digest of a provenance key list (fact.Digest): SHA-256
+// over the keys sorted bytewise, each followed by a newline, in lowercase
+// hex. The order of keys does not matter; duplicates do.
+func Digest(keys []string) string { return fact.Digest(keys) }
 
 // distinctSorted returns the distinct values of vs, sorted.
 func distinctSorted(vs []string) []string {

@@ -1,0 +1,138 @@
+package engine_test
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"encoding/json"
+	"testing"
+
+	"github.com/provenant/provenant/answer"
+	"github.com/provenant/provenant/catalogs"
+	"github.com/provenant/provenant/engine"
+	"github.com/provenant/provenant/fact"
+	"github.com/provenant/provenant/ingest"
+	"github.com/provenant/provenant/ingest/ingesttest"
+	"github.com/provenant/provenant/shape"
+	"github.com/provenant/provenant/store/duckdb"
+	"github.com/provenant/provenant/tool"
+)
+
+// openWarehouse imports n warehouse demo events into an in-memory DuckDB
+// (with the derived structures) and opens a catalog engine over it.
+func openWarehouse(t *testing.T, n int, opts *engine.Options) (*engine.Engine, *sql.DB) {
+	t.Helper()
+	ctx := t.Context()
+	cat, err := catalogs.Load("warehouse")
+	if err != nil {
+		t.Fatal(err)
+	}
+	db, err := duckdb.OpenMemory(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	l, err := ingest.NewLayout(cat, "status_events")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sink := duckdb.NewSink(db, &ingest.SinkOptions{AfterInsert: func(ctx context.Context, tx *sql.Tx, l *ingest.Layout) error {
+		return shape.Derive(ctx, tx, l.Dataset, l.Table, &shape.DeriveOptions{Every: 257})
+	}})
+	if _, err := ingest.Import(ctx, sink, l, ingest.NewJSONL("demo.jsonl", l, bytes.NewReader(ingesttest.DemoJSONL(t, n)))); err != nil {
+		t.Fatal(err)
+	}
+	e, err := engine.OpenCatalog(ctx, cat, shape.Source{DB: db}, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e, db
+}
+
+// TestOpenCatalog_Ask: every warehouse tool answers a question in one of
+// its phrasings, verified, with a sentence from its template.
+func TestOpenCatalog_Ask(t *testing.T) {
+	e, _ := openWarehouse(t, 5000, nil)
+	tests := []struct {
+		question string
+		tool     string
+		outcome  answer.Outcome
+	}{
+		{"What is the status of dev-0007 as of 2026-01-06T12:00:00Z?", "get_device_status", answer.Answered},
+		{"What's the battery level of dev-0007 at 2026-01-06T12:00:00Z?", "get_battery_level", answer.Answered},
+		{"How hot was dev-0003 at 2026-01-06T12:00:00Z?", "get_temperature", answer.Answered},
+		{"How many devices have condition NEEDS_ATTENTION as of 2026-01-06T12:00:00Z?", "count_devices_with_condition", answer.Answered},
+		{"Which devices are in status RUNNING in zone-02 as of 2026-01-06T12:00:00Z?", "list_devices_in_status", answer.Answered},
+		{"How many RUNNING events were recorded in zone-02 in [2026-01-05T00:00:00Z, 2026-01-06T00:00:00Z)?", "count_status_events_in_window", answer.Answered},
+		{"What is the status of dev-0007 as of 2025-01-01T00:00:00Z?", "get_device_status", answer.Absence},
+		{"How many devices have condition BATTERY_FAULT as of 2025-01-01T00:00:00Z?", "count_devices_with_condition", answer.Absence},
+		{"What is the status of dev-7 as of 2026-01-06T12:00:00Z?", "get_device_status", answer.Rejected},
+		{"How many employees work in zone-02?", "", answer.Abstained},
+	}
+	for _, tt := range tests {
+		t.Run(tt.question, func(t *testing.T) {
+			a := e.Pipeline.Ask(t.Context(), tt.question)
+			if a.Outcome() != tt.outcome || a.Tool() != tt.tool {
+				t.Fatalf("Ask = %s %s (%s), want %s %s", a.Outcome(), a.Tool(), a.Reason(), tt.outcome, tt.tool)
+			}
+			if v, ok := a.Verdict(); ok && !v.OK() {
+				t.Errorf("verdict %+v", v)
+			}
+			if tt.outcome == answer.Answered && a.Text() == "" {
+				t.Error("no sentence")
+			}
+		})
+	}
+}
+
+// TestOpenCatalog_LargeProvenance: past the provenance limit an answer
+// lists the first ids with the count and digest of them all, and still
+// verifies.
+func TestOpenCatalog_LargeProvenance(t *testing.T) {
+	e, db := openWarehouse(t, 5000, &engine.Options{ProvenanceLimit: 3})
+	args := map[string]any{"zone_id": "zone-02", "status": "RUNNING", "start": "2026-01-05T00:00:00Z", "end": "2026-01-08T00:00:00Z"}
+	a := e.Pipeline.Call(t.Context(), tool.Proposal{Tool: "count_status_events_in_window", Params: args})
+	if a.Outcome() != answer.Answered {
+		t.Fatalf("outcome %s (%s)", a.Outcome(), a.Reason())
+	}
+	p, _ := a.Provenance()
+	var all []string
+	rows, err := db.QueryContext(t.Context(), `SELECT event_id FROM status_events WHERE zone_id = 'zone-02' AND status = 'RUNNING'
+		AND ts >= TIMESTAMP '2026-01-05 00:00:00' AND ts < TIMESTAMP '2026-01-08 00:00:00'`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var k string
+		if err := rows.Scan(&k); err != nil {
+			t.Fatal(err)
+		}
+		all = append(all, k)
+	}
+	rows.Close()
+	if len(all) <= 3 {
+		t.Fatalf("the window holds %d events; the test wants more than the limit", len(all))
+	}
+	if p.Complete() || p.NumEvents() != len(all) || len(p.EventIDs()) != 3 || p.EventDigest() != fact.Digest(all) {
+		t.Errorf("provenance: complete %v, %d events (want %d), %d listed, digest match %v",
+			p.Complete(), p.NumEvents(), len(all), len(p.EventIDs()), p.EventDigest() == fact.Digest(all))
+	}
+	b, err := json.Marshal(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got struct {
+		Provenance struct {
+			EventIDs    []string `json:"event_ids"`
+			EventCount  int      `json:"event_count"`
+			EventDigest string   `json:"event_digest"`
+		} `json:"provenance"`
+		Verification *fact.Verdict `json:"verification"`
+	}
+	if err := json.Unmarshal(b, &got); err != nil {
+		t.Fatal(err)
+	}
+	if got.Provenance.EventCount != len(all) || len(got.Provenance.EventIDs) != 3 || got.Provenance.EventDigest != fact.Digest(all) {
+		t.Errorf("answer JSON provenance = %+v", got.Provenance)
+	}
+}
