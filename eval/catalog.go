@@ -55,7 +55,10 @@ func (g *GoldSet) ValidateCatalog(cat *catalog.Catalog) error {
 	if g.Catalog != cat.Name.Value {
 		p := g.idx.at("catalog")
 		reason := "is required for a catalog engine's gold set (the catalog's name)"
-		if g.Catalog != "" {
+		switch {
+		case g.Catalog != "" && !catalogPattern.MatchString(g.Catalog):
+			reason = catalogReason
+		case g.Catalog != "":
 			reason = "names another catalog than the engine's"
 		}
 		return &Error{Op: "validate", Field: "catalog", Line: p.line, Column: p.column, Reason: reason}

@@ -314,6 +314,8 @@ var (
 	versionPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._/-]{0,63}$`)
 )
 
+const catalogReason = "must be a catalog name: a lower-case letter, then up to 63 lower-case letters, digits, _ or -"
+
 // Limits on a gold file's content.
 const (
 	MaxItems         = 10_000
@@ -336,7 +338,7 @@ func (g *GoldSet) Validate(reg *tool.Registry) error {
 	case !versionPattern.MatchString(g.SuiteVersion):
 		return docErr("suite_version", "must be 1 to 64 letters, digits or ._/- characters")
 	case g.Catalog != "" && !catalogPattern.MatchString(g.Catalog):
-		return docErr("catalog", "must be a catalog name: a lower-case letter, then up to 63 lower-case letters, digits, _ or -")
+		return docErr("catalog", catalogReason)
 	case g.DatasetVersion == "":
 		return docErr("dataset_version", "is required")
 	case !versionPattern.MatchString(g.DatasetVersion):
