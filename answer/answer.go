@@ -103,6 +103,7 @@ type Answer struct {
 	args       map[string]string
 	value      *fact.Value
 	provenance *fact.Provenance
+	dataVer    string
 	text       *string
 	verdict    *fact.Verdict
 	reason     Reason
@@ -155,6 +156,7 @@ func Staple(r fact.Result, v fact.Verdict, text *string, resultID string) (Answe
 		args:       maps.Clone(r.Args),
 		value:      &value,
 		provenance: &prov,
+		dataVer:    r.DataVersion,
 		verdict:    &v,
 		resultIDs:  []string{resultID},
 	}
@@ -282,6 +284,7 @@ type wire struct {
 	Params     map[string]string `json:"params"`
 	Value      any               `json:"value"`      // fact.Value.JSONShape, or nil
 	Provenance any               `json:"provenance"` // fact.Provenance.JSONShape, or nil
+	DataVer    string            `json:"data_version,omitempty"`
 	Text       *string           `json:"text"`
 	Verdict    *fact.Verdict     `json:"verdict"`
 	Reason     *string           `json:"reason"`
@@ -291,9 +294,13 @@ type wire struct {
 	Confidence *Confidence       `json:"confidence"`
 }
 
+// DataVersion names the snapshot the answer was read from, for an engine
+// over a database; "" otherwise.
+func (a Answer) DataVersion() string { return a.dataVer }
+
 // MarshalJSON writes the documented answer object with every key present.
 func (a Answer) MarshalJSON() ([]byte, error) {
-	w := wire{Outcome: a.outcome, Params: a.args, Text: a.text, Verdict: a.verdict,
+	w := wire{Outcome: a.outcome, Params: a.args, Text: a.text, Verdict: a.verdict, DataVer: a.dataVer,
 		ResultIDs: a.resultIDs, Grounding: a.grounding, Confidence: a.confidence}
 	// Plain data, not the Marshalers: encoding/json scans a Marshaler's
 	// output once more, a pass over every event id of a window.

@@ -40,7 +40,11 @@ func OpenCatalog(ctx context.Context, cat *catalog.Catalog, src shape.Source, op
 	if err != nil {
 		return nil, fmt.Errorf("open engine: %w", err)
 	}
-	sr := &shapeRunner{eng: eng}
+	limit := o.ProvenanceLimit
+	if limit <= 0 {
+		limit = shape.DefaultMaxKeys
+	}
+	sr := &shapeRunner{eng: eng, limit: limit, kept: &keeper{}}
 	// The wall knows the ids' patterns; an id that matches but names
 	// nothing is a grounded zero (no observation, nothing counted).
 	p := pipeline.New(o.Provider, tool.NewWall(reg, nil), sr, sr, &pipeline.Options{
@@ -51,13 +55,16 @@ func OpenCatalog(ctx context.Context, cat *catalog.Catalog, src shape.Source, op
 		Abstention:       o.Abstention,
 		RefuseUngrounded: o.RefuseUngrounded,
 		ResultIDs:        o.ResultIDs,
+		Keeper:           sr.kept,
 	})
-	return &Engine{Pipeline: p, Registry: reg, Catalog: cat}, nil
+	return &Engine{Pipeline: p, Registry: reg, Catalog: cat, runner: sr}, nil
 }
 
 // shapeRunner is the executor, resolver and pinner of a catalog engine.
 type shapeRunner struct {
-	eng *shape.Engine
+	eng   *shape.Engine
+	limit int     // event ids an answer lists
+	kept  *keeper // results listed in part, for Rows
 }
 
 var (
@@ -142,7 +149,9 @@ func (r *shapeRunner) Execute(ctx context.Context, c tool.Call) (fact.Result, er
 	if err != nil {
 		return fact.Result{}, err
 	}
-	return fact.NewResult(c.Tool(), c.Args(), res.Value, prov)
+	fr, err := fact.NewResult(c.Tool(), c.Args(), res.Value, prov)
+	fr.DataVersion = res.DataVersion
+	return fr, err
 }
 
 // Resolve re-derives the call and judges r.

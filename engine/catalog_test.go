@@ -5,6 +5,8 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"errors"
+	"slices"
 	"testing"
 
 	"github.com/provenant/provenant/answer"
@@ -134,5 +136,51 @@ func TestOpenCatalog_LargeProvenance(t *testing.T) {
 	}
 	if got.Provenance.EventCount != len(all) || len(got.Provenance.EventIDs) != 3 || got.Provenance.EventDigest != fact.Digest(all) {
 		t.Errorf("answer JSON provenance = %+v", got.Provenance)
+	}
+
+	// Paging through every id behind the answer.
+	id := a.ResultIDs()[0]
+	var paged []string
+	for page := 1; ; page++ {
+		rp, err := e.RowsPage(t.Context(), id, page, tool.AllStores())
+		if err != nil {
+			t.Fatalf("Rows page %d: %v", page, err)
+		}
+		paged = append(paged, rp.EventIDs...)
+		if rp.EventCount != len(all) || rp.EventDigest != fact.Digest(all) {
+			t.Fatalf("page %d: count %d digest %s", page, rp.EventCount, rp.EventDigest)
+		}
+		if page == rp.Pages {
+			break
+		}
+	}
+	slices.Sort(all)
+	if !slices.Equal(paged, all) {
+		t.Errorf("paged ids = %v, want %v", paged, all)
+	}
+	for _, tt := range []struct {
+		name  string
+		id    string
+		page  int
+		scope tool.Scope
+		want  error
+	}{
+		{"page 0", id, 0, tool.AllStores(), engine.ErrNoSuchPage},
+		{"past the last page", id, 1000, tool.AllStores(), engine.ErrNoSuchPage},
+		{"unknown result", "res-000000000000001-00000000000000000001", 1, tool.AllStores(), engine.ErrUnknownResult},
+		{"another scope", id, 1, tool.StoresOnly("zone-02"), engine.ErrUnknownResult},
+	} {
+		if _, err := e.RowsPage(t.Context(), tt.id, tt.page, tt.scope); !errors.Is(err, tt.want) {
+			t.Errorf("%s: Rows = %v, want %v", tt.name, err, tt.want)
+		}
+	}
+	// A new row changes the data version: the old result's pages are gone.
+	if _, err := db.ExecContext(t.Context(), `INSERT INTO status_events (event_id, ts, device_id, device_type, zone_id, status,
+		battery_pct, temperature_c, fault_code, _ingest_seq) SELECT 'zz-new', ts, device_id, device_type, zone_id, status,
+		battery_pct, temperature_c, fault_code, _ingest_seq + 1000000 FROM status_events LIMIT 1`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.RowsPage(t.Context(), id, 1, tool.AllStores()); !errors.Is(err, engine.ErrDataChanged) {
+		t.Errorf("Rows after an import = %v, want ErrDataChanged", err)
 	}
 }

@@ -43,6 +43,7 @@ type Engine struct {
 	// retail store-file engine, whose Store and Info are set instead.
 	Catalog *catalog.Catalog
 
+	runner  *shapeRunner // a catalog engine's executor and resolver
 	closers []func() error
 }
 

@@ -347,6 +347,10 @@ type Result struct {
 	Args       map[string]string
 	Value      Value
 	Provenance Provenance
+	// DataVersion names the snapshot a database-backed result was read
+	// from (a catalog engine's watermark, such as "seq:20000"); "" for
+	// the in-memory store file.
+	DataVersion string
 }
 
 // ErrMismatchedProvenance is returned by NewResult when a positive value

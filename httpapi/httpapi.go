@@ -51,6 +51,8 @@
 //	408 body_timeout            the body did not arrive within the body-read budget
 //	429 too_many_requests       too many bodies arriving at once (from this client, or all)
 //	404 not_found, 404 unknown_tool, 405 method_not_allowed (with Allow)
+//	400 bad_page, 404 unknown_result, 404 no_such_page, 410 data_changed
+//	                            GET /v1/results/{id}/rows (rows.go)
 //	503 loading                 /v1/ask before the engine is loaded
 //	503 busy                    too many requests in flight (with Retry-After)
 //	500 internal                a recovered panic
@@ -73,6 +75,7 @@ import (
 
 	"github.com/provenant/provenant/answer"
 	"github.com/provenant/provenant/internal/strictjson"
+	"github.com/provenant/provenant/pipeline"
 	"github.com/provenant/provenant/tool"
 )
 
@@ -97,6 +100,9 @@ type Backend struct {
 	// MCP, when set, serves the Model Context Protocol's streamable HTTP
 	// transport at /mcp.
 	MCP http.Handler
+	// Rows, when set, pages provenance listed in part
+	// (GET /v1/results/{id}/rows).
+	Rows pipeline.RowPager
 }
 
 // Options configures New.
@@ -171,6 +177,7 @@ func New(opts *Options) *Server {
 	s.mux.HandleFunc("POST /v1/tools/{name}", s.handleCall)
 	s.mux.HandleFunc("GET /openapi.json", s.handleOpenAPI)
 	s.mux.HandleFunc("POST /v1/ground", s.handleGround)
+	s.mux.HandleFunc("GET /v1/results/{id}/rows", s.handleRows)
 	s.mux.HandleFunc("/mcp", s.handleMCP)
 	if o.Metrics != nil {
 		s.mux.Handle("GET /metrics", o.Metrics)

@@ -125,6 +125,7 @@ var fixedMessages = map[int64]string{
 // names nothing a client chose.
 var safeMessages = map[string]bool{
 	errNotFound.Message:  true,
+	errGone.Message:      true,
 	"unknown prompt":     true,
 	"Resource not found": true, // the SDK's own, without its data
 }

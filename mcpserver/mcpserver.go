@@ -79,6 +79,9 @@ type Options struct {
 	// --ask-timeout bounds REST's; past it the answer is an error with
 	// reason timeout. 0: no bound but the caller's.
 	AskTimeout time.Duration
+	// Rows, when set, serves RowsURITemplate: the pages of provenance an
+	// answer listed in part (a catalog engine).
+	Rows pipeline.RowPager
 }
 
 // New returns an MCP server over p and events. events is nil for a catalog
@@ -127,6 +130,15 @@ func New(p Pipeline, events Events, opts *Options) *Server {
 		Name: "tools", URI: ToolsURI, MIMEType: "application/json",
 		Description: "The closed tool menu: names, descriptions and input schemas.",
 	}, h.readTools)
+	if o.Rows != nil {
+		h.rows = o.Rows
+		s.AddResourceTemplate(&mcp.ResourceTemplate{
+			Name:        "rows",
+			URITemplate: RowsURITemplate,
+			Description: "Every event id behind a result whose answer listed its provenance in part (event_count past the listed ids), one page at a time, with the count and digest of them all.",
+			MIMEType:    "application/json",
+		}, h.readRows)
+	}
 	if events == nil {
 		// A catalog engine: its rows are read through the tools; the
 		// event resources and the prompts are the retail demo's.
@@ -157,6 +169,7 @@ func annotations() *mcp.ToolAnnotations {
 type handlers struct {
 	p          Pipeline
 	events     Events
+	rows       pipeline.RowPager
 	askTimeout time.Duration
 	tools      map[string]bool // offered tool names
 	offered    []tool.Entry    // the registry's offered tools
@@ -218,12 +231,19 @@ func summary(a answer.Answer) string {
 	if ids := a.ResultIDs(); len(ids) > 0 {
 		fmt.Fprintf(&b, " [result %s", strings.Join(ids, ", "))
 		if p, ok := a.Provenance(); ok {
-			if n := p.NumEvents(); n > 0 {
+			switch n := p.NumEvents(); {
+			case n > 0 && a.DataVersion() != "" && !p.Complete():
+				// A catalog engine's answer behind more events than it lists.
+				fmt.Fprintf(&b, "; %d event(s), the first %d listed; page through them all at %s%s/rows?page=1",
+					n, len(p.EventIDs()), rowsURIPrefix, ids[0])
+			case n > 0 && a.DataVersion() != "":
+				fmt.Fprintf(&b, "; %d event(s), listed in the provenance", n)
+			case n > 0:
 				for first := range p.AllEventIDs() { // no copy of a window's list
 					fmt.Fprintf(&b, "; %d event(s), read %s%s", n, eventURIPrefix, first)
 					break
 				}
-			} else {
+			default:
 				b.WriteString("; absence attested")
 			}
 		}

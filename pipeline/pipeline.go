@@ -44,6 +44,13 @@ type Pinner interface {
 	Pin(ctx context.Context) (context.Context, func())
 }
 
+// Keeper remembers the call behind a result whose provenance is listed in
+// part (fact.Provenance.Complete is false), under its result id, so that a
+// surface can page through every event id behind it.
+type Keeper interface {
+	Keep(resultID string, c tool.Call, r fact.Result)
+}
+
 // Observer receives one Record per request (package metrics).
 type Observer interface {
 	Observe(Record)
@@ -110,6 +117,8 @@ type Options struct {
 	// ledger.Allocator (time-ordered, unique across processes). Tests
 	// and golden files pass a *ledger.Sequence.
 	ResultIDs ledger.IDSource
+	// Keeper, when set, remembers the calls behind results listed in part.
+	Keeper Keeper
 }
 
 // Pipeline answers questions. Safe for concurrent use.
@@ -337,6 +346,9 @@ func (p *Pipeline) finish(ctx context.Context, question string, call tool.Call, 
 
 	led := ledger.New(p.opts.ResultIDs)
 	entry := led.Record(result, call.Def())
+	if k := p.opts.Keeper; k != nil && !result.Provenance.Complete() {
+		k.Keep(entry.ID, call, result)
+	}
 
 	rec.Stage = answer.StageCompose
 	var text *string

@@ -34,3 +34,7 @@ func (p *Pipeline) scope(ctx context.Context) tool.Scope {
 // stores the principal's tool.Scope in the MCP SDK's TokenInfo.Extra: the
 // one value the SDK carries from the HTTP request to a tool handler.
 const TokenInfoScopeKey = "provenant.scope"
+
+// Scope returns the scope a request under ctx reads with: the one ctx
+// carries, or the pipeline's default.
+func (p *Pipeline) Scope(ctx context.Context) tool.Scope { return p.scope(ctx) }

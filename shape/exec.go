@@ -43,7 +43,7 @@ func (s *Snapshot) result(ctx context.Context, p *plan, v fact.Value, keys []str
 	}
 	keys = distinctSorted(keys)
 	r := Result{Tool: p.tool.Name.Value, Value: v, Rows: len(keys), Digest: Digest(keys), DataVersion: version}
-	if len(keys) > s.e.maxKeys {
+	if !s.listAll && len(keys) > s.e.maxKeys {
 		keys = keys[:s.e.maxKeys:s.e.maxKeys]
 	}
 	r.Keys = keys

@@ -237,6 +237,7 @@ type Snapshot struct {
 	e        *Engine
 	tx       *sql.Tx
 	versions map[string]string
+	listAll  bool // ExecuteAll: list every key
 }
 
 // Begin opens a snapshot. The caller must Close it.

@@ -1,0 +1,135 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"slices"
+	"sync"
+
+	"github.com/provenant/provenant/fact"
+	"github.com/provenant/provenant/pipeline"
+	"github.com/provenant/provenant/shape"
+	"github.com/provenant/provenant/tool"
+)
+
+// The paging errors (package pipeline's).
+var (
+	ErrUnknownResult = pipeline.ErrUnknownResult
+	ErrDataChanged   = pipeline.ErrDataChanged
+	ErrNoSuchPage    = pipeline.ErrNoSuchPage
+	ErrNoPaging      = pipeline.ErrNoPaging
+)
+
+var _ pipeline.RowPager = (*Engine)(nil)
+
+// RowPager returns e as a pipeline.RowPager when it pages provenance (a
+// catalog engine), else nil: what a surface serves the rows resource from.
+func (e *Engine) RowPager() pipeline.RowPager {
+	if e.runner == nil {
+		return nil
+	}
+	return e
+}
+
+// keptResults is how many results listed in part an engine remembers:
+// the oldest is forgotten first.
+const keptResults = 1024
+
+// RowsPage is one page of the event ids behind a result: ids sorted
+// bytewise, page numbered from 1, Pages in all.
+type RowsPage struct {
+	ResultID    string   `json:"result_id"`
+	Page        int      `json:"page"`
+	Pages       int      `json:"pages"`
+	EventCount  int      `json:"event_count"`
+	EventDigest string   `json:"event_digest"`
+	DataVersion string   `json:"data_version"`
+	EventIDs    []string `json:"event_ids"`
+}
+
+// kept is a remembered result.
+type kept struct {
+	call    tool.Call
+	version string
+	total   int
+	digest  string
+}
+
+// keeper remembers results listed in part (pipeline.Keeper).
+type keeper struct {
+	mu    sync.Mutex
+	m     map[string]kept
+	order []string
+}
+
+func (k *keeper) Keep(id string, c tool.Call, r fact.Result) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.m == nil {
+		k.m = map[string]kept{}
+	}
+	if _, ok := k.m[id]; !ok {
+		k.order = append(k.order, id)
+	}
+	k.m[id] = kept{call: c, version: r.DataVersion, total: r.Provenance.NumEvents(), digest: r.Provenance.EventDigest()}
+	for len(k.order) > keptResults {
+		delete(k.m, k.order[0])
+		k.order = k.order[1:]
+	}
+}
+
+func (k *keeper) get(id string) (kept, bool) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	r, ok := k.m[id]
+	return r, ok
+}
+
+// Rows returns page (from 1) of the event ids behind a result as JSON
+// (a RowsPage), for the caller whose scope ctx carries (pipeline.Scope).
+func (e *Engine) Rows(ctx context.Context, resultID string, page int) (json.RawMessage, error) {
+	rp, err := e.RowsPage(ctx, resultID, page, e.Pipeline.Scope(ctx))
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(rp)
+}
+
+// RowsPage returns page (from 1) of the event ids behind a result whose
+// provenance the answer listed in part, for a caller with scope: the call
+// is run again on a new snapshot, which must be the same data version and
+// give the same count and digest. Pages hold the engine's provenance limit
+// of ids each.
+func (e *Engine) RowsPage(ctx context.Context, resultID string, page int, scope tool.Scope) (RowsPage, error) {
+	if e.runner == nil {
+		return RowsPage{}, ErrNoPaging
+	}
+	k, ok := e.runner.kept.get(resultID)
+	if !ok || !sameScope(k.call.Scope(), scope) {
+		return RowsPage{}, ErrUnknownResult
+	}
+	limit := e.runner.limit
+	pages := (k.total + limit - 1) / limit
+	if page < 1 || page > pages {
+		return RowsPage{}, ErrNoSuchPage
+	}
+	var res shape.Result
+	err := e.runner.with(ctx, func(s *shape.Snapshot) error {
+		var err error
+		res, err = s.ExecuteAll(ctx, shapeCall(k.call))
+		return err
+	})
+	if err != nil {
+		return RowsPage{}, err
+	}
+	if res.DataVersion != k.version || res.Rows != k.total || res.Digest != k.digest {
+		return RowsPage{}, ErrDataChanged
+	}
+	lo, hi := (page-1)*limit, min(page*limit, len(res.Keys))
+	return RowsPage{ResultID: resultID, Page: page, Pages: pages, EventCount: k.total, EventDigest: k.digest,
+		DataVersion: k.version, EventIDs: slices.Clone(res.Keys[lo:hi])}, nil
+}
+
+func sameScope(a, b tool.Scope) bool {
+	return a.All() == b.All() && slices.Equal(a.Stores(), b.Stores())
+}

@@ -1,0 +1,64 @@
+package httpapi
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"net/http"
+	"strconv"
+
+	"github.com/provenant/provenant/pipeline"
+)
+
+// The errors of GET /v1/results/{id}/rows. None repeats the id or the
+// page a client sent.
+const (
+	CodeUnknownResult = "unknown_result" // 404: no result by that id with provenance listed in part, for this caller
+	CodeNoSuchPage    = "no_such_page"   // 404: the page is past the last
+	CodeBadPage       = "bad_page"       // 400: page is not a whole number from 1
+	CodeDataChanged   = "data_changed"   // 410: the data changed since the result; ask again
+	CodeTimeout       = "timeout"        // 504: the request's deadline passed
+)
+
+// handleRows serves GET /v1/results/{id}/rows?page=N: one page of the
+// event ids behind a result whose answer listed its provenance in part,
+// for the caller's scope (another scope's result is unknown).
+func (s *Server) handleRows(w http.ResponseWriter, r *http.Request) {
+	page := 1
+	if raw := r.URL.Query().Get("page"); raw != "" || r.URL.Query().Has("page") {
+		n, err := strconv.Atoi(raw)
+		if err != nil || n < 1 || len(raw) > 10 || raw[0] == '+' {
+			writeError(w, http.StatusBadRequest, CodeBadPage, "page must be a whole number from 1")
+			return
+		}
+		page = n
+	}
+	b := s.backend.Load()
+	if b == nil {
+		w.Header().Set("Retry-After", "1")
+		writeError(w, http.StatusServiceUnavailable, CodeLoading, "the dataset is still loading")
+		return
+	}
+	if b.Rows == nil {
+		writeError(w, http.StatusNotFound, CodeUnknownResult, "no result by that id lists its provenance in part")
+		return
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), s.opts.AskTimeout)
+	defer cancel()
+	body, err := b.Rows.Rows(ctx, r.PathValue("id"), page)
+	switch {
+	case err == nil:
+		writeJSON(w, http.StatusOK, body)
+	case errors.Is(err, pipeline.ErrUnknownResult), errors.Is(err, pipeline.ErrNoPaging):
+		writeError(w, http.StatusNotFound, CodeUnknownResult, "no result by that id lists its provenance in part")
+	case errors.Is(err, pipeline.ErrNoSuchPage):
+		writeError(w, http.StatusNotFound, CodeNoSuchPage, "the result has fewer pages")
+	case errors.Is(err, pipeline.ErrDataChanged):
+		writeError(w, http.StatusGone, CodeDataChanged, "the data changed since the result was computed; ask again")
+	case ctx.Err() != nil:
+		writeError(w, http.StatusGatewayTimeout, CodeTimeout, "the request's deadline passed")
+	default:
+		s.opts.Logger.LogAttrs(r.Context(), slog.LevelError, "page rows", slog.String("error", err.Error()))
+		writeError(w, http.StatusInternalServerError, CodeInternal, "internal error")
+	}
+}
