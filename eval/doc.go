@@ -120,7 +120,9 @@
 // Provenance, for every answer that carries provenance:
 //   - the expected call (tool and params equal): verified when the
 //     resolver's verdict passed every clause and the event ids equal the
-//     gold's (or both are an absence); incomplete otherwise;
+//     gold's (or both are an absence; for provenance listed in part, the
+//     listed ids are the gold's first ones and the count and digest are
+//     those of the gold's ids); incomplete otherwise;
 //   - any other call: contained when every event id is a real event (asked
 //     through Lookup) or the absence attestation was re-enumerated empty
 //     for the gold's dataset; dangling otherwise (dangling also overrides

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/provenant/provenant/answer"
+	"github.com/provenant/provenant/fact"
 	"github.com/provenant/provenant/internal/strictjson"
 	"github.com/provenant/provenant/retail"
 )
@@ -296,6 +297,12 @@ func score(ctx context.Context, it Item, a answer.Answer, keys func(context.Cont
 	default:
 		v, ok := a.Verdict()
 		sameEvents := slices.Equal(ids, x.EventIDs) || len(ids) == 0 && len(x.EventIDs) == 0
+		if !prov.Complete() {
+			// Listed in part: the listed ids are the gold's first ones,
+			// and the count and digest stand for them all.
+			sameEvents = len(ids) <= len(x.EventIDs) && slices.Equal(ids, x.EventIDs[:len(ids)]) &&
+				prov.NumEvents() == len(x.EventIDs) && prov.EventDigest() == fact.Digest(x.EventIDs)
+		}
 		switch {
 		case !ok || !v.OK():
 			row.Provenance = ProvIncomplete

@@ -702,6 +702,26 @@ func forgeVersion(t testing.TB, toolName string, args map[string]string, v fact.
 	return a
 }
 
+// forgePart is a's answer with its provenance listed in part.
+func forgePart(t testing.TB, a answer.Answer, first []string, total int, digest string) answer.Answer {
+	t.Helper()
+	p, err := fact.EventsInPart(first, total, digest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, _ := a.Value()
+	r, err := fact.NewResult(a.Tool(), a.Args(), v, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := "forged"
+	out, err := answer.Staple(r, fact.Verdict{ProvenanceValid: true, ValueMatches: true, Complete: true, Enumerated: total}, &text, "res-000001")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
 // TestRunTarget_Warehouse runs the embedded warehouse gold set through
 // RunTarget over the oracle: every gate is met, and each injected defect
 // fails the right item and the right gates, and only those.
@@ -769,6 +789,23 @@ func TestRunTarget_Warehouse(t *testing.T) {
 				return forgeVersion(t, a.Tool(), a.Args(), wrong, p.EventIDs(), version)
 			},
 			wantRow: eval.ProvVerified, failing: []string{"in_coverage_correctness"},
+		},
+		{
+			name: "a window listed in part", item: "window-whole-week",
+			replace: func(a answer.Answer) answer.Answer {
+				p, _ := a.Provenance()
+				return forgePart(t, a, p.EventIDs()[:3], p.NumEvents(), fact.Digest(p.EventIDs()))
+			},
+			wantRow: eval.ProvVerified, failing: nil,
+		},
+		{
+			name: "a window listed in part with another digest", item: "window-whole-week",
+			replace: func(a answer.Answer) answer.Answer {
+				p, _ := a.Provenance()
+				ids := p.EventIDs()
+				return forgePart(t, a, ids[:3], p.NumEvents(), fact.Digest(append(ids[1:], "wh-evt-99999999")))
+			},
+			wantRow: eval.ProvIncomplete, failing: []string{"provenance_completeness"},
 		},
 		{
 			name: "a device dropped from a list", item: "list-tie",
