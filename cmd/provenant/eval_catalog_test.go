@@ -21,16 +21,17 @@ var warehouseCacheDir = sync.OnceValues(func() (string, error) {
 	return os.MkdirTemp("", "provenant-cache-")
 })
 
-// useWarehouseCache points the user cache directory, where `--catalog
-// warehouse` builds its demo database, at the binary's shared one, so no
-// test writes to the real cache.
+// useWarehouseCache points the user cache directory (os.UserCacheDir),
+// where `--catalog warehouse` builds its demo database, at the binary's
+// shared one, so no test writes to the real cache.
 func useWarehouseCache(t *testing.T) {
 	t.Helper()
 	dir, err := warehouseCacheDir()
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Setenv("XDG_CACHE_HOME", dir)
+	t.Setenv("XDG_CACHE_HOME", dir) // Linux and the BSDs
+	t.Setenv("HOME", dir)           // macOS: $HOME/Library/Caches
 }
 
 // TestEval_WarehouseMeetsEveryGate runs `provenant eval --catalog
