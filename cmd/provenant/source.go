@@ -58,7 +58,27 @@ func (f *engineFlags) openCatalogOn(ctx context.Context, cat *catalog.Catalog, o
 		version string
 		err     error
 	)
+	files, tables := 0, 0
+	for _, ds := range cat.Datasets {
+		if ds.Files.Value != "" {
+			files++
+		} else {
+			tables++
+		}
+	}
 	switch {
+	case files > 0 && (tables > 0 || f.db != "" || f.postgres != ""):
+		return nil, usagef("--catalog %s: a catalog whose datasets read files in place takes neither --db nor --postgres, nor tables beside the files", f.catalogShown())
+	case files > 0:
+		dir := "."
+		if !slices.Contains(catalogs.Names, f.catalog) {
+			dir = filepath.Dir(f.catalog)
+		}
+		fs, err := duckdb.OpenFiles(ctx, cat, dir)
+		if err != nil {
+			return nil, err
+		}
+		db, src.Relations, src.Versions = fs.DB, fs.Relations, fs.Versions
 	case f.db != "" && f.postgres != "":
 		return nil, src, "", usagef("want at most one of --db FILE.duckdb and --postgres DSN")
 	case f.db != "":
