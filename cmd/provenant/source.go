@@ -68,7 +68,7 @@ func (f *engineFlags) openCatalogOn(ctx context.Context, cat *catalog.Catalog, o
 	}
 	switch {
 	case files > 0 && (tables > 0 || f.db != "" || f.postgres != ""):
-		return nil, usagef("--catalog %s: a catalog whose datasets read files in place takes neither --db nor --postgres, nor tables beside the files", f.catalogShown())
+		return nil, src, "", usagef("--catalog %s: a catalog whose datasets read files in place takes neither --db nor --postgres, nor tables beside the files", f.catalogShown())
 	case files > 0:
 		dir := "."
 		if !slices.Contains(catalogs.Names, f.catalog) {
@@ -76,7 +76,7 @@ func (f *engineFlags) openCatalogOn(ctx context.Context, cat *catalog.Catalog, o
 		}
 		fs, err := duckdb.OpenFiles(ctx, cat, dir)
 		if err != nil {
-			return nil, err
+			return nil, src, "", err
 		}
 		db, src.Relations, src.Versions = fs.DB, fs.Relations, fs.Versions
 	case f.db != "" && f.postgres != "":
