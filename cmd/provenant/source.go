@@ -44,9 +44,20 @@ func (f *engineFlags) openCatalogEngine(ctx context.Context, opts engine.Options
 	if err != nil {
 		return nil, err
 	}
+	e, _, _, err := f.openCatalogOn(ctx, cat, opts)
+	return e, err
+}
+
+// openCatalogOn is openCatalogEngine for a loaded catalog. It also returns
+// the source the engine reads (for eval's provenance checks) and, for the
+// warehouse demo database, the demo's dataset version ("" otherwise: a
+// database the flags name has no version this command can know).
+func (f *engineFlags) openCatalogOn(ctx context.Context, cat *catalog.Catalog, opts engine.Options) (*engine.Engine, shape.Source, string, error) {
 	var (
-		db  *sql.DB
-		src shape.Source
+		db      *sql.DB
+		src     shape.Source
+		version string
+		err     error
 	)
 	files, tables := 0, 0
 	for _, ds := range cat.Datasets {
@@ -58,7 +69,7 @@ func (f *engineFlags) openCatalogEngine(ctx context.Context, opts engine.Options
 	}
 	switch {
 	case files > 0 && (tables > 0 || f.db != "" || f.postgres != ""):
-		return nil, usagef("--catalog %s: a catalog whose datasets read files in place takes neither --db nor --postgres, nor tables beside the files", f.catalogShown())
+		return nil, src, "", usagef("--catalog %s: a catalog whose datasets read files in place takes neither --db nor --postgres, nor tables beside the files", f.catalogShown())
 	case files > 0:
 		dir := "."
 		if !slices.Contains(catalogs.Names, f.catalog) {
@@ -66,11 +77,11 @@ func (f *engineFlags) openCatalogEngine(ctx context.Context, opts engine.Options
 		}
 		fs, err := duckdb.OpenFiles(ctx, cat, dir)
 		if err != nil {
-			return nil, err
+			return nil, src, "", err
 		}
 		db, src.Relations, src.Versions = fs.DB, fs.Relations, fs.Versions
 	case f.db != "" && f.postgres != "":
-		return nil, usagef("want at most one of --db FILE.duckdb and --postgres DSN")
+		return nil, src, "", usagef("want at most one of --db FILE.duckdb and --postgres DSN")
 	case f.db != "":
 		db, err = duckdb.OpenFileReadOnly(ctx, f.db)
 	case f.postgres != "":
@@ -80,21 +91,22 @@ func (f *engineFlags) openCatalogEngine(ctx context.Context, opts engine.Options
 		var path string
 		if path, err = warehouseDemoDB(ctx, cat, opts.Logger.Info); err == nil {
 			db, err = duckdb.OpenFileReadOnly(ctx, path)
+			version = demo.DemoVersion
 		}
 	default:
-		return nil, usagef("--catalog %s: want --db FILE.duckdb or --postgres DSN (only the embedded warehouse catalog has a demo database)", f.catalogShown())
+		return nil, src, "", usagef("--catalog %s: want --db FILE.duckdb or --postgres DSN (only the embedded warehouse catalog has a demo database)", f.catalogShown())
 	}
 	if err != nil {
-		return nil, err
+		return nil, src, "", err
 	}
 	src.DB = db
 	e, err := engine.OpenCatalog(ctx, cat, src, &opts)
 	if err != nil {
 		db.Close()
-		return nil, err
+		return nil, src, "", err
 	}
 	e.OnClose(db.Close)
-	return e, nil
+	return e, src, version, nil
 }
 
 // loadedCatalog loads --catalog once: serve reads it before it listens
