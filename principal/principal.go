@@ -279,6 +279,13 @@ var scopeID = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.:-]{0,63}$`)
 // parseScope reads "all" or a list of values of a catalog's scope entity
 // (the zones of the warehouse catalog, say).
 func parseScope(v any) (tool.Scope, error) {
+	return parseIDs(v, scopeID.MatchString,
+		"is not an id (a letter or digit, then up to 63 of letters, digits, _ . : -)",
+		`want "all" or a list of ids of the catalog's scope entity`)
+}
+
+// parseIDs reads "all" or a list of ids each valid accepts.
+func parseIDs(v any, valid func(string) bool, badItem, badValue string) (tool.Scope, error) {
 	switch v := v.(type) {
 	case string:
 		if v == "all" {
@@ -288,14 +295,14 @@ func parseScope(v any) (tool.Scope, error) {
 		ids := make([]string, 0, len(v))
 		for i, x := range v {
 			id, ok := x.(string)
-			if !ok || !scopeID.MatchString(id) {
-				return tool.Scope{}, fmt.Errorf("item %d is not an id (a letter or digit, then up to 63 of letters, digits, _ . : -)", i)
+			if !ok || !valid(id) {
+				return tool.Scope{}, fmt.Errorf("item %d %s", i, badItem)
 			}
 			ids = append(ids, id)
 		}
 		return tool.StoresOnly(ids...), nil
 	}
-	return tool.Scope{}, errors.New(`want "all" or a list of ids of the catalog's scope entity`)
+	return tool.Scope{}, errors.New(badValue)
 }
 
 // CheckScopes checks every principal's scope against a pattern of the
@@ -314,23 +321,8 @@ func (s *Set) CheckScopes(pattern *regexp.Regexp, entity string) error {
 
 // parseStores reads "all", a list of store ids, or nothing (no stores).
 func parseStores(v any) (tool.Scope, error) {
-	switch v := v.(type) {
-	case nil:
+	if v == nil {
 		return tool.StoresOnly(), nil
-	case string:
-		if v == "all" {
-			return tool.AllStores(), nil
-		}
-	case []any:
-		ids := make([]string, 0, len(v))
-		for i, x := range v {
-			id, ok := x.(string)
-			if !ok || !retail.IsStoreID(id) {
-				return tool.Scope{}, fmt.Errorf("item %d is not a store id (st- and 3 digits)", i)
-			}
-			ids = append(ids, id)
-		}
-		return tool.StoresOnly(ids...), nil
 	}
-	return tool.Scope{}, errors.New(`want "all" or a list of store ids`)
+	return parseIDs(v, retail.IsStoreID, "is not a store id (st- and 3 digits)", `want "all" or a list of store ids`)
 }
