@@ -1,7 +1,8 @@
 // Package e2e drives the provenant binary with a client nobody on this
 // project wrote: the official TypeScript MCP SDK client (e2e/ts/client.mjs,
 // npm package @modelcontextprotocol/sdk), over stdio (`provenant mcp`) and
-// over streamable HTTP (`provenant serve`, /mcp).
+// over streamable HTTP (`provenant serve`, /mcp), and a catalog engine
+// (`provenant serve --catalog warehouse`) with e2e/ts/catalog.mjs.
 //
 // It needs node and the client's packages (`npm ci --prefix e2e/ts`).
 // Without them the test skips, except in CI (CI=true), where it fails.
@@ -63,6 +64,28 @@ func TestTypeScriptClient(t *testing.T) {
 		runClient(t, node, root, "http", url+"/mcp", out)
 		compareTranscript(t, root, "http", out)
 	})
+}
+
+// TestTypeScriptClient_Catalog runs e2e/ts/catalog.mjs against
+// `provenant serve --catalog warehouse` over streamable HTTP: the tools
+// and their schemas come from the catalog, answers verify and name their
+// data version, a large answer pages through the rows resource, ask
+// routes a warehouse question, and an injected id is a typed rejection
+// that does not repeat it.
+func TestTypeScriptClient_Catalog(t *testing.T) {
+	root := moduleRoot(t)
+	node := requireNode(t, root)
+	bin := buildProvenant(t, root)
+	url := startServer(t, bin, "--catalog", "warehouse")
+	ctx, cancel := context.WithTimeout(t.Context(), clientTimeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, node, filepath.Join(root, "e2e", "ts", "catalog.mjs"), url+"/mcp")
+	cmd.Dir = root
+	output, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("node e2e/ts/catalog.mjs: %v\n%s", err, output)
+	}
+	t.Logf("%s", bytes.TrimSpace(output))
 }
 
 // moduleRoot is the nearest directory at or above the working directory
@@ -280,7 +303,7 @@ func line(lines []string, i int) string {
 // startServer runs `provenant serve` on a free loopback port, waits until
 // /healthz is 200, and stops the server when the test ends. It returns the
 // server's base URL.
-func startServer(tb testing.TB, bin string) string {
+func startServer(tb testing.TB, bin string, args ...string) string {
 	tb.Helper()
 	addr := freeAddr(tb)
 	logPath := filepath.Join(tb.TempDir(), "serve.log")
@@ -288,7 +311,9 @@ func startServer(tb testing.TB, bin string) string {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	cmd := exec.Command(bin, "serve", "--addr", addr, "--log-level", "error")
+	cmd := exec.Command(bin, append([]string{"serve", "--addr", addr, "--log-level", "error"}, args...)...)
+	// A cache of its own: the warehouse demo database is built there.
+	cmd.Env = append(os.Environ(), "XDG_CACHE_HOME="+tb.TempDir())
 	cmd.Stdout, cmd.Stderr = logf, logf
 	if err := cmd.Start(); err != nil {
 		logf.Close()

@@ -140,7 +140,7 @@ func (r *shapeRunner) Execute(ctx context.Context, c tool.Call) (fact.Result, er
 	var prov fact.Provenance
 	switch {
 	case res.Rows == 0:
-		prov = fact.Absent(attestation(c, res.DataVersion))
+		prov = fact.Absent(fact.Attest(c.Tool(), c.Args(), res.DataVersion))
 	case res.Rows > len(res.Keys):
 		prov, err = fact.EventsInPart(res.Keys, res.Rows, res.Digest)
 	default:
@@ -172,23 +172,4 @@ func (r *shapeRunner) Resolve(ctx context.Context, c tool.Call, fr fact.Result) 
 		return fact.Verdict{}, err
 	}
 	return fact.Verdict{ProvenanceValid: v.ProvenanceValid, ValueMatches: v.ValueMatches, Complete: v.Complete, Enumerated: v.Enumerated}, nil
-}
-
-// attestation describes the search behind a grounded zero: the filter and
-// window searched, and the data version of the snapshot.
-func attestation(c tool.Call, version string) fact.Absence {
-	a := fact.Absence{Tool: c.Tool(), Filter: map[string]string{}, DatasetVersion: version}
-	for name, val := range c.Args() {
-		switch name {
-		case "as_of":
-			a.Window = []string{val}
-		case "start", "end":
-		default:
-			a.Filter[name] = val
-		}
-	}
-	if c.Arg("start") != "" {
-		a.Window = []string{c.Arg("start"), c.Arg("end")}
-	}
-	return a
 }

@@ -65,6 +65,43 @@
 // file; without -update the test fails if the committed file differs from
 // what the oracle computes now.
 //
+// # Catalog gold sets
+//
+// A gold set can instead be for a catalog engine (engine.OpenCatalog: a
+// catalog's tools over a database). Its file names the catalog after
+// suite_version:
+//
+//	suite_version: "warehouse-demo-v1.gold.1"
+//	catalog: "warehouse"                     # the catalog whose engine it is for
+//	dataset_version: "warehouse-demo-v1"     # the data the expectations hold for
+//
+// Such a set is validated with ValidateCatalog against the registry the
+// catalog derives (shape.NewRegistry), so the value shapes are the
+// catalog's: a string of the attribute's values, an integer or a number
+// for a latest_value tool (null for no observation), {"count": n,
+// "device_ids": [...]} for count_entities_where (the ids field is the
+// counted entity's name with _ids), {"device_ids": [...]} for
+// list_entities_in_state, {"count": n} for count_rows_in_window. Event
+// ids are the keys of the dataset's rows (1 to 128 letters, digits or
+// ._:- characters, such as wh-evt-00010062), sorted, and compared with
+// the answer's exactly as for the retail set.
+//
+// RunTarget runs such a set: a Target from CatalogTarget looks every key
+// an answer points to up in the catalog's tables, and takes each tool's
+// data version from one snapshot (the maximum ingestion sequence, such as
+// "seq:20000"), which an absence attestation must carry. `provenant eval
+// --catalog warehouse` runs the embedded warehouse-demo-v1.gold.yaml
+// (CatalogGold) over the demo database, built on first use as `ask`
+// builds it; --gold FILE runs another catalog gold set.
+//
+// The warehouse file is generated too: eval/warehouse_gold_test.go holds
+// its source list, finds its cases (an instant exactly on an event and
+// one second before, two devices' events at one timestamp, window edges,
+// grounded zeros) by scanning the rows of warehouse/demo's generator with
+// demo.DefaultOptions(), and computes every expectation with
+// shapetest.Oracle, the shape contract's plain-Go loops over those rows.
+// `go test ./eval -run TestWarehouseGoldFile -update` rewrites it.
+//
 // # Scoring
 //
 // Correctness (model-free structural equality with the gold):
@@ -83,7 +120,9 @@
 // Provenance, for every answer that carries provenance:
 //   - the expected call (tool and params equal): verified when the
 //     resolver's verdict passed every clause and the event ids equal the
-//     gold's (or both are an absence); incomplete otherwise;
+//     gold's (or both are an absence; for provenance listed in part, the
+//     listed ids are the gold's first ones and the count and digest are
+//     those of the gold's ids); incomplete otherwise;
 //   - any other call: contained when every event id is a real event (asked
 //     through Lookup) or the absence attestation was re-enumerated empty
 //     for the gold's dataset; dangling otherwise (dangling also overrides

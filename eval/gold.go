@@ -34,7 +34,12 @@ const (
 // GoldSet is a parsed gold file. Build one with Parse (or DefaultGold) and
 // check it with Validate before running it.
 type GoldSet struct {
-	SuiteVersion   string
+	SuiteVersion string
+	// Catalog names the catalog whose engine the set is for (a catalog
+	// engine over a database: the values are in the JSON shapes of the
+	// catalog's tools, the event ids are its rows' keys); "" for the
+	// retail engine over its store file.
+	Catalog        string
 	DatasetVersion string
 	Items          []Item
 
@@ -115,6 +120,7 @@ func (e *Error) Is(target error) bool { return target == ErrInvalidGold }
 // Wire forms, decoded strictly: an unknown key anywhere is an error.
 type wireGold struct {
 	SuiteVersion   string     `yaml:"suite_version"`
+	Catalog        string     `yaml:"catalog"`
 	DatasetVersion string     `yaml:"dataset_version"`
 	Items          []wireItem `yaml:"items"`
 }
@@ -140,7 +146,7 @@ type wireExpect struct {
 // validKeys lists the keys each level of the file accepts, for the
 // nearest-key hint of an unknown-field error.
 var validKeys = map[string][]string{
-	"":       {"suite_version", "dataset_version", "items"},
+	"":       {"suite_version", "catalog", "dataset_version", "items"},
 	"item":   {"id", "question", "coverage", "tags", "note", "expect"},
 	"expect": {"outcome", "rejection", "tool", "params", "value", "event_ids"},
 }
@@ -188,7 +194,7 @@ func Parse(r io.Reader) (*GoldSet, error) {
 		}
 		return nil, e
 	}
-	g := &GoldSet{SuiteVersion: w.SuiteVersion, DatasetVersion: w.DatasetVersion, idx: idx}
+	g := &GoldSet{SuiteVersion: w.SuiteVersion, Catalog: w.Catalog, DatasetVersion: w.DatasetVersion, idx: idx}
 	for i, wi := range w.Items {
 		it := Item{
 			ID: wi.ID, Question: wi.Question, Coverage: Coverage(wi.Coverage),
@@ -301,9 +307,14 @@ func itemLabel(i int, w *wireGold, x *index) string {
 
 var (
 	idPattern      = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]{0,63}$`)
+	catalogPattern = regexp.MustCompile(`^[a-z][a-z0-9_-]{0,63}$`)
+	// keyPattern bounds a catalog row's key as a gold file may name it.
+	keyPattern     = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$`)
 	tagPattern     = regexp.MustCompile(`^[a-z0-9_]{1,32}$`)
 	versionPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._/-]{0,63}$`)
 )
+
+const catalogReason = "must be a catalog name: a lower-case letter, then up to 63 lower-case letters, digits, _ or -"
 
 // Limits on a gold file's content.
 const (
@@ -326,6 +337,8 @@ func (g *GoldSet) Validate(reg *tool.Registry) error {
 		return docErr("suite_version", "is required")
 	case !versionPattern.MatchString(g.SuiteVersion):
 		return docErr("suite_version", "must be 1 to 64 letters, digits or ._/- characters")
+	case g.Catalog != "" && !catalogPattern.MatchString(g.Catalog):
+		return docErr("catalog", catalogReason)
 	case g.DatasetVersion == "":
 		return docErr("dataset_version", "is required")
 	case !versionPattern.MatchString(g.DatasetVersion):
@@ -357,7 +370,7 @@ func (g *GoldSet) Validate(reg *tool.Registry) error {
 			}
 			return &Error{Op: "validate", Item: label, Field: field, Line: p.line, Column: p.column, Reason: reason}
 		}
-		if err := it.validate(reg, fail); err != nil {
+		if err := it.validate(reg, g.Catalog != "", fail); err != nil {
 			return err
 		}
 		if j, dup := seen[it.ID]; dup {
@@ -370,7 +383,9 @@ func (g *GoldSet) Validate(reg *tool.Registry) error {
 
 type failFunc func(field, reason string) error
 
-func (it Item) validate(reg *tool.Registry, fail failFunc) error {
+// validate checks one item; keys says the event ids are a catalog's row
+// keys rather than retail event ids.
+func (it Item) validate(reg *tool.Registry, keys bool, fail failFunc) error {
 	switch {
 	case it.ID == "":
 		return fail("id", "is required")
@@ -417,7 +432,7 @@ func (it Item) validate(reg *tool.Registry, fail failFunc) error {
 		if err := present("rejection", x.Rejection != ""); err != nil {
 			return err
 		}
-		return x.validateFact(reg, fail)
+		return x.validateFact(reg, keys, fail)
 	case answer.Rejected:
 		switch x.Rejection {
 		case "":
@@ -457,7 +472,7 @@ func first(errs ...error) error {
 // parameters with values in their domains, a value of the tool's shape
 // that is a grounded zero exactly when the outcome is absence, and event
 // ids consistent with the value.
-func (x Expect) validateFact(reg *tool.Registry, fail failFunc) error {
+func (x Expect) validateFact(reg *tool.Registry, keys bool, fail failFunc) error {
 	if x.Tool == "" {
 		return fail("expect.tool", "is required for outcome "+string(x.Outcome))
 	}
@@ -501,7 +516,9 @@ func (x Expect) validateFact(reg *tool.Registry, fail failFunc) error {
 	}
 	for j, id := range x.EventIDs {
 		switch {
-		case !retail.IsEventID(id):
+		case keys && !keyPattern.MatchString(id):
+			return fail(fmt.Sprintf("expect.event_ids[%d]", j), "is not a row key (1 to 128 letters, digits or ._:- characters)")
+		case !keys && !retail.IsEventID(id):
 			return fail(fmt.Sprintf("expect.event_ids[%d]", j), "is not an event id (evt- and 6 digits)")
 		case j > 0 && x.EventIDs[j-1] >= id:
 			return fail(fmt.Sprintf("expect.event_ids[%d]", j), "must be sorted and unique")

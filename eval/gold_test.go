@@ -490,46 +490,51 @@ func render(t testing.TB, d *retail.Dataset, srcs []source) []byte {
 	fmt.Fprintf(&b, "dataset_version: %s\n", q(d.Version))
 	b.WriteString("items:\n")
 	for _, s := range srcs {
-		x := expected(t, d, s)
-		fmt.Fprintf(&b, "  - id: %s\n", q(s.id))
-		fmt.Fprintf(&b, "    question: %s\n", q(s.question))
-		fmt.Fprintf(&b, "    coverage: %s\n", q(string(s.coverage)))
-		if len(s.tags) > 0 {
-			tags := make([]string, len(s.tags))
-			for i, tg := range s.tags {
-				tags[i] = q(tg)
-			}
-			fmt.Fprintf(&b, "    tags: [%s]\n", strings.Join(tags, ", "))
-		}
-		if s.note != "" {
-			fmt.Fprintf(&b, "    note: %s\n", q(s.note))
-		}
-		b.WriteString("    expect:\n")
-		fmt.Fprintf(&b, "      outcome: %s\n", q(string(x.Outcome)))
-		if x.Rejection != "" {
-			fmt.Fprintf(&b, "      rejection: %s\n", q(string(x.Rejection)))
-		}
-		if x.Tool != "" {
-			fmt.Fprintf(&b, "      tool: %s\n", q(x.Tool))
-		}
-		if x.Params != nil {
-			b.WriteString("      params:\n")
-			for _, k := range slices.Sorted(maps.Keys(x.Params)) {
-				fmt.Fprintf(&b, "        %s: %s\n", k, q(x.Params[k]))
-			}
-		}
-		if x.Value != nil {
-			b.WriteString("      value:")
-			writeValue(t, &b, x.Value, q)
-		}
-		if len(x.EventIDs) > 0 {
-			b.WriteString("      event_ids:\n")
-			for _, id := range x.EventIDs {
-				fmt.Fprintf(&b, "        - %s\n", q(id))
-			}
-		}
+		writeItem(t, &b, s, expected(t, d, s), q)
 	}
 	return b.Bytes()
+}
+
+// writeItem writes one item of a gold file with its expectation x.
+func writeItem(t testing.TB, b *bytes.Buffer, s source, x eval.Expect, q func(string) string) {
+	t.Helper()
+	fmt.Fprintf(b, "  - id: %s\n", q(s.id))
+	fmt.Fprintf(b, "    question: %s\n", q(s.question))
+	fmt.Fprintf(b, "    coverage: %s\n", q(string(s.coverage)))
+	if len(s.tags) > 0 {
+		tags := make([]string, len(s.tags))
+		for i, tg := range s.tags {
+			tags[i] = q(tg)
+		}
+		fmt.Fprintf(b, "    tags: [%s]\n", strings.Join(tags, ", "))
+	}
+	if s.note != "" {
+		fmt.Fprintf(b, "    note: %s\n", q(s.note))
+	}
+	b.WriteString("    expect:\n")
+	fmt.Fprintf(b, "      outcome: %s\n", q(string(x.Outcome)))
+	if x.Rejection != "" {
+		fmt.Fprintf(b, "      rejection: %s\n", q(string(x.Rejection)))
+	}
+	if x.Tool != "" {
+		fmt.Fprintf(b, "      tool: %s\n", q(x.Tool))
+	}
+	if x.Params != nil {
+		b.WriteString("      params:\n")
+		for _, k := range slices.Sorted(maps.Keys(x.Params)) {
+			fmt.Fprintf(b, "        %s: %s\n", k, q(x.Params[k]))
+		}
+	}
+	if x.Value != nil {
+		b.WriteString("      value:")
+		writeValue(t, b, x.Value, q)
+	}
+	if len(x.EventIDs) > 0 {
+		b.WriteString("      event_ids:\n")
+		for _, id := range x.EventIDs {
+			fmt.Fprintf(b, "        - %s\n", q(id))
+		}
+	}
 }
 
 // writeValue writes a value after "value:": a scalar on the same line, an

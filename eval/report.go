@@ -14,7 +14,11 @@ import (
 func WriteTable(w io.Writer, r Report) error {
 	var buf bytes.Buffer
 	tw := tabwriter.NewWriter(&buf, 0, 0, 2, ' ', 0)
-	fmt.Fprintf(tw, "suite %s on %s, provider %s\n\n", r.SuiteVersion, r.DatasetVersion, orNone(r.Provider))
+	suite := r.SuiteVersion
+	if r.Catalog != "" {
+		suite += " (catalog " + r.Catalog + ")"
+	}
+	fmt.Fprintf(tw, "suite %s on %s, provider %s\n\n", suite, r.DatasetVersion, orNone(r.Provider))
 	fmt.Fprintln(tw, "ID\tCOV\tEXPECTED\tOUTCOME\tTOOL\tCORRECT\tPROVENANCE\tDETAIL")
 	for _, row := range r.Items {
 		correct := "yes"

@@ -247,24 +247,9 @@ func (x *Index) result(c tool.Call, v fact.Value, events []string) (fact.Result,
 	return fact.NewResult(c.Tool(), c.Args(), v, p)
 }
 
-// Attestation describes the search behind an absence: the filter and
-// window searched and the dataset version. EnumeratedCount is filled in
-// from the independent re-enumeration before the answer ships.
+// Attestation describes the search behind an absence (fact.Attest).
 func Attestation(c tool.Call, version string) fact.Absence {
-	a := fact.Absence{Tool: c.Tool(), Filter: map[string]string{}, DatasetVersion: version}
-	for name, val := range c.Args() {
-		switch name {
-		case "as_of":
-			a.Window = []string{val}
-		case "start", "end":
-		default:
-			a.Filter[name] = val
-		}
-	}
-	if c.Arg("start") != "" {
-		a.Window = []string{c.Arg("start"), c.Arg("end")}
-	}
-	return a
+	return fact.Attest(c.Tool(), c.Args(), version)
 }
 
 var errUnknownTool = errors.New("execute call: tool has no executor")

@@ -204,6 +204,27 @@ type Absence struct {
 	EnumeratedCount int               `json:"enumerated_count"`
 }
 
+// Attest describes the search behind an absence: the tool, the filter
+// (every argument but the instants) and the window searched ([as_of] or
+// [start, end)), and the version of the data searched. EnumeratedCount is
+// filled in from the independent re-enumeration before the answer ships.
+func Attest(tool string, args map[string]string, version string) Absence {
+	a := Absence{Tool: tool, Filter: map[string]string{}, DatasetVersion: version}
+	for name, val := range args {
+		switch name {
+		case "as_of":
+			a.Window = []string{val}
+		case "start", "end":
+		default:
+			a.Filter[name] = val
+		}
+	}
+	if start, ok := args["start"]; ok {
+		a.Window = []string{start, args["end"]}
+	}
+	return a
+}
+
 // Provenance is either a non-empty sorted set of event ids or an absence
 // attestation. The zero Provenance is neither and is never valid.
 //

@@ -11,6 +11,10 @@
 //	    token_file: /run/secrets/auditor
 //	    stores: all
 //
+// A catalog engine's principals list the values of the catalog's scope
+// entity under scope: instead (scope: [zone-01] for the warehouse
+// catalog), checked against the entity's pattern when the engine starts.
+//
 // A principal without stores sees nothing: access fails closed. A token
 // no client could present (see CheckToken) is refused when the file is
 // read, with an error naming the principal and the source, never the
@@ -26,6 +30,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"regexp"
 	"strings"
 	"unicode"
 
@@ -200,6 +205,7 @@ type file struct {
 		TokenEnv  string `yaml:"token_env"`
 		TokenFile string `yaml:"token_file"`
 		Stores    any    `yaml:"stores"`
+		Scope     any    `yaml:"scope"`
 	} `yaml:"principals"`
 }
 
@@ -242,9 +248,18 @@ func Parse(r io.Reader, src Sources) (*Set, error) {
 		if err != nil {
 			return nil, invalid("%s (%s): %v", at, p.Name, err)
 		}
-		scope, err := parseStores(p.Stores)
-		if err != nil {
-			return nil, invalid("%s (%s): stores: %v", at, p.Name, err)
+		var scope tool.Scope
+		switch {
+		case p.Stores != nil && p.Scope != nil:
+			return nil, invalid("%s (%s): give at most one of stores and scope", at, p.Name)
+		case p.Scope != nil:
+			if scope, err = parseScope(p.Scope); err != nil {
+				return nil, invalid("%s (%s): scope: %v", at, p.Name, err)
+			}
+		default:
+			if scope, err = parseStores(p.Stores); err != nil {
+				return nil, invalid("%s (%s): stores: %v", at, p.Name, err)
+			}
 		}
 		d := sha256.Sum256([]byte(token))
 		if digests[d] {
@@ -256,11 +271,22 @@ func Parse(r io.Reader, src Sources) (*Set, error) {
 	return s, nil
 }
 
-// parseStores reads "all", a list of store ids, or nothing (no stores).
-func parseStores(v any) (tool.Scope, error) {
+// scopeID is a value of a catalog's scope entity as a principals file may
+// list it; the catalog's own pattern is checked when an engine starts
+// (CheckScopes).
+var scopeID = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.:-]{0,63}$`)
+
+// parseScope reads "all" or a list of values of a catalog's scope entity
+// (the zones of the warehouse catalog, say).
+func parseScope(v any) (tool.Scope, error) {
+	return parseIDs(v, scopeID.MatchString,
+		"is not an id (a letter or digit, then up to 63 of letters, digits, _ . : -)",
+		`want "all" or a list of ids of the catalog's scope entity`)
+}
+
+// parseIDs reads "all" or a list of ids each valid accepts.
+func parseIDs(v any, valid func(string) bool, badItem, badValue string) (tool.Scope, error) {
 	switch v := v.(type) {
-	case nil:
-		return tool.StoresOnly(), nil
 	case string:
 		if v == "all" {
 			return tool.AllStores(), nil
@@ -269,12 +295,34 @@ func parseStores(v any) (tool.Scope, error) {
 		ids := make([]string, 0, len(v))
 		for i, x := range v {
 			id, ok := x.(string)
-			if !ok || !retail.IsStoreID(id) {
-				return tool.Scope{}, fmt.Errorf("item %d is not a store id (st- and 3 digits)", i)
+			if !ok || !valid(id) {
+				return tool.Scope{}, fmt.Errorf("item %d %s", i, badItem)
 			}
 			ids = append(ids, id)
 		}
 		return tool.StoresOnly(ids...), nil
 	}
-	return tool.Scope{}, errors.New(`want "all" or a list of store ids`)
+	return tool.Scope{}, errors.New(badValue)
+}
+
+// CheckScopes checks every principal's scope against a pattern of the
+// scope entity's ids (a catalog's), naming the principal and item at
+// fault, never the value.
+func (s *Set) CheckScopes(pattern *regexp.Regexp, entity string) error {
+	for _, e := range s.entries {
+		for i, id := range e.p.Scope.Stores() {
+			if !pattern.MatchString(id) {
+				return invalid("principal %s: scope item %d is not a %s id", e.p.Name, i, entity)
+			}
+		}
+	}
+	return nil
+}
+
+// parseStores reads "all", a list of store ids, or nothing (no stores).
+func parseStores(v any) (tool.Scope, error) {
+	if v == nil {
+		return tool.StoresOnly(), nil
+	}
+	return parseIDs(v, retail.IsStoreID, "is not a store id (st- and 3 digits)", `want "all" or a list of store ids`)
 }

@@ -3,6 +3,7 @@ package principal_test
 import (
 	"errors"
 	"io/fs"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -115,6 +116,9 @@ func TestParse_Rejects(t *testing.T) {
 		{"unreadable file", "principals:\n  - name: a\n    token_file: /nope\n", "(a): token_file /nope: file does not exist"},
 		{"bad store", "principals:\n  - name: a\n    token_env: EAST\n    stores: [st-1]\n", "item 0"},
 		{"bad stores word", "principals:\n  - name: a\n    token_env: EAST\n    stores: some\n", `"all"`},
+		{"stores and scope", "principals:\n  - name: a\n    token_env: EAST\n    stores: all\n    scope: all\n", "at most one of stores and scope"},
+		{"bad scope item", "principals:\n  - name: a\n    token_env: EAST\n    scope: [zone-01, 'a b']\n", "item 1"},
+		{"bad scope word", "principals:\n  - name: a\n    token_env: EAST\n    scope: some\n", `"all"`},
 		{"duplicate name", "principals:\n  - name: a\n    token_env: EAST\n  - name: a\n    token_file: /run/secrets/auditor\n", "duplicate name"},
 		{"shared token", "principals:\n  - name: a\n    token_env: DUP\n  - name: b\n    token_file: /run/secrets/auditor\n", "another principal's"},
 	}
@@ -224,4 +228,30 @@ func FuzzBearer(f *testing.F) {
 			t.Errorf("round trip of %q: %q, %t", token, again, ok)
 		}
 	})
+}
+
+// TestParse_Scope: a catalog engine's principals list its scope entity's
+// values under scope:, checked against the catalog's pattern by
+// CheckScopes, which names the principal and the item, never the value.
+func TestParse_Scope(t *testing.T) {
+	set, err := principal.Parse(strings.NewReader("principals:\n  - name: east\n    token_env: EAST\n    scope: [zone-01, zone-02]\n"+
+		"  - name: all\n    token_file: /run/secrets/auditor\n    scope: all\n"), sources)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, ok := set.Authenticate(eastToken)
+	if !ok || !p.Scope.Allows("zone-02") || p.Scope.Allows("zone-03") {
+		t.Errorf("east: %+v %v", p, ok)
+	}
+	if p, ok := set.Authenticate(auditorToken); !ok || !p.Scope.All() {
+		t.Errorf("all: %+v %v", p, ok)
+	}
+	if err := set.CheckScopes(regexp.MustCompile(`^zone-[0-9]{2}$`), "zone"); err != nil {
+		t.Errorf("CheckScopes(zones) = %v", err)
+	}
+	err = set.CheckScopes(regexp.MustCompile(`^st-[0-9]{3}$`), "store")
+	if !errors.Is(err, principal.ErrInvalid) || !strings.Contains(err.Error(), "principal east: scope item 0 is not a store id") ||
+		strings.Contains(err.Error(), "zone-01") {
+		t.Errorf("CheckScopes(stores) = %v", err)
+	}
 }

@@ -26,7 +26,7 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		"provenant eval --json --require-gates > report.json", stderr)
 	var ef engineFlags
 	ef.register(fs)
-	goldPath := fs.String("gold", "", "gold file `PATH` (default: the embedded gold set for the demo store)")
+	goldPath := fs.String("gold", "", "gold file `PATH` (default: the embedded gold set for the demo store, or with --catalog warehouse for its demo database)")
 	asJSON := fs.Bool("json", false, "print the report as one JSON object")
 	requireGates := fs.Bool("require-gates", false, "exit non-zero when any gate is below 100%")
 	calibrate := fs.Bool("calibrate", false,
@@ -50,30 +50,43 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		}
 		logger = l
 	}
-	gold, err := loadGold(*goldPath)
-	if err != nil {
-		return err
+	var report eval.Report
+	if ef.catalog != "" {
+		if *calibrate {
+			return usagef("--calibrate runs over the retail store file, not with --catalog")
+		}
+		opts, err := ef.engineOptions(logger)
+		if err != nil {
+			return err
+		}
+		if report, err = ef.evalCatalog(ctx, *goldPath, opts); err != nil {
+			return err
+		}
+	} else {
+		gold, err := loadGold(*goldPath)
+		if err != nil {
+			return err
+		}
+		if *calibrate {
+			return runCalibrate(ctx, fs, &ef, gold, *calSeeds, *outDir, stdout)
+		}
+		opts, err := ef.engineOptions(logger)
+		if err != nil {
+			return err
+		}
+		e, err := ef.openEngine(ctx, opts)
+		if err != nil {
+			return err
+		}
+		defer e.Close()
+		if gold.DatasetVersion != e.Info.Version {
+			return fmt.Errorf("run eval: the gold set is for dataset %s, the store is %s", gold.DatasetVersion, e.Info.Version)
+		}
+		if report, err = eval.Run(ctx, e.Pipeline, gold, e.Store); err != nil {
+			return err
+		}
 	}
-	if *calibrate {
-		return runCalibrate(ctx, fs, &ef, gold, *calSeeds, *outDir, stdout)
-	}
-	opts, err := ef.engineOptions(logger)
-	if err != nil {
-		return err
-	}
-	e, err := ef.openEngine(ctx, opts)
-	if err != nil {
-		return err
-	}
-	defer e.Close()
-	if gold.DatasetVersion != e.Info.Version {
-		return fmt.Errorf("run eval: the gold set is for dataset %s, the store is %s", gold.DatasetVersion, e.Info.Version)
-	}
-
-	report, err := eval.Run(ctx, e.Pipeline, gold, e.Store)
-	if err != nil {
-		return err
-	}
+	var err error
 	if *asJSON {
 		err = eval.WriteJSON(stdout, report)
 	} else {
@@ -180,12 +193,58 @@ func gitCommit(ctx context.Context) string {
 	return "unknown"
 }
 
-// loadGold reads and validates a gold file, or the embedded one when path
-// is "".
+// evalCatalog runs a catalog engine's gold set (--gold, or the embedded
+// one of an embedded catalog) over the database the flags name, the
+// warehouse demo database by default, checking provenance against that
+// database.
+func (f *engineFlags) evalCatalog(ctx context.Context, goldPath string, opts engine.Options) (eval.Report, error) {
+	cat, err := loadCatalog(f.catalog)
+	if err != nil {
+		return eval.Report{}, err
+	}
+	var gold *eval.GoldSet
+	if goldPath == "" {
+		if _, ok := eval.CatalogGoldFile(f.catalog); !ok {
+			return eval.Report{}, usagef("--catalog %s: no embedded gold set; give --gold FILE", f.catalogShown())
+		}
+		gold, err = eval.CatalogGold(f.catalog)
+	} else {
+		gold, err = readGold(goldPath, func(g *eval.GoldSet) error { return g.ValidateCatalog(cat) })
+	}
+	if err != nil {
+		return eval.Report{}, err
+	}
+	e, src, version, err := f.openCatalogOn(ctx, cat, opts)
+	if err != nil {
+		return eval.Report{}, err
+	}
+	defer e.Close()
+	if version != "" && gold.DatasetVersion != version {
+		return eval.Report{}, fmt.Errorf("run eval: the gold set is for dataset %s, the demo database is %s", gold.DatasetVersion, version)
+	}
+	t, err := eval.CatalogTarget(ctx, cat, src)
+	if err != nil {
+		return eval.Report{}, err
+	}
+	return eval.RunTarget(ctx, e.Pipeline, gold, t)
+}
+
+// loadGold reads and validates a retail gold file, or the embedded one
+// when path is "".
 func loadGold(path string) (*eval.GoldSet, error) {
 	if path == "" {
 		return eval.DefaultGold()
 	}
+	return readGold(path, func(g *eval.GoldSet) error {
+		if g.Catalog != "" {
+			return usagef("--gold: the gold set is for a catalog engine; give --catalog with the catalog it names")
+		}
+		return g.Validate(toolRegistry())
+	})
+}
+
+// readGold reads a gold file and validates it with validate.
+func readGold(path string, validate func(*eval.GoldSet) error) (*eval.GoldSet, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("open gold file: %w", err)
@@ -195,7 +254,7 @@ func loadGold(path string) (*eval.GoldSet, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := g.Validate(toolRegistry()); err != nil {
+	if err := validate(g); err != nil {
 		return nil, err
 	}
 	return g, nil

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/provenant/provenant/calibration"
+	"github.com/provenant/provenant/catalog"
 	"github.com/provenant/provenant/engine"
 	"github.com/provenant/provenant/pipeline"
 	"github.com/provenant/provenant/provider"
@@ -32,6 +33,7 @@ type engineFlags struct {
 	catalog   string
 	db        string
 	postgres  string
+	cat       *catalog.Catalog // --catalog, once loaded
 	provider  string
 	logLevel  string
 	model     string

@@ -16,7 +16,11 @@ func TestMain(m *testing.M) {
 		main()
 		os.Exit(0)
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	if dir, err := warehouseCacheDir(); err == nil {
+		os.RemoveAll(dir)
+	}
+	os.Exit(code)
 }
 
 // TestMCP_Stdio drives `provenant mcp` over real standard input and output

@@ -13,6 +13,7 @@ import (
 	"github.com/provenant/provenant/mcpserver"
 	"github.com/provenant/provenant/metrics"
 	"github.com/provenant/provenant/server"
+	"github.com/provenant/provenant/shape"
 	"github.com/provenant/provenant/tool"
 )
 
@@ -74,8 +75,27 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
+	registry := toolRegistry()
+	if ef.catalog != "" {
+		cat, err := ef.loadedCatalog()
+		if err != nil {
+			return err
+		}
+		if registry, err = shape.NewRegistry(cat); err != nil {
+			return err
+		}
+		if principals != nil {
+			pattern, err := scopePattern(cat)
+			if err != nil {
+				return err
+			}
+			if err := principals.CheckScopes(pattern, cat.ScopeEntity.Value); err != nil {
+				return err
+			}
+		}
+	}
 	srvOpts := &server.Options{
-		Registry: toolRegistry(),
+		Registry: registry,
 		Logger:   logger, Limits: lim, AllowedHosts: hosts, PublicMetrics: *publicMetrics, ShutdownTimeout: *shutdownTimeout,
 	}
 	if principals != nil {

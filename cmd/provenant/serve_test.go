@@ -31,3 +31,22 @@ func TestServe_RefusesBadFlags(t *testing.T) {
 		})
 	}
 }
+
+// TestServe_CatalogScopes: with --catalog, the principals' scopes are
+// checked against the catalog's scope entity before serve listens; a
+// store id where zones are wanted is refused, naming the principal and
+// the item, not the value.
+func TestServe_CatalogScopes(t *testing.T) {
+	t.Setenv("PROVENANT_TEST_TOKEN", "test-token-0123456789abcdef")
+	dir := t.TempDir()
+	principals := writeFile(t, dir, "principals.yaml",
+		"principals:\n  - name: east\n    token_env: PROVENANT_TEST_TOKEN\n    stores: [st-001]\n")
+	_, stderr, err := runCLI(t, "serve", "--addr", "127.0.0.1:0", "--catalog", "warehouse", "--principals", principals)
+	if err == nil {
+		t.Fatal("serve started")
+	}
+	msg := err.Error() + stderr
+	if !strings.Contains(msg, "principal east: scope item 0 is not a zone id") || strings.Contains(msg, "st-001") {
+		t.Errorf("serve: %s", msg)
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 
 	"github.com/provenant/provenant/catalog"
@@ -39,17 +40,48 @@ func loadCatalog(nameOrPath string) (*catalog.Catalog, error) {
 // or, for the embedded warehouse catalog alone, its demo database, built
 // on first use in the user's cache directory.
 func (f *engineFlags) openCatalogEngine(ctx context.Context, opts engine.Options) (*engine.Engine, error) {
-	cat, err := loadCatalog(f.catalog)
+	cat, err := f.loadedCatalog()
 	if err != nil {
 		return nil, err
 	}
+	e, _, _, err := f.openCatalogOn(ctx, cat, opts)
+	return e, err
+}
+
+// openCatalogOn is openCatalogEngine for a loaded catalog. It also returns
+// the source the engine reads (for eval's provenance checks) and, for the
+// warehouse demo database, the demo's dataset version ("" otherwise: a
+// database the flags name has no version this command can know).
+func (f *engineFlags) openCatalogOn(ctx context.Context, cat *catalog.Catalog, opts engine.Options) (*engine.Engine, shape.Source, string, error) {
 	var (
-		db  *sql.DB
-		src shape.Source
+		db      *sql.DB
+		src     shape.Source
+		version string
+		err     error
 	)
+	files, tables := 0, 0
+	for _, ds := range cat.Datasets {
+		if ds.Files.Value != "" {
+			files++
+		} else {
+			tables++
+		}
+	}
 	switch {
+	case files > 0 && (tables > 0 || f.db != "" || f.postgres != ""):
+		return nil, src, "", usagef("--catalog %s: a catalog whose datasets read files in place takes neither --db nor --postgres, nor tables beside the files", f.catalogShown())
+	case files > 0:
+		dir := "."
+		if !slices.Contains(catalogs.Names, f.catalog) {
+			dir = filepath.Dir(f.catalog)
+		}
+		fs, err := duckdb.OpenFiles(ctx, cat, dir)
+		if err != nil {
+			return nil, src, "", err
+		}
+		db, src.Relations, src.Versions = fs.DB, fs.Relations, fs.Versions
 	case f.db != "" && f.postgres != "":
-		return nil, usagef("want at most one of --db FILE.duckdb and --postgres DSN")
+		return nil, src, "", usagef("want at most one of --db FILE.duckdb and --postgres DSN")
 	case f.db != "":
 		db, err = duckdb.OpenFileReadOnly(ctx, f.db)
 	case f.postgres != "":
@@ -59,21 +91,46 @@ func (f *engineFlags) openCatalogEngine(ctx context.Context, opts engine.Options
 		var path string
 		if path, err = warehouseDemoDB(ctx, cat, opts.Logger.Info); err == nil {
 			db, err = duckdb.OpenFileReadOnly(ctx, path)
+			version = demo.DemoVersion
 		}
 	default:
-		return nil, usagef("--catalog %s: want --db FILE.duckdb or --postgres DSN (only the embedded warehouse catalog has a demo database)", f.catalogShown())
+		return nil, src, "", usagef("--catalog %s: want --db FILE.duckdb or --postgres DSN (only the embedded warehouse catalog has a demo database)", f.catalogShown())
 	}
 	if err != nil {
-		return nil, err
+		return nil, src, "", err
 	}
 	src.DB = db
 	e, err := engine.OpenCatalog(ctx, cat, src, &opts)
 	if err != nil {
 		db.Close()
-		return nil, err
+		return nil, src, "", err
 	}
 	e.OnClose(db.Close)
-	return e, nil
+	return e, src, version, nil
+}
+
+// loadedCatalog loads --catalog once: serve reads it before it listens
+// (for the registry its routes describe and the principals' scopes) and
+// again when it opens the engine.
+func (f *engineFlags) loadedCatalog() (*catalog.Catalog, error) {
+	if f.cat == nil {
+		cat, err := loadCatalog(f.catalog)
+		if err != nil {
+			return nil, err
+		}
+		f.cat = cat
+	}
+	return f.cat, nil
+}
+
+// scopePattern returns the id pattern of a catalog's scope entity.
+func scopePattern(cat *catalog.Catalog) (*regexp.Regexp, error) {
+	for _, ds := range cat.Datasets {
+		if e := ds.Entity(cat.ScopeEntity.Value); e != nil {
+			return regexp.Compile(e.Pattern.Value)
+		}
+	}
+	return nil, fmt.Errorf("catalog %s: no dataset declares the scope entity", cat.Name.Value)
 }
 
 // catalogShown is --catalog as an error may show it: an embedded name, or

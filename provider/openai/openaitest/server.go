@@ -18,10 +18,9 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/provenant/provenant/catalogs"
+	"github.com/provenant/provenant/catalogs/catalogstest"
 	"github.com/provenant/provenant/fact"
 	"github.com/provenant/provenant/provider/rules"
-	"github.com/provenant/provenant/shape"
 	"github.com/provenant/provenant/tool"
 )
 
@@ -188,17 +187,7 @@ func Reply(w http.ResponseWriter, model, content string, calls ...ToolCall) {
 
 // registry is the fake model's menu: the retail catalog's tools, whose
 // phrasings the rules parser matches.
-var registry = func() *tool.Registry {
-	cat, err := catalogs.Load("retail")
-	if err != nil {
-		panic(err)
-	}
-	reg, err := shape.NewRegistry(cat)
-	if err != nil {
-		panic(err)
-	}
-	return reg
-}()
+var registry = catalogstest.Retail()
 
 // decodeValue reads a value in fact.Value's JSON shapes back, for the
 // tool's value kind.

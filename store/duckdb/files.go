@@ -1,0 +1,127 @@
+package duckdb
+
+import (
+	"context"
+	"crypto/sha256"
+	"database/sql"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/provenant/provenant/catalog"
+	"github.com/provenant/provenant/ingest"
+)
+
+// Files is an in-memory DuckDB in which every dataset a catalog declares
+// with `files:` is a view over its Parquet or CSV files, read in place.
+type Files struct {
+	DB *sql.DB
+	// Relations maps each files dataset to its view (shape.Source).
+	Relations map[string]string
+	// Versions maps each files dataset to its data version: a digest of
+	// the matched paths, sizes and modification times, so that a file
+	// rewritten or added names a new version (shape.Source).
+	Versions map[string]string
+}
+
+// OpenFiles opens the files datasets of cat, their globs relative to dir.
+// Each view casts the declared columns to the stored layout's types
+// (text ids and values, TIMESTAMP in UTC, BIGINT, DOUBLE), so that the
+// shapes' SQL reads files as it reads tables. A glob that matches nothing
+// is an error.
+func OpenFiles(ctx context.Context, cat *catalog.Catalog, dir string) (*Files, error) {
+	db, err := OpenMemory(ctx)
+	if err != nil {
+		return nil, err
+	}
+	f := &Files{DB: db, Relations: map[string]string{}, Versions: map[string]string{}}
+	// TIMESTAMPTZ values (a CSV time ending in Z) become UTC wall clock.
+	if _, err := db.ExecContext(ctx, "SET GLOBAL TimeZone = 'UTC'"); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("open files: %w", err)
+	}
+	for _, ds := range cat.Datasets {
+		if ds.Files.Value == "" {
+			continue
+		}
+		glob := ds.Files.Value
+		if !filepath.IsAbs(glob) {
+			glob = filepath.Join(dir, glob)
+		}
+		version, err := filesVersion(glob)
+		if err != nil {
+			db.Close()
+			return nil, fmt.Errorf("open files of dataset %s: %w", ds.Name.Value, err)
+		}
+		reader := "read_parquet"
+		if strings.HasSuffix(strings.ToLower(glob), ".csv") {
+			reader = "read_csv"
+		}
+		q := "CREATE VIEW " + ingest.Quote(ds.Name.Value) + " AS SELECT " + strings.Join(viewColumns(ds), ", ") +
+			" FROM " + reader + "(" + quoteLiteral(glob) + ")"
+		if _, err := db.ExecContext(ctx, q); err != nil {
+			db.Close()
+			return nil, fmt.Errorf("open files of dataset %s: %w", ds.Name.Value, err)
+		}
+		f.Relations[ds.Name.Value] = ds.Name.Value
+		f.Versions[ds.Name.Value] = version
+	}
+	return f, nil
+}
+
+// viewColumns are the declared columns, cast to the stored layout.
+func viewColumns(ds *catalog.Dataset) []string {
+	cast := func(col, typ string) string {
+		return "CAST(" + ingest.Quote(col) + " AS " + typ + ") AS " + ingest.Quote(col)
+	}
+	cols := []string{cast(ds.Key.Value, "VARCHAR"), cast(ds.Time.Value, "TIMESTAMP")}
+	for _, e := range ds.Entities {
+		cols = append(cols, cast(e.Column.Value, "VARCHAR"))
+	}
+	for _, a := range ds.Attributes {
+		switch {
+		case a.Enumerated():
+			cols = append(cols, cast(a.Column.Value, "VARCHAR"))
+		case a.Type.Value == "integer":
+			cols = append(cols, cast(a.Column.Value, "BIGINT"))
+		default:
+			cols = append(cols, cast(a.Column.Value, "DOUBLE"))
+		}
+	}
+	return cols
+}
+
+// filesVersion digests what a glob matches: each path, size and
+// modification time.
+func filesVersion(glob string) (string, error) {
+	paths, err := filepath.Glob(glob)
+	if err != nil {
+		return "", fmt.Errorf("match files: %w", err)
+	}
+	if len(paths) == 0 {
+		return "", fmt.Errorf("match files: no file matches the dataset's glob")
+	}
+	slices.Sort(paths)
+	h := sha256.New()
+	for _, p := range paths {
+		st, err := statFile(p)
+		if err != nil {
+			return "", err
+		}
+		fmt.Fprintf(h, "%s\x00%d\x00%d\n", p, st.size, st.mtime)
+	}
+	return "files:" + hex.EncodeToString(h.Sum(nil))[:16], nil
+}
+
+type fileStat struct{ size, mtime int64 }
+
+func statFile(path string) (fileStat, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return fileStat{}, fmt.Errorf("match files: %w", err)
+	}
+	return fileStat{st.Size(), st.ModTime().UnixNano()}, nil
+}

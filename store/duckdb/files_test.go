@@ -1,0 +1,142 @@
+package duckdb_test
+
+import (
+	"context"
+	"database/sql"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/provenant/provenant/catalog"
+	"github.com/provenant/provenant/ingest"
+	"github.com/provenant/provenant/ingest/ingesttest"
+	"github.com/provenant/provenant/shape"
+	"github.com/provenant/provenant/store/duckdb"
+)
+
+// TestOpenFiles: the warehouse demo read in place from CSV and from
+// Parquet answers every call as the same rows imported into a table do,
+// and the resolver passes each answer.
+func TestOpenFiles(t *testing.T) {
+	ctx := t.Context()
+	dir := t.TempDir()
+	csvPath := filepath.Join(dir, "events.csv")
+	if err := os.WriteFile(csvPath, ingesttest.DemoCSV(t, 3000), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// The same rows as Parquet, written by DuckDB.
+	mem, err := duckdb.OpenMemory(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer mem.Close()
+	if _, err := mem.ExecContext(ctx, "COPY (SELECT * FROM read_csv('"+csvPath+"')) TO '"+filepath.Join(dir, "events.parquet")+"' (FORMAT parquet)"); err != nil {
+		t.Fatal(err)
+	}
+
+	// The reference: the rows imported into a table, derived.
+	tableCat := ingesttest.WarehouseCatalog(t)
+	ref, err := duckdb.OpenMemory(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ref.Close()
+	l, err := ingest.NewLayout(tableCat, "status_events")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sink := duckdb.NewSink(ref, &ingest.SinkOptions{AfterInsert: func(ctx context.Context, tx *sql.Tx, l *ingest.Layout) error {
+		return shape.Derive(ctx, tx, l.Dataset, l.Table, nil)
+	}})
+	f, _ := os.Open(csvPath)
+	defer f.Close()
+	if _, err := ingest.Import(ctx, sink, l, ingest.NewCSV("events.csv", l, f)); err != nil {
+		t.Fatal(err)
+	}
+	refEng, err := shape.New(ctx, tableCat, shape.Source{DB: ref}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	calls := []shape.Call{
+		{Tool: "get_device_status", Args: map[string]string{"device_id": "dev-0007", "as_of": "2026-01-06T00:00:00Z"}, Scope: shape.All()},
+		{Tool: "get_temperature", Args: map[string]string{"device_id": "dev-0003", "as_of": "2026-01-06T00:00:00Z"}, Scope: shape.All()},
+		{Tool: "count_devices_with_condition", Args: map[string]string{"condition": "NEEDS_ATTENTION", "as_of": "2026-01-06T00:00:00Z"}, Scope: shape.All()},
+		{Tool: "list_devices_in_status", Args: map[string]string{"zone_id": "zone-02", "status": "RUNNING", "as_of": "2026-01-06T00:00:00Z"}, Scope: shape.Only("zone-02")},
+		{Tool: "count_status_events_in_window", Args: map[string]string{"zone_id": "zone-01", "status": "IDLE",
+			"start": "2026-01-05T00:00:00Z", "end": "2026-01-06T00:00:00Z"}, Scope: shape.All()},
+	}
+	for _, file := range []string{"events.csv", "events.parquet"} {
+		t.Run(file, func(t *testing.T) {
+			b, err := os.ReadFile(ingesttest.WarehouseCatalogFile(t))
+			if err != nil {
+				t.Fatal(err)
+			}
+			yaml := strings.Replace(string(b), "table: status_events", "files: "+file, 1)
+			cat, err := catalog.Load(strings.NewReader(yaml), "files.yaml")
+			if err != nil {
+				t.Fatal(err)
+			}
+			files, err := duckdb.OpenFiles(ctx, cat, dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer files.DB.Close()
+			eng, err := shape.New(ctx, cat, shape.Source{DB: files.DB, Relations: files.Relations, Versions: files.Versions}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, c := range calls {
+				got := run(t, eng, c, true)
+				want := run(t, refEng, c, true)
+				if !got.Value.Equal(want.Value) || got.Digest != want.Digest || got.Rows != want.Rows {
+					t.Errorf("%s: files %+v, table %+v", c.Tool, got, want)
+				}
+				if want.Rows == 0 && c.Tool != "get_temperature" && c.Tool != "get_device_status" {
+					t.Errorf("%s: the reference answer is empty; pick arguments with rows behind them", c.Tool)
+				}
+				if !strings.HasPrefix(got.DataVersion, "files:") {
+					t.Errorf("data version %q", got.DataVersion)
+				}
+			}
+		})
+	}
+	if _, err := duckdb.OpenFiles(ctx, mustCatalog(t, "files: none-*.csv"), dir); err == nil {
+		t.Error("OpenFiles over a glob that matches nothing succeeded")
+	}
+}
+
+func mustCatalog(t *testing.T, files string) *catalog.Catalog {
+	t.Helper()
+	b, err := os.ReadFile(ingesttest.WarehouseCatalogFile(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cat, err := catalog.Load(strings.NewReader(strings.Replace(string(b), "table: status_events", files, 1)), "files.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cat
+}
+
+// run executes and resolves c, failing the test unless the verdict holds.
+func run(t *testing.T, eng *shape.Engine, c shape.Call, resolve bool) shape.Result {
+	t.Helper()
+	snap, err := eng.Begin(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer snap.Close()
+	r, err := snap.Execute(t.Context(), c)
+	if err != nil {
+		t.Fatalf("Execute %s: %v", c.Tool, err)
+	}
+	if resolve {
+		v, err := snap.Resolve(t.Context(), c, r)
+		if err != nil || !v.OK() {
+			t.Fatalf("Resolve %s = %+v, %v", c.Tool, v, err)
+		}
+	}
+	return r
+}
