@@ -32,6 +32,7 @@ type scaleShape struct {
 	P95MS    float64        `json:"p95_ms"`
 	P99MS    float64        `json:"p99_ms"`
 	Outcomes map[string]int `json:"outcomes"`
+	OneP50MS float64        `json:"one_client_p50_ms"`
 }
 
 // scaleTargets are the issue's p95 targets per tool shape, in ms.
@@ -125,6 +126,29 @@ func ScaleTable(rec *Record) (string, error) {
 				fmt.Fprintf(&b, " %s / %s / %s, %s%s |", Micros(s.P50MS*1000), Micros(s.P95MS*1000), Micros(s.P99MS*1000), Thousands(s.PerSec), mark)
 			}
 			fmt.Fprintf(&b, " %s |\n", Micros(t.p95ms*1000))
+		}
+	}
+	b.WriteString("\nOne client (the cost of a call without queueing), p50:\n\n| tool shape | database |")
+	for _, n := range sizes {
+		fmt.Fprintf(&b, " %s events |", Thousands(float64(n)))
+	}
+	b.WriteString("\n|---|---|" + strings.Repeat("---|", len(sizes)) + "\n")
+	for _, t := range scaleTargets {
+		for _, be := range backends {
+			fmt.Fprintf(&b, "| `%s` | %s |", t.shape, be)
+			for _, n := range sizes {
+				r := find(be, n)
+				i := -1
+				if r != nil {
+					i = slices.IndexFunc(r.Shapes, func(s scaleShape) bool { return s.Shape == t.shape })
+				}
+				if i < 0 || r.Shapes[i].OneP50MS == 0 {
+					b.WriteString(" — |")
+					continue
+				}
+				fmt.Fprintf(&b, " %s |", Micros(r.Shapes[i].OneP50MS*1000))
+			}
+			b.WriteString("\n")
 		}
 	}
 	b.WriteString("\n| database | events | first answer after opening | peak resident memory while serving | import (with deriving) |\n|---|---|---|---|---|\n")

@@ -12,7 +12,7 @@ func TestScaleTable(t *testing.T) {
 	line := func(backend string, events int, pointP95 string, outcome string) string {
 		return `{"backend":"` + backend + `","events":` + itoa(events) + `,"clients":16,"import":{"import_seconds":12.5,"import_rows_per_second":80000},` +
 			`"first_answer_ms":120.5,"peak_rss_mb":310.2,"shapes":[` +
-			`{"shape":"latest_value","calls":100,"calls_per_second":1500,"p50_ms":1.2,"p95_ms":` + pointP95 + `,"p99_ms":9.5,"outcomes":{"answered":100}},` +
+			`{"shape":"latest_value","calls":100,"calls_per_second":1500,"p50_ms":1.2,"p95_ms":` + pointP95 + `,"p99_ms":9.5,"outcomes":{"answered":100},"one_client_p50_ms":2.5},` +
 			`{"shape":"count_rows_in_window","calls":10,"calls_per_second":50,"p50_ms":30,"p95_ms":45,"p99_ms":60,"outcomes":{"` + outcome + `":10}}]}`
 	}
 	rec := sampleRecord()
@@ -25,6 +25,8 @@ func TestScaleTable(t *testing.T) {
 	for _, want := range []string{
 		"| `latest_value` | duckdb | 1.20 ms / 4.50 ms / 9.50 ms, 1,500 ✓ | 1.20 ms / 7.50 ms / 9.50 ms, 1,500 | 5.00 ms |",
 		"| `count_entities_where` | duckdb | — | — | 50.0 ms |",
+		"| `latest_value` | duckdb | 2.50 ms | 2.50 ms |",
+		"| `count_rows_in_window` | duckdb | — | — |",
 		"| duckdb | 1,000,000 | 120 ms | 310 MB | 12.5 s, 80,000 rows/s |",
 		"met in 1 of 4 cells); 10 call(s) ended otherwise",
 	} {

@@ -274,6 +274,10 @@ type Phase struct {
 	P99MS    float64        `json:"p99_ms"`
 	MaxMS    float64        `json:"max_ms"`
 	Outcomes map[string]int `json:"outcomes"`
+	// OneP50MS is the median latency with one client (measured for a
+	// quarter of the phase's time, after it): the cost of a call without
+	// queueing.
+	OneP50MS float64 `json:"one_client_p50_ms"`
 }
 
 // shapes are the phases, in order, with the tools each draws from.
@@ -393,9 +397,12 @@ func serve(ctx context.Context, cat *catalog.Catalog, c config, b string, n int)
 		if err := ctx.Err(); err != nil {
 			return Report{}, err
 		}
+		one, _, _ := drive(ctx, e, gen, 1, sh.tools, c.seed+uint64(i)*1000+700, c.duration/4)
+		slices.Sort(one)
 		slices.Sort(durs)
 		rep.Shapes = append(rep.Shapes, Phase{
-			Shape: sh.shape, Calls: len(durs), PerSec: float64(len(durs)) / elapsed.Seconds(),
+			OneP50MS: ms(pct(one, 0.50)),
+			Shape:    sh.shape, Calls: len(durs), PerSec: float64(len(durs)) / elapsed.Seconds(),
 			P50MS: ms(pct(durs, 0.50)), P95MS: ms(pct(durs, 0.95)), P99MS: ms(pct(durs, 0.99)), MaxMS: ms(durs[len(durs)-1]),
 			Outcomes: outcomes,
 		})
