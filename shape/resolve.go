@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -230,7 +231,6 @@ func (s *Snapshot) resolveLive(ctx context.Context, p *plan, c Call) (v fact.Val
 		return fact.Value{}, nil, nil, false, err
 	}
 	q := &query{}
-	ts := q.instant(asOf)
 	cpID, cpTS, err := s.checkpoint(ctx, p, asOf)
 	if err != nil {
 		return fact.Value{}, nil, nil, false, err
@@ -288,9 +288,10 @@ func (s *Snapshot) resolveLive(ctx context.Context, p *plan, c Call) (v fact.Val
 		out = col("a", p.entity.Column.Value)
 	}
 	flag += p.scopeSQL(q, "a", c.Scope)
-	// The census (how many series had begun by as_of) rides on every row,
-	// an uncorrelated subquery computed once; it is read on its own only
-	// when no row is live.
+	// Only the rows that meet the call come back, each carrying the number
+	// of live rows (a window count over them all) and the census (how
+	// many series had begun by as_of, an uncorrelated subquery computed
+	// once); when none meets it, both are read on their own.
 	census := func(q *query) string {
 		cen := "SELECT COUNT(*) FROM " + p.censusRel + " s WHERE s._first_ts <= " + q.instant(asOf)
 		if w := restrict(q)("s"); w != "" {
@@ -298,16 +299,26 @@ func (s *Snapshot) resolveLive(ctx context.Context, p *plan, c Call) (v fact.Val
 		}
 		return cen
 	}
-	sqlText := "SELECT CAST(" + col("a", p.ds.Key.Value) + " AS VARCHAR), " + out + ", CASE WHEN " + flag +
-		" THEN 1 ELSE 0 END, (" + census(q) + "), " + strings.Join(p.rowProjection("a"), ", ") + " FROM (" + p.candidates(q, cpID, cpTS, ts, restrict(q), true) + ") a WHERE " +
-		col("a", ValidToColumn) + " > " + ts
+	proj := p.rowProjection("a")
+	inner := make([]string, len(proj))
+	outer := make([]string, len(proj))
+	for i, e := range proj {
+		inner[i] = e + " AS _p" + strconv.Itoa(i)
+		outer[i] = "z._p" + strconv.Itoa(i)
+	}
+	live := func(q *query) string {
+		t := q.instant(asOf)
+		return "FROM (" + p.candidates(q, cpID, cpTS, t, restrict(q), true) + ") a WHERE " + col("a", ValidToColumn) + " > " + t
+	}
+	sqlText := "SELECT z._k, z._o, z._live, (" + census(q) + "), " + strings.Join(outer, ", ") + " FROM (SELECT CAST(" +
+		col("a", p.ds.Key.Value) + " AS VARCHAR) AS _k, " + out + " AS _o, CASE WHEN " + flag + " THEN 1 ELSE 0 END AS _f, COUNT(*) OVER () AS _live, " +
+		strings.Join(inner, ", ") + " " + live(q) + ") z WHERE z._f = 1"
 	rows, err := s.tx.QueryContext(ctx, sqlText, q.args...)
 	if err != nil {
 		return fact.Value{}, nil, nil, false, fmt.Errorf("resolve %s: %w", p.tool.Name.Value, err)
 	}
 	defer rows.Close()
-	live := 0
-	begun := int64(-1)
+	nLive, begun := int64(-1), int64(-1)
 	var ids []string
 	known = map[string]row{}
 	if p.tool.Shape.Value == catalog.ShapeLatestValue {
@@ -315,7 +326,6 @@ func (s *Snapshot) resolveLive(ctx context.Context, p *plan, c Call) (v fact.Val
 	}
 	for rows.Next() {
 		var k string
-		var flagged int
 		var id sql.NullString
 		var dest any = &id
 		var cell *cell
@@ -324,12 +334,8 @@ func (s *Snapshot) resolveLive(ctx context.Context, p *plan, c Call) (v fact.Val
 			dest = cell.dest()
 		}
 		sc := p.newRowScan()
-		if err := rows.Scan(append([]any{&k, dest, &flagged, &begun}, sc.dest...)...); err != nil {
+		if err := rows.Scan(append([]any{&k, dest, &nLive, &begun}, sc.dest...)...); err != nil {
 			return fact.Value{}, nil, nil, false, fmt.Errorf("resolve %s: %w", p.tool.Name.Value, err)
-		}
-		live++
-		if flagged != 1 {
-			continue
 		}
 		keys = append(keys, k)
 		addRow(known, sc.key, sc.row(p))
@@ -344,16 +350,16 @@ func (s *Snapshot) resolveLive(ctx context.Context, p *plan, c Call) (v fact.Val
 	if err := rows.Err(); err != nil {
 		return fact.Value{}, nil, nil, false, fmt.Errorf("resolve %s: %w", p.tool.Name.Value, err)
 	}
-	if live == 0 {
-		cenQ := &query{}
-		if err := s.tx.QueryRowContext(ctx, census(cenQ), cenQ.args...).Scan(&begun); err != nil {
+	if len(keys) == 0 {
+		cq := &query{}
+		if err := s.tx.QueryRowContext(ctx, "SELECT (SELECT COUNT(*) "+live(cq)+"), ("+census(cq)+")", cq.args...).Scan(&nLive, &begun); err != nil {
 			return fact.Value{}, nil, nil, false, fmt.Errorf("resolve %s: read census: %w", p.tool.Name.Value, err)
 		}
 	}
 	if p.tool.Shape.Value != catalog.ShapeLatestValue {
 		v = p.entityValue(ids)
 	}
-	return v, keys, known, int64(live) == begun, nil
+	return v, keys, known, nLive == begun, nil
 }
 
 // row is one looked-up row: its time and the columns a judgement reads.
