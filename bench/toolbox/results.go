@@ -256,7 +256,7 @@ func (r *results) warehouseMarkdown() string {
 		w.Version, w.Events, w.Devices, w.Zones, w.Days, w.Start, w.Seed, w.CSVMB, w.Schema, w.Table, w.ImportSeconds, w.ImportRowsPerSec)
 	fmt.Fprintf(&b, "- both servers read the same table (%d rows, %.1f MB, indexes %.1f MB) on the same PostgreSQL; provenant also reads the structures import derives (%[4]s__cp, %[4]s__cpi, %[4]s__series)\n", w.Rows, w.TableMB, w.IndexMB, w.Table)
 	fmt.Fprintf(&b, "- values checked equal on %d calls (the same calls to both servers; counts with their device ids, lists, readings, absences)\n", r.Checked)
-	fmt.Fprintf(&b, "- each cell: at most %d calls or %d ms per round, Go MCP SDK client sessions over loopback; %d rounds, the servers alternating, each figure the median round's (each metric's median)\n", r.MaxCalls, r.MaxTimeMS, r.Rounds)
+	fmt.Fprintf(&b, "- each cell: at most %d calls or %d ms per round (calls in flight at the deadline are waited for and counted), Go MCP SDK client sessions over loopback; %d rounds, the servers alternating, each figure the median round's (each metric's median); a cell of slow calls rests on few of them (the calls column of the .json)\n", r.MaxCalls, r.MaxTimeMS, r.Rounds)
 	fmt.Fprintf(&b, "- machine: %d CPUs, Linux %s, %s; load average %s before and %s after", r.Machine.CPUs, r.Machine.Kernel, r.Machine.GoVer, r.Machine.LoadAvg, r.MachineAfter.LoadAvg)
 	if r.Note != "" {
 		fmt.Fprintf(&b, "; %s", r.Note)
@@ -288,8 +288,8 @@ func (r *results) warehouseMarkdown() string {
 			} else {
 				s.lo, s.hi = min(s.lo, q), max(s.hi, q)
 			}
-			fmt.Fprintf(&b, "| %s | %s | %d | %.0f | %.0f | %.2f× | %.2f / %.2f | %.2f / %.2f | %.3f (%.3f) | %.3f (%.3f) | %.2f× | %.3f / %.3f | %d, %d / %d, %d | %.1f |\n",
-				sh, name, n, p.CallsPerSec, t.CallsPerSec, q,
+			fmt.Fprintf(&b, "| %s | %s | %d | %s | %s | %.2f× | %.2f / %.2f | %.2f / %.2f | %.3f (%.3f) | %.3f (%.3f) | %.2f× | %.3f / %.3f | %d, %d / %d, %d | %.1f |\n",
+				sh, name, n, rate(p.CallsPerSec), rate(t.CallsPerSec), q,
 				p.P50ms, p.P95ms, t.P50ms, t.P95ms, p.CPUmsPerCall, p.ProcCPUms, t.CPUmsPerCall, t.ProcCPUms,
 				ratio(p.CPUmsPerCall, t.CPUmsPerCall), p.ClientCPUms, t.ClientCPUms, p.Backends, p.BackendsOpened, t.Backends, t.BackendsOpened, p.Load1)
 		}
@@ -336,6 +336,15 @@ func (r *results) warehouseMarkdown() string {
 		}
 	}
 	return b.String()
+}
+
+// rate is a throughput as the warehouse table shows it: whole calls per
+// second, or one decimal below 10.
+func rate(x float64) string {
+	if x < 10 {
+		return strconv.FormatFloat(x, 'f', 1, 64)
+	}
+	return strconv.FormatFloat(x, 'f', 0, 64)
 }
 
 // readResults reads a results .json.
