@@ -37,6 +37,7 @@ type warehouseInfo struct {
 	TableMB          float64  `json:"table_mb"`
 	IndexMB          float64  `json:"index_mb"`
 	Indexes          []string `json:"indexes"`
+	Reused           bool     `json:"reused,omitempty"` // -reuse: imported by an earlier run
 }
 
 // toolboxTool is one of the toolbox's tools as the run configured it.
@@ -252,8 +253,14 @@ func (r *results) warehouseMarkdown() string {
 		fmt.Fprintf(&b, "**Taken under machine load**: the 1-minute load average reached %.2f on %d CPUs during the run (other processes share the machine). Both servers ran under the same load, alternating round by round, so the ratios compare; the absolute figures are lower than on an idle machine.\n\n", peak, r.Machine.CPUs)
 	}
 	fmt.Fprintf(&b, "- provenant: %s\n- toolbox: %s, each tool the plain parameterized SQL below\n", r.Servers["provenant"], r.Servers["toolbox"])
-	fmt.Fprintf(&b, "- data: the warehouse demo (package warehouse/demo), %s: %d events, %d devices, %d zones over %d days from %s (seed %d); a %.1f MB CSV imported by `provenant import --catalog catalogs/warehouse.yaml --dataset status_events --postgres DSN` (derived structures included) into %s.%s in %.1f s (%.0f rows/s); then VACUUM (ANALYZE) of the schema's tables\n",
-		w.Version, w.Events, w.Devices, w.Zones, w.Days, w.Start, w.Seed, w.CSVMB, w.Schema, w.Table, w.ImportSeconds, w.ImportRowsPerSec)
+	fmt.Fprintf(&b, "- data: the warehouse demo (package warehouse/demo), %s: %d events, %d devices, %d zones over %d days from %s (seed %d); ",
+		w.Version, w.Events, w.Devices, w.Zones, w.Days, w.Start, w.Seed)
+	if w.Reused {
+		fmt.Fprintf(&b, "imported into %s.%s by an earlier run (-reuse)\n", w.Schema, w.Table)
+	} else {
+		fmt.Fprintf(&b, "a %.1f MB CSV imported by `provenant import --catalog catalogs/warehouse.yaml --dataset status_events --postgres DSN` (derived structures included) into %s.%s in %.1f s (%.0f rows/s); then VACUUM (ANALYZE) of the schema's tables\n",
+			w.CSVMB, w.Schema, w.Table, w.ImportSeconds, w.ImportRowsPerSec)
+	}
 	fmt.Fprintf(&b, "- both servers read the same table (%d rows, %.1f MB, indexes %.1f MB) on the same PostgreSQL; provenant also reads the structures import derives (%[4]s__cp, %[4]s__cpi, %[4]s__series)\n", w.Rows, w.TableMB, w.IndexMB, w.Table)
 	fmt.Fprintf(&b, "- values checked equal on %d calls (the same calls to both servers; counts with their device ids, lists, readings, absences)\n", r.Checked)
 	fmt.Fprintf(&b, "- each cell: at most %d calls or %d ms per round (calls in flight at the deadline are waited for and counted), Go MCP SDK client sessions over loopback; %d rounds, the servers alternating, each figure the median round's (each metric's median); a cell of slow calls rests on few of them (the calls column of the .json)\n", r.MaxCalls, r.MaxTimeMS, r.Rounds)
