@@ -1,24 +1,38 @@
 // Command toolbox runs provenant and MCP Toolbox for Databases side by side
-// on the same retail store and compares them tool by tool over MCP
-// (streamable HTTP): the same six tools, the same calls, from the Go MCP
-// SDK's client at 1 and 16 concurrent sessions.
+// and compares them tool by tool over MCP (streamable HTTP): the same six
+// tools, the same calls, from the Go MCP SDK's client at 1 and 16
+// concurrent sessions. It has two workloads (-catalog):
 //
-// It generates the store with provenant's generator, loads it into a
-// dedicated PostgreSQL schema (dropped and recreated), writes the
-// toolbox's tools.yaml with each tool as parameterized SQL, starts
-// `provenant serve` (re-derivation and grounding on the path, as always)
-// and the toolbox on loopback ports, checks that both return equal values
-// on the same calls, then measures each (server, tool, sessions) cell:
-// calls per second, p50 and p95 latency, and server CPU per call from
-// /proc/PID/stat (the toolbox's CPU also counted with the PostgreSQL
-// backends serving it, which do its queries).
+//   - retail (the default): provenant's retail engine, its store in
+//     memory, against the toolbox over the same store loaded into
+//     PostgreSQL;
+//   - warehouse: `provenant serve --catalog warehouse --postgres DSN` and
+//     the toolbox over the same PostgreSQL table: the warehouse demo
+//     (package warehouse/demo) at the size the flags give (1,000,000
+//     events, 2,000 devices, 20 zones, 30 days by default), imported by
+//     `provenant import` (derived structures included) into a dedicated
+//     schema that the DSN's search_path names.
+//
+// It generates the data, loads it into a dedicated PostgreSQL schema
+// (dropped and recreated), writes the toolbox's tools.yaml with each tool
+// as parameterized SQL, starts `provenant serve` (re-derivation and
+// grounding on the path, as always) and the toolbox on loopback ports,
+// checks that both return equal values on the same calls, then measures
+// each (server, tool, sessions) cell: calls per second, p50 and p95
+// latency, and server CPU per call from /proc/PID/stat (with the CPU of
+// the PostgreSQL backends doing the server's queries, found by
+// application_name and sampled through the cell).
 //
 // Install the toolbox first (bench/toolbox/install.sh), then, from the
 // repository root:
 //
-//	go run ./bench/toolbox
+//	go run ./bench/toolbox                                # bench/results/toolbox.{json,md}
+//	go run ./bench/toolbox -catalog warehouse -rounds 3   # bench/results/toolbox-warehouse.{json,md}
 //
-// It writes bench/results/toolbox.json and bench/results/toolbox.md.
+// The results record the command line, the commit, the machine and its
+// load; -note adds free text. -render FILE.json writes the .md of a
+// results file again; -tools measures some tools only; -reuse (warehouse)
+// measures the data an earlier run imported.
 package main
 
 import (
