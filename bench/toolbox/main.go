@@ -358,6 +358,9 @@ func setupWarehouse(ctx context.Context, log *slog.Logger, c *config, dsn, tmp s
 	if info.Indexes, err = tableIndexes(ctx, dsn, c.schema); err != nil {
 		return nil, nil, err
 	}
+	if info.Postgres, err = postgresSettings(ctx, dsn); err != nil {
+		return nil, nil, err
+	}
 	if c.reuse && info.Rows != int64(o.Events) {
 		return nil, nil, fmt.Errorf("reuse %s: the table holds %d rows, not -events %d (run without -reuse)", c.schema, info.Rows, o.Events)
 	}

@@ -38,6 +38,8 @@ type warehouseInfo struct {
 	IndexMB          float64  `json:"index_mb"`
 	Indexes          []string `json:"indexes"`
 	Reused           bool     `json:"reused,omitempty"` // -reuse: imported by an earlier run
+	// Postgres is the server's version and memory settings (SHOW).
+	Postgres map[string]string `json:"postgres,omitempty"`
 }
 
 // toolboxTool is one of the toolbox's tools as the run configured it.
@@ -261,6 +263,10 @@ func (r *results) warehouseMarkdown() string {
 		fmt.Fprintf(&b, "a %.1f MB CSV imported by `provenant import --catalog catalogs/warehouse.yaml --dataset status_events --postgres DSN` (derived structures included) into %s.%s in %.1f s (%.0f rows/s); then VACUUM (ANALYZE) of the schema's tables\n",
 			w.CSVMB, w.Schema, w.Table, w.ImportSeconds, w.ImportRowsPerSec)
 	}
+	if len(w.Postgres) > 0 {
+		fmt.Fprintf(&b, "- PostgreSQL %s on the same machine, its settings as installed: shared_buffers %s, work_mem %s, max_parallel_workers_per_gather %s, jit %s\n",
+			w.Postgres["server_version"], w.Postgres["shared_buffers"], w.Postgres["work_mem"], w.Postgres["max_parallel_workers_per_gather"], w.Postgres["jit"])
+	}
 	fmt.Fprintf(&b, "- both servers read the same table (%d rows, %.1f MB, indexes %.1f MB) on the same PostgreSQL; provenant also reads the structures import derives (%[4]s__cp, %[4]s__cpi, %[4]s__series)\n", w.Rows, w.TableMB, w.IndexMB, w.Table)
 	fmt.Fprintf(&b, "- values checked equal on %d calls (the same calls to both servers; counts with their device ids, lists, readings, absences)\n", r.Checked)
 	fmt.Fprintf(&b, "- each cell: at most %d calls or %d ms per round (calls in flight at the deadline are waited for and counted), Go MCP SDK client sessions over loopback; %d rounds, the servers alternating, each figure the median round's (each metric's median); a cell of slow calls rests on few of them (the calls column of the .json)\n", r.MaxCalls, r.MaxTimeMS, r.Rounds)
@@ -331,7 +337,7 @@ func (r *results) warehouseMarkdown() string {
 	}
 	fmt.Fprintf(&b, "\nTarget (issue 8, scale and speed): provenant's throughput at least the toolbox's on every tool shape, doing provenance and re-derivation besides: met in %d of %d cells.\n", faster, cells)
 	if len(r.ToolboxSQL) > 0 {
-		b.WriteString("\n## The toolbox's tools\n\nEach tool is the SQL a PostgreSQL user would write for it, its parameters strings in the order of $1, $2, …; timestamps are RFC 3339 text, cast to the column's type. The point lookups take a device's latest event with ORDER BY … LIMIT 1 (one index probe); the store-wide ones every device's latest event with DISTINCT ON, which reads every event up to as_of. count_devices_with_condition is one tool, as in provenant, whose condition is a CASE over the condition's name, each branch the catalog's condition; it returns the devices with the count, as provenant does. list_devices_in_status filters zone and status after taking each device's latest event, as the catalog defines it.\n")
+		b.WriteString("\n## The toolbox's tools\n\nEach tool is the SQL a PostgreSQL user would write for it, its parameters strings in the order of $1, $2, …; timestamps are RFC 3339 text, cast to the column's type. The point lookups take a device's latest event with ORDER BY … LIMIT 1 (one index probe); the store-wide ones every device's latest event with DISTINCT ON, which reads every event up to as_of. count_devices_with_condition is one tool, as in provenant, whose condition is a CASE over the condition's name, each branch the catalog's condition; it returns the devices with the count, as provenant does. list_devices_in_status filters zone and status after taking each device's latest event, as the catalog defines it. Neither server nor PostgreSQL was tuned for this run; both read the indexes import creates, listed below.\n")
 		for _, t := range r.ToolboxSQL {
 			fmt.Fprintf(&b, "\n`%s` (%s):\n\n```sql\n%s\n```\n", t.Tool, strings.Join(t.Params, ", "), t.SQL)
 		}

@@ -419,3 +419,22 @@ func tableIndexes(ctx context.Context, dsn, schema string) ([]string, error) {
 	}
 	return defs, nil
 }
+
+// postgresSettings are the PostgreSQL server's version and the settings
+// that bound the queries' memory, as SHOW gives them.
+func postgresSettings(ctx context.Context, dsn string) (map[string]string, error) {
+	conn, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		return nil, fmt.Errorf("connect postgres: %w", err)
+	}
+	defer conn.Close(ctx)
+	out := map[string]string{}
+	for _, name := range []string{"server_version", "shared_buffers", "work_mem", "max_parallel_workers_per_gather", "jit"} {
+		var v string
+		if err := conn.QueryRow(ctx, "SELECT current_setting($1)", name).Scan(&v); err != nil {
+			return nil, fmt.Errorf("read setting %s: %w", name, err)
+		}
+		out[name] = v
+	}
+	return out, nil
+}
