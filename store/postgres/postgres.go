@@ -16,6 +16,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/stdlib"
@@ -24,6 +25,10 @@ import (
 )
 
 var _ ingest.Sink = (*Sink)(nil)
+
+// MaxConns bounds the connections Open's pool holds, busy or idle: one
+// PostgreSQL backend each.
+const MaxConns = 32
 
 // Open connects to the PostgreSQL database dsn names (a URL or key=value
 // string, as pgx parses it) and checks that it answers.
@@ -34,6 +39,13 @@ func Open(ctx context.Context, dsn string) (*sql.DB, error) {
 		return nil, errors.New("open postgres: malformed DSN")
 	}
 	db := stdlib.OpenDB(*cfg)
+	// database/sql keeps 2 idle connections by default: under concurrent
+	// calls every other connection would be closed and a new backend
+	// forked (tens of milliseconds of server CPU) per call. Keep a pool
+	// as large as the calls in flight are likely to be.
+	db.SetMaxOpenConns(MaxConns)
+	db.SetMaxIdleConns(MaxConns)
+	db.SetConnMaxIdleTime(5 * time.Minute)
 	if err := db.PingContext(ctx); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("open postgres: %w", err)
