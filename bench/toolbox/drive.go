@@ -13,17 +13,28 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-
-	"github.com/provenant/provenant/retail"
 )
+
+// workload is what a run measures: its tools, in the order the results
+// list them, the calls to make, and each server's answer as canonical
+// text, equal for equal answers.
+type workload struct {
+	tools     []string
+	args      func(tool string, n int, seed uint64) []map[string]any
+	provenant func(tool string, structured []byte) (string, error)
+	toolbox   func(tool string, texts []string) (string, error)
+}
 
 // target is one server under test.
 type target struct {
-	name  string
-	url   string
-	proc  *proc
-	pgApp string // the toolbox: application_name of its PostgreSQL backends
-	dsn   string
+	name string
+	url  string
+	proc *proc
+	// pgApp is the application_name of the PostgreSQL backends doing the
+	// server's queries, whose CPU counts as the server's ("" for none).
+	pgApp   string
+	dsn     string
+	toolbox bool // answers as the toolbox does (rows as text)
 }
 
 // httpClient keeps one idle connection per session, as separate clients
@@ -45,7 +56,7 @@ func connect(ctx context.Context, url string, hc *http.Client) (*mcp.ClientSessi
 var errTool = errors.New("tool error")
 
 // callValue makes one call and returns the canonical value it carries.
-func callValue(ctx context.Context, t *target, cs *mcp.ClientSession, name string, args map[string]any) (string, error) {
+func callValue(ctx context.Context, w *workload, t *target, cs *mcp.ClientSession, name string, args map[string]any) (string, error) {
 	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
 	if err != nil {
 		return "", err
@@ -59,19 +70,19 @@ func callValue(ctx context.Context, t *target, cs *mcp.ClientSession, name strin
 	if res.IsError {
 		return "", fmt.Errorf("%w: %.200q", errTool, texts)
 	}
-	if t.pgApp != "" {
-		return toolboxValue(name, texts)
+	if t.toolbox {
+		return w.toolbox(name, texts)
 	}
 	b, err := jsonBytes(res.StructuredContent)
 	if err != nil {
 		return "", err
 	}
-	return provenantValue(name, b)
+	return w.provenant(name, b)
 }
 
 // checkEqual makes n calls per tool on every target and requires equal
 // values; it returns how many calls it compared.
-func checkEqual(ctx context.Context, d *retail.Dataset, targets []*target, n int, seed uint64) (int, error) {
+func checkEqual(ctx context.Context, w *workload, targets []*target, n int, seed uint64) (int, error) {
 	sessions := make([]*mcp.ClientSession, len(targets))
 	hc := httpClient(1)
 	for i, t := range targets {
@@ -83,11 +94,11 @@ func checkEqual(ctx context.Context, d *retail.Dataset, targets []*target, n int
 		sessions[i] = cs
 	}
 	compared := 0
-	for _, name := range benchTools {
-		for _, args := range callArgs(d, name, n, seed) {
+	for _, name := range w.tools {
+		for _, args := range w.args(name, n, seed) {
 			var first string
 			for i, t := range targets {
-				v, err := callValue(ctx, t, sessions[i], name, args)
+				v, err := callValue(ctx, w, t, sessions[i], name, args)
 				if err != nil {
 					return compared, fmt.Errorf("check %s on %s %v: %w", name, t.name, args, err)
 				}
@@ -116,16 +127,20 @@ type cell struct {
 	CPUmsPerCall  float64 `json:"cpu_ms_per_call"`
 	ProcCPUms     float64 `json:"process_cpu_ms_per_call"`
 	PostgresCPUms float64 `json:"postgres_cpu_ms_per_call,omitempty"`
-	ClientCPUms   float64 `json:"client_cpu_ms_per_call"` // this process: the SDK clients, both servers alike
-	Load1         float64 `json:"loadavg_1m"`             // the machine's 1-minute load average as the cell began
-	Rounds        []cell  `json:"rounds,omitempty"`
+	// Backends is how many PostgreSQL backends served the server during
+	// the cell, BackendsOpened how many of them it connected during it.
+	Backends       int     `json:"postgres_backends,omitempty"`
+	BackendsOpened int     `json:"postgres_backends_opened,omitempty"`
+	ClientCPUms    float64 `json:"client_cpu_ms_per_call"` // this process: the SDK clients, both servers alike
+	Load1          float64 `json:"loadavg_1m"`             // the machine's 1-minute load average as the cell began
+	Rounds         []cell  `json:"rounds,omitempty"`
 }
 
 // measure drives t with calls to name from n sessions until maxCalls calls
 // or maxTime, after warmup unmeasured calls. Server CPU per call is the
 // server process's CPU time over the measured span, plus, for the
 // toolbox, that of the PostgreSQL backends serving it.
-func measure(ctx context.Context, t *target, name string, calls []map[string]any, n, maxCalls int, maxTime time.Duration, warmup int) (cell, error) {
+func measure(ctx context.Context, w *workload, t *target, name string, calls []map[string]any, n, maxCalls int, maxTime time.Duration, warmup int) (cell, error) {
 	hc := httpClient(n)
 	defer hc.CloseIdleConnections()
 	sessions := make([]*mcp.ClientSession, n)
@@ -156,7 +171,7 @@ func measure(ctx context.Context, t *target, name string, calls []map[string]any
 						break
 					}
 					start := time.Now()
-					_, err := callValue(ctx, t, cs, name, calls[i%len(calls)])
+					_, err := callValue(ctx, w, t, cs, name, calls[i%len(calls)])
 					durs = append(durs, time.Since(start))
 					if err != nil {
 						errMu.Lock()
@@ -178,41 +193,40 @@ func measure(ctx context.Context, t *target, name string, calls []map[string]any
 	if _, err := run(max(warmup, n), time.Now().Add(maxTime)); err != nil {
 		return cell{}, err
 	}
-	var pgPIDs []int
-	cpu := func() (proc, pg time.Duration, err error) {
-		if proc, err = cpuTime(t.proc.cmd.Process.Pid); err != nil {
-			return 0, 0, err
-		}
-		if t.pgApp != "" {
-			if pgPIDs, err = backendPIDs(ctx, t.dsn, t.pgApp); err != nil {
-				return 0, 0, err
-			}
-			for _, pid := range pgPIDs {
-				if c, err := cpuTime(pid); err == nil {
-					pg += c
-				}
-			}
-		}
-		return proc, pg, nil
-	}
 	load1 := loadAvg1()
 	client0, err := cpuTime(os.Getpid())
 	if err != nil {
 		return cell{}, err
 	}
-	proc0, pg0, err := cpu()
+	proc0, err := cpuTime(t.proc.cmd.Process.Pid)
 	if err != nil {
 		return cell{}, err
+	}
+	var watch *backendWatch
+	if t.pgApp != "" {
+		if watch, err = watchBackends(ctx, t.dsn, t.pgApp, 50*time.Millisecond); err != nil {
+			return cell{}, err
+		}
 	}
 	start := time.Now()
 	durs, err := run(maxCalls, start.Add(maxTime))
 	elapsed := time.Since(start)
 	if err != nil {
+		if watch != nil {
+			watch.finish(ctx)
+		}
 		return cell{}, err
 	}
-	proc1, pg1, err := cpu()
+	proc1, err := cpuTime(t.proc.cmd.Process.Pid)
 	if err != nil {
 		return cell{}, err
+	}
+	var pg time.Duration
+	var backends, opened int
+	if watch != nil {
+		if pg, backends, opened, err = watch.finish(ctx); err != nil {
+			return cell{}, err
+		}
 	}
 	client1, err := cpuTime(os.Getpid())
 	if err != nil {
@@ -231,8 +245,9 @@ func measure(ctx context.Context, t *target, name string, calls []map[string]any
 	}
 	c.CPUmsPerCall = c.ProcCPUms
 	if t.pgApp != "" {
-		c.PostgresCPUms = round(ms(pg1-pg0)/k, 3)
-		c.CPUmsPerCall = round(ms(proc1-proc0+pg1-pg0)/k, 3)
+		c.PostgresCPUms = round(ms(pg)/k, 3)
+		c.CPUmsPerCall = round(ms(proc1-proc0+pg)/k, 3)
+		c.Backends, c.BackendsOpened = backends, opened
 	}
 	return c, nil
 }

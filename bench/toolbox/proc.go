@@ -2,14 +2,17 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"fmt"
+	"maps"
 	"net/http"
 	"os"
 	"os/exec"
 	"runtime"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -134,26 +137,106 @@ func parseStatCPU(b []byte) (time.Duration, error) {
 	return time.Duration(u+s) * time.Second / clockTicks, nil
 }
 
-// backendPIDs lists the PostgreSQL backends whose application_name is app.
-func backendPIDs(ctx context.Context, dsn, app string) ([]int, error) {
+// backendWatch follows the CPU time of the PostgreSQL backends with one
+// application_name over a span, sampling them every so often, so that a
+// backend that exits during the span (a pool closing an idle connection)
+// keeps the CPU it was last seen with, and one that starts during it
+// counts from zero. A backend that starts and exits between two samples
+// is missed: the figure is a lower bound.
+type backendWatch struct {
+	conn        *pgx.Conn
+	app         string
+	mu          sync.Mutex
+	first, last map[int]time.Duration
+	err         error
+	stop, done  chan struct{}
+}
+
+// watchBackends takes the first sample of app's backends and samples
+// them again every interval until finish.
+func watchBackends(ctx context.Context, dsn, app string, every time.Duration) (*backendWatch, error) {
 	conn, err := pgx.Connect(ctx, dsn)
 	if err != nil {
 		return nil, fmt.Errorf("connect postgres: %w", err)
 	}
-	defer conn.Close(ctx)
-	rows, err := conn.Query(ctx, "SELECT pid FROM pg_stat_activity WHERE application_name = $1", app)
+	w := &backendWatch{conn: conn, app: app, last: map[int]time.Duration{}, stop: make(chan struct{}), done: make(chan struct{})}
+	if err := w.sample(ctx); err != nil {
+		conn.Close(ctx)
+		return nil, err
+	}
+	w.first = maps.Clone(w.last)
+	go func() {
+		defer close(w.done)
+		tick := time.NewTicker(every)
+		defer tick.Stop()
+		for {
+			select {
+			case <-w.stop:
+				return
+			case <-tick.C:
+				if err := w.sample(ctx); err != nil {
+					w.mu.Lock()
+					w.err = cmp.Or(w.err, err)
+					w.mu.Unlock()
+					return
+				}
+			}
+		}
+	}()
+	return w, nil
+}
+
+// sample records the CPU time of every backend of the application now.
+func (w *backendWatch) sample(ctx context.Context) error {
+	rows, err := w.conn.Query(ctx, "SELECT pid FROM pg_stat_activity WHERE application_name = $1", w.app)
 	if err != nil {
-		return nil, fmt.Errorf("list backends: %w", err)
+		return fmt.Errorf("list backends: %w", err)
 	}
 	pids, err := pgx.CollectRows(rows, pgx.RowTo[int32])
 	if err != nil {
-		return nil, fmt.Errorf("list backends: %w", err)
+		return fmt.Errorf("list backends: %w", err)
 	}
-	out := make([]int, len(pids))
-	for i, p := range pids {
-		out[i] = int(p)
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for _, pid := range pids {
+		if c, err := cpuTime(int(pid)); err == nil { // a backend may exit meanwhile
+			w.last[int(pid)] = c
+		}
 	}
-	return out, nil
+	return nil
+}
+
+// finish takes a last sample and returns the backends' CPU time over
+// the span, how many backends were seen and how many of them started
+// during it.
+func (w *backendWatch) finish(ctx context.Context) (time.Duration, int, int, error) {
+	close(w.stop)
+	<-w.done
+	defer w.conn.Close(ctx)
+	err := w.sample(ctx)
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if err = cmp.Or(w.err, err); err != nil {
+		return 0, 0, 0, err
+	}
+	cpu, opened := backendCPU(w.first, w.last)
+	return cpu, len(w.last), opened, nil
+}
+
+// backendCPU is the CPU time backends spent between two samples (last
+// includes every backend of first), and how many backends of last first
+// lacks (started in between; they count from zero).
+func backendCPU(first, last map[int]time.Duration) (time.Duration, int) {
+	var cpu time.Duration
+	opened := 0
+	for pid, c := range last {
+		c0, ok := first[pid]
+		if !ok {
+			opened++
+		}
+		cpu += max(0, c-c0)
+	}
+	return cpu, opened
 }
 
 // machineInfo is what the results record of the machine.
@@ -196,4 +279,18 @@ func loadAvg1() float64 {
 	}
 	v, _ := strconv.ParseFloat(f[0], 64)
 	return v
+}
+
+// gitCommit is the working tree's commit, with "+dirty" when it has
+// uncommitted changes, or "" outside a git checkout.
+func gitCommit(ctx context.Context) string {
+	out, err := exec.CommandContext(ctx, "git", "rev-parse", "HEAD").Output()
+	if err != nil {
+		return ""
+	}
+	c := strings.TrimSpace(string(out))
+	if st, err := exec.CommandContext(ctx, "git", "status", "--porcelain", "--untracked-files=no").Output(); err == nil && len(bytes.TrimSpace(st)) > 0 {
+		c += "+dirty"
+	}
+	return c
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -139,20 +138,48 @@ func loadPostgres(ctx context.Context, dsn, schema string, d *retail.Dataset) er
 	return nil
 }
 
+// sqlTool is one of the toolbox's tools: parameterized SQL with string
+// parameters ($1, $2, ... in params' order).
+type sqlTool struct {
+	name, description string
+	params            []string
+	statement         string
+}
+
+// retailSQLTools are the six retail tools as SQL over schema.
+func retailSQLTools(schema string) []sqlTool {
+	out := make([]sqlTool, len(benchTools))
+	for i, name := range benchTools {
+		def, _ := retail.Registry().Lookup(name)
+		out[i] = sqlTool{name: name, description: def.Description, params: toolParams[name], statement: fmt.Sprintf(toolSQL[name], schema)}
+	}
+	return out
+}
+
+// retailWorkload is the calls of the retail tools over d, and each
+// server's answer as canonical text.
+func retailWorkload(d *retail.Dataset) *workload {
+	return &workload{
+		tools:     benchTools,
+		args:      func(tool string, n int, seed uint64) []map[string]any { return callArgs(d, tool, n, seed) },
+		provenant: provenantValue,
+		toolbox:   toolboxValue,
+	}
+}
+
 // toolsYAML is the toolbox's configuration (its flat format: one document
-// per source and tool) serving the six tools over schema.
-func toolsYAML(host string, port int, database, user, password, schema, appName string) string {
+// per source and tool) serving tools.
+func toolsYAML(host string, port int, database, user, password, appName string, tools []sqlTool) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "kind: source\nname: pg\ntype: postgres\nhost: %s\nport: %d\ndatabase: %s\nuser: %s\npassword: %q\nqueryParams:\n  sslmode: disable\n  application_name: %s\n",
 		host, port, database, user, password, appName)
-	for _, name := range benchTools {
-		def, _ := retail.Registry().Lookup(name)
-		fmt.Fprintf(&b, "---\nkind: tool\nname: %s\ntype: postgres-sql\nsource: pg\ndescription: %q\nparameters:\n", name, def.Description)
-		for _, p := range toolParams[name] {
+	for _, t := range tools {
+		fmt.Fprintf(&b, "---\nkind: tool\nname: %s\ntype: postgres-sql\nsource: pg\ndescription: %q\nparameters:\n", t.name, t.description)
+		for _, p := range t.params {
 			fmt.Fprintf(&b, "  - name: %s\n    type: string\n    description: %s\n", p, p)
 		}
 		b.WriteString("statement: |\n")
-		for line := range strings.SplitSeq(fmt.Sprintf(toolSQL[name], schema), "\n") {
+		for line := range strings.SplitSeq(t.statement, "\n") {
 			b.WriteString("  " + line + "\n")
 		}
 	}
@@ -259,28 +286,9 @@ func provenantValue(name string, structured []byte) (string, error) {
 // given the text of its content items: each row a JSON object, or one JSON
 // array of rows; no row means nothing was observed (or an empty list).
 func toolboxValue(name string, texts []string) (string, error) {
-	var rows []map[string]any
-	for _, t := range texts {
-		t = strings.TrimSpace(t)
-		switch {
-		case t == "" || t == "null" || t == "[]":
-		case strings.HasPrefix(t, "["):
-			var rs []map[string]any
-			if err := json.Unmarshal([]byte(t), &rs); err != nil {
-				return "", fmt.Errorf("decode toolbox rows: %w", err)
-			}
-			rows = append(rows, rs...)
-		case strings.HasPrefix(t, "{"):
-			dec := json.NewDecoder(bytes.NewReader([]byte(t)))
-			dec.UseNumber()
-			var r map[string]any
-			if err := dec.Decode(&r); err != nil {
-				return "", fmt.Errorf("decode toolbox row: %w", err)
-			}
-			rows = append(rows, r)
-		default:
-			return "", fmt.Errorf("%w: toolbox text %.80q", errValue, t)
-		}
+	rows, err := toolboxRows(texts)
+	if err != nil {
+		return "", err
 	}
 	column := map[string]string{
 		retail.GetStockState: "state", retail.GetPrice: "price_cents", retail.GetComplianceFlag: "compliance_flag",
@@ -311,4 +319,32 @@ func toolboxValue(name string, texts []string) (string, error) {
 		return vals[0], nil
 	}
 	return "", fmt.Errorf("%w: %d rows for a point lookup", errValue, len(vals))
+}
+
+// toolboxRows are the rows of the toolbox's content items' text: each
+// item a JSON object (a row) or a JSON array of rows; numbers are kept as
+// json.Number.
+func toolboxRows(texts []string) ([]map[string]any, error) {
+	var rows []map[string]any
+	for _, t := range texts {
+		t = strings.TrimSpace(t)
+		switch {
+		case t == "" || t == "null" || t == "[]":
+		case strings.HasPrefix(t, "["):
+			var rs []map[string]any
+			if err := decodeNumbers([]byte(t), &rs); err != nil {
+				return nil, fmt.Errorf("decode toolbox rows: %w", err)
+			}
+			rows = append(rows, rs...)
+		case strings.HasPrefix(t, "{"):
+			var r map[string]any
+			if err := decodeNumbers([]byte(t), &r); err != nil {
+				return nil, fmt.Errorf("decode toolbox row: %w", err)
+			}
+			rows = append(rows, r)
+		default:
+			return nil, fmt.Errorf("%w: toolbox text %.80q", errValue, t)
+		}
+	}
+	return rows, nil
 }
