@@ -1,6 +1,6 @@
 // Package catalogs embeds the example catalogs (retail.yaml, the demo's;
-// warehouse.yaml, the warehouse-equipment domain's) and the catalog JSON
-// Schema, so that the binary serves the demo with no file beside it.
+// warehouse.yaml, the warehouse-equipment domain's), so that the binary
+// serves them with no file beside it.
 package catalogs
 
 import (
@@ -10,7 +10,7 @@ import (
 	"github.com/provenant/provenant/catalog"
 )
 
-//go:embed *.yaml catalog.schema.json
+//go:embed *.yaml
 var files embed.FS
 
 // Names are the embedded catalogs, by the name --catalog takes.
@@ -25,10 +25,4 @@ func Load(name string) (*catalog.Catalog, error) {
 	}
 	defer f.Close()
 	return catalog.Load(f, name+".yaml")
-}
-
-// Schema returns the catalog JSON Schema.
-func Schema() []byte {
-	b, _ := files.ReadFile("catalog.schema.json")
-	return b
 }

@@ -167,9 +167,6 @@ func tableExists(ctx context.Context, db interface {
 	return n > 0, nil
 }
 
-// Catalog returns the engine's catalog.
-func (e *Engine) Catalog() *catalog.Catalog { return e.cat }
-
 // Scope is the set of scope-entity values a caller may see.
 type Scope struct {
 	all    bool
