@@ -338,15 +338,17 @@ type checkpoints struct {
 // (as text), or id 0 and the earliest time when there is none. The index
 // is read once per data version and kept: an import replaces it in the
 // transaction that changes the version, so one version has one index.
+//
+// While the executor's query reads the version itself (Snapshot.fold),
+// the kept index is used whatever its version, which is noted so that
+// Execute can answer again should it not be the snapshot's.
 func (s *Snapshot) checkpoint(ctx context.Context, p *plan, t time.Time) (int64, string, error) {
-	version, err := s.DataVersion(ctx, p.ds.Name.Value)
-	if err != nil {
+	cps := s.e.index(p)
+	if s.fold && cps != nil {
+		s.foldIndex = cps.version
+	} else if version, err := s.DataVersion(ctx, p.ds.Name.Value); err != nil {
 		return 0, "", err
-	}
-	s.e.mu.Lock()
-	cps := s.e.cps[p.cpiRel]
-	s.e.mu.Unlock()
-	if cps == nil || cps.version != version {
+	} else if cps == nil || cps.version != version {
 		if cps, err = s.readCheckpoints(ctx, p, version); err != nil {
 			return 0, "", err
 		}
@@ -365,6 +367,13 @@ func (s *Snapshot) checkpoint(ctx context.Context, p *plan, t time.Time) (int64,
 		return 0, "0001-01-01 00:00:00", nil
 	}
 	return cps.ids[i-1], cps.texts[i-1], nil
+}
+
+// index returns the kept checkpoint index of a plan's dataset, or nil.
+func (e *Engine) index(p *plan) *checkpoints {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.cps[p.cpiRel]
 }
 
 // readCheckpoints reads the checkpoint index in the snapshot.

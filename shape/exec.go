@@ -3,6 +3,7 @@ package shape
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -17,22 +18,82 @@ func (s *Snapshot) Execute(ctx context.Context, c Call) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	var (
-		v    fact.Value
-		keys []string
-	)
-	switch p.tool.Shape.Value {
-	case catalog.ShapeLatestValue:
-		v, keys, err = s.execLatest(ctx, p, c)
-	case catalog.ShapeCountEntitiesWhere, catalog.ShapeListEntitiesInState:
-		v, keys, err = s.execEntities(ctx, p, c)
-	case catalog.ShapeCountRowsInWindow:
-		v, keys, err = s.execWindow(ctx, p, c)
+	ds := p.ds.Name.Value
+	if !s.knowsVersion(ds) {
+		if p.derived && s.e.index(p) == nil {
+			// No checkpoint index is kept yet: it is read at the
+			// snapshot's version, which is read first.
+			if _, err := s.DataVersion(ctx, ds); err != nil {
+				return Result{}, err
+			}
+		} else {
+			s.fold = true
+		}
 	}
+	v, keys, err := s.execute(ctx, p, c)
+	folded, index := s.fold, s.foldIndex
+	s.fold, s.foldIndex = false, ""
 	if err != nil {
 		return Result{}, err
 	}
+	if folded && p.derived && index != s.versions[ds] {
+		// The kept checkpoint index is of another version than the
+		// snapshot's (an import since): answer again with the
+		// snapshot's own.
+		if v, keys, err = s.execute(ctx, p, c); err != nil {
+			return Result{}, err
+		}
+	}
 	return s.result(ctx, p, v, keys)
+}
+
+func (s *Snapshot) execute(ctx context.Context, p *plan, c Call) (fact.Value, []string, error) {
+	switch p.tool.Shape.Value {
+	case catalog.ShapeLatestValue:
+		return s.execLatest(ctx, p, c)
+	case catalog.ShapeCountEntitiesWhere, catalog.ShapeListEntitiesInState:
+		return s.execEntities(ctx, p, c)
+	case catalog.ShapeCountRowsInWindow:
+		return s.execWindow(ctx, p, c)
+	}
+	return fact.Value{}, nil, ErrUnknownTool
+}
+
+// execRows runs an executor query and calls each after scanning every
+// row into dest. When the snapshot folds (Execute), the query also reads
+// the data version, in the same statement: one round trip fewer per
+// call. The version comes from a one-row relation left-joined to the
+// query's rows, so that it comes back when the query has none.
+func (s *Snapshot) execRows(ctx context.Context, p *plan, sqlText string, args []any, dest []any, each func() error) error {
+	var ver, present sql.NullInt64
+	if s.fold {
+		sqlText = "SELECT v._ver, w.* FROM (SELECT MAX(" + ident(SeqColumn) + ") AS _ver FROM " + p.rel +
+			") v LEFT JOIN (SELECT 1 AS _present, x.* FROM (" + sqlText + ") x) w ON 1 = 1"
+		dest = append([]any{&ver, &present}, dest...)
+	}
+	rows, err := s.query(ctx, sqlText, args...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		if err := rows.Scan(dest...); err != nil {
+			return err
+		}
+		if s.fold && !present.Valid {
+			continue // the version's row: the query has none
+		}
+		if err := each(); err != nil {
+			return err
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	if s.fold {
+		s.versions[p.ds.Name.Value] = fmt.Sprintf("seq:%d", ver.Int64)
+	}
+	return nil
 }
 
 // result sorts and digests the keys and names the snapshot.
@@ -87,28 +148,25 @@ func (s *Snapshot) execLatest(ctx context.Context, p *plan, c Call) (fact.Value,
 	inner += " FROM " + from + " WHERE " + where +
 		" ORDER BY " + col("x", p.ds.Time.Value) + " DESC, " + col("x", p.ds.Key.Value) + " DESC LIMIT 1"
 	sqlText := "SELECT y.k, y.v FROM (" + inner + ") y WHERE 1 = 1" + p.scopeSQL(q, "y", c.Scope)
-	rows, err := s.tx.QueryContext(ctx, sqlText, q.args...)
-	if err != nil {
-		return fact.Value{}, nil, fmt.Errorf("execute %s: %w", p.tool.Name.Value, err)
-	}
-	defer rows.Close()
 	v := fact.NoObservation(attrKind(p.attr))
 	var keys []string
-	for rows.Next() {
-		var k string
-		cell := newCell(p.attr)
-		if err := rows.Scan(&k, cell.dest()); err != nil {
-			return fact.Value{}, nil, fmt.Errorf("execute %s: %w", p.tool.Name.Value, err)
+	var k sql.NullString
+	cell := newCell(p.attr)
+	err = s.execRows(ctx, p, sqlText, q.args, []any{&k, cell.dest()}, func() error {
+		if !k.Valid {
+			return errors.New("a row has no key")
 		}
 		if !cell.valid() {
-			return fact.Value{}, nil, fmt.Errorf("execute %s: latest row has no value for attribute %s", p.tool.Name.Value, p.attr.Name.Value)
+			return fmt.Errorf("latest row has no value for attribute %s", p.attr.Name.Value)
 		}
+		var err error
 		if v, err = cell.value(p.attr); err != nil {
-			return fact.Value{}, nil, fmt.Errorf("execute %s: %w", p.tool.Name.Value, err)
+			return err
 		}
-		keys = append(keys, k)
-	}
-	if err := rows.Err(); err != nil {
+		keys = append(keys, k.String)
+		return nil
+	})
+	if err != nil {
 		return fact.Value{}, nil, fmt.Errorf("execute %s: %w", p.tool.Name.Value, err)
 	}
 	return v, keys, nil
@@ -194,25 +252,20 @@ func (s *Snapshot) execEntities(ctx context.Context, p *plan, c Call) (fact.Valu
 
 // entityRows reads (key, entity) rows into an entity count or list.
 func (s *Snapshot) entityRows(ctx context.Context, p *plan, sqlText string, args []any) (fact.Value, []string, error) {
-	rows, err := s.tx.QueryContext(ctx, sqlText, args...)
-	if err != nil {
-		return fact.Value{}, nil, fmt.Errorf("query %s: %w", p.tool.Name.Value, err)
-	}
-	defer rows.Close()
 	var keys, ids []string
-	for rows.Next() {
-		var k string
-		var id sql.NullString
-		if err := rows.Scan(&k, &id); err != nil {
-			return fact.Value{}, nil, fmt.Errorf("query %s: %w", p.tool.Name.Value, err)
+	var k, id sql.NullString
+	err := s.execRows(ctx, p, sqlText, args, []any{&k, &id}, func() error {
+		if !k.Valid {
+			return errors.New("a row has no key")
 		}
 		if !id.Valid {
-			return fact.Value{}, nil, fmt.Errorf("query %s: a row has no %s", p.tool.Name.Value, p.entity.Name.Value)
+			return fmt.Errorf("a row has no %s", p.entity.Name.Value)
 		}
-		keys = append(keys, k)
+		keys = append(keys, k.String)
 		ids = append(ids, id.String)
-	}
-	if err := rows.Err(); err != nil {
+		return nil
+	})
+	if err != nil {
 		return fact.Value{}, nil, fmt.Errorf("query %s: %w", p.tool.Name.Value, err)
 	}
 	return p.entityValue(ids), keys, nil
@@ -268,20 +321,16 @@ func (s *Snapshot) execWindow(ctx context.Context, p *plan, c Call) (fact.Value,
 
 // keyRows reads a single column of keys.
 func (s *Snapshot) keyRows(ctx context.Context, p *plan, sqlText string, args []any) ([]string, error) {
-	rows, err := s.tx.QueryContext(ctx, sqlText, args...)
-	if err != nil {
-		return nil, fmt.Errorf("query %s: %w", p.tool.Name.Value, err)
-	}
-	defer rows.Close()
 	var keys []string
-	for rows.Next() {
-		var k string
-		if err := rows.Scan(&k); err != nil {
-			return nil, fmt.Errorf("query %s: %w", p.tool.Name.Value, err)
+	var k sql.NullString
+	err := s.execRows(ctx, p, sqlText, args, []any{&k}, func() error {
+		if !k.Valid {
+			return errors.New("a row has no key")
 		}
-		keys = append(keys, k)
-	}
-	if err := rows.Err(); err != nil {
+		keys = append(keys, k.String)
+		return nil
+	})
+	if err != nil {
 		return nil, fmt.Errorf("query %s: %w", p.tool.Name.Value, err)
 	}
 	return keys, nil

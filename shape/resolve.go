@@ -95,7 +95,7 @@ func (s *Snapshot) resolveLatest(ctx context.Context, p *plan, c Call) (fact.Val
 	where = append(where, col("a", p.ds.Time.Value)+" <= "+ts, p.newer(q, ts))
 	sqlText := "SELECT CAST(" + col("a", p.ds.Key.Value) + " AS VARCHAR), " + col("a", p.attr.Column.Value) +
 		" FROM " + p.rel + " a WHERE " + strings.Join(where, " AND ") + p.scopeSQL(q, "a", c.Scope)
-	rows, err := s.tx.QueryContext(ctx, sqlText, q.args...)
+	rows, err := s.query(ctx, sqlText, q.args...)
 	if err != nil {
 		return fact.Value{}, nil, fmt.Errorf("resolve %s: %w", p.tool.Name.Value, err)
 	}
@@ -313,7 +313,7 @@ func (s *Snapshot) resolveLive(ctx context.Context, p *plan, c Call) (v fact.Val
 	sqlText := "SELECT z._k, z._o, z._live, (" + census(q) + "), " + strings.Join(outer, ", ") + " FROM (SELECT CAST(" +
 		col("a", p.ds.Key.Value) + " AS VARCHAR) AS _k, " + out + " AS _o, CASE WHEN " + flag + " THEN 1 ELSE 0 END AS _f, COUNT(*) OVER () AS _live, " +
 		strings.Join(inner, ", ") + " " + live(q) + ") z WHERE z._f = 1"
-	rows, err := s.tx.QueryContext(ctx, sqlText, q.args...)
+	rows, err := s.query(ctx, sqlText, q.args...)
 	if err != nil {
 		return fact.Value{}, nil, nil, false, fmt.Errorf("resolve %s: %w", p.tool.Name.Value, err)
 	}
@@ -352,7 +352,7 @@ func (s *Snapshot) resolveLive(ctx context.Context, p *plan, c Call) (v fact.Val
 	}
 	if len(keys) == 0 {
 		cq := &query{}
-		if err := s.tx.QueryRowContext(ctx, "SELECT (SELECT COUNT(*) "+live(cq)+"), ("+census(cq)+")", cq.args...).Scan(&nLive, &begun); err != nil {
+		if err := s.queryRow(ctx, "SELECT (SELECT COUNT(*) "+live(cq)+"), ("+census(cq)+")", cq.args...).Scan(&nLive, &begun); err != nil {
 			return fact.Value{}, nil, nil, false, fmt.Errorf("resolve %s: read census: %w", p.tool.Name.Value, err)
 		}
 	}
@@ -584,7 +584,7 @@ func addRow(out map[string]row, k string, rw row) {
 
 // scanRows reads the rows of a rowProjection query.
 func (s *Snapshot) scanRows(ctx context.Context, p *plan, sqlText string, args []any, each func(string, row)) error {
-	rows, err := s.tx.QueryContext(ctx, sqlText, args...)
+	rows, err := s.query(ctx, sqlText, args...)
 	if err != nil {
 		return err
 	}

@@ -85,6 +85,9 @@ type Engine struct {
 
 	mu  sync.Mutex
 	cps map[string]*checkpoints // by checkpoint index relation
+
+	stmtMu sync.Mutex
+	stmts  map[string]*sql.Stmt // prepared, by SQL text (see stmt)
 }
 
 // ErrUnknownTool is returned for a call of a tool the catalog does not
@@ -110,7 +113,7 @@ func New(ctx context.Context, cat *catalog.Catalog, src Source, o *Options) (*En
 	if src.DB == nil {
 		return nil, errors.New("new shape engine: no database")
 	}
-	e := &Engine{cat: cat, src: src, plans: map[string]*plan{}, maxKeys: DefaultMaxKeys, cps: map[string]*checkpoints{}}
+	e := &Engine{cat: cat, src: src, plans: map[string]*plan{}, maxKeys: DefaultMaxKeys, cps: map[string]*checkpoints{}, stmts: map[string]*sql.Stmt{}}
 	if o != nil && o.MaxKeys > 0 {
 		e.maxKeys = o.MaxKeys
 	}
@@ -241,6 +244,11 @@ type Snapshot struct {
 	tx       *sql.Tx
 	versions map[string]string
 	listAll  bool // ExecuteAll: list every key
+	// fold: the executor's query reads the data version too (Execute,
+	// while the snapshot has not read it); foldIndex is then the version
+	// of the kept checkpoint index the query used.
+	fold      bool
+	foldIndex string
 }
 
 // Begin opens a snapshot. The caller must Close it.
@@ -260,6 +268,14 @@ func (s *Snapshot) Close() error {
 	return nil
 }
 
+// knowsVersion reports whether the data version of a dataset in this
+// snapshot is known without a query.
+func (s *Snapshot) knowsVersion(dataset string) bool {
+	_, read := s.versions[dataset]
+	_, fixed := s.e.src.Versions[dataset]
+	return read || fixed
+}
+
 // DataVersion returns the data version of a dataset in this snapshot.
 func (s *Snapshot) DataVersion(ctx context.Context, dataset string) (string, error) {
 	if v, ok := s.versions[dataset]; ok {
@@ -275,7 +291,7 @@ func (s *Snapshot) DataVersion(ctx context.Context, dataset string) (string, err
 	}
 	var seq sql.NullInt64
 	q := "SELECT MAX(" + ident(SeqColumn) + ") FROM " + relation(ds, s.e.src)
-	if err := s.tx.QueryRowContext(ctx, q).Scan(&seq); err != nil {
+	if err := s.queryRow(ctx, q).Scan(&seq); err != nil {
 		return "", fmt.Errorf("read data version: %w", err)
 	}
 	v := fmt.Sprintf("seq:%d", seq.Int64)
@@ -393,4 +409,57 @@ func arg(c Call, param string) (string, error) {
 		return "", &ArgError{Param: param, Reason: "is missing"}
 	}
 	return s, nil
+}
+
+// maxStmts bounds the prepared statements an Engine keeps: the SQL texts
+// of a catalog's calls are few (one per tool, condition and scope size),
+// so the bound only guards against a caller varying scopes without end.
+const maxStmts = 512
+
+// stmt returns the prepared statement of sqlText, preparing it on first
+// use, or nil once maxStmts are kept. A statement prepared on the
+// database is prepared again on each connection the first time that
+// connection runs it, and kept there (database/sql's per-connection
+// cache): DuckDB's driver otherwise parses, binds and plans every query
+// anew, which costs as much as a point question's execution.
+func (e *Engine) stmt(ctx context.Context, sqlText string) (*sql.Stmt, error) {
+	e.stmtMu.Lock()
+	defer e.stmtMu.Unlock()
+	if st, ok := e.stmts[sqlText]; ok {
+		return st, nil
+	}
+	if len(e.stmts) >= maxStmts {
+		return nil, nil
+	}
+	st, err := e.src.DB.PrepareContext(ctx, sqlText)
+	if err != nil {
+		return nil, err
+	}
+	e.stmts[sqlText] = st
+	return st, nil
+}
+
+// query runs one of a call's queries in the snapshot, as a prepared
+// statement.
+func (s *Snapshot) query(ctx context.Context, sqlText string, args ...any) (*sql.Rows, error) {
+	st, err := s.e.stmt(ctx, sqlText)
+	if err != nil {
+		return nil, err
+	}
+	if st == nil {
+		return s.tx.QueryContext(ctx, sqlText, args...)
+	}
+	return s.tx.StmtContext(ctx, st).QueryContext(ctx, args...)
+}
+
+// queryRow runs one of a call's single-row queries in the snapshot, as a
+// prepared statement.
+func (s *Snapshot) queryRow(ctx context.Context, sqlText string, args ...any) *sql.Row {
+	st, err := s.e.stmt(ctx, sqlText)
+	if err != nil || st == nil {
+		// An error preparing is the query's own error: running it
+		// unprepared reports it the ordinary way.
+		return s.tx.QueryRowContext(ctx, sqlText, args...)
+	}
+	return s.tx.StmtContext(ctx, st).QueryRowContext(ctx, args...)
 }

@@ -30,6 +30,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime"
+	"runtime/pprof"
 	"slices"
 	"strconv"
 	"strings"
@@ -69,6 +70,8 @@ type config struct {
 	serve    string // internal: serve one backend:events and print its report
 	only     bool   // build the datasets, measure nothing
 	threads  int    // DuckDB's worker threads (0: its default)
+	shapes   string // the tool shapes to measure (all when empty)
+	profile  string // CPU profile of the serving process
 }
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -84,6 +87,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs.Uint64Var(&c.seed, "seed", 20261130, "generator and argument `SEED`")
 	fs.BoolVar(&c.only, "build", false, "only build the missing datasets")
 	fs.IntVar(&c.threads, "duckdb-threads", 0, "DuckDB worker `THREADS` while serving (0: DuckDB's default, one per core)")
+	fs.StringVar(&c.shapes, "shapes", "", "tool `SHAPES` to measure, comma-separated (all when empty)")
+	fs.StringVar(&c.profile, "cpuprofile", "", "write a CPU profile of the serving process (the last database measured) to `FILE`")
 	fs.StringVar(&c.serve, "serve", "", "internal: serve one `BACKEND:EVENTS` and print its report")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: go run ./bench/scale [-events 100000,1000000] [-backends duckdb,postgres] [-data DIR]")
@@ -390,7 +395,21 @@ func serve(ctx context.Context, cat *catalog.Catalog, c config, b string, n int)
 		return Report{}, fmt.Errorf("first answer: outcome %s", o)
 	}
 
+	if c.profile != "" {
+		f, err := os.Create(c.profile)
+		if err != nil {
+			return Report{}, fmt.Errorf("create profile: %w", err)
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return Report{}, fmt.Errorf("start profile: %w", err)
+		}
+		defer pprof.StopCPUProfile()
+	}
 	for i, sh := range shapes {
+		if c.shapes != "" && !slices.Contains(strings.Split(c.shapes, ","), sh.shape) {
+			continue
+		}
 		// A short warm-up, not measured, then the measured phase.
 		drive(ctx, e, gen, c.clients, sh.tools, c.seed+uint64(i)*1000+500, time.Second)
 		durs, outcomes, elapsed := drive(ctx, e, gen, c.clients, sh.tools, c.seed+uint64(i)*1000, c.duration)

@@ -27,3 +27,7 @@ func TestShapeContract(t *testing.T) { shapetest.Run(t, duckBackend) }
 // TestShapeContract_Incremental: deriving after two imports gives what
 // one import gives.
 func TestShapeContract_Incremental(t *testing.T) { shapetest.RunIncremental(t, duckBackend) }
+
+// TestShapeContract_Reimport: an engine follows an import that rebuilt
+// the derived structures.
+func TestShapeContract_Reimport(t *testing.T) { shapetest.RunReimport(t, duckBackend) }

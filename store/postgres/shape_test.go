@@ -24,3 +24,7 @@ func TestShapeContract_Incremental(t *testing.T) { shapetest.RunIncremental(t, p
 func TestShapeContract(t *testing.T) {
 	shapetest.Run(t, pgBackend)
 }
+
+// TestShapeContract_Reimport: an engine follows an import that rebuilt
+// the derived structures.
+func TestShapeContract_Reimport(t *testing.T) { shapetest.RunReimport(t, pgBackend) }
