@@ -42,6 +42,15 @@ type SinkOptions struct {
 	// rebuild structures derived from the table, so that no reader sees
 	// the rows without them. Its error rolls the import back.
 	AfterInsert func(ctx context.Context, tx *sql.Tx, l *Layout) error
+	// Move, if set, moves the staged rows into the table in place of the
+	// sink's own INSERT ... SELECT (InsertSQL), inside the import's
+	// transaction, after their keys are checked and before the table's
+	// indexes and AfterInsert: a derivation that computes a column of
+	// each row from other rows can fill it as the rows land instead of
+	// rewriting every row afterwards. staging is the staging table
+	// (StagingDDL). Only a sink that stages its rows calls it
+	// (store/postgres); store/duckdb appends straight into the table.
+	Move func(ctx context.Context, tx *sql.Tx, l *Layout, staging string) error
 }
 
 // Result is what one import stored.

@@ -81,7 +81,7 @@ func (s *Sink) Begin(ctx context.Context, l *ingest.Layout) (ingest.Batch, error
 	if err != nil {
 		return nil, fmt.Errorf("begin import: %w", err)
 	}
-	b := &batch{conn: conn, l: l, cols: l.StagingColumns(), after: s.o.AfterInsert}
+	b := &batch{conn: conn, l: l, cols: l.StagingColumns(), after: s.o.AfterInsert, move: s.o.Move}
 	if err := b.begin(ctx); err != nil {
 		b.Rollback()
 		return nil, fmt.Errorf("begin import: %w", err)
@@ -93,6 +93,7 @@ type batch struct {
 	conn     *sql.Conn
 	tx       *sql.Tx
 	after    func(context.Context, *sql.Tx, *ingest.Layout) error
+	move     func(context.Context, *sql.Tx, *ingest.Layout, string) error
 	l        *ingest.Layout
 	cols     []string
 	base, n  int64
@@ -163,8 +164,17 @@ func (b *batch) Commit(ctx context.Context, inputs []string) (ingest.Result, err
 	if err := b.flush(ctx); err != nil {
 		return ingest.Result{}, err
 	}
-	if err := ingest.Finish(ctx, b.tx, b.l, stagingTable, b.base, inputs); err != nil {
-		return ingest.Result{}, err
+	if b.move == nil {
+		if err := ingest.Finish(ctx, b.tx, b.l, stagingTable, b.base, inputs); err != nil {
+			return ingest.Result{}, err
+		}
+	} else {
+		if err := ingest.CheckKeys(ctx, b.tx, b.l, stagingTable, b.base, inputs); err != nil {
+			return ingest.Result{}, err
+		}
+		if err := b.move(ctx, b.tx, b.l, stagingTable); err != nil {
+			return ingest.Result{}, fmt.Errorf("move rows: %w", err)
+		}
 	}
 	// The indexes before AfterInsert: deriving reads the rows by time.
 	if err := ingest.CreateIndexes(ctx, b.tx, b.l, ingest.Postgres); err != nil {
