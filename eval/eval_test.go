@@ -36,7 +36,7 @@ func defaultGold(t testing.TB) *eval.GoldSet {
 func TestRun_RulesProviderMeetsEveryGate(t *testing.T) {
 	e := openDemo(t)
 	g := defaultGold(t)
-	r, err := eval.Run(t.Context(), e.Pipeline, g, e.Store)
+	r, err := eval.Run(t.Context(), e.Pipeline, g, e)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -224,7 +224,7 @@ func TestRun_ScorerCanFail(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			it := item(t, g, tt.item)
 			asker := defective{inner: e.Pipeline, question: it.Question, replace: tt.replace, t: t}
-			r, err := eval.Run(t.Context(), asker, g, e.Store)
+			r, err := eval.Run(t.Context(), asker, g, e)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -297,7 +297,7 @@ func TestRun_CanceledContext(t *testing.T) {
 // TestReport_JSON checks the report's documented keys.
 func TestReport_JSON(t *testing.T) {
 	e := openDemo(t)
-	r, err := eval.Run(t.Context(), e.Pipeline, defaultGold(t), e.Store)
+	r, err := eval.Run(t.Context(), e.Pipeline, defaultGold(t), e)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -345,7 +345,7 @@ func TestRun_NoisyProviderNeverEscapes(t *testing.T) {
 			t.Fatal(err)
 		}
 		e := enginetest.OpenDemo(t, engine.Options{Provider: p})
-		r, err := eval.Run(t.Context(), e.Pipeline, defaultGold(t), e.Store)
+		r, err := eval.Run(t.Context(), e.Pipeline, defaultGold(t), e)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -46,6 +46,7 @@ import (
 
 	"github.com/provenant/provenant/answer"
 	"github.com/provenant/provenant/engine"
+	"github.com/provenant/provenant/engine/enginetest"
 	"github.com/provenant/provenant/httpapi"
 	"github.com/provenant/provenant/mcpserver"
 	"github.com/provenant/provenant/provider/rules"
@@ -74,7 +75,7 @@ func openBenchEngine(b *testing.B) *engine.Engine {
 // openEngineOver is an in-memory engine over d with the rules provider.
 func openEngineOver(b *testing.B, d *retail.Dataset) *engine.Engine {
 	b.Helper()
-	e, err := engine.Open(b.Context(), d, engine.OpenMemory, &engine.Options{Provider: rules.Provider{}})
+	e, err := engine.Open(b.Context(), d, enginetest.OpenDuckDB, &engine.Options{Provider: rules.Provider{}})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -87,8 +88,8 @@ func openEngineOver(b *testing.B, d *retail.Dataset) *engine.Engine {
 func serveBench(b *testing.B, e *engine.Engine) *httptest.Server {
 	b.Helper()
 	api := httpapi.New(&httpapi.Options{Registry: catalogstest.Retail()})
-	api.SetBackend(httpapi.Backend{Asker: e.Pipeline, DatasetVersion: e.Info.Version, Provider: "rules",
-		MCP: mcpserver.HTTPHandler(mcpserver.New(e.Pipeline, e.Store, nil), nil)})
+	api.SetBackend(httpapi.Backend{Asker: e.Pipeline, DatasetVersion: e.DatasetVersion, Provider: "rules",
+		MCP: mcpserver.HTTPHandler(mcpserver.New(e.Pipeline, e, &mcpserver.Options{DemoPrompts: true}), nil)})
 	srv := httptest.NewServer(api)
 	b.Cleanup(srv.Close)
 	return srv
@@ -297,8 +298,8 @@ func serveHandlers(b *testing.B, e *engine.Engine) map[string]http.Handler {
 		"sdk":  mcpserver.SDKHandler,
 	} {
 		api := httpapi.New(&httpapi.Options{Registry: catalogstest.Retail()})
-		api.SetBackend(httpapi.Backend{Asker: e.Pipeline, DatasetVersion: e.Info.Version, Provider: "rules",
-			MCP: mcpHandler(mcpserver.New(e.Pipeline, e.Store, nil))})
+		api.SetBackend(httpapi.Backend{Asker: e.Pipeline, DatasetVersion: e.DatasetVersion, Provider: "rules",
+			MCP: mcpHandler(mcpserver.New(e.Pipeline, e, &mcpserver.Options{DemoPrompts: true}))})
 		out[name] = api
 	}
 	return out

@@ -22,7 +22,7 @@ import (
 func connect(t *testing.T) *mcp.ClientSession {
 	t.Helper()
 	e := enginetest.OpenDemo(t, engine.Options{})
-	srv := mcpserver.New(e.Pipeline, e.Store, nil)
+	srv := mcpserver.New(e.Pipeline, e, &mcpserver.Options{DemoPrompts: true})
 	ct, st := mcp.NewInMemoryTransports()
 	ss, err := srv.Connect(t.Context(), st, nil)
 	if err != nil {

@@ -5,23 +5,20 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/provenant/provenant/catalogs/catalogstest"
+	"github.com/provenant/provenant/engine/enginetest"
 	"log/slog"
 	"strings"
 	"testing"
 
 	"github.com/provenant/provenant/answer"
 	"github.com/provenant/provenant/calibration"
-	"github.com/provenant/provenant/executor"
 	"github.com/provenant/provenant/fact"
 	"github.com/provenant/provenant/grounding"
 	"github.com/provenant/provenant/pipeline"
 	"github.com/provenant/provenant/provider"
 	"github.com/provenant/provenant/provider/rules"
-	"github.com/provenant/provenant/resolver"
 	"github.com/provenant/provenant/retail"
 	"github.com/provenant/provenant/retail/storetest"
-	"github.com/provenant/provenant/store/memstore"
 	"github.com/provenant/provenant/tool"
 )
 
@@ -61,15 +58,11 @@ func (r *recorder) Observe(rec pipeline.Record) { r.recs = append(r.recs, rec) }
 
 func newPipeline(t *testing.T, p provider.Provider, res pipeline.Resolver, logs *bytes.Buffer, obs pipeline.Observer) *pipeline.Pipeline {
 	t.Helper()
-	d := storetest.Fixture()
-	store, err := memstore.FromDataset(d)
-	if err != nil {
-		t.Fatal(err)
-	}
+	wall, exec, own := enginetest.Parts(t, storetest.Fixture())
 	if res == nil {
-		res = resolver.New(store)
+		res = own
 	}
-	return pipeline.New(p, tool.NewWall(catalogstest.Retail(), retail.DeclaredIDs(d)), executor.New(d, nil), res, &pipeline.Options{Logger: slog.New(slog.NewJSONHandler(logs, nil)), Observer: obs})
+	return pipeline.New(p, wall, exec, res, &pipeline.Options{Logger: slog.New(slog.NewJSONHandler(logs, nil)), Observer: obs})
 }
 
 var stateCall = &tool.Proposal{Tool: retail.GetStockState, Params: map[string]any{
@@ -254,13 +247,9 @@ func TestCall_Scope(t *testing.T) {
 // TestCall_FailsClosed: a pipeline whose default scope is empty (a surface
 // that authenticates) shows a request without a scope nothing.
 func TestCall_FailsClosed(t *testing.T) {
-	d := storetest.Fixture()
-	store, err := memstore.FromDataset(d)
-	if err != nil {
-		t.Fatal(err)
-	}
+	wall, exec, res := enginetest.Parts(t, storetest.Fixture())
 	none := tool.StoresOnly()
-	p := pipeline.New(fakeProvider{}, tool.NewWall(catalogstest.Retail(), retail.DeclaredIDs(d)), executor.New(d, nil), resolver.New(store), &pipeline.Options{DefaultScope: &none})
+	p := pipeline.New(fakeProvider{}, wall, exec, res, &pipeline.Options{DefaultScope: &none})
 	if a := p.Call(t.Context(), *stateCall); a.Outcome() != answer.Rejected || a.Reason().Kind != answer.ReasonOutOfScope {
 		t.Errorf("store tool = %s %q, want out_of_scope", a.Outcome(), a.Reason())
 	}
@@ -292,11 +281,8 @@ func TestAsk_RefusesUngroundedSentence(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			var logs bytes.Buffer
 			d := storetest.Fixture()
-			store, err := memstore.FromDataset(d)
-			if err != nil {
-				t.Fatal(err)
-			}
-			p := pipeline.New(fakeProvider{proposal: count, sentence: tt.sentence}, tool.NewWall(catalogstest.Retail(), retail.DeclaredIDs(d)), executor.New(d, nil), resolver.New(store), &pipeline.Options{Logger: slog.New(slog.NewJSONHandler(&logs, nil)), RefuseUngrounded: tt.refuse})
+			wall, exec, res := enginetest.Parts(t, d)
+			p := pipeline.New(fakeProvider{proposal: count, sentence: tt.sentence}, wall, exec, res, &pipeline.Options{Logger: slog.New(slog.NewJSONHandler(&logs, nil)), RefuseUngrounded: tt.refuse})
 			a := p.Ask(t.Context(), "How many stores are out of stock?")
 			if a.Outcome() != tt.outcome || a.Text() != tt.text {
 				t.Fatalf("Ask() = %s %q, want %s %q", a.Outcome(), a.Text(), tt.outcome, tt.text)
@@ -337,11 +323,8 @@ func TestAsk_BelowThreshold(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			d := storetest.Fixture()
-			store, err := memstore.FromDataset(d)
-			if err != nil {
-				t.Fatal(err)
-			}
-			p := pipeline.New(fakeProvider{proposal: tt.proposal, sentence: tt.sentence}, tool.NewWall(catalogstest.Retail(), retail.DeclaredIDs(d)), executor.New(d, nil), resolver.New(store), &pipeline.Options{Abstention: pol})
+			wall, exec, res := enginetest.Parts(t, d)
+			p := pipeline.New(fakeProvider{proposal: tt.proposal, sentence: tt.sentence}, wall, exec, res, &pipeline.Options{Abstention: pol})
 			a := p.Ask(t.Context(), "q")
 			if a.Outcome() != tt.outcome {
 				t.Fatalf("Ask() = %s %q, want %s", a.Outcome(), a.Reason(), tt.outcome)

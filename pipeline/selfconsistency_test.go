@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/provenant/provenant/catalogs/catalogstest"
+	"github.com/provenant/provenant/engine/enginetest"
 	"log/slog"
 	"slices"
 	"strings"
@@ -14,16 +15,13 @@ import (
 	"testing"
 
 	"github.com/provenant/provenant/answer"
-	"github.com/provenant/provenant/executor"
 	"github.com/provenant/provenant/fact"
 	"github.com/provenant/provenant/pipeline"
 	"github.com/provenant/provenant/provider"
 	"github.com/provenant/provenant/provider/noisy"
 	"github.com/provenant/provenant/provider/rules"
-	"github.com/provenant/provenant/resolver"
 	"github.com/provenant/provenant/retail"
 	"github.com/provenant/provenant/retail/storetest"
-	"github.com/provenant/provenant/store/memstore"
 	"github.com/provenant/provenant/tool"
 	"pgregory.net/rapid"
 )
@@ -75,18 +73,14 @@ var (
 // wall, executor and resolver.
 type scFixture struct {
 	wall *tool.Wall
-	exec *executor.Index
+	exec pipeline.Executor
 	res  pipeline.Resolver
 }
 
 func newSCFixture(t testing.TB, ctx context.Context) scFixture {
 	t.Helper()
-	d := storetest.Fixture()
-	store, err := memstore.FromDataset(d)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return scFixture{wall: tool.NewWall(catalogstest.Retail(), retail.DeclaredIDs(d)), exec: executor.New(d, nil), res: resolver.New(store)}
+	wall, exec, res := enginetest.Parts(t, storetest.Fixture())
+	return scFixture{wall: wall, exec: exec, res: res}
 }
 
 func (f scFixture) pipeline(p provider.Provider, sc *pipeline.SelfConsistency, logs *bytes.Buffer, obs pipeline.Observer) *pipeline.Pipeline {
