@@ -27,3 +27,6 @@ func TestShapeContract(t *testing.T) { shapetest.Run(t, duckBackend) }
 // TestShapeContract_Incremental: deriving after two imports gives what
 // one import gives.
 func TestShapeContract_Incremental(t *testing.T) { shapetest.RunIncremental(t, duckBackend) }
+
+// TestShapeDeadline: every read takes the caller's context.
+func TestShapeDeadline(t *testing.T) { shapetest.RunDeadline(t, duckBackend) }

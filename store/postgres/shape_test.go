@@ -24,3 +24,6 @@ func TestShapeContract_Incremental(t *testing.T) { shapetest.RunIncremental(t, p
 func TestShapeContract(t *testing.T) {
 	shapetest.Run(t, pgBackend)
 }
+
+// TestShapeDeadline: every read takes the caller's context.
+func TestShapeDeadline(t *testing.T) { shapetest.RunDeadline(t, pgBackend) }
