@@ -5,7 +5,7 @@
 // them and package shape derives them; package retail/storefile maps a
 // store file onto that catalog.
 //
-// The package imports only the standard library.
+// The package imports only the standard library and internal/strictjson.
 package retail
 
 import (
