@@ -89,7 +89,7 @@ func start(t *testing.T, c config) stack {
 		done <- server.Run(ctx, ln, func(context.Context) (server.Loaded, error) {
 			return server.Loaded{Backend: httpapi.Backend{
 				Asker: e.Pipeline, DatasetVersion: e.DatasetVersion, Provider: "rules",
-				MCP: mcpserver.HTTPHandler(mcpserver.New(e.Pipeline, e, &mcpserver.Options{DemoPrompts: true, AskTimeout: c.limits.AskTimeout}), nil),
+				MCP: mcpserver.HTTPHandler(mcpserver.New(e.Pipeline, e, &mcpserver.Options{AskTimeout: c.limits.AskTimeout}), nil),
 			}}, nil
 		}, opts)
 	}()

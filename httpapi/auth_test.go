@@ -49,7 +49,7 @@ func authServer(t *testing.T) *httptest.Server {
 	e := enginetest.OpenDemo(t, engine.Options{DefaultScope: &none})
 	api := httpapi.New(&httpapi.Options{Registry: catalogstest.Retail(), Auth: set})
 	api.SetBackend(httpapi.Backend{Asker: e.Pipeline, DatasetVersion: e.DatasetVersion, Provider: "rules",
-		MCP: mcpserver.HTTPHandler(mcpserver.New(e.Pipeline, e, &mcpserver.Options{DemoPrompts: true}), nil)})
+		MCP: mcpserver.HTTPHandler(mcpserver.New(e.Pipeline, e, nil), nil)})
 	srv := httptest.NewServer(api)
 	t.Cleanup(srv.Close)
 	return srv
@@ -275,7 +275,7 @@ func (spaceyAuth) Authenticate(token string) (principal.Principal, bool) {
 func TestAuth_InnerSpaceRefusedEverywhere(t *testing.T) {
 	e := enginetest.OpenDemo(t, engine.Options{})
 	api := httpapi.New(&httpapi.Options{Registry: catalogstest.Retail(), Auth: spaceyAuth{}})
-	api.SetBackend(httpapi.Backend{Asker: e.Pipeline, MCP: mcpserver.HTTPHandler(mcpserver.New(e.Pipeline, e, &mcpserver.Options{DemoPrompts: true}), nil)})
+	api.SetBackend(httpapi.Backend{Asker: e.Pipeline, MCP: mcpserver.HTTPHandler(mcpserver.New(e.Pipeline, e, nil), nil)})
 	srv := httptest.NewServer(api)
 	t.Cleanup(srv.Close)
 	want := `{"error":{"code":"unauthorized","message":"authentication required"}}` + "\n"

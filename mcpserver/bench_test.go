@@ -89,7 +89,7 @@ func serveBench(b *testing.B, e *engine.Engine) *httptest.Server {
 	b.Helper()
 	api := httpapi.New(&httpapi.Options{Registry: catalogstest.Retail()})
 	api.SetBackend(httpapi.Backend{Asker: e.Pipeline, DatasetVersion: e.DatasetVersion, Provider: "rules",
-		MCP: mcpserver.HTTPHandler(mcpserver.New(e.Pipeline, e, &mcpserver.Options{DemoPrompts: true}), nil)})
+		MCP: mcpserver.HTTPHandler(mcpserver.New(e.Pipeline, e, nil), nil)})
 	srv := httptest.NewServer(api)
 	b.Cleanup(srv.Close)
 	return srv
@@ -299,7 +299,7 @@ func serveHandlers(b *testing.B, e *engine.Engine) map[string]http.Handler {
 	} {
 		api := httpapi.New(&httpapi.Options{Registry: catalogstest.Retail()})
 		api.SetBackend(httpapi.Backend{Asker: e.Pipeline, DatasetVersion: e.DatasetVersion, Provider: "rules",
-			MCP: mcpHandler(mcpserver.New(e.Pipeline, e, &mcpserver.Options{DemoPrompts: true}))})
+			MCP: mcpHandler(mcpserver.New(e.Pipeline, e, nil))})
 		out[name] = api
 	}
 	return out

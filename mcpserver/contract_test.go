@@ -31,7 +31,7 @@ func rawMCP(t *testing.T, logger *slog.Logger) string {
 	e := enginetest.OpenDemo(t, engine.Options{Logger: logger})
 	api := httpapi.New(&httpapi.Options{Registry: catalogstest.Retail(), Logger: logger})
 	api.SetBackend(httpapi.Backend{Asker: e.Pipeline, DatasetVersion: e.DatasetVersion, Provider: "rules",
-		MCP: mcpserver.HTTPHandler(mcpserver.New(e.Pipeline, e, &mcpserver.Options{DemoPrompts: true, Logger: logger}), logger)})
+		MCP: mcpserver.HTTPHandler(mcpserver.New(e.Pipeline, e, &mcpserver.Options{Logger: logger}), logger)})
 	srv := httptest.NewServer(api)
 	t.Cleanup(srv.Close)
 	return srv.URL + "/mcp"
@@ -286,7 +286,7 @@ func TestStdio_AnswersEverythingBeforeEOF(t *testing.T) {
 		}
 		lines <- got
 	}()
-	err := mcpserver.ServeIO(t.Context(), mcpserver.New(e.Pipeline, e, &mcpserver.Options{DemoPrompts: true}), io.NopCloser(strings.NewReader(in.String())), outW)
+	err := mcpserver.ServeIO(t.Context(), mcpserver.New(e.Pipeline, e, nil), io.NopCloser(strings.NewReader(in.String())), outW)
 	outW.Close()
 	got := <-lines
 	if err != nil {

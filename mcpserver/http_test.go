@@ -21,7 +21,7 @@ func serveHTTP(t *testing.T) *httptest.Server {
 	e := enginetest.OpenDemo(t, engine.Options{})
 	api := httpapi.New(&httpapi.Options{Registry: catalogstest.Retail()})
 	api.SetBackend(httpapi.Backend{Asker: e.Pipeline, DatasetVersion: e.DatasetVersion, Provider: "rules",
-		MCP: mcpserver.HTTPHandler(mcpserver.New(e.Pipeline, e, &mcpserver.Options{DemoPrompts: true}), nil)})
+		MCP: mcpserver.HTTPHandler(mcpserver.New(e.Pipeline, e, nil), nil)})
 	srv := httptest.NewServer(api)
 	t.Cleanup(srv.Close)
 	return srv

@@ -81,9 +81,6 @@ type Options struct {
 	// Rows, when set, serves RowsURITemplate: the pages of provenance an
 	// answer listed in part (a catalog engine).
 	Rows pipeline.RowPager
-	// DemoPrompts offers the retail demo's two prompts (its tools are the
-	// ones they name).
-	DemoPrompts bool
 }
 
 // New returns an MCP server over p and records. With records nil it
@@ -141,10 +138,7 @@ func New(p Pipeline, records Records, opts *Options) *Server {
 			MIMEType:    "application/json",
 		}, h.readRows)
 	}
-	if o.DemoPrompts {
-		h.prompts[PromptInvestigateCondition], h.prompts[PromptShiftHandover] = true, true
-		addPrompts(s.Server)
-	}
+	h.addPrompts(s.Server, reg)
 	if records == nil {
 		return s
 	}

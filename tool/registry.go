@@ -92,6 +92,9 @@ type Registry struct {
 	scope    string
 	about    string
 	patterns map[string]*regexp.Regexp // by Param.Pattern
+	// prompts and their parsed texts, by name (WithPrompts).
+	prompts   []Prompt
+	templates map[string]*phrase.Template
 }
 
 // ErrInvalidRegistry is matched (with errors.Is) by every error of

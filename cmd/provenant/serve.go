@@ -130,7 +130,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return server.Loaded{
 			Backend: httpapi.Backend{
 				Asker: e.Pipeline, DatasetVersion: version, Provider: e.Pipeline.ProviderName(), Rows: e.RowPager(),
-				MCP: mcpserver.HTTPHandlerWithLimit(mcpserver.New(e.Pipeline, e, &mcpserver.Options{DemoPrompts: e.DatasetVersion != "", Logger: logger, AskTimeout: lim.AskTimeout, Rows: e.RowPager()}),
+				MCP: mcpserver.HTTPHandlerWithLimit(mcpserver.New(e.Pipeline, e, &mcpserver.Options{Logger: logger, AskTimeout: lim.AskTimeout, Rows: e.RowPager()}),
 					logger, lim.MaxBodyBytes),
 			},
 			Close: e.Close,
