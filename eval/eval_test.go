@@ -13,7 +13,6 @@ import (
 	"github.com/provenant/provenant/fact"
 	"github.com/provenant/provenant/provider/noisy"
 	"github.com/provenant/provenant/provider/rules"
-	"github.com/provenant/provenant/retail"
 	"github.com/provenant/provenant/tool"
 )
 
@@ -179,7 +178,7 @@ func TestRun_ScorerCanFail(t *testing.T) {
 			item: "out-revenue",
 			replace: func(t testing.TB, real answer.Answer) answer.Answer {
 				args := map[string]string{"store_id": "st-003", "product_id": "pr-007", "as_of": "2026-01-06T08:00:00Z"}
-				return forge(t, retail.GetPrice, args, fact.Integer(781, "cents"), []string{"evt-002357"})
+				return forge(t, "get_price", args, fact.Integer(781, "cents"), []string{"evt-002357"})
 			},
 			want: want{correct: false, provenance: eval.ProvContained, failing: []string{"out_of_coverage_abstention"}},
 		},
@@ -187,7 +186,7 @@ func TestRun_ScorerCanFail(t *testing.T) {
 			name: "wrong tool with a dangling pointer",
 			item: "flag-template",
 			replace: func(t testing.TB, real answer.Answer) answer.Answer {
-				return forge(t, retail.GetStockState, real.Args(), fact.Text("IN_STOCK"), []string{"evt-999999"})
+				return forge(t, "get_stock_state", real.Args(), fact.Text("IN_STOCK"), []string{"evt-999999"})
 			},
 			want: want{correct: false, provenance: eval.ProvDangling,
 				failing: []string{"in_coverage_correctness", "containment", "provenance_completeness"}},
@@ -215,7 +214,7 @@ func TestRun_ScorerCanFail(t *testing.T) {
 			name: "wrong rejection kind",
 			item: "wall-sql-or",
 			replace: func(t testing.TB, real answer.Answer) answer.Answer {
-				return answer.Reject(retail.GetStockState, &tool.Rejection{Kind: tool.Invalid, Param: "product_id", Reason: "is not a product id"})
+				return answer.Reject("get_stock_state", &tool.Rejection{Kind: tool.Invalid, Param: "product_id", Reason: "is not a product id"})
 			},
 			want: want{correct: false, provenance: eval.ProvNone, failing: []string{"in_coverage_correctness"}},
 		},

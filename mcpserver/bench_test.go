@@ -116,7 +116,7 @@ func connectBench(b *testing.B, ctx context.Context, url string, hc *http.Client
 // benchParams returns the call's parameters, new for every call: the
 // client writes request metadata into them.
 func benchParams() *mcp.CallToolParams {
-	return &mcp.CallToolParams{Name: retail.GetPrice, Arguments: benchArgs}
+	return &mcp.CallToolParams{Name: "get_price", Arguments: benchArgs}
 }
 
 // callOverMCP makes the benchmark call and reports what went wrong, if
@@ -194,7 +194,7 @@ func BenchmarkCallTool(b *testing.B) {
 	e := openBenchEngine(b)
 	b.Run("inprocess", func(b *testing.B) {
 		ctx := b.Context()
-		p := tool.Proposal{Tool: retail.GetPrice, Params: benchArgs}
+		p := tool.Proposal{Tool: "get_price", Params: benchArgs}
 		var lat latencies
 		durs := make([]time.Duration, 0, 1<<12)
 		b.ReportAllocs()
@@ -466,8 +466,8 @@ func openToolboxStore(b *testing.B) *engine.Engine {
 var toolCases = []struct {
 	tool, args string
 }{
-	{retail.CountEventsInWindow, `{"end":"2026-01-15T00:00:00Z","start":"2026-01-08T00:00:00Z","state":"LOW_STOCK","store_id":"st-003"}`},
-	{retail.ListProductsInState, `{"as_of":"2026-01-20T08:00:00Z","state":"LOW_STOCK","store_id":"st-003"}`},
+	{"count_events_in_window", `{"end":"2026-01-15T00:00:00Z","start":"2026-01-08T00:00:00Z","state":"LOW_STOCK","store_id":"st-003"}`},
+	{"list_products_in_state", `{"as_of":"2026-01-20T08:00:00Z","state":"LOW_STOCK","store_id":"st-003"}`},
 }
 
 // BenchmarkServeTool is BenchmarkServeCall's fast lane on the two tools

@@ -3,9 +3,10 @@
 // descriptions), the untrusted Proposal a model returns, and the Wall, the
 // only constructor of a validated Call.
 //
-// The package names no domain: a registry is built from data (a catalog's
-// tools, or retail.Defs today), and every parameter carries its domain as
-// data (an entity id with its pattern, a UTC timestamp, an enumeration).
+// The package names no domain: a registry is built from data (the tools of
+// a catalog, derived by package shape), and every parameter carries its
+// domain as data (an entity id with its pattern, a UTC timestamp, an
+// enumeration).
 //
 // The package imports only the standard library and packages fact and
 // phrase.
