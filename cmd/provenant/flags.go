@@ -241,8 +241,10 @@ func (f *engineFlags) buildNoisy() (provider.Provider, error) {
 	return n, nil
 }
 
-// toolRegistry is the tool registry every command serves: the retail
-// tools for now (issue 8 derives it from the catalog file).
+// toolRegistry is the registry of the retail demo's engine (no
+// --catalog), derived from the embedded catalogs/retail.yaml: what serve
+// describes before the engine has loaded, and what a gold file for the
+// demo is validated against.
 func toolRegistry() *tool.Registry {
 	reg, err := engine.RetailRegistry()
 	if err != nil {
