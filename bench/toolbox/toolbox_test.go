@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/provenant/provenant/catalog"
 	"github.com/provenant/provenant/catalogs"
 	"github.com/provenant/provenant/shape"
 )
@@ -21,22 +22,7 @@ func TestRetailToolsMatchCatalog(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defs, err := shape.Defs(cat)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var names []string
-	for _, d := range defs {
-		names = append(names, d.Name)
-		var params []string
-		for _, p := range d.Params {
-			params = append(params, p.Name)
-		}
-		if got := slices.Sorted(slices.Values(toolParams[d.Name])); !slices.Equal(got, slices.Sorted(slices.Values(params))) {
-			t.Errorf("%s: toolbox parameters %v, catalog's %v", d.Name, toolParams[d.Name], params)
-		}
-	}
-	if !slices.Equal(names, benchTools) {
+	if names := checkParams(t, cat, toolParams); !slices.Equal(names, benchTools) {
 		t.Errorf("catalog tools %v, bench tools %v", names, benchTools)
 	}
 	for _, tl := range cat.Tools {
@@ -54,6 +40,28 @@ func TestRetailToolsMatchCatalog(t *testing.T) {
 			t.Errorf("%s: description %q, statement %q", st.name, st.description, st.statement)
 		}
 	}
+}
+
+// checkParams checks that the bench's parameters of each catalog tool are
+// the catalog's, and returns the catalog's tool names in order.
+func checkParams(t *testing.T, cat *catalog.Catalog, bench map[string][]string) []string {
+	t.Helper()
+	defs, err := shape.Defs(cat)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, d := range defs {
+		names = append(names, d.Name)
+		var params []string
+		for _, p := range d.Params {
+			params = append(params, p.Name)
+		}
+		if got := slices.Sorted(slices.Values(bench[d.Name])); !slices.Equal(got, slices.Sorted(slices.Values(params))) {
+			t.Errorf("%s: toolbox parameters %v, catalog's %v", d.Name, bench[d.Name], params)
+		}
+	}
+	return names
 }
 
 func TestParseStatCPU(t *testing.T) {
