@@ -88,8 +88,8 @@ func start(t *testing.T, c config) stack {
 	go func() {
 		done <- server.Run(ctx, ln, func(context.Context) (server.Loaded, error) {
 			return server.Loaded{Backend: httpapi.Backend{
-				Asker: e.Pipeline, DatasetVersion: e.Info.Version, Provider: "rules",
-				MCP: mcpserver.HTTPHandler(mcpserver.New(e.Pipeline, e.Store, &mcpserver.Options{AskTimeout: c.limits.AskTimeout}), nil),
+				Asker: e.Pipeline, DatasetVersion: e.DatasetVersion, Provider: "rules",
+				MCP: mcpserver.HTTPHandler(mcpserver.New(e.Pipeline, e, &mcpserver.Options{AskTimeout: c.limits.AskTimeout}), nil),
 			}}, nil
 		}, opts)
 	}()

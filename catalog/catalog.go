@@ -38,6 +38,30 @@ type Catalog struct {
 	Currency Ref
 	Datasets []*Dataset
 	Tools    []*Tool
+	// Prompts are the catalog's MCP prompts: instructions a client's user
+	// starts a task from; optional.
+	Prompts []*Prompt
+}
+
+// Prompt is a prompt template over the catalog's tools: text with {name}
+// placeholders for its arguments, each of which takes the domain of a
+// tool parameter of the same name.
+type Prompt struct {
+	Pos         Pos
+	Name        Ref
+	Description Ref
+	Arguments   []*PromptArgument
+	Text        Ref
+}
+
+// PromptArgument is one argument of a prompt: Name is a parameter of Tool,
+// whose domain (an entity's ids, an instant, enumerated values) the value
+// must be in.
+type PromptArgument struct {
+	Pos         Pos
+	Name        Ref
+	Tool        Ref
+	Description Ref // shown to the client; the parameter's own when empty
 }
 
 // Dataset is one table, or one set of Parquet or CSV files, of events.

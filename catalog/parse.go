@@ -304,8 +304,39 @@ func (d *decoder) catalog(n ast.Node) *Catalog {
 				}
 			})
 		}},
+		{"prompts", false, func(v ast.Node) {
+			d.seq(v, "prompts", func(e ast.Node) {
+				if p := d.prompt(e); p != nil {
+					c.Prompts = append(c.Prompts, p)
+				}
+			})
+		}},
 	})
 	return c
+}
+
+func (d *decoder) prompt(n ast.Node) *Prompt {
+	p := &Prompt{Pos: nodePos(n)}
+	if !d.mapping(n, "prompt", []field{
+		d.strInto("name", true, &p.Name),
+		d.strInto("description", true, &p.Description),
+		{"arguments", false, func(v ast.Node) {
+			d.seq(v, "arguments", func(e ast.Node) {
+				a := &PromptArgument{Pos: nodePos(e)}
+				if d.mapping(e, "argument", []field{
+					d.strInto("name", true, &a.Name),
+					d.strInto("tool", true, &a.Tool),
+					d.strInto("description", false, &a.Description),
+				}) {
+					p.Arguments = append(p.Arguments, a)
+				}
+			})
+		}},
+		d.strInto("text", true, &p.Text),
+	}) {
+		return nil
+	}
+	return p
 }
 
 func (d *decoder) dataset(n ast.Node) *Dataset {

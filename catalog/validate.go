@@ -68,7 +68,62 @@ func (c *Catalog) Validate() error {
 			}
 		}
 	}
+	prompts := map[string]bool{}
+	for _, p := range c.Prompts {
+		if prompts[p.Name.Value] {
+			v.add(p.Name.Pos, "duplicate prompt name%s", quote(p.Name.Value))
+		}
+		prompts[p.Name.Value] = true
+		validatePrompt(v, c, p, datasets)
+	}
 	return v.err()
+}
+
+// validatePrompt checks a prompt: a snake_case name, a description, unique
+// arguments each naming a parameter of a declared tool, and a text whose
+// placeholders are exactly {name} of its arguments.
+func validatePrompt(v *errs, c *Catalog, p *Prompt, datasets map[string]*Dataset) {
+	name(v, p.Name, "prompt name", snakeCase)
+	if strings.TrimSpace(p.Description.Value) == "" {
+		v.add(p.Description.Pos, "prompt%s: `description` wants a non-empty string", quote(p.Name.Value))
+	}
+	var args []string
+	for _, a := range p.Arguments {
+		name(v, a.Name, "prompt argument name", snakeCase)
+		if slices.Contains(args, a.Name.Value) {
+			v.add(a.Name.Pos, "duplicate prompt argument%s", quote(a.Name.Value))
+		}
+		args = append(args, a.Name.Value)
+		t := c.Tool(a.Tool.Value)
+		if t == nil {
+			names := make([]string, len(c.Tools))
+			for i, t := range c.Tools {
+				names[i] = t.Name.Value
+			}
+			v.add(a.Tool.Pos, "%s", unknown("tool", a.Tool.Value, names))
+			continue
+		}
+		if params := t.Params(datasets[t.Dataset.Value]); params != nil && !slices.Contains(params, a.Name.Value) {
+			v.add(a.Name.Pos, "prompt argument: %s of tool %s", unknown("parameter", a.Name.Value, params), show(t.Name.Value))
+		}
+	}
+	if strings.TrimSpace(p.Text.Value) == "" {
+		v.add(p.Text.Pos, "prompt%s: `text` wants a non-empty template", quote(p.Name.Value))
+		return
+	}
+	tpl, err := phrase.ParseTemplate(p.Text.Value)
+	if err != nil {
+		v.add(p.Text.Pos, "prompt text: %s", syntaxReason(err))
+		return
+	}
+	if value, ids, count := tpl.Uses(); value || ids || count {
+		v.add(p.Text.Pos, "prompt text: {value}, {ids} and {count...} are for answers; a prompt names only its arguments")
+	}
+	for _, n := range tpl.Args() {
+		if !slices.Contains(args, n) {
+			v.add(p.Text.Pos, "prompt text: %s", unknown("argument", n, args))
+		}
+	}
 }
 
 func sortedKeys[V any](m map[string]V) []string {

@@ -2,20 +2,21 @@ package engine_test
 
 import (
 	"bytes"
+	"context"
 	"fmt"
-	"github.com/provenant/provenant/catalogs/catalogstest"
 	"maps"
 	"slices"
 	"testing"
 
 	"pgregory.net/rapid"
 
-	"github.com/provenant/provenant/executor"
+	"github.com/provenant/provenant/answer"
+	"github.com/provenant/provenant/catalogs/catalogstest"
+	"github.com/provenant/provenant/engine"
+	"github.com/provenant/provenant/engine/enginetest"
 	"github.com/provenant/provenant/fact"
-	"github.com/provenant/provenant/resolver"
+	"github.com/provenant/provenant/pipeline"
 	"github.com/provenant/provenant/retail"
-	"github.com/provenant/provenant/store/duckdb"
-	"github.com/provenant/provenant/store/memstore"
 	"github.com/provenant/provenant/tool"
 )
 
@@ -149,20 +150,20 @@ func oracle(d *retail.Dataset, c tool.Call) (fact.Value, []string) {
 	var ids []string
 	asOf := c.Arg("as_of")
 	switch c.Tool() {
-	case retail.GetStockState, retail.GetPrice, retail.GetComplianceFlag:
+	case "get_stock_state", "get_price", "get_compliance_flag":
 		e, ok := oracleLatest(d, c.Arg("store_id"), c.Arg("product_id"), asOf)
-		kind := map[string]fact.Kind{retail.GetStockState: fact.KindText, retail.GetPrice: fact.KindInteger, retail.GetComplianceFlag: fact.KindText}[c.Tool()]
+		kind := map[string]fact.Kind{"get_stock_state": fact.KindText, "get_price": fact.KindInteger, "get_compliance_flag": fact.KindText}[c.Tool()]
 		if !ok {
 			return fact.NoObservation(kind), nil
 		}
 		switch c.Tool() {
-		case retail.GetStockState:
+		case "get_stock_state":
 			return fact.Text(string(e.State)), []string{e.ID}
-		case retail.GetPrice:
+		case "get_price":
 			return fact.Integer(e.PriceCents, "cents"), []string{e.ID}
 		}
 		return fact.Text(string(e.Flag)), []string{e.ID}
-	case retail.CountStoresWithCondition:
+	case "count_stores_with_condition":
 		var stores []string
 		for _, s := range d.Stores {
 			met := false
@@ -178,7 +179,7 @@ func oracle(d *retail.Dataset, c tool.Call) (fact.Value, []string) {
 		}
 		slices.Sort(ids)
 		return fact.EntityCount("store_ids", stores), ids
-	case retail.ListProductsInState:
+	case "list_products_in_state":
 		var products []string
 		for _, p := range d.Products {
 			if e, ok := oracleLatest(d, c.Arg("store_id"), p.ID, asOf); ok && string(e.State) == c.Arg("state") {
@@ -188,7 +189,7 @@ func oracle(d *retail.Dataset, c tool.Call) (fact.Value, []string) {
 		}
 		slices.Sort(ids)
 		return fact.EntityList("product_ids", products), ids
-	case retail.CountEventsInWindow:
+	case "count_events_in_window":
 		for _, e := range d.Events {
 			if e.StoreID == c.Arg("store_id") && string(e.State) == c.Arg("state") &&
 				c.Arg("start") <= e.Timestamp && e.Timestamp < c.Arg("end") {
@@ -201,28 +202,20 @@ func oracle(d *retail.Dataset, c tool.Call) (fact.Value, []string) {
 	panic("oracle: unknown tool " + c.Tool())
 }
 
-// TestAgreement_ExecutorResolverOracle checks, on random stores and random
-// calls, that the wall accepts every in-domain call, that the resolver
-// passes every executor result on all three clauses, and that both agree
-// with a linear-scan oracle.
-func TestAgreement_ExecutorResolverOracle(t *testing.T) {
+// TestAgreement_EngineOracle checks, on random store files and random
+// calls, that the engine Open builds over the imported store file (the
+// retail catalog's shapes in DuckDB) accepts every in-domain call, that
+// its resolver passes every executor result on all three clauses, and
+// that both agree with a linear-scan oracle written here in terms of the
+// store file.
+func TestAgreement_EngineOracle(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		d := drawDataset(t)
-		store, err := duckdb.Open(t.Context(), d)
+		e, err := engine.Open(context.Background(), d, enginetest.OpenDuckDB, &engine.Options{ProvenanceLimit: 1000})
 		if err != nil {
-			t.Fatalf("duckdb.Open() error = %v", err)
+			t.Fatalf("engine.Open() error = %v", err)
 		}
-		defer store.Close()
-		snapshot, err := memstore.Load(t.Context(), store)
-		if err != nil {
-			t.Fatalf("memstore.Load() error = %v", err)
-		}
-		// Small checkpoint intervals make the sweep use both its
-		// checkpoints and its replay on these small stores.
-		x := executor.New(d, &executor.Options{CheckpointEvery: rapid.IntRange(1, 9).Draw(t, "checkpoint every")})
-		resolvers := map[string]*resolver.Resolver{"sql": resolver.New(store), "snapshot": resolver.New(snapshot)}
-		w := tool.NewWall(catalogstest.Retail(), retail.DeclaredIDs(d))
-
+		defer e.Close()
 		calls := rapid.IntRange(1, 8).Draw(t, "calls")
 		// A caller may see every store, or a random subset of them.
 		scope, visible := tool.AllStores(), d
@@ -235,49 +228,46 @@ func TestAgreement_ExecutorResolverOracle(t *testing.T) {
 			}
 			scope, visible = tool.StoresOnly(ids...), only(d, ids)
 		}
+		ctx := pipeline.WithScope(context.Background(), scope)
+		w := tool.NewWall(e.Registry, nil)
 		for range calls {
 			p := drawProposal(t, d)
-			c, err := w.CheckScoped(p, scope)
+			a := e.Pipeline.Call(ctx, p)
 			if store, ok := p.Params["store_id"].(string); ok && !scope.Allows(store) {
-				if rej, isRej := tool.IsRejection(err); !isRej || rej.Kind != tool.OutOfScope {
-					t.Fatalf("store %s outside scope %v: got %v, want out_of_scope", store, scope.Stores(), err)
+				if kind, rejected := a.Rejection(); !rejected || kind != tool.OutOfScope {
+					t.Fatalf("store %s outside scope %v: got %s %v, want out_of_scope", store, scope.Stores(), a.Outcome(), kind)
 				}
 				continue
 			}
+			if a.Outcome() != answer.Answered && a.Outcome() != answer.Absence {
+				t.Fatalf("%s %v: outcome %s, reason %+v", p.Tool, p.Params, a.Outcome(), a.Reason())
+			}
+			c, err := w.Check(p)
 			if err != nil {
 				t.Fatalf("wall rejected in-domain proposal %s %v: %v", p.Tool, p.Params, err)
 			}
-			r, err := x.Execute(t.Context(), c)
-			if err != nil {
-				t.Fatalf("Execute(%s %v) error = %v", c.Tool(), c.Args(), err)
-			}
 			wantValue, wantIDs := oracle(visible, c)
-			for name, rv := range resolvers {
-				v, err := rv.Resolve(t.Context(), c, r)
-				if err != nil {
-					t.Fatalf("%s: Resolve(%s %v) error = %v", name, c.Tool(), c.Args(), err)
-				}
-				if !v.OK() || v.Enumerated != len(wantIDs) {
-					t.Fatalf("%s: %s %v: verdict %+v (enumerated %d), want all clauses and %d enumerated; result value %+v, events %v",
-						name, c.Tool(), c.Args(), v, v.Enumerated, len(wantIDs), r.Value, r.Provenance.EventIDs())
-				}
+			v, _ := a.Verdict()
+			if !v.OK() || v.Enumerated != len(wantIDs) {
+				t.Fatalf("%s %v: verdict %+v, want all clauses and %d enumerated", c.Tool(), c.Args(), v, len(wantIDs))
 			}
-			checkResult(t, d, c, r, wantValue, wantIDs)
+			checkAnswer(t, d, c, a, wantValue, wantIDs)
 		}
 	})
 }
 
-// checkResult compares an executor result with the oracle's answer.
-func checkResult(t *rapid.T, d *retail.Dataset, c tool.Call, r fact.Result, wantValue fact.Value, wantIDs []string) {
+// checkAnswer compares an answer with the oracle's.
+func checkAnswer(t *rapid.T, d *retail.Dataset, c tool.Call, a answer.Answer, wantValue fact.Value, wantIDs []string) {
 	t.Helper()
-	if r.Tool != c.Tool() || !maps.Equal(r.Args, c.Args()) {
-		t.Errorf("result names %s %v, want the call %s %v", r.Tool, r.Args, c.Tool(), c.Args())
+	if a.Tool() != c.Tool() || !maps.Equal(a.Args(), c.Args()) {
+		t.Errorf("answer names %s %v, want the call %s %v", a.Tool(), a.Args(), c.Tool(), c.Args())
 	}
-	if !r.Value.Equal(wantValue) {
-		t.Errorf("%s %v: value %+v, oracle %+v", c.Tool(), c.Args(), r.Value, wantValue)
+	if v, _ := a.Value(); !v.Equal(wantValue) {
+		t.Errorf("%s %v: value %+v, oracle %+v", c.Tool(), c.Args(), v, wantValue)
 	}
-	gotIDs := r.Provenance.EventIDs()
-	a, absent := r.Provenance.Absence()
+	prov, _ := a.Provenance()
+	gotIDs := prov.EventIDs()
+	abs, absent := prov.Absence()
 	if len(wantIDs) > 0 {
 		if absent || !slices.Equal(gotIDs, wantIDs) {
 			t.Errorf("%s %v: provenance events %v (absence %v), oracle %v", c.Tool(), c.Args(), gotIDs, absent, wantIDs)
@@ -288,16 +278,16 @@ func checkResult(t *rapid.T, d *retail.Dataset, c tool.Call, r fact.Result, want
 		t.Fatalf("%s %v: provenance events %v (absence %v), oracle finds none", c.Tool(), c.Args(), gotIDs, absent)
 	}
 	wantWindow := []string{c.Arg("as_of")}
-	if c.Tool() == retail.CountEventsInWindow {
+	if c.Tool() == "count_events_in_window" {
 		wantWindow = []string{c.Arg("start"), c.Arg("end")}
 	}
 	wantFilter := c.Args()
 	for _, k := range []string{"as_of", "start", "end"} {
 		delete(wantFilter, k)
 	}
-	if a.Tool != c.Tool() || a.DatasetVersion != d.Version || !slices.Equal(a.Window, wantWindow) || !maps.Equal(a.Filter, wantFilter) {
+	if abs.Tool != c.Tool() || abs.DatasetVersion != d.Version || !slices.Equal(abs.Window, wantWindow) || !maps.Equal(abs.Filter, wantFilter) {
 		t.Errorf("%s %v: absence %+v, want tool %s, version %s, window %v, filter %v",
-			c.Tool(), c.Args(), a, c.Tool(), d.Version, wantWindow, wantFilter)
+			c.Tool(), c.Args(), abs, c.Tool(), d.Version, wantWindow, wantFilter)
 	}
 }
 

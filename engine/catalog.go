@@ -20,6 +20,14 @@ import (
 // request. opts.Registry is ignored: the catalog defines the menu. The
 // engine does not close src.DB.
 func OpenCatalog(ctx context.Context, cat *catalog.Catalog, src shape.Source, opts *Options) (*Engine, error) {
+	return openCatalog(ctx, cat, src, opts, false)
+}
+
+// openCatalog is OpenCatalog; storeFile marks Open's engine over an
+// imported store file, whose answers carry no data_version (the store
+// file's dataset_version names the data, as the retail answers always
+// have: /healthz and an absence's attestation show it).
+func openCatalog(ctx context.Context, cat *catalog.Catalog, src shape.Source, opts *Options, storeFile bool) (*Engine, error) {
 	var o Options
 	if opts != nil {
 		o = *opts
@@ -44,10 +52,25 @@ func OpenCatalog(ctx context.Context, cat *catalog.Catalog, src shape.Source, op
 	if limit <= 0 {
 		limit = shape.DefaultMaxKeys
 	}
-	sr := &shapeRunner{eng: eng, limit: limit, kept: &keeper{}}
-	// The wall knows the ids' patterns; an id that matches but names
-	// nothing is a grounded zero (no observation, nothing counted).
-	p := pipeline.New(o.Provider, tool.NewWall(reg, nil), sr, sr, &pipeline.Options{
+	sr := &shapeRunner{eng: eng, limit: limit, kept: &keeper{}, hideVersion: storeFile}
+	// The wall admits the ids an entity's reference table declares, read
+	// once here; for an entity without one it knows the ids' pattern, and
+	// an id that matches but names nothing is a grounded zero (no
+	// observation, nothing counted).
+	var declared map[string]map[string]bool
+	err = sr.with(ctx, func(s *shape.Snapshot) error {
+		var err error
+		declared, err = s.DeclaredIDs(ctx)
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("open engine: %w", err)
+	}
+	if len(declared) == 0 {
+		declared = nil
+	}
+	wall := tool.NewWall(reg, declared)
+	p := pipeline.New(o.Provider, wall, sr, sr, &pipeline.Options{
 		Observer:         o.Observer,
 		Logger:           o.Logger,
 		DefaultScope:     o.DefaultScope,
@@ -57,7 +80,13 @@ func OpenCatalog(ctx context.Context, cat *catalog.Catalog, src shape.Source, op
 		ResultIDs:        o.ResultIDs,
 		Keeper:           sr.kept,
 	})
-	return &Engine{Pipeline: p, Registry: reg, Catalog: cat, runner: sr}, nil
+	return &Engine{Pipeline: p, Registry: reg, Catalog: cat, runner: sr, wall: wall}, nil
+}
+
+// Parts returns the wall, the executor and the resolver of the engine's
+// pipeline, for tests that assemble a pipeline of their own around them.
+func (e *Engine) Parts() (*tool.Wall, pipeline.Executor, pipeline.Resolver) {
+	return e.wall, e.runner, e.runner
 }
 
 // shapeRunner is the executor, resolver and pinner of a catalog engine.
@@ -65,6 +94,8 @@ type shapeRunner struct {
 	eng   *shape.Engine
 	limit int     // event ids an answer lists
 	kept  *keeper // results listed in part, for Rows
+	// hideVersion: the answers carry no data_version (Open's store file).
+	hideVersion bool
 }
 
 var (
@@ -119,11 +150,7 @@ func (r *shapeRunner) with(ctx context.Context, f func(*shape.Snapshot) error) e
 }
 
 func shapeCall(c tool.Call) shape.Call {
-	scope := shape.All()
-	if s := c.Scope(); !s.All() {
-		scope = shape.Only(s.Stores()...)
-	}
-	return shape.Call{Tool: c.Tool(), Args: c.Args(), Scope: scope}
+	return shape.Call{Tool: c.Tool(), Args: c.Args(), Scope: shapeScope(c.Scope())}
 }
 
 // Execute answers a call with the executor's formulation.
@@ -150,7 +177,9 @@ func (r *shapeRunner) Execute(ctx context.Context, c tool.Call) (fact.Result, er
 		return fact.Result{}, err
 	}
 	fr, err := fact.NewResult(c.Tool(), c.Args(), res.Value, prov)
-	fr.DataVersion = res.DataVersion
+	if !r.hideVersion {
+		fr.DataVersion = res.DataVersion
+	}
 	return fr, err
 }
 

@@ -1,15 +1,21 @@
-// Package engine assembles a grounded-answer engine from a dataset and a
-// provider: the event store (through an Opener: DuckDB in the command,
-// wired in cmd/provenant; OpenMemory, pure Go, in tests), the executor's
-// index, the wall, the resolver and the pipeline. Every surface (CLI,
-// HTTP, eval) builds one Engine and asks through its Pipeline.
+// Package engine assembles a grounded-answer engine from a catalog, a
+// database and a provider: the registry derived from the catalog, the
+// wall, the shapes' executor and resolver over the database (package
+// shape), and the pipeline. Every surface (CLI, HTTP, MCP, eval) builds one
+// Engine and asks through its Pipeline.
+//
+// OpenCatalog answers over a database that already holds the catalog's
+// data. Open is the retail demo's path: it imports a store file into a
+// fresh database (the embedded DuckDB, from an Opener) and opens the
+// embedded retail catalog over it.
 //
 // The package does not import store/duckdb, so that only the command and
-// the tests that name DuckDB link it (cgo); internal/archtest keeps it so.
+// the tests that open engines link it (cgo); internal/archtest keeps it so.
 package engine
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"log/slog"
 	"os"
@@ -17,95 +23,51 @@ import (
 	"github.com/provenant/provenant/calibration"
 	"github.com/provenant/provenant/catalog"
 	"github.com/provenant/provenant/catalogs"
-	"github.com/provenant/provenant/executor"
+	"github.com/provenant/provenant/ingest"
 	"github.com/provenant/provenant/ledger"
 	"github.com/provenant/provenant/pipeline"
 	"github.com/provenant/provenant/provider"
-	"github.com/provenant/provenant/provider/rules"
-	"github.com/provenant/provenant/resolver"
 	"github.com/provenant/provenant/retail"
 	"github.com/provenant/provenant/retail/demo"
+	"github.com/provenant/provenant/retail/storefile"
 	"github.com/provenant/provenant/shape"
-	"github.com/provenant/provenant/store/memstore"
 	"github.com/provenant/provenant/tool"
 )
 
-// Engine is a loaded engine. Close releases its store.
+// Engine is a loaded engine. Close releases what it opened.
 type Engine struct {
 	Pipeline *pipeline.Pipeline
-	Store    Store
-	Info     retail.Info
 	// Registry is the tool registry the wall checks against and every
-	// surface describes (Options.Registry, or the retail tools; for a
-	// catalog engine, derived from the catalog).
+	// surface describes, derived from Catalog.
 	Registry *tool.Registry
-	// Catalog is a catalog engine's catalog (OpenCatalog); nil for the
-	// retail store-file engine, whose Store and Info are set instead.
-	Catalog *catalog.Catalog
+	Catalog  *catalog.Catalog
+	// DatasetVersion is the version of the store file Open imported ("" for
+	// OpenCatalog: each answer names its own data_version).
+	DatasetVersion string
 
-	runner  *shapeRunner // a catalog engine's executor and resolver
+	runner  *shapeRunner
+	wall    *tool.Wall
 	closers []func() error
 }
 
-// OnClose adds f to what Close releases, after the store (the database a
-// caller opened for OpenCatalog, say).
+// OnClose adds f to what Close releases (the database a caller opened for
+// OpenCatalog, say).
 func (e *Engine) OnClose(f func() error) { e.closers = append(e.closers, f) }
 
-// Store is the database an engine verifies through: the resolver asks it
-// (VerifySQL), or a snapshot of the validity intervals it derives
-// (VerifySnapshot). store/duckdb's Store is one; so is store/memstore's.
-type Store interface {
-	retail.EventStore
-	// Intervals returns every event with its pair's next scan time.
-	Intervals(ctx context.Context) ([]retail.Interval, error)
-	Close() error
+// Database is a fresh, empty database a store file is imported into.
+type Database struct {
+	DB *sql.DB
+	// Sink writes an import into DB (store/duckdb's NewSink).
+	Sink func(*ingest.SinkOptions) ingest.Sink
 }
 
-// Opener loads a dataset into a fresh Store.
-type Opener func(ctx context.Context, d *retail.Dataset) (Store, error)
-
-// OpenerOf adapts a backend's open function (store/duckdb's Open, say) to
-// an Opener.
-func OpenerOf[S Store](open func(context.Context, *retail.Dataset) (S, error)) Opener {
-	return func(ctx context.Context, d *retail.Dataset) (Store, error) {
-		s, err := open(ctx, d)
-		if err != nil {
-			return nil, err // not a Store holding a nil S
-		}
-		return s, nil
-	}
-}
-
-// OpenMemory is the pure-Go Opener: a store/memstore store whose intervals
-// are derived in Go. For tests and tools that must not link DuckDB; the
-// command opens DuckDB, whose intervals are derived by SQL, an engine
-// independent of the executor's.
-func OpenMemory(_ context.Context, d *retail.Dataset) (Store, error) {
-	s, err := memstore.FromDataset(d)
-	if err != nil {
-		return nil, err
-	}
-	return s, nil
-}
-
-// Verification modes: where the resolver re-derives each answer.
-const (
-	// VerifySnapshot re-derives from an in-memory relation that DuckDB
-	// computed with SQL at load (each event's validity interval): a
-	// different engine and algorithm than the executor's, with no database
-	// round trip per question. The default.
-	VerifySnapshot = "snapshot"
-	// VerifySQL asks DuckDB with SQL for every question: the most
-	// independent path, at DuckDB's fixed cost of about a millisecond per
-	// query.
-	VerifySQL = "sql"
-)
+// Opener opens a fresh, empty Database: the embedded DuckDB in memory in
+// the command and the tests. Close on the engine closes its DB.
+type Opener func(ctx context.Context) (*Database, error)
 
 // Options configures Open; nil means defaults.
 type Options struct {
 	Provider provider.Provider // nil: the rules provider
-	Registry *tool.Registry    // nil: RetailRegistry(), derived from catalogs/retail.yaml
-	Verify   string            // VerifySnapshot (default) or VerifySQL
 	Observer pipeline.Observer // nil: none
 	Logger   *slog.Logger      // nil: discard
 	// DefaultScope is the scope of requests that carry none; nil means
@@ -142,71 +104,67 @@ func LoadDataset(path string) (*retail.Dataset, error) {
 	return retail.Load(f)
 }
 
-// Open loads d into a new store from open and builds the pipeline over it.
+// Open imports the store file d into a fresh database from open (its
+// stores and products as the reference tables of the retail catalog, its
+// events as the scans dataset, derived as an import derives them) and
+// opens the embedded retail catalog over it. Every answer is then the
+// catalog engine's; the dataset's version names the snapshot.
 func Open(ctx context.Context, d *retail.Dataset, open Opener, opts *Options) (*Engine, error) {
-	var o Options
-	if opts != nil {
-		o = *opts
-	}
-	opts = &o
-	if opts.Provider == nil {
-		opts.Provider = rules.Provider{}
-	}
-	if opts.Registry == nil {
-		reg, err := RetailRegistry()
-		if err != nil {
-			return nil, fmt.Errorf("open engine: %w", err)
-		}
-		opts.Registry = reg
-	}
-	if sc := opts.SelfConsistency; sc != nil {
-		if err := sc.Validate(); err != nil {
-			return nil, fmt.Errorf("open engine: %w", err)
-		}
-	}
-	store, err := open(ctx, d)
+	cat, err := catalogs.Load(storefile.Catalog)
 	if err != nil {
+		return nil, fmt.Errorf("open engine: %w", err)
+	}
+	db, err := open(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("open engine: %w", err)
+	}
+	if err := importStoreFile(ctx, cat, db, d); err != nil {
+		db.DB.Close()
+		return nil, fmt.Errorf("open engine: %w", err)
+	}
+	src := shape.Source{DB: db.DB, Versions: map[string]string{storefile.Dataset: d.Version}}
+	e, err := openCatalog(ctx, cat, src, opts, true)
+	if err != nil {
+		db.DB.Close()
 		return nil, err
 	}
-	info, err := store.Info(ctx)
-	if err != nil {
-		store.Close()
-		return nil, err
-	}
-	var verifyStore retail.EventStore
-	switch opts.Verify {
-	case VerifySnapshot, "":
-		verifyStore, err = memstore.Load(ctx, store)
-		if err != nil {
-			store.Close()
-			return nil, err
-		}
-	case VerifySQL:
-		verifyStore = store
-	default:
-		store.Close()
-		return nil, fmt.Errorf("open engine: unknown verify mode (want %s or %s)", VerifySnapshot, VerifySQL)
-	}
-	p := pipeline.New(opts.Provider, tool.NewWall(opts.Registry, retail.DeclaredIDs(d)), executor.New(d, nil), resolver.New(verifyStore),
-		&pipeline.Options{
-			Observer:         opts.Observer,
-			Logger:           opts.Logger,
-			DefaultScope:     opts.DefaultScope,
-			SelfConsistency:  opts.SelfConsistency,
-			Abstention:       opts.Abstention,
-			RefuseUngrounded: opts.RefuseUngrounded,
-			ResultIDs:        opts.ResultIDs,
-		})
-	return &Engine{Pipeline: p, Store: store, Info: info, Registry: opts.Registry}, nil
+	e.DatasetVersion = d.Version
+	e.OnClose(db.DB.Close)
+	return e, nil
 }
 
-// Close releases the store, if the engine owns one, and what OnClose
-// added; it returns the first error.
+// importStoreFile imports d into db: the reference tables and the scans,
+// in one transaction, derived before it commits.
+func importStoreFile(ctx context.Context, cat *catalog.Catalog, db *Database, d *retail.Dataset) error {
+	ds := cat.Dataset(storefile.Dataset)
+	if ds == nil {
+		return fmt.Errorf("import store file: catalog %s has no dataset %s", cat.Name.Value, storefile.Dataset)
+	}
+	refs := storefile.References(d)
+	l, err := ingest.NewLayout(cat, storefile.Dataset)
+	if err != nil {
+		return fmt.Errorf("import store file: %w", err)
+	}
+	sink := db.Sink(&ingest.SinkOptions{AfterInsert: func(ctx context.Context, tx *sql.Tx, l *ingest.Layout) error {
+		for _, e := range ds.Entities {
+			if rows, ok := refs[e.Name.Value]; ok && e.Reference != nil {
+				if err := ingest.ImportReference(ctx, tx, "store file", e, rows); err != nil {
+					return err
+				}
+			}
+		}
+		return shape.Derive(ctx, tx, l.Dataset, l.Table, nil)
+	}})
+	if _, err := ingest.Import(ctx, sink, l, ingest.NewRecords("store file", l, storefile.Records(d))); err != nil {
+		return fmt.Errorf("import store file: %w", err)
+	}
+	return nil
+}
+
+// Close releases what the engine opened and what OnClose added; it
+// returns the first error.
 func (e *Engine) Close() error {
 	var first error
-	if e.Store != nil {
-		first = e.Store.Close()
-	}
 	for _, f := range e.closers {
 		if err := f(); err != nil && first == nil {
 			first = err

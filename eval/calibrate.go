@@ -61,7 +61,7 @@ type CalibrateOptions struct {
 	MinSupport int
 	// Commit is recorded in the policy.
 	Commit string
-	// Open builds an engine; nil opens one over the embedded demo store.
+	// Open builds an engine (required).
 	Open func(ctx context.Context, opts engine.Options) (*engine.Engine, error)
 }
 
@@ -183,9 +183,9 @@ func RunCalibration(ctx context.Context, opts CalibrateOptions) (*Calibration, e
 		if err != nil {
 			return nil, fmt.Errorf("calibrate: seed %d: %w", seed, err)
 		}
-		if e.Info.Version != o.Gold.DatasetVersion {
+		if e.DatasetVersion != o.Gold.DatasetVersion {
 			e.Close()
-			return nil, fmt.Errorf("calibrate: the gold set is for dataset %s, the store is %s", o.Gold.DatasetVersion, e.Info.Version)
+			return nil, fmt.Errorf("calibrate: the gold set is for dataset %s, the store is %s", o.Gold.DatasetVersion, e.DatasetVersion)
 		}
 		for _, it := range items {
 			if err := ctx.Err(); err != nil {
@@ -392,13 +392,7 @@ func (o CalibrateOptions) withDefaults() (CalibrateOptions, error) {
 		return o, errors.New("calibrate: target and confidence must be in (0, 1), min support at least 1")
 	}
 	if o.Open == nil {
-		o.Open = func(ctx context.Context, opts engine.Options) (*engine.Engine, error) {
-			d, err := engine.LoadDataset("")
-			if err != nil {
-				return nil, err
-			}
-			return engine.Open(ctx, d, engine.OpenMemory, &opts)
-		}
+		return o, errors.New("calibrate: no engine opener")
 	}
 	return o, nil
 }

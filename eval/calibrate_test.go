@@ -2,6 +2,7 @@ package eval_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"io/fs"
@@ -10,7 +11,10 @@ import (
 	"testing"
 
 	"github.com/provenant/provenant/calibration"
+	"github.com/provenant/provenant/engine"
+	"github.com/provenant/provenant/engine/enginetest"
 	"github.com/provenant/provenant/eval"
+	"github.com/provenant/provenant/retail/demo"
 	"github.com/provenant/provenant/stats"
 )
 
@@ -28,6 +32,13 @@ func tinyOptions(t *testing.T) eval.CalibrateOptions {
 		Seeds:   []uint64{1, 2, 3},
 		Samples: 3,
 		Commit:  "test",
+		Open: func(ctx context.Context, o engine.Options) (*engine.Engine, error) {
+			d, err := demo.Load()
+			if err != nil {
+				return nil, err
+			}
+			return engine.Open(ctx, d, enginetest.OpenDuckDB, &o)
+		},
 	}
 }
 

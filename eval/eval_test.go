@@ -13,7 +13,6 @@ import (
 	"github.com/provenant/provenant/fact"
 	"github.com/provenant/provenant/provider/noisy"
 	"github.com/provenant/provenant/provider/rules"
-	"github.com/provenant/provenant/retail"
 	"github.com/provenant/provenant/tool"
 )
 
@@ -36,7 +35,7 @@ func defaultGold(t testing.TB) *eval.GoldSet {
 func TestRun_RulesProviderMeetsEveryGate(t *testing.T) {
 	e := openDemo(t)
 	g := defaultGold(t)
-	r, err := eval.Run(t.Context(), e.Pipeline, g, e.Store)
+	r, err := eval.Run(t.Context(), e.Pipeline, g, e)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -179,7 +178,7 @@ func TestRun_ScorerCanFail(t *testing.T) {
 			item: "out-revenue",
 			replace: func(t testing.TB, real answer.Answer) answer.Answer {
 				args := map[string]string{"store_id": "st-003", "product_id": "pr-007", "as_of": "2026-01-06T08:00:00Z"}
-				return forge(t, retail.GetPrice, args, fact.Integer(781, "cents"), []string{"evt-002357"})
+				return forge(t, "get_price", args, fact.Integer(781, "cents"), []string{"evt-002357"})
 			},
 			want: want{correct: false, provenance: eval.ProvContained, failing: []string{"out_of_coverage_abstention"}},
 		},
@@ -187,7 +186,7 @@ func TestRun_ScorerCanFail(t *testing.T) {
 			name: "wrong tool with a dangling pointer",
 			item: "flag-template",
 			replace: func(t testing.TB, real answer.Answer) answer.Answer {
-				return forge(t, retail.GetStockState, real.Args(), fact.Text("IN_STOCK"), []string{"evt-999999"})
+				return forge(t, "get_stock_state", real.Args(), fact.Text("IN_STOCK"), []string{"evt-999999"})
 			},
 			want: want{correct: false, provenance: eval.ProvDangling,
 				failing: []string{"in_coverage_correctness", "containment", "provenance_completeness"}},
@@ -215,7 +214,7 @@ func TestRun_ScorerCanFail(t *testing.T) {
 			name: "wrong rejection kind",
 			item: "wall-sql-or",
 			replace: func(t testing.TB, real answer.Answer) answer.Answer {
-				return answer.Reject(retail.GetStockState, &tool.Rejection{Kind: tool.Invalid, Param: "product_id", Reason: "is not a product id"})
+				return answer.Reject("get_stock_state", &tool.Rejection{Kind: tool.Invalid, Param: "product_id", Reason: "is not a product id"})
 			},
 			want: want{correct: false, provenance: eval.ProvNone, failing: []string{"in_coverage_correctness"}},
 		},
@@ -224,7 +223,7 @@ func TestRun_ScorerCanFail(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			it := item(t, g, tt.item)
 			asker := defective{inner: e.Pipeline, question: it.Question, replace: tt.replace, t: t}
-			r, err := eval.Run(t.Context(), asker, g, e.Store)
+			r, err := eval.Run(t.Context(), asker, g, e)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -297,7 +296,7 @@ func TestRun_CanceledContext(t *testing.T) {
 // TestReport_JSON checks the report's documented keys.
 func TestReport_JSON(t *testing.T) {
 	e := openDemo(t)
-	r, err := eval.Run(t.Context(), e.Pipeline, defaultGold(t), e.Store)
+	r, err := eval.Run(t.Context(), e.Pipeline, defaultGold(t), e)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -345,7 +344,7 @@ func TestRun_NoisyProviderNeverEscapes(t *testing.T) {
 			t.Fatal(err)
 		}
 		e := enginetest.OpenDemo(t, engine.Options{Provider: p})
-		r, err := eval.Run(t.Context(), e.Pipeline, defaultGold(t), e.Store)
+		r, err := eval.Run(t.Context(), e.Pipeline, defaultGold(t), e)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -16,9 +16,11 @@ import (
 	"github.com/goccy/go-yaml/parser"
 
 	"github.com/provenant/provenant/answer"
+	"github.com/provenant/provenant/catalogs"
 	"github.com/provenant/provenant/fact"
 	"github.com/provenant/provenant/internal/strictjson"
 	"github.com/provenant/provenant/retail"
+	"github.com/provenant/provenant/shape"
 	"github.com/provenant/provenant/tool"
 )
 
@@ -658,13 +660,22 @@ var defaultGold []byte
 func DefaultGoldFile() []byte { return slices.Clone(defaultGold) }
 
 // DefaultGold parses the embedded gold file and validates it against the
-// retail tools, whose demo store it is written for.
+// tools of the embedded retail catalog, whose demo store it is written
+// for.
 func DefaultGold() (*GoldSet, error) {
 	g, err := Parse(bytes.NewReader(defaultGold))
 	if err != nil {
 		return nil, err
 	}
-	if err := g.Validate(retail.Registry()); err != nil {
+	cat, err := catalogs.Load("retail")
+	if err != nil {
+		return nil, fmt.Errorf("load gold set: %w", err)
+	}
+	reg, err := shape.NewRegistry(cat)
+	if err != nil {
+		return nil, fmt.Errorf("load gold set: %w", err)
+	}
+	if err := g.Validate(reg); err != nil {
 		return nil, err
 	}
 	return g, nil

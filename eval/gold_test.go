@@ -272,106 +272,106 @@ func sources(t testing.TB, d *retail.Dataset) []source {
 	)
 
 	// get_stock_state
-	fact("state-template", qState("pr-007", "st-003", mid), retail.GetStockState, pairParams("st-003", "pr-007", mid), "the documented template", "template")
+	fact("state-template", qState("pr-007", "st-003", mid), "get_stock_state", pairParams("st-003", "pr-007", mid), "the documented template", "template")
 	oos := sc.firstWith(t, func(e retail.Event) bool { return e.State == retail.OutOfStock && e.Timestamp > "2026-01-04T00:00:00Z" })
-	fact("state-variant", qStateVar(oos.ProductID, oos.StoreID, "2026-01-04T23:59:59Z"), retail.GetStockState,
+	fact("state-variant", qStateVar(oos.ProductID, oos.StoreID, "2026-01-04T23:59:59Z"), "get_stock_state",
 		pairParams(oos.StoreID, oos.ProductID, "2026-01-04T23:59:59Z"), "", "variant")
 	e, prev := sc.change(t, state, func(e retail.Event) bool { return e.State != retail.InStock })
-	fact("state-as-of-exact", qState(e.ProductID, e.StoreID, e.Timestamp), retail.GetStockState, pairParams(e.StoreID, e.ProductID, e.Timestamp),
+	fact("state-as-of-exact", qState(e.ProductID, e.StoreID, e.Timestamp), "get_stock_state", pairParams(e.StoreID, e.ProductID, e.Timestamp),
 		"as_of equals "+e.ID+"'s timestamp: inclusive, so it counts", "as_of_exact")
-	fact("state-as-of-before", qState(e.ProductID, e.StoreID, shift(t, e.Timestamp, -time.Second)), retail.GetStockState,
+	fact("state-as-of-before", qState(e.ProductID, e.StoreID, shift(t, e.Timestamp, -time.Second)), "get_stock_state",
 		pairParams(e.StoreID, e.ProductID, shift(t, e.Timestamp, -time.Second)), "one second before "+e.ID+": "+prev.ID+" is the latest", "as_of_before")
 	u := sc.unscanned(t, 0)
-	fact("state-zero-unscanned", qState(u[1], u[0], weekEnd), retail.GetStockState, pairParams(u[0], u[1], weekEnd),
+	fact("state-zero-unscanned", qState(u[1], u[0], weekEnd), "get_stock_state", pairParams(u[0], u[1], weekEnd),
 		"a declared pair with no events at all", "zero", "unscanned_pair")
 	f := sc.lateFirst(t, "2026-01-02T00:00:00Z", 0)
-	fact("state-zero-before-first", qState(f.ProductID, f.StoreID, shift(t, f.Timestamp, -time.Second)), retail.GetStockState,
+	fact("state-zero-before-first", qState(f.ProductID, f.StoreID, shift(t, f.Timestamp, -time.Second)), "get_stock_state",
 		pairParams(f.StoreID, f.ProductID, shift(t, f.Timestamp, -time.Second)), "one second before the pair's first scan "+f.ID, "zero", "before_first_scan")
 	lo, hi := sc.tie(t, state)
-	fact("state-tie", qState(hi.ProductID, hi.StoreID, hi.Timestamp), retail.GetStockState, pairParams(hi.StoreID, hi.ProductID, hi.Timestamp),
+	fact("state-tie", qState(hi.ProductID, hi.StoreID, hi.Timestamp), "get_stock_state", pairParams(hi.StoreID, hi.ProductID, hi.Timestamp),
 		lo.ID+" and "+hi.ID+" share a timestamp: the higher id wins", "tie", "as_of_exact")
 
 	// get_price
-	fact("price-template", qPrice("pr-007", "st-003", mid), retail.GetPrice, pairParams("st-003", "pr-007", mid), "the documented template", "template")
-	fact("price-variant", qPriceVar("pr-012", "st-005", "2026-01-03T12:00:00Z"), retail.GetPrice, pairParams("st-005", "pr-012", "2026-01-03T12:00:00Z"), "", "variant")
+	fact("price-template", qPrice("pr-007", "st-003", mid), "get_price", pairParams("st-003", "pr-007", mid), "the documented template", "template")
+	fact("price-variant", qPriceVar("pr-012", "st-005", "2026-01-03T12:00:00Z"), "get_price", pairParams("st-005", "pr-012", "2026-01-03T12:00:00Z"), "", "variant")
 	e, prev = sc.change(t, price, func(e retail.Event) bool { return e.Flag == retail.PriceMismatch })
-	fact("price-as-of-exact", qPrice(e.ProductID, e.StoreID, e.Timestamp), retail.GetPrice, pairParams(e.StoreID, e.ProductID, e.Timestamp),
+	fact("price-as-of-exact", qPrice(e.ProductID, e.StoreID, e.Timestamp), "get_price", pairParams(e.StoreID, e.ProductID, e.Timestamp),
 		"as_of equals "+e.ID+"'s timestamp (a price mismatch)", "as_of_exact")
-	fact("price-as-of-before", qPrice(e.ProductID, e.StoreID, shift(t, e.Timestamp, -time.Second)), retail.GetPrice,
+	fact("price-as-of-before", qPrice(e.ProductID, e.StoreID, shift(t, e.Timestamp, -time.Second)), "get_price",
 		pairParams(e.StoreID, e.ProductID, shift(t, e.Timestamp, -time.Second)), "one second before "+e.ID+": "+prev.ID+"'s price", "as_of_before")
 	u = sc.unscanned(t, 1)
-	fact("price-zero-unscanned", qPrice(u[1], u[0], weekEnd), retail.GetPrice, pairParams(u[0], u[1], weekEnd),
+	fact("price-zero-unscanned", qPrice(u[1], u[0], weekEnd), "get_price", pairParams(u[0], u[1], weekEnd),
 		"a declared pair with no events at all", "zero", "unscanned_pair")
 	f = sc.lateFirst(t, "2026-01-02T00:00:00Z", 1)
-	fact("price-zero-before-first", qPriceVar(f.ProductID, f.StoreID, shift(t, f.Timestamp, -time.Second)), retail.GetPrice,
+	fact("price-zero-before-first", qPriceVar(f.ProductID, f.StoreID, shift(t, f.Timestamp, -time.Second)), "get_price",
 		pairParams(f.StoreID, f.ProductID, shift(t, f.Timestamp, -time.Second)), "one second before the pair's first scan "+f.ID, "zero", "before_first_scan")
 	lo, hi = sc.tie(t, price)
-	fact("price-tie", qPrice(hi.ProductID, hi.StoreID, hi.Timestamp), retail.GetPrice, pairParams(hi.StoreID, hi.ProductID, hi.Timestamp),
+	fact("price-tie", qPrice(hi.ProductID, hi.StoreID, hi.Timestamp), "get_price", pairParams(hi.StoreID, hi.ProductID, hi.Timestamp),
 		lo.ID+" and "+hi.ID+" share a timestamp: the higher id wins", "tie", "as_of_exact")
 
 	// get_compliance_flag
-	fact("flag-template", qFlag("pr-007", "st-003", mid), retail.GetComplianceFlag, pairParams("st-003", "pr-007", mid), "the documented template", "template")
+	fact("flag-template", qFlag("pr-007", "st-003", mid), "get_compliance_flag", pairParams("st-003", "pr-007", mid), "the documented template", "template")
 	ex, _ := sc.change(t, flagOf, func(e retail.Event) bool {
 		return e.Flag == retail.ExpiredProduct && e.Timestamp > "2026-01-03T00:00:00Z"
 	})
 	exUntil := sc.lastInstant(t, ex, weekEnd)
-	fact("flag-variant", qFlagVar(ex.ProductID, ex.StoreID, exUntil), retail.GetComplianceFlag,
+	fact("flag-variant", qFlagVar(ex.ProductID, ex.StoreID, exUntil), "get_compliance_flag",
 		pairParams(ex.StoreID, ex.ProductID, exUntil), "the last second "+ex.ID+" is the latest scan", "variant")
 	e, _ = sc.change(t, flagOf, func(e retail.Event) bool { return e.Flag == retail.PlanogramViolation })
-	fact("flag-as-of-exact", qFlag(e.ProductID, e.StoreID, e.Timestamp), retail.GetComplianceFlag, pairParams(e.StoreID, e.ProductID, e.Timestamp),
+	fact("flag-as-of-exact", qFlag(e.ProductID, e.StoreID, e.Timestamp), "get_compliance_flag", pairParams(e.StoreID, e.ProductID, e.Timestamp),
 		"as_of equals "+e.ID+"'s timestamp", "as_of_exact")
 	f = sc.lateFirst(t, "2026-01-03T00:00:00Z", 0)
-	fact("flag-as-of-first-scan", qFlag(f.ProductID, f.StoreID, f.Timestamp), retail.GetComplianceFlag, pairParams(f.StoreID, f.ProductID, f.Timestamp),
+	fact("flag-as-of-first-scan", qFlag(f.ProductID, f.StoreID, f.Timestamp), "get_compliance_flag", pairParams(f.StoreID, f.ProductID, f.Timestamp),
 		"as_of equals the pair's first scan "+f.ID, "as_of_exact")
-	fact("flag-zero-before-first", qFlag(f.ProductID, f.StoreID, shift(t, f.Timestamp, -time.Second)), retail.GetComplianceFlag,
+	fact("flag-zero-before-first", qFlag(f.ProductID, f.StoreID, shift(t, f.Timestamp, -time.Second)), "get_compliance_flag",
 		pairParams(f.StoreID, f.ProductID, shift(t, f.Timestamp, -time.Second)), "one second before the pair's first scan "+f.ID, "zero", "before_first_scan")
 	u = sc.unscanned(t, 2)
-	fact("flag-zero-unscanned", qFlag(u[1], u[0], mid), retail.GetComplianceFlag, pairParams(u[0], u[1], mid),
+	fact("flag-zero-unscanned", qFlag(u[1], u[0], mid), "get_compliance_flag", pairParams(u[0], u[1], mid),
 		"a declared pair with no events at all", "zero", "unscanned_pair")
 	lo, hi = sc.tie(t, flagOf)
-	fact("flag-tie", qFlag(hi.ProductID, hi.StoreID, hi.Timestamp), retail.GetComplianceFlag, pairParams(hi.StoreID, hi.ProductID, hi.Timestamp),
+	fact("flag-tie", qFlag(hi.ProductID, hi.StoreID, hi.Timestamp), "get_compliance_flag", pairParams(hi.StoreID, hi.ProductID, hi.Timestamp),
 		lo.ID+" and "+hi.ID+" share a timestamp: the higher id wins", "tie", "as_of_exact")
 
 	// count_stores_with_condition
 	cond := func(c, at string) map[string]string { return map[string]string{"condition": c, "as_of": at} }
-	fact("stores-template", qCount("OUT_OF_STOCK", mid), retail.CountStoresWithCondition, cond("OUT_OF_STOCK", mid), "the documented template", "template")
-	fact("stores-low-stock", qCount("LOW_STOCK", "2026-01-03T00:00:00Z"), retail.CountStoresWithCondition, cond("LOW_STOCK", "2026-01-03T00:00:00Z"), "")
-	fact("stores-price-mismatch", qCountVar("PRICE_MISMATCH", "2026-01-05T12:00:00Z"), retail.CountStoresWithCondition,
+	fact("stores-template", qCount("OUT_OF_STOCK", mid), "count_stores_with_condition", cond("OUT_OF_STOCK", mid), "the documented template", "template")
+	fact("stores-low-stock", qCount("LOW_STOCK", "2026-01-03T00:00:00Z"), "count_stores_with_condition", cond("LOW_STOCK", "2026-01-03T00:00:00Z"), "")
+	fact("stores-price-mismatch", qCountVar("PRICE_MISMATCH", "2026-01-05T12:00:00Z"), "count_stores_with_condition",
 		cond("PRICE_MISMATCH", "2026-01-05T12:00:00Z"), "", "variant")
-	fact("stores-non-compliant", qCount("NON_COMPLIANT", weekEnd), retail.CountStoresWithCondition, cond("NON_COMPLIANT", weekEnd),
+	fact("stores-non-compliant", qCount("NON_COMPLIANT", weekEnd), "count_stores_with_condition", cond("NON_COMPLIANT", weekEnd),
 		"every flag but COMPLIANT; provenance exceeds the store count")
 	fx := sc.firstWith(t, func(e retail.Event) bool { return e.Flag == retail.ExpiredProduct })
-	fact("stores-expired-as-of-exact", qCount("EXPIRED", fx.Timestamp), retail.CountStoresWithCondition, cond("EXPIRED", fx.Timestamp),
+	fact("stores-expired-as-of-exact", qCount("EXPIRED", fx.Timestamp), "count_stores_with_condition", cond("EXPIRED", fx.Timestamp),
 		"as_of equals the first EXPIRED_PRODUCT scan "+fx.ID, "as_of_exact")
-	fact("stores-zero-expired", qCount("EXPIRED", shift(t, fx.Timestamp, -time.Second)), retail.CountStoresWithCondition,
+	fact("stores-zero-expired", qCount("EXPIRED", shift(t, fx.Timestamp, -time.Second)), "count_stores_with_condition",
 		cond("EXPIRED", shift(t, fx.Timestamp, -time.Second)), "one second before the first EXPIRED_PRODUCT scan "+fx.ID, "zero", "as_of_before")
 	first := d.Events[0].Timestamp
 	for _, x := range d.Events {
 		first = min(first, x.Timestamp)
 	}
-	fact("stores-zero-before-data", qCountVar("NON_COMPLIANT", shift(t, first, -time.Second)), retail.CountStoresWithCondition,
+	fact("stores-zero-before-data", qCountVar("NON_COMPLIANT", shift(t, first, -time.Second)), "count_stores_with_condition",
 		cond("NON_COMPLIANT", shift(t, first, -time.Second)), "one second before the store's first event", "zero", "before_first_scan")
 
 	// list_products_in_state
 	lst := func(s, st, at string) map[string]string {
 		return map[string]string{"store_id": s, "state": st, "as_of": at}
 	}
-	fact("list-template", qList("LOW_STOCK", "st-003", mid), retail.ListProductsInState, lst("st-003", "LOW_STOCK", mid), "the documented template", "template")
-	fact("list-in-stock", qList("IN_STOCK", "st-012", "2026-01-07T12:00:00Z"), retail.ListProductsInState, lst("st-012", "IN_STOCK", "2026-01-07T12:00:00Z"), "")
+	fact("list-template", qList("LOW_STOCK", "st-003", mid), "list_products_in_state", lst("st-003", "LOW_STOCK", mid), "the documented template", "template")
+	fact("list-in-stock", qList("IN_STOCK", "st-012", "2026-01-07T12:00:00Z"), "list_products_in_state", lst("st-012", "IN_STOCK", "2026-01-07T12:00:00Z"), "")
 	ov := sc.firstWith(t, func(e retail.Event) bool { return e.State == retail.Overstock && e.StoreID > "st-015" })
-	fact("list-variant", qListVar("OVERSTOCK", ov.StoreID, weekEnd), retail.ListProductsInState, lst(ov.StoreID, "OVERSTOCK", weekEnd),
+	fact("list-variant", qListVar("OVERSTOCK", ov.StoreID, weekEnd), "list_products_in_state", lst(ov.StoreID, "OVERSTOCK", weekEnd),
 		"enumeration written in lower case", "variant")
 	e, _ = sc.change(t, state, func(e retail.Event) bool { return e.State == retail.LowStock })
-	fact("list-as-of-exact", qList("LOW_STOCK", e.StoreID, e.Timestamp), retail.ListProductsInState, lst(e.StoreID, "LOW_STOCK", e.Timestamp),
+	fact("list-as-of-exact", qList("LOW_STOCK", e.StoreID, e.Timestamp), "list_products_in_state", lst(e.StoreID, "LOW_STOCK", e.Timestamp),
 		"as_of equals "+e.ID+"'s timestamp: "+e.ProductID+" is listed", "as_of_exact")
-	fact("list-as-of-before", qList("LOW_STOCK", e.StoreID, shift(t, e.Timestamp, -time.Second)), retail.ListProductsInState,
+	fact("list-as-of-before", qList("LOW_STOCK", e.StoreID, shift(t, e.Timestamp, -time.Second)), "list_products_in_state",
 		lst(e.StoreID, "LOW_STOCK", shift(t, e.Timestamp, -time.Second)), "one second before "+e.ID+": "+e.ProductID+" is not listed", "as_of_before")
 	// A store with no product out of stock at the instant, found by asking
 	// the oracle store by store.
 	zeroAt := "2026-01-02T12:00:00Z"
 	zeroStore := ""
 	for _, s := range d.Stores {
-		x, err := oracle.Compute(d, retail.ListProductsInState, lst(s.ID, "OUT_OF_STOCK", zeroAt))
+		x, err := oracle.Compute(d, "list_products_in_state", lst(s.ID, "OUT_OF_STOCK", zeroAt))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -383,31 +383,31 @@ func sources(t testing.TB, d *retail.Dataset) []source {
 	if zeroStore == "" {
 		t.Fatal("find store with nothing out of stock: none")
 	}
-	fact("list-zero", qList("OUT_OF_STOCK", zeroStore, zeroAt), retail.ListProductsInState, lst(zeroStore, "OUT_OF_STOCK", zeroAt),
+	fact("list-zero", qList("OUT_OF_STOCK", zeroStore, zeroAt), "list_products_in_state", lst(zeroStore, "OUT_OF_STOCK", zeroAt),
 		"no product's latest scan at the store is out of stock", "zero")
 
 	// count_events_in_window
 	win := func(s, st, start, end string) map[string]string {
 		return map[string]string{"store_id": s, "state": st, "start": start, "end": end}
 	}
-	fact("window-template", qWindow("OUT_OF_STOCK", "st-003", "2026-01-01T00:00:00Z", "2026-01-07T00:00:00Z"), retail.CountEventsInWindow,
+	fact("window-template", qWindow("OUT_OF_STOCK", "st-003", "2026-01-01T00:00:00Z", "2026-01-07T00:00:00Z"), "count_events_in_window",
 		win("st-003", "OUT_OF_STOCK", "2026-01-01T00:00:00Z", "2026-01-07T00:00:00Z"), "the documented template", "template")
-	fact("window-variant", qWindowVar("LOW_STOCK", "st-008", "2026-01-02T00:00:00Z", "2026-01-05T00:00:00Z"), retail.CountEventsInWindow,
+	fact("window-variant", qWindowVar("LOW_STOCK", "st-008", "2026-01-02T00:00:00Z", "2026-01-05T00:00:00Z"), "count_events_in_window",
 		win("st-008", "LOW_STOCK", "2026-01-02T00:00:00Z", "2026-01-05T00:00:00Z"), "", "variant")
-	fact("window-whole-week", qWindow("IN_STOCK", "st-001", "2026-01-01T00:00:00Z", weekEnd), retail.CountEventsInWindow,
+	fact("window-whole-week", qWindow("IN_STOCK", "st-001", "2026-01-01T00:00:00Z", weekEnd), "count_events_in_window",
 		win("st-001", "IN_STOCK", "2026-01-01T00:00:00Z", weekEnd), "the whole week")
 	ws := sc.isolated(t, retail.Overstock, +1, "2026-01-03T00:00:00Z")
-	fact("window-start-inclusive", qWindow("OVERSTOCK", ws.StoreID, ws.Timestamp, shift(t, ws.Timestamp, time.Hour)), retail.CountEventsInWindow,
+	fact("window-start-inclusive", qWindow("OVERSTOCK", ws.StoreID, ws.Timestamp, shift(t, ws.Timestamp, time.Hour)), "count_events_in_window",
 		win(ws.StoreID, "OVERSTOCK", ws.Timestamp, shift(t, ws.Timestamp, time.Hour)), "window starts exactly at "+ws.ID+": it counts", "window_start")
-	fact("window-start-plus-one", qWindow("OVERSTOCK", ws.StoreID, shift(t, ws.Timestamp, time.Second), shift(t, ws.Timestamp, time.Hour)), retail.CountEventsInWindow,
+	fact("window-start-plus-one", qWindow("OVERSTOCK", ws.StoreID, shift(t, ws.Timestamp, time.Second), shift(t, ws.Timestamp, time.Hour)), "count_events_in_window",
 		win(ws.StoreID, "OVERSTOCK", shift(t, ws.Timestamp, time.Second), shift(t, ws.Timestamp, time.Hour)), "window starts one second after "+ws.ID, "zero", "window_start")
 	we := sc.isolated(t, retail.LowStock, -1, "2026-01-04T00:00:00Z")
-	fact("window-end-exclusive", qWindow("LOW_STOCK", we.StoreID, shift(t, we.Timestamp, -time.Hour), we.Timestamp), retail.CountEventsInWindow,
+	fact("window-end-exclusive", qWindow("LOW_STOCK", we.StoreID, shift(t, we.Timestamp, -time.Hour), we.Timestamp), "count_events_in_window",
 		win(we.StoreID, "LOW_STOCK", shift(t, we.Timestamp, -time.Hour), we.Timestamp), "window ends exactly at "+we.ID+": it does not count", "zero", "window_end")
-	fact("window-end-plus-one", qWindowVar("LOW_STOCK", we.StoreID, shift(t, we.Timestamp, -time.Hour), shift(t, we.Timestamp, time.Second)), retail.CountEventsInWindow,
+	fact("window-end-plus-one", qWindowVar("LOW_STOCK", we.StoreID, shift(t, we.Timestamp, -time.Hour), shift(t, we.Timestamp, time.Second)), "count_events_in_window",
 		win(we.StoreID, "LOW_STOCK", shift(t, we.Timestamp, -time.Hour), shift(t, we.Timestamp, time.Second)), "window ends one second after "+we.ID, "window_end")
 	oe := sc.firstWith(t, func(e retail.Event) bool { return e.State == retail.OutOfStock && e.StoreID == "st-010" })
-	fact("window-empty", qWindow("OUT_OF_STOCK", oe.StoreID, oe.Timestamp, oe.Timestamp), retail.CountEventsInWindow,
+	fact("window-empty", qWindow("OUT_OF_STOCK", oe.StoreID, oe.Timestamp, oe.Timestamp), "count_events_in_window",
 		win(oe.StoreID, "OUT_OF_STOCK", oe.Timestamp, oe.Timestamp), "start equals end, at "+oe.ID+"'s timestamp: an empty window", "zero", "window_empty")
 
 	// Calls the wall must reject: in coverage (a tool covers the question),
@@ -415,15 +415,15 @@ func sources(t testing.TB, d *retail.Dataset) []source {
 	wall := func(id, q string, kind tool.RejectKind, tl, note string) {
 		out = append(out, source{id: id, question: q, coverage: eval.In, reject: kind, rejTool: tl, note: note, tags: []string{"wall"}})
 	}
-	wall("wall-undeclared-store", qState("pr-007", "st-999", mid), tool.Invalid, retail.GetStockState, "st-999 is well formed but not declared")
-	wall("wall-undeclared-product", qPrice("pr-999", "st-003", mid), tool.Invalid, retail.GetPrice, "pr-999 is well formed but not declared")
-	wall("wall-bad-timestamp", qFlag("pr-007", "st-003", "yesterday"), tool.Invalid, retail.GetComplianceFlag, "not a timestamp")
-	wall("wall-bad-condition", qCount("ON_FIRE", mid), tool.Invalid, retail.CountStoresWithCondition, "not a condition")
-	wall("wall-bad-state", qList("BANANA", "st-003", mid), tool.Invalid, retail.ListProductsInState, "not a shelf state")
+	wall("wall-undeclared-store", qState("pr-007", "st-999", mid), tool.Invalid, "get_stock_state", "st-999 is well formed but not declared")
+	wall("wall-undeclared-product", qPrice("pr-999", "st-003", mid), tool.Invalid, "get_price", "pr-999 is well formed but not declared")
+	wall("wall-bad-timestamp", qFlag("pr-007", "st-003", "yesterday"), tool.Invalid, "get_compliance_flag", "not a timestamp")
+	wall("wall-bad-condition", qCount("ON_FIRE", mid), tool.Invalid, "count_stores_with_condition", "not a condition")
+	wall("wall-bad-state", qList("BANANA", "st-003", mid), tool.Invalid, "list_products_in_state", "not a shelf state")
 	wall("wall-reversed-window", qWindow("OUT_OF_STOCK", "st-003", "2026-01-07T00:00:00Z", "2026-01-01T00:00:00Z"), tool.Invalid,
-		retail.CountEventsInWindow, "start after end")
-	wall("wall-sql-or", qState("pr-007' OR 1=1", "st-003", mid), tool.RawQuery, retail.GetStockState, "a classic injection in the product id")
-	wall("wall-sql-drop", qList("LOW_STOCK", "st-003; DROP TABLE events", mid), tool.RawQuery, retail.ListProductsInState, "a statement in the store id")
+		"count_events_in_window", "start after end")
+	wall("wall-sql-or", qState("pr-007' OR 1=1", "st-003", mid), tool.RawQuery, "get_stock_state", "a classic injection in the product id")
+	wall("wall-sql-drop", qList("LOW_STOCK", "st-003; DROP TABLE events", mid), tool.RawQuery, "list_products_in_state", "a statement in the store id")
 
 	// Out of coverage: no tool answers these; the engine must abstain.
 	for _, o := range []struct{ id, q string }{

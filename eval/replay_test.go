@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/provenant/provenant/engine"
+	"github.com/provenant/provenant/engine/enginetest"
 	"github.com/provenant/provenant/eval"
 	"github.com/provenant/provenant/provider/cassette"
 	"github.com/provenant/provenant/provider/openai"
@@ -36,12 +37,12 @@ func TestRun_OpenAIReplayMeetsEveryGate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e, err := engine.Open(t.Context(), d, engine.OpenMemory, &engine.Options{Provider: p})
+	e, err := engine.Open(t.Context(), d, enginetest.OpenDuckDB, &engine.Options{Provider: p})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer e.Close()
-	r, err := eval.Run(t.Context(), e.Pipeline, defaultGold(t), e.Store)
+	r, err := eval.Run(t.Context(), e.Pipeline, defaultGold(t), e)
 	if err != nil {
 		t.Fatal(err)
 	}

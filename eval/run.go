@@ -13,7 +13,6 @@ import (
 	"github.com/provenant/provenant/answer"
 	"github.com/provenant/provenant/fact"
 	"github.com/provenant/provenant/internal/strictjson"
-	"github.com/provenant/provenant/retail"
 )
 
 // Asker answers a question through the pipeline (*pipeline.Pipeline is
@@ -28,10 +27,10 @@ type Named interface {
 	ProviderName() string
 }
 
-// Lookup tells which event ids are real (retail.EventStore has it). The
+// Lookup tells which event ids name rows (*engine.Engine has it). The
 // harness asks it about every pointer an answer carries.
 type Lookup interface {
-	Lookup(ctx context.Context, ids []string) ([]retail.Event, error)
+	Known(ctx context.Context, ids []string) ([]string, error)
 }
 
 // ProvenanceStatus is the provenance axis of one item.
@@ -158,17 +157,7 @@ type Report struct {
 func Run(ctx context.Context, asker Asker, g *GoldSet, lookup Lookup) (Report, error) {
 	t := Target{}
 	if lookup != nil {
-		t.Keys = func(ctx context.Context, ids []string) ([]string, error) {
-			found, err := lookup.Lookup(ctx, ids)
-			if err != nil {
-				return nil, err
-			}
-			out := make([]string, len(found))
-			for i, e := range found {
-				out[i] = e.ID
-			}
-			return out, nil
-		}
+		t.Keys = lookup.Known
 	}
 	return RunTarget(ctx, asker, g, t)
 }

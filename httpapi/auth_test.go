@@ -48,8 +48,8 @@ func authServer(t *testing.T) *httptest.Server {
 	none := tool.StoresOnly()
 	e := enginetest.OpenDemo(t, engine.Options{DefaultScope: &none})
 	api := httpapi.New(&httpapi.Options{Registry: catalogstest.Retail(), Auth: set})
-	api.SetBackend(httpapi.Backend{Asker: e.Pipeline, DatasetVersion: e.Info.Version, Provider: "rules",
-		MCP: mcpserver.HTTPHandler(mcpserver.New(e.Pipeline, e.Store, nil), nil)})
+	api.SetBackend(httpapi.Backend{Asker: e.Pipeline, DatasetVersion: e.DatasetVersion, Provider: "rules",
+		MCP: mcpserver.HTTPHandler(mcpserver.New(e.Pipeline, e, nil), nil)})
 	srv := httptest.NewServer(api)
 	t.Cleanup(srv.Close)
 	return srv
@@ -182,7 +182,7 @@ func TestRequireToken_MCP(t *testing.T) {
 		t.Errorf("read %s of st-004 outside the scope", outside)
 	}
 	ds, err := cs.ReadResource(t.Context(), &mcp.ReadResourceParams{URI: mcpserver.DatasetURI})
-	if err != nil || !strings.Contains(ds.Contents[0].Text, `"stores_in_scope":["st-003"]`) || strings.Contains(ds.Contents[0].Text, `"events"`) {
+	if err != nil || !strings.Contains(ds.Contents[0].Text, `"scope":["st-003"]`) || !strings.Contains(ds.Contents[0].Text, `"store":1}`) {
 		t.Errorf("dataset for a scoped caller = %v, %v", ds, err)
 	}
 }
@@ -275,7 +275,7 @@ func (spaceyAuth) Authenticate(token string) (principal.Principal, bool) {
 func TestAuth_InnerSpaceRefusedEverywhere(t *testing.T) {
 	e := enginetest.OpenDemo(t, engine.Options{})
 	api := httpapi.New(&httpapi.Options{Registry: catalogstest.Retail(), Auth: spaceyAuth{}})
-	api.SetBackend(httpapi.Backend{Asker: e.Pipeline, MCP: mcpserver.HTTPHandler(mcpserver.New(e.Pipeline, e.Store, nil), nil)})
+	api.SetBackend(httpapi.Backend{Asker: e.Pipeline, MCP: mcpserver.HTTPHandler(mcpserver.New(e.Pipeline, e, nil), nil)})
 	srv := httptest.NewServer(api)
 	t.Cleanup(srv.Close)
 	want := `{"error":{"code":"unauthorized","message":"authentication required"}}` + "\n"

@@ -16,6 +16,7 @@ import (
 
 	"github.com/provenant/provenant/answer"
 	"github.com/provenant/provenant/engine"
+	"github.com/provenant/provenant/engine/enginetest"
 	"github.com/provenant/provenant/httpapi"
 	"github.com/provenant/provenant/metrics"
 	"github.com/provenant/provenant/provider/rules"
@@ -130,7 +131,7 @@ func openDemo(t *testing.T, obs *metrics.Observer) *engine.Engine {
 	if obs != nil {
 		opts.Observer = obs
 	}
-	e, err := engine.Open(t.Context(), d, engine.OpenMemory, &opts)
+	e, err := engine.Open(t.Context(), d, enginetest.OpenDuckDB, &opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -139,7 +140,7 @@ func openDemo(t *testing.T, obs *metrics.Observer) *engine.Engine {
 }
 
 func backend(e *engine.Engine) httpapi.Backend {
-	return httpapi.Backend{Asker: e.Pipeline, DatasetVersion: e.Info.Version, Provider: e.Pipeline.ProviderName()}
+	return httpapi.Backend{Asker: e.Pipeline, DatasetVersion: e.DatasetVersion, Provider: e.Pipeline.ProviderName()}
 }
 
 func TestServer_EndToEnd(t *testing.T) {

@@ -20,7 +20,6 @@ import (
 	"github.com/provenant/provenant/answer"
 	"github.com/provenant/provenant/httpapi"
 	"github.com/provenant/provenant/metrics"
-	"github.com/provenant/provenant/retail"
 	"github.com/provenant/provenant/tool"
 )
 
@@ -123,16 +122,16 @@ var validCalls = []struct {
 	args        map[string]any
 	wantOutcome answer.Outcome
 }{
-	{retail.GetStockState, map[string]any{"store_id": "st-003", "product_id": "pr-007", "as_of": "2026-01-06T08:00:00Z"}, answer.Answered},
-	{retail.GetPrice, map[string]any{"store_id": "st-003", "product_id": "pr-007", "as_of": "2026-01-06T08:00:00Z"}, answer.Answered},
-	{retail.GetComplianceFlag, map[string]any{"store_id": "st-003", "product_id": "pr-007", "as_of": "2026-01-06T08:00:00Z"}, answer.Answered},
-	{retail.CountStoresWithCondition, map[string]any{"condition": "OUT_OF_STOCK", "as_of": "2026-01-06T08:00:00Z"}, answer.Answered},
-	{retail.ListProductsInState, map[string]any{"store_id": "st-003", "state": "LOW_STOCK", "as_of": "2026-01-06T08:00:00Z"}, answer.Answered},
-	{retail.CountEventsInWindow, map[string]any{"store_id": "st-003", "state": "OUT_OF_STOCK", "start": "2026-01-01T00:00:00Z", "end": "2026-01-07T00:00:00Z"}, answer.Answered},
-	{retail.GetPrice, map[string]any{"store_id": "st-003", "product_id": "pr-007", "as_of": "2025-01-06T08:00:00Z"}, answer.Absence},
-	{retail.CountStoresWithCondition, map[string]any{"condition": "EXPIRED", "as_of": "2025-01-06T08:00:00Z"}, answer.Absence},
-	{retail.ListProductsInState, map[string]any{"store_id": "st-003", "state": "LOW_STOCK", "as_of": "2025-01-06T08:00:00Z"}, answer.Absence},
-	{retail.CountEventsInWindow, map[string]any{"store_id": "st-003", "state": "OUT_OF_STOCK", "start": "2025-01-01T00:00:00Z", "end": "2025-01-07T00:00:00Z"}, answer.Absence},
+	{"get_stock_state", map[string]any{"store_id": "st-003", "product_id": "pr-007", "as_of": "2026-01-06T08:00:00Z"}, answer.Answered},
+	{"get_price", map[string]any{"store_id": "st-003", "product_id": "pr-007", "as_of": "2026-01-06T08:00:00Z"}, answer.Answered},
+	{"get_compliance_flag", map[string]any{"store_id": "st-003", "product_id": "pr-007", "as_of": "2026-01-06T08:00:00Z"}, answer.Answered},
+	{"count_stores_with_condition", map[string]any{"condition": "OUT_OF_STOCK", "as_of": "2026-01-06T08:00:00Z"}, answer.Answered},
+	{"list_products_in_state", map[string]any{"store_id": "st-003", "state": "LOW_STOCK", "as_of": "2026-01-06T08:00:00Z"}, answer.Answered},
+	{"count_events_in_window", map[string]any{"store_id": "st-003", "state": "OUT_OF_STOCK", "start": "2026-01-01T00:00:00Z", "end": "2026-01-07T00:00:00Z"}, answer.Answered},
+	{"get_price", map[string]any{"store_id": "st-003", "product_id": "pr-007", "as_of": "2025-01-06T08:00:00Z"}, answer.Absence},
+	{"count_stores_with_condition", map[string]any{"condition": "EXPIRED", "as_of": "2025-01-06T08:00:00Z"}, answer.Absence},
+	{"list_products_in_state", map[string]any{"store_id": "st-003", "state": "LOW_STOCK", "as_of": "2025-01-06T08:00:00Z"}, answer.Absence},
+	{"count_events_in_window", map[string]any{"store_id": "st-003", "state": "OUT_OF_STOCK", "start": "2025-01-01T00:00:00Z", "end": "2025-01-07T00:00:00Z"}, answer.Absence},
 }
 
 func TestTools_CallEndToEnd(t *testing.T) {
@@ -230,22 +229,22 @@ func TestTools_CallRejected(t *testing.T) {
 		body       string
 		wantReason string // the reason's kind
 	}{
-		{"raw query in an id", retail.GetPrice, `{"store_id": "st-003' OR 1=1 -- ` + marker + `", "product_id": "pr-007", ` + asOf + `}`, "raw_query"},
-		{"sql words", retail.ListProductsInState, `{"store_id": "st-003", "state": "LOW_STOCK union select ` + marker + `", ` + asOf + `}`, "raw_query"},
-		{"operator object", retail.GetStockState, `{"store_id": {"$gt": "` + marker + `"}, "product_id": "pr-007", ` + asOf + `}`, "raw_query"},
-		{"array value", retail.CountStoresWithCondition, `{"condition": ["` + marker + `"], ` + asOf + `}`, "raw_query"},
-		{"number value", retail.GetPrice, `{"store_id": 987654321, "product_id": "pr-007", ` + asOf + `}`, "invalid"},
-		{"number out of float range", retail.GetPrice, `{"store_id": 9876543219e400, "product_id": "pr-007", ` + asOf + `}`, "invalid"},
-		{"null value", retail.GetPrice, `{"store_id": null, "product_id": "pr-007", ` + asOf + `}`, "invalid"},
-		{"boolean value", retail.GetPrice, `{"store_id": true, "product_id": "pr-007", ` + asOf + `}`, "invalid"},
-		{"undeclared store", retail.GetPrice, `{"store_id": "st-999", "product_id": "pr-007", ` + asOf + `}`, "invalid"},
-		{"bad timestamp", retail.GetPrice, `{"store_id": "st-003", "product_id": "pr-007", "as_of": "2026-13-45T08:00:00Z"}`, "invalid"},
-		{"unknown enum", retail.CountStoresWithCondition, `{"condition": "` + marker + `", ` + asOf + `}`, "invalid"},
-		{"unknown parameter", retail.GetPrice, `{"store_id": "st-003", "product_id": "pr-007", ` + asOf + `, "` + marker + `": "x"}`, "invalid"},
-		{"parameter name in another case", retail.GetPrice, `{"Store_ID": "st-003", "product_id": "pr-007", ` + asOf + `}`, "invalid"},
-		{"missing parameter", retail.GetPrice, `{"product_id": "pr-007", ` + asOf + `}`, "invalid"},
-		{"no arguments", retail.CountEventsInWindow, `{}`, "invalid"},
-		{"reversed window", retail.CountEventsInWindow, `{"store_id": "st-003", "state": "OUT_OF_STOCK", "start": "2026-01-07T00:00:00Z", "end": "2026-01-01T00:00:00Z"}`, "invalid"},
+		{"raw query in an id", "get_price", `{"store_id": "st-003' OR 1=1 -- ` + marker + `", "product_id": "pr-007", ` + asOf + `}`, "raw_query"},
+		{"sql words", "list_products_in_state", `{"store_id": "st-003", "state": "LOW_STOCK union select ` + marker + `", ` + asOf + `}`, "raw_query"},
+		{"operator object", "get_stock_state", `{"store_id": {"$gt": "` + marker + `"}, "product_id": "pr-007", ` + asOf + `}`, "raw_query"},
+		{"array value", "count_stores_with_condition", `{"condition": ["` + marker + `"], ` + asOf + `}`, "raw_query"},
+		{"number value", "get_price", `{"store_id": 987654321, "product_id": "pr-007", ` + asOf + `}`, "invalid"},
+		{"number out of float range", "get_price", `{"store_id": 9876543219e400, "product_id": "pr-007", ` + asOf + `}`, "invalid"},
+		{"null value", "get_price", `{"store_id": null, "product_id": "pr-007", ` + asOf + `}`, "invalid"},
+		{"boolean value", "get_price", `{"store_id": true, "product_id": "pr-007", ` + asOf + `}`, "invalid"},
+		{"undeclared store", "get_price", `{"store_id": "st-999", "product_id": "pr-007", ` + asOf + `}`, "invalid"},
+		{"bad timestamp", "get_price", `{"store_id": "st-003", "product_id": "pr-007", "as_of": "2026-13-45T08:00:00Z"}`, "invalid"},
+		{"unknown enum", "count_stores_with_condition", `{"condition": "` + marker + `", ` + asOf + `}`, "invalid"},
+		{"unknown parameter", "get_price", `{"store_id": "st-003", "product_id": "pr-007", ` + asOf + `, "` + marker + `": "x"}`, "invalid"},
+		{"parameter name in another case", "get_price", `{"Store_ID": "st-003", "product_id": "pr-007", ` + asOf + `}`, "invalid"},
+		{"missing parameter", "get_price", `{"product_id": "pr-007", ` + asOf + `}`, "invalid"},
+		{"no arguments", "count_events_in_window", `{}`, "invalid"},
+		{"reversed window", "count_events_in_window", `{"store_id": "st-003", "state": "OUT_OF_STOCK", "start": "2026-01-07T00:00:00Z", "end": "2026-01-01T00:00:00Z"}`, "invalid"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -382,23 +381,23 @@ func TestTools_StatusOfOutcome(t *testing.T) {
 		answer     answer.Answer
 		wantStatus int
 	}{
-		{"rejected", answer.Reject(retail.GetPrice, &tool.Rejection{Kind: tool.Invalid, Param: "store_id", Reason: "is not a declared store"}), 200},
-		{"model unavailable at compose", answer.Fail(answer.StageCompose, answer.ReasonModelUnavailable, retail.GetPrice, map[string]string{"store_id": "st-001"}), 503},
-		{"internal at execute", answer.Fail(answer.StageExecute, answer.ReasonInternal, retail.GetPrice, nil), 500},
-		{"verification failed", answer.Fail(answer.StageResolve, answer.ReasonVerificationFailed, retail.GetPrice, nil), 500},
+		{"rejected", answer.Reject("get_price", &tool.Rejection{Kind: tool.Invalid, Param: "store_id", Reason: "is not a declared store"}), 200},
+		{"model unavailable at compose", answer.Fail(answer.StageCompose, answer.ReasonModelUnavailable, "get_price", map[string]string{"store_id": "st-001"}), 503},
+		{"internal at execute", answer.Fail(answer.StageExecute, answer.ReasonInternal, "get_price", nil), 500},
+		{"verification failed", answer.Fail(answer.StageResolve, answer.ReasonVerificationFailed, "get_price", nil), 500},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			srv := httpapi.New(&httpapi.Options{Registry: catalogstest.Retail()})
 			srv.SetBackend(httpapi.Backend{Asker: askerFunc(func(_ context.Context, name string) answer.Answer {
-				if name != retail.GetPrice {
-					t.Errorf("backend called with tool %q, want %q", name, retail.GetPrice)
+				if name != "get_price" {
+					t.Errorf("backend called with tool %q, want %q", name, "get_price")
 				}
 				return tt.answer
 			})})
 			ts := httptest.NewServer(srv)
 			defer ts.Close()
-			r := postJSON(t, ts.URL+httpapi.ToolPath(retail.GetPrice), validCalls[1].args)
+			r := postJSON(t, ts.URL+httpapi.ToolPath("get_price"), validCalls[1].args)
 			if r.status != tt.wantStatus {
 				t.Errorf("status = %d, want %d", r.status, tt.wantStatus)
 			}
@@ -609,8 +608,8 @@ func TestOpenAPI_SchemasDescribeResponses(t *testing.T) {
 		{"abstained", "Answer", postJSON(t, ts.URL+"/v1/ask", map[string]string{"question": "Who supplies oat milk?"}).body},
 		{"asked", "Answer", postJSON(t, ts.URL+"/v1/tools/ask", map[string]string{"question": "Which products are in state LOW_STOCK at st-003 as of 2026-01-06T08:00:00Z?"}).body},
 		{"unregistered tool proposed", "Answer", mustJSON(t, answer.Reject("", &tool.Rejection{Kind: tool.Unregistered, Reason: "tool is not on the menu"}))},
-		{"compose failed", "Answer", mustJSON(t, answer.Fail(answer.StageCompose, answer.ReasonModelUnavailable, retail.GetPrice, map[string]string{"store_id": "st-001"}))},
-		{"verification failed", "Answer", mustJSON(t, answer.Fail(answer.StageResolve, answer.ReasonVerificationFailed, retail.GetPrice, nil))},
+		{"compose failed", "Answer", mustJSON(t, answer.Fail(answer.StageCompose, answer.ReasonModelUnavailable, "get_price", map[string]string{"store_id": "st-001"}))},
+		{"verification failed", "Answer", mustJSON(t, answer.Fail(answer.StageResolve, answer.ReasonVerificationFailed, "get_price", nil))},
 	}
 	for _, b := range bodies {
 		var schema any = ref(b.schema)
@@ -633,8 +632,8 @@ func TestOpenAPI_SchemasDescribeResponses(t *testing.T) {
 		{"empty provenance", ref("Answer"), `{"outcome":"answered","tool":"get_price","params":{},"value":1,"provenance":{"event_ids":[]},"text":"t","verdict":null,"reason":null,"stage":null,"result_ids":[]}`},
 		{"unlisted tool", ref("Answer"), `{"outcome":"rejected","tool":"drop_table","params":null,"value":null,"provenance":null,"text":null,"verdict":null,"reason":"x","stage":null,"result_ids":[]}`},
 		{"error without message", ref("Error"), `{"error":{"code":"x"}}`},
-		{"price argument as a number", requestSchema(t, doc, httpapi.ToolPath(retail.GetPrice)), `{"store_id": 3, "product_id": "pr-007", "as_of": "2026-01-06T08:00:00Z"}`},
-		{"raw query argument", requestSchema(t, doc, httpapi.ToolPath(retail.GetPrice)), `{"store_id": "st-003' OR 1=1", "product_id": "pr-007", "as_of": "2026-01-06T08:00:00Z"}`},
+		{"price argument as a number", requestSchema(t, doc, httpapi.ToolPath("get_price")), `{"store_id": 3, "product_id": "pr-007", "as_of": "2026-01-06T08:00:00Z"}`},
+		{"raw query argument", requestSchema(t, doc, httpapi.ToolPath("get_price")), `{"store_id": "st-003' OR 1=1", "product_id": "pr-007", "as_of": "2026-01-06T08:00:00Z"}`},
 	}
 	for _, b := range bad {
 		if p := validate(doc, b.schema, jsonValue(t, []byte(b.body)), "$"); len(p) == 0 {

@@ -10,7 +10,6 @@ import (
 
 	"github.com/provenant/provenant/answer"
 	"github.com/provenant/provenant/mcpserver"
-	"github.com/provenant/provenant/retail"
 	"github.com/provenant/provenant/tool"
 )
 
@@ -54,7 +53,7 @@ func TestAskTimeout(t *testing.T) {
 	defer cs.Close()
 	for _, p := range []*mcp.CallToolParams{
 		{Name: tool.AskName, Arguments: map[string]any{"question": "q"}},
-		{Name: retail.GetPrice, Arguments: map[string]any{"store_id": "st-001", "product_id": "pr-001", "as_of": "2026-01-01T00:00:00Z"}},
+		{Name: "get_price", Arguments: map[string]any{"store_id": "st-001", "product_id": "pr-001", "as_of": "2026-01-01T00:00:00Z"}},
 	} {
 		if _, err := cs.CallTool(t.Context(), p); err != nil {
 			t.Fatal(err)

@@ -46,6 +46,7 @@ import (
 
 	"github.com/provenant/provenant/answer"
 	"github.com/provenant/provenant/engine"
+	"github.com/provenant/provenant/engine/enginetest"
 	"github.com/provenant/provenant/httpapi"
 	"github.com/provenant/provenant/mcpserver"
 	"github.com/provenant/provenant/provider/rules"
@@ -74,7 +75,7 @@ func openBenchEngine(b *testing.B) *engine.Engine {
 // openEngineOver is an in-memory engine over d with the rules provider.
 func openEngineOver(b *testing.B, d *retail.Dataset) *engine.Engine {
 	b.Helper()
-	e, err := engine.Open(b.Context(), d, engine.OpenMemory, &engine.Options{Provider: rules.Provider{}})
+	e, err := engine.Open(b.Context(), d, enginetest.OpenDuckDB, &engine.Options{Provider: rules.Provider{}})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -87,8 +88,8 @@ func openEngineOver(b *testing.B, d *retail.Dataset) *engine.Engine {
 func serveBench(b *testing.B, e *engine.Engine) *httptest.Server {
 	b.Helper()
 	api := httpapi.New(&httpapi.Options{Registry: catalogstest.Retail()})
-	api.SetBackend(httpapi.Backend{Asker: e.Pipeline, DatasetVersion: e.Info.Version, Provider: "rules",
-		MCP: mcpserver.HTTPHandler(mcpserver.New(e.Pipeline, e.Store, nil), nil)})
+	api.SetBackend(httpapi.Backend{Asker: e.Pipeline, DatasetVersion: e.DatasetVersion, Provider: "rules",
+		MCP: mcpserver.HTTPHandler(mcpserver.New(e.Pipeline, e, nil), nil)})
 	srv := httptest.NewServer(api)
 	b.Cleanup(srv.Close)
 	return srv
@@ -115,7 +116,7 @@ func connectBench(b *testing.B, ctx context.Context, url string, hc *http.Client
 // benchParams returns the call's parameters, new for every call: the
 // client writes request metadata into them.
 func benchParams() *mcp.CallToolParams {
-	return &mcp.CallToolParams{Name: retail.GetPrice, Arguments: benchArgs}
+	return &mcp.CallToolParams{Name: "get_price", Arguments: benchArgs}
 }
 
 // callOverMCP makes the benchmark call and reports what went wrong, if
@@ -193,7 +194,7 @@ func BenchmarkCallTool(b *testing.B) {
 	e := openBenchEngine(b)
 	b.Run("inprocess", func(b *testing.B) {
 		ctx := b.Context()
-		p := tool.Proposal{Tool: retail.GetPrice, Params: benchArgs}
+		p := tool.Proposal{Tool: "get_price", Params: benchArgs}
 		var lat latencies
 		durs := make([]time.Duration, 0, 1<<12)
 		b.ReportAllocs()
@@ -297,8 +298,8 @@ func serveHandlers(b *testing.B, e *engine.Engine) map[string]http.Handler {
 		"sdk":  mcpserver.SDKHandler,
 	} {
 		api := httpapi.New(&httpapi.Options{Registry: catalogstest.Retail()})
-		api.SetBackend(httpapi.Backend{Asker: e.Pipeline, DatasetVersion: e.Info.Version, Provider: "rules",
-			MCP: mcpHandler(mcpserver.New(e.Pipeline, e.Store, nil))})
+		api.SetBackend(httpapi.Backend{Asker: e.Pipeline, DatasetVersion: e.DatasetVersion, Provider: "rules",
+			MCP: mcpHandler(mcpserver.New(e.Pipeline, e, nil))})
 		out[name] = api
 	}
 	return out
@@ -465,8 +466,8 @@ func openToolboxStore(b *testing.B) *engine.Engine {
 var toolCases = []struct {
 	tool, args string
 }{
-	{retail.CountEventsInWindow, `{"end":"2026-01-15T00:00:00Z","start":"2026-01-08T00:00:00Z","state":"LOW_STOCK","store_id":"st-003"}`},
-	{retail.ListProductsInState, `{"as_of":"2026-01-20T08:00:00Z","state":"LOW_STOCK","store_id":"st-003"}`},
+	{"count_events_in_window", `{"end":"2026-01-15T00:00:00Z","start":"2026-01-08T00:00:00Z","state":"LOW_STOCK","store_id":"st-003"}`},
+	{"list_products_in_state", `{"as_of":"2026-01-20T08:00:00Z","state":"LOW_STOCK","store_id":"st-003"}`},
 }
 
 // BenchmarkServeTool is BenchmarkServeCall's fast lane on the two tools

@@ -18,7 +18,6 @@ import (
 	"github.com/provenant/provenant/engine/enginetest"
 	"github.com/provenant/provenant/httpapi"
 	"github.com/provenant/provenant/mcpserver"
-	"github.com/provenant/provenant/retail"
 	"github.com/provenant/provenant/tool"
 )
 
@@ -31,8 +30,8 @@ func rawMCP(t *testing.T, logger *slog.Logger) string {
 	t.Helper()
 	e := enginetest.OpenDemo(t, engine.Options{Logger: logger})
 	api := httpapi.New(&httpapi.Options{Registry: catalogstest.Retail(), Logger: logger})
-	api.SetBackend(httpapi.Backend{Asker: e.Pipeline, DatasetVersion: e.Info.Version, Provider: "rules",
-		MCP: mcpserver.HTTPHandler(mcpserver.New(e.Pipeline, e.Store, &mcpserver.Options{Logger: logger}), logger)})
+	api.SetBackend(httpapi.Backend{Asker: e.Pipeline, DatasetVersion: e.DatasetVersion, Provider: "rules",
+		MCP: mcpserver.HTTPHandler(mcpserver.New(e.Pipeline, e, &mcpserver.Options{Logger: logger}), logger)})
 	srv := httptest.NewServer(api)
 	t.Cleanup(srv.Close)
 	return srv.URL + "/mcp"
@@ -109,9 +108,9 @@ func TestMCP_AsStrictAsREST(t *testing.T) {
 		wantReason       string // prefix of the answer's reason
 		wantCode         string // check_grounding's error code
 	}{
-		{"duplicate argument", retail.GetPrice, `{"store_id":"st-003","store_id":"st-004",` + price + `}`, "invalid: duplicate_field", ""},
-		{"duplicate nested key", retail.GetPrice, `{"store_id":{"a":1,"a":2},` + price + `}`, "invalid: duplicate_field", ""},
-		{"number beyond float64 names its field", retail.GetPrice, `{"store_id":1e400,` + price + `}`, "invalid: parameter store_id", ""},
+		{"duplicate argument", "get_price", `{"store_id":"st-003","store_id":"st-004",` + price + `}`, "invalid: duplicate_field", ""},
+		{"duplicate nested key", "get_price", `{"store_id":{"a":1,"a":2},` + price + `}`, "invalid: duplicate_field", ""},
+		{"number beyond float64 names its field", "get_price", `{"store_id":1e400,` + price + `}`, "invalid: parameter store_id", ""},
 		{"ask: QUESTION", tool.AskName, `{"QUESTION":"What is the price of pr-007 at st-003?"}`, "invalid: unknown_field", ""},
 		{"ask: duplicate question", tool.AskName, `{"question":"a","question":"b"}`, "invalid: duplicate_field", ""},
 		{"ask: over 4096 characters", tool.AskName, `{"question":"` + strings.Repeat("é", tool.MaxQuestionLength+1) + `"}`, "invalid: parameter question must be at most 4096", ""},
@@ -170,7 +169,7 @@ func TestMCP_ErrorsNeverEchoInput(t *testing.T) {
 		edit func(*http.Request)
 	}{
 		{"unknown tool", callBody(probe, `{}`), nil},
-		{"unknown tool in another case", callBody(strings.ToUpper(retail.GetPrice)+probe, `{"store_id":"`+probe+`"}`), nil},
+		{"unknown tool in another case", callBody(strings.ToUpper("get_price")+probe, `{"store_id":"`+probe+`"}`), nil},
 		{"unknown prompt", `{"jsonrpc":"2.0","id":1,"method":"prompts/get","params":{"name":"` + probe + `"}}`, nil},
 		{"prompt argument of the wrong type", `{"jsonrpc":"2.0","id":1,"method":"prompts/get","params":{"name":"shift_handover","arguments":{"` + probe + `":5}}}`, nil},
 		{"bad prompt argument", `{"jsonrpc":"2.0","id":1,"method":"prompts/get","params":{"name":"shift_handover","arguments":{"store_id":"` + probe + `","start":"x","end":"y"}}}`, nil},
@@ -183,8 +182,8 @@ func TestMCP_ErrorsNeverEchoInput(t *testing.T) {
 		{"unparseable body", `{"jsonrpc":"2.0","id":1,"method":"tools/list"` + probe, nil},
 		{"unparseable value", `{"jsonrpc":"2.0","id":1,"method":` + probe + `}`, nil},
 		{"not JSON-RPC", `{"` + probe + `":1}`, nil},
-		{"duplicate argument key", callBody(retail.GetPrice, `{"`+probe+`":1,"`+probe+`":2}`), nil},
-		{"unknown argument key", callBody(retail.GetPrice, `{"`+probe+`":1}`), nil},
+		{"duplicate argument key", callBody("get_price", `{"`+probe+`":1,"`+probe+`":2}`), nil},
+		{"unknown argument key", callBody("get_price", `{"`+probe+`":1}`), nil},
 		{"ask: unknown key", callBody(tool.AskName, `{"`+probe+`":"x"}`), nil},
 		{"check_grounding: unknown key", callBody(tool.CheckGroundingName, `{"text":"x","`+probe+`":1,"ledger":{"numerals":[]}}`), nil},
 		{"check_grounding: unknown ledger key", callBody(tool.CheckGroundingName, `{"text":"x","ledger":{"numerals":[{"`+probe+`":1}]}}`), nil},
@@ -192,8 +191,8 @@ func TestMCP_ErrorsNeverEchoInput(t *testing.T) {
 		{"Host header", `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`, func(r *http.Request) { r.Host = probe + ".example" }},
 		{"protocol version header", `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`, func(r *http.Request) { r.Header.Set("MCP-Protocol-Version", probe) }},
 		{"initialize with an unknown version", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"` + probe + `","capabilities":{},"clientInfo":{"name":"x","version":"1"}}}`, nil},
-		{"Mcp-Method header mismatch", callBody(retail.GetPrice, `{}`), func(r *http.Request) { r.Header.Set("Mcp-Method", probe) }},
-		{"Mcp-Name header mismatch", callBody(retail.GetPrice, `{}`), func(r *http.Request) { r.Header.Set("Mcp-Method", "tools/call"); r.Header.Set("Mcp-Name", probe) }},
+		{"Mcp-Method header mismatch", callBody("get_price", `{}`), func(r *http.Request) { r.Header.Set("Mcp-Method", probe) }},
+		{"Mcp-Name header mismatch", callBody("get_price", `{}`), func(r *http.Request) { r.Header.Set("Mcp-Method", "tools/call"); r.Header.Set("Mcp-Name", probe) }},
 		{"content type", `{}`, func(r *http.Request) { r.Header.Set("Content-Type", "text/"+probe) }},
 		{"accept header", `{}`, func(r *http.Request) { r.Header.Set("Accept", probe) }},
 	}
@@ -240,7 +239,7 @@ func TestMCP_OneLogLinePerRequest(t *testing.T) {
 	mu.Lock()
 	buf.Reset() // loading the engine may log
 	mu.Unlock()
-	r := post(t, url, callBody(retail.GetPrice, `{"store_id":"st-003","product_id":"pr-007","as_of":"2026-01-06T08:00:00Z"}`), nil)
+	r := post(t, url, callBody("get_price", `{"store_id":"st-003","product_id":"pr-007","as_of":"2026-01-06T08:00:00Z"}`), nil)
 	if isError, _, _ := toolReply(t, r); isError {
 		t.Fatalf("call failed: %s", r.body)
 	}
@@ -287,7 +286,7 @@ func TestStdio_AnswersEverythingBeforeEOF(t *testing.T) {
 		}
 		lines <- got
 	}()
-	err := mcpserver.ServeIO(t.Context(), mcpserver.New(e.Pipeline, e.Store, nil), io.NopCloser(strings.NewReader(in.String())), outW)
+	err := mcpserver.ServeIO(t.Context(), mcpserver.New(e.Pipeline, e, nil), io.NopCloser(strings.NewReader(in.String())), outW)
 	outW.Close()
 	got := <-lines
 	if err != nil {

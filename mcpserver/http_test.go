@@ -20,8 +20,8 @@ func serveHTTP(t *testing.T) *httptest.Server {
 	t.Helper()
 	e := enginetest.OpenDemo(t, engine.Options{})
 	api := httpapi.New(&httpapi.Options{Registry: catalogstest.Retail()})
-	api.SetBackend(httpapi.Backend{Asker: e.Pipeline, DatasetVersion: e.Info.Version, Provider: "rules",
-		MCP: mcpserver.HTTPHandler(mcpserver.New(e.Pipeline, e.Store, nil), nil)})
+	api.SetBackend(httpapi.Backend{Asker: e.Pipeline, DatasetVersion: e.DatasetVersion, Provider: "rules",
+		MCP: mcpserver.HTTPHandler(mcpserver.New(e.Pipeline, e, nil), nil)})
 	srv := httptest.NewServer(api)
 	t.Cleanup(srv.Close)
 	return srv

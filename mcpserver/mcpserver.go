@@ -30,7 +30,7 @@ import (
 	"github.com/provenant/provenant/grounding"
 	"github.com/provenant/provenant/internal/strictjson"
 	"github.com/provenant/provenant/pipeline"
-	"github.com/provenant/provenant/retail"
+	"github.com/provenant/provenant/shape"
 	"github.com/provenant/provenant/tool"
 )
 
@@ -53,14 +53,13 @@ type Pipeline interface {
 	Registry() *tool.Registry
 }
 
-// Events looks up the scan events behind provenance pointers, summarises
-// the dataset, and lists every event, which the server reads once to
-// index events by store for callers limited to some stores (a
-// *duckdb.Store has all three).
-type Events interface {
-	Lookup(ctx context.Context, ids []string) ([]retail.Event, error)
-	Info(ctx context.Context) (retail.Info, error)
-	Intervals(ctx context.Context) ([]retail.Interval, error)
+// Records reads the row behind a provenance pointer and summarises the
+// data, each within a caller's scope (*engine.Engine has both). The scope
+// is applied where the data is read, so a row outside it and a key that
+// names nothing are the same to a caller: not found.
+type Records interface {
+	Record(ctx context.Context, key string, scope tool.Scope) (shape.Record, bool, error)
+	Summary(ctx context.Context, scope tool.Scope) (shape.Summary, error)
 }
 
 // Server is an MCP server built by New: the SDK's server, and the table
@@ -84,10 +83,10 @@ type Options struct {
 	Rows pipeline.RowPager
 }
 
-// New returns an MCP server over p and events. events is nil for a catalog
-// engine: it then offers the tools and the tools resource, and neither the
-// event and dataset resources nor the retail demo's prompts.
-func New(p Pipeline, events Events, opts *Options) *Server {
+// New returns an MCP server over p and records. With records nil it
+// offers the tools and the tools resource, and neither the event nor the
+// dataset resource.
+func New(p Pipeline, records Records, opts *Options) *Server {
 	var o Options
 	if opts != nil {
 		o = *opts
@@ -102,17 +101,17 @@ func New(p Pipeline, events Events, opts *Options) *Server {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
 	impl := &mcp.Implementation{Name: o.Name, Title: "provenant grounded answers", Version: o.Version}
-	instructions := "Every figure these tools return is computed from scan events and verified before it is returned. " +
+	instructions := "Every figure these tools return is computed from the rows of the catalog's datasets and verified before it is returned. " +
 		"Quote values as returned, cite the result_ids of the results you use, and follow provenance pointers " +
 		"with the " + EventURITemplate + " resource. When a result's outcome is abstained or rejected, say so; do not guess."
-	if events == nil {
+	if records == nil {
 		instructions = "Every figure these tools return is computed from the rows of the catalog's datasets and verified before it is returned. " +
 			"Quote values as returned and cite the result_ids of the results you use. When a result's outcome is abstained or rejected, say so; do not guess."
 	}
 	sdk := mcp.NewServer(impl, &mcp.ServerOptions{Logger: sdkLogger(o.Logger), Instructions: instructions})
 	s := &Server{Server: sdk, tools: newToolTable(impl)}
-	h := &handlers{p: p, events: events, askTimeout: o.AskTimeout, tools: map[string]bool{tool.CheckGroundingName: true},
-		prompts: map[string]bool{PromptInvestigateCondition: true, PromptShiftHandover: true}, index: &eventIndex{}}
+	h := &handlers{p: p, records: records, askTimeout: o.AskTimeout, tools: map[string]bool{tool.CheckGroundingName: true},
+		prompts: map[string]bool{}}
 	s.AddReceivingMiddleware(h.guard)
 	reg := p.Registry()
 	h.offered, h.paramNames = reg.Offered(), reg.ParamNames()
@@ -139,22 +138,20 @@ func New(p Pipeline, events Events, opts *Options) *Server {
 			MIMEType:    "application/json",
 		}, h.readRows)
 	}
-	if events == nil {
-		// A catalog engine: its rows are read through the tools; the
-		// event resources and the prompts are the retail demo's.
+	h.addPrompts(s.Server, reg)
+	if records == nil {
 		return s
 	}
 	s.AddResourceTemplate(&mcp.ResourceTemplate{
 		Name:        "event",
 		URITemplate: EventURITemplate,
-		Description: "The scan event behind a provenance pointer, to audit an answer.",
+		Description: "The row (event) behind a provenance pointer, to audit an answer: its key, entities, time and attributes.",
 		MIMEType:    "application/json",
 	}, h.readEvent)
 	s.AddResource(&mcp.Resource{
 		Name: "dataset", URI: DatasetURI, MIMEType: "application/json",
-		Description: "The loaded dataset: version, counts and time span.",
+		Description: "The data the tools answer over: per dataset, its data version, rows, time span and distinct entities, within the caller's scope.",
 	}, h.readDataset)
-	addPrompts(s.Server)
 	return s
 }
 
@@ -168,14 +165,13 @@ func annotations() *mcp.ToolAnnotations {
 
 type handlers struct {
 	p          Pipeline
-	events     Events
+	records    Records
 	rows       pipeline.RowPager
 	askTimeout time.Duration
 	tools      map[string]bool // offered tool names
 	offered    []tool.Entry    // the registry's offered tools
 	paramNames []string        // the keys an argument error may name: the registry's own
 	prompts    map[string]bool // offered prompt names
-	index      *eventIndex
 }
 
 // bound returns ctx under the ask timeout, if one is set.

@@ -32,7 +32,7 @@ func (fakePager) Rows(_ context.Context, id string, page int) (json.RawMessage, 
 
 func TestRowsResource(t *testing.T) {
 	e := enginetest.OpenDemo(t, engine.Options{})
-	srv := mcpserver.New(e.Pipeline, e.Store, &mcpserver.Options{Rows: fakePager{}})
+	srv := mcpserver.New(e.Pipeline, e, &mcpserver.Options{Rows: fakePager{}})
 	ct, st := mcp.NewInMemoryTransports()
 	ss, err := srv.Connect(t.Context(), st, nil)
 	if err != nil {

@@ -13,18 +13,19 @@ import (
 	"github.com/provenant/provenant/pipeline"
 	"github.com/provenant/provenant/retail"
 	"github.com/provenant/provenant/retail/demo"
+	"github.com/provenant/provenant/shape"
 	"github.com/provenant/provenant/tool"
 )
 
-// countingEvents counts the reads that reach the store.
-type countingEvents struct {
-	Events
+// countingRecords counts the reads that reach the database.
+type countingRecords struct {
+	Records
 	lookups int
 }
 
-func (c *countingEvents) Lookup(ctx context.Context, ids []string) ([]retail.Event, error) {
+func (c *countingRecords) Record(ctx context.Context, key string, scope tool.Scope) (shape.Record, bool, error) {
 	c.lookups++
-	return c.Events.Lookup(ctx, ids)
+	return c.Records.Record(ctx, key, scope)
 }
 
 // limitedTo is the request extra of a principal whose token allows stores.
@@ -32,15 +33,15 @@ func limitedTo(stores ...string) *mcp.RequestExtra {
 	return &mcp.RequestExtra{TokenInfo: &auth.TokenInfo{Extra: map[string]any{pipeline.TokenInfoScopeKey: tool.StoresOnly(stores...)}}}
 }
 
-func demoHandlers(t testing.TB) (*handlers, *countingEvents, *retail.Dataset) {
+func demoHandlers(t testing.TB) (*handlers, *countingRecords, *retail.Dataset) {
 	t.Helper()
 	e := enginetest.OpenDemo(t, engine.Options{})
-	ev := &countingEvents{Events: e.Store}
+	ev := &countingRecords{Records: e}
 	d, err := demo.Load()
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &handlers{p: e.Pipeline, events: ev, index: &eventIndex{}}, ev, d
+	return &handlers{p: e.Pipeline, records: ev}, ev, d
 }
 
 func firstEventOf(t testing.TB, d *retail.Dataset, store string) string {
@@ -60,8 +61,8 @@ func readEventReq(id string, extra *mcp.RequestExtra) *mcp.ReadResourceRequest {
 
 // TestReadEvent_OutOfScopeIsMissing: for a caller limited to some stores,
 // an event of another store and an id that does not exist take the same
-// path: neither reaches the store (whose work differs between a row found
-// and none), and both give the same error. Structural, not timed.
+// path: one query with the caller's scope in it, which finds nothing, and
+// the same error. Structural, not timed.
 func TestReadEvent_OutOfScopeIsMissing(t *testing.T) {
 	h, ev, d := demoHandlers(t)
 	extra := limitedTo("st-003")
@@ -71,10 +72,12 @@ func TestReadEvent_OutOfScopeIsMissing(t *testing.T) {
 		wantFound   bool
 		wantLookups int
 	}{
-		{"another store's event", firstEventOf(t, d, "st-004"), false, 0},
-		{"an id that does not exist", "evt-999999", false, 0},
-		{"an id past the last", "evt-" + "004001", false, 0},
+		{"another store's event", firstEventOf(t, d, "st-004"), false, 1},
+		{"an id that does not exist", "evt-999999", false, 1},
+		{"an id past the last", "evt-" + "004001", false, 1},
 		{"an event in scope", firstEventOf(t, d, "st-003"), true, 1},
+		{"an empty key", "", false, 0},
+		{"a key with a path", "evt-000001/x", false, 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -105,10 +108,15 @@ func TestReadEvent_OutOfScopeIsMissing(t *testing.T) {
 // over its own stores: the event count and the time span.
 func TestReadDataset_Scoped(t *testing.T) {
 	h, _, d := demoHandlers(t)
-	span := func(stores ...string) (n int, first, last string) {
+	span := func(stores ...string) (n int, first, last string, seen int) {
+		at := map[string]bool{}
 		for _, e := range d.Events {
 			for _, s := range stores {
 				if e.StoreID == s {
+					if !at[s] {
+						at[s] = true
+						seen++
+					}
 					n++
 					if first == "" || e.Timestamp < first {
 						first = e.Timestamp
@@ -119,7 +127,7 @@ func TestReadDataset_Scoped(t *testing.T) {
 				}
 			}
 		}
-		return n, first, last
+		return n, first, last, seen
 	}
 	tests := []struct {
 		name   string
@@ -137,26 +145,28 @@ func TestReadDataset_Scoped(t *testing.T) {
 				t.Fatal(err)
 			}
 			var env struct {
-				Data map[string]any `json:"data"`
+				Data json.RawMessage `json:"data"`
 			}
 			if err := json.Unmarshal([]byte(res.Contents[0].Text), &env); err != nil {
 				t.Fatal(err)
 			}
-			n, first, last := span(tt.stores...)
-			got := env.Data
-			if got["events_in_scope"] != float64(n) || str(got["first_timestamp"]) != first || str(got["last_timestamp"]) != last {
-				t.Errorf("dataset = %v, want %d events from %q to %q", got, n, first, last)
+			n, first, last, stores := span(tt.stores...)
+			var sum shape.Summary
+			if err := json.Unmarshal(env.Data, &sum); err != nil {
+				t.Fatal(err)
 			}
-			if _, ok := got["events"]; ok {
-				t.Errorf("a limited caller sees the dataset's size: %v", got)
+			if len(sum.Datasets) != 1 {
+				t.Fatalf("dataset = %s, want one dataset", env.Data)
+			}
+			got := sum.Datasets[0]
+			if got.Rows != int64(n) || got.First != first || got.Last != last || got.Entities["store"] != stores {
+				t.Errorf("dataset = %s, want %d events from %q to %q at %d stores", env.Data, n, first, last, stores)
+			}
+			if want := len(tt.stores); sum.Scope == nil || len(*sum.Scope) != want {
+				t.Errorf("scope = %v, want the caller's %d stores", sum.Scope, want)
 			}
 		})
 	}
-}
-
-func str(v any) string {
-	s, _ := v.(string)
-	return s
 }
 
 // BenchmarkReadEvent_Scoped compares the two paths a limited caller
@@ -166,9 +176,6 @@ func str(v any) string {
 func BenchmarkReadEvent_Scoped(b *testing.B) {
 	h, _, d := demoHandlers(b)
 	extra := limitedTo("st-003")
-	if err := h.index.load(b.Context(), h.events); err != nil { // built once, before either path
-		b.Fatal(err)
-	}
 	for _, bb := range []struct{ name, id string }{
 		{"another_store", firstEventOf(b, d, "st-004")},
 		{"missing", "evt-999999"},

@@ -106,8 +106,8 @@ func TestFastPathMatchesSDK(t *testing.T) {
 	// get the same ids on both.
 	sdkEngine := enginetest.OpenDemo(t, engine.Options{ResultIDs: &ledger.Sequence{}})
 	fastEngine := enginetest.OpenDemo(t, engine.Options{ResultIDs: &ledger.Sequence{}})
-	sdk := mcpserver.SDKHandler(mcpserver.New(sdkEngine.Pipeline, sdkEngine.Store, nil))
-	fast, delegated := countingFastLane(mcpserver.New(fastEngine.Pipeline, fastEngine.Store, nil))
+	sdk := mcpserver.SDKHandler(mcpserver.New(sdkEngine.Pipeline, sdkEngine, nil))
+	fast, delegated := countingFastLane(mcpserver.New(fastEngine.Pipeline, fastEngine, nil))
 	for _, c := range wireCases {
 		t.Run(c.name, func(t *testing.T) {
 			want := httptest.NewRecorder()
@@ -139,7 +139,7 @@ func TestFastPathMatchesSDK(t *testing.T) {
 // buffer per internal unmarshal, about fourteen per call).
 func TestStatelessCallAllocation(t *testing.T) {
 	e := enginetest.OpenDemo(t, engine.Options{})
-	h := mcpserver.HTTPHandler(mcpserver.New(e.Pipeline, e.Store, nil), nil)
+	h := mcpserver.HTTPHandler(mcpserver.New(e.Pipeline, e, nil), nil)
 	c := wireCases[0]
 	serve := func() {
 		w := httptest.NewRecorder()
@@ -172,7 +172,7 @@ func TestStatelessCallAllocation(t *testing.T) {
 // code and a message that repeats no key the client chose.
 func TestFastLaneStrictArguments(t *testing.T) {
 	e := enginetest.OpenDemo(t, engine.Options{})
-	fast, delegated := countingFastLane(mcpserver.New(e.Pipeline, e.Store, nil))
+	fast, delegated := countingFastLane(mcpserver.New(e.Pipeline, e, nil))
 	for _, tc := range []struct {
 		name, body, code, secret string
 	}{

@@ -5,23 +5,20 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/provenant/provenant/catalogs/catalogstest"
+	"github.com/provenant/provenant/engine/enginetest"
 	"log/slog"
 	"strings"
 	"testing"
 
 	"github.com/provenant/provenant/answer"
 	"github.com/provenant/provenant/calibration"
-	"github.com/provenant/provenant/executor"
 	"github.com/provenant/provenant/fact"
 	"github.com/provenant/provenant/grounding"
 	"github.com/provenant/provenant/pipeline"
 	"github.com/provenant/provenant/provider"
 	"github.com/provenant/provenant/provider/rules"
-	"github.com/provenant/provenant/resolver"
 	"github.com/provenant/provenant/retail"
 	"github.com/provenant/provenant/retail/storetest"
-	"github.com/provenant/provenant/store/memstore"
 	"github.com/provenant/provenant/tool"
 )
 
@@ -61,18 +58,14 @@ func (r *recorder) Observe(rec pipeline.Record) { r.recs = append(r.recs, rec) }
 
 func newPipeline(t *testing.T, p provider.Provider, res pipeline.Resolver, logs *bytes.Buffer, obs pipeline.Observer) *pipeline.Pipeline {
 	t.Helper()
-	d := storetest.Fixture()
-	store, err := memstore.FromDataset(d)
-	if err != nil {
-		t.Fatal(err)
-	}
+	wall, exec, own := enginetest.Parts(t, storetest.Fixture())
 	if res == nil {
-		res = resolver.New(store)
+		res = own
 	}
-	return pipeline.New(p, tool.NewWall(catalogstest.Retail(), retail.DeclaredIDs(d)), executor.New(d, nil), res, &pipeline.Options{Logger: slog.New(slog.NewJSONHandler(logs, nil)), Observer: obs})
+	return pipeline.New(p, wall, exec, res, &pipeline.Options{Logger: slog.New(slog.NewJSONHandler(logs, nil)), Observer: obs})
 }
 
-var stateCall = &tool.Proposal{Tool: retail.GetStockState, Params: map[string]any{
+var stateCall = &tool.Proposal{Tool: "get_stock_state", Params: map[string]any{
 	"store_id": "st-001", "product_id": "pr-001", "as_of": "2026-01-01T09:00:00Z"}}
 
 func TestAsk_Terminals(t *testing.T) {
@@ -103,7 +96,7 @@ func TestAsk_Terminals(t *testing.T) {
 			answer.Error, answer.StageCompose, answer.ReasonModelUnavailable, true, "", "passed"},
 		{"hallucinated tool", fakeProvider{proposal: &tool.Proposal{Tool: "drop_tables", Params: map[string]any{}}}, nil, "q",
 			answer.Rejected, "", "unregistered", false, "", "unregistered"},
-		{"raw query", fakeProvider{proposal: &tool.Proposal{Tool: retail.GetPrice, Params: map[string]any{
+		{"raw query", fakeProvider{proposal: &tool.Proposal{Tool: "get_price", Params: map[string]any{
 			"store_id": "st-001' OR '1'='1", "product_id": "pr-001", "as_of": "2026-01-01T09:00:00Z"}}}, nil, "q",
 			answer.Rejected, "", "raw_query", false, "", "raw_query"},
 		{"failed verdict never ships", fakeProvider{proposal: stateCall, sentence: "s"}, lyingResolver{}, "q",
@@ -210,7 +203,7 @@ func TestCall_DirectToolCall(t *testing.T) {
 	if ids := append(a.ResultIDs(), b.ResultIDs()...); len(ids) != 2 || ids[0] >= ids[1] {
 		t.Errorf("result ids %v, want two increasing ids", ids)
 	}
-	rej := p.Call(t.Context(), tool.Proposal{Tool: retail.GetPrice, Params: map[string]any{"store_id": "st-001; DROP TABLE events", "product_id": "pr-001", "as_of": "2026-01-01T09:00:00Z"}})
+	rej := p.Call(t.Context(), tool.Proposal{Tool: "get_price", Params: map[string]any{"store_id": "st-001; DROP TABLE events", "product_id": "pr-001", "as_of": "2026-01-01T09:00:00Z"}})
 	if rej.Outcome() != answer.Rejected || rej.Reason().Kind != answer.ReasonRawQuery || len(rej.ResultIDs()) != 0 {
 		t.Errorf("Call(raw query) = %s %q %v", rej.Outcome(), rej.Reason(), rej.ResultIDs())
 	}
@@ -224,9 +217,9 @@ func TestCall_Scope(t *testing.T) {
 	p := newPipeline(t, fakeProvider{}, nil, &logs, nil)
 	east := pipeline.WithScope(t.Context(), tool.StoresOnly("st-001"))
 	price := func(store string) tool.Proposal {
-		return tool.Proposal{Tool: retail.GetPrice, Params: map[string]any{"store_id": store, "product_id": "pr-001", "as_of": "2026-01-02T00:00:00Z"}}
+		return tool.Proposal{Tool: "get_price", Params: map[string]any{"store_id": store, "product_id": "pr-001", "as_of": "2026-01-02T00:00:00Z"}}
 	}
-	count := tool.Proposal{Tool: retail.CountStoresWithCondition, Params: map[string]any{"condition": "OUT_OF_STOCK", "as_of": "2026-01-01T10:00:00Z"}}
+	count := tool.Proposal{Tool: "count_stores_with_condition", Params: map[string]any{"condition": "OUT_OF_STOCK", "as_of": "2026-01-01T10:00:00Z"}}
 
 	if a := p.Call(east, price("st-001")); a.Outcome() != answer.Answered {
 		t.Errorf("in scope: %s %s", a.Outcome(), a.Reason())
@@ -254,17 +247,13 @@ func TestCall_Scope(t *testing.T) {
 // TestCall_FailsClosed: a pipeline whose default scope is empty (a surface
 // that authenticates) shows a request without a scope nothing.
 func TestCall_FailsClosed(t *testing.T) {
-	d := storetest.Fixture()
-	store, err := memstore.FromDataset(d)
-	if err != nil {
-		t.Fatal(err)
-	}
+	wall, exec, res := enginetest.Parts(t, storetest.Fixture())
 	none := tool.StoresOnly()
-	p := pipeline.New(fakeProvider{}, tool.NewWall(catalogstest.Retail(), retail.DeclaredIDs(d)), executor.New(d, nil), resolver.New(store), &pipeline.Options{DefaultScope: &none})
+	p := pipeline.New(fakeProvider{}, wall, exec, res, &pipeline.Options{DefaultScope: &none})
 	if a := p.Call(t.Context(), *stateCall); a.Outcome() != answer.Rejected || a.Reason().Kind != answer.ReasonOutOfScope {
 		t.Errorf("store tool = %s %q, want out_of_scope", a.Outcome(), a.Reason())
 	}
-	a := p.Call(t.Context(), tool.Proposal{Tool: retail.CountStoresWithCondition, Params: map[string]any{"condition": "OUT_OF_STOCK", "as_of": "2026-01-01T10:00:00Z"}})
+	a := p.Call(t.Context(), tool.Proposal{Tool: "count_stores_with_condition", Params: map[string]any{"condition": "OUT_OF_STOCK", "as_of": "2026-01-01T10:00:00Z"}})
 	if v, _ := a.Value(); a.Outcome() != answer.Absence || v.Count != 0 {
 		t.Errorf("global count = %s %+v, want a grounded zero", a.Outcome(), v)
 	}
@@ -274,7 +263,7 @@ func TestCall_FailsClosed(t *testing.T) {
 // result backs never ships. By default the fact ships with a sentence
 // rendered by code; configured to refuse, the pipeline abstains.
 func TestAsk_RefusesUngroundedSentence(t *testing.T) {
-	count := &tool.Proposal{Tool: retail.CountStoresWithCondition, Params: map[string]any{"condition": "OUT_OF_STOCK", "as_of": "2026-01-01T10:00:00Z"}}
+	count := &tool.Proposal{Tool: "count_stores_with_condition", Params: map[string]any{"condition": "OUT_OF_STOCK", "as_of": "2026-01-01T10:00:00Z"}}
 	tests := []struct {
 		name     string
 		sentence string
@@ -292,11 +281,8 @@ func TestAsk_RefusesUngroundedSentence(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			var logs bytes.Buffer
 			d := storetest.Fixture()
-			store, err := memstore.FromDataset(d)
-			if err != nil {
-				t.Fatal(err)
-			}
-			p := pipeline.New(fakeProvider{proposal: count, sentence: tt.sentence}, tool.NewWall(catalogstest.Retail(), retail.DeclaredIDs(d)), executor.New(d, nil), resolver.New(store), &pipeline.Options{Logger: slog.New(slog.NewJSONHandler(&logs, nil)), RefuseUngrounded: tt.refuse})
+			wall, exec, res := enginetest.Parts(t, d)
+			p := pipeline.New(fakeProvider{proposal: count, sentence: tt.sentence}, wall, exec, res, &pipeline.Options{Logger: slog.New(slog.NewJSONHandler(&logs, nil)), RefuseUngrounded: tt.refuse})
 			a := p.Ask(t.Context(), "How many stores are out of stock?")
 			if a.Outcome() != tt.outcome || a.Text() != tt.text {
 				t.Fatalf("Ask() = %s %q, want %s %q", a.Outcome(), a.Text(), tt.outcome, tt.text)
@@ -331,17 +317,14 @@ func TestAsk_BelowThreshold(t *testing.T) {
 	}{
 		{"grounded scalar passes", stateCall, "It is out of stock.", answer.Answered},
 		{"refused sentence halves the score below 0.9", stateCall, "It is out of stock, 7 times over.", answer.Abstained},
-		{"the aggregate class has its own, lower threshold", &tool.Proposal{Tool: retail.CountStoresWithCondition,
+		{"the aggregate class has its own, lower threshold", &tool.Proposal{Tool: "count_stores_with_condition",
 			Params: map[string]any{"condition": "OUT_OF_STOCK", "as_of": "2026-01-01T10:00:00Z"}}, "9 stores.", answer.Answered},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			d := storetest.Fixture()
-			store, err := memstore.FromDataset(d)
-			if err != nil {
-				t.Fatal(err)
-			}
-			p := pipeline.New(fakeProvider{proposal: tt.proposal, sentence: tt.sentence}, tool.NewWall(catalogstest.Retail(), retail.DeclaredIDs(d)), executor.New(d, nil), resolver.New(store), &pipeline.Options{Abstention: pol})
+			wall, exec, res := enginetest.Parts(t, d)
+			p := pipeline.New(fakeProvider{proposal: tt.proposal, sentence: tt.sentence}, wall, exec, res, &pipeline.Options{Abstention: pol})
 			a := p.Ask(t.Context(), "q")
 			if a.Outcome() != tt.outcome {
 				t.Fatalf("Ask() = %s %q, want %s", a.Outcome(), a.Reason(), tt.outcome)

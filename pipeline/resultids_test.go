@@ -1,32 +1,23 @@
 package pipeline_test
 
 import (
+	"github.com/provenant/provenant/engine/enginetest"
 	"slices"
 	"sync"
 	"testing"
 
 	"github.com/provenant/provenant/answer"
-	"github.com/provenant/provenant/catalogs/catalogstest"
-	"github.com/provenant/provenant/executor"
 	"github.com/provenant/provenant/ledger"
 	"github.com/provenant/provenant/pipeline"
-	"github.com/provenant/provenant/resolver"
-	"github.com/provenant/provenant/retail"
 	"github.com/provenant/provenant/retail/storetest"
-	"github.com/provenant/provenant/store/memstore"
-	"github.com/provenant/provenant/tool"
 )
 
 // newProcess builds a pipeline as a fresh process would: nothing shared
 // with any other but the dataset.
 func newProcess(t *testing.T, ids ledger.IDSource) *pipeline.Pipeline {
 	t.Helper()
-	d := storetest.Fixture()
-	snap, err := memstore.FromDataset(d)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return pipeline.New(fakeProvider{}, tool.NewWall(catalogstest.Retail(), retail.DeclaredIDs(d)), executor.New(d, nil), resolver.New(snap), &pipeline.Options{ResultIDs: ids})
+	wall, exec, res := enginetest.Parts(t, storetest.Fixture())
+	return pipeline.New(fakeProvider{}, wall, exec, res, &pipeline.Options{ResultIDs: ids})
 }
 
 // callIDs makes n direct calls in sequence and returns their result ids.

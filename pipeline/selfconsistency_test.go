@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/provenant/provenant/catalogs/catalogstest"
+	"github.com/provenant/provenant/engine/enginetest"
 	"log/slog"
 	"slices"
 	"strings"
@@ -14,16 +15,12 @@ import (
 	"testing"
 
 	"github.com/provenant/provenant/answer"
-	"github.com/provenant/provenant/executor"
 	"github.com/provenant/provenant/fact"
 	"github.com/provenant/provenant/pipeline"
 	"github.com/provenant/provenant/provider"
 	"github.com/provenant/provenant/provider/noisy"
 	"github.com/provenant/provenant/provider/rules"
-	"github.com/provenant/provenant/resolver"
-	"github.com/provenant/provenant/retail"
 	"github.com/provenant/provenant/retail/storetest"
-	"github.com/provenant/provenant/store/memstore"
 	"github.com/provenant/provenant/tool"
 	"pgregory.net/rapid"
 )
@@ -57,7 +54,7 @@ func (s *sampler) Compose(_ context.Context, in provider.ComposeInput) (string, 
 }
 
 func countAt(asOf string) *tool.Proposal {
-	return &tool.Proposal{Tool: retail.CountStoresWithCondition, Params: map[string]any{"condition": "OUT_OF_STOCK", "as_of": asOf}}
+	return &tool.Proposal{Tool: "count_stores_with_condition", Params: map[string]any{"condition": "OUT_OF_STOCK", "as_of": asOf}}
 }
 
 // Over the storetest fixture: A counts st-001 and st-002; B and B2 (a
@@ -68,25 +65,21 @@ var (
 	scB  = countAt("2026-01-03T00:00:00Z")
 	scB2 = countAt("2026-01-01T09:00:00Z")
 	scC  = countAt("2026-01-01T08:00:00Z")
-	scR  = &tool.Proposal{Tool: retail.CountStoresWithCondition, Params: map[string]any{"condition": "OUT_OF_STOCK' OR '1'='1", "as_of": "2026-01-01T10:00:00Z"}}
+	scR  = &tool.Proposal{Tool: "count_stores_with_condition", Params: map[string]any{"condition": "OUT_OF_STOCK' OR '1'='1", "as_of": "2026-01-01T10:00:00Z"}}
 )
 
 // scFixture holds what every self-consistency test shares: the fixture's
 // wall, executor and resolver.
 type scFixture struct {
 	wall *tool.Wall
-	exec *executor.Index
+	exec pipeline.Executor
 	res  pipeline.Resolver
 }
 
 func newSCFixture(t testing.TB, ctx context.Context) scFixture {
 	t.Helper()
-	d := storetest.Fixture()
-	store, err := memstore.FromDataset(d)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return scFixture{wall: tool.NewWall(catalogstest.Retail(), retail.DeclaredIDs(d)), exec: executor.New(d, nil), res: resolver.New(store)}
+	wall, exec, res := enginetest.Parts(t, storetest.Fixture())
+	return scFixture{wall: wall, exec: exec, res: res}
 }
 
 func (f scFixture) pipeline(p provider.Provider, sc *pipeline.SelfConsistency, logs *bytes.Buffer, obs pipeline.Observer) *pipeline.Pipeline {
@@ -232,7 +225,7 @@ func TestSelfConsistency_AskedOnce(t *testing.T) {
 	// A custom hard set votes on the classes it names.
 	s := &sampler{proposals: []*tool.Proposal{stateCall, stateCall, stateCall}}
 	rec := &recorder{}
-	f.pipeline(s, &pipeline.SelfConsistency{Samples: 3, Hard: map[string]bool{retail.GetStockState: true}}, nil, rec).Ask(t.Context(), "q")
+	f.pipeline(s, &pipeline.SelfConsistency{Samples: 3, Hard: map[string]bool{"get_stock_state": true}}, nil, rec).Ask(t.Context(), "q")
 	if len(s.asked) != 3 || rec.recs[0].SCAgreement != 1 {
 		t.Errorf("custom hard set: asked %v, record %+v", s.asked, rec.recs[0])
 	}
@@ -271,9 +264,9 @@ func TestSelfConsistency_Property(t *testing.T) {
 	pool := []*tool.Proposal{
 		scA, scB, scB2, scC, scR, nil,
 		countAt("2026-01-02T12:00:00Z"),
-		{Tool: retail.ListProductsInState, Params: map[string]any{"store_id": "st-001", "state": "OUT_OF_STOCK", "as_of": "2026-01-03T00:00:00Z"}},
-		{Tool: retail.CountEventsInWindow, Params: map[string]any{"store_id": "st-001", "state": "OUT_OF_STOCK", "start": "2026-01-01T00:00:00Z", "end": "2026-01-02T00:00:00Z"}},
-		{Tool: retail.CountEventsInWindow, Params: map[string]any{"store_id": "st-009", "state": "OUT_OF_STOCK", "start": "2026-01-01T00:00:00Z", "end": "2026-01-02T00:00:00Z"}},
+		{Tool: "list_products_in_state", Params: map[string]any{"store_id": "st-001", "state": "OUT_OF_STOCK", "as_of": "2026-01-03T00:00:00Z"}},
+		{Tool: "count_events_in_window", Params: map[string]any{"store_id": "st-001", "state": "OUT_OF_STOCK", "start": "2026-01-01T00:00:00Z", "end": "2026-01-02T00:00:00Z"}},
+		{Tool: "count_events_in_window", Params: map[string]any{"store_id": "st-009", "state": "OUT_OF_STOCK", "start": "2026-01-01T00:00:00Z", "end": "2026-01-02T00:00:00Z"}},
 		stateCall,
 	}
 	hard := []*tool.Proposal{scA, scB, scC, scR, pool[7], pool[8]}

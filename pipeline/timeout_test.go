@@ -6,20 +6,16 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/provenant/provenant/catalogs/catalogstest"
+	"github.com/provenant/provenant/engine/enginetest"
 	"log/slog"
 	"strings"
 	"testing"
 
 	"github.com/provenant/provenant/answer"
-	"github.com/provenant/provenant/executor"
 	"github.com/provenant/provenant/fact"
 	"github.com/provenant/provenant/pipeline"
 	"github.com/provenant/provenant/provider"
-	"github.com/provenant/provenant/resolver"
-	"github.com/provenant/provenant/retail"
 	"github.com/provenant/provenant/retail/storetest"
-	"github.com/provenant/provenant/store/memstore"
 	"github.com/provenant/provenant/tool"
 )
 
@@ -75,11 +71,7 @@ func (r lateResolver) Resolve(ctx context.Context, c tool.Call, res fact.Result)
 // sentence computed after the deadline; its log line and record say
 // timeout.
 func TestAsk_Timeout(t *testing.T) {
-	d := storetest.Fixture()
-	snap, err := memstore.FromDataset(d)
-	if err != nil {
-		t.Fatal(err)
-	}
+	wall, exec, own := enginetest.Parts(t, storetest.Fixture())
 	modelDown := errors.New("call model: model unavailable")
 	tests := []struct {
 		name      string
@@ -103,8 +95,8 @@ func TestAsk_Timeout(t *testing.T) {
 			ctx, cancel := context.WithCancel(t.Context())
 			defer cancel()
 			var (
-				prov pipeline.Executor = executor.New(d, nil)
-				res  pipeline.Resolver = resolver.New(snap)
+				prov = exec
+				res  = own
 				logs bytes.Buffer
 				rec  recorder
 			)
@@ -116,7 +108,7 @@ func TestAsk_Timeout(t *testing.T) {
 			case "resolve":
 				res = lateResolver{res, cancel}
 			}
-			p := pipeline.New(lateProvider{tt.provider, tt.at, cancel}, tool.NewWall(catalogstest.Retail(), retail.DeclaredIDs(d)), prov, res, &pipeline.Options{Logger: slog.New(slog.NewJSONHandler(&logs, nil)), Observer: &rec})
+			p := pipeline.New(lateProvider{tt.provider, tt.at, cancel}, wall, prov, res, &pipeline.Options{Logger: slog.New(slog.NewJSONHandler(&logs, nil)), Observer: &rec})
 			var a answer.Answer
 			if tt.call {
 				a = p.Call(ctx, *stateCall)

@@ -1,13 +1,14 @@
-// Package retail holds the domain of the first demo: shelf-scan events in
-// retail stores. It defines the store file format, its strict loader, the
-// enumerations a tool may be asked about, and the EventStore interface that
-// database backends (store/duckdb, later store/postgres) implement.
+// Package retail holds the store-file format of the retail demo: shelf-scan
+// events in retail stores, the stores and products they name, the shelf
+// states, compliance flags and store conditions, a strict loader and a
+// writer. The demo's tools are not here: catalogs/retail.yaml declares
+// them and package shape derives them; package retail/storefile maps a
+// store file onto that catalog.
 //
-// The package imports only the standard library.
+// The package imports only the standard library and internal/strictjson.
 package retail
 
 import (
-	"context"
 	"fmt"
 	"slices"
 )
@@ -66,9 +67,9 @@ var Conditions = []Condition{CondOutOfStock, CondLowStock, CondPriceMismatch, Co
 func (c Condition) Valid() bool { return slices.Contains(Conditions, c) }
 
 // Match is the event filter a condition stands for, written as the set of
-// states or the set of flags that satisfy it (exactly one is non-empty).
-// Backends translate it into their own query language, so a condition is
-// defined once, as data.
+// states or the set of flags that satisfy it (exactly one is non-empty):
+// the conditions of catalogs/retail.yaml, for code that judges a store
+// file's events in Go (the demo generator's tests).
 type Match struct {
 	States []State
 	Flags  []Flag
@@ -128,15 +129,6 @@ type Event struct {
 	Flag       Flag   `json:"compliance_flag"`
 }
 
-// Before reports whether e sorts before f in time order, ties broken by
-// event id. The latest event of a pair is the greatest in this order.
-func (e Event) Before(f Event) bool {
-	if e.Timestamp != f.Timestamp {
-		return e.Timestamp < f.Timestamp
-	}
-	return e.ID < f.ID
-}
-
 // Dataset is a loaded, validated store file.
 type Dataset struct {
 	Version  string    `json:"dataset_version"`
@@ -167,44 +159,4 @@ func (d *Dataset) Info() Info {
 		}
 	}
 	return in
-}
-
-// Selection names a set of events for a store to enumerate. Exactly one of
-// the two time selectors applies:
-//   - Latest: per (store, product), the latest event with Timestamp <= AsOf;
-//     the Match filter applies after that choice.
-//   - Window: every event with Start <= Timestamp < End that passes Match.
-//
-// StoreID and ProductID, when non-empty, restrict the pairs considered;
-// Stores, when non-nil, restricts them to those stores (an empty non-nil
-// list selects nothing: a caller's scope).
-type Selection struct {
-	Stores    []string
-	StoreID   string
-	ProductID string
-	Latest    bool
-	AsOf      string
-	Start     string
-	End       string
-	Match     Match
-}
-
-// EventStore is a database of scan events. The resolver re-derives every
-// answer through it; implementations live in store/<dependency>.
-type EventStore interface {
-	// Select enumerates the events of s, sorted by event id.
-	Select(ctx context.Context, s Selection) ([]Event, error)
-	// Lookup returns those of ids that exist, sorted by event id.
-	Lookup(ctx context.Context, ids []string) ([]Event, error)
-	// Info summarises the stored dataset.
-	Info(ctx context.Context) (Info, error)
-}
-
-// Interval is an event with the timestamp of its pair's next scan: the
-// event is its pair's latest for every instant T with Timestamp <= T < Until.
-// Until is "" for a pair's last scan. A tie (two scans of a pair at one
-// instant) gives the lower event id an empty interval.
-type Interval struct {
-	Event
-	Until string
 }

@@ -2,6 +2,7 @@ package shape
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -83,7 +84,42 @@ func NewRegistry(cat *catalog.Catalog) (*tool.Registry, error) {
 	if d := cat.Description.Value; d != "" {
 		reg = reg.WithAbout(d)
 	}
-	return reg, nil
+	if len(cat.Prompts) == 0 {
+		return reg, nil
+	}
+	prompts, err := promptDefs(cat, defs)
+	if err != nil {
+		return nil, err
+	}
+	return reg.WithPrompts(prompts)
+}
+
+// promptDefs derives the catalog's prompts: each argument takes the
+// domain of the parameter of its tool that it names, and that
+// parameter's description unless it gives its own.
+func promptDefs(cat *catalog.Catalog, defs []tool.Def) ([]tool.Prompt, error) {
+	var out []tool.Prompt
+	for _, p := range cat.Prompts {
+		tp := tool.Prompt{Name: p.Name.Value, Description: p.Description.Value, Text: p.Text.Value}
+		for _, a := range p.Arguments {
+			i := slices.IndexFunc(defs, func(d tool.Def) bool { return d.Name == a.Tool.Value })
+			if i < 0 {
+				return nil, fmt.Errorf("derive prompt %s: argument %s: no tool %s", p.Name.Value, a.Name.Value, a.Tool.Value)
+			}
+			j := slices.IndexFunc(defs[i].Params, func(q tool.Param) bool { return q.Name == a.Name.Value })
+			if j < 0 {
+				return nil, fmt.Errorf("derive prompt %s: argument %s: not a parameter of %s", p.Name.Value, a.Name.Value, a.Tool.Value)
+			}
+			q := defs[i].Params[j]
+			desc := a.Description.Value
+			if desc == "" {
+				desc = q.Description
+			}
+			tp.Args = append(tp.Args, tool.PromptArg{Name: a.Name.Value, Description: desc, Param: q})
+		}
+		out = append(out, tp)
+	}
+	return out, nil
 }
 
 // param derives one parameter of t.

@@ -3,9 +3,10 @@
 // descriptions), the untrusted Proposal a model returns, and the Wall, the
 // only constructor of a validated Call.
 //
-// The package names no domain: a registry is built from data (a catalog's
-// tools, or retail.Defs today), and every parameter carries its domain as
-// data (an entity id with its pattern, a UTC timestamp, an enumeration).
+// The package names no domain: a registry is built from data (the tools of
+// a catalog, derived by package shape), and every parameter carries its
+// domain as data (an entity id with its pattern, a UTC timestamp, an
+// enumeration).
 //
 // The package imports only the standard library and packages fact and
 // phrase.
@@ -91,6 +92,9 @@ type Registry struct {
 	scope    string
 	about    string
 	patterns map[string]*regexp.Regexp // by Param.Pattern
+	// prompts and their parsed texts, by name (WithPrompts).
+	prompts   []Prompt
+	templates map[string]*phrase.Template
 }
 
 // ErrInvalidRegistry is matched (with errors.Is) by every error of

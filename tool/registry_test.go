@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/provenant/provenant/catalogs/catalogstest"
 	"github.com/provenant/provenant/fact"
-	"github.com/provenant/provenant/retail"
 	"github.com/provenant/provenant/tool"
 )
 
@@ -45,7 +45,7 @@ func TestNewRegistry(t *testing.T) {
 		wantErr string // "" for valid
 	}{
 		{"valid", []tool.Def{ok}, "e", ""},
-		{"retail", retail.Defs(), retail.ScopeEntity, ""},
+		{"retail", catalogstest.Retail().Menu(), "store", ""},
 		{"no scope entity", []tool.Def{ok}, "", "scope entity is empty"},
 		{"duplicate name", []tool.Def{ok, ok}, "e", "tools[1]: name is not unique"},
 		{"empty name", with(func(d *tool.Def) { d.Name = "" }), "e", "tools[0]: name is empty"},
@@ -79,8 +79,8 @@ func TestNewRegistry(t *testing.T) {
 // TestRegistry_CopiesItsDefinitions: neither the caller's slice nor a
 // returned definition aliases the registry.
 func TestRegistry_CopiesItsDefinitions(t *testing.T) {
-	defs := retail.Defs()
-	reg, err := tool.NewRegistry(defs, retail.ScopeEntity)
+	defs := catalogstest.Retail().Menu()
+	reg, err := tool.NewRegistry(defs, "store")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -165,14 +165,5 @@ func TestPatternHint(t *testing.T) {
 				t.Errorf("PatternHint(%q) = %q, want %q", tt.pattern, got, tt.want)
 			}
 		})
-	}
-	// The retail hints are the derived ones, so a catalog-built registry
-	// says the same.
-	for _, d := range retail.Defs() {
-		for _, p := range d.Params {
-			if p.Kind == tool.EntityID && p.Hint != tool.PatternHint(p.Pattern) {
-				t.Errorf("%s.%s: hint %q, derived %q", d.Name, p.Name, p.Hint, tool.PatternHint(p.Pattern))
-			}
-		}
 	}
 }

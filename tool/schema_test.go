@@ -205,7 +205,7 @@ func TestInputSchema_Patterns(t *testing.T) {
 
 func TestInputSchema_FreshMaps(t *testing.T) {
 	reg := catalogstest.Retail()
-	d, ok := reg.Lookup(retail.GetPrice)
+	d, ok := reg.Lookup("get_price")
 	if !ok {
 		t.Fatal("get_price is not registered")
 	}
@@ -220,10 +220,10 @@ func TestInputSchema_FreshMaps(t *testing.T) {
 		t.Errorf("required[0] after caller mutation = %v, want store_id", got)
 	}
 	// Enum slices must not alias the registry either.
-	s, _ := reg.Lookup(retail.ListProductsInState)
+	s, _ := reg.Lookup("list_products_in_state")
 	e := tool.InputSchema(s)["properties"].(map[string]any)["state"].(map[string]any)["enum"].([]string)
 	e[0] = "changed"
-	s, _ = reg.Lookup(retail.ListProductsInState)
+	s, _ = reg.Lookup("list_products_in_state")
 	if got := s.Params[1].Values[0]; got != string(retail.InStock) {
 		t.Errorf("state's values[0] after caller mutation = %v", got)
 	}

@@ -53,12 +53,12 @@ func FuzzWall(f *testing.F) {
 		f.Add(d.Name, "banana", vs[1], vs[2], vs[3], "", uint8(0))
 		f.Add(d.Name, vs[0], "x' OR '1'='1", vs[2], vs[3], "", uint8(0))
 	}
-	f.Add(retail.CountEventsInWindow, "st-002", "OUT_OF_STOCK", "2026-01-07T00:00:00Z", "2026-01-01T00:00:00Z", "", uint8(0))
-	f.Add(retail.CountEventsInWindow, "st-002", "OUT_OF_STOCK", "2026-01-01T00:00:00Z", "2026-01-01T00:00:00Z", "", uint8(0))
-	f.Add(retail.CountStoresWithCondition, "out_of_stock", "2026-02-30T00:00:00Z", "", "", "", uint8(0))
-	f.Add(retail.ListProductsInState, "st-999", "on_fire", "2026-01-01T00:00:00+01:00", "", "", uint8(0))
-	f.Add(retail.GetPrice, "st-001", "pr-abc", "2026-01-01", "", "", uint8(0))
-	f.Add(retail.GetStockState, "st-001", "pr-001", "SELECT 1; DROP TABLE events --", "", "", uint8(0))
+	f.Add("count_events_in_window", "st-002", "OUT_OF_STOCK", "2026-01-07T00:00:00Z", "2026-01-01T00:00:00Z", "", uint8(0))
+	f.Add("count_events_in_window", "st-002", "OUT_OF_STOCK", "2026-01-01T00:00:00Z", "2026-01-01T00:00:00Z", "", uint8(0))
+	f.Add("count_stores_with_condition", "out_of_stock", "2026-02-30T00:00:00Z", "", "", "", uint8(0))
+	f.Add("list_products_in_state", "st-999", "on_fire", "2026-01-01T00:00:00+01:00", "", "", uint8(0))
+	f.Add("get_price", "st-001", "pr-abc", "2026-01-01", "", "", uint8(0))
+	f.Add("get_stock_state", "st-001", "pr-001", "SELECT 1; DROP TABLE events --", "", "", uint8(0))
 	f.Add("get_stock", "st-001", "pr-001", "2026-01-01T00:00:00Z", "", "", uint8(0))
 	f.Add("GET_PRICE", "st-001", "pr-001", "2026-01-01T00:00:00Z", "", "", uint8(0))
 	f.Add("", "", "", "", "", "", uint8(0xff))
@@ -107,7 +107,7 @@ func FuzzWall(f *testing.F) {
 				}
 			}
 		}
-		reversed := registered && def.Name == retail.CountEventsInWindow && firstOut == "" &&
+		reversed := registered && def.Name == "count_events_in_window" && firstOut == "" &&
 			params["start"].(string) > params["end"].(string)
 		wantValid := registered && !extraParam && firstMissing == "" && firstOut == "" && !reversed
 

@@ -180,13 +180,13 @@ type wallCase struct {
 // paramSlots names one tool per parameter of every kind, so each
 // parameter type is exercised on some tool.
 var paramSlots = []struct{ tool, param string }{
-	{retail.GetStockState, "store_id"},
-	{retail.GetPrice, "product_id"},
-	{retail.GetComplianceFlag, "as_of"},
-	{retail.CountStoresWithCondition, "condition"},
-	{retail.ListProductsInState, "state"},
-	{retail.CountEventsInWindow, "start"},
-	{retail.CountEventsInWindow, "end"},
+	{"get_stock_state", "store_id"},
+	{"get_price", "product_id"},
+	{"get_compliance_flag", "as_of"},
+	{"count_stores_with_condition", "condition"},
+	{"list_products_in_state", "state"},
+	{"count_events_in_window", "start"},
+	{"count_events_in_window", "end"},
 }
 
 // rawQueries are values that carry query syntax, each with a name.
@@ -234,12 +234,12 @@ var rawQueries = []struct{ name, value string }{
 func wallCases(t *testing.T) []wallCase {
 	t.Helper()
 	const (
-		get   = retail.GetStockState
-		price = retail.GetPrice
-		flag  = retail.GetComplianceFlag
-		count = retail.CountStoresWithCondition
-		list  = retail.ListProductsInState
-		win   = retail.CountEventsInWindow
+		get   = "get_stock_state"
+		price = "get_price"
+		flag  = "get_compliance_flag"
+		count = "count_stores_with_condition"
+		list  = "list_products_in_state"
+		win   = "count_events_in_window"
 	)
 	raw, inv, unreg := tool.RawQuery, tool.Invalid, tool.Unregistered
 	cases := []wallCase{
@@ -449,21 +449,21 @@ func TestWall_AcceptsEveryDomainValue(t *testing.T) {
 		}{name, p})
 	}
 	for id := range testCatalog()["store"] {
-		add("store "+id, propose(t, retail.GetStockState, "store_id", id))
+		add("store "+id, propose(t, "get_stock_state", "store_id", id))
 	}
 	for id := range testCatalog()["product"] {
-		add("product "+id, propose(t, retail.GetPrice, "product_id", id))
+		add("product "+id, propose(t, "get_price", "product_id", id))
 	}
 	for _, s := range retail.States {
-		add("state "+string(s), propose(t, retail.ListProductsInState, "state", string(s)))
-		add("window state "+string(s), propose(t, retail.CountEventsInWindow, "state", string(s)))
+		add("state "+string(s), propose(t, "list_products_in_state", "state", string(s)))
+		add("window state "+string(s), propose(t, "count_events_in_window", "state", string(s)))
 	}
 	for _, c := range retail.Conditions {
-		add("condition "+string(c), propose(t, retail.CountStoresWithCondition, "condition", string(c)))
+		add("condition "+string(c), propose(t, "count_stores_with_condition", "condition", string(c)))
 	}
 	for _, ts := range []string{"0000-01-01T00:00:00Z", "1970-01-01T00:00:00Z", "2026-01-01T00:00:00Z", "9999-12-31T23:59:59Z"} {
-		add("as_of "+ts, propose(t, retail.GetComplianceFlag, "as_of", ts))
-		add("window at "+ts, propose(t, retail.CountEventsInWindow, "start", ts, "end", ts))
+		add("as_of "+ts, propose(t, "get_compliance_flag", "as_of", ts))
+		add("window at "+ts, propose(t, "count_events_in_window", "start", ts, "end", ts))
 	}
 	for _, tt := range cases {
 		t.Run(tt.name, func(t *testing.T) {
@@ -483,9 +483,9 @@ func TestWall_EmptyCatalog(t *testing.T) {
 		p         tool.Proposal
 		wantParam string
 	}{
-		{"store", propose(t, retail.GetStockState), "store_id"},
-		{"product", tool.Proposal{Tool: retail.GetPrice, Params: map[string]any{"store_id": "st-001", "product_id": "pr-001", "as_of": "2026-01-01T00:00:00Z"}}, "store_id"},
-		{"condition needs no id", propose(t, retail.CountStoresWithCondition), ""},
+		{"store", propose(t, "get_stock_state"), "store_id"},
+		{"product", tool.Proposal{Tool: "get_price", Params: map[string]any{"store_id": "st-001", "product_id": "pr-001", "as_of": "2026-01-01T00:00:00Z"}}, "store_id"},
+		{"condition needs no id", propose(t, "count_stores_with_condition"), ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -504,21 +504,28 @@ func TestWall_EmptyCatalog(t *testing.T) {
 	}
 }
 
-// TestWall_DeclaredIDs checks the ids declared by a dataset are exactly its
-// stores and products, events aside.
+// TestWall_DeclaredIDs checks each entity-id parameter against its own
+// entity's declared ids: a well-formed store or product id that the data
+// does not declare is invalid, and names the parameter.
 func TestWall_DeclaredIDs(t *testing.T) {
-	d := &retail.Dataset{
-		Stores:   []retail.Store{{ID: "st-004", Name: "a"}},
-		Products: []retail.Product{{ID: "pr-009", Name: "b", Category: "c"}},
+	w := tool.NewWall(testRegistry, map[string]map[string]bool{"store": {"st-004": true}, "product": {"pr-009": true}})
+	price := func(store, product string) tool.Proposal {
+		return tool.Proposal{Tool: "get_price", Params: map[string]any{"store_id": store, "product_id": product, "as_of": "2026-01-01T00:00:00Z"}}
 	}
-	w := tool.NewWall(testRegistry, retail.DeclaredIDs(d))
-	ok := tool.Proposal{Tool: retail.GetPrice, Params: map[string]any{"store_id": "st-004", "product_id": "pr-009", "as_of": "2026-01-01T00:00:00Z"}}
-	if _, err := w.Check(ok); err != nil {
+	if _, err := w.Check(price("st-004", "pr-009")); err != nil {
 		t.Errorf("Check() error = %v, want a valid call", err)
 	}
-	bad := tool.Proposal{Tool: retail.GetPrice, Params: map[string]any{"store_id": "st-001", "product_id": "pr-009", "as_of": "2026-01-01T00:00:00Z"}}
-	_, err := w.Check(bad)
-	if rej, isRej := tool.IsRejection(err); !isRej || rej.Kind != tool.Invalid || rej.Param != "store_id" {
-		t.Errorf("Check() of an undeclared store error = %v, want invalid store_id", err)
+	for _, tt := range []struct {
+		name      string
+		p         tool.Proposal
+		wantParam string
+	}{
+		{"undeclared store", price("st-001", "pr-009"), "store_id"},
+		{"undeclared product", price("st-004", "pr-001"), "product_id"},
+	} {
+		_, err := w.Check(tt.p)
+		if rej, isRej := tool.IsRejection(err); !isRej || rej.Kind != tool.Invalid || rej.Param != tt.wantParam {
+			t.Errorf("%s: Check() error = %v, want invalid %s", tt.name, err, tt.wantParam)
+		}
 	}
 }

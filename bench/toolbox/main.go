@@ -50,6 +50,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/provenant/provenant/catalogs"
 	"github.com/provenant/provenant/retail"
 	"github.com/provenant/provenant/retail/demo"
 	whdemo "github.com/provenant/provenant/warehouse/demo"
@@ -217,7 +218,11 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 		if err := loadPostgres(ctx, dsn, c.schema, d); err != nil {
 			return err
 		}
-		w, tools = retailWorkload(d), retailSQLTools(c.schema)
+		cat, err := catalogs.Load("retail")
+		if err != nil {
+			return err
+		}
+		w, tools = retailWorkload(d), retailSQLTools(cat, c.schema)
 		provArgs = []string{"serve", "--store", storePath}
 		res.Dataset = &datasetInfo{Version: d.Version, Events: len(d.Events), Stores: len(d.Stores), Products: len(d.Products), Days: c.days, Seed: c.seed}
 		res.Servers["provenant"] = "provenant serve (this commit; rules provider, re-derivation and grounding on every call)"

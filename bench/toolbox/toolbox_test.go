@@ -2,11 +2,67 @@ package main
 
 import (
 	"errors"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
-	"github.com/provenant/provenant/retail"
+	"github.com/provenant/provenant/catalog"
+	"github.com/provenant/provenant/catalogs"
+	"github.com/provenant/provenant/shape"
 )
+
+// TestRetailToolsMatchCatalog: the toolbox gets every tool of the retail
+// catalog, under the catalog's names and with its parameters, and the
+// condition CASE has a branch for every condition the tool takes (the
+// bench names the tools as strings: a renamed tool fails here, not in a
+// run against PostgreSQL).
+func TestRetailToolsMatchCatalog(t *testing.T) {
+	cat, err := catalogs.Load("retail")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if names := checkParams(t, cat, toolParams); !slices.Equal(names, benchTools) {
+		t.Errorf("catalog tools %v, bench tools %v", names, benchTools)
+	}
+	for _, tl := range cat.Tools {
+		if tl.Filter == nil {
+			continue
+		}
+		for _, c := range tl.Filter.Conditions {
+			if !strings.Contains(toolSQL[tl.Name.Value], "WHEN '"+c.Value+"' THEN") {
+				t.Errorf("%s: no CASE branch for %s", tl.Name.Value, c.Value)
+			}
+		}
+	}
+	for _, st := range retailSQLTools(cat, "rt_schema") {
+		if st.description == "" || !strings.Contains(st.statement, "rt_schema.events") || strings.Contains(st.statement, "%!") {
+			t.Errorf("%s: description %q, statement %q", st.name, st.description, st.statement)
+		}
+	}
+}
+
+// checkParams checks that the bench's parameters of each catalog tool are
+// the catalog's, and returns the catalog's tool names in order.
+func checkParams(t *testing.T, cat *catalog.Catalog, bench map[string][]string) []string {
+	t.Helper()
+	defs, err := shape.Defs(cat)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, d := range defs {
+		names = append(names, d.Name)
+		var params []string
+		for _, p := range d.Params {
+			params = append(params, p.Name)
+		}
+		if got := slices.Sorted(slices.Values(bench[d.Name])); !slices.Equal(got, slices.Sorted(slices.Values(params))) {
+			t.Errorf("%s: toolbox parameters %v, catalog's %v", d.Name, bench[d.Name], params)
+		}
+	}
+	return names
+}
 
 func TestParseStatCPU(t *testing.T) {
 	for _, tc := range []struct {
@@ -42,14 +98,14 @@ func TestValuesAgree(t *testing.T) {
 		toolbox    []string // text content items
 		want       string
 	}{
-		{"state", retail.GetStockState, `{"outcome":"answered","value":"LOW_STOCK"}`, []string{`{"state":"LOW_STOCK"}`}, "LOW_STOCK"},
-		{"price", retail.GetPrice, `{"outcome":"answered","value":781}`, []string{`{"price_cents":781}`}, "781"},
-		{"nothing observed", retail.GetComplianceFlag, `{"outcome":"absence","value":null}`, nil, "none"},
-		{"count", retail.CountEventsInWindow, `{"outcome":"answered","value":{"count":12}}`, []string{`{"count":12}`}, "12"},
-		{"zero count", retail.CountStoresWithCondition, `{"outcome":"absence","value":{"count":0,"store_ids":[]}}`, []string{`{"count":0}`}, "0"},
-		{"list", retail.ListProductsInState, `{"outcome":"answered","value":{"product_ids":["pr-002","pr-001"]}}`, []string{`[{"product_id":"pr-001"},{"product_id":"pr-002"}]`}, "pr-001,pr-002"},
-		{"list rows", retail.ListProductsInState, `{"outcome":"answered","value":{"product_ids":["pr-001","pr-002"]}}`, []string{`{"product_id":"pr-002"}`, `{"product_id":"pr-001"}`}, "pr-001,pr-002"},
-		{"empty list", retail.ListProductsInState, `{"outcome":"absence","value":{"product_ids":[]}}`, []string{`[]`}, ""},
+		{"state", "get_stock_state", `{"outcome":"answered","value":"LOW_STOCK"}`, []string{`{"state":"LOW_STOCK"}`}, "LOW_STOCK"},
+		{"price", "get_price", `{"outcome":"answered","value":781}`, []string{`{"price_cents":781}`}, "781"},
+		{"nothing observed", "get_compliance_flag", `{"outcome":"absence","value":null}`, nil, "none"},
+		{"count", "count_events_in_window", `{"outcome":"answered","value":{"count":12}}`, []string{`{"count":12}`}, "12"},
+		{"zero count", "count_stores_with_condition", `{"outcome":"absence","value":{"count":0,"store_ids":[]}}`, []string{`{"count":0}`}, "0"},
+		{"list", "list_products_in_state", `{"outcome":"answered","value":{"product_ids":["pr-002","pr-001"]}}`, []string{`[{"product_id":"pr-001"},{"product_id":"pr-002"}]`}, "pr-001,pr-002"},
+		{"list rows", "list_products_in_state", `{"outcome":"answered","value":{"product_ids":["pr-001","pr-002"]}}`, []string{`{"product_id":"pr-002"}`, `{"product_id":"pr-001"}`}, "pr-001,pr-002"},
+		{"empty list", "list_products_in_state", `{"outcome":"absence","value":{"product_ids":[]}}`, []string{`[]`}, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p, err := provenantValue(tc.tool, []byte(tc.provenant))
@@ -67,9 +123,9 @@ func TestValuesAgree(t *testing.T) {
 		provenant  string
 		toolbox    []string
 	}{
-		{"rejected and two rows", retail.GetPrice, `{"outcome":"rejected","value":null}`, []string{`{"price_cents":1}`, `{"price_cents":2}`}},
-		{"abstained and wrong column", retail.CountEventsInWindow, `{"outcome":"abstained"}`, []string{`{"n":3}`}},
-		{"no count and prose", retail.CountStoresWithCondition, `{"outcome":"answered","value":{}}`, []string{`3 stores`}},
+		{"rejected and two rows", "get_price", `{"outcome":"rejected","value":null}`, []string{`{"price_cents":1}`, `{"price_cents":2}`}},
+		{"abstained and wrong column", "count_events_in_window", `{"outcome":"abstained"}`, []string{`{"n":3}`}},
+		{"no count and prose", "count_stores_with_condition", `{"outcome":"answered","value":{}}`, []string{`3 stores`}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if v, err := provenantValue(tc.tool, []byte(tc.provenant)); !errors.Is(err, errValue) {

@@ -14,14 +14,16 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/provenant/provenant/catalog"
 	"github.com/provenant/provenant/retail"
 )
 
-// The six tools, in the order the results list them: three point lookups,
-// then the store-wide aggregate, the list and the window count.
+// The retail catalog's six tools, in the order the results list them:
+// three point lookups, then the store-wide aggregate, the list and the
+// window count.
 var benchTools = []string{
-	retail.GetStockState, retail.GetPrice, retail.GetComplianceFlag,
-	retail.CountStoresWithCondition, retail.ListProductsInState, retail.CountEventsInWindow,
+	"get_stock_state", "get_price", "get_compliance_flag",
+	"count_stores_with_condition", "list_products_in_state", "count_events_in_window",
 }
 
 // latestAsOf is, for each (store, product) of the stores and products
@@ -39,17 +41,17 @@ const latestAsOf = `SELECT s.store_id, p.product_id, l.state, l.compliance_flag
 // toolSQL is each tool as parameterized SQL over %[1]s.events, equivalent
 // to provenant's tool: same arguments, same answer.
 var toolSQL = map[string]string{
-	retail.GetStockState: `SELECT state FROM %[1]s.events
+	"get_stock_state": `SELECT state FROM %[1]s.events
   WHERE store_id = $1 AND product_id = $2 AND ts <= $3
   ORDER BY ts DESC, event_id DESC LIMIT 1`,
-	retail.GetPrice: `SELECT price_cents FROM %[1]s.events
+	"get_price": `SELECT price_cents FROM %[1]s.events
   WHERE store_id = $1 AND product_id = $2 AND ts <= $3
   ORDER BY ts DESC, event_id DESC LIMIT 1`,
-	retail.GetComplianceFlag: `SELECT compliance_flag FROM %[1]s.events
+	"get_compliance_flag": `SELECT compliance_flag FROM %[1]s.events
   WHERE store_id = $1 AND product_id = $2 AND ts <= $3
   ORDER BY ts DESC, event_id DESC LIMIT 1`,
-	// retail.Condition.Match, as SQL.
-	retail.CountStoresWithCondition: `SELECT count(DISTINCT store_id) AS count FROM (` + fmt.Sprintf(latestAsOf, "%[1]s", "true", 2) + `) latest
+	// The catalog's conditions (retail.Condition.Match), as SQL.
+	"count_stores_with_condition": `SELECT count(DISTINCT store_id) AS count FROM (` + fmt.Sprintf(latestAsOf, "%[1]s", "true", 2) + `) latest
   WHERE CASE $1
     WHEN 'OUT_OF_STOCK' THEN state = 'OUT_OF_STOCK'
     WHEN 'LOW_STOCK' THEN state = 'LOW_STOCK'
@@ -57,20 +59,20 @@ var toolSQL = map[string]string{
     WHEN 'EXPIRED' THEN compliance_flag = 'EXPIRED_PRODUCT'
     WHEN 'NON_COMPLIANT' THEN compliance_flag IN ('PRICE_MISMATCH', 'EXPIRED_PRODUCT', 'PLANOGRAM_VIOLATION')
   END`,
-	retail.ListProductsInState: `SELECT product_id FROM (` + fmt.Sprintf(latestAsOf, "%[1]s", "s.store_id = $1", 3) + `) latest
+	"list_products_in_state": `SELECT product_id FROM (` + fmt.Sprintf(latestAsOf, "%[1]s", "s.store_id = $1", 3) + `) latest
   WHERE state = $2 ORDER BY product_id`,
-	retail.CountEventsInWindow: `SELECT count(*) AS count FROM %[1]s.events
+	"count_events_in_window": `SELECT count(*) AS count FROM %[1]s.events
   WHERE store_id = $1 AND state = $2 AND ts >= $3 AND ts < $4`,
 }
 
 // toolParams are each tool's parameters, in the order of its SQL's $n.
 var toolParams = map[string][]string{
-	retail.GetStockState:            {"store_id", "product_id", "as_of"},
-	retail.GetPrice:                 {"store_id", "product_id", "as_of"},
-	retail.GetComplianceFlag:        {"store_id", "product_id", "as_of"},
-	retail.CountStoresWithCondition: {"condition", "as_of"},
-	retail.ListProductsInState:      {"store_id", "state", "as_of"},
-	retail.CountEventsInWindow:      {"store_id", "state", "start", "end"},
+	"get_stock_state":             {"store_id", "product_id", "as_of"},
+	"get_price":                   {"store_id", "product_id", "as_of"},
+	"get_compliance_flag":         {"store_id", "product_id", "as_of"},
+	"count_stores_with_condition": {"condition", "as_of"},
+	"list_products_in_state":      {"store_id", "state", "as_of"},
+	"count_events_in_window":      {"store_id", "state", "start", "end"},
 }
 
 // schemaDDL creates the events table and the stores and products tables
@@ -146,12 +148,16 @@ type sqlTool struct {
 	statement         string
 }
 
-// retailSQLTools are the six retail tools as SQL over schema.
-func retailSQLTools(schema string) []sqlTool {
+// retailSQLTools are the six retail tools as SQL over schema, described
+// as the retail catalog describes them.
+func retailSQLTools(cat *catalog.Catalog, schema string) []sqlTool {
+	desc := map[string]string{}
+	for _, t := range cat.Tools {
+		desc[t.Name.Value] = t.Description.Value
+	}
 	out := make([]sqlTool, len(benchTools))
 	for i, name := range benchTools {
-		def, _ := retail.Registry().Lookup(name)
-		out[i] = sqlTool{name: name, description: def.Description, params: toolParams[name], statement: fmt.Sprintf(toolSQL[name], schema)}
+		out[i] = sqlTool{name: name, description: desc[name], params: toolParams[name], statement: fmt.Sprintf(toolSQL[name], schema)}
 	}
 	return out
 }
@@ -216,13 +222,13 @@ func callArgs(d *retail.Dataset, name string, n int, seed uint64) []map[string]a
 	out := make([]map[string]any, n)
 	for i := range out {
 		switch name {
-		case retail.GetStockState, retail.GetPrice, retail.GetComplianceFlag:
+		case "get_stock_state", "get_price", "get_compliance_flag":
 			out[i] = map[string]any{"store_id": store(), "product_id": d.Products[r.IntN(len(d.Products))].ID, "as_of": instant()}
-		case retail.CountStoresWithCondition:
+		case "count_stores_with_condition":
 			out[i] = map[string]any{"condition": string(retail.Conditions[r.IntN(len(retail.Conditions))]), "as_of": instant()}
-		case retail.ListProductsInState:
+		case "list_products_in_state":
 			out[i] = map[string]any{"store_id": store(), "state": state(), "as_of": instant()}
-		case retail.CountEventsInWindow:
+		case "count_events_in_window":
 			start := lo + r.Int64N(span)
 			end := start + 3600 + r.Int64N(7*24*3600)
 			out[i] = map[string]any{"store_id": store(), "state": state(),
@@ -252,7 +258,7 @@ func provenantValue(name string, structured []byte) (string, error) {
 		return "", fmt.Errorf("%w: outcome %q", errValue, a.Outcome)
 	}
 	switch name {
-	case retail.GetStockState, retail.GetComplianceFlag, retail.GetPrice:
+	case "get_stock_state", "get_compliance_flag", "get_price":
 		if string(a.Value) == "null" {
 			return "none", nil
 		}
@@ -261,7 +267,7 @@ func provenantValue(name string, structured []byte) (string, error) {
 			return "", fmt.Errorf("decode provenant value: %w", err)
 		}
 		return fmt.Sprint(v), nil
-	case retail.CountStoresWithCondition, retail.CountEventsInWindow:
+	case "count_stores_with_condition", "count_events_in_window":
 		var v struct {
 			Count *int `json:"count"`
 		}
@@ -269,7 +275,7 @@ func provenantValue(name string, structured []byte) (string, error) {
 			return "", fmt.Errorf("%w: %s", errValue, a.Value)
 		}
 		return strconv.Itoa(*v.Count), nil
-	case retail.ListProductsInState:
+	case "list_products_in_state":
 		var v struct {
 			Products []string `json:"product_ids"`
 		}
@@ -291,8 +297,8 @@ func toolboxValue(name string, texts []string) (string, error) {
 		return "", err
 	}
 	column := map[string]string{
-		retail.GetStockState: "state", retail.GetPrice: "price_cents", retail.GetComplianceFlag: "compliance_flag",
-		retail.CountStoresWithCondition: "count", retail.CountEventsInWindow: "count", retail.ListProductsInState: "product_id",
+		"get_stock_state": "state", "get_price": "price_cents", "get_compliance_flag": "compliance_flag",
+		"count_stores_with_condition": "count", "count_events_in_window": "count", "list_products_in_state": "product_id",
 	}[name]
 	var vals []string
 	for _, r := range rows {
@@ -303,10 +309,10 @@ func toolboxValue(name string, texts []string) (string, error) {
 		vals = append(vals, fmt.Sprint(v))
 	}
 	switch name {
-	case retail.ListProductsInState:
+	case "list_products_in_state":
 		slices.Sort(vals)
 		return strings.Join(vals, ","), nil
-	case retail.CountStoresWithCondition, retail.CountEventsInWindow:
+	case "count_stores_with_condition", "count_events_in_window":
 		if len(vals) != 1 {
 			return "", fmt.Errorf("%w: %d count rows", errValue, len(vals))
 		}

@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/provenant/provenant/shape"
 	"github.com/provenant/provenant/warehouse/demo"
 )
 
@@ -21,22 +20,7 @@ func TestWarehouseToolsMatchCatalog(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defs, err := shape.Defs(cat)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var names []string
-	for _, d := range defs {
-		names = append(names, d.Name)
-		var params []string
-		for _, p := range d.Params {
-			params = append(params, p.Name)
-		}
-		if got := slices.Sorted(slices.Values(warehouseParams[d.Name])); !slices.Equal(got, slices.Sorted(slices.Values(params))) {
-			t.Errorf("%s: toolbox parameters %v, catalog's %v", d.Name, warehouseParams[d.Name], params)
-		}
-	}
-	if !slices.Equal(slices.Sorted(slices.Values(names)), slices.Sorted(slices.Values(warehouseTools))) {
+	if names := checkParams(t, cat, warehouseParams); !slices.Equal(slices.Sorted(slices.Values(names)), slices.Sorted(slices.Values(warehouseTools))) {
 		t.Errorf("catalog tools %v, bench tools %v", names, warehouseTools)
 	}
 	for _, tl := range cat.Tools {

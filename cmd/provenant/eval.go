@@ -79,10 +79,10 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 			return err
 		}
 		defer e.Close()
-		if gold.DatasetVersion != e.Info.Version {
-			return fmt.Errorf("run eval: the gold set is for dataset %s, the store is %s", gold.DatasetVersion, e.Info.Version)
+		if gold.DatasetVersion != e.DatasetVersion {
+			return fmt.Errorf("run eval: the gold set is for dataset %s, the store is %s", gold.DatasetVersion, e.DatasetVersion)
 		}
-		if report, err = eval.Run(ctx, e.Pipeline, gold, e.Store); err != nil {
+		if report, err = eval.Run(ctx, e.Pipeline, gold, e); err != nil {
 			return err
 		}
 	}
@@ -141,7 +141,6 @@ func runCalibrate(ctx context.Context, fs *flag.FlagSet, ef *engineFlags, gold *
 	opts := eval.CalibrateOptions{
 		Gold: gold, Inner: p, NoiseRate: noise, Commit: gitCommit(ctx),
 		Open: func(ctx context.Context, o engine.Options) (*engine.Engine, error) {
-			o.Verify = ef.verify
 			return engine.Open(ctx, d, openDuckDB, &o)
 		},
 	}

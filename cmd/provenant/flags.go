@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/provenant/provenant/retail/storefile"
 	"io"
 	"log/slog"
 	"net/http"
@@ -68,8 +69,8 @@ func (f *engineFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.baseURL, "base-url", "http://localhost:11434/v1", "OpenAI-compatible API root `URL` (default: Ollama's)")
 	fs.StringVar(&f.apiKeyEnv, "api-key-env", "OPENAI_API_KEY", "environment `VAR` holding the API key (unset or empty is allowed for local servers)")
 	fs.StringVar(&f.cassettes, "cassettes", "testdata/cassettes", "cassette `DIR` for record and replay")
-	fs.StringVar(&f.verify, "verify", engine.VerifySnapshot,
-		"where the resolver re-derives each answer: snapshot (DuckDB-derived intervals in memory) or sql (a DuckDB query per question)")
+	fs.StringVar(&f.verify, "verify", verifySQL,
+		"deprecated, no effect: snapshot or sql. Every answer is re-derived by SQL in the database, on the executor's snapshot")
 	fs.BoolVar(&f.refuseUngrounded, "refuse-ungrounded", false,
 		"abstain when the model's sentence cites a number no result backs (default: ship the fact with a sentence rendered by code)")
 	fs.StringVar(&f.abstention, "abstention-policy", "",
@@ -100,10 +101,10 @@ func (f *engineFlags) engineOptions(logger *slog.Logger) (engine.Options, error)
 	if err != nil {
 		return engine.Options{}, err
 	}
-	if f.verify != engine.VerifySnapshot && f.verify != engine.VerifySQL {
-		return engine.Options{}, usagef("--verify: want %s or %s", engine.VerifySnapshot, engine.VerifySQL)
+	if err := checkVerify(f.verify); err != nil {
+		return engine.Options{}, err
 	}
-	opts := engine.Options{Registry: toolRegistry(), Provider: p, Verify: f.verify, Logger: logger, RefuseUngrounded: f.refuseUngrounded}
+	opts := engine.Options{Provider: p, Logger: logger, RefuseUngrounded: f.refuseUngrounded}
 	if f.selfConsistency != 0 {
 		sc := &pipeline.SelfConsistency{Samples: f.selfConsistency}
 		if err := sc.Validate(); err != nil {
@@ -141,6 +142,8 @@ func (f *engineFlags) openEngine(ctx context.Context, opts engine.Options) (*eng
 	switch {
 	case f.catalog != "" && f.store != "":
 		return nil, usagef("want at most one of --store PATH and --catalog NAME")
+	case f.catalog == storefile.Catalog && f.db == "" && f.postgres == "":
+		// The embedded retail catalog's own data: the demo store file.
 	case f.catalog != "":
 		return f.openCatalogEngine(ctx, opts)
 	case f.db != "" || f.postgres != "":
@@ -151,6 +154,21 @@ func (f *engineFlags) openEngine(ctx context.Context, opts engine.Options) (*eng
 		return nil, err
 	}
 	return engine.Open(ctx, d, openDuckDB, &opts)
+}
+
+// The values --verify accepts. Both mean what every engine does since the
+// retail demo runs on the catalog's shapes: re-derive with SQL.
+const (
+	verifySnapshot = "snapshot"
+	verifySQL      = "sql"
+)
+
+// checkVerify checks a --verify value.
+func checkVerify(v string) error {
+	if v != verifySnapshot && v != verifySQL {
+		return usagef("--verify: want %s or %s", verifySnapshot, verifySQL)
+	}
+	return nil
 }
 
 // buildProvider returns the configured provider. It reads the API key from
@@ -223,8 +241,10 @@ func (f *engineFlags) buildNoisy() (provider.Provider, error) {
 	return n, nil
 }
 
-// toolRegistry is the tool registry every command serves: the retail
-// tools for now (issue 8 derives it from the catalog file).
+// toolRegistry is the registry of the retail demo's engine (no
+// --catalog), derived from the embedded catalogs/retail.yaml: what serve
+// describes before the engine has loaded, and what a gold file for the
+// demo is validated against.
 func toolRegistry() *tool.Registry {
 	reg, err := engine.RetailRegistry()
 	if err != nil {

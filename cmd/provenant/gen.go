@@ -21,7 +21,7 @@ func runGen(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	fs.Uint64Var(&o.Seed, "seed", o.Seed, "generator seed")
 	fs.IntVar(&o.Stores, "stores", o.Stores, "number of stores (1 to 999)")
 	fs.IntVar(&o.Products, "products", o.Products, "number of products (1 to 999)")
-	fs.IntVar(&o.Events, "events", o.Events, "number of events (0 to 999999; with --catalog warehouse, 0 to 99999999)")
+	fs.IntVar(&o.Events, "events", o.Events, "number of events (0 to 999999; with --catalog warehouse, 0 to 999999999)")
 	fs.IntVar(&o.Days, "days", o.Days, fmt.Sprintf("days the events span, from 2026-01-01 (1 to %d)", demo.MaxDays))
 	fs.StringVar(&o.Version, "dataset-version", "",
 		"`NAME` to write as dataset_version (default: derived from the other flags: "+demo.DemoVersion+" for the demo's arguments, else like retail-gen-s7-e999999-st100-pr200-d7)")

@@ -25,5 +25,5 @@ func runMCP(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		return err
 	}
 	defer e.Close()
-	return mcpserver.ServeStdio(ctx, mcpserver.New(e.Pipeline, e.Store, &mcpserver.Options{Logger: logger, Rows: e.RowPager()}))
+	return mcpserver.ServeStdio(ctx, mcpserver.New(e.Pipeline, e, &mcpserver.Options{Logger: logger, Rows: e.RowPager()}))
 }

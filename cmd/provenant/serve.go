@@ -120,18 +120,17 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		if err != nil {
 			return server.Loaded{}, err
 		}
-		version := e.Info.Version
-		if e.Catalog != nil {
+		version := e.DatasetVersion
+		if version == "" {
 			version = e.Catalog.Name.Value + "@" + e.Catalog.Version.Value
 			logger.Info("catalog opened", "catalog", version, "load_ms", time.Since(start).Milliseconds())
 		} else {
-			logger.Info("dataset loaded", "dataset_version", version, "events", e.Info.Events,
-				"load_ms", time.Since(start).Milliseconds())
+			logger.Info("dataset loaded", "dataset_version", version, "load_ms", time.Since(start).Milliseconds())
 		}
 		return server.Loaded{
 			Backend: httpapi.Backend{
 				Asker: e.Pipeline, DatasetVersion: version, Provider: e.Pipeline.ProviderName(), Rows: e.RowPager(),
-				MCP: mcpserver.HTTPHandlerWithLimit(mcpserver.New(e.Pipeline, e.Store, &mcpserver.Options{Logger: logger, AskTimeout: lim.AskTimeout, Rows: e.RowPager()}),
+				MCP: mcpserver.HTTPHandlerWithLimit(mcpserver.New(e.Pipeline, e, &mcpserver.Options{Logger: logger, AskTimeout: lim.AskTimeout, Rows: e.RowPager()}),
 					logger, lim.MaxBodyBytes),
 			},
 			Close: e.Close,

@@ -7,7 +7,8 @@
 // It checks that the tool list and its schemas come from the warehouse
 // catalog, that answers name their data version and verify, that an answer
 // behind more events than it lists pages through the rest with the rows
-// resource (same count and digest), that ask routes a warehouse question,
+// resource (same count and digest), that the event and dataset resources
+// and the catalog's prompt work, that ask routes a warehouse question,
 // and that an injected zone id is a typed rejection that does not repeat
 // it. Every failed check exits 1 naming what was expected. Driven by
 // e2e/e2e_test.go (TestTypeScriptClient_Catalog).
@@ -80,6 +81,31 @@ async function session(client) {
   }
   check(seen.length === p.event_count && JSON.stringify(seen.slice(0, 1000)) === JSON.stringify(p.event_ids),
     'the pages hold every id, the listed ones first', seen.length);
+
+  // The row behind a provenance pointer, and the data summary.
+  const ev = await client.readResource({ uri: `provenant://events/${p.event_ids[0]}` }, { timeout: REQUEST_TIMEOUT_MS });
+  const row = JSON.parse(ev.contents[0].text);
+  check(row.tainted === true && row.data?.event_id === p.event_ids[0] && row.data?.zone_id === 'zone-02' && row.data?.status === 'RUNNING',
+    'the event resource holds the row behind the pointer', row);
+  const ds = JSON.parse((await client.readResource({ uri: 'provenant://dataset' }, { timeout: REQUEST_TIMEOUT_MS })).contents[0].text);
+  check(ds.data?.catalog === 'warehouse' && ds.data?.datasets?.[0]?.name === 'status_events' && ds.data.datasets[0].rows > 0,
+    'the dataset resource summarises the catalog\'s data', ds);
+
+  // The catalog's prompt, rendered with its arguments checked.
+  const { prompts } = await client.listPrompts(undefined, { timeout: REQUEST_TIMEOUT_MS });
+  check(prompts.some((x) => x.name === 'zone_fault_review'), 'prompts/list offers the catalog\'s prompt', prompts);
+  const got = await client.getPrompt({ name: 'zone_fault_review', arguments: { zone_id: 'zone-02', start: '2026-01-05T06:00:00Z', end: '2026-01-05T14:00:00Z' } },
+    { timeout: REQUEST_TIMEOUT_MS });
+  check(got.messages[0].content.text.startsWith('Review zone zone-02 for the shift [2026-01-05T06:00:00Z, 2026-01-05T14:00:00Z).'),
+    'the prompt renders its arguments', got);
+  let refused = null;
+  try {
+    await client.getPrompt({ name: 'zone_fault_review', arguments: { zone_id: INJECTED, start: '2026-01-05T06:00:00Z', end: '2026-01-05T14:00:00Z' } },
+      { timeout: REQUEST_TIMEOUT_MS });
+  } catch (err) {
+    refused = err;
+  }
+  check(refused !== null && !String(refused.message).includes("OR '1'"), 'an injected prompt argument is refused without being repeated', String(refused));
 
   const q = 'Which devices are in status RUNNING in zone-02 as of 2026-01-08T12:00:00Z?';
   verified(await call('ask', { question: q }), 'ask (RUNNING in zone-02)', 'list_devices_in_status');

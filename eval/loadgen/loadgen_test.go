@@ -5,7 +5,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/provenant/provenant/engine"
+	"github.com/provenant/provenant/engine/enginetest"
 	"github.com/provenant/provenant/eval/loadgen"
 	"github.com/provenant/provenant/retail/demo"
 )
@@ -29,7 +29,7 @@ func TestRun_CountersAddUp(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep, err := loadgen.Run(t.Context(), d, engine.OpenMemory, loadgen.Config{Workers: 4, QuestionsPerWorker: 25, Seed: 1, Verify: engine.VerifySnapshot})
+	rep, err := loadgen.Run(t.Context(), d, enginetest.OpenDuckDB, loadgen.Config{Workers: 4, QuestionsPerWorker: 25, Seed: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -40,7 +40,7 @@ func TestRun_CountersAddUp(t *testing.T) {
 	if rep.Requests != 100 || sum != 100 || !rep.Metrics.OK || rep.Outcomes["error"] != 0 {
 		t.Errorf("requests %d, outcome sum %d, metrics %+v, errors %d", rep.Requests, sum, rep.Metrics, rep.Outcomes["error"])
 	}
-	if _, err := loadgen.Run(t.Context(), d, engine.OpenMemory, loadgen.Config{Workers: 0, QuestionsPerWorker: 1}); !errors.Is(err, loadgen.ErrConfig) {
+	if _, err := loadgen.Run(t.Context(), d, enginetest.OpenDuckDB, loadgen.Config{Workers: 0, QuestionsPerWorker: 1}); !errors.Is(err, loadgen.ErrConfig) {
 		t.Errorf("zero workers: %v, want ErrConfig", err)
 	}
 }

@@ -92,15 +92,14 @@ func TestImportGraph(t *testing.T) {
 		why       string
 	}{
 		{"answer", []string{"provider"}, "the stapler is the single writer of value and provenance; no model may reach it"},
-		{"resolver", []string{"executor"}, "re-derivation must be independent of the executor it checks"},
-		{"executor", []string{"resolver", "store"}, "the executor answers from its own index, not the store the resolver asks"},
+		{"shape", []string{"store", "engine", "pipeline", "provider"}, "the shapes are SQL over database/sql: no backend, no model"},
 		{"tool", []string{"executor", "resolver", "store", "provider", "pipeline"}, "the wall reads no data and trusts no model"},
 		{"fact", []string{"retail"}, "value kinds are shapes, not a domain (issue 8): no retail name in the value types"},
-		{"tool", []string{"retail"}, "the registry and the wall are built from data (a catalog, retail.Defs), not a domain"},
+		{"tool", []string{"retail"}, "the registry and the wall are built from data (a catalog's tools), not a domain"},
 		{"ledger", []string{"retail"}, "numerals follow value kinds and parameter kinds, not retail names"},
 		{"answer", []string{"retail"}, "the answer carries any value shape"},
 		{"calibration", []string{"retail"}, "classes follow value kinds, not tool names"},
-		{"eval/internal/oracle", []string{"executor", "resolver", "store", "engine", "pipeline", "provider"},
+		{"eval/internal/oracle", []string{"shape", "store", "engine", "pipeline", "provider"},
 			"the gold set's third computation shares no code with the two it checks"},
 	}
 	for _, tt := range tests {

@@ -19,6 +19,7 @@ import (
 	"github.com/provenant/provenant/provider/rules"
 	"github.com/provenant/provenant/retail"
 	"github.com/provenant/provenant/retail/demo"
+	"github.com/provenant/provenant/retail/storefile"
 	"github.com/provenant/provenant/tool"
 )
 
@@ -44,17 +45,17 @@ func ids(prefix string, n int) []string {
 // every count has two distinct digits.
 func valueFor(toolName string) fact.Value {
 	switch toolName {
-	case retail.GetStockState:
+	case "get_stock_state":
 		return fact.Text("LOW_STOCK")
-	case retail.GetPrice:
+	case "get_price":
 		return fact.Integer(1205, "cents")
-	case retail.GetComplianceFlag:
+	case "get_compliance_flag":
 		return fact.Text("PRICE_MISMATCH")
-	case retail.CountStoresWithCondition:
+	case "count_stores_with_condition":
 		return fact.EntityCount("store_ids", ids("st", 12))
-	case retail.ListProductsInState:
+	case "list_products_in_state":
 		return fact.EntityList("product_ids", ids("pr", 12))
-	case retail.CountEventsInWindow:
+	case "count_events_in_window":
 		return fact.RowCount(12)
 	}
 	panic("no value for " + toolName)
@@ -63,7 +64,7 @@ func valueFor(toolName string) fact.Value {
 // hasValueNumeral reports whether the rules sentence for the tool cites a
 // number that is not part of an id or a timestamp.
 func hasValueNumeral(toolName string) bool {
-	return toolName != retail.GetStockState && toolName != retail.GetComplianceFlag
+	return toolName != "get_stock_state" && toolName != "get_compliance_flag"
 }
 
 func newNoisy(t *testing.T, seed uint64, r noisy.Rates) *noisy.Provider {
@@ -98,7 +99,16 @@ func demoWall(t *testing.T) *tool.Wall {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return tool.NewWall(catalogstest.Retail(), retail.DeclaredIDs(d))
+	// The ids the demo engine declares: the store file's reference rows,
+	// by entity.
+	declared := map[string]map[string]bool{}
+	for entity, rows := range storefile.References(d) {
+		declared[entity] = map[string]bool{}
+		for _, r := range rows {
+			declared[entity][r.ID] = true
+		}
+	}
+	return tool.NewWall(catalogstest.Retail(), declared)
 }
 
 func onMenu(name string) bool {
@@ -541,10 +551,10 @@ func TestRates(t *testing.T) {
 				// Compose faults need a value numeral that can change
 				// clearly: give every question a price or a count of 1234
 				// (the question is the key, so the draws still differ).
-				if in.Tool == retail.GetPrice {
+				if in.Tool == "get_price" {
 					in.Value = fact.Integer(1234, "cents")
 				} else {
-					in.Tool, in.Value = retail.CountEventsInWindow, fact.RowCount(1234)
+					in.Tool, in.Value = "count_events_in_window", fact.RowCount(1234)
 				}
 				innerS, _ := rules.Provider{}.Compose(t.Context(), in)
 				gotS, err := p.Compose(t.Context(), in)

@@ -21,7 +21,6 @@ import (
 	"github.com/provenant/provenant/fact"
 	"github.com/provenant/provenant/provider"
 	"github.com/provenant/provenant/provider/cassette"
-	"github.com/provenant/provenant/retail"
 	"github.com/provenant/provenant/tool"
 )
 
@@ -50,19 +49,19 @@ func scalarCall(name string) *tool.Proposal {
 // out-of-coverage question.
 var templateCases = []questionCase{
 	{"stock state", "What is the stock state of pr-007 at st-003 as of 2026-01-06T08:00:00Z?",
-		scalarCall(retail.GetStockState), fact.Text("LOW_STOCK")},
+		scalarCall("get_stock_state"), fact.Text("LOW_STOCK")},
 	{"price", "What is the price of pr-007 at st-003 as of 2026-01-06T08:00:00Z?",
-		scalarCall(retail.GetPrice), fact.Integer(299, "cents")},
+		scalarCall("get_price"), fact.Integer(299, "cents")},
 	{"compliance flag", "What is the compliance flag of pr-007 at st-003 as of 2026-01-06T08:00:00Z?",
-		scalarCall(retail.GetComplianceFlag), fact.Text("PRICE_MISMATCH")},
+		scalarCall("get_compliance_flag"), fact.Text("PRICE_MISMATCH")},
 	{"stores with condition", "How many stores have condition OUT_OF_STOCK as of 2026-01-06T08:00:00Z?",
-		&tool.Proposal{Tool: retail.CountStoresWithCondition, Params: map[string]any{"condition": "OUT_OF_STOCK", "as_of": asOf}},
+		&tool.Proposal{Tool: "count_stores_with_condition", Params: map[string]any{"condition": "OUT_OF_STOCK", "as_of": asOf}},
 		fact.EntityCount("store_ids", []string{"st-003", "st-001"})},
 	{"products in state", "Which products are in state LOW_STOCK at st-003 as of 2026-01-06T08:00:00Z?",
-		&tool.Proposal{Tool: retail.ListProductsInState, Params: map[string]any{"state": "LOW_STOCK", "store_id": "st-003", "as_of": asOf}},
+		&tool.Proposal{Tool: "list_products_in_state", Params: map[string]any{"state": "LOW_STOCK", "store_id": "st-003", "as_of": asOf}},
 		fact.EntityList("product_ids", []string{"pr-007", "pr-002"})},
 	{"events in window", "How many OUT_OF_STOCK events were recorded for st-003 in [2026-01-01T00:00:00Z, 2026-01-07T00:00:00Z)?",
-		&tool.Proposal{Tool: retail.CountEventsInWindow, Params: map[string]any{"state": "OUT_OF_STOCK", "store_id": "st-003",
+		&tool.Proposal{Tool: "count_events_in_window", Params: map[string]any{"state": "OUT_OF_STOCK", "store_id": "st-003",
 			"start": "2026-01-01T00:00:00Z", "end": "2026-01-07T00:00:00Z"}},
 		fact.RowCount(4)},
 	{"out of coverage", "How many employees work at st-003?", nil, fact.Value{}},
@@ -144,13 +143,13 @@ func TestSelect(t *testing.T) {
 		tests = append(tests, rejectCase{questionCase: c})
 	}
 	tests = append(tests,
-		rejectCase{questionCase{name: "two calls: first wins", question: "script: two calls", want: scalarCall(retail.GetPrice)}, ""},
+		rejectCase{questionCase{name: "two calls: first wins", question: "script: two calls", want: scalarCall("get_price")}, ""},
 		rejectCase{questionCase{name: "truncated arguments", question: "script: truncated arguments",
-			want: &tool.Proposal{Tool: retail.GetPrice, Params: map[string]any{}}}, tool.Invalid},
+			want: &tool.Proposal{Tool: "get_price", Params: map[string]any{}}}, tool.Invalid},
 		rejectCase{questionCase{name: "array arguments", question: "script: array arguments",
-			want: &tool.Proposal{Tool: retail.GetPrice, Params: map[string]any{}}}, tool.Invalid},
+			want: &tool.Proposal{Tool: "get_price", Params: map[string]any{}}}, tool.Invalid},
 		rejectCase{questionCase{name: "number argument", question: "script: number argument",
-			want: &tool.Proposal{Tool: retail.GetPrice, Params: map[string]any{"store_id": json.Number("3"), "product_id": "pr-007", "as_of": asOf}}}, tool.Invalid},
+			want: &tool.Proposal{Tool: "get_price", Params: map[string]any{"store_id": json.Number("3"), "product_id": "pr-007", "as_of": asOf}}}, tool.Invalid},
 		rejectCase{questionCase{name: "hallucinated tool", question: "script: hallucinated tool",
 			want: &tool.Proposal{Tool: "get_weather", Params: map[string]any{"city": "Paris"}}}, tool.Unregistered},
 	)

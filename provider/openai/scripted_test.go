@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/provenant/provenant/provider/openai/openaitest"
-	"github.com/provenant/provenant/retail"
 )
 
 // scriptedServer is the fake OpenAI-compatible server (package openaitest)
@@ -35,13 +34,13 @@ func script(w http.ResponseWriter, r *http.Request, job openaitest.Job, question
 	if job == openaitest.Select {
 		switch question {
 		case "script: two calls":
-			reply(w, "m", "", call{Name: retail.GetPrice, Args: args}, call{Name: retail.GetStockState, Args: args})
+			reply(w, "m", "", call{Name: "get_price", Args: args}, call{Name: "get_stock_state", Args: args})
 		case "script: truncated arguments":
-			reply(w, "m", "", call{Name: retail.GetPrice, Args: `{"store_id": "st-003",`})
+			reply(w, "m", "", call{Name: "get_price", Args: `{"store_id": "st-003",`})
 		case "script: array arguments":
-			reply(w, "m", "", call{Name: retail.GetPrice, Args: `["st-003", "pr-007"]`})
+			reply(w, "m", "", call{Name: "get_price", Args: `["st-003", "pr-007"]`})
 		case "script: number argument":
-			reply(w, "m", "", call{Name: retail.GetPrice, Args: `{"store_id": 3, "product_id": "pr-007", "as_of": "2026-01-06T08:00:00Z"}`})
+			reply(w, "m", "", call{Name: "get_price", Args: `{"store_id": 3, "product_id": "pr-007", "as_of": "2026-01-06T08:00:00Z"}`})
 		case "script: hallucinated tool":
 			reply(w, "m", "", call{Name: "get_weather", Args: `{"city": "Paris"}`})
 		default:

@@ -10,7 +10,6 @@ import (
 	"strings"
 
 	"github.com/provenant/provenant/fact"
-	"github.com/provenant/provenant/retail"
 	"github.com/provenant/provenant/tool"
 )
 
@@ -40,18 +39,18 @@ func scalar(name string) func(m []string) tool.Proposal {
 
 var templates = []template{
 	{mustCompile(is + `\s+the\s+(?:stock|shelf)\s+state\s+` + of + `\s+` + tok + `\s+` + at + `\s+` + tok + `\s+as\s+of\s+` + ts),
-		scalar(retail.GetStockState)},
+		scalar("get_stock_state")},
 	{mustCompile(is + `\s+the\s+(?:shelf\s+)?price\s+` + of + `\s+` + tok + `\s+` + at + `\s+` + tok + `\s+as\s+of\s+` + ts),
-		scalar(retail.GetPrice)},
+		scalar("get_price")},
 	{mustCompile(is + `\s+the\s+compliance\s+(?:flag|status)\s+` + of + `\s+` + tok + `\s+` + at + `\s+` + tok + `\s+as\s+of\s+` + ts),
-		scalar(retail.GetComplianceFlag)},
+		scalar("get_compliance_flag")},
 	{mustCompile(`how\s+many\s+stores\s+(?:have|had|has|show|showed)\s+(?:the\s+)?condition\s+` + tok + `\s+as\s+of\s+` + ts),
 		func(m []string) tool.Proposal {
-			return tool.Proposal{Tool: retail.CountStoresWithCondition, Params: map[string]any{"condition": enum(m[1]), "as_of": m[2]}}
+			return tool.Proposal{Tool: "count_stores_with_condition", Params: map[string]any{"condition": enum(m[1]), "as_of": m[2]}}
 		}},
 	{mustCompile(`(?:which|what)\s+products\s+(?:are|were)\s+in\s+(?:the\s+)?state\s+` + tok + `\s+` + at + `\s+` + tok + `\s+as\s+of\s+` + ts),
 		func(m []string) tool.Proposal {
-			return tool.Proposal{Tool: retail.ListProductsInState, Params: map[string]any{"state": enum(m[1]), "store_id": m[2], "as_of": m[3]}}
+			return tool.Proposal{Tool: "list_products_in_state", Params: map[string]any{"state": enum(m[1]), "store_id": m[2], "as_of": m[3]}}
 		}},
 	{mustCompile(`how\s+many\s+` + tok + `\s+(?:events|scans)\s+(?:were|was)\s+recorded\s+` + at + `\s+` + tok + `\s+in\s+\[\s*` + ts + `\s*,\s*` + ts + `\s*\)`),
 		window},
@@ -60,7 +59,7 @@ var templates = []template{
 }
 
 func window(m []string) tool.Proposal {
-	return tool.Proposal{Tool: retail.CountEventsInWindow, Params: map[string]any{"state": enum(m[1]), "store_id": m[2], "start": m[3], "end": m[4]}}
+	return tool.Proposal{Tool: "count_events_in_window", Params: map[string]any{"state": enum(m[1]), "store_id": m[2], "start": m[3], "end": m[4]}}
 }
 
 // enum normalises an enumeration token's case; the wall judges the rest.
@@ -81,8 +80,8 @@ func legacySelect(question string) *tool.Proposal {
 func legacySentence(toolName string, args map[string]string, v fact.Value) string {
 	store, product, asOf := args["store_id"], args["product_id"], args["as_of"]
 	switch toolName {
-	case retail.GetStockState, retail.GetPrice, retail.GetComplianceFlag:
-		what := map[string]string{retail.GetStockState: "stock state", retail.GetPrice: "price", retail.GetComplianceFlag: "compliance flag"}[toolName]
+	case "get_stock_state", "get_price", "get_compliance_flag":
+		what := map[string]string{"get_stock_state": "stock state", "get_price": "price", "get_compliance_flag": "compliance flag"}[toolName]
 		if !v.Observed {
 			return fmt.Sprintf("No scan of %s at %s was recorded at or before %s, so its %s is not known.", product, store, asOf, what)
 		}
@@ -91,17 +90,17 @@ func legacySentence(toolName string, args map[string]string, v fact.Value) strin
 			val = fmt.Sprintf("$%d.%02d (%d cents)", v.Int/100, v.Int%100, v.Int)
 		}
 		return fmt.Sprintf("The %s of %s at %s as of %s is %s.", what, product, store, asOf, val)
-	case retail.CountStoresWithCondition:
+	case "count_stores_with_condition":
 		if v.Count == 0 {
 			return fmt.Sprintf("No store has condition %s as of %s.", args["condition"], asOf)
 		}
 		return fmt.Sprintf("%s condition %s as of %s: %s.", plural(v.Count, "store has", "stores have"), args["condition"], asOf, strings.Join(v.IDs, ", "))
-	case retail.ListProductsInState:
+	case "list_products_in_state":
 		if len(v.IDs) == 0 {
 			return fmt.Sprintf("No product is in state %s at %s as of %s.", args["state"], store, asOf)
 		}
 		return fmt.Sprintf("%s in state %s at %s as of %s: %s.", plural(len(v.IDs), "product is", "products are"), args["state"], store, asOf, strings.Join(v.IDs, ", "))
-	case retail.CountEventsInWindow:
+	case "count_events_in_window":
 		return fmt.Sprintf("%s with state %s %s recorded for %s in [%s, %s).",
 			plural(v.Count, "scan", "scans"), args["state"], map[bool]string{true: "was", false: "were"}[v.Count == 1], store, args["start"], args["end"])
 	}

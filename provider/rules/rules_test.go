@@ -13,7 +13,6 @@ import (
 	"github.com/provenant/provenant/catalogs/catalogstest"
 	"github.com/provenant/provenant/fact"
 	"github.com/provenant/provenant/provider/rules"
-	"github.com/provenant/provenant/retail"
 	"github.com/provenant/provenant/tool"
 )
 
@@ -22,34 +21,34 @@ func TestSelect(t *testing.T) {
 	scalar := func(name string) *tool.Proposal {
 		return &tool.Proposal{Tool: name, Params: map[string]any{"store_id": "st-003", "product_id": "pr-007", "as_of": ts}}
 	}
-	window := &tool.Proposal{Tool: retail.CountEventsInWindow, Params: map[string]any{
+	window := &tool.Proposal{Tool: "count_events_in_window", Params: map[string]any{
 		"store_id": "st-003", "state": "OUT_OF_STOCK", "start": "2026-01-01T00:00:00Z", "end": "2026-01-07T00:00:00Z"}}
 	tests := []struct {
 		question string
 		want     *tool.Proposal // nil: abstain
 	}{
-		{"What is the stock state of pr-007 at st-003 as of 2026-01-06T08:00:00Z?", scalar(retail.GetStockState)},
-		{"What is the price of pr-007 at st-003 as of 2026-01-06T08:00:00Z?", scalar(retail.GetPrice)},
-		{"What is the compliance flag of pr-007 at st-003 as of 2026-01-06T08:00:00Z?", scalar(retail.GetComplianceFlag)},
+		{"What is the stock state of pr-007 at st-003 as of 2026-01-06T08:00:00Z?", scalar("get_stock_state")},
+		{"What is the price of pr-007 at st-003 as of 2026-01-06T08:00:00Z?", scalar("get_price")},
+		{"What is the compliance flag of pr-007 at st-003 as of 2026-01-06T08:00:00Z?", scalar("get_compliance_flag")},
 		{"How many stores have condition OUT_OF_STOCK as of 2026-01-06T08:00:00Z?",
-			&tool.Proposal{Tool: retail.CountStoresWithCondition, Params: map[string]any{"condition": "OUT_OF_STOCK", "as_of": ts}}},
+			&tool.Proposal{Tool: "count_stores_with_condition", Params: map[string]any{"condition": "OUT_OF_STOCK", "as_of": ts}}},
 		{"Which products are in state LOW_STOCK at st-003 as of 2026-01-06T08:00:00Z?",
-			&tool.Proposal{Tool: retail.ListProductsInState, Params: map[string]any{"store_id": "st-003", "state": "LOW_STOCK", "as_of": ts}}},
+			&tool.Proposal{Tool: "list_products_in_state", Params: map[string]any{"store_id": "st-003", "state": "LOW_STOCK", "as_of": ts}}},
 		{"How many OUT_OF_STOCK events were recorded for st-003 in [2026-01-01T00:00:00Z, 2026-01-07T00:00:00Z)?", window},
 		// Variants.
-		{"what's the shelf state for pr-007 in st-003 as of 2026-01-06T08:00:00Z", scalar(retail.GetStockState)},
-		{"  WHAT WAS THE SHELF PRICE OF pr-007 AT st-003 AS OF 2026-01-06T08:00:00Z!  ", scalar(retail.GetPrice)},
-		{"What is the compliance status of pr-007 at st-003 as of 2026-01-06T08:00:00Z.", scalar(retail.GetComplianceFlag)},
+		{"what's the shelf state for pr-007 in st-003 as of 2026-01-06T08:00:00Z", scalar("get_stock_state")},
+		{"  WHAT WAS THE SHELF PRICE OF pr-007 AT st-003 AS OF 2026-01-06T08:00:00Z!  ", scalar("get_price")},
+		{"What is the compliance status of pr-007 at st-003 as of 2026-01-06T08:00:00Z.", scalar("get_compliance_flag")},
 		{"how many stores had the condition out_of_stock as of 2026-01-06T08:00:00Z?",
-			&tool.Proposal{Tool: retail.CountStoresWithCondition, Params: map[string]any{"condition": "OUT_OF_STOCK", "as_of": ts}}},
+			&tool.Proposal{Tool: "count_stores_with_condition", Params: map[string]any{"condition": "OUT_OF_STOCK", "as_of": ts}}},
 		{"What products were in state low_stock in st-003 as of 2026-01-06T08:00:00Z?",
-			&tool.Proposal{Tool: retail.ListProductsInState, Params: map[string]any{"store_id": "st-003", "state": "LOW_STOCK", "as_of": ts}}},
+			&tool.Proposal{Tool: "list_products_in_state", Params: map[string]any{"store_id": "st-003", "state": "LOW_STOCK", "as_of": ts}}},
 		{"How many out_of_stock scans were recorded at st-003 between 2026-01-01T00:00:00Z and 2026-01-07T00:00:00Z?", window},
 		// Tokens pass through as written for the wall to judge.
 		{"What is the price of pr-007' OR 1=1 at st-003 as of 2026-01-06T08:00:00Z?",
-			&tool.Proposal{Tool: retail.GetPrice, Params: map[string]any{"store_id": "st-003", "product_id": "pr-007' OR 1=1", "as_of": ts}}},
+			&tool.Proposal{Tool: "get_price", Params: map[string]any{"store_id": "st-003", "product_id": "pr-007' OR 1=1", "as_of": ts}}},
 		{"What is the price of banana at st-003 as of yesterday?",
-			&tool.Proposal{Tool: retail.GetPrice, Params: map[string]any{"store_id": "st-003", "product_id": "banana", "as_of": "yesterday"}}},
+			&tool.Proposal{Tool: "get_price", Params: map[string]any{"store_id": "st-003", "product_id": "banana", "as_of": "yesterday"}}},
 		// Out of coverage.
 		{"How many employees work at st-003?", nil},
 		{"What was the revenue of st-003 last week?", nil},
@@ -82,17 +81,17 @@ func TestSentence(t *testing.T) {
 		value fact.Value
 		want  string
 	}{
-		{retail.GetStockState, fact.Text("LOW_STOCK"), "The stock state of pr-007 at st-003 as of T is LOW_STOCK."},
-		{retail.GetPrice, fact.Integer(1205, "cents"), "The price of pr-007 at st-003 as of T is $12.05 (1205 cents)."},
-		{retail.GetPrice, fact.Integer(7, "cents"), "The price of pr-007 at st-003 as of T is $0.07 (7 cents)."},
-		{retail.GetComplianceFlag, fact.NoObservation(fact.KindText), "No scan of pr-007 at st-003 was recorded at or before T, so its compliance flag is not known."},
-		{retail.CountStoresWithCondition, fact.EntityCount("store_ids", []string{"st-002", "st-001"}), "2 stores have condition EXPIRED as of T: st-001, st-002."},
-		{retail.CountStoresWithCondition, fact.EntityCount("store_ids", []string{"st-001"}), "1 store has condition EXPIRED as of T: st-001."},
-		{retail.CountStoresWithCondition, fact.EntityCount("store_ids", nil), "No store has condition EXPIRED as of T."},
-		{retail.ListProductsInState, fact.EntityList("product_ids", nil), "No product is in state LOW_STOCK at st-003 as of T."},
-		{retail.ListProductsInState, fact.EntityList("product_ids", []string{"pr-001"}), "1 product is in state LOW_STOCK at st-003 as of T: pr-001."},
-		{retail.CountEventsInWindow, fact.RowCount(1), "1 scan with state LOW_STOCK was recorded for st-003 in [A, B)."},
-		{retail.CountEventsInWindow, fact.RowCount(0), "0 scans with state LOW_STOCK were recorded for st-003 in [A, B)."},
+		{"get_stock_state", fact.Text("LOW_STOCK"), "The stock state of pr-007 at st-003 as of T is LOW_STOCK."},
+		{"get_price", fact.Integer(1205, "cents"), "The price of pr-007 at st-003 as of T is $12.05 (1205 cents)."},
+		{"get_price", fact.Integer(7, "cents"), "The price of pr-007 at st-003 as of T is $0.07 (7 cents)."},
+		{"get_compliance_flag", fact.NoObservation(fact.KindText), "No scan of pr-007 at st-003 was recorded at or before T, so its compliance flag is not known."},
+		{"count_stores_with_condition", fact.EntityCount("store_ids", []string{"st-002", "st-001"}), "2 stores have condition EXPIRED as of T: st-001, st-002."},
+		{"count_stores_with_condition", fact.EntityCount("store_ids", []string{"st-001"}), "1 store has condition EXPIRED as of T: st-001."},
+		{"count_stores_with_condition", fact.EntityCount("store_ids", nil), "No store has condition EXPIRED as of T."},
+		{"list_products_in_state", fact.EntityList("product_ids", nil), "No product is in state LOW_STOCK at st-003 as of T."},
+		{"list_products_in_state", fact.EntityList("product_ids", []string{"pr-001"}), "1 product is in state LOW_STOCK at st-003 as of T: pr-001."},
+		{"count_events_in_window", fact.RowCount(1), "1 scan with state LOW_STOCK was recorded for st-003 in [A, B)."},
+		{"count_events_in_window", fact.RowCount(0), "0 scans with state LOW_STOCK were recorded for st-003 in [A, B)."},
 	}
 	for _, tt := range tests {
 		t.Run(tt.want, func(t *testing.T) {

@@ -31,3 +31,6 @@ func TestShapeContract_Incremental(t *testing.T) { shapetest.RunIncremental(t, d
 // TestShapeContract_Reimport: an engine follows an import that rebuilt
 // the derived structures.
 func TestShapeContract_Reimport(t *testing.T) { shapetest.RunReimport(t, duckBackend) }
+
+// TestShapeDeadline: every read takes the caller's context.
+func TestShapeDeadline(t *testing.T) { shapetest.RunDeadline(t, duckBackend) }

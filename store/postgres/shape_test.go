@@ -28,3 +28,6 @@ func TestShapeContract(t *testing.T) {
 // TestShapeContract_Reimport: an engine follows an import that rebuilt
 // the derived structures.
 func TestShapeContract_Reimport(t *testing.T) { shapetest.RunReimport(t, pgBackend) }
+
+// TestShapeDeadline: every read takes the caller's context.
+func TestShapeDeadline(t *testing.T) { shapetest.RunDeadline(t, pgBackend) }

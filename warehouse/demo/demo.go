@@ -46,7 +46,7 @@ const DemoVersion = "warehouse-demo-v1"
 const (
 	MaxZones   = 99
 	MaxDevices = 9999
-	MaxEvents  = 99_999_999 // the wh-evt-NNNNNNNN id format's ceiling
+	MaxEvents  = 999_999_999 // the wh-evt-NNNNNNNNN id format's ceiling
 	MaxDays    = 3660
 )
 
@@ -113,6 +113,10 @@ type Device struct {
 // of its callback; copy it to keep it.
 type Event struct {
 	Seq               int // 1-based position in time order; EventID formats it
+	// IDDigits is how many digits EventID pads Seq to: 8, or 9 for a
+	// dataset of more than 99,999,999 events (so every id of one dataset
+	// has one width, and bytewise order is time order).
+	IDDigits int
 	Device            *Device
 	Unix              int64 // seconds since the Unix epoch
 	Status            Status
@@ -121,13 +125,13 @@ type Event struct {
 	FaultCode         FaultCode // "" unless Status is FAULT
 }
 
-// EventID is the event's id, wh-evt-NNNNNNNN.
+// EventID is the event's id, wh-evt- and IDDigits digits (8 when unset).
 func (e *Event) EventID() string { return string(e.AppendEventID(nil)) }
 
 // AppendEventID appends the event's id to b.
 func (e *Event) AppendEventID(b []byte) []byte {
 	b = append(b, "wh-evt-"...)
-	return appendPadded(b, e.Seq, 8)
+	return appendPadded(b, e.Seq, max(e.IDDigits, 8))
 }
 
 // Timestamp is the event's time, in UTC.

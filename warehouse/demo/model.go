@@ -198,6 +198,7 @@ func Generate(ctx context.Context, o Options, emit func(*Event) error) error {
 
 	var ev Event
 	start := o.Start.Unix()
+	digits := idDigits(o.Events)
 	for n := 1; n <= o.Events; n++ {
 		if n&4095 == 0 {
 			if err := ctx.Err(); err != nil {
@@ -213,6 +214,7 @@ func Generate(ctx context.Context, o Options, emit func(*Event) error) error {
 		s.last = now
 		ev = Event{
 			Seq:               n,
+			IDDigits:          digits,
 			Device:            s.dev,
 			Unix:              start + now,
 			Status:            Statuses[s.status],
@@ -367,4 +369,13 @@ func (h *deviceHeap) pop(st []deviceState) int {
 		j = m
 	}
 	return top
+}
+
+// idDigits is the width of the event ids of a dataset of n events: 8
+// digits up to 99,999,999, else 9.
+func idDigits(n int) int {
+	if n > 99_999_999 {
+		return 9
+	}
+	return 8
 }
