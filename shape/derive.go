@@ -29,9 +29,10 @@ import (
 //
 // The three are computed by different means so that a fault in one
 // shows as a disagreement, not as an agreed wrong answer: the executor
-// reads the checkpoint and the rows since it with a window function; the
-// resolver keeps the rows whose [time, _valid_to) contains t and checks
-// their number against the census.
+// reads the checkpoint and the rows since it with a window function or
+// aggregates (Options.Latest); the resolver keeps the rows whose
+// [time, _valid_to) contains t and checks their number against the
+// census.
 const (
 	ValidToColumn = "_valid_to"
 	cpSuffix      = "__cp"

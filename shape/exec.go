@@ -52,6 +52,9 @@ func (s *Snapshot) execute(ctx context.Context, p *plan, c Call) (fact.Value, []
 	case catalog.ShapeLatestValue:
 		return s.execLatest(ctx, p, c)
 	case catalog.ShapeCountEntitiesWhere, catalog.ShapeListEntitiesInState:
+		if s.e.latest == LatestAggregate {
+			return s.execEntitiesAgg(ctx, p, c)
+		}
 		return s.execEntities(ctx, p, c)
 	case catalog.ShapeCountRowsInWindow:
 		return s.execWindow(ctx, p, c)
@@ -172,8 +175,8 @@ func (s *Snapshot) execLatest(ctx context.Context, p *plan, c Call) (fact.Value,
 	return v, keys, nil
 }
 
-// execEntities: the latest row of every series at or before as_of by a
-// window function (ROW_NUMBER over the series, newest first, greatest key
+// execEntities (LatestWindow): the latest row of every series at or
+// before as_of by a window function (ROW_NUMBER over the series, newest first, greatest key
 // first), then the condition, the fixed entity and the scope on those rows.
 func (s *Snapshot) execEntities(ctx context.Context, p *plan, c Call) (fact.Value, []string, error) {
 	asOf, err := instant(c, "as_of")
@@ -247,6 +250,103 @@ func (s *Snapshot) execEntities(ctx context.Context, p *plan, c Call) (fact.Valu
 	where += p.scopeSQL(q, "y", c.Scope)
 	sqlText := "SELECT CAST(" + col("y", p.ds.Key.Value) + " AS VARCHAR), " + col("y", p.entity.Column.Value) +
 		" FROM (" + inner + ") y WHERE " + where
+	return s.entityRows(ctx, p, sqlText, q.args)
+}
+
+// execEntitiesAgg (LatestAggregate): the latest row of every series at or before as_of by
+// aggregation: each series' greatest time (GROUP BY), then the greatest
+// key among its rows at that time, joined back to the rows; then the
+// condition, the fixed entity and the scope on those rows.
+func (s *Snapshot) execEntitiesAgg(ctx context.Context, p *plan, c Call) (fact.Value, []string, error) {
+	asOf, err := instant(c, "as_of")
+	if err != nil {
+		return fact.Value{}, nil, err
+	}
+	pr, err := p.condition(c)
+	if err != nil {
+		return fact.Value{}, nil, err
+	}
+	q := &query{}
+	ts := q.instant(asOf)
+	cols := []string{p.ds.Key.Value, p.ds.Time.Value, p.entity.Column.Value}
+	for _, e := range p.series {
+		cols = appendNew(cols, e.Column.Value)
+	}
+	if p.at != nil {
+		cols = appendNew(cols, p.at.Column.Value)
+	}
+	if p.scope != nil {
+		cols = appendNew(cols, p.scope.Column.Value)
+	}
+	cols = p.predicateColumns(pr, cols)
+	proj := make([]string, len(cols))
+	for i, cname := range cols {
+		proj[i] = col("x", cname)
+	}
+	atInSeries := false
+	for _, e := range p.series {
+		if p.at != nil && e == p.at {
+			atInSeries = true
+		}
+	}
+	var atValue string
+	if p.at != nil {
+		if atValue, err = arg(c, p.at.Column.Value); err != nil {
+			return fact.Value{}, nil, err
+		}
+	}
+	// When the fixed entity is part of the series, filtering before
+	// choosing the latest rows keeps every row of the series it selects.
+	atFilter := func(alias string) string {
+		if p.at == nil || !atInSeries {
+			return ""
+		}
+		return col(alias, p.at.Column.Value) + " = " + q.param(atValue)
+	}
+	from, innerWhere := p.rel+" x", col("x", p.ds.Time.Value)+" <= "+ts
+	if p.derived {
+		cpID, cpTS, err := s.checkpoint(ctx, p, asOf)
+		if err != nil {
+			return fact.Value{}, nil, err
+		}
+		from, innerWhere = "("+p.candidates(q, cpID, cpTS, ts, atFilter, false)+") x", "1 = 1"
+	} else if w := atFilter("x"); w != "" {
+		innerWhere += " AND " + w
+	}
+	// _c: the rows that can be latest; _t: each series' greatest time;
+	// _k: each series' greatest key at that time; the answer: the rows of
+	// _c that are _k's.
+	seriesOf := func(alias string) []string {
+		out := make([]string, len(p.series))
+		for i, e := range p.series {
+			out[i] = col(alias, e.Column.Value)
+		}
+		return out
+	}
+	same := func(a, b string) string {
+		var w []string
+		for _, e := range p.series {
+			w = append(w, col(a, e.Column.Value)+" = "+col(b, e.Column.Value))
+		}
+		return strings.Join(w, " AND ")
+	}
+	t, k := p.ds.Time.Value, p.ds.Key.Value
+	with := "WITH _c AS (SELECT " + strings.Join(proj, ", ") + " FROM " + from + " WHERE " + innerWhere + "), " +
+		"_t AS (SELECT " + strings.Join(seriesOf("c"), ", ") + ", MAX(" + col("c", t) + ") AS _mt FROM _c c GROUP BY " +
+		strings.Join(seriesOf("c"), ", ") + "), " +
+		"_k AS (SELECT " + strings.Join(seriesOf("c"), ", ") + ", m._mt, MAX(" + col("c", k) + ") AS _mk FROM _c c JOIN _t m ON " +
+		same("c", "m") + " AND " + col("c", t) + " = m._mt GROUP BY " + strings.Join(seriesOf("c"), ", ") + ", m._mt) "
+	cond, err := p.predicate(q, "y", pr)
+	if err != nil {
+		return fact.Value{}, nil, err
+	}
+	where := cond
+	if p.at != nil && !atInSeries {
+		where += " AND " + col("y", p.at.Column.Value) + " = " + q.param(atValue)
+	}
+	where += p.scopeSQL(q, "y", c.Scope)
+	sqlText := with + "SELECT CAST(" + col("y", k) + " AS VARCHAR), " + col("y", p.entity.Column.Value) +
+		" FROM _c y JOIN _k l ON " + same("y", "l") + " AND " + col("y", t) + " = l._mt AND " + col("y", k) + " = l._mk WHERE " + where
 	return s.entityRows(ctx, p, sqlText, q.args)
 }
 

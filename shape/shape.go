@@ -7,8 +7,11 @@
 // catalog's meaning of a condition:
 //
 //   - the executor (Snapshot.Execute) picks each series' latest row with a
-//     window function (ROW_NUMBER over the series, newest first), or reads
-//     the half-open window [start, end) directly;
+//     window function (ROW_NUMBER over the series, newest first) or, where
+//     the database runs it faster (DuckDB), by aggregation (each series'
+//     greatest time, then its greatest key there, joined back: see
+//     Options.Latest), or reads the half-open window [start, end)
+//     directly;
 //   - the resolver (Snapshot.Resolve) finds the latest rows with an
 //     anti-join (a row is latest when no row of its series is newer, or as
 //     new with a greater key), and a window as the difference of two
@@ -18,7 +21,8 @@
 // Both run in one transaction (Engine.Begin): one consistent snapshot,
 // REPEATABLE READ on PostgreSQL. The answer names that snapshot with a
 // data version: the highest ingestion sequence (_ingest_seq) the snapshot
-// holds, or a fixed version for files.
+// holds, read by the executor's own query, or a fixed version for files.
+// Each query is prepared once per connection and kept.
 //
 // Ties go to the greatest time, then the greatest key. A condition or
 // state on an empty (null) value is never met. The scope entity's values a
@@ -34,6 +38,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"reflect"
 	"slices"
 	"strings"
 	"sync"
@@ -74,6 +79,38 @@ type Options struct {
 	// MaxKeys is how many provenance keys a result lists in full
 	// (DefaultMaxKeys when 0).
 	MaxKeys int
+	// Latest is how the executor picks every series' latest row for
+	// count_entities_where and list_entities_in_state (LatestWindow or
+	// LatestAggregate); empty: the cheaper on the database (Auto).
+	Latest string
+}
+
+// The executor's ways to pick every series' latest row: two portable
+// formulations of one question (both independent of the resolver's),
+// chosen for cost.
+const (
+	// LatestWindow: ROW_NUMBER over the series, newest first, greatest
+	// key first. PostgreSQL runs it fastest (6.1 ms against 6.8 to 10.9
+	// ms for LatestAggregate on 2,000 series at 1M events).
+	LatestWindow = "window"
+	// LatestAggregate: each series' greatest time (GROUP BY), then its
+	// greatest key at that time, joined back. DuckDB runs it in half the
+	// time of LatestWindow (1.5 ms against 2.9 ms on 2,000 series at 1M
+	// events), whose sort by time and a text key it cannot shortcut.
+	LatestAggregate = "aggregate"
+)
+
+// Auto returns the Latest formulation for a database: LatestAggregate
+// for DuckDB's driver, LatestWindow for any other.
+func Auto(db *sql.DB) string {
+	t := reflect.TypeOf(db.Driver())
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if strings.HasPrefix(t.PkgPath(), "github.com/duckdb/") {
+		return LatestAggregate
+	}
+	return LatestWindow
 }
 
 // Engine answers a catalog's tools over a Source.
@@ -82,6 +119,7 @@ type Engine struct {
 	src     Source
 	plans   map[string]*plan
 	maxKeys int
+	latest  string // LatestWindow or LatestAggregate
 
 	mu  sync.Mutex
 	cps map[string]*checkpoints // by checkpoint index relation
@@ -116,6 +154,13 @@ func New(ctx context.Context, cat *catalog.Catalog, src Source, o *Options) (*En
 	e := &Engine{cat: cat, src: src, plans: map[string]*plan{}, maxKeys: DefaultMaxKeys, cps: map[string]*checkpoints{}, stmts: map[string]*sql.Stmt{}}
 	if o != nil && o.MaxKeys > 0 {
 		e.maxKeys = o.MaxKeys
+	}
+	e.latest = Auto(src.DB)
+	if o != nil && o.Latest != "" {
+		if o.Latest != LatestWindow && o.Latest != LatestAggregate {
+			return nil, errors.New("new shape engine: Latest is neither window nor aggregate")
+		}
+		e.latest = o.Latest
 	}
 	derived := map[string]bool{}
 	for _, ds := range cat.Datasets {

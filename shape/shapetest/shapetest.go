@@ -317,8 +317,10 @@ func Run(t *testing.T, b Backend) {
 						}()
 					}
 					maxKeys := rapid.SampledFrom([]int{2, shape.DefaultMaxKeys}).Draw(rt, "max_keys")
+					// Both of the executor's formulations, on every backend.
+					latest := rapid.SampledFrom([]string{shape.LatestWindow, shape.LatestAggregate}).Draw(rt, "latest")
 					eng, err := shape.New(ctx, cat, shape.Source{DB: db, Snapshot: opts,
-						Relations: map[string]string{ds.Name.Value: rel}}, &shape.Options{MaxKeys: maxKeys})
+						Relations: map[string]string{ds.Name.Value: rel}}, &shape.Options{MaxKeys: maxKeys, Latest: latest})
 					if err != nil {
 						rt.Fatal(err)
 					}

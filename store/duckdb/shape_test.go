@@ -6,6 +6,7 @@ import (
 
 	_ "github.com/duckdb/duckdb-go/v2"
 
+	"github.com/provenant/provenant/shape"
 	"github.com/provenant/provenant/shape/shapetest"
 )
 
@@ -34,3 +35,11 @@ func TestShapeContract_Reimport(t *testing.T) { shapetest.RunReimport(t, duckBac
 
 // TestShapeDeadline: every read takes the caller's context.
 func TestShapeDeadline(t *testing.T) { shapetest.RunDeadline(t, duckBackend) }
+
+// TestShapeAuto: DuckDB is read with the aggregate formulation.
+func TestShapeAuto(t *testing.T) {
+	db, _ := duckBackend.Open(t)
+	if got := shape.Auto(db); got != shape.LatestAggregate {
+		t.Errorf("Auto = %s, want %s", got, shape.LatestAggregate)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"database/sql"
 	"testing"
 
+	"github.com/provenant/provenant/shape"
 	"github.com/provenant/provenant/shape/shapetest"
 	"github.com/provenant/provenant/store/postgres/pgtest"
 )
@@ -31,3 +32,11 @@ func TestShapeContract_Reimport(t *testing.T) { shapetest.RunReimport(t, pgBacke
 
 // TestShapeDeadline: every read takes the caller's context.
 func TestShapeDeadline(t *testing.T) { shapetest.RunDeadline(t, pgBackend) }
+
+// TestShapeAuto: PostgreSQL is read with the window formulation.
+func TestShapeAuto(t *testing.T) {
+	db, _ := pgBackend.Open(t)
+	if got := shape.Auto(db); got != shape.LatestWindow {
+		t.Errorf("Auto = %s, want %s", got, shape.LatestWindow)
+	}
+}
