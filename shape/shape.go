@@ -124,8 +124,9 @@ type Engine struct {
 	mu  sync.Mutex
 	cps map[string]*checkpoints // by checkpoint index relation
 
-	stmtMu sync.Mutex
-	stmts  map[string]*sql.Stmt // prepared, by SQL text (see stmt)
+	stmtMu      sync.Mutex
+	stmts       map[string]*sql.Stmt // prepared, by SQL text (see stmt)
+	stmtsClosed bool                 // Close: prepare nothing more
 }
 
 // ErrUnknownTool is returned for a call of a tool the catalog does not
@@ -183,6 +184,24 @@ func New(ctx context.Context, cat *catalog.Catalog, src Source, o *Options) (*En
 		e.plans[t.Name.Value] = p
 	}
 	return e, nil
+}
+
+// Close releases the statements the engine prepared (on every connection
+// that ran them). The engine must not be used after; closing the
+// database releases them too.
+func (e *Engine) Close() error {
+	e.stmtMu.Lock()
+	defer e.stmtMu.Unlock()
+	var errs []error
+	for _, st := range e.stmts {
+		errs = append(errs, st.Close())
+	}
+	clear(e.stmts)
+	e.stmtsClosed = true
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("close shape engine: %w", err)
+	}
+	return nil
 }
 
 // Derived reports whether a dataset is read through its derived
@@ -462,18 +481,20 @@ func arg(c Call, param string) (string, error) {
 const maxStmts = 512
 
 // stmt returns the prepared statement of sqlText, preparing it on first
-// use, or nil once maxStmts are kept. A statement prepared on the
-// database is prepared again on each connection the first time that
-// connection runs it, and kept there (database/sql's per-connection
-// cache): DuckDB's driver otherwise parses, binds and plans every query
-// anew, which costs as much as a point question's execution.
+// use, or nil once maxStmts are kept or the engine is closed. A statement
+// prepared on the database is prepared again on each connection the first
+// time that connection runs it, and kept there (database/sql's
+// per-connection cache): DuckDB's driver otherwise parses, binds and
+// plans every query anew (0.1 ms of a point question's 0.8 ms at 1M
+// events; a data version read costs 0.15 ms unprepared, 0.02 ms
+// prepared). pgx caches its statements itself; this costs it nothing.
 func (e *Engine) stmt(ctx context.Context, sqlText string) (*sql.Stmt, error) {
 	e.stmtMu.Lock()
 	defer e.stmtMu.Unlock()
 	if st, ok := e.stmts[sqlText]; ok {
 		return st, nil
 	}
-	if len(e.stmts) >= maxStmts {
+	if len(e.stmts) >= maxStmts || e.stmtsClosed {
 		return nil, nil
 	}
 	st, err := e.src.DB.PrepareContext(ctx, sqlText)

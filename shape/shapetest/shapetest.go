@@ -324,6 +324,7 @@ func Run(t *testing.T, b Backend) {
 					if err != nil {
 						rt.Fatal(err)
 					}
+					defer eng.Close()
 					if eng.Derived(ds.Name.Value) != derived {
 						rt.Fatalf("Derived = %v, want %v", eng.Derived(ds.Name.Value), derived)
 					}
@@ -391,6 +392,7 @@ func RunIncremental(t *testing.T, b Backend) {
 				if err != nil {
 					rt.Fatal(err)
 				}
+				defer eng.Close()
 				for range 2 {
 					checkCall(rt, eng, cat, rows[:cut], genCall(rt, cat, fx.Pools), shape.DefaultMaxKeys)
 				}
@@ -501,6 +503,9 @@ func RunReimport(t *testing.T, b Backend) {
 		t.Fatal(err)
 	}
 	checkCall(t, eng, cat, append(first, second...), call, shape.DefaultMaxKeys)
+	if err := eng.Close(); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // derive builds the derived structures of rel in one transaction.
