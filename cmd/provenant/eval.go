@@ -51,7 +51,7 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		logger = l
 	}
 	var report eval.Report
-	if ef.catalog != "" {
+	if !ef.storeFile() {
 		if *calibrate {
 			return usagef("--calibrate runs over the retail store file, not with --catalog")
 		}

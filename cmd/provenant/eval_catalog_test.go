@@ -135,3 +135,30 @@ func TestEval_WarehousePostgres(t *testing.T) {
 		t.Error("report did not pass")
 	}
 }
+
+// TestEval_RetailCatalogIsTheDemo: --catalog retail with no database is
+// the demo store file's engine, scored on the embedded retail gold set;
+// ask gives the same answer with and without the flag.
+func TestEval_RetailCatalogIsTheDemo(t *testing.T) {
+	out, _, err := runCLI(t, "eval", "--catalog", "retail", "--json", "--require-gates")
+	if err != nil {
+		t.Fatalf("eval --catalog retail: %v", err)
+	}
+	var r eval.Report
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatalf("eval --json: %v\n%.300s", err, out)
+	}
+	g, err := eval.DefaultGold()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !r.Passed || len(r.Items) != len(g.Items) || r.DatasetVersion != g.DatasetVersion {
+		t.Errorf("report: passed %t, %d items, dataset %q; want every gate over %d items of %s", r.Passed, len(r.Items), r.DatasetVersion, len(g.Items), g.DatasetVersion)
+	}
+	const q = "What is the price of pr-007 at st-003 as of 2026-01-06T08:00:00Z?"
+	with, _, err1 := runCLI(t, "ask", "--log-level", "error", "--catalog", "retail", q)
+	without, _, err2 := runCLI(t, "ask", "--log-level", "error", q)
+	if err1 != nil || err2 != nil || with != without || !strings.Contains(with, "781 cents") {
+		t.Errorf("ask --catalog retail = %q, %v; without = %q, %v", with, err1, without, err2)
+	}
+}

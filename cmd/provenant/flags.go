@@ -136,14 +136,20 @@ func (f *engineFlags) start(ctx context.Context, w io.Writer) (*slog.Logger, *en
 	return logger, e, err
 }
 
+// storeFile reports whether the flags name a store file's engine: no
+// --catalog, or the embedded retail catalog with no database (whose data
+// is the demo store file).
+func (f *engineFlags) storeFile() bool {
+	return f.catalog == "" || f.catalog == storefile.Catalog && f.db == "" && f.postgres == ""
+}
+
 // openEngine loads the store file the flags name (the demo store by
 // default) and opens an engine over it with opts.
 func (f *engineFlags) openEngine(ctx context.Context, opts engine.Options) (*engine.Engine, error) {
 	switch {
 	case f.catalog != "" && f.store != "":
 		return nil, usagef("want at most one of --store PATH and --catalog NAME")
-	case f.catalog == storefile.Catalog && f.db == "" && f.postgres == "":
-		// The embedded retail catalog's own data: the demo store file.
+	case f.storeFile():
 	case f.catalog != "":
 		return f.openCatalogEngine(ctx, opts)
 	case f.db != "" || f.postgres != "":

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"database/sql"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -244,4 +245,24 @@ func mustAbs(t *testing.T, p string) string {
 		t.Fatal(err)
 	}
 	return a
+}
+
+// TestImport_JSON: --json prints one object with the rows, the data
+// version and the time the import took.
+func TestImport_JSON(t *testing.T) {
+	dir := t.TempDir()
+	jsonl := writeFile(t, dir, "events.jsonl", string(ingesttest.DemoJSONL(t, 120)))
+	db := filepath.Join(dir, "w.duckdb")
+	var stdout, stderr bytes.Buffer
+	code := runMain(t.Context(), []string{"import", "--json", "--catalog", ingesttest.WarehouseCatalogFile(t), "--dataset", "status_events", "--db", db, jsonl}, &stdout, &stderr)
+	if code != 0 {
+		t.Fatalf("exit code %d: %s", code, stderr.String())
+	}
+	var r importReport
+	if err := json.Unmarshal(stdout.Bytes(), &r); err != nil {
+		t.Fatalf("stdout %q: %v", stdout.String(), err)
+	}
+	if r.Rows != 120 || r.DataVersion != 120 || r.Table != "status_events" || r.Dataset != "status_events" || !(r.Seconds > 0) || !(r.RowsPerSecond > 0) {
+		t.Errorf("report = %+v", r)
+	}
 }
