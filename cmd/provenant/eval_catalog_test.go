@@ -87,7 +87,7 @@ func TestEval_CatalogErrors(t *testing.T) {
 		wantErr   string
 	}{
 		{"calibrate is retail only", []string{"eval", "--catalog", "warehouse", "--calibrate", "--out", t.TempDir()}, true, ""},
-		{"no embedded gold for retail's catalog", []string{"eval", "--catalog", "retail"}, true, ""},
+		{"no embedded gold for retail's catalog over a database", []string{"eval", "--catalog", "retail", "--db", "none.duckdb"}, true, ""},
 		{"a catalog gold set needs --catalog", []string{"eval", "--gold", "../../eval/warehouse-demo-v1.gold.yaml"}, true, ""},
 		{"the retail gold set names no catalog", []string{"eval", "--catalog", "warehouse", "--gold", "../../eval/retail-demo-v1.gold.yaml"}, false, "field catalog: is required"},
 	}
