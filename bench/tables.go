@@ -135,13 +135,14 @@ func spread(xs []float64) float64 {
 // engineTools are the rows of the per-tool table.
 var engineTools = []string{"get_stock_state", "get_price", "get_compliance_flag", "count_stores_with_condition", "list_products_in_state", "count_events_in_window"}
 
-// EngineToolsTable renders the engine benchmarks BenchmarkTool,
-// BenchmarkToolSQL and BenchmarkAsk: the median ns/op of each tool per
-// verify mode, and the largest run-to-run spread.
+// EngineToolsTable renders the engine benchmarks BenchmarkTool and
+// BenchmarkAsk: the median ns/op of each tool's call (wall, executor,
+// resolver, staple) and of a question through the whole pipeline, and the
+// largest run-to-run spread.
 func EngineToolsTable(rec *Record) (string, error) {
 	m := Benchmarks(rec)
 	var b strings.Builder
-	b.WriteString("| tool | snapshot (default) | `--verify sql` |\n|---|---|---|\n")
+	b.WriteString("| tool | per call |\n|---|---|\n")
 	worst := 0.0
 	cell := func(name string) (string, error) {
 		xs := m[name]
@@ -153,22 +154,18 @@ func EngineToolsTable(rec *Record) (string, error) {
 	}
 	n := 0
 	for _, tool := range engineTools {
-		snap, err := cell("BenchmarkTool/" + tool)
-		if err != nil {
-			return "", err
-		}
-		sql, err := cell("BenchmarkToolSQL/" + tool)
+		c, err := cell("BenchmarkTool/" + tool)
 		if err != nil {
 			return "", err
 		}
 		n = max(n, len(m["BenchmarkTool/"+tool]))
-		fmt.Fprintf(&b, "| `%s` | %s | %s |\n", tool, snap, sql)
+		fmt.Fprintf(&b, "| `%s` | %s |\n", tool, c)
 	}
 	ask, err := cell("BenchmarkAsk")
 	if err != nil {
 		return "", err
 	}
-	fmt.Fprintf(&b, "| whole pipeline (`BenchmarkAsk`: rules provider, ledger and grounding check) | %s | |\n", ask)
+	fmt.Fprintf(&b, "| whole pipeline (`BenchmarkAsk`: rules provider, ledger and grounding check) | %s |\n", ask)
 	fmt.Fprintf(&b, "\nMedians of %d samples; the widest spread between a row's fastest and slowest sample is %.0f%% of its median.\n\n", n, worst*100)
 	b.WriteString(Provenance(rec))
 	return b.String(), nil
