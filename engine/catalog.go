@@ -64,6 +64,7 @@ func openCatalog(ctx context.Context, cat *catalog.Catalog, src shape.Source, op
 		return err
 	})
 	if err != nil {
+		eng.Close()
 		return nil, fmt.Errorf("open engine: %w", err)
 	}
 	if len(declared) == 0 {
@@ -80,7 +81,9 @@ func openCatalog(ctx context.Context, cat *catalog.Catalog, src shape.Source, op
 		ResultIDs:        o.ResultIDs,
 		Keeper:           sr.kept,
 	})
-	return &Engine{Pipeline: p, Registry: reg, Catalog: cat, runner: sr, wall: wall}, nil
+	// The shape engine's prepared statements go before the database does
+	// (OnClose adds a caller's closers after this one).
+	return &Engine{Pipeline: p, Registry: reg, Catalog: cat, runner: sr, wall: wall, closers: []func() error{eng.Close}}, nil
 }
 
 // Parts returns the wall, the executor and the resolver of the engine's

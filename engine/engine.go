@@ -145,7 +145,9 @@ func importStoreFile(ctx context.Context, cat *catalog.Catalog, db *Database, d 
 	if err != nil {
 		return fmt.Errorf("import store file: %w", err)
 	}
-	sink := db.Sink(&ingest.SinkOptions{AfterInsert: func(ctx context.Context, tx *sql.Tx, l *ingest.Layout) error {
+	opts := shape.ImportOptions(nil)
+	derive := opts.AfterInsert
+	opts.AfterInsert = func(ctx context.Context, tx *sql.Tx, l *ingest.Layout) error {
 		for _, e := range ds.Entities {
 			if rows, ok := refs[e.Name.Value]; ok && e.Reference != nil {
 				if err := ingest.ImportReference(ctx, tx, "store file", e, rows); err != nil {
@@ -153,8 +155,9 @@ func importStoreFile(ctx context.Context, cat *catalog.Catalog, db *Database, d 
 				}
 			}
 		}
-		return shape.Derive(ctx, tx, l.Dataset, l.Table, nil)
-	}})
+		return derive(ctx, tx, l)
+	}
+	sink := db.Sink(opts)
 	if _, err := ingest.Import(ctx, sink, l, ingest.NewRecords("store file", l, storefile.Records(d))); err != nil {
 		return fmt.Errorf("import store file: %w", err)
 	}

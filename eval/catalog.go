@@ -84,6 +84,7 @@ func CatalogTarget(ctx context.Context, cat *catalog.Catalog, src shape.Source) 
 	if err != nil {
 		return Target{}, fmt.Errorf("open catalog target: %w", err)
 	}
+	defer eng.Close() // only the data versions are read through it
 	snap, err := eng.Begin(ctx)
 	if err != nil {
 		return Target{}, fmt.Errorf("open catalog target: %w", err)

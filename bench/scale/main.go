@@ -212,11 +212,7 @@ func build(ctx context.Context, cat *catalog.Catalog, c config, b string, n int,
 		pw.CloseWithError(err)
 	}()
 	defer pr.Close()
-	opts := &ingest.SinkOptions{AfterInsert: func(ctx context.Context, tx *sql.Tx, l *ingest.Layout) error {
-		return shape.Derive(ctx, tx, l.Dataset, l.Table, &shape.DeriveOptions{Every: c.every})
-	}, Move: func(ctx context.Context, tx *sql.Tx, l *ingest.Layout, staging string) error {
-		return shape.MoveStaged(ctx, tx, l.Dataset, l.Table, staging)
-	}}
+	opts := shape.ImportOptions(&shape.DeriveOptions{Every: c.every})
 	r := ingest.NewCSV("generated.csv", l, pr)
 	start := time.Now()
 	var res ingest.Result

@@ -63,9 +63,7 @@ func runImport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	// The engine reads a table through structures derived from it: each
 	// import rebuilds them in its own transaction, so no answer ever sees
 	// new rows with stale structures.
-	opts := &ingest.SinkOptions{AfterInsert: func(ctx context.Context, tx *sql.Tx, l *ingest.Layout) error {
-		return shape.Derive(ctx, tx, l.Dataset, l.Table, nil)
-	}}
+	opts := shape.ImportOptions(nil)
 	if *dbPath != "" {
 		if db, err = duckdb.OpenFile(ctx, *dbPath); err != nil {
 			return err

@@ -165,9 +165,7 @@ func warehouseDemoDB(ctx context.Context, cat *catalog.Catalog, logf func(string
 	pr, pw := io.Pipe()
 	go func() { pw.CloseWithError(demo.WriteJSONL(ctx, pw, demo.DefaultOptions())) }()
 	defer pr.Close()
-	opts := &ingest.SinkOptions{AfterInsert: func(ctx context.Context, tx *sql.Tx, l *ingest.Layout) error {
-		return shape.Derive(ctx, tx, l.Dataset, l.Table, nil)
-	}}
+	opts := shape.ImportOptions(nil)
 	res, err := duckdb.CreateFile(ctx, path, l, opts, ingest.NewJSONL(demo.DemoVersion+".jsonl", l, pr))
 	if err != nil {
 		var list ingest.Errors

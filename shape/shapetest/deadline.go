@@ -35,6 +35,7 @@ func RunDeadline(t *testing.T, b Backend) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			defer eng.Close()
 			cancelled, cancel := context.WithCancel(ctx)
 			cancel()
 			if snap, err := eng.Begin(cancelled); !errors.Is(err, context.Canceled) {

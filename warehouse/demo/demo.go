@@ -112,11 +112,11 @@ type Device struct {
 // Event is one status report. Generate reuses one Event for every call
 // of its callback; copy it to keep it.
 type Event struct {
-	Seq               int // 1-based position in time order; EventID formats it
+	Seq int // 1-based position in time order; EventID formats it
 	// IDDigits is how many digits EventID pads Seq to: 8, or 9 for a
 	// dataset of more than 99,999,999 events (so every id of one dataset
 	// has one width, and bytewise order is time order).
-	IDDigits int
+	IDDigits          int
 	Device            *Device
 	Unix              int64 // seconds since the Unix epoch
 	Status            Status

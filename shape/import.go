@@ -1,0 +1,24 @@
+package shape
+
+import (
+	"context"
+	"database/sql"
+
+	"github.com/provenant/provenant/ingest"
+)
+
+// ImportOptions are the sink options of every import into a table the
+// shapes read: a staging sink moves the rows in with their validity
+// intervals (MoveStaged), and the import's transaction brings the derived
+// structures up to date before it commits (Derive), so that no reader
+// sees new rows without them. o tunes Derive; nil means defaults.
+func ImportOptions(o *DeriveOptions) *ingest.SinkOptions {
+	return &ingest.SinkOptions{
+		AfterInsert: func(ctx context.Context, tx *sql.Tx, l *ingest.Layout) error {
+			return Derive(ctx, tx, l.Dataset, l.Table, o)
+		},
+		Move: func(ctx context.Context, tx *sql.Tx, l *ingest.Layout, staging string) error {
+			return MoveStaged(ctx, tx, l.Dataset, l.Table, staging)
+		},
+	}
+}
