@@ -55,6 +55,7 @@ func Run(ctx context.Context, d *retail.Dataset, open engine.Opener, cfg Config)
 	// The one log line per request is formatted as in serve, then
 	// discarded, so its cost is in the throughput but not on the terminal.
 	logger := slog.New(slog.NewJSONHandler(io.Discard, nil))
+	opened := time.Now()
 	e, err := engine.Open(ctx, d, open, &engine.Options{
 		Provider: rules.Provider{}, Observer: spans, Logger: logger,
 	})
@@ -62,6 +63,7 @@ func Run(ctx context.Context, d *retail.Dataset, open engine.Opener, cfg Config)
 		return Report{}, fmt.Errorf("open engine: %w", err)
 	}
 	defer e.Close()
+	openSeconds := time.Since(opened).Seconds()
 
 	questions := Questions(d, cfg.Seed, total)
 	counts := make([]map[answer.Outcome]int, cfg.Workers)
@@ -88,7 +90,7 @@ func Run(ctx context.Context, d *retail.Dataset, open engine.Opener, cfg Config)
 	rep := Report{
 		Dataset: d.Version, Events: len(d.Events), Provider: "rules", Verify: "sql", Seed: cfg.Seed,
 		Workers: cfg.Workers, QuestionsPerWorker: cfg.QuestionsPerWorker, Requests: total,
-		GOMAXPROCS:  runtime.GOMAXPROCS(0),
+		GOMAXPROCS: runtime.GOMAXPROCS(0), OpenSeconds: openSeconds,
 		WallSeconds: elapsed.Seconds(), QuestionsPerSecond: float64(total) / elapsed.Seconds(),
 		Outcomes: map[string]int{},
 	}
@@ -114,15 +116,18 @@ func Run(ctx context.Context, d *retail.Dataset, open engine.Opener, cfg Config)
 
 // Report is the result of a run (the --json object of `provenant load`).
 type Report struct {
-	Dataset            string         `json:"dataset_version"`
-	Events             int            `json:"events"`
-	Provider           string         `json:"provider"`
-	Verify             string         `json:"verify"`
-	Seed               uint64         `json:"seed"`
-	Workers            int            `json:"workers"`
-	QuestionsPerWorker int            `json:"questions_per_worker"`
-	Requests           int            `json:"requests"`
-	GOMAXPROCS         int            `json:"gomaxprocs"`
+	Dataset            string `json:"dataset_version"`
+	Events             int    `json:"events"`
+	Provider           string `json:"provider"`
+	Verify             string `json:"verify"`
+	Seed               uint64 `json:"seed"`
+	Workers            int    `json:"workers"`
+	QuestionsPerWorker int    `json:"questions_per_worker"`
+	Requests           int    `json:"requests"`
+	GOMAXPROCS         int    `json:"gomaxprocs"`
+	// OpenSeconds is the wall-clock time engine.Open took: importing the
+	// store file into the database and deriving (reported only).
+	OpenSeconds        float64        `json:"open_seconds"`
 	WallSeconds        float64        `json:"wall_seconds"`
 	QuestionsPerSecond float64        `json:"questions_per_second"`
 	Spans              int            `json:"deterministic_spans"` // requests whose proposal reached the wall
@@ -174,7 +179,7 @@ func checkMetrics(s metrics.Snapshot, rep Report, observed int) MetricsCheck {
 // WriteText writes the report for a terminal.
 func (r Report) WriteText(w io.Writer) error {
 	_, err := fmt.Fprintf(w, `load: %d workers × %d questions = %d requests, provider %s, verify %s, seed %d
-store: %s (%d events), GOMAXPROCS %d
+store: %s (%d events, imported and derived in %.3fs), GOMAXPROCS %d
 deterministic span (wall, execute, resolve, staple; model calls excluded), %d requests that reached the wall:
   p50 %.1fµs   p95 %.1fµs   p99 %.1fµs   max %.1fµs
 wall time %.3fs, throughput %.0f questions/s (full pipeline: rules select and compose, log line formatted)
@@ -183,7 +188,7 @@ metrics: %s: %s
 (wall-clock time is measured here only to report it; no test depends on it)
 `,
 		r.Workers, r.QuestionsPerWorker, r.Requests, r.Provider, r.Verify, r.Seed,
-		r.Dataset, r.Events, r.GOMAXPROCS,
+		r.Dataset, r.Events, r.OpenSeconds, r.GOMAXPROCS,
 		r.Spans, r.P50, r.P95, r.P99, r.Max,
 		r.WallSeconds, r.QuestionsPerSecond,
 		r.Outcomes[string(answer.Answered)], r.Outcomes[string(answer.Absence)], r.Outcomes[string(answer.Abstained)],
