@@ -178,82 +178,108 @@ func (s *Snapshot) execLatest(ctx context.Context, p *plan, c Call) (fact.Value,
 	return v, keys, nil
 }
 
-// execEntities (LatestWindow): the latest row of every series at or
-// before as_of by a window function (ROW_NUMBER over the series, newest first, greatest key
-// first), then the condition, the fixed entity and the scope on those rows.
-func (s *Snapshot) execEntities(ctx context.Context, p *plan, c Call) (fact.Value, []string, error) {
+// latestInput is what both executor formulations of an as-of entity
+// question start from: the call's condition, the columns they read, and
+// the rows that can be latest (the checkpoint's and those since it, or
+// every row up to as_of), filtered by the fixed entity when it is part of
+// the series (which keeps every row of the series it selects).
+type latestInput struct {
+	q           *query
+	pr          *catalog.Predicate
+	proj        []string // the columns read, from the rows aliased x
+	from, where string   // the candidate rows: FROM from x WHERE where
+	atValue     string   // the fixed entity's value, if any
+	atInSeries  bool     // the fixed entity is part of the series
+}
+
+func (s *Snapshot) latestInput(ctx context.Context, p *plan, c Call, withTime bool) (*latestInput, error) {
 	asOf, err := instant(c, "as_of")
 	if err != nil {
-		return fact.Value{}, nil, err
+		return nil, err
 	}
-	pr, err := p.condition(c)
-	if err != nil {
-		return fact.Value{}, nil, err
+	in := &latestInput{q: &query{}}
+	if in.pr, err = p.condition(c); err != nil {
+		return nil, err
 	}
-	q := &query{}
-	ts := q.instant(asOf)
-	cols := []string{p.ds.Key.Value, p.entity.Column.Value}
+	ts := in.q.instant(asOf)
+	cols := []string{p.ds.Key.Value}
+	if withTime {
+		cols = append(cols, p.ds.Time.Value)
+	}
+	cols = appendNew(cols, p.entity.Column.Value)
 	for _, e := range p.series {
 		cols = appendNew(cols, e.Column.Value)
+		in.atInSeries = in.atInSeries || p.at != nil && e == p.at
 	}
 	if p.at != nil {
 		cols = appendNew(cols, p.at.Column.Value)
+		if in.atValue, err = arg(c, p.at.Column.Value); err != nil {
+			return nil, err
+		}
 	}
 	if p.scope != nil {
 		cols = appendNew(cols, p.scope.Column.Value)
 	}
-	cols = p.predicateColumns(pr, cols)
-	proj := make([]string, len(cols))
+	cols = p.predicateColumns(in.pr, cols)
+	in.proj = make([]string, len(cols))
 	for i, cname := range cols {
-		proj[i] = col("x", cname)
+		in.proj[i] = col("x", cname)
 	}
-	partition := make([]string, len(p.series))
-	atInSeries := false
-	for i, e := range p.series {
-		partition[i] = col("x", e.Column.Value)
-		if p.at != nil && e == p.at {
-			atInSeries = true
-		}
-	}
-	var atValue string
-	if p.at != nil {
-		if atValue, err = arg(c, p.at.Column.Value); err != nil {
-			return fact.Value{}, nil, err
-		}
-	}
-	// When the fixed entity is part of the series, filtering before the
-	// window keeps every row of the series it selects.
 	atFilter := func(alias string) string {
-		if p.at == nil || !atInSeries {
+		if p.at == nil || !in.atInSeries {
 			return ""
 		}
-		return col(alias, p.at.Column.Value) + " = " + q.param(atValue)
+		return col(alias, p.at.Column.Value) + " = " + in.q.param(in.atValue)
 	}
-	from, innerWhere := p.rel+" x", col("x", p.ds.Time.Value)+" <= "+ts
+	in.from, in.where = p.rel, col("x", p.ds.Time.Value)+" <= "+ts
 	if p.derived {
 		cpID, cpTS, err := s.checkpoint(ctx, p, asOf)
 		if err != nil {
-			return fact.Value{}, nil, err
+			return nil, err
 		}
-		from, innerWhere = "("+p.candidates(q, cpID, cpTS, ts, atFilter, false)+") x", "1 = 1"
+		in.from, in.where = "("+p.candidates(in.q, cpID, cpTS, ts, atFilter, false)+")", "1 = 1"
 	} else if w := atFilter("x"); w != "" {
-		innerWhere += " AND " + w
+		in.where += " AND " + w
 	}
-	inner := "SELECT " + strings.Join(proj, ", ") + ", ROW_NUMBER() OVER (PARTITION BY " +
-		strings.Join(partition, ", ") + " ORDER BY " + col("x", p.ds.Time.Value) + " DESC, " +
-		col("x", p.ds.Key.Value) + " DESC) AS _provenant_rn FROM " + from + " WHERE " + innerWhere
-	cond, err := p.predicate(q, "y", pr)
+	return in, nil
+}
+
+// filter is the condition, the fixed entity (when not part of the
+// series) and the scope, on the latest rows aliased y.
+func (in *latestInput) filter(p *plan, c Call) (string, error) {
+	where, err := p.predicate(in.q, "y", in.pr)
+	if err != nil {
+		return "", err
+	}
+	if p.at != nil && !in.atInSeries {
+		where += " AND " + col("y", p.at.Column.Value) + " = " + in.q.param(in.atValue)
+	}
+	return where + p.scopeSQL(in.q, "y", c.Scope), nil
+}
+
+// execEntities (LatestWindow): the latest row of every series at or
+// before as_of by a window function (ROW_NUMBER over the series, newest
+// first, greatest key first), then the condition, the fixed entity and
+// the scope on those rows.
+func (s *Snapshot) execEntities(ctx context.Context, p *plan, c Call) (fact.Value, []string, error) {
+	in, err := s.latestInput(ctx, p, c, false)
 	if err != nil {
 		return fact.Value{}, nil, err
 	}
-	where := "y._provenant_rn = 1 AND " + cond
-	if p.at != nil && !atInSeries {
-		where += " AND " + col("y", p.at.Column.Value) + " = " + q.param(atValue)
+	partition := make([]string, len(p.series))
+	for i, e := range p.series {
+		partition[i] = col("x", e.Column.Value)
 	}
-	where += p.scopeSQL(q, "y", c.Scope)
+	inner := "SELECT " + strings.Join(in.proj, ", ") + ", ROW_NUMBER() OVER (PARTITION BY " +
+		strings.Join(partition, ", ") + " ORDER BY " + col("x", p.ds.Time.Value) + " DESC, " +
+		col("x", p.ds.Key.Value) + " DESC) AS _provenant_rn FROM " + in.from + " x WHERE " + in.where
+	where, err := in.filter(p, c)
+	if err != nil {
+		return fact.Value{}, nil, err
+	}
 	sqlText := "SELECT CAST(" + col("y", p.ds.Key.Value) + " AS VARCHAR), " + col("y", p.entity.Column.Value) +
-		" FROM (" + inner + ") y WHERE " + where
-	return s.entityRows(ctx, p, sqlText, q.args)
+		" FROM (" + inner + ") y WHERE y._provenant_rn = 1 AND " + where
+	return s.entityRows(ctx, p, sqlText, in.q.args)
 }
 
 // execEntitiesAgg (LatestAggregate): the latest row of every series at or before as_of by
@@ -261,60 +287,9 @@ func (s *Snapshot) execEntities(ctx context.Context, p *plan, c Call) (fact.Valu
 // key among its rows at that time, joined back to the rows; then the
 // condition, the fixed entity and the scope on those rows.
 func (s *Snapshot) execEntitiesAgg(ctx context.Context, p *plan, c Call) (fact.Value, []string, error) {
-	asOf, err := instant(c, "as_of")
+	in, err := s.latestInput(ctx, p, c, true)
 	if err != nil {
 		return fact.Value{}, nil, err
-	}
-	pr, err := p.condition(c)
-	if err != nil {
-		return fact.Value{}, nil, err
-	}
-	q := &query{}
-	ts := q.instant(asOf)
-	cols := []string{p.ds.Key.Value, p.ds.Time.Value, p.entity.Column.Value}
-	for _, e := range p.series {
-		cols = appendNew(cols, e.Column.Value)
-	}
-	if p.at != nil {
-		cols = appendNew(cols, p.at.Column.Value)
-	}
-	if p.scope != nil {
-		cols = appendNew(cols, p.scope.Column.Value)
-	}
-	cols = p.predicateColumns(pr, cols)
-	proj := make([]string, len(cols))
-	for i, cname := range cols {
-		proj[i] = col("x", cname)
-	}
-	atInSeries := false
-	for _, e := range p.series {
-		if p.at != nil && e == p.at {
-			atInSeries = true
-		}
-	}
-	var atValue string
-	if p.at != nil {
-		if atValue, err = arg(c, p.at.Column.Value); err != nil {
-			return fact.Value{}, nil, err
-		}
-	}
-	// When the fixed entity is part of the series, filtering before
-	// choosing the latest rows keeps every row of the series it selects.
-	atFilter := func(alias string) string {
-		if p.at == nil || !atInSeries {
-			return ""
-		}
-		return col(alias, p.at.Column.Value) + " = " + q.param(atValue)
-	}
-	from, innerWhere := p.rel+" x", col("x", p.ds.Time.Value)+" <= "+ts
-	if p.derived {
-		cpID, cpTS, err := s.checkpoint(ctx, p, asOf)
-		if err != nil {
-			return fact.Value{}, nil, err
-		}
-		from, innerWhere = "("+p.candidates(q, cpID, cpTS, ts, atFilter, false)+") x", "1 = 1"
-	} else if w := atFilter("x"); w != "" {
-		innerWhere += " AND " + w
 	}
 	// _c: the rows that can be latest; _t: each series' greatest time;
 	// _k: each series' greatest key at that time; the answer: the rows of
@@ -334,23 +309,18 @@ func (s *Snapshot) execEntitiesAgg(ctx context.Context, p *plan, c Call) (fact.V
 		return strings.Join(w, " AND ")
 	}
 	t, k := p.ds.Time.Value, p.ds.Key.Value
-	with := "WITH _c AS (SELECT " + strings.Join(proj, ", ") + " FROM " + from + " WHERE " + innerWhere + "), " +
+	with := "WITH _c AS (SELECT " + strings.Join(in.proj, ", ") + " FROM " + in.from + " x WHERE " + in.where + "), " +
 		"_t AS (SELECT " + strings.Join(seriesOf("c"), ", ") + ", MAX(" + col("c", t) + ") AS _mt FROM _c c GROUP BY " +
 		strings.Join(seriesOf("c"), ", ") + "), " +
 		"_k AS (SELECT " + strings.Join(seriesOf("c"), ", ") + ", m._mt, MAX(" + col("c", k) + ") AS _mk FROM _c c JOIN _t m ON " +
 		same("c", "m") + " AND " + col("c", t) + " = m._mt GROUP BY " + strings.Join(seriesOf("c"), ", ") + ", m._mt) "
-	cond, err := p.predicate(q, "y", pr)
+	where, err := in.filter(p, c)
 	if err != nil {
 		return fact.Value{}, nil, err
 	}
-	where := cond
-	if p.at != nil && !atInSeries {
-		where += " AND " + col("y", p.at.Column.Value) + " = " + q.param(atValue)
-	}
-	where += p.scopeSQL(q, "y", c.Scope)
 	sqlText := with + "SELECT CAST(" + col("y", k) + " AS VARCHAR), " + col("y", p.entity.Column.Value) +
 		" FROM _c y JOIN _k l ON " + same("y", "l") + " AND " + col("y", t) + " = l._mt AND " + col("y", k) + " = l._mk WHERE " + where
-	return s.entityRows(ctx, p, sqlText, q.args)
+	return s.entityRows(ctx, p, sqlText, in.q.args)
 }
 
 // entityRows reads (key, entity) rows into an entity count or list.
