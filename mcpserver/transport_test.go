@@ -160,7 +160,10 @@ func TestStatelessCallAllocation(t *testing.T) {
 	}
 	runtime.ReadMemStats(&after)
 	perCall := (after.TotalAlloc - before.TotalAlloc) / n
-	const limit = 48 << 10
+	// The SDK's own handler allocated about 470 KiB a call (README,
+	// "MCP over streamable HTTP"); the fast lane's call, with the engine's
+	// database work included, about a tenth of that.
+	const limit = 96 << 10
 	if perCall > limit {
 		t.Errorf("allocated %d B per call, want under %d", perCall, limit)
 	}
