@@ -184,3 +184,34 @@ func TestOpenCatalog_LargeProvenance(t *testing.T) {
 		t.Errorf("Rows after an import = %v, want ErrDataChanged", err)
 	}
 }
+
+// TestSummary_PerDataVersion: the dataset summary is kept per data
+// version and scope, so a new row (a new version) is counted, and a
+// limited scope counts its own zones only.
+func TestSummary_PerDataVersion(t *testing.T) {
+	e, db := openWarehouse(t, 2000, nil)
+	rows := func(scope tool.Scope) int64 {
+		t.Helper()
+		sum, err := e.Summary(t.Context(), scope)
+		if err != nil || len(sum.Datasets) != 1 {
+			t.Fatalf("Summary = %+v, %v", sum, err)
+		}
+		return sum.Datasets[0].Rows
+	}
+	all := rows(tool.AllStores())
+	if all != 2000 || rows(tool.AllStores()) != 2000 {
+		t.Fatalf("rows = %d, want 2000 twice", all)
+	}
+	one := rows(tool.StoresOnly("zone-01"))
+	if one <= 0 || one >= all {
+		t.Errorf("rows in zone-01 = %d, want some of %d", one, all)
+	}
+	if _, err := db.ExecContext(t.Context(), `INSERT INTO status_events (event_id, ts, device_id, device_type, zone_id, status,
+		battery_pct, temperature_c, fault_code, _ingest_seq) SELECT 'zz-new', ts, device_id, device_type, zone_id, status,
+		battery_pct, temperature_c, fault_code, _ingest_seq + 1000000 FROM status_events LIMIT 1`); err != nil {
+		t.Fatal(err)
+	}
+	if got := rows(tool.AllStores()); got != 2001 {
+		t.Errorf("rows after a new row = %d, want 2001 (a new data version is summarised anew)", got)
+	}
+}

@@ -45,9 +45,10 @@ type Engine struct {
 	// OpenCatalog: each answer names its own data_version).
 	DatasetVersion string
 
-	runner  *shapeRunner
-	wall    *tool.Wall
-	closers []func() error
+	runner    *shapeRunner
+	wall      *tool.Wall
+	summaries summaryCache // Summary's, per data version and scope
+	closers   []func() error
 }
 
 // OnClose adds f to what Close releases (the database a caller opened for

@@ -101,9 +101,15 @@ func (s *Snapshot) datasetRecords(ctx context.Context, ds *catalog.Dataset, keys
 	for i, c := range cols {
 		proj[i] = col("x", c)
 	}
+	// A table's key is text (ingest's layout): compared as it is stored,
+	// so its index serves the lookup. A file's may be of another type.
+	keyCol := proj[0]
 	proj[0] = "CAST(" + proj[0] + " AS VARCHAR)"
+	if ds.Table.Value == "" {
+		keyCol = proj[0]
+	}
 	q := &query{}
-	text := "SELECT " + strings.Join(proj, ", ") + " FROM " + relation(ds, s.e.src) + " x WHERE " + proj[0] + " IN " + q.list(keys)
+	text := "SELECT " + strings.Join(proj, ", ") + " FROM " + relation(ds, s.e.src) + " x WHERE " + keyCol + " IN " + q.list(keys)
 	if !sc.IsAll() {
 		if len(sc.values) == 0 {
 			return nil, nil
