@@ -14,9 +14,11 @@ import (
 )
 
 // Resolve re-derives a call independently of Execute and judges r: the
-// latest rows by an anti-join rather than a window function, a window as
-// the difference of two prefixes, and every listed key looked up and its
-// row judged in Go against the call.
+// latest rows as those whose validity interval contains the instant (the
+// derived _valid_to, or, on a plain table or files, the rows equal to
+// their series' last by LAST_VALUE), a window as the difference of two
+// prefixes, and every listed key looked up and its row judged in Go
+// against the call.
 func (s *Snapshot) Resolve(ctx context.Context, c Call, r Result) (Verdict, error) {
 	p, err := s.e.plan(c)
 	if err != nil {
@@ -63,18 +65,30 @@ func (s *Snapshot) Resolve(ctx context.Context, c Call, r Result) (Verdict, erro
 	return verdict, nil
 }
 
-// newer renders "row b is a later row of a's series than a": same series,
-// and a greater time, or the same time and a greater key.
-func (p *plan) newer(q *query, ts string) string {
-	var same []string
-	for _, e := range p.series {
-		same = append(same, col("b", e.Column.Value)+" = "+col("a", e.Column.Value))
+// lastRows renders, for the plain formulation, the rows of rel up to ts
+// (filtered by extra, rendered on alias r) with the time and key of their
+// series' last row up to ts (LAST_VALUE over the whole series, ordered by
+// time then key). A row whose own time and key are those
+// (lastCondition) is its series' latest at ts; two rows sharing the
+// latest key both are, so a key that is not unique stays visible. One sort
+// per series, where an anti-join against every later row costs the square
+// of a series' length.
+func (p *plan) lastRows(ts, extra string) string {
+	part := make([]string, len(p.series))
+	for i, e := range p.series {
+		part[i] = col("r", e.Column.Value)
 	}
-	t, k := p.ds.Time.Value, p.ds.Key.Value
-	return "NOT EXISTS (SELECT 1 FROM " + p.rel + " b WHERE " + strings.Join(same, " AND ") +
-		" AND " + col("b", t) + " <= " + ts +
-		" AND (" + col("b", t) + " > " + col("a", t) + " OR (" + col("b", t) + " = " + col("a", t) +
-		" AND " + col("b", k) + " > " + col("a", k) + ")))"
+	t, k := col("r", p.ds.Time.Value), col("r", p.ds.Key.Value)
+	over := " OVER (PARTITION BY " + strings.Join(part, ", ") + " ORDER BY " + t + ", " + k +
+		" ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING)"
+	return "(SELECT r.*, LAST_VALUE(" + t + ")" + over + " AS _provenant_lt, LAST_VALUE(" + k + ")" + over +
+		" AS _provenant_lk FROM " + p.rel + " r WHERE " + t + " <= " + ts + extra + ")"
+}
+
+// lastCondition is true of a lastRows row (alias a) that is its series'
+// latest.
+func (p *plan) lastCondition() string {
+	return col("a", p.ds.Time.Value) + " = a._provenant_lt AND " + col("a", p.ds.Key.Value) + " = a._provenant_lk"
 }
 
 func (s *Snapshot) resolveLatest(ctx context.Context, p *plan, c Call) (fact.Value, []string, error) {
@@ -88,13 +102,12 @@ func (s *Snapshot) resolveLatest(ctx context.Context, p *plan, c Call) (fact.Val
 	}
 	q := &query{}
 	ts := q.instant(asOf)
-	var where []string
+	var series string
 	for i, e := range p.series {
-		where = append(where, col("a", e.Column.Value)+" = "+q.param(vals[i]))
+		series += " AND " + col("r", e.Column.Value) + " = " + q.param(vals[i])
 	}
-	where = append(where, col("a", p.ds.Time.Value)+" <= "+ts, p.newer(q, ts))
 	sqlText := "SELECT CAST(" + col("a", p.ds.Key.Value) + " AS VARCHAR), " + col("a", p.attr.Column.Value) +
-		" FROM " + p.rel + " a WHERE " + strings.Join(where, " AND ") + p.scopeSQL(q, "a", c.Scope)
+		" FROM " + p.lastRows(ts, series) + " a WHERE " + p.lastCondition() + p.scopeSQL(q, "a", c.Scope)
 	rows, err := s.query(ctx, sqlText, q.args...)
 	if err != nil {
 		return fact.Value{}, nil, fmt.Errorf("resolve %s: %w", p.tool.Name.Value, err)
@@ -140,7 +153,7 @@ func (s *Snapshot) resolveEntities(ctx context.Context, p *plan, c Call) (fact.V
 	if err != nil {
 		return fact.Value{}, nil, err
 	}
-	where := col("a", p.ds.Time.Value) + " <= " + ts + " AND " + cond
+	where := p.lastCondition() + " AND " + cond
 	if p.at != nil {
 		atValue, err := arg(c, p.at.Column.Value)
 		if err != nil {
@@ -148,9 +161,9 @@ func (s *Snapshot) resolveEntities(ctx context.Context, p *plan, c Call) (fact.V
 		}
 		where += " AND " + col("a", p.at.Column.Value) + " = " + q.param(atValue)
 	}
-	where += p.scopeSQL(q, "a", c.Scope) + " AND " + p.newer(q, ts)
+	where += p.scopeSQL(q, "a", c.Scope)
 	sqlText := "SELECT CAST(" + col("a", p.ds.Key.Value) + " AS VARCHAR), " + col("a", p.entity.Column.Value) +
-		" FROM " + p.rel + " a WHERE " + where
+		" FROM " + p.lastRows(ts, "") + " a WHERE " + where
 	return s.entityRows(ctx, p, sqlText, q.args)
 }
 

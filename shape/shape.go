@@ -12,9 +12,11 @@
 //     greatest time, then its greatest key there, joined back: see
 //     Options.Latest), or reads the half-open window [start, end)
 //     directly;
-//   - the resolver (Snapshot.Resolve) finds the latest rows with an
-//     anti-join (a row is latest when no row of its series is newer, or as
-//     new with a greater key), and a window as the difference of two
+//   - the resolver (Snapshot.Resolve) finds the latest rows as those whose
+//     validity interval [time, _valid_to) contains the instant, counted
+//     against the census of series (without derived structures: the rows
+//     equal to their series' last up to the instant, by LAST_VALUE over
+//     the whole series), and a window as the difference of two
 //     prefixes (rows before end, except rows before start); it then looks
 //     every asserted key up and judges its row in Go.
 //
@@ -29,7 +31,7 @@
 // caller may see are a predicate inside both formulations' SQL.
 //
 // The SQL is kept to what PostgreSQL-wire distributed engines also run:
-// window functions, NOT EXISTS, EXCEPT, IN lists, CAST, positional
+// window functions (with ROWS frames), NOT EXISTS, EXCEPT, IN lists, CAST, positional
 // parameters ($1); no dialect extensions.
 package shape
 
