@@ -2,7 +2,6 @@ package httpapi_test
 
 import (
 	"context"
-	"encoding/json"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -12,28 +11,12 @@ import (
 	"github.com/provenant/provenant/answer"
 	"github.com/provenant/provenant/catalogs/catalogstest"
 	"github.com/provenant/provenant/httpapi"
-	"github.com/provenant/provenant/pipeline"
+	"github.com/provenant/provenant/pipeline/pipelinetest"
 )
-
-// pager is a fake RowPager: result "res-a" has two pages; "res-old" has
-// changed; anything else is unknown.
-type pager struct{}
-
-func (pager) Rows(_ context.Context, id string, page int) (json.RawMessage, error) {
-	switch {
-	case id == "res-old":
-		return nil, pipeline.ErrDataChanged
-	case id != "res-a":
-		return nil, pipeline.ErrUnknownResult
-	case page > 2:
-		return nil, pipeline.ErrNoSuchPage
-	}
-	return json.RawMessage(`{"page":` + string(rune('0'+page)) + `}`), nil
-}
 
 func TestRows(t *testing.T) {
 	s := httpapi.New(&httpapi.Options{Registry: catalogstest.Retail()})
-	s.SetBackend(httpapi.Backend{Rows: pager{}, Asker: askerFunc(func(context.Context, string) answer.Answer {
+	s.SetBackend(httpapi.Backend{Rows: pipelinetest.Pager{}, Asker: askerFunc(func(context.Context, string) answer.Answer {
 		return answer.Abstain(answer.ReasonNoTool, "stub")
 	})})
 	tests := []struct {

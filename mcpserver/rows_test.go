@@ -1,8 +1,6 @@
 package mcpserver_test
 
 import (
-	"context"
-	"encoding/json"
 	"strings"
 	"testing"
 
@@ -11,28 +9,12 @@ import (
 	"github.com/provenant/provenant/engine"
 	"github.com/provenant/provenant/engine/enginetest"
 	"github.com/provenant/provenant/mcpserver"
-	"github.com/provenant/provenant/pipeline"
+	"github.com/provenant/provenant/pipeline/pipelinetest"
 )
-
-// fakePager has one result, "res-a", of two pages, and "res-old", whose
-// data changed.
-type fakePager struct{}
-
-func (fakePager) Rows(_ context.Context, id string, page int) (json.RawMessage, error) {
-	switch {
-	case id == "res-old":
-		return nil, pipeline.ErrDataChanged
-	case id != "res-a":
-		return nil, pipeline.ErrUnknownResult
-	case page > 2:
-		return nil, pipeline.ErrNoSuchPage
-	}
-	return json.RawMessage(`{"page":` + string(rune('0'+page)) + `}`), nil
-}
 
 func TestRowsResource(t *testing.T) {
 	e := enginetest.OpenDemo(t, engine.Options{})
-	srv := mcpserver.New(e.Pipeline, e, &mcpserver.Options{Rows: fakePager{}})
+	srv := mcpserver.New(e.Pipeline, e, &mcpserver.Options{Rows: pipelinetest.Pager{}})
 	ct, st := mcp.NewInMemoryTransports()
 	ss, err := srv.Connect(t.Context(), st, nil)
 	if err != nil {
