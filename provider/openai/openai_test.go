@@ -186,7 +186,7 @@ func TestSelect_EmptyMenuAbstainsWithoutCall(t *testing.T) {
 }
 
 // TestSelect_Request checks what is sent: the model, temperature 0,
-// tool_choice auto, the menu's schemas from tool.InputSchema, the prompt
+// tool_choice auto, the menu's schemas from tool.InputSchema in strict mode, the prompt
 // and the question, and the API key only as a bearer token.
 func TestSelect_Request(t *testing.T) {
 	srv := newScriptedServer(t)
@@ -223,6 +223,7 @@ func TestSelect_Request(t *testing.T) {
 					Function struct {
 						Name        string          `json:"name"`
 						Description string          `json:"description"`
+						Strict      *bool           `json:"strict"`
 						Parameters  json.RawMessage `json:"parameters"`
 					} `json:"function"`
 				} `json:"tools"`
@@ -247,6 +248,9 @@ func TestSelect_Request(t *testing.T) {
 				want, _ := json.Marshal(tool.InputSchema(d))
 				if got.Type != "function" || got.Function.Name != d.Name || got.Function.Description != d.Description {
 					t.Errorf("tool %d = %s %q, want function %q", i, got.Type, got.Function.Name, d.Name)
+				}
+				if got.Function.Strict == nil || !*got.Function.Strict {
+					t.Errorf("tool %s: strict = %v, want true", d.Name, got.Function.Strict)
 				}
 				if !jsonEqual(t, got.Function.Parameters, want) {
 					t.Errorf("tool %s parameters = %s, want %s", d.Name, got.Function.Parameters, want)
