@@ -47,7 +47,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"math"
 	"net/http"
@@ -62,6 +61,7 @@ import (
 
 	"github.com/provenant/provenant/fact"
 	"github.com/provenant/provenant/provider"
+	"github.com/provenant/provenant/provider/internal/reply"
 	"github.com/provenant/provenant/provider/internal/toolcall"
 	"github.com/provenant/provenant/tool"
 )
@@ -76,9 +76,6 @@ const (
 var (
 	// ErrOptions is wrapped by New for unusable options.
 	ErrOptions = errors.New("invalid openai options")
-	// errTooLarge is returned when reading a response body past
-	// MaxResponseSize.
-	errTooLarge = fmt.Errorf("response body exceeds %d bytes", MaxResponseSize)
 )
 
 // The prompts. They are part of every cassette key.
@@ -153,7 +150,7 @@ func New(opts Options) (*Provider, error) {
 	if next == nil {
 		next = http.DefaultTransport
 	}
-	client := &http.Client{Transport: limitTransport{next: next}, Timeout: timeout}
+	client := &http.Client{Transport: reply.LimitTransport(next, MaxResponseSize), Timeout: timeout}
 	// The service is built without openai.NewClient, which would read
 	// OPENAI_BASE_URL, OPENAI_ORG_ID, OPENAI_CUSTOM_HEADERS and the like
 	// from the environment: this provider is configured by Options only.
@@ -292,7 +289,7 @@ func (p *Provider) Compose(ctx context.Context, in provider.ComposeInput) (strin
 	if c == nil || len(c.Choices) == 0 { // a "null" body decodes to nil
 		return "", unavailable("compose sentence", errors.New("response has no choices"))
 	}
-	s := oneLine(c.Choices[0].Message.Content)
+	s := reply.OneLine(c.Choices[0].Message.Content)
 	switch {
 	case s == "":
 		return "", unavailable("compose sentence", errors.New("response has no text"))
@@ -302,59 +299,7 @@ func (p *Provider) Compose(ctx context.Context, in provider.ComposeInput) (strin
 	return s, nil
 }
 
-// oneLine makes model text safe to display on one line: valid UTF-8,
-// whitespace runs collapsed to one space, control characters removed.
-func oneLine(s string) string {
-	s = strings.ToValidUTF8(s, "\uFFFD")
-	s = strings.Join(strings.Fields(s), " ")
-	return strings.Map(func(r rune) rune {
-		if unicode.IsControl(r) || unicode.Is(unicode.Cf, r) {
-			return -1
-		}
-		return r
-	}, s)
-}
-
 // unavailable wraps err as an unreachable model at a stage.
 func unavailable(stage string, err error) error {
 	return fmt.Errorf("%s: %w: %w", stage, provider.ErrUnavailable, err)
 }
-
-// limitTransport caps every response body at MaxResponseSize.
-type limitTransport struct{ next http.RoundTripper }
-
-func (t limitTransport) RoundTrip(req *http.Request) (*http.Response, error) {
-	resp, err := t.next.RoundTrip(req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.Body == nil {
-		resp.Body = http.NoBody
-	}
-	resp.Body = &limitedBody{rc: resp.Body, left: MaxResponseSize}
-	return resp, nil
-}
-
-type limitedBody struct {
-	rc   io.ReadCloser
-	left int64
-}
-
-func (b *limitedBody) Read(p []byte) (int, error) {
-	if b.left <= 0 {
-		var one [1]byte
-		n, err := b.rc.Read(one[:])
-		if n > 0 {
-			return 0, errTooLarge
-		}
-		return 0, err
-	}
-	if int64(len(p)) > b.left {
-		p = p[:b.left]
-	}
-	n, err := b.rc.Read(p)
-	b.left -= int64(n)
-	return n, err
-}
-
-func (b *limitedBody) Close() error { return b.rc.Close() }
