@@ -192,15 +192,9 @@ func scalarText(v any) (string, error) {
 // with its devices ("3:dev-0001,dev-0007,dev-0012"), a device list, or a
 // row count.
 func warehouseProvenantValue(tool string, structured []byte) (string, error) {
-	var a struct {
-		Outcome string          `json:"outcome"`
-		Value   json.RawMessage `json:"value"`
-	}
-	if err := json.Unmarshal(structured, &a); err != nil {
-		return "", fmt.Errorf("decode provenant result: %w", err)
-	}
-	if a.Outcome != "answered" && a.Outcome != "absence" {
-		return "", fmt.Errorf("%w: outcome %q", errValue, a.Outcome)
+	a, err := answerValue(structured)
+	if err != nil {
+		return "", err
 	}
 	switch tool {
 	case "get_device_status", "get_battery_level", "get_temperature":
