@@ -151,13 +151,19 @@ type sqlTool struct {
 // retailSQLTools are the six retail tools as SQL over schema, described
 // as the retail catalog describes them.
 func retailSQLTools(cat *catalog.Catalog, schema string) []sqlTool {
+	return sqlTools(cat, schema, benchTools, toolParams, toolSQL)
+}
+
+// sqlTools are the named tools as SQL over schema (each statement's %[1]s
+// or %s), with their parameters, described as cat describes them.
+func sqlTools(cat *catalog.Catalog, schema string, names []string, params map[string][]string, statements map[string]string) []sqlTool {
 	desc := map[string]string{}
 	for _, t := range cat.Tools {
 		desc[t.Name.Value] = t.Description.Value
 	}
-	out := make([]sqlTool, len(benchTools))
-	for i, name := range benchTools {
-		out[i] = sqlTool{name: name, description: desc[name], params: toolParams[name], statement: fmt.Sprintf(toolSQL[name], schema)}
+	out := make([]sqlTool, len(names))
+	for i, name := range names {
+		out[i] = sqlTool{name: name, description: desc[name], params: params[name], statement: fmt.Sprintf(statements[name], schema)}
 	}
 	return out
 }

@@ -99,15 +99,7 @@ var warehouseConditions = []string{"FAULTED", "BLOCKED", "LOW_BATTERY", "OVERHEA
 // warehouseSQLTools are the toolbox's tools for the warehouse catalog,
 // described as the catalog describes them.
 func warehouseSQLTools(cat *catalog.Catalog, schema string) []sqlTool {
-	desc := map[string]string{}
-	for _, t := range cat.Tools {
-		desc[t.Name.Value] = t.Description.Value
-	}
-	out := make([]sqlTool, len(warehouseTools))
-	for i, name := range warehouseTools {
-		out[i] = sqlTool{name: name, description: desc[name], params: warehouseParams[name], statement: fmt.Sprintf(warehouseSQL[name], schema)}
-	}
-	return out
+	return sqlTools(cat, schema, warehouseTools, warehouseParams, warehouseSQL)
 }
 
 // whData is the warehouse data set a run generated and imported.
