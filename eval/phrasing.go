@@ -115,6 +115,9 @@ var slotPattern = regexp.MustCompile(`^[a-z][a-z0-9_]{0,31}$`)
 // reason; hasNow says the set has a now.
 func (it Item) validatePhrasing(reg *tool.Registry, hasNow bool, fail failFunc) error {
 	x := it.Expect
+	if x.Reason != "" && !slices.Contains(AbstainReasons, x.Reason) {
+		return fail("expect.reason", "must be no_tool, missing_slot, ambiguous or unknown_name")
+	}
 	if it.Family != "" {
 		switch {
 		case !slices.Contains(Families, it.Family):
@@ -144,9 +147,6 @@ func (it Item) validatePhrasing(reg *tool.Registry, hasNow bool, fail failFunc) 
 		return nil
 	}
 	// validate has already required an out item for a reason.
-	if !slices.Contains(AbstainReasons, x.Reason) {
-		return fail("expect.reason", "must be no_tool, missing_slot, ambiguous or unknown_name")
-	}
 	if x.Reason == ReasonNoTool {
 		if x.Slot != "" {
 			return fail("expect.slot", "must be absent for reason no_tool")

@@ -14,6 +14,7 @@ package eval_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -879,5 +880,62 @@ func containsWords(s, phrase string) bool {
 			return true
 		}
 		i = j + 1
+	}
+}
+
+// phrasingWithNow attaches the suite's now to each question's context:
+// the clock the rules provider resolves relative time against. The
+// phrasing parser's branch (issue 9) provides it as provider.WithNow;
+// TestPhrasingSuite_RulesProvider fails, once the parser answers its
+// canary, until this is set to that function.
+var phrasingWithNow func(ctx context.Context, now time.Time) context.Context
+
+// phrasingCanary is a question only the phrasing parser answers (no
+// declared phrasing matches it) that needs no clock.
+const phrasingCanary = "is pr-007 in stock at st-003 on 2026-01-05?"
+
+// TestPhrasingSuite_RulesProvider drives the whole phrasing suite through
+// the real pipeline with the rules provider and holds it to issue 9's
+// targets: every in-coverage item answered correctly, no wrong answer
+// shipped, every abstention with the right reason, every gate met.
+func TestPhrasingSuite_RulesProvider(t *testing.T) {
+	e := openDemo(t)
+	if a := e.Pipeline.Ask(t.Context(), phrasingCanary); a.Outcome() != answer.Answered {
+		t.Skip("the phrasing parser (issue 9) has not landed: the rules provider does not answer the canary question")
+	}
+	if phrasingWithNow == nil {
+		t.Fatal("the phrasing parser answers, but phrasingWithNow is not set: set it to provider.WithNow so the suite's now is the clock")
+	}
+	g, err := eval.Suite(eval.SuitePhrasing)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := eval.RunTarget(t.Context(), e.Pipeline, g, eval.Target{Keys: e.Known, WithNow: phrasingWithNow})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, row := range r.Items {
+		if !row.Correct || (row.Provenance != eval.ProvVerified && row.Provenance != eval.ProvNone) {
+			t.Errorf("item %s (%s): correct=%t provenance=%s: %s", row.ID, row.Family, row.Correct, row.Provenance, row.Detail)
+		}
+	}
+	if r.WrongAnswers != 0 {
+		t.Errorf("wrong answers shipped = %d, want 0", r.WrongAnswers)
+	}
+	if r.ReasonMismatches != 0 {
+		t.Errorf("abstentions with a wrong reason = %d, want 0", r.ReasonMismatches)
+	}
+	for _, f := range eval.Families {
+		if st := r.Families[f]; st == nil || st.Correct != st.Items {
+			t.Errorf("family %s: %+v, want every item correct", f, st)
+		}
+	}
+	for _, ng := range r.Gates.All() {
+		if !ng.Gate.Met() {
+			t.Errorf("gate %s = %d/%d, want 100%%", ng.Name, ng.Gate.Passed, ng.Gate.Total)
+		}
+	}
+	if r.OverRefusals != 0 || r.Escapes != 0 || !r.Passed {
+		t.Errorf("over-refusals = %d, escapes = %d, passed = %t", r.OverRefusals, r.Escapes, r.Passed)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/provenant/provenant/answer"
 	"github.com/provenant/provenant/fact"
@@ -191,6 +192,11 @@ type Target struct {
 	// as "seq:20000"). A tool not in the map must carry the set's
 	// dataset_version.
 	DataVersions map[string]string
+	// WithNow, when set, returns the context a question is asked with
+	// carrying the set's now (GoldSet.Now), so that relative times
+	// ("today", "last week", no time at all) resolve against the set's
+	// clock, not the wall clock; it is not called for a set without a now.
+	WithNow func(ctx context.Context, now time.Time) context.Context
 }
 
 // RunTarget is Run with the provenance checked against t: the form a
@@ -213,7 +219,11 @@ func RunTarget(ctx context.Context, asker Asker, g *GoldSet, t Target) (Report, 
 		if err := ctx.Err(); err != nil {
 			return r, fmt.Errorf("run gold set: %w", err)
 		}
-		a := asker.Ask(ctx, it.Question)
+		actx := ctx
+		if t.WithNow != nil && !g.Now.IsZero() {
+			actx = t.WithNow(ctx, g.Now)
+		}
+		a := asker.Ask(actx, it.Question)
 		version := g.DatasetVersion
 		if v, ok := t.DataVersions[a.Tool()]; ok {
 			version = v
