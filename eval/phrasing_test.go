@@ -274,7 +274,9 @@ func TestRun_PhrasingFamilies(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	withNow := func(ctx context.Context, now time.Time) context.Context { return context.WithValue(ctx, clockKey{}, now) }
+	withNow := func(ctx context.Context, now time.Time) context.Context {
+		return context.WithValue(ctx, clockKey{}, now)
+	}
 	r, err := eval.RunTarget(t.Context(), scripted{t: t, now: g.Now}, g, eval.Target{WithNow: withNow})
 	if err != nil {
 		t.Fatal(err)
