@@ -26,7 +26,7 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		"provenant eval --json --require-gates > report.json\n  provenant eval --gold phrasing", stderr)
 	var ef engineFlags
 	ef.register(fs)
-	goldPath := fs.String("gold", "", "the gold set: `NAME` of an embedded suite for the demo store (demo, the default; phrasing, questions as people ask them, issue 9) or a gold file's PATH (./phrasing for a file so named); with --catalog warehouse, the default is its demo database's set")
+	goldPath := fs.String("gold", "", "the gold set: `NAME` of an embedded suite for the demo store (demo, the default; phrasing, questions as people ask them, issue 9) or a gold file's PATH (./phrasing for a file so named); with --catalog warehouse, its demo database's set unless a PATH is given")
 	asJSON := fs.Bool("json", false, "print the report as one JSON object")
 	requireGates := fs.Bool("require-gates", false, "exit non-zero when any gate is below 100%")
 	calibrate := fs.Bool("calibrate", false,
