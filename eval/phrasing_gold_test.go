@@ -24,6 +24,8 @@ import (
 	"testing"
 	"time"
 
+	"pgregory.net/rapid"
+
 	"github.com/provenant/provenant/answer"
 	"github.com/provenant/provenant/catalogs/catalogstest"
 	"github.com/provenant/provenant/eval"
@@ -117,6 +119,40 @@ func TestPhrasingClock(t *testing.T) {
 	if got := stamp(endOfDay(now.AddDate(0, 0, -1))); got != "2026-01-06T23:59:59Z" {
 		t.Errorf("yesterday's end = %s", got)
 	}
+}
+
+// TestPhrasingClock_Properties checks the date arithmetic's invariants
+// at any instant across several years, leap days and year ends included.
+func TestPhrasingClock_Properties(t *testing.T) {
+	rapid.Check(t, func(rt *rapid.T) {
+		lo, hi := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC).Unix(), time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC).Unix()
+		now := time.Unix(rapid.Int64Range(lo, hi).Draw(rt, "now"), 0).UTC()
+		day := dayStart(now)
+		if h, m, s := day.Clock(); h != 0 || m != 0 || s != 0 || day.After(now) || now.Sub(day) >= 24*time.Hour {
+			rt.Fatalf("dayStart(%v) = %v", now, day)
+		}
+		if e := endOfDay(now); e.YearDay() != now.YearDay() || e.Year() != now.Year() || e.Add(time.Second) != day.AddDate(0, 0, 1) {
+			rt.Fatalf("endOfDay(%v) = %v", now, e)
+		}
+		w := isoWeekStart(now)
+		y1, w1 := w.ISOWeek()
+		y2, w2 := now.ISOWeek()
+		if w.Weekday() != time.Monday || w.After(now) || dayStart(w) != w || y1 != y2 || w1 != w2 {
+			rt.Fatalf("isoWeekStart(%v) = %v", now, w)
+		}
+		last := windowLastWeek(now)
+		if last.end != w || last.end.Sub(last.start) != 7*24*time.Hour {
+			rt.Fatalf("last week of %v = [%v, %v)", now, last.start, last.end)
+		}
+		if y := windowYesterday(now); y.end != day || y.end.Sub(y.start) != 24*time.Hour {
+			rt.Fatalf("yesterday of %v = [%v, %v)", now, y.start, y.end)
+		}
+		n := rapid.IntRange(0, 30).Draw(rt, "days")
+		b := betweenDates(now, now.AddDate(0, 0, n))
+		if b.start != day || b.end.Sub(b.start) != time.Duration(n+1)*24*time.Hour {
+			rt.Fatalf("between %v and %d days later = [%v, %v)", now, n, b.start, b.end)
+		}
+	})
 }
 
 // psource is one phrasing item before its expectation is computed.
