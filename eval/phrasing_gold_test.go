@@ -846,10 +846,20 @@ var issueSynonyms = []string{
 	"non-compliant", "not compliant", "compliance issues",
 }
 
+// issueTimeForms are the ways of saying a time issue 9 lists, each of
+// which some question of the suite must use.
+var issueTimeForms = []string{
+	"now", "currently", "right now", "at the moment", "today", "yesterday",
+	"on 2026-01-05", "on january 5", "on 5 jan 2026", "2026-01-06 08:00",
+	"this week", "last week", "last 3 days", "past 2 days", "in the last 6 hours",
+	"between 2026-01-01 and 2026-01-07", "from 2026-01-02 to 2026-01-04",
+	"between 2026-01-02t06:00:00z and", "since 2026-01-05",
+}
+
 // TestPhrasingGoldFile_Coverage checks the suite covers what issue 9
 // asks for: at least 150 questions, every retail tool answered, every
-// family, every synonym, names and entity numbers, and at least 30
-// abstentions with every reason.
+// family, every synonym and every form of time the issue lists, names and
+// entity numbers, and at least 30 abstentions with every reason.
 func TestPhrasingGoldFile_Coverage(t *testing.T) {
 	g := phrasingOnDisk(t)
 	if len(g.Items) < 150 {
@@ -892,6 +902,11 @@ func TestPhrasingGoldFile_Coverage(t *testing.T) {
 	for _, def := range catalogstest.Retail().Menu() {
 		if tools[def.Name] < 5 {
 			t.Errorf("tool %s: %d items, want at least 5", def.Name, tools[def.Name])
+		}
+	}
+	for _, form := range issueTimeForms {
+		if !slices.ContainsFunc(questions, func(q string) bool { return containsWords(q, form) }) {
+			t.Errorf("no question uses the time form %q", form)
 		}
 	}
 	for _, syn := range issueSynonyms {
