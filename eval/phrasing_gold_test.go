@@ -539,6 +539,8 @@ func phrasingSources(t testing.TB, d *retail.Dataset) []psource {
 	abstain(eval.ReasonMissingSlot, "missing-store-which", "which products are out of stock?", "store", "the list tool needs a store")
 	abstain(eval.ReasonMissingSlot, "missing-state-window", "how many scans were recorded at st-003 this week?", "state", "the window tool needs a state")
 	abstain(eval.ReasonMissingSlot, "missing-state-events", "how many events did st-008 have last week?", "state", "the window tool needs a state")
+	abstain(eval.ReasonMissingSlot, "missing-window", "how many times was st-003 out of stock?", "window",
+		"a count of events needs a window; no time means now only for an instant")
 
 	// Abstentions: a name matches several ids.
 	amb := func(id, q, slot, name, note string) {
