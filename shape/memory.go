@@ -476,19 +476,7 @@ func (p *plan) memExecEntities(c Call) (fact.Value, []string, error) {
 
 func (p *plan) memExecWindow(c Call) (fact.Value, []string, error) {
 	m := p.mem
-	start, err := instant(c, "start")
-	if err != nil {
-		return fact.Value{}, nil, err
-	}
-	end, err := instant(c, "end")
-	if err != nil {
-		return fact.Value{}, nil, err
-	}
-	atValue, err := arg(c, p.at.Column.Value)
-	if err != nil {
-		return fact.Value{}, nil, err
-	}
-	pr, err := p.condition(c)
+	start, end, atValue, pr, err := p.windowArgs(c)
 	if err != nil {
 		return fact.Value{}, nil, err
 	}
@@ -530,16 +518,6 @@ func (s *Snapshot) memResolve(ctx context.Context, p *plan, c Call, r Result) (V
 	if err != nil {
 		return Verdict{}, err
 	}
-	keys = distinctSorted(keys)
-	listed := keys
-	if len(listed) > s.e.maxKeys {
-		listed = listed[:s.e.maxKeys]
-	}
-	verdict := Verdict{
-		ValueMatches: v.Equal(r.Value),
-		Complete:     len(keys) == r.Rows && Digest(keys) == r.Digest && slices.Equal(listed, r.Keys),
-		Enumerated:   len(keys),
-	}
 	// Every asserted key's rows are found by key and judged.
 	known := make(map[string]row, len(r.Keys))
 	for _, k := range r.Keys {
@@ -547,11 +525,7 @@ func (s *Snapshot) memResolve(ctx context.Context, p *plan, c Call, r Result) (V
 			addRow(known, k, memRow{p.mem, i}.row(p))
 		}
 	}
-	verdict.ProvenanceValid, err = s.judgeKeys(ctx, p, c, r, known)
-	if err != nil {
-		return Verdict{}, err
-	}
-	return verdict, nil
+	return s.verdict(ctx, p, c, r, v, keys, true, known)
 }
 
 // memResolveLatest: one pass over every row at or before as_of keeps each
@@ -686,19 +660,7 @@ rows:
 // entity meeting the condition with start <= time < end.
 func (p *plan) memResolveWindow(c Call) (fact.Value, []string, error) {
 	m := p.mem
-	start, err := instant(c, "start")
-	if err != nil {
-		return fact.Value{}, nil, err
-	}
-	end, err := instant(c, "end")
-	if err != nil {
-		return fact.Value{}, nil, err
-	}
-	at, err := arg(c, p.at.Column.Value)
-	if err != nil {
-		return fact.Value{}, nil, err
-	}
-	pr, err := p.condition(c)
+	start, end, at, pr, err := p.windowArgs(c)
 	if err != nil {
 		return fact.Value{}, nil, err
 	}

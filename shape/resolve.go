@@ -54,6 +54,12 @@ func (s *Snapshot) Resolve(ctx context.Context, c Call, r Result) (Verdict, erro
 	if err != nil {
 		return Verdict{}, err
 	}
+	return s.verdict(ctx, p, c, r, v, keys, consistent, known)
+}
+
+// verdict compares the re-derived value and keys with r's, then judges
+// every listed key's row (known, or looked up).
+func (s *Snapshot) verdict(ctx context.Context, p *plan, c Call, r Result, v fact.Value, keys []string, consistent bool, known map[string]row) (Verdict, error) {
 	keys = distinctSorted(keys)
 	listed := keys
 	if len(listed) > s.e.maxKeys {
@@ -64,11 +70,28 @@ func (s *Snapshot) Resolve(ctx context.Context, c Call, r Result) (Verdict, erro
 		Complete:     consistent && len(keys) == r.Rows && Digest(keys) == r.Digest && slices.Equal(listed, r.Keys),
 		Enumerated:   len(keys),
 	}
+	var err error
 	verdict.ProvenanceValid, err = s.judgeKeys(ctx, p, c, r, known)
 	if err != nil {
 		return Verdict{}, err
 	}
 	return verdict, nil
+}
+
+// windowArgs reads a window call's arguments: its bounds, the fixed
+// entity's value and the condition.
+func (p *plan) windowArgs(c Call) (start, end time.Time, at string, pr *catalog.Predicate, err error) {
+	if start, err = instant(c, "start"); err != nil {
+		return
+	}
+	if end, err = instant(c, "end"); err != nil {
+		return
+	}
+	if at, err = arg(c, p.at.Column.Value); err != nil {
+		return
+	}
+	pr, err = p.condition(c)
+	return
 }
 
 // lastRows renders, for the plain formulation, the rows of rel up to ts
@@ -174,19 +197,7 @@ func (s *Snapshot) resolveEntities(ctx context.Context, p *plan, c Call) (fact.V
 }
 
 func (s *Snapshot) resolveWindow(ctx context.Context, p *plan, c Call) (fact.Value, []string, map[string]row, error) {
-	start, err := instant(c, "start")
-	if err != nil {
-		return fact.Value{}, nil, nil, err
-	}
-	end, err := instant(c, "end")
-	if err != nil {
-		return fact.Value{}, nil, nil, err
-	}
-	atValue, err := arg(c, p.at.Column.Value)
-	if err != nil {
-		return fact.Value{}, nil, nil, err
-	}
-	pr, err := p.condition(c)
+	start, end, atValue, pr, err := p.windowArgs(c)
 	if err != nil {
 		return fact.Value{}, nil, nil, err
 	}

@@ -81,6 +81,10 @@ type Source struct {
 	// without an ingestion sequence (files read in place). A dataset not
 	// in the map reads its version from SeqColumn.
 	Versions map[string]string
+	// References maps an entity name to the table or view that holds its
+	// reference, for a reference declared with files: (a view over them).
+	// A reference declared with table: is read from that table.
+	References map[string]string
 }
 
 // Options tune an Engine.
