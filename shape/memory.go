@@ -108,12 +108,12 @@ func (r memRow) numAt(column string) sql.NullFloat64 { return r.m.num[column][r.
 // row converts a memory row into the row a judgement reads.
 func (r memRow) row(p *plan) row {
 	strs, nums := p.lookupColumns()
-	rw := row{time: time.Unix(0, r.m.times[r.i]).UTC(), str: make(map[string]sql.NullString, len(strs)), num: make(map[string]sql.NullFloat64, len(nums))}
-	for _, c := range strs {
-		rw.str[c] = r.strAt(c)
+	rw := row{time: time.Unix(0, r.m.times[r.i]).UTC(), cols: p.cols, sv: make([]sql.NullString, len(strs)), nv: make([]sql.NullFloat64, len(nums))}
+	for i, c := range strs {
+		rw.sv[i] = r.strAt(c)
 	}
-	for _, c := range nums {
-		rw.num[c] = r.numAt(c)
+	for i, c := range nums {
+		rw.nv[i] = r.numAt(c)
 	}
 	return rw
 }

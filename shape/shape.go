@@ -446,6 +446,7 @@ type plan struct {
 	cpRel, cpiRel, censusRel string
 	// judgeStrs, judgeNums: the columns a judgement reads (judgedColumns).
 	judgeStrs, judgeNums []string
+	cols                 *rowCols // where a row holds them
 	// mem: the dataset held in memory (Options.MemoryRows), or nil.
 	mem *memData
 }
@@ -490,6 +491,7 @@ func compile(cat *catalog.Catalog, t *catalog.Tool, src Source) (*plan, error) {
 		return nil, errors.New("unknown shape")
 	}
 	p.judgeStrs, p.judgeNums = p.judgedColumns()
+	p.cols = newRowCols(p.judgeStrs, p.judgeNums)
 	return p, nil
 }
 
