@@ -18,7 +18,7 @@ func validValue(t *rapid.T, q tool.Param) string {
 	case tool.Timestamp:
 		return rapid.StringMatching(`20[0-9]{2}-(0[1-9]|1[0-2])-(0[1-9]|1[0-9]|2[0-8])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9]Z`).Draw(t, q.Name)
 	default:
-		return rapid.StringMatching(q.Pattern[1 : len(q.Pattern)-1]).Draw(t, q.Name)
+		return rapid.StringMatching(q.Pattern[1:len(q.Pattern)-1]).Draw(t, q.Name)
 	}
 }
 
