@@ -17,7 +17,11 @@
 // A sentence template writes {name} for a call argument, {value} for the
 // value, {ids} for the ids a count or list holds (comma separated),
 // {count:one|many} for the count with its noun ("1 store has", "3 stores
-// have") and {count?one|many} for the word alone ("was", "were").
+// have") and {count?one|many} for the word alone ("was", "were"). A
+// yes/no answer's template (a question that names a value, "is pr-007 in
+// stock?") also writes {asked} for the value asked about and
+// {match?yes|no} for the word chosen by whether the value is the one
+// asked about.
 //
 // The package imports only the standard library.
 package phrase
@@ -298,6 +302,8 @@ const (
 	tIDs
 	tCount
 	tCountWord
+	tAsked
+	tMatch
 )
 
 // ParseTemplate parses a sentence template.
@@ -323,6 +329,14 @@ func ParseTemplate(s string) (*Template, error) {
 			t.parts = append(t.parts, tpart{kind: tValue})
 		case inner == "ids":
 			t.parts = append(t.parts, tpart{kind: tIDs})
+		case inner == "asked":
+			t.parts = append(t.parts, tpart{kind: tAsked})
+		case strings.HasPrefix(inner, "match?"):
+			forms := strings.SplitN(inner[6:], "|", 2)
+			if len(forms) != 2 || forms[0] == "" || forms[1] == "" {
+				return nil, &SyntaxError{i, "want {match?yes|no}"}
+			}
+			t.parts = append(t.parts, tpart{kind: tMatch, one: forms[0], many: forms[1]})
 		case strings.HasPrefix(inner, "count:") || strings.HasPrefix(inner, "count?"):
 			forms := strings.SplitN(inner[6:], "|", 2)
 			if len(forms) != 2 || forms[0] == "" || forms[1] == "" {
@@ -336,7 +350,7 @@ func ParseTemplate(s string) (*Template, error) {
 		case isName(inner):
 			t.parts = append(t.parts, tpart{kind: tArg, text: inner})
 		default:
-			return nil, &SyntaxError{i, "want {name}, {value}, {ids}, {count:one|many} or {count?one|many}"}
+			return nil, &SyntaxError{i, "want {name}, {value}, {ids}, {count:one|many}, {count?one|many}, {asked} or {match?yes|no}"}
 		}
 		i += end + 1
 	}
@@ -369,12 +383,25 @@ func (t *Template) Uses() (value, ids, count bool) {
 	return
 }
 
+// Asks reports whether the template uses {asked} or {match?...}: it is
+// a yes/no answer's template.
+func (t *Template) Asks() bool {
+	for _, p := range t.parts {
+		if p.kind == tAsked || p.kind == tMatch {
+			return true
+		}
+	}
+	return false
+}
+
 // Fill is what a template is rendered with.
 type Fill struct {
 	Args  map[string]string
 	Value string // the rendered value
 	IDs   []string
 	Count int
+	Asked string // a yes/no answer: the value asked about
+	Match bool   // a yes/no answer: the value is the one asked about
 }
 
 // Render writes the sentence.
@@ -390,6 +417,14 @@ func (t *Template) Render(f Fill) string {
 			b.WriteString(f.Value)
 		case tIDs:
 			b.WriteString(strings.Join(f.IDs, ", "))
+		case tAsked:
+			b.WriteString(f.Asked)
+		case tMatch:
+			if f.Match {
+				b.WriteString(p.one)
+			} else {
+				b.WriteString(p.many)
+			}
 		case tCount:
 			b.WriteString(strconv.Itoa(f.Count) + " ")
 			fallthrough
