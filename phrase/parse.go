@@ -1,0 +1,537 @@
+package phrase
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Parse is a question understood: the tool, its parameters, and for a
+// yes/no question the value asked about.
+type Parse struct {
+	Tool   string
+	Params map[string]string
+	// Asked is the value a yes/no question names ("is pr-007 in stock?"
+	// asks IN_STOCK); "" for any other question.
+	Asked string
+	// Phrasing reports that a declared phrasing matched: its tokens are
+	// as written, for the wall to judge.
+	Phrasing bool
+}
+
+// AbstentionKind says why a question was not understood.
+type AbstentionKind string
+
+// The abstention kinds.
+const (
+	// NoTool: no tool's vocabulary matches the question.
+	NoTool AbstentionKind = "no_tool"
+	// MissingSlot: a tool matches but a slot it needs is absent.
+	MissingSlot AbstentionKind = "missing_slot"
+	// Ambiguous: a name matches several declared ids (Candidates).
+	Ambiguous AbstentionKind = "ambiguous"
+	// UnknownName: words where a slot's value goes name none.
+	UnknownName AbstentionKind = "unknown_name"
+	// NotUnderstood: a tool matches, but some words are outside its
+	// vocabulary; answering would mean dropping them.
+	NotUnderstood AbstentionKind = "not_understood"
+)
+
+// MaxCandidates bounds the candidates an Ambiguous abstention lists.
+const MaxCandidates = 5
+
+// Abstention is why a question was not understood. It names the slot and
+// declared ids, never a word of the question.
+type Abstention struct {
+	Kind AbstentionKind
+	Tool string // the tool that matched best; "" for NoTool
+	// Slot names what is missing, unknown or ambiguous: an entity's name
+	// ("store"), an enumerated parameter ("state"), "as_of" or "window".
+	Slot string
+	// Candidates are, for Ambiguous, up to MaxCandidates declared ids,
+	// sorted.
+	Candidates []string
+}
+
+func (a *Abstention) Error() string { return string(a.Kind) + ": " + a.Detail() }
+
+// Detail is the reason's text after its kind.
+func (a *Abstention) Detail() string {
+	switch a.Kind {
+	case NoTool:
+		return "no tool on the menu covers the question"
+	case MissingSlot:
+		if a.Slot == "window" {
+			return "window (the question names no time window; say, for example, today, last week, or between 2026-01-01 and 2026-01-07)"
+		}
+		return a.Slot + " (the question names no " + strings.ReplaceAll(a.Slot, "_", " ") + ")"
+	case Ambiguous:
+		return a.Slot + " (the question could name " + strings.Join(a.Candidates, ", ") + ")"
+	case UnknownName:
+		return a.Slot + " (the question names no declared " + strings.ReplaceAll(a.Slot, "_", " ") + ")"
+	case NotUnderstood:
+		return "the question has words outside the vocabulary of " + a.Tool
+	}
+	return string(a.Kind)
+}
+
+// segment is a run of words with one reading.
+type segment struct {
+	start, end int
+	kind       int // sUnknown, sLexicon, sID, sNumbered, sWhen
+	meanings   []meaning
+	entity     string   // sID, sNumbered
+	ids        []string // sID (one), sNumbered
+	when       when
+}
+
+const (
+	sUnknown = iota
+	sLexicon
+	sID
+	sNumbered
+	sWhen
+)
+
+// maxWords bounds the words Parse reads; a longer question is not
+// understood (package tool bounds questions far below this).
+const maxWords = 200
+
+// Parse reads a question against the vocabulary, with now as the clock
+// for relative time ("today", "last week", no time at all); a zero now
+// means there is no clock, and a question that needs one abstains. It
+// returns the understood call, or an *Abstention. It never guesses: a
+// word no slot or keyword accounts for is an abstention, not dropped.
+//
+// A question a tool's phrasing matches is that tool's, with the captured
+// tokens as written. Otherwise the question is read word by word (time
+// expressions, ids, names, "store 3", synonyms, keywords, filler), every
+// tool whose keyword (or, for a yes/no question, whose asked value) it
+// holds is tried, and the one whose slots it fills is chosen; among
+// several, the one with the most keyword words, then the first.
+func (p *Parser) Parse(question string, now time.Time) (Parse, error) {
+	now = now.UTC().Truncate(time.Second)
+	for ti, pats := range p.legacy {
+		for _, pat := range pats {
+			m, ok := pat.Match(question)
+			if !ok {
+				continue
+			}
+			params := make(map[string]string, len(m))
+			for name, tok := range m {
+				params[name] = p.canonicalEnum(ti, name, tok)
+			}
+			return Parse{Tool: p.tools[ti].Name, Params: params, Phrasing: true}, nil
+		}
+	}
+	ts := tokenize(question)
+	if len(ts) == 0 || len(ts) > maxWords {
+		return Parse{}, &Abstention{Kind: NoTool}
+	}
+	segs := p.segment(ts, now)
+
+	// Candidates: tools a keyword names; else tools a yes/no value names.
+	var cands []int
+	for _, s := range segs {
+		for _, m := range s.meanings {
+			if m.kind == mKeyword && !slices.Contains(cands, m.tool) {
+				cands = append(cands, m.tool)
+			}
+		}
+	}
+	if len(cands) == 0 {
+		for _, s := range segs {
+			for _, m := range s.meanings {
+				if m.kind == mAsk && !slices.Contains(cands, m.tool) {
+					cands = append(cands, m.tool)
+				}
+			}
+		}
+	}
+	if len(cands) == 0 {
+		return Parse{}, &Abstention{Kind: NoTool}
+	}
+	slices.Sort(cands)
+	var (
+		best      *Parse
+		bestScore = -1
+		abst      *Abstention
+		abstScore = -1
+	)
+	for _, ti := range cands {
+		res, a, score := p.interpret(ti, ts, segs, now)
+		if a == nil {
+			if score > bestScore {
+				r := res
+				best, bestScore = &r, score
+			}
+			continue
+		}
+		// The closest failure: most keyword words, then a named slot
+		// over words out of vocabulary.
+		s := score * 2
+		if a.Kind != NotUnderstood {
+			s++
+		}
+		if s > abstScore {
+			abst, abstScore = a, s
+		}
+	}
+	if best != nil {
+		return *best, nil
+	}
+	return Parse{}, abst
+}
+
+// canonicalEnum writes an enumerated token in its declared case when it
+// matches a value regardless of case; anything else as written.
+func (p *Parser) canonicalEnum(ti int, name, tok string) string {
+	for _, s := range p.tools[ti].Slots {
+		if s.Name != name || s.Kind != SlotEnum {
+			continue
+		}
+		for _, v := range s.Values {
+			if strings.EqualFold(v.Value, tok) {
+				return v.Value
+			}
+		}
+	}
+	return tok
+}
+
+// segment reads the words left to right: at each, the longest reading
+// among a time expression, an id, a phrase of the lexicon (with a noun
+// followed by a number read as "store 3"); else the word is unknown.
+func (p *Parser) segment(ts []token, now time.Time) []segment {
+	year := 0
+	if !now.IsZero() {
+		year = now.Year()
+	}
+	var segs []segment
+	for i := 0; i < len(ts); {
+		if w, n := scanWhen(ts, i, year); n > 0 {
+			segs = append(segs, segment{start: i, end: i + n, kind: sWhen, when: w})
+			i += n
+			continue
+		}
+		if ent, id, ok := p.idAt(ts[i]); ok {
+			segs = append(segs, segment{start: i, end: i + 1, kind: sID, entity: ent, ids: []string{id}})
+			i++
+			continue
+		}
+		n, ms := p.longest(ts, i)
+		if n > 0 {
+			// A noun and a number: "store 3".
+			if i+n < len(ts) {
+				if num, err := strconv.ParseInt(strings.TrimPrefix(ts[i+n].low, "#"), 10, 64); err == nil && num >= 0 {
+					for _, m := range ms {
+						if m.kind != mNoun {
+							continue
+						}
+						segs = append(segs, segment{start: i, end: i + n + 1, kind: sNumbered, entity: m.entity,
+							ids: p.entities[m.entity].numbered(num)})
+						i += n + 1
+						goto next
+					}
+				}
+			}
+			segs = append(segs, segment{start: i, end: i + n, kind: sLexicon, meanings: ms})
+			i += n
+			continue
+		}
+		segs = append(segs, segment{start: i, end: i + 1, kind: sUnknown})
+		i++
+	next:
+	}
+	return segs
+}
+
+// idAt reports whether a word is an id of a known entity.
+func (p *Parser) idAt(t token) (entity, id string, ok bool) {
+	if !strings.ContainsFunc(t.low, func(r rune) bool { return r >= '0' && r <= '9' }) {
+		return "", "", false
+	}
+	names := make([]string, 0, len(p.entities))
+	for n := range p.entities {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	for _, n := range names {
+		if id, ok := p.entities[n].id(t.raw); ok {
+			return n, id, true
+		}
+	}
+	return "", "", false
+}
+
+// longest returns the longest phrase of the lexicon at ts[i:].
+func (p *Parser) longest(ts []token, i int) (int, []meaning) {
+	var b strings.Builder
+	bestN := 0
+	var best []meaning
+	for n := 1; n <= p.maxLen && i+n <= len(ts); n++ {
+		if n > 1 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(ts[i+n-1].low)
+		if ms, ok := p.lexicon[b.String()]; ok {
+			bestN, best = n, ms
+		}
+	}
+	return bestN, best
+}
+
+// interpret reads the segments as a question for tool ti. It returns the
+// call, or why not, and the tool's score (its keyword words).
+func (p *Parser) interpret(ti int, ts []token, segs []segment, now time.Time) (Parse, *Abstention, int) {
+	t := p.tools[ti]
+	fail := func(kind AbstentionKind, slot string, cands []string) *Abstention {
+		if len(cands) > MaxCandidates {
+			cands = cands[:MaxCandidates]
+		}
+		return &Abstention{Kind: kind, Tool: t.Name, Slot: slot, Candidates: cands}
+	}
+	slotOf := func(entity string) int {
+		return slices.IndexFunc(t.Slots, func(s Slot) bool { return s.Kind == SlotEntity && s.Entity == entity })
+	}
+	var (
+		score     int
+		filled    = make([]string, len(t.Slots))
+		asked     string
+		times     []when
+		unknown   [][2]int // runs of unknown words: [start, end)
+		cue       = map[int]int{}
+		ambiguous = -1
+		ambCands  []string
+		conflict  bool
+	)
+	fill := func(si int, v string) {
+		if filled[si] != "" && filled[si] != v {
+			conflict = true
+		}
+		filled[si] = v
+	}
+	for k, s := range segs {
+		switch s.kind {
+		case sWhen:
+			times = append(times, s.when)
+		case sID:
+			si := slotOf(s.entity)
+			if si < 0 {
+				conflict = true
+				continue
+			}
+			fill(si, s.ids[0])
+		case sNumbered:
+			si := slotOf(s.entity)
+			switch {
+			case si < 0:
+				conflict = true
+			case len(s.ids) == 1:
+				fill(si, s.ids[0])
+			case len(s.ids) == 0:
+				return Parse{}, fail(UnknownName, s.entity, nil), score
+			default:
+				ambiguous, ambCands = si, s.ids
+			}
+		case sLexicon:
+			m, ok := pick(s.meanings, ti, func(e string) bool { return slotOf(e) >= 0 })
+			if !ok {
+				// The words mean something, but not for this tool.
+				unknown = appendRun(unknown, s.start, s.end)
+				continue
+			}
+			switch m.kind {
+			case mKeyword:
+				score += s.end - s.start
+			case mValue:
+				fill(m.slot, m.value)
+			case mAsk:
+				if asked != "" && asked != m.value {
+					conflict = true
+				}
+				asked = m.value
+			case mNoun:
+				cue[k+1] = slotOf(m.entity)
+			case mName:
+				si := slotOf(m.entity)
+				if len(m.ids) > 1 {
+					ambiguous, ambCands = si, m.ids
+					continue
+				}
+				fill(si, m.ids[0])
+			}
+		default:
+			unknown = appendRun(unknown, s.start, s.end)
+		}
+	}
+	if ambiguous >= 0 {
+		return Parse{}, fail(Ambiguous, t.Slots[ambiguous].Entity, ambCands), score
+	}
+	if conflict {
+		return Parse{}, fail(NotUnderstood, "", nil), score
+	}
+	params := map[string]string{}
+	// Entity and enumerated slots.
+	var missing []int
+	for si, s := range t.Slots {
+		switch s.Kind {
+		case SlotEntity, SlotEnum:
+			if filled[si] == "" {
+				missing = append(missing, si)
+			} else {
+				params[s.Name] = filled[si]
+			}
+		}
+	}
+	if len(missing) > 0 {
+		// Words where a name goes: a declared name they begin, else an
+		// unknown name; no such words: the slot is missing.
+		for _, si := range missing {
+			s := t.Slots[si]
+			if s.Kind != SlotEntity {
+				continue
+			}
+			et := p.entities[s.Entity]
+			for _, r := range unknown {
+				if c := et.prefixed(lowers(ts[r[0]:r[1]])); len(c) > 0 {
+					return Parse{}, fail(Ambiguous, s.Entity, c), score
+				}
+			}
+		}
+		si := missing[0]
+		if len(unknown) == 1 {
+			// After a noun ("at store Springfield"): that noun's slot.
+			for k, s := range segs {
+				if s.start == unknown[0][0] {
+					if c, ok := cue[k]; ok && slices.Contains(missing, c) {
+						si = c
+					}
+				}
+			}
+			return Parse{}, fail(UnknownName, slotName(t.Slots[si]), nil), score
+		}
+		if len(unknown) > 1 {
+			return Parse{}, fail(NotUnderstood, "", nil), score
+		}
+		return Parse{}, fail(MissingSlot, slotName(t.Slots[si]), nil), score
+	}
+	if len(unknown) > 0 {
+		return Parse{}, fail(NotUnderstood, "", nil), score
+	}
+	// Time.
+	if len(times) > 1 {
+		return Parse{}, fail(NotUnderstood, "", nil), score
+	}
+	var w *when
+	if len(times) == 1 {
+		w = &times[0]
+	}
+	for _, s := range t.Slots {
+		switch s.Kind {
+		case SlotInstant:
+			if w == nil || w.clock {
+				if now.IsZero() {
+					return Parse{}, fail(MissingSlot, s.Name, nil), score
+				}
+			}
+			at := now
+			if w != nil {
+				var ok bool
+				if at, ok = w.instant(now); !ok {
+					return Parse{}, fail(NotUnderstood, "", nil), score
+				}
+			}
+			params[s.Name] = Timestamp(at)
+		case SlotStart:
+			if w == nil {
+				return Parse{}, fail(MissingSlot, "window", nil), score
+			}
+			if w.clock && now.IsZero() {
+				return Parse{}, fail(MissingSlot, "window", nil), score
+			}
+			start, end, ok := w.window(now)
+			if !ok {
+				return Parse{}, fail(NotUnderstood, "", nil), score
+			}
+			params[s.Name] = Timestamp(start)
+			for _, e := range t.Slots {
+				if e.Kind == SlotEnd {
+					params[e.Name] = Timestamp(end)
+				}
+			}
+		}
+	}
+	if w != nil && !slices.ContainsFunc(t.Slots, func(s Slot) bool { return s.Kind == SlotInstant || s.Kind == SlotStart }) {
+		return Parse{}, fail(NotUnderstood, "", nil), score
+	}
+	return Parse{Tool: t.Name, Params: params, Asked: asked}, nil, score
+}
+
+// slotName is how a reason names a slot: an entity by its name, any
+// other slot by its parameter.
+func slotName(s Slot) string {
+	if s.Kind == SlotEntity {
+		return s.Entity
+	}
+	return s.Name
+}
+
+// pick chooses the meaning a phrase has for tool ti: its value, its yes/no
+// value, its keyword, a noun of one of its entities, a name of one, or
+// filler, in that order.
+func pick(ms []meaning, ti int, hasEntity func(string) bool) (meaning, bool) {
+	rank := func(m meaning) int {
+		switch {
+		case m.kind == mValue && m.tool == ti:
+			return 6
+		case m.kind == mAsk && m.tool == ti:
+			return 5
+		case m.kind == mKeyword && m.tool == ti:
+			return 4
+		case m.kind == mName && hasEntity(m.entity):
+			return 3
+		case m.kind == mNoun && hasEntity(m.entity):
+			return 2
+		case m.kind == mFiller:
+			return 1
+		}
+		return 0
+	}
+	best, bestRank := meaning{}, 0
+	for _, m := range ms {
+		if r := rank(m); r > bestRank {
+			best, bestRank = m, r
+		}
+	}
+	return best, bestRank > 0
+}
+
+func appendRun(runs [][2]int, start, end int) [][2]int {
+	if n := len(runs); n > 0 && runs[n-1][1] == start {
+		runs[n-1][1] = end
+		return runs
+	}
+	return append(runs, [2]int{start, end})
+}
+
+// String writes a parse for tests and examples: the tool, its parameters
+// sorted, and the asked value.
+func (r Parse) String() string {
+	keys := make([]string, 0, len(r.Params))
+	for k := range r.Params {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	var b strings.Builder
+	b.WriteString(r.Tool)
+	for _, k := range keys {
+		fmt.Fprintf(&b, " %s=%s", k, r.Params[k])
+	}
+	if r.Asked != "" {
+		b.WriteString(" asked=" + r.Asked)
+	}
+	return b.String()
+}
