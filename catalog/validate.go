@@ -744,7 +744,11 @@ func validateCheck(v *errs, t *Tool, ds *Dataset, params []string) {
 		}
 		return
 	}
-	if a := ds.attribute(t.Attribute.Value); t.Shape.Value != ShapeLatestValue || a == nil || !a.Enumerated() {
+	a := ds.attribute(t.Attribute.Value)
+	if t.Shape.Value == ShapeLatestValue && a == nil {
+		return // the unknown attribute is reported already
+	}
+	if t.Shape.Value != ShapeLatestValue || !a.Enumerated() {
 		v.add(r.Pos, "answer: `check` is for shape `%s` over an enumerated attribute", ShapeLatestValue)
 		return
 	}
