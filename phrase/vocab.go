@@ -157,6 +157,11 @@ func NewParser(v Vocabulary) (*Parser, error) {
 		p.maxLen = max(p.maxLen, len(toks))
 	}
 	for _, w := range builtinFiller {
+		if strings.HasPrefix(w, "'") {
+			// A contraction's ending, as tokenize splits it off.
+			p.lexicon[w] = []meaning{{kind: mFiller}}
+			continue
+		}
 		add(w, meaning{kind: mFiller})
 	}
 	for _, w := range v.Filler {
