@@ -84,7 +84,7 @@ type segment struct {
 	meanings   []meaning
 	entity     string   // sID, sNumbered
 	ids        []string // sID (one), sNumbered
-	when       when
+	when       *when
 }
 
 const (
@@ -113,15 +113,21 @@ const maxWords = 200
 // several, the one with the most keyword words, then the first.
 func (p *Parser) Parse(question string, now time.Time) (Parse, error) {
 	now = now.UTC().Truncate(time.Second)
+	lower := strings.ToLower(question)
 	for ti, pats := range p.legacy {
 		for _, pat := range pats {
-			m, ok := pat.Match(question)
+			m, ok := pat.match(question, lower)
 			if !ok {
 				continue
 			}
 			params := make(map[string]string, len(m))
 			for name, tok := range m {
 				params[name] = p.canonicalEnum(ti, name, tok)
+				if p.isInstant(ti, name) {
+					if at, ok := absoluteInstant(tok); ok {
+						params[name] = at
+					}
+				}
 			}
 			return Parse{Tool: p.tools[ti].Name, Params: params, Phrasing: true}, nil
 		}
@@ -161,7 +167,7 @@ func (p *Parser) Parse(question string, now time.Time) (Parse, error) {
 		abstScore = -1
 	)
 	for _, ti := range cands {
-		res, a, score := p.interpret(ti, ts, segs, now)
+		res, a, score, outside := p.interpret(ti, ts, segs, now)
 		if a == nil {
 			if score > bestScore {
 				r := res
@@ -169,9 +175,10 @@ func (p *Parser) Parse(question string, now time.Time) (Parse, error) {
 			}
 			continue
 		}
-		// The closest failure: most keyword words, then a named slot
-		// over words out of vocabulary.
-		s := score * 2
+		// The closest failure: most keyword words, then fewest words
+		// outside the tool's vocabulary, then a named slot over words
+		// out of vocabulary.
+		s := (score*maxWords + maxWords - min(outside, maxWords)) * 2
 		if a.Kind != NotUnderstood {
 			s++
 		}
@@ -183,6 +190,27 @@ func (p *Parser) Parse(question string, now time.Time) (Parse, error) {
 		return *best, nil
 	}
 	return Parse{}, abst
+}
+
+// isInstant reports whether a tool's parameter is its instant slot.
+func (p *Parser) isInstant(ti int, name string) bool {
+	return slices.ContainsFunc(p.tools[ti].Slots, func(s Slot) bool { return s.Name == name && s.Kind == SlotInstant })
+}
+
+// absoluteInstant writes a captured instant that names a date or a date
+// and time without the clock ("2026-01-05", "2026-01-06 08:00") as a
+// timestamp: a date alone is its last second. Anything else, relative
+// words included, stays as written for the wall to judge.
+func absoluteInstant(tok string) (string, bool) {
+	ts := tokenize(tok)
+	pt, n := scanPoint(ts, 0, 0)
+	if n == 0 || n != len(ts) || pt.relative {
+		return "", false
+	}
+	if pt.dateOnly {
+		return Timestamp(endOfDay(pt.t)), true
+	}
+	return Timestamp(pt.t), true
 }
 
 // canonicalEnum writes an enumerated token in its declared case when it
@@ -209,10 +237,11 @@ func (p *Parser) segment(ts []token, now time.Time) []segment {
 	if !now.IsZero() {
 		year = now.Year()
 	}
-	var segs []segment
+	segs := make([]segment, 0, len(ts))
+	w := joinWords(ts)
 	for i := 0; i < len(ts); {
 		if w, n := scanWhen(ts, i, year); n > 0 {
-			segs = append(segs, segment{start: i, end: i + n, kind: sWhen, when: w})
+			segs = append(segs, segment{start: i, end: i + n, kind: sWhen, when: &w})
 			i += n
 			continue
 		}
@@ -221,11 +250,11 @@ func (p *Parser) segment(ts []token, now time.Time) []segment {
 			i++
 			continue
 		}
-		n, ms := p.longest(ts, i)
+		n, ms := p.longest(w, i)
 		if n > 0 {
 			// A noun and a number: "store 3".
-			if i+n < len(ts) {
-				if num, err := strconv.ParseInt(strings.TrimPrefix(ts[i+n].low, "#"), 10, 64); err == nil && num >= 0 {
+			if i+n < len(ts) && slices.ContainsFunc(ms, func(m meaning) bool { return m.kind == mNoun }) {
+				if num, ok := number(ts[i+n].low); ok {
 					for _, m := range ms {
 						if m.kind != mNoun {
 							continue
@@ -248,35 +277,69 @@ func (p *Parser) segment(ts []token, now time.Time) []segment {
 	return segs
 }
 
+// number reads a word that is a number ("3", "#3").
+func number(s string) (int64, bool) {
+	s = strings.TrimPrefix(s, "#")
+	if s == "" || len(s) > 12 {
+		return 0, false
+	}
+	for i := 0; i < len(s); i++ {
+		if !isDigit(s[i]) {
+			return 0, false
+		}
+	}
+	n, err := strconv.ParseInt(s, 10, 64)
+	return n, err == nil
+}
+
 // idAt reports whether a word is an id of a known entity.
 func (p *Parser) idAt(t token) (entity, id string, ok bool) {
 	if !strings.ContainsFunc(t.low, func(r rune) bool { return r >= '0' && r <= '9' }) {
 		return "", "", false
 	}
-	names := make([]string, 0, len(p.entities))
-	for n := range p.entities {
-		names = append(names, n)
+	// A declared id first, in any entity: no regexp.
+	for _, n := range p.order {
+		if id, ok := p.entities[n].byLower[t.low]; ok {
+			return n, id, true
+		}
 	}
-	slices.Sort(names)
-	for _, n := range names {
-		if id, ok := p.entities[n].id(t.raw); ok {
+	for _, n := range p.order {
+		if id, ok := p.entities[n].id(t.raw, t.low); ok {
 			return n, id, true
 		}
 	}
 	return "", "", false
 }
 
-// longest returns the longest phrase of the lexicon at ts[i:].
-func (p *Parser) longest(ts []token, i int) (int, []meaning) {
+// words is a question's lowercase words joined by single spaces, with
+// where each begins and ends: the phrase of words i to j is a substring,
+// looked up without building it.
+type words struct {
+	text       string
+	start, end []int
+}
+
+func joinWords(ts []token) words {
 	var b strings.Builder
-	bestN := 0
-	var best []meaning
-	for n := 1; n <= p.maxLen && i+n <= len(ts); n++ {
-		if n > 1 {
+	w := words{start: make([]int, len(ts)), end: make([]int, len(ts))}
+	for i, t := range ts {
+		if i > 0 {
 			b.WriteByte(' ')
 		}
-		b.WriteString(ts[i+n-1].low)
-		if ms, ok := p.lexicon[b.String()]; ok {
+		w.start[i] = b.Len()
+		b.WriteString(t.low)
+		w.end[i] = b.Len()
+	}
+	w.text = b.String()
+	return w
+}
+
+// longest returns the longest phrase of the lexicon at word i.
+func (p *Parser) longest(w words, i int) (int, []meaning) {
+	bestN := 0
+	var best []meaning
+	for n := 1; n <= p.maxLen && i+n <= len(w.start); n++ {
+		if ms, ok := p.lexicon[w.text[w.start[i]:w.end[i+n-1]]]; ok {
 			bestN, best = n, ms
 		}
 	}
@@ -284,8 +347,9 @@ func (p *Parser) longest(ts []token, i int) (int, []meaning) {
 }
 
 // interpret reads the segments as a question for tool ti. It returns the
-// call, or why not, and the tool's score (its keyword words).
-func (p *Parser) interpret(ti int, ts []token, segs []segment, now time.Time) (Parse, *Abstention, int) {
+// call, or why not, the tool's score (its keyword words) and the words
+// outside its vocabulary.
+func (p *Parser) interpret(ti int, ts []token, segs []segment, now time.Time) (Parse, *Abstention, int, int) {
 	t := p.tools[ti]
 	fail := func(kind AbstentionKind, slot string, cands []string) *Abstention {
 		if len(cands) > MaxCandidates {
@@ -306,7 +370,9 @@ func (p *Parser) interpret(ti int, ts []token, segs []segment, now time.Time) (P
 		ambiguous = -1
 		ambCands  []string
 		conflict  bool
+		outside   int // words outside the tool's vocabulary
 	)
+	ret := func(a *Abstention) (Parse, *Abstention, int, int) { return Parse{}, a, score, outside }
 	fill := func(si int, v string) {
 		if filled[si] != "" && filled[si] != v {
 			conflict = true
@@ -316,7 +382,7 @@ func (p *Parser) interpret(ti int, ts []token, segs []segment, now time.Time) (P
 	for k, s := range segs {
 		switch s.kind {
 		case sWhen:
-			times = append(times, s.when)
+			times = append(times, *s.when)
 		case sID:
 			si := slotOf(s.entity)
 			if si < 0 {
@@ -332,7 +398,7 @@ func (p *Parser) interpret(ti int, ts []token, segs []segment, now time.Time) (P
 			case len(s.ids) == 1:
 				fill(si, s.ids[0])
 			case len(s.ids) == 0:
-				return Parse{}, fail(UnknownName, s.entity, nil), score
+				return ret(fail(UnknownName, s.entity, nil))
 			default:
 				ambiguous, ambCands = si, s.ids
 			}
@@ -341,6 +407,7 @@ func (p *Parser) interpret(ti int, ts []token, segs []segment, now time.Time) (P
 			if !ok {
 				// The words mean something, but not for this tool.
 				unknown = appendRun(unknown, s.start, s.end)
+				outside += s.end - s.start
 				continue
 			}
 			switch m.kind {
@@ -365,13 +432,14 @@ func (p *Parser) interpret(ti int, ts []token, segs []segment, now time.Time) (P
 			}
 		default:
 			unknown = appendRun(unknown, s.start, s.end)
+			outside += s.end - s.start
 		}
 	}
 	if ambiguous >= 0 {
-		return Parse{}, fail(Ambiguous, t.Slots[ambiguous].Entity, ambCands), score
+		return ret(fail(Ambiguous, t.Slots[ambiguous].Entity, ambCands))
 	}
 	if conflict {
-		return Parse{}, fail(NotUnderstood, "", nil), score
+		return ret(fail(NotUnderstood, "", nil))
 	}
 	params := map[string]string{}
 	// Entity and enumerated slots.
@@ -397,7 +465,7 @@ func (p *Parser) interpret(ti int, ts []token, segs []segment, now time.Time) (P
 			et := p.entities[s.Entity]
 			for _, r := range unknown {
 				if c := et.prefixed(lowers(ts[r[0]:r[1]])); len(c) > 0 {
-					return Parse{}, fail(Ambiguous, s.Entity, c), score
+					return ret(fail(Ambiguous, s.Entity, c))
 				}
 			}
 		}
@@ -411,19 +479,19 @@ func (p *Parser) interpret(ti int, ts []token, segs []segment, now time.Time) (P
 					}
 				}
 			}
-			return Parse{}, fail(UnknownName, slotName(t.Slots[si]), nil), score
+			return ret(fail(UnknownName, slotName(t.Slots[si]), nil))
 		}
 		if len(unknown) > 1 {
-			return Parse{}, fail(NotUnderstood, "", nil), score
+			return ret(fail(NotUnderstood, "", nil))
 		}
-		return Parse{}, fail(MissingSlot, slotName(t.Slots[si]), nil), score
+		return ret(fail(MissingSlot, slotName(t.Slots[si]), nil))
 	}
 	if len(unknown) > 0 {
-		return Parse{}, fail(NotUnderstood, "", nil), score
+		return ret(fail(NotUnderstood, "", nil))
 	}
 	// Time.
 	if len(times) > 1 {
-		return Parse{}, fail(NotUnderstood, "", nil), score
+		return ret(fail(NotUnderstood, "", nil))
 	}
 	var w *when
 	if len(times) == 1 {
@@ -434,27 +502,27 @@ func (p *Parser) interpret(ti int, ts []token, segs []segment, now time.Time) (P
 		case SlotInstant:
 			if w == nil || w.clock {
 				if now.IsZero() {
-					return Parse{}, fail(MissingSlot, s.Name, nil), score
+					return ret(fail(MissingSlot, s.Name, nil))
 				}
 			}
 			at := now
 			if w != nil {
 				var ok bool
 				if at, ok = w.instant(now); !ok {
-					return Parse{}, fail(NotUnderstood, "", nil), score
+					return ret(fail(NotUnderstood, "", nil))
 				}
 			}
 			params[s.Name] = Timestamp(at)
 		case SlotStart:
 			if w == nil {
-				return Parse{}, fail(MissingSlot, "window", nil), score
+				return ret(fail(MissingSlot, "window", nil))
 			}
 			if w.clock && now.IsZero() {
-				return Parse{}, fail(MissingSlot, "window", nil), score
+				return ret(fail(MissingSlot, "window", nil))
 			}
 			start, end, ok := w.window(now)
 			if !ok {
-				return Parse{}, fail(NotUnderstood, "", nil), score
+				return ret(fail(NotUnderstood, "", nil))
 			}
 			params[s.Name] = Timestamp(start)
 			for _, e := range t.Slots {
@@ -465,9 +533,9 @@ func (p *Parser) interpret(ti int, ts []token, segs []segment, now time.Time) (P
 		}
 	}
 	if w != nil && !slices.ContainsFunc(t.Slots, func(s Slot) bool { return s.Kind == SlotInstant || s.Kind == SlotStart }) {
-		return Parse{}, fail(NotUnderstood, "", nil), score
+		return ret(fail(NotUnderstood, "", nil))
 	}
-	return Parse{Tool: t.Name, Params: params, Asked: asked}, nil, score
+	return Parse{Tool: t.Name, Params: params, Asked: asked}, nil, score, 0
 }
 
 // slotName is how a reason names a slot: an entity by its name, any

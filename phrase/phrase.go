@@ -40,6 +40,10 @@ import (
 type Pattern struct {
 	re     *regexp.Regexp
 	params []string // in the order they appear
+	// words are literal words every match holds (lowercase): a question
+	// without one of them cannot match, which is cheaper to tell than the
+	// regexp.
+	words []string
 }
 
 // ErrSyntax is wrapped by every error of Compile and ParseTemplate.
@@ -94,7 +98,15 @@ func Compile(phrasing string) (*Pattern, error) {
 	if err != nil {
 		return nil, &SyntaxError{0, "does not compile"}
 	}
-	return &Pattern{re: re, params: params}, nil
+	var words []string
+	for _, e := range elems {
+		if e.kind == kLiteral {
+			for _, w := range strings.Fields(strings.ToLower(e.text)) {
+				words = append(words, w)
+			}
+		}
+	}
+	return &Pattern{re: re, params: params, words: words}, nil
 }
 
 // Params returns the parameters the phrasing captures, in order.
@@ -102,6 +114,19 @@ func (p *Pattern) Params() []string { return slices.Clone(p.params) }
 
 // Match returns the captured tokens by parameter name (trimmed), or false.
 func (p *Pattern) Match(question string) (map[string]string, bool) {
+	return p.match(question, strings.ToLower(question))
+}
+
+// match is Match with the question's lowercase form computed once.
+func (p *Pattern) match(question, lower string) (map[string]string, bool) {
+	for _, w := range p.words {
+		if !strings.Contains(lower, w) {
+			return nil, false
+		}
+	}
+	if !p.re.MatchString(question) {
+		return nil, false
+	}
 	m := p.re.FindStringSubmatch(question)
 	if m == nil {
 		return nil, false

@@ -24,11 +24,26 @@ var irregular = map[string][]string{
 	"it's": {"it", "is"}, "there's": {"there", "is"}, "who's": {"who", "is"},
 }
 
-// leading and trailing punctuation is not part of a word.
-const (
-	openPunct  = "\"'([{<«“‘¿¡"
-	closePunct = "\"'?!.,;:)]}>»”’…"
-)
+// isOpen and isClose are the punctuation before and after a word that is
+// not part of it.
+func isOpen(r rune) bool {
+	switch r {
+	case '"', '\'', '(', '[', '{', '<', '«', '“', '‘', '¿', '¡':
+		return true
+	}
+	return false
+}
+
+func isClose(r rune) bool {
+	switch r {
+	case '"', '\'', '?', '!', '.', ',', ';', ':', ')', ']', '}', '>', '»', '”', '’', '…':
+		return true
+	}
+	return false
+}
+
+// quotes are the apostrophes written as the plain one.
+var quotes = strings.NewReplacer("’", "'", "‘", "'", "`", "'")
 
 // tokenize splits a question into words: spaces separate them; quotes,
 // brackets and sentence punctuation around a word are dropped; a
@@ -40,11 +55,13 @@ func tokenize(s string) []token {
 	if !utf8.ValidString(s) {
 		s = strings.ToValidUTF8(s, " ")
 	}
-	s = strings.NewReplacer("’", "'", "‘", "'", "`", "'").Replace(s)
-	var out []token
+	if strings.ContainsAny(s, "’‘`") {
+		s = quotes.Replace(s)
+	}
+	out := make([]token, 0, 16)
 	for _, f := range strings.FieldsFunc(s, func(r rune) bool { return unicode.IsSpace(r) || r == ',' || r == ';' }) {
-		f = strings.TrimLeft(f, openPunct)
-		f = strings.TrimRight(f, closePunct)
+		f = strings.TrimLeftFunc(f, isOpen)
+		f = strings.TrimRightFunc(f, isClose)
 		if f == "" {
 			continue
 		}

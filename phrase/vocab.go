@@ -136,6 +136,7 @@ type Parser struct {
 	lexicon  map[string][]meaning
 	maxLen   int // the longest phrase of the lexicon, in tokens
 	entities map[string]*entityTable
+	order    []string // entity names, sorted
 }
 
 // digitsPattern is an id pattern of a literal prefix and k digits.
@@ -230,6 +231,10 @@ func NewParser(v Vocabulary) (*Parser, error) {
 			}
 		}
 	}
+	for n := range p.entities {
+		p.order = append(p.order, n)
+	}
+	slices.Sort(p.order)
 	return p, nil
 }
 
@@ -293,18 +298,22 @@ func isDigit(c byte) bool { return c >= '0' && c <= '9' }
 
 // id returns the declared (or, without declared ids, well-formed) id a
 // token writes in any case.
-func (et *entityTable) id(tok string) (string, bool) {
+func (et *entityTable) id(tok, low string) (string, bool) {
 	if et.ids != nil {
-		if id, ok := et.byLower[strings.ToLower(tok)]; ok {
+		if id, ok := et.byLower[low]; ok {
 			return id, true
 		}
 		// A well-formed id that is not declared goes to the wall, which
 		// says so; it is not a name.
 	}
-	for _, c := range []string{tok, strings.ToLower(tok), strings.ToUpper(tok)} {
-		if et.re.MatchString(c) {
-			return c, true
-		}
+	if et.re.MatchString(low) {
+		return low, true
+	}
+	if tok != low && et.re.MatchString(tok) {
+		return tok, true
+	}
+	if up := strings.ToUpper(tok); up != tok && et.re.MatchString(up) {
+		return up, true
 	}
 	return "", false
 }

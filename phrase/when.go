@@ -170,7 +170,12 @@ func scanPoint(ts []token, i int, year int) (point, int) {
 	case "yesterday":
 		return point{dateOnly: true, relative: true, daysAgo: 1}, 1
 	}
-	if m := reTimestamp.FindStringSubmatch(at(0)); m != nil {
+	digit := func(w string) bool { return w != "" && isDigit(w[0]) }
+	if !digit(at(0)) && !digit(at(1)) && !digit(at(2)) {
+		// Every form below has a digit in one of its first three words.
+		return point{}, 0
+	}
+	if m := reTimestamp.FindStringSubmatch(at(0)); digit(at(0)) && m != nil {
 		t, ok := mkTime(m[1], m[2], m[3], m[4], m[5], m[6])
 		if !ok {
 			return point{}, 0
@@ -181,7 +186,7 @@ func scanPoint(ts []token, i int, year int) (point, int) {
 		}
 		return point{t: t}, n
 	}
-	if m := reDate.FindStringSubmatch(at(0)); m != nil {
+	if m := reDate.FindStringSubmatch(at(0)); digit(at(0)) && m != nil {
 		d, ok := mkTime(m[1], m[2], m[3], "0", "0", "0")
 		if !ok {
 			return point{}, 0

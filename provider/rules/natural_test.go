@@ -4,10 +4,12 @@ import (
 	"errors"
 	"maps"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
 	"github.com/provenant/provenant/catalogs/catalogstest"
+	"github.com/provenant/provenant/phrase"
 	"github.com/provenant/provenant/provider"
 	"github.com/provenant/provenant/provider/rules"
 	"github.com/provenant/provenant/retail/demo"
@@ -208,4 +210,94 @@ func errString(err error) string {
 		return ""
 	}
 	return err.Error()
+}
+
+// TestParse_Warehouse: the same mechanisms over the warehouse catalog,
+// whose entities declare no names (ids by pattern, "device 12").
+func TestParse_Warehouse(t *testing.T) {
+	menu := catalogstest.Warehouse().Menu()
+	status := func(d, at string) want { return call("get_device_status", "device_id", d, "as_of", at) }
+	tests := []struct {
+		q string
+		w want
+	}{
+		{"is dev-0012 faulted?", status("dev-0012", nowTS).yes("FAULT")},
+		{"Is DEV-0012 running right now", status("dev-0012", nowTS).yes("RUNNING")},
+		{"what's device 12 doing", status("dev-0012", nowTS)},
+		{"is machine 7 under maintenance yesterday", status("dev-0007", "2026-01-06T23:59:59Z").yes("MAINTENANCE")},
+		{"how hot is dev-0003 at 2026-01-06 08:00", call("get_temperature", "device_id", "dev-0003", "as_of", "2026-01-06T08:00:00Z")},
+		{"battery level of device 3?", call("get_battery_level", "device_id", "dev-0003", "as_of", nowTS)},
+		{"which devices need attention", call("count_devices_with_condition", "condition", "NEEDS_ATTENTION", "as_of", nowTS)},
+		{"how many devices have low battery on 2026-01-05", call("count_devices_with_condition", "condition", "LOW_BATTERY", "as_of", "2026-01-05T23:59:59Z")},
+		{"which devices are stuck in zone 3", call("list_devices_in_status", "zone_id", "zone-03", "status", "BLOCKED", "as_of", nowTS)},
+		{"how many times was zone-02 faulty last week",
+			call("count_status_events_in_window", "zone_id", "zone-02", "status", "FAULT", "start", "2025-12-29T00:00:00Z", "end", "2026-01-05T00:00:00Z")},
+		{"what's the temperature?", abstain("missing_slot: device (the question names no device)")},
+		{"which devices are idle?", abstain("missing_slot: zone")},
+		{"what's the temperature of the forklift", abstain("unknown_name: device")},
+		{"how many pallets were moved today", abstain("no_tool")},
+	}
+	for _, tt := range tests {
+		t.Run(tt.q, func(t *testing.T) { checkParse(t, menu, tt.q, tt.w) })
+	}
+}
+
+// BenchmarkParse is the parse of one question (the retail menu with the
+// demo store's names; the compiled parser cached, as in serving).
+func BenchmarkParse(b *testing.B) {
+	menu := retailMenu(b)
+	questions := benchQuestions
+	for _, q := range questions {
+		if _, err := rules.Parse(q, menu, clock); err != nil {
+			b.Fatalf("Parse(%q) = %v", q, err)
+		}
+	}
+	b.ReportAllocs()
+	cpu := cpuTime()
+	for i := 0; b.Loop(); i++ {
+		rules.Parse(questions[i%len(questions)], menu, clock)
+	}
+	reportCPU(b, cpu)
+}
+
+// cpuTime is the process's CPU time so far (user and system, every
+// thread): on a machine shared with other work, the CPU a benchmark
+// spent per operation says what the wall time per operation cannot.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// reportCPU reports the CPU time per operation since start.
+func reportCPU(b *testing.B, start time.Duration) {
+	if used := cpuTime() - start; start > 0 && b.N > 0 {
+		b.ReportMetric(float64(used.Nanoseconds())/float64(b.N), "cpu-ns/op")
+	}
+}
+
+// BenchmarkParser is BenchmarkParse without the provider's cache lookup:
+// the compiled parser alone.
+func BenchmarkParser(b *testing.B) {
+	p, err := phrase.NewParser(tool.Vocabulary(retailMenu(b)))
+	if err != nil {
+		b.Fatal(err)
+	}
+	questions := benchQuestions
+	b.ReportAllocs()
+	cpu := cpuTime()
+	for i := 0; b.Loop(); i++ {
+		p.Parse(questions[i%len(questions)], clock)
+	}
+	reportCPU(b, cpu)
+}
+
+var benchQuestions = []string{
+	"is pr-007 in stock at st-003?",
+	"how many times was Riverside out of stock between 2026-01-01 and 2026-01-07?",
+	"tell me the shelf price for product 7 in store 3 yesterday",
+	"how many products are low at st-003 today",
+	"What is the stock state of pr-007 at st-003 as of 2026-01-06T08:00:00Z?",
 }

@@ -18,8 +18,7 @@ package rules
 import (
 	"context"
 	"errors"
-	"hash/fnv"
-	"io"
+	"hash/maphash"
 	"reflect"
 	"strconv"
 	"sync"
@@ -100,10 +99,40 @@ var (
 
 const maxParsers = 64
 
+// seed is the process's fingerprint seed.
+var seed = maphash.MakeSeed()
+
+// byMenu remembers the parser of a menu slice itself (a pipeline passes
+// the same one with every question), so the fingerprint is computed once
+// per slice: a menu is read, never copied, and a changed menu is a new
+// slice (tool.Registry.Menu returns one each time).
+var byMenu = map[menuKey]*phrase.Parser{}
+
+type menuKey struct {
+	first *tool.Def
+	n     int
+}
+
 func parser(menu []tool.Def) (*phrase.Parser, error) {
+	var mk menuKey
+	if len(menu) > 0 {
+		mk = menuKey{&menu[0], len(menu)}
+		parsersMu.Lock()
+		p, ok := byMenu[mk]
+		parsersMu.Unlock()
+		if ok {
+			return p, nil
+		}
+	}
 	key := fingerprint(menu)
 	parsersMu.Lock()
 	p, ok := parsers[key]
+	if ok && mk.first != nil {
+		if len(byMenu) >= maxParsers {
+			clear(byMenu)
+		}
+		byMenu[mk] = p
+	}
 	parsersMu.Unlock()
 	if ok {
 		return p, nil
@@ -125,10 +154,11 @@ func parser(menu []tool.Def) (*phrase.Parser, error) {
 // names, which may be many, count by identity (a registry's maps are
 // shared and never written).
 func fingerprint(menu []tool.Def) uint64 {
-	h := fnv.New64a()
+	var h maphash.Hash
+	h.SetSeed(seed)
 	w := func(s string) {
-		io.WriteString(h, s)
-		h.Write([]byte{0})
+		h.WriteString(s)
+		h.WriteByte(0)
 	}
 	syn := func(ss []tool.Synonyms) {
 		for _, s := range ss {
