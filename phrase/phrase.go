@@ -1,6 +1,41 @@
-// Package phrase reads the two kinds of text a catalog declares for a
-// tool: the phrasings a question may take, and the sentence templates an
-// answer is rendered from by code.
+// Package phrase reads the text a catalog declares for a tool: the
+// phrasings a question may take and the vocabulary a question may use
+// (Parser), and the sentence templates an answer is rendered from by code
+// (Template).
+//
+// # Questions as people ask them
+//
+// A Parser reads a question against a Vocabulary, all of it declared:
+// each tool's keywords ("price", "how much"), its typed slots (an entity
+// with its nouns, id pattern and declared ids with display names; an
+// enumeration with its values' synonyms; an instant; a window), and, for
+// a tool returning an enumerated value, the values a yes/no question may
+// name. Word order, filler, politeness, contractions, punctuation and
+// letter case are free. An entity is named by its id in any case, by its
+// display name, or by a noun and a number ("store 3") when exactly one
+// id carries the number. Time is read against an explicit clock passed
+// to Parse, never the wall clock: an instant (none, "now", "currently",
+// "today": the clock; a date: its last second, 23:59:59Z; "yesterday":
+// the last second of the day before; a date and time without a zone: that
+// instant in UTC) or a half-open window ("today": [midnight, now);
+// "yesterday"; "this week": [Monday 00:00 of the ISO week, now); "last
+// week"; "last N days", "past N hours": [now - N, now); "between A and
+// B", "from A to B": with dates [A, B + 1 day), with times [A, B); "on
+// DATE": that day; "since A": [A, now)).
+//
+// It never guesses. A question no tool's vocabulary matches is NoTool; a
+// tool that matches but lacks a slot is MissingSlot; a name that matches
+// several declared ids is Ambiguous (at most MaxCandidates of them); words
+// where a slot's value goes that name nothing declared are UnknownName;
+// and any other word outside the tool's vocabulary is NotUnderstood,
+// because answering would mean dropping it. An abstention names the slot
+// and declared ids, never a word of the question.
+//
+// A question a declared phrasing matches is read by the phrasing first,
+// its tokens captured as written (an absolute date or time written as a
+// timestamp), for the caller's own checks to judge.
+//
+// # Phrasings and templates
 //
 // A phrasing is a small pattern language over words:
 //

@@ -243,8 +243,12 @@ func scanPoint(ts []token, i int, year int) (point, int) {
 		n++
 	}
 	if y == 0 {
-		// No year and no clock to take it from.
-		return point{}, 0
+		// No year and no clock to take it from: a date that needs the
+		// clock (checked in a leap year; never resolved without one).
+		if d := time.Date(2000, mon, day, 0, 0, 0, 0, time.UTC); d.Day() != day {
+			return point{}, 0
+		}
+		return point{t: time.Date(2000, mon, day, 0, 0, 0, 0, time.UTC), dateOnly: true, relative: true}, n
 	}
 	d := time.Date(y, mon, day, 0, 0, 0, 0, time.UTC)
 	if d.Day() != day || d.Month() != mon {
