@@ -204,7 +204,7 @@ func oracle(d *retail.Dataset, c tool.Call) (fact.Value, []string) {
 
 // TestAgreement_EngineOracle checks, on random store files and random
 // calls, that the engine Open builds over the imported store file (the
-// retail catalog's shapes in DuckDB) accepts every in-domain call, that
+// retail catalog's shapes, held in memory) accepts every in-domain call, that
 // its resolver passes every executor result on all three clauses, and
 // that both agree with a linear-scan oracle written here in terms of the
 // store file.

@@ -1,8 +1,8 @@
 package engine_test
 
 // Benchmarks of the retail engine: the store file imported into an
-// in-memory DuckDB, every call executed and re-derived by SQL on one
-// snapshot. Run them with
+// in-memory DuckDB and held in memory, every call executed through the
+// in-memory indexes and re-derived by a scan of every row. Run them with
 //
 //	go test -run XXX -bench . -benchtime 2000x ./engine/
 //

@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"math"
 	"sync"
 
 	"github.com/provenant/provenant/catalog"
@@ -44,7 +45,15 @@ func openCatalog(ctx context.Context, cat *catalog.Catalog, src shape.Source, op
 	if err != nil {
 		return nil, fmt.Errorf("open engine: %w", err)
 	}
-	eng, err := shape.New(ctx, cat, src, &shape.Options{MaxKeys: o.ProvenanceLimit})
+	memoryRows := o.MemoryRows
+	if storeFile {
+		// A store file is imported into a database of its own that
+		// nothing writes to after: all of it is served from memory, where
+		// a call costs microseconds rather than the database's fixed
+		// cost per query.
+		memoryRows = math.MaxInt
+	}
+	eng, err := shape.New(ctx, cat, src, &shape.Options{MaxKeys: o.ProvenanceLimit, MemoryRows: memoryRows})
 	if err != nil {
 		return nil, fmt.Errorf("open engine: %w", err)
 	}

@@ -54,8 +54,8 @@ func mustResult(t *testing.T, r fact.Result, v fact.Value, ids []string) fact.Re
 
 // TestResolve_DefectInjection tampers with honest results over the demo
 // store in each way the resolver must catch, and checks that the retail
-// engine's resolver (the shapes' second formulation, in DuckDB) fails
-// exactly the right clauses.
+// engine's resolver (the shapes' second formulation, over the store file
+// held in memory) fails exactly the right clauses.
 func TestResolve_DefectInjection(t *testing.T) {
 	d, err := demo.Load()
 	if err != nil {

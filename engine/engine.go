@@ -93,6 +93,12 @@ type Options struct {
 	// lists (0: shape.DefaultMaxKeys, 1,000); beyond it the answer carries
 	// the first ones, the count and the digest of them all.
 	ProvenanceLimit int
+	// MemoryRows: a catalog engine reads each dataset of at most this
+	// many rows into memory when it opens and answers it there (see
+	// shape.Options.MemoryRows), for data that does not change while
+	// served; 0 reads none. Open's store file is always held in memory:
+	// it cannot change.
+	MemoryRows int
 }
 
 // LoadDataset reads a store file, or the embedded demo store when path is
@@ -113,7 +119,10 @@ func LoadDataset(path string) (*retail.Dataset, error) {
 // stores and products as the reference tables of the retail catalog, its
 // events as the scans dataset, derived as an import derives them) and
 // opens the embedded retail catalog over it. Every answer is then the
-// catalog engine's; the dataset's version names the snapshot.
+// catalog engine's; the dataset's version names the snapshot. Nothing
+// writes to that database after: the catalog engine holds its rows in
+// memory and answers there (Options.MemoryRows), where a call costs
+// microseconds, not the database's fixed cost per query.
 func Open(ctx context.Context, d *retail.Dataset, open Opener, opts *Options) (*Engine, error) {
 	cat, err := catalogs.Load(storefile.Catalog)
 	if err != nil {

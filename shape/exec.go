@@ -18,6 +18,12 @@ func (s *Snapshot) Execute(ctx context.Context, c Call) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
+	if p.mem != nil {
+		return s.memExecute(p, c)
+	}
+	if err := s.begin(ctx); err != nil {
+		return Result{}, err
+	}
 	ds := p.ds.Name.Value
 	// A window's query returns many rows and the join that carries the
 	// version costs PostgreSQL more than the query it saves (0.91 against

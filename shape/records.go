@@ -63,6 +63,9 @@ func (s *Snapshot) Records(ctx context.Context, keys []string, sc Scope) ([]Reco
 	if len(keys) > MaxRecordKeys {
 		return nil, fmt.Errorf("read records: more than %d keys", MaxRecordKeys)
 	}
+	if err := s.begin(ctx); err != nil {
+		return nil, err
+	}
 	keys = distinctSorted(keys)
 	var out []Record
 	for _, ds := range s.e.cat.Datasets {
@@ -197,6 +200,9 @@ type DatasetSummary struct {
 
 // Summary summarises every dataset within sc: one aggregate query each.
 func (s *Snapshot) Summary(ctx context.Context, sc Scope) (Summary, error) {
+	if err := s.begin(ctx); err != nil {
+		return Summary{}, err
+	}
 	cat := s.e.cat
 	out := Summary{Catalog: cat.Name.Value, CatalogVersion: cat.Version.Value, Datasets: []DatasetSummary{}}
 	if !sc.IsAll() {
@@ -260,6 +266,9 @@ func (s *Snapshot) Summary(ctx context.Context, sc Scope) (Summary, error) {
 // reference is absent from the map (any id matching its pattern is
 // admitted, and one that names nothing is a grounded zero).
 func (s *Snapshot) DeclaredIDs(ctx context.Context) (map[string]map[string]bool, error) {
+	if err := s.begin(ctx); err != nil {
+		return nil, err
+	}
 	out := map[string]map[string]bool{}
 	for _, ds := range s.e.cat.Datasets {
 		for _, e := range ds.Entities {

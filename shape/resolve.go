@@ -27,6 +27,12 @@ func (s *Snapshot) Resolve(ctx context.Context, c Call, r Result) (Verdict, erro
 	if r.Tool != c.Tool {
 		return Verdict{}, nil
 	}
+	if p.mem != nil {
+		return s.memResolve(ctx, p, c, r)
+	}
+	if err := s.begin(ctx); err != nil {
+		return Verdict{}, err
+	}
 	var (
 		v    fact.Value
 		keys []string
@@ -402,6 +408,9 @@ func (s *Snapshot) judgeKeys(ctx context.Context, p *plan, c Call, r Result, kno
 		}
 	}
 	rows := known
+	if len(unknown) > 0 && p.mem != nil {
+		return false, nil // every row in memory was offered: these keys have none
+	}
 	if len(unknown) > 0 {
 		found, err := s.lookup(ctx, p, c, unknown)
 		if err != nil {
@@ -686,15 +695,29 @@ func (p *plan) rowCarries(rw row, v fact.Value) bool {
 	return n.Float64 == v.Num
 }
 
+// rowValues reads a row's columns: a row read from SQL, or one held in
+// memory.
+type rowValues interface {
+	strAt(column string) sql.NullString
+	numAt(column string) sql.NullFloat64
+}
+
+func (rw row) strAt(column string) sql.NullString  { return rw.str[column] }
+func (rw row) numAt(column string) sql.NullFloat64 { return rw.num[column] }
+
 // meets evaluates a predicate on a row in Go; an empty value meets no
 // comparison.
-func (p *plan) meets(pr *catalog.Predicate, rw row) bool {
+func (p *plan) meets(pr *catalog.Predicate, rw row) bool { return meetsRow(p, pr, rw) }
+
+// meetsRow is meets on any row (generic, so that a memory row is not
+// boxed per call).
+func meetsRow[R rowValues](p *plan, pr *catalog.Predicate, rw R) bool {
 	if pr == nil {
 		return true
 	}
 	if len(pr.Any) > 0 {
 		for _, s := range pr.Any {
-			if p.meets(s, rw) {
+			if meetsRow(p, s, rw) {
 				return true
 			}
 		}
@@ -702,7 +725,7 @@ func (p *plan) meets(pr *catalog.Predicate, rw row) bool {
 	}
 	if len(pr.All) > 0 {
 		for _, s := range pr.All {
-			if !p.meets(s, rw) {
+			if !meetsRow(p, s, rw) {
 				return false
 			}
 		}
@@ -713,7 +736,7 @@ func (p *plan) meets(pr *catalog.Predicate, rw row) bool {
 		return false
 	}
 	if a.Enumerated() {
-		s := rw.str[a.Column.Value]
+		s := rw.strAt(a.Column.Value)
 		if !s.Valid {
 			return false
 		}
@@ -726,7 +749,7 @@ func (p *plan) meets(pr *catalog.Predicate, rw row) bool {
 		}
 		return false
 	}
-	n := rw.num[a.Column.Value]
+	n := rw.numAt(a.Column.Value)
 	if !n.Valid {
 		return false
 	}

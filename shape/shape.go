@@ -20,6 +20,13 @@
 //     prefixes (rows before end, except rows before start); it then looks
 //     every asserted key up and judges its row in Go.
 //
+// A dataset small enough (Options.MemoryRows) and that does not change
+// while served, such as an imported store file, is read into memory once
+// and answered there by two formulations of the same independence: the
+// executor through indexes built at load (each series' rows sorted by
+// time then key, searched), the resolver by a scan of every row that
+// uses none of them (see memory.go).
+//
 // Both run in one transaction (Engine.Begin): one consistent snapshot,
 // REPEATABLE READ on PostgreSQL. The answer names that snapshot with a
 // data version: the highest ingestion sequence (_ingest_seq) the snapshot
@@ -85,6 +92,12 @@ type Options struct {
 	// count_entities_where and list_entities_in_state (LatestWindow or
 	// LatestAggregate); empty: the cheaper on the database (Auto).
 	Latest string
+	// MemoryRows: a dataset of at most this many rows is read into
+	// memory when the engine is built and answered there, by in-memory
+	// formulations of the executor and the resolver (see memory.go); 0
+	// reads none. For data that does not change while served: an import
+	// after New is not seen.
+	MemoryRows int
 }
 
 // The executor's ways to pick every series' latest row: two portable
@@ -126,6 +139,8 @@ type Engine struct {
 	mu  sync.Mutex
 	cps map[string]*checkpoints // by checkpoint index relation
 
+	mems map[string]*memData // datasets held in memory, by name
+
 	stmtMu      sync.Mutex
 	stmts       map[string]*sql.Stmt // prepared, by SQL text (see stmt)
 	stmtsClosed bool                 // Close: prepare nothing more
@@ -154,7 +169,7 @@ func New(ctx context.Context, cat *catalog.Catalog, src Source, o *Options) (*En
 	if src.DB == nil {
 		return nil, errors.New("new shape engine: no database")
 	}
-	e := &Engine{cat: cat, src: src, plans: map[string]*plan{}, maxKeys: DefaultMaxKeys, cps: map[string]*checkpoints{}, stmts: map[string]*sql.Stmt{}}
+	e := &Engine{cat: cat, src: src, plans: map[string]*plan{}, maxKeys: DefaultMaxKeys, cps: map[string]*checkpoints{}, stmts: map[string]*sql.Stmt{}, mems: map[string]*memData{}}
 	if o != nil && o.MaxKeys > 0 {
 		e.maxKeys = o.MaxKeys
 	}
@@ -164,6 +179,17 @@ func New(ctx context.Context, cat *catalog.Catalog, src Source, o *Options) (*En
 			return nil, errors.New("new shape engine: Latest is neither window nor aggregate")
 		}
 		e.latest = o.Latest
+	}
+	if o != nil && o.MemoryRows > 0 {
+		for _, ds := range cat.Datasets {
+			m, err := loadMemory(ctx, e, ds, o.MemoryRows)
+			if err != nil {
+				return nil, fmt.Errorf("new shape engine: %w", err)
+			}
+			if m != nil {
+				e.mems[ds.Name.Value] = m
+			}
+		}
 	}
 	derived := map[string]bool{}
 	for _, ds := range cat.Datasets {
@@ -178,6 +204,7 @@ func New(ctx context.Context, cat *catalog.Catalog, src Source, o *Options) (*En
 		if err != nil {
 			return nil, fmt.Errorf("new shape engine: tool %s: %w", t.Name.Value, err)
 		}
+		p.mem = e.mems[p.ds.Name.Value]
 		if derived[p.ds.Name.Value] {
 			name := tableName(p.ds, src)
 			p.derived = true
@@ -205,6 +232,10 @@ func (e *Engine) Close() error {
 	}
 	return nil
 }
+
+// InMemory reports whether a dataset is answered in memory (see
+// Options.MemoryRows).
+func (e *Engine) InMemory(dataset string) bool { return e.mems[dataset] != nil }
 
 // Derived reports whether a dataset is read through its derived
 // structures.
@@ -318,16 +349,38 @@ type Snapshot struct {
 }
 
 // Begin opens a snapshot. The caller must Close it.
+//
+// An engine that holds every dataset in memory begins its database
+// transaction only when a call needs it (records, summaries, declared
+// ids): a call answered in memory costs no round trip.
 func (e *Engine) Begin(ctx context.Context) (*Snapshot, error) {
-	tx, err := e.src.DB.BeginTx(ctx, e.src.Snapshot)
-	if err != nil {
-		return nil, fmt.Errorf("begin snapshot: %w", err)
+	s := &Snapshot{e: e, versions: map[string]string{}}
+	if len(e.mems) < len(e.cat.Datasets) {
+		if err := s.begin(ctx); err != nil {
+			return nil, err
+		}
 	}
-	return &Snapshot{e: e, tx: tx, versions: map[string]string{}}, nil
+	return s, nil
+}
+
+// begin opens the snapshot's transaction, once.
+func (s *Snapshot) begin(ctx context.Context) error {
+	if s.tx != nil {
+		return nil
+	}
+	tx, err := s.e.src.DB.BeginTx(ctx, s.e.src.Snapshot)
+	if err != nil {
+		return fmt.Errorf("begin snapshot: %w", err)
+	}
+	s.tx = tx
+	return nil
 }
 
 // Close ends the snapshot (a read-only transaction: rolled back).
 func (s *Snapshot) Close() error {
+	if s.tx == nil {
+		return nil
+	}
 	if err := s.tx.Rollback(); err != nil && !errors.Is(err, sql.ErrTxDone) {
 		return fmt.Errorf("close snapshot: %w", err)
 	}
@@ -351,9 +404,16 @@ func (s *Snapshot) DataVersion(ctx context.Context, dataset string) (string, err
 		s.versions[dataset] = v
 		return v, nil
 	}
+	if m := s.e.mems[dataset]; m != nil {
+		s.versions[dataset] = m.version
+		return m.version, nil
+	}
 	ds := s.e.cat.Dataset(dataset)
 	if ds == nil {
 		return "", fmt.Errorf("read data version: %w", ErrUnknownTool)
+	}
+	if err := s.begin(ctx); err != nil {
+		return "", err
 	}
 	var seq sql.NullInt64
 	q := "SELECT MAX(" + ident(SeqColumn) + ") FROM " + relation(ds, s.e.src)
@@ -382,6 +442,8 @@ type plan struct {
 	cpRel, cpiRel, censusRel string
 	// judgeStrs, judgeNums: the columns a judgement reads (judgedColumns).
 	judgeStrs, judgeNums []string
+	// mem: the dataset held in memory (Options.MemoryRows), or nil.
+	mem *memData
 }
 
 func compile(cat *catalog.Catalog, t *catalog.Tool, src Source) (*plan, error) {

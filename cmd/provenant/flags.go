@@ -78,7 +78,7 @@ func (f *engineFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.apiKeyEnv, "api-key-env", "OPENAI_API_KEY", "environment `VAR` holding the API key (unset or empty is allowed for local servers)")
 	fs.StringVar(&f.cassettes, "cassettes", "testdata/cassettes", "cassette `DIR` for record and replay")
 	fs.StringVar(&f.verify, "verify", verifySQL,
-		"deprecated, no effect: snapshot or sql. Every answer is re-derived by SQL in the database, on the executor's snapshot")
+		"deprecated, no effect: snapshot or sql. Every answer is re-derived independently of the executor: by SQL in a catalog's database, on the executor's snapshot; in memory for a store file")
 	fs.BoolVar(&f.refuseUngrounded, "refuse-ungrounded", false,
 		"abstain when the model's sentence cites a number no result backs (default: ship the fact with a sentence rendered by code)")
 	fs.StringVar(&f.abstention, "abstention-policy", "",
@@ -196,7 +196,8 @@ func (f *engineFlags) openEngine(ctx context.Context, opts engine.Options) (*eng
 }
 
 // The values --verify accepts. Both mean what every engine does since the
-// retail demo runs on the catalog's shapes: re-derive with SQL.
+// retail demo runs on the catalog's shapes: re-derive independently (by
+// SQL in a database, in memory for a store file).
 const (
 	verifySnapshot = "snapshot"
 	verifySQL      = "sql"

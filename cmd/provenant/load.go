@@ -19,7 +19,7 @@ func runLoad(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	fs.IntVar(&cfg.QuestionsPerWorker, "questions", 200, "questions per worker (1 to 1000000)")
 	store := fs.String("store", "", "store file `PATH` (default: the embedded demo store)")
 	fs.Uint64Var(&cfg.Seed, "seed", 1, "seed of the question mix")
-	verify := fs.String("verify", verifySQL, "deprecated, no effect: snapshot or sql (every answer is re-derived by SQL)")
+	verify := fs.String("verify", verifySQL, "deprecated, no effect: snapshot or sql (every answer is re-derived independently, in memory for the store file load runs)")
 	asJSON := fs.Bool("json", false, "print the report as one JSON object")
 	if err := parseFlags(fs, args); err != nil {
 		return err

@@ -88,7 +88,7 @@ func Run(ctx context.Context, d *retail.Dataset, open engine.Opener, cfg Config)
 	}
 
 	rep := Report{
-		Dataset: d.Version, Events: len(d.Events), Provider: "rules", Verify: "sql", Seed: cfg.Seed,
+		Dataset: d.Version, Events: len(d.Events), Provider: "rules", Verify: "memory", Seed: cfg.Seed,
 		Workers: cfg.Workers, QuestionsPerWorker: cfg.QuestionsPerWorker, Requests: total,
 		GOMAXPROCS: runtime.GOMAXPROCS(0), OpenSeconds: openSeconds,
 		WallSeconds: elapsed.Seconds(), QuestionsPerSecond: float64(total) / elapsed.Seconds(),

@@ -319,14 +319,22 @@ func Run(t *testing.T, b Backend) {
 					maxKeys := rapid.SampledFrom([]int{2, shape.DefaultMaxKeys}).Draw(rt, "max_keys")
 					// Both of the executor's formulations, on every backend.
 					latest := rapid.SampledFrom([]string{shape.LatestWindow, shape.LatestAggregate}).Draw(rt, "latest")
+					// The rows read into memory, answered by the in-memory
+					// formulations, loaded from this backend; or a limit one
+					// row short, which leaves them in the database.
+					memoryRows := rapid.SampledFrom([]int{0, len(rows), len(rows) - 1}).Draw(rt, "memory_rows")
+					memory := memoryRows > 0 && memoryRows >= len(rows)
 					eng, err := shape.New(ctx, cat, shape.Source{DB: db, Snapshot: opts,
-						Relations: map[string]string{ds.Name.Value: rel}}, &shape.Options{MaxKeys: maxKeys, Latest: latest})
+						Relations: map[string]string{ds.Name.Value: rel}}, &shape.Options{MaxKeys: maxKeys, Latest: latest, MemoryRows: memoryRows})
 					if err != nil {
 						rt.Fatal(err)
 					}
 					defer eng.Close()
 					if eng.Derived(ds.Name.Value) != derived {
 						rt.Fatalf("Derived = %v, want %v", eng.Derived(ds.Name.Value), derived)
+					}
+					if eng.InMemory(ds.Name.Value) != memory {
+						rt.Fatalf("InMemory = %v, want %v", eng.InMemory(ds.Name.Value), memory)
 					}
 					for range 4 {
 						call := genCall(rt, cat, fx.Pools)
