@@ -294,6 +294,9 @@ func (s *Snapshot) DeclaredIDs(ctx context.Context) (map[string]map[string]bool,
 // id by ("Riverside" for st-003). An entity without a reference is absent
 // from the map; an id whose name is empty maps to "".
 func (s *Snapshot) DeclaredNames(ctx context.Context) (map[string]map[string]string, error) {
+	if err := s.begin(ctx); err != nil {
+		return nil, err
+	}
 	out := map[string]map[string]string{}
 	for _, ds := range s.e.cat.Datasets {
 		for _, e := range ds.Entities {
