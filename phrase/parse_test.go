@@ -216,3 +216,29 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+// TestParser_AtMostFiveCandidates: an ambiguous name lists at most
+// MaxCandidates (five) declared ids, sorted.
+func TestParser_AtMostFiveCandidates(t *testing.T) {
+	v := parcels()
+	var ids []Named
+	for i := 1; i <= 7; i++ {
+		ids = append(ids, Named{ID: "dp-0" + string(rune('0'+i)), Name: "Central " + string(rune('a'+i-1))})
+	}
+	for i := range v.Tools {
+		for j := range v.Tools[i].Slots {
+			if v.Tools[i].Slots[j].Entity == "depot" {
+				v.Tools[i].Slots[j].IDs = ids
+			}
+		}
+	}
+	p, err := NewParser(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = p.Parse("which parcels are lost at central", now)
+	a, ok := errors.AsType[*Abstention](err)
+	if !ok || a.Kind != Ambiguous || strings.Join(a.Candidates, ",") != "dp-01,dp-02,dp-03,dp-04,dp-05" {
+		t.Errorf("Parse = %v, want ambiguous with the first five of seven", err)
+	}
+}

@@ -57,3 +57,30 @@ func TestRun_AskNow(t *testing.T) {
 		}
 	}
 }
+
+// TestDocsAsking_Examples: the answers "Asking in your own words" shows,
+// at its clock, exactly.
+func TestDocsAsking_Examples(t *testing.T) {
+	tests := []struct{ question, want string }{
+		{"is pr-007 in stock at st-003?", "No: the stock state of pr-007 at st-003 as of 2026-01-07T12:00:00Z is OVERSTOCK."},
+		{"how many products are low at st-003 today", "3 products are in state LOW_STOCK at st-003 as of 2026-01-07T12:00:00Z: pr-006, pr-015, pr-024."},
+		{"how many times was st-003 out of stock between 2026-01-01 and 2026-01-07?",
+			"5 scans with state OUT_OF_STOCK were recorded for st-003 in [2026-01-01T00:00:00Z, 2026-01-08T00:00:00Z)."},
+		{"what's the price of pr-007?", "abstained: missing_slot: store (the question names no store)"},
+		{"is sourdough in stock at st-001?", "abstained: ambiguous: product (the question could name pr-002, pr-026)"},
+		{"is pr-007 in stock at Springfield?", "abstained: unknown_name: store (the question names no declared store)"},
+		{"Why was pr-007 out of stock at st-003 on 2026-01-06?", "abstained: not_understood: the question has words outside the vocabulary of get_stock_state"},
+		{"How many employees work at st-003?", "abstained: no_tool: no tool on the menu covers the question"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.question, func(t *testing.T) {
+			out, _, err := runCLI(t, "ask", "--log-level", "error", "--now", "2026-01-07T12:00:00Z", tt.question)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got, _, _ := strings.Cut(out, "\n"); got != tt.want {
+				t.Errorf("ask %q\n got  %s\n want %s", tt.question, got, tt.want)
+			}
+		})
+	}
+}
