@@ -1,9 +1,11 @@
 package rules_test
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"maps"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -266,4 +268,42 @@ func TestSelect_AbstentionsAreTyped(t *testing.T) {
 	if err != nil || p.Asked != "IN_STOCK" || p.Params["as_of"] != nowTS {
 		t.Errorf("yes/no: %+v, %v", p, err)
 	}
+}
+
+// FuzzSelect: over the retail menu with the demo store's names, any
+// question gets a proposal, no proposal, or a *provider.Abstention whose
+// reason does not echo the question; never a panic. A proposal the parser
+// built (not a declared phrasing's tokens) holds only declared or
+// well-formed values.
+func FuzzSelect(f *testing.F) {
+	for _, q := range []string{"is pr-007 in stock at st-003?", "how many times was riverside out of stock last week",
+		"What is the price of pr-007' OR 1=1 at st-003 as of 2026-01-06T08:00:00Z?", "price of product 7 at store 3",
+		"is sourdough in stock at st-001", "which stores have compliance issues since 2026-01-02"} {
+		f.Add(q)
+	}
+	menu := retailMenu(f)
+	ctx := provider.WithNow(context.Background(), clock)
+	ids := regexp.MustCompile(`^(st|pr)-[0-9]{3}$`)
+	f.Fuzz(func(t *testing.T, q string) {
+		res, err := rules.Parse(q, menu, clock)
+		if err != nil {
+			if _, ok := errors.AsType[*provider.Abstention](err); !ok {
+				t.Fatalf("Parse(%q) = %v, not an abstention", q, err)
+			}
+			if w := strings.TrimSpace(q); len(w) > 12 && strings.Contains(err.Error(), w) {
+				t.Fatalf("the reason %q echoes the question", err)
+			}
+		} else if !res.Phrasing {
+			for k, v := range res.Params {
+				if strings.HasSuffix(k, "_id") && !ids.MatchString(v) {
+					t.Fatalf("Parse(%q): %s=%q", q, k, v)
+				}
+			}
+		}
+		if _, err := (rules.Provider{}).Select(ctx, q, menu); err != nil {
+			if _, ok := errors.AsType[*provider.Abstention](err); !ok {
+				t.Fatalf("Select(%q) = %v", q, err)
+			}
+		}
+	})
 }
