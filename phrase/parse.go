@@ -120,16 +120,7 @@ func (p *Parser) Parse(question string, now time.Time) (Parse, error) {
 			if !ok {
 				continue
 			}
-			params := make(map[string]string, len(m))
-			for name, tok := range m {
-				params[name] = p.canonicalEnum(ti, name, tok)
-				if p.isInstant(ti, name) {
-					if at, ok := absoluteInstant(tok); ok {
-						params[name] = at
-					}
-				}
-			}
-			return Parse{Tool: p.tools[ti].Name, Params: params, Phrasing: true}, nil
+			return Parse{Tool: p.tools[ti].Name, Params: p.captured(ti, pat, m), Phrasing: true}, nil
 		}
 	}
 	ts := tokenize(question)
@@ -192,41 +183,84 @@ func (p *Parser) Parse(question string, now time.Time) (Parse, error) {
 	return Parse{}, abst
 }
 
-// isInstant reports whether a tool's parameter is its instant slot.
-func (p *Parser) isInstant(ti int, name string) bool {
-	return slices.ContainsFunc(p.tools[ti].Slots, func(s Slot) bool { return s.Name == name && s.Kind == SlotInstant })
-}
-
-// absoluteInstant writes a captured instant that names a date or a date
-// and time without the clock ("2026-01-05", "2026-01-06 08:00") as a
-// timestamp: a date alone is its last second. Anything else, relative
-// words included, stays as written for the wall to judge.
-func absoluteInstant(tok string) (string, bool) {
-	ts := tokenize(tok)
-	pt, n := scanPoint(ts, 0, 0)
-	if n == 0 || n != len(ts) || pt.relative {
-		return "", false
-	}
-	if pt.dateOnly {
-		return Timestamp(endOfDay(pt.t)), true
-	}
-	return Timestamp(pt.t), true
-}
-
-// canonicalEnum writes an enumerated token in its declared case when it
-// matches a value regardless of case; anything else as written.
-func (p *Parser) canonicalEnum(ti int, name, tok string) string {
-	for _, s := range p.tools[ti].Slots {
-		if s.Name != name || s.Kind != SlotEnum {
+// captured writes the tokens a declared phrasing captured as parameters.
+// A token that names exactly one declared value of its slot the way a
+// question may (an id in any case, a display name, "store 3", a synonym;
+// a date or a date and time, a window's end date counted whole unless the
+// phrasing writes the window half-open with "[") is written as that
+// value; any other token, relative time words included, as written, for
+// the wall to judge.
+func (p *Parser) captured(ti int, pat *Pattern, m map[string]string) map[string]string {
+	params := make(map[string]string, len(m))
+	halfOpen := slices.Contains(pat.words, "[") || slices.ContainsFunc(pat.words, func(w string) bool { return strings.HasPrefix(w, "[") })
+	for name, tok := range m {
+		params[name] = tok
+		si := slices.IndexFunc(p.tools[ti].Slots, func(s Slot) bool { return s.Name == name })
+		if si < 0 {
 			continue
 		}
-		for _, v := range s.Values {
-			if strings.EqualFold(v.Value, tok) {
-				return v.Value
+		s := p.tools[ti].Slots[si]
+		switch s.Kind {
+		case SlotEntity, SlotEnum:
+			if v, ok := p.slotValue(ti, si, tok); ok {
+				params[name] = v
+			}
+		case SlotInstant, SlotStart, SlotEnd:
+			ts := tokenize(tok)
+			pt, n := scanPoint(ts, 0, 0)
+			if n == 0 || n != len(ts) || pt.relative {
+				continue
+			}
+			switch {
+			case !pt.dateOnly:
+				params[name] = Timestamp(pt.t)
+			case s.Kind == SlotInstant:
+				params[name] = Timestamp(endOfDay(pt.t))
+			case s.Kind == SlotEnd && !halfOpen:
+				params[name] = Timestamp(pt.t.AddDate(0, 0, 1))
+			default:
+				params[name] = Timestamp(pt.t)
 			}
 		}
 	}
-	return tok
+	return params
+}
+
+// slotValue reads a captured token as one value of slot si of tool ti:
+// the whole token must be one id, name, noun and number, value or
+// synonym, naming exactly one value.
+func (p *Parser) slotValue(ti, si int, tok string) (string, bool) {
+	s := p.tools[ti].Slots[si]
+	if s.Kind == SlotEnum {
+		for _, v := range s.Values {
+			if strings.EqualFold(v.Value, tok) {
+				return v.Value, true
+			}
+		}
+	}
+	ts := tokenize(tok)
+	if len(ts) == 0 {
+		return "", false
+	}
+	segs := p.segment(ts, time.Time{})
+	if len(segs) != 1 || segs[0].end != len(ts) {
+		return "", false
+	}
+	g := segs[0]
+	switch {
+	case s.Kind == SlotEntity && (g.kind == sID || g.kind == sNumbered) && g.entity == s.Entity && len(g.ids) == 1:
+		return g.ids[0], true
+	case g.kind == sLexicon:
+		for _, m := range g.meanings {
+			switch {
+			case s.Kind == SlotEntity && m.kind == mName && m.entity == s.Entity && len(m.ids) == 1:
+				return m.ids[0], true
+			case s.Kind == SlotEnum && m.kind == mValue && m.tool == ti && m.slot == si:
+				return m.value, true
+			}
+		}
+	}
+	return "", false
 }
 
 // segment reads the words left to right: at each, the longest reading

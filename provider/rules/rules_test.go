@@ -137,12 +137,12 @@ func goldQuestions(t *testing.T) []string {
 func TestPhrasings_MatchLegacy(t *testing.T) {
 	menu := catalogstest.Retail().Menu()
 	for _, orig := range goldQuestions(t) {
-		wantOrig := legacySelect(orig)
+		wantOrig := canonicalIDs(legacySelect(orig))
 		variants := []string{orig, strings.ToUpper(orig), strings.ReplaceAll(orig, " ", "   "), strings.TrimRight(orig, "?.!"),
 			strings.Replace(orig, " at ", " in ", 1), strings.Replace(orig, "What is", "What's", 1), strings.Replace(orig, "What is", "Whatis", 1),
 			strings.Replace(orig, " the ", " ", 1), strings.Replace(orig, "[", "", 1), orig + " please", "Tell me: " + orig}
 		for _, q := range variants {
-			want := legacySelect(q)
+			want := canonicalIDs(legacySelect(q))
 			got, err := rules.Provider{}.Select(t.Context(), q, menu)
 			if _, ok := errors.AsType[*provider.Abstention](err); err != nil && !ok {
 				t.Fatal(err)
@@ -191,4 +191,23 @@ func TestSentences_MatchLegacy(t *testing.T) {
 			rt.Fatalf("Sentence = %q, legacy %q", got, want)
 		}
 	})
+}
+
+// wellFormedID is a retail id in any case.
+var wellFormedID = regexp.MustCompile(`(?i)^(st|pr)-[0-9]{3}$`)
+
+// canonicalIDs writes a legacy proposal's well-formed ids in their
+// declared (lower) case: the parser reads an id in any case.
+func canonicalIDs(p *tool.Proposal) *tool.Proposal {
+	if p == nil {
+		return nil
+	}
+	c := *p
+	c.Params = maps.Clone(p.Params)
+	for k, v := range c.Params {
+		if s, ok := v.(string); ok && strings.HasSuffix(k, "_id") && wellFormedID.MatchString(s) {
+			c.Params[k] = strings.ToLower(s)
+		}
+	}
+	return &c
 }
