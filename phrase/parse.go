@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -83,7 +84,8 @@ type segment struct {
 	kind       int // sUnknown, sLexicon, sID, sNumbered, sWhen
 	meanings   []meaning
 	entity     string   // sID, sNumbered
-	ids        []string // sID (one), sNumbered
+	id         string   // sID
+	ids        []string // sNumbered
 	when       *when
 }
 
@@ -123,11 +125,14 @@ func (p *Parser) Parse(question string, now time.Time) (Parse, error) {
 			return Parse{Tool: p.tools[ti].Name, Params: p.captured(ti, pat, m), Phrasing: true}, nil
 		}
 	}
-	ts := tokenize(question)
+	sc := scratchPool.Get().(*scratch)
+	defer scratchPool.Put(sc)
+	ts := tokenizeInto(sc.tokens[:0], question)
+	sc.tokens = ts
 	if len(ts) == 0 || len(ts) > maxWords {
 		return Parse{}, &Abstention{Kind: NoTool}
 	}
-	segs := p.segment(ts, now)
+	segs := p.segmentInto(sc, ts, now)
 
 	// Candidates: tools a keyword names; else tools a yes/no value names.
 	var cands []int
@@ -242,13 +247,15 @@ func (p *Parser) slotValue(ti, si int, tok string) (string, bool) {
 	if len(ts) == 0 {
 		return "", false
 	}
-	segs := p.segment(ts, time.Time{})
+	segs := p.segmentInto(&scratch{}, ts, time.Time{})
 	if len(segs) != 1 || segs[0].end != len(ts) {
 		return "", false
 	}
 	g := segs[0]
 	switch {
-	case s.Kind == SlotEntity && (g.kind == sID || g.kind == sNumbered) && g.entity == s.Entity && len(g.ids) == 1:
+	case s.Kind == SlotEntity && g.kind == sID && g.entity == s.Entity:
+		return g.id, true
+	case s.Kind == SlotEntity && g.kind == sNumbered && g.entity == s.Entity && len(g.ids) == 1:
 		return g.ids[0], true
 	case g.kind == sLexicon:
 		for _, m := range g.meanings {
@@ -266,13 +273,14 @@ func (p *Parser) slotValue(ti, si int, tok string) (string, bool) {
 // segment reads the words left to right: at each, the longest reading
 // among a time expression, an id, a phrase of the lexicon (with a noun
 // followed by a number read as "store 3"); else the word is unknown.
-func (p *Parser) segment(ts []token, now time.Time) []segment {
+func (p *Parser) segmentInto(sc *scratch, ts []token, now time.Time) []segment {
 	year := 0
 	if !now.IsZero() {
 		year = now.Year()
 	}
-	segs := make([]segment, 0, len(ts))
-	w := joinWords(ts)
+	segs := sc.segs[:0]
+	defer func() { sc.segs = segs[:0] }()
+	w := joinWords(sc, ts)
 	for i := 0; i < len(ts); {
 		if w, n := scanWhen(ts, i, year); n > 0 {
 			segs = append(segs, segment{start: i, end: i + n, kind: sWhen, when: &w})
@@ -280,7 +288,7 @@ func (p *Parser) segment(ts []token, now time.Time) []segment {
 			continue
 		}
 		if ent, id, ok := p.idAt(ts[i]); ok {
-			segs = append(segs, segment{start: i, end: i + 1, kind: sID, entity: ent, ids: []string{id}})
+			segs = append(segs, segment{start: i, end: i + 1, kind: sID, entity: ent, id: id})
 			i++
 			continue
 		}
@@ -346,26 +354,36 @@ func (p *Parser) idAt(t token) (entity, id string, ok bool) {
 }
 
 // words is a question's lowercase words joined by single spaces, with
-// where each begins and ends: the phrase of words i to j is a substring,
-// looked up without building it.
+// where each begins and ends: the phrase of words i to j is a slice of
+// it, looked up without building a string.
 type words struct {
-	text       string
+	text       []byte
 	start, end []int
 }
 
-func joinWords(ts []token) words {
-	var b strings.Builder
-	w := words{start: make([]int, len(ts)), end: make([]int, len(ts))}
+// scratch is the memory one parse works in, reused across parses.
+type scratch struct {
+	tokens     []token
+	segs       []segment
+	text       []byte
+	start, end []int
+}
+
+var scratchPool = sync.Pool{New: func() any { return &scratch{} }}
+
+func joinWords(sc *scratch, ts []token) words {
+	b := sc.text[:0]
+	start, end := sc.start[:0], sc.end[:0]
 	for i, t := range ts {
 		if i > 0 {
-			b.WriteByte(' ')
+			b = append(b, ' ')
 		}
-		w.start[i] = b.Len()
-		b.WriteString(t.low)
-		w.end[i] = b.Len()
+		start = append(start, len(b))
+		b = append(b, t.low...)
+		end = append(end, len(b))
 	}
-	w.text = b.String()
-	return w
+	sc.text, sc.start, sc.end = b, start, end
+	return words{text: b, start: start, end: end}
 }
 
 // longest returns the longest phrase of the lexicon at word i.
@@ -373,7 +391,7 @@ func (p *Parser) longest(w words, i int) (int, []meaning) {
 	bestN := 0
 	var best []meaning
 	for n := 1; n <= p.maxLen && i+n <= len(w.start); n++ {
-		if ms, ok := p.lexicon[w.text[w.start[i]:w.end[i+n-1]]]; ok {
+		if ms, ok := p.lexicon[string(w.text[w.start[i]:w.end[i+n-1]])]; ok {
 			bestN, best = n, ms
 		}
 	}
@@ -400,7 +418,7 @@ func (p *Parser) interpret(ti int, ts []token, segs []segment, now time.Time) (P
 		asked     string
 		times     []when
 		unknown   [][2]int // runs of unknown words: [start, end)
-		cue       = map[int]int{}
+		cue       [][2]int // a segment after a noun, and the noun's slot
 		ambiguous = -1
 		ambCands  []string
 		conflict  bool
@@ -423,7 +441,7 @@ func (p *Parser) interpret(ti int, ts []token, segs []segment, now time.Time) (P
 				conflict = true
 				continue
 			}
-			fill(si, s.ids[0])
+			fill(si, s.id)
 		case sNumbered:
 			si := slotOf(s.entity)
 			switch {
@@ -455,7 +473,7 @@ func (p *Parser) interpret(ti int, ts []token, segs []segment, now time.Time) (P
 				}
 				asked = m.value
 			case mNoun:
-				cue[k+1] = slotOf(m.entity)
+				cue = append(cue, [2]int{k + 1, slotOf(m.entity)})
 			case mName:
 				si := slotOf(m.entity)
 				if len(m.ids) > 1 {
@@ -508,8 +526,10 @@ func (p *Parser) interpret(ti int, ts []token, segs []segment, now time.Time) (P
 			// After a noun ("at store Springfield"): that noun's slot.
 			for k, s := range segs {
 				if s.start == unknown[0][0] {
-					if c, ok := cue[k]; ok && slices.Contains(missing, c) {
-						si = c
+					for _, c := range cue {
+						if c[0] == k && slices.Contains(missing, c[1]) {
+							si = c[1]
+						}
 					}
 				}
 			}

@@ -159,9 +159,6 @@ func (p *Pattern) match(question, lower string) (map[string]string, bool) {
 			return nil, false
 		}
 	}
-	if !p.re.MatchString(question) {
-		return nil, false
-	}
 	m := p.re.FindStringSubmatch(question)
 	if m == nil {
 		return nil, false

@@ -51,45 +51,82 @@ var quotes = strings.NewReplacer("’", "'", "‘", "'", "`", "'")
 // "what is", "pr-007's" is "pr-007" and "'s"). A word that is only
 // punctuation is dropped. Hyphens, underscores, colons and dots inside a
 // word stay (ids, timestamps, times).
-func tokenize(s string) []token {
+func tokenize(s string) []token { return tokenizeInto(make([]token, 0, 16), s) }
+
+// tokenizeInto is tokenize appending to out.
+func tokenizeInto(out []token, s string) []token {
 	if !utf8.ValidString(s) {
 		s = strings.ToValidUTF8(s, " ")
 	}
 	if strings.ContainsAny(s, "’‘`") {
 		s = quotes.Replace(s)
 	}
-	out := make([]token, 0, 16)
-	for _, f := range strings.FieldsFunc(s, func(r rune) bool { return unicode.IsSpace(r) || r == ',' || r == ';' }) {
-		f = strings.TrimLeftFunc(f, isOpen)
-		f = strings.TrimRightFunc(f, isClose)
-		if f == "" {
+	for i := 0; i < len(s); {
+		// Skip separators.
+		r, n := rune(s[i]), 1
+		if r >= utf8.RuneSelf {
+			r, n = utf8.DecodeRuneInString(s[i:])
+		}
+		if isSeparator(r) {
+			i += n
 			continue
 		}
-		if !strings.ContainsFunc(f, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }) {
-			continue
-		}
-		low := strings.ToLower(f)
-		if parts, ok := irregular[low]; ok {
-			for _, p := range parts {
-				out = append(out, token{raw: p, low: p})
+		j := i
+		for j < len(s) {
+			r, n := rune(s[j]), 1
+			if r >= utf8.RuneSelf {
+				r, n = utf8.DecodeRuneInString(s[j:])
 			}
-			continue
-		}
-		split := false
-		for _, c := range contractions {
-			if len(low) > len(c.suffix) && strings.HasSuffix(low, c.suffix) {
-				n := len(f) - len(c.suffix)
-				stem := f[:n]
-				out = append(out, token{raw: stem, low: strings.ToLower(stem)}, token{raw: c.word, low: c.word})
-				split = true
+			if isSeparator(r) {
 				break
 			}
+			j += n
 		}
-		if !split {
-			out = append(out, token{raw: f, low: low})
-		}
+		out = appendWord(out, s[i:j])
+		i = j
 	}
 	return out
+}
+
+func isSeparator(r rune) bool {
+	return r == ' ' || r == ',' || r == ';' || r == '\t' || r == '\n' || r == '\r' || (r >= utf8.RuneSelf && unicode.IsSpace(r))
+}
+
+// appendWord appends one space-separated word's tokens.
+func appendWord(out []token, f string) []token {
+	f = strings.TrimLeftFunc(f, isOpen)
+	f = strings.TrimRightFunc(f, isClose)
+	if f == "" || !strings.ContainsFunc(f, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }) {
+		return out
+	}
+	low := lower(f)
+	if strings.IndexByte(low, '\'') < 0 {
+		return append(out, token{raw: f, low: low})
+	}
+	if parts, ok := irregular[low]; ok {
+		for _, p := range parts {
+			out = append(out, token{raw: p, low: p})
+		}
+		return out
+	}
+	for _, c := range contractions {
+		if len(low) > len(c.suffix) && strings.HasSuffix(low, c.suffix) {
+			n := len(f) - len(c.suffix)
+			return append(out, token{raw: f[:n], low: lower(f[:n])}, token{raw: c.word, low: c.word})
+		}
+	}
+	return append(out, token{raw: f, low: low})
+}
+
+// lower is strings.ToLower without an allocation for a word already in
+// lowercase ASCII.
+func lower(s string) string {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c >= utf8.RuneSelf || ('A' <= c && c <= 'Z') {
+			return strings.ToLower(s)
+		}
+	}
+	return s
 }
 
 // lowers returns the lowercase words of tokens.
