@@ -21,9 +21,13 @@ var (
 	word = regexp.MustCompile(`^[a-z0-9]+([ '-][a-z0-9]+)*$`)
 )
 
-// phrases checks a list of vocabulary phrases: each is well formed and
-// appears once.
-func phrases(v *errs, rs []Ref, what string) {
+// phrases checks a list of vocabulary phrases: a list given is not empty,
+// and each phrase is well formed and appears once. at is where the list's
+// owner is, for an empty list.
+func phrases(v *errs, rs []Ref, what string, at Pos) {
+	if rs != nil && len(rs) == 0 {
+		v.add(at, "want at least one %s in the list", what)
+	}
 	seen := map[string]bool{}
 	for _, r := range rs {
 		if !word.MatchString(r.Value) {
@@ -283,7 +287,7 @@ func validateDataset(v *errs, ds *Dataset) {
 		} else if _, err := regexp.Compile(p); err != nil {
 			v.add(e.Pattern.Pos, "`pattern` does not compile as a Go regexp")
 		}
-		phrases(v, e.Nouns, "noun")
+		phrases(v, e.Nouns, "noun", e.Pos)
 		if r := e.Reference; r != nil {
 			if (r.Table.Value == "") == (r.Files.Value == "") {
 				v.add(r.Pos, "reference: want exactly one of `table` and `files`")
@@ -349,7 +353,7 @@ func validateDataset(v *errs, ds *Dataset) {
 	conds := map[string]bool{}
 	condOf := map[string]string{} // synonym → condition
 	for _, c := range ds.Conditions {
-		phrases(v, c.Synonyms, "synonym")
+		phrases(v, c.Synonyms, "synonym", c.Pos)
 		for _, r := range c.Synonyms {
 			if other, ok := condOf[r.Value]; ok && other != c.Name.Value {
 				v.add(r.Pos, "synonym%s names conditions %s and %s", quote(r.Value), show(other), show(c.Name.Value))
@@ -450,7 +454,7 @@ func validateTool(v *errs, t *Tool, ds *Dataset) {
 			v.add(p.Pos, "phrasing: want a non-empty string")
 		}
 	}
-	phrases(v, t.Keywords, "keyword")
+	phrases(v, t.Keywords, "keyword", t.Pos)
 	want, ok := shapeClass[t.Shape.Value]
 	if !ok {
 		v.add(t.Shape.Pos, "%s", unknown("shape", t.Shape.Value, Shapes()))
@@ -723,7 +727,7 @@ func validateSynonyms(v *errs, a *Attribute) {
 			v.add(s.Value.Pos, "duplicate synonyms for%s", quote(s.Value.Value))
 		}
 		seen[s.Value.Value] = true
-		phrases(v, s.Phrases, "synonym")
+		phrases(v, s.Phrases, "synonym", s.Pos)
 		for _, r := range s.Phrases {
 			if other, ok := valueOf[r.Value]; ok && other != s.Value.Value {
 				v.add(r.Pos, "synonym%s names values %s and %s", quote(r.Value), show(other), show(s.Value.Value))
