@@ -56,6 +56,12 @@ func TestRun_AskNow(t *testing.T) {
 			t.Errorf("--now %s: %v, want a usage error", bad, err)
 		}
 	}
+	// serve and eval take the flag too, and check it before they start.
+	for _, cmd := range []string{"serve", "eval"} {
+		if _, _, err := runCLI(t, cmd, "--now", "tomorrow"); err == nil || !strings.Contains(err.Error(), "--now: want an RFC 3339 UTC instant") {
+			t.Errorf("%s --now tomorrow: %v, want a usage error", cmd, err)
+		}
+	}
 }
 
 // TestDocsAsking_Examples: the answers "Asking in your own words" shows,
