@@ -8,31 +8,46 @@ import (
 	"strings"
 )
 
-// scaleReport is the part of one `go run ./bench/scale` line a table
-// shows.
-type scaleReport struct {
+// ScaleReport is one line `go run ./bench/scale` prints: one database's
+// measurement at one size. The command writes it; ScaleTable reads it.
+type ScaleReport struct {
 	Backend string `json:"backend"`
 	Events  int    `json:"events"`
 	Clients int    `json:"clients"`
-	Import  *struct {
-		Seconds    float64 `json:"import_seconds"`
-		RowsPerSec float64 `json:"import_rows_per_second"`
-	} `json:"import"`
-	FirstAnswerMS float64      `json:"first_answer_ms"`
-	PeakRSSMB     float64      `json:"peak_rss_mb"`
-	Shapes        []scaleShape `json:"shapes"`
+	// Import is how the dataset was built (absent when not recorded).
+	Import *ScaleBuild `json:"import,omitempty"`
+	// FirstAnswerMS is the time from opening the database to the first
+	// answer (a latest_value call, executed and re-derived).
+	FirstAnswerMS float64 `json:"first_answer_ms"`
+	// PeakRSSMB is the largest resident set sampled while serving, and
+	// HWMMB the kernel's high-water mark of the process.
+	PeakRSSMB float64      `json:"peak_rss_mb"`
+	HWMMB     float64      `json:"hwm_mb"`
+	Shapes    []ScalePhase `json:"shapes"`
 }
 
-// scaleShape is one tool shape's phase of a scale report.
-type scaleShape struct {
+// ScaleBuild is how a dataset was imported.
+type ScaleBuild struct {
+	Events     int     `json:"events"`
+	Seconds    float64 `json:"import_seconds"`
+	RowsPerSec float64 `json:"import_rows_per_second"`
+}
+
+// ScalePhase is one tool shape driven by every client for the phase's
+// time.
+type ScalePhase struct {
 	Shape    string         `json:"shape"`
 	Calls    int            `json:"calls"`
 	PerSec   float64        `json:"calls_per_second"`
 	P50MS    float64        `json:"p50_ms"`
 	P95MS    float64        `json:"p95_ms"`
 	P99MS    float64        `json:"p99_ms"`
+	MaxMS    float64        `json:"max_ms"`
 	Outcomes map[string]int `json:"outcomes"`
-	OneP50MS float64        `json:"one_client_p50_ms"`
+	// OneP50MS is the median latency with one client (measured for a
+	// quarter of the phase's time, after it): the cost of a call without
+	// queueing.
+	OneP50MS float64 `json:"one_client_p50_ms"`
 }
 
 // scaleTargets are the issue's p95 targets per tool shape, in ms.
@@ -52,7 +67,7 @@ var scaleTargets = []struct {
 // the import rate. Every run's lines are shown (a later run of the same
 // database and size is a separate row).
 func ScaleTable(rec *Record) (string, error) {
-	var reps []scaleReport
+	var reps []ScaleReport
 	for i, out := range rec.Outputs {
 		sc := bufio.NewScanner(strings.NewReader(out))
 		sc.Buffer(make([]byte, 0, 64<<10), 1<<20)
@@ -61,7 +76,7 @@ func ScaleTable(rec *Record) (string, error) {
 			if !strings.HasPrefix(line, "{") {
 				continue
 			}
-			var r scaleReport
+			var r ScaleReport
 			if err := json.Unmarshal([]byte(line), &r); err != nil {
 				return "", fmt.Errorf("render scale table: run %d: %w", i+1, err)
 			}
@@ -82,7 +97,7 @@ func ScaleTable(rec *Record) (string, error) {
 		}
 	}
 	slices.Sort(sizes)
-	find := func(b string, n int) *scaleReport {
+	find := func(b string, n int) *ScaleReport {
 		for i := range reps {
 			if reps[i].Backend == b && reps[i].Events == n {
 				return &reps[i]
@@ -106,7 +121,7 @@ func ScaleTable(rec *Record) (string, error) {
 					b.WriteString(" — |")
 					continue
 				}
-				i := slices.IndexFunc(r.Shapes, func(s scaleShape) bool { return s.Shape == t.shape })
+				i := slices.IndexFunc(r.Shapes, func(s ScalePhase) bool { return s.Shape == t.shape })
 				if i < 0 {
 					b.WriteString(" — |")
 					continue
@@ -140,7 +155,7 @@ func ScaleTable(rec *Record) (string, error) {
 				r := find(be, n)
 				i := -1
 				if r != nil {
-					i = slices.IndexFunc(r.Shapes, func(s scaleShape) bool { return s.Shape == t.shape })
+					i = slices.IndexFunc(r.Shapes, func(s ScalePhase) bool { return s.Shape == t.shape })
 				}
 				if i < 0 || r.Shapes[i].OneP50MS == 0 {
 					b.WriteString(" — |")

@@ -65,6 +65,80 @@
 // file; without -update the test fails if the committed file differs from
 // what the oracle computes now.
 //
+// # Phrasing suites
+//
+// A phrasing suite asks questions as people ask them (issue 9): free word
+// order, names for ids, everyday words for states and conditions, and
+// relative time. Three keys serve it; the embedded
+// retail-phrasing-v1.gold.yaml uses all three:
+//
+//	suite_version: "retail-phrasing-v1.gold.1"
+//	dataset_version: "retail-demo-v1"
+//	now: "2026-01-07T15:30:00Z"              # the clock relative times resolve against
+//	items:
+//	  - id: "today-out"
+//	    question: "how many times was st-003 out of stock today?"
+//	    coverage: "in"
+//	    family: "window_today"               # what the item exercises (closed set)
+//	    expect: ...                          # as above: start 2026-01-07T00:00:00Z, end now
+//	  - id: "ambiguous-milk"
+//	    question: "is milk in stock at st-003?"
+//	    coverage: "out"
+//	    family: "abstain_ambiguous"
+//	    expect:
+//	      outcome: "abstained"
+//	      reason: "ambiguous"                # no_tool | missing_slot | ambiguous | unknown_name
+//	      slot: "product"                    # the slot the reason names (all but no_tool)
+//	      candidates: ["pr-001", "pr-007"]   # optional, ambiguous only: ids the reason must name
+//
+// now (GoldSet.Now; zero when absent) is a UTC timestamp written like
+// every tool parameter (2006-01-02T15:04:05Z); anything else is a parse
+// error. A runner asks every question with that clock (Target.WithNow
+// attaches it to each question's context), so "today" in the file means
+// the same day on every machine.
+//
+// family is one of Families; "" when absent. A relative family
+// (instant_now, instant_yesterday, window_today, window_yesterday,
+// window_this_week, window_last_week, window_last_n, window_since) needs
+// the set's now. A family abstain_R belongs to an out item whose
+// expect.reason is R, and every out item with a family has such a family.
+//
+// reason, slot and candidates belong to out items (outcome abstained)
+// only. slot is required for every reason but no_tool and names a store
+// or product (an entity: the store_id or product_id parameter), another
+// parameter of some registered tool (state, condition, as_of), or window
+// (a tool's start and end). candidates, for ambiguous only, are 2 to
+// MaxCandidates (5) ids in the slot's domain, sorted and unique.
+//
+// An abstention whose gold names a reason is correct only when its
+// reason matches: the answer's reason kind equals reason, the first word
+// of the reason's detail is the slot ("missing_slot: store (the question
+// names no store)"), and each candidate occurs in the detail as a whole
+// word. The row's reason_matched says whether it did. A gold item
+// without a reason scores any abstention as before.
+//
+// The report counts, per family, the items, the correct ones, the wrong
+// answers shipped (answered or absence, and not the gold's), the
+// abstentions, and how many abstentions' reasons matched; it totals the
+// wrong answers and the reason mismatches, both of which must be 0.
+//
+// The phrasing file is generated too: eval/phrasing_gold_test.go holds
+// its source list, in which the meaning of each question (the tool and
+// its parameters) is written by hand, every relative time resolved from
+// now by a few lines of date arithmetic that the issue's rules define (a
+// date alone is 23:59:59Z that day; today is [now's 00:00, now); this
+// week starts on Monday 00:00 of now's ISO week; last week is the whole
+// previous ISO week; last N days or hours is [now-N, now); between two
+// dates is [A 00:00, B+1 day 00:00); between two timestamps [A, B); on a
+// date that whole day; since A is [A, now)). Every name a question uses
+// is checked against the demo store's reference data by oracle.Named (a
+// declared display name in any case; else the names holding every word
+// of it: one is a resolution, several an ambiguity, none an unknown
+// name) and oracle.Numbered ("store 3"), and every value and event id
+// is computed by the oracle. Nothing in it imports the parser. `go test
+// ./eval -run TestPhrasingGoldFile -update` rewrites it. `provenant eval
+// --gold phrasing` runs it.
+//
 // # Catalog gold sets
 //
 // A gold set can instead be for a catalog engine (engine.OpenCatalog: a
@@ -109,8 +183,9 @@
 //     are equal;
 //   - rejected: the outcome and the rejection kind are equal (and the tool,
 //     when the gold names one);
-//   - abstained: the outcome is abstained. An abstention on an in item is
-//     wrong and is also reported as an over-refusal.
+//   - abstained: the outcome is abstained, and when the gold names a
+//     reason, the reason matches (see Phrasing suites). An abstention on
+//     an in item is wrong and is also reported as an over-refusal.
 //
 // Wall rejections are in-coverage items and count under in-coverage
 // correctness: a tool covers the question, and the correct behaviour is

@@ -10,17 +10,16 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/goccy/go-yaml"
 	"github.com/goccy/go-yaml/ast"
 	"github.com/goccy/go-yaml/parser"
 
 	"github.com/provenant/provenant/answer"
-	"github.com/provenant/provenant/catalogs"
 	"github.com/provenant/provenant/fact"
 	"github.com/provenant/provenant/internal/strictjson"
 	"github.com/provenant/provenant/retail"
-	"github.com/provenant/provenant/shape"
 	"github.com/provenant/provenant/tool"
 )
 
@@ -43,7 +42,11 @@ type GoldSet struct {
 	// retail engine over its store file.
 	Catalog        string
 	DatasetVersion string
-	Items          []Item
+	// Now is the clock the set's relative-time questions ("today", "last
+	// week", a question with no time) resolve against; zero when the file
+	// has no now key. A runner pins the engine's clock to it.
+	Now   time.Time
+	Items []Item
 
 	idx *index         // where each path is written; nil for a set built in code
 	reg *tool.Registry // the registry Validate checked the set against
@@ -65,8 +68,12 @@ type Item struct {
 	Question string
 	Coverage Coverage
 	Tags     []string // what the item exercises: "zero", "tie", "window_start", ...
-	Note     string   // for people; never scored
-	Expect   Expect
+	// Family is the phrasing family the item exercises (FamilyTemplate,
+	// FamilyWindowToday, ...); "" when the file gives none. The report
+	// counts results per family.
+	Family Family
+	Note   string // for people; never scored
+	Expect Expect
 }
 
 // Expect is an item's expected answer.
@@ -83,6 +90,16 @@ type Expect struct {
 	Value json.RawMessage
 	// EventIDs is the complete provenance, sorted; empty for an absence.
 	EventIDs []string
+	// Reason is the expected abstention's reason kind, for outcome
+	// abstained; "" when the gold does not judge the reason.
+	Reason AbstainReason
+	// Slot is the slot the reason names, for every reason but no_tool:
+	// an entity (store, product), another parameter (state, condition,
+	// as_of) or window (a start and end).
+	Slot string
+	// Candidates are ids the abstention must name, for reason ambiguous
+	// (optional, 2 to MaxCandidates, sorted).
+	Candidates []string
 }
 
 // Error is a problem in a gold file. It names the item, the field and,
@@ -124,6 +141,7 @@ type wireGold struct {
 	SuiteVersion   string     `yaml:"suite_version"`
 	Catalog        string     `yaml:"catalog"`
 	DatasetVersion string     `yaml:"dataset_version"`
+	Now            string     `yaml:"now"`
 	Items          []wireItem `yaml:"items"`
 }
 
@@ -132,6 +150,7 @@ type wireItem struct {
 	Question string     `yaml:"question"`
 	Coverage string     `yaml:"coverage"`
 	Tags     []string   `yaml:"tags"`
+	Family   string     `yaml:"family"`
 	Note     string     `yaml:"note"`
 	Expect   wireExpect `yaml:"expect"`
 }
@@ -143,14 +162,18 @@ type wireExpect struct {
 	Params    map[string]string `yaml:"params"`
 	Value     ast.Node          `yaml:"value"`
 	EventIDs  []string          `yaml:"event_ids"`
+	Reason    string            `yaml:"reason"`
+	Slot      string            `yaml:"slot"`
+	// Candidates are the ids an ambiguous abstention must name.
+	Candidates []string `yaml:"candidates"`
 }
 
 // validKeys lists the keys each level of the file accepts, for the
 // nearest-key hint of an unknown-field error.
 var validKeys = map[string][]string{
-	"":       {"suite_version", "catalog", "dataset_version", "items"},
-	"item":   {"id", "question", "coverage", "tags", "note", "expect"},
-	"expect": {"outcome", "rejection", "tool", "params", "value", "event_ids"},
+	"":       {"suite_version", "catalog", "dataset_version", "now", "items"},
+	"item":   {"id", "question", "coverage", "tags", "family", "note", "expect"},
+	"expect": {"outcome", "rejection", "tool", "params", "value", "event_ids", "reason", "slot", "candidates"},
 }
 
 // MaxGoldBytes bounds a gold file.
@@ -197,13 +220,22 @@ func Parse(r io.Reader) (*GoldSet, error) {
 		return nil, e
 	}
 	g := &GoldSet{SuiteVersion: w.SuiteVersion, Catalog: w.Catalog, DatasetVersion: w.DatasetVersion, idx: idx}
+	if idx.has("now") {
+		now, ok := parseNow(w.Now)
+		if !ok {
+			p := idx.at("now")
+			return nil, &Error{Op: "parse", Line: p.line, Column: p.column, Field: "now", Reason: nowReason}
+		}
+		g.Now = now
+	}
 	for i, wi := range w.Items {
 		it := Item{
 			ID: wi.ID, Question: wi.Question, Coverage: Coverage(wi.Coverage),
-			Tags: wi.Tags, Note: wi.Note,
+			Tags: wi.Tags, Family: Family(wi.Family), Note: wi.Note,
 			Expect: Expect{
 				Outcome: answer.Outcome(wi.Expect.Outcome), Rejection: tool.RejectKind(wi.Expect.Rejection),
 				Tool: wi.Expect.Tool, Params: wi.Expect.Params, EventIDs: wi.Expect.EventIDs,
+				Reason: AbstainReason(wi.Expect.Reason), Slot: wi.Expect.Slot, Candidates: wi.Expect.Candidates,
 			},
 		}
 		path := fmt.Sprintf("items[%d].expect.value", i)
@@ -218,6 +250,18 @@ func Parse(r io.Reader) (*GoldSet, error) {
 		g.Items = append(g.Items, it)
 	}
 	return g, nil
+}
+
+const nowReason = "must be a UTC timestamp like 2026-01-07T15:30:00Z"
+
+// parseNow reads a suite's now: RFC 3339 in UTC, whole seconds, written
+// with Z (the one timestamp format of every tool parameter).
+func parseNow(s string) (time.Time, bool) {
+	if !tool.IsTimestamp(s) {
+		return time.Time{}, false
+	}
+	t, err := time.Parse(tool.TimestampLayout, s)
+	return t, err == nil
 }
 
 // nodeJSON converts a YAML value to JSON ("null" for an explicit null).
@@ -349,6 +393,8 @@ func (g *GoldSet) Validate(reg *tool.Registry) error {
 		return docErr("items", "must hold at least one item")
 	case len(g.Items) > MaxItems:
 		return docErr("items", fmt.Sprintf("must hold at most %d items", MaxItems))
+	case !g.Now.IsZero() && (g.Now.Location() != time.UTC || g.Now.Nanosecond() != 0):
+		return docErr("now", nowReason)
 	}
 	seen := map[string]int{}
 	for i, it := range g.Items {
@@ -373,6 +419,9 @@ func (g *GoldSet) Validate(reg *tool.Registry) error {
 			return &Error{Op: "validate", Item: label, Field: field, Line: p.line, Column: p.column, Reason: reason}
 		}
 		if err := it.validate(reg, g.Catalog != "", fail); err != nil {
+			return err
+		}
+		if err := it.validatePhrasing(reg, !g.Now.IsZero(), fail); err != nil {
 			return err
 		}
 		if j, dup := seen[it.ID]; dup {
@@ -428,6 +477,12 @@ func (it Item) validate(reg *tool.Registry, keys bool, fail failFunc) error {
 		}
 		return first(present("rejection", x.Rejection != ""), present("tool", x.Tool != ""),
 			present("params", x.Params != nil), present("value", x.Value != nil), present("event_ids", x.EventIDs != nil))
+	}
+	if x.Outcome != answer.Abstained {
+		// An abstention's reason belongs to an out item (validatePhrasing).
+		if err := first(present("reason", x.Reason != ""), present("slot", x.Slot != ""), present("candidates", x.Candidates != nil)); err != nil {
+			return err
+		}
 	}
 	switch x.Outcome {
 	case answer.Answered, answer.Absence:
@@ -662,21 +717,4 @@ func DefaultGoldFile() []byte { return slices.Clone(defaultGold) }
 // DefaultGold parses the embedded gold file and validates it against the
 // tools of the embedded retail catalog, whose demo store it is written
 // for.
-func DefaultGold() (*GoldSet, error) {
-	g, err := Parse(bytes.NewReader(defaultGold))
-	if err != nil {
-		return nil, err
-	}
-	cat, err := catalogs.Load("retail")
-	if err != nil {
-		return nil, fmt.Errorf("load gold set: %w", err)
-	}
-	reg, err := shape.NewRegistry(cat)
-	if err != nil {
-		return nil, fmt.Errorf("load gold set: %w", err)
-	}
-	if err := g.Validate(reg); err != nil {
-		return nil, err
-	}
-	return g, nil
-}
+func DefaultGold() (*GoldSet, error) { return Suite(SuiteDemo) }

@@ -113,7 +113,7 @@ func TestParse_Errors(t *testing.T) {
 		{"unknown item key", head + outItem + "  - id: b\n    questoin: x\n", []string{"parse gold set: line 10 column 5: items[1] (b): unknown field (did you mean question?)"}},
 		{"unknown expect key", replace("      tool: get_price", "      tol: get_price"), []string{"line 14 column 7: items[1] (price-1): unknown field (did you mean tool?)"}},
 		{"unknown top key", "suite_versoin: x\n", []string{"line 1 column 1: unknown field (did you mean suite_version?)"}},
-		{"unknown key far from any", head + outItem + "  - id: b\n    zzzzzzzzzz: x\n", []string{"unknown field (want one of id, question, coverage, tags, note, expect)"}},
+		{"unknown key far from any", head + outItem + "  - id: b\n    zzzzzzzzzz: x\n", []string{"unknown field (want one of id, question, coverage, tags, family, note, expect)"}},
 		{"duplicate key", head + "  - id: a\n    id: b\n", []string{"line 5 column 5", "already defined"}},
 		{"wrong type", head + "  - id: [1]\n", []string{"line 4 column 9: items[0]: field id: wrong type: want a string"}},
 		{"items not a list", head[:len(head)-1] + " 3\n", []string{"line 3 column 8", "sequence"}},

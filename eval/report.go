@@ -18,7 +18,11 @@ func WriteTable(w io.Writer, r Report) error {
 	if r.Catalog != "" {
 		suite += " (catalog " + r.Catalog + ")"
 	}
-	fmt.Fprintf(tw, "suite %s on %s, provider %s\n\n", suite, r.DatasetVersion, orNone(r.Provider))
+	fmt.Fprintf(tw, "suite %s on %s, provider %s", suite, r.DatasetVersion, orNone(r.Provider))
+	if r.Now != "" {
+		fmt.Fprintf(tw, ", now %s", r.Now)
+	}
+	fmt.Fprint(tw, "\n\n")
 	fmt.Fprintln(tw, "ID\tCOV\tEXPECTED\tOUTCOME\tTOOL\tCORRECT\tPROVENANCE\tDETAIL")
 	for _, row := range r.Items {
 		correct := "yes"
@@ -54,6 +58,22 @@ func WriteTable(w io.Writer, r Report) error {
 			}
 			fmt.Fprintf(tw, "%s\t%d\t%.1f%%\t%.1f%%\t%.1f%%\t%d\n", c, st.Items, 100*st.Accuracy, 100*st.AbstentionRate, 100*st.GroundingRefusal, st.Escapes)
 		}
+	}
+	if len(r.Families) > 0 {
+		fmt.Fprintln(tw)
+		fmt.Fprintln(tw, "FAMILY\tITEMS\tCORRECT\tWRONG\tABSTAINED\tREASONS MATCHED")
+		for _, f := range Families {
+			st := r.Families[f]
+			if st == nil || st.Items == 0 {
+				continue
+			}
+			reasons := "-"
+			if st.Reasons > 0 {
+				reasons = fmt.Sprintf("%d/%d", st.ReasonsMatched, st.Reasons)
+			}
+			fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%s\n", f, st.Items, st.Correct, st.Wrong, st.Abstained, reasons)
+		}
+		fmt.Fprintf(tw, "\nwrong answers shipped: %d (must be 0)\nabstention reasons not matched: %d (must be 0)\n", r.WrongAnswers, r.ReasonMismatches)
 	}
 	fmt.Fprintf(tw, "\nover-refusals: %d\nfabricated-numeral escapes: %d (must be 0)\n", r.OverRefusals, r.Escapes)
 	verdict := "all gates met"

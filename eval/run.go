@@ -15,6 +15,7 @@ import (
 	"github.com/provenant/provenant/fact"
 	"github.com/provenant/provenant/internal/strictjson"
 	"github.com/provenant/provenant/provider"
+	"github.com/provenant/provenant/tool"
 )
 
 // Asker answers a question through the pipeline (*pipeline.Pipeline is
@@ -70,6 +71,12 @@ type Row struct {
 	Correct     bool             `json:"correct"`
 	OverRefusal bool             `json:"over_refusal"`
 	Provenance  ProvenanceStatus `json:"provenance"`
+	// Family is the item's phrasing family; "" when the gold gives none.
+	Family Family `json:"family,omitempty"`
+	// ReasonMatched says, for an abstention whose gold names a reason,
+	// whether the answer's reason (kind, slot, candidates) is the gold's;
+	// nil otherwise.
+	ReasonMatched *bool `json:"reason_matched,omitempty"`
 	// Detail says what differs when the item is not correct or its
 	// provenance is not verified; "" otherwise.
 	Detail string `json:"detail,omitempty"`
@@ -147,6 +154,17 @@ type Report struct {
 	Classes map[string]*ClassStats `json:"classes"`
 	// Escapes is the total of the classes' fabricated-numeral escapes.
 	Escapes int `json:"fabricated_numeral_escapes"`
+	// Now is the set's now (RFC 3339), "" when it has none.
+	Now string `json:"now,omitempty"`
+	// Families break the run down by phrasing family, for the items that
+	// name one; absent when none does.
+	Families map[Family]*FamilyStats `json:"families,omitempty"`
+	// WrongAnswers counts facts shipped (answered or absence) that are not
+	// the gold's, over every item: the number that must stay 0.
+	WrongAnswers int `json:"wrong_answers"`
+	// ReasonMismatches counts abstentions whose gold names a reason they
+	// did not give.
+	ReasonMismatches int `json:"reason_mismatches"`
 }
 
 // Run drives every item of g through asker and scores it. lookup is asked
@@ -157,7 +175,9 @@ type Report struct {
 // not finish (the context ended, or lookup failed); a failing gate is not
 // an error.
 func Run(ctx context.Context, asker Asker, g *GoldSet, lookup Lookup) (Report, error) {
-	t := Target{}
+	// A set's now is the clock its questions are asked at, as the
+	// providers read it (provider.NowFrom).
+	t := Target{WithNow: provider.WithNow}
 	if lookup != nil {
 		t.Keys = lookup.Known
 	}
@@ -175,6 +195,11 @@ type Target struct {
 	// as "seq:20000"). A tool not in the map must carry the set's
 	// dataset_version.
 	DataVersions map[string]string
+	// WithNow, when set, returns the context a question is asked with
+	// carrying the set's now (GoldSet.Now), so that relative times
+	// ("today", "last week", no time at all) resolve against the set's
+	// clock, not the wall clock; it is not called for a set without a now.
+	WithNow func(ctx context.Context, now time.Time) context.Context
 }
 
 // RunTarget is Run with the provenance checked against t: the form a
@@ -190,17 +215,18 @@ func RunTarget(ctx context.Context, asker Asker, g *GoldSet, t Target) (Report, 
 	if n, ok := asker.(Named); ok {
 		r.Provider = n.ProviderName()
 	}
-	// A set whose truths were computed at a clock runs at that clock,
-	// whatever the command's --now: relative time in its questions
-	// ("today", "last week") means what it meant to the set's author.
-	if now, ok := suiteNow(g); ok {
-		ctx = provider.WithNow(ctx, now)
+	if !g.Now.IsZero() {
+		r.Now = g.Now.UTC().Format(tool.TimestampLayout)
 	}
 	for _, it := range g.Items {
 		if err := ctx.Err(); err != nil {
 			return r, fmt.Errorf("run gold set: %w", err)
 		}
-		a := asker.Ask(ctx, it.Question)
+		actx := ctx
+		if t.WithNow != nil && !g.Now.IsZero() {
+			actx = t.WithNow(ctx, g.Now)
+		}
+		a := asker.Ask(actx, it.Question)
 		version := g.DatasetVersion
 		if v, ok := t.DataVersions[a.Tool()]; ok {
 			version = v
@@ -210,6 +236,21 @@ func RunTarget(ctx context.Context, asker Asker, g *GoldSet, t Target) (Report, 
 			return r, fmt.Errorf("run gold set: item %s: %w", it.ID, err)
 		}
 		r.Items = append(r.Items, row)
+		if it.Family != "" {
+			if r.Families == nil {
+				r.Families = map[Family]*FamilyStats{}
+			}
+			if r.Families[it.Family] == nil {
+				r.Families[it.Family] = &FamilyStats{}
+			}
+			r.Families[it.Family].add(row)
+		}
+		if !row.Correct && (row.Outcome == answer.Answered || row.Outcome == answer.Absence) {
+			r.WrongAnswers++
+		}
+		if row.ReasonMatched != nil && !*row.ReasonMatched {
+			r.ReasonMismatches++
+		}
 		esc := escaped(g.reg, it.Question, a)
 		r.Classes[g.ClassOf(it)].add(row.Correct, a, esc)
 		if esc {
@@ -248,7 +289,14 @@ func score(ctx context.Context, it Item, a answer.Answer, keys func(context.Cont
 		ID: it.ID, Coverage: it.Coverage, Expected: it.Expect.Outcome,
 		Outcome: a.Outcome(), Tool: a.Tool(), Provenance: ProvNone, Answer: raw,
 	}
+	row.Family = it.Family
 	row.Detail = mismatch(it, a)
+	if it.Expect.Reason != "" && a.Outcome() == answer.Abstained {
+		why := reasonMismatch(it.Expect, a.Reason())
+		ok := why == ""
+		row.ReasonMatched = &ok
+		row.Detail = joinDetail(row.Detail, why)
+	}
 	row.Correct = row.Detail == ""
 	row.OverRefusal = it.Coverage == In && a.Outcome() == answer.Abstained
 
@@ -398,21 +446,4 @@ func short(ids []string) string {
 		return fmt.Sprintf("[%s ... +%d]", strings.Join(ids[:4], " "), len(ids)-4)
 	}
 	return "[" + strings.Join(ids, " ") + "]"
-}
-
-// suiteNow returns the clock a gold set declares (its now), if any.
-//
-// TODO(lead): the gold format's suite-level now (branch h-phrasegold)
-// adds the field; once it has landed, replace this reflection with the
-// field itself (g.Now).
-func suiteNow(g *GoldSet) (time.Time, bool) {
-	f := reflect.ValueOf(g).Elem().FieldByName("Now")
-	if !f.IsValid() || !f.CanInterface() {
-		return time.Time{}, false
-	}
-	t, ok := f.Interface().(time.Time)
-	if !ok || t.IsZero() {
-		return time.Time{}, false
-	}
-	return t.UTC(), true
 }

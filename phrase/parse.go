@@ -78,6 +78,10 @@ func (a *Abstention) Detail() string {
 	return string(a.Kind)
 }
 
+// auxiliaries open a yes/no question.
+var auxiliaries = map[string]bool{"is": true, "are": true, "was": true, "were": true, "do": true, "does": true,
+	"did": true, "has": true, "have": true, "had": true}
+
 // segment is a run of words with one reading.
 type segment struct {
 	start, end int
@@ -129,6 +133,12 @@ func (p *Parser) Parse(question string, now time.Time) (Parse, error) {
 	defer scratchPool.Put(sc)
 	ts := tokenizeInto(sc.tokens[:0], question)
 	sc.tokens = ts
+	// A negative question ("isn't it in stock?", "don't we have it?")
+	// asks what the positive one asks: its "not" right after the opening
+	// auxiliary is dropped; any other "not" must be declared vocabulary.
+	if len(ts) > 1 && auxiliaries[ts[0].low] && ts[1].low == "not" {
+		ts = append(ts[:1], ts[2:]...)
+	}
 	if len(ts) == 0 || len(ts) > maxWords {
 		return Parse{}, &Abstention{Kind: NoTool}
 	}
@@ -516,7 +526,7 @@ func (p *Parser) interpret(ti int, ts []token, segs []segment, now time.Time) (P
 			}
 			et := p.entities[s.Entity]
 			for _, r := range unknown {
-				if c := et.prefixed(lowers(ts[r[0]:r[1]])); len(c) > 0 {
+				if c := et.partly(lowers(ts[r[0]:r[1]])); len(c) > 0 {
 					return ret(fail(Ambiguous, s.Entity, c))
 				}
 			}

@@ -91,7 +91,7 @@ var builtinFiller = []string{
 	"hey", "hi", "hello", "thanks", "thank", "quick", "quickly", "it", "its", "that", "this", "any",
 	"some", "so", "and", "still", "also", "ok", "okay", "well", "um", "uh", "want", "need", "get",
 	"'s", "'re", "'d", "'ll", "'ve", "'m", "count", "number", "total", "right",
-	"like", "wondering", "curious", "time",
+	"like", "wondering", "curious", "time", "whether", "if", "question",
 }
 
 // Filler returns the built-in filler words.
@@ -334,13 +334,20 @@ func (et *entityTable) numbered(n int64) []string {
 	return []string{et.prefix + strings.Repeat("0", et.digits-len(s)) + s}
 }
 
-// prefixed returns the declared ids whose display name begins with the
-// words run (and is longer), sorted.
-func (et *entityTable) prefixed(run []string) []string {
+// partly returns the declared ids whose display name holds the words
+// run (and more), sorted: "milk" is part of "Oat milk 1L" and "Whole milk
+// 1L".
+func (et *entityTable) partly(run []string) []string {
 	var out []string
 	for i, name := range et.names {
-		if len(name) > len(run) && slices.Equal(name[:len(run)], run) {
-			out = append(out, et.ids[i].ID)
+		if len(name) <= len(run) {
+			continue
+		}
+		for j := 0; j+len(run) <= len(name); j++ {
+			if slices.Equal(name[j:j+len(run)], run) {
+				out = append(out, et.ids[i].ID)
+				break
+			}
 		}
 	}
 	return out

@@ -11,9 +11,11 @@
 //	    token_file: /run/secrets/auditor
 //	    stores: all
 //
-// A catalog engine's principals list the values of the catalog's scope
-// entity under scope: instead (scope: [zone-01] for the warehouse
-// catalog), checked against the entity's pattern when the engine starts.
+// A principal lists the values of the catalog's scope entity under
+// scope: (scope: [zone-01] for the warehouse catalog); stores: is the
+// same list under the retail demo's name for it. Either is checked
+// against the scope entity's id pattern when the engine starts
+// (CheckScopes).
 //
 // A principal without stores sees nothing: access fails closed. A token
 // no client could present (see CheckToken) is refused when the file is
@@ -36,7 +38,6 @@ import (
 
 	"github.com/goccy/go-yaml"
 
-	"github.com/provenant/provenant/retail"
 	"github.com/provenant/provenant/tool"
 )
 
@@ -319,10 +320,11 @@ func (s *Set) CheckScopes(pattern *regexp.Regexp, entity string) error {
 	return nil
 }
 
-// parseStores reads "all", a list of store ids, or nothing (no stores).
+// parseStores reads stores:, the retail demo's name for scope: "all", a
+// list of ids, or nothing (none).
 func parseStores(v any) (tool.Scope, error) {
 	if v == nil {
 		return tool.StoresOnly(), nil
 	}
-	return parseIDs(v, retail.IsStoreID, "is not a store id (st- and 3 digits)", `want "all" or a list of store ids`)
+	return parseScope(v)
 }

@@ -114,7 +114,7 @@ func TestParse_Rejects(t *testing.T) {
 		{"two line ends", "principals:\n  - name: a\n    token_file: /run/secrets/twice\n", "white space around it"},
 		{"empty file", "principals:\n  - name: a\n    token_file: /run/secrets/empty\n", "(a): token_file /run/secrets/empty: the token is empty"},
 		{"unreadable file", "principals:\n  - name: a\n    token_file: /nope\n", "(a): token_file /nope: file does not exist"},
-		{"bad store", "principals:\n  - name: a\n    token_env: EAST\n    stores: [st-1]\n", "item 0"},
+		{"bad store", "principals:\n  - name: a\n    token_env: EAST\n    stores: ['st 1']\n", "item 0"},
 		{"bad stores word", "principals:\n  - name: a\n    token_env: EAST\n    stores: some\n", `"all"`},
 		{"stores and scope", "principals:\n  - name: a\n    token_env: EAST\n    stores: all\n    scope: all\n", "at most one of stores and scope"},
 		{"bad scope item", "principals:\n  - name: a\n    token_env: EAST\n    scope: [zone-01, 'a b']\n", "item 1"},

@@ -366,19 +366,7 @@ func (p *plan) entityValue(ids []string) fact.Value {
 // execWindow: every row at the fixed entity meeting the filter with
 // start <= time < end.
 func (s *Snapshot) execWindow(ctx context.Context, p *plan, c Call) (fact.Value, []string, error) {
-	start, err := instant(c, "start")
-	if err != nil {
-		return fact.Value{}, nil, err
-	}
-	end, err := instant(c, "end")
-	if err != nil {
-		return fact.Value{}, nil, err
-	}
-	atValue, err := arg(c, p.at.Column.Value)
-	if err != nil {
-		return fact.Value{}, nil, err
-	}
-	pr, err := p.condition(c)
+	start, end, atValue, pr, err := p.windowArgs(c)
 	if err != nil {
 		return fact.Value{}, nil, err
 	}

@@ -108,12 +108,12 @@ func (r memRow) numAt(column string) sql.NullFloat64 { return r.m.num[column][r.
 // row converts a memory row into the row a judgement reads.
 func (r memRow) row(p *plan) row {
 	strs, nums := p.lookupColumns()
-	rw := row{time: time.Unix(0, r.m.times[r.i]).UTC(), str: make(map[string]sql.NullString, len(strs)), num: make(map[string]sql.NullFloat64, len(nums))}
-	for _, c := range strs {
-		rw.str[c] = r.strAt(c)
+	rw := row{time: time.Unix(0, r.m.times[r.i]).UTC(), cols: p.cols, sv: make([]sql.NullString, len(strs)), nv: make([]sql.NullFloat64, len(nums))}
+	for i, c := range strs {
+		rw.sv[i] = r.strAt(c)
 	}
-	for _, c := range nums {
-		rw.num[c] = r.numAt(c)
+	for i, c := range nums {
+		rw.nv[i] = r.numAt(c)
 	}
 	return rw
 }
@@ -476,19 +476,7 @@ func (p *plan) memExecEntities(c Call) (fact.Value, []string, error) {
 
 func (p *plan) memExecWindow(c Call) (fact.Value, []string, error) {
 	m := p.mem
-	start, err := instant(c, "start")
-	if err != nil {
-		return fact.Value{}, nil, err
-	}
-	end, err := instant(c, "end")
-	if err != nil {
-		return fact.Value{}, nil, err
-	}
-	atValue, err := arg(c, p.at.Column.Value)
-	if err != nil {
-		return fact.Value{}, nil, err
-	}
-	pr, err := p.condition(c)
+	start, end, atValue, pr, err := p.windowArgs(c)
 	if err != nil {
 		return fact.Value{}, nil, err
 	}
@@ -530,16 +518,6 @@ func (s *Snapshot) memResolve(ctx context.Context, p *plan, c Call, r Result) (V
 	if err != nil {
 		return Verdict{}, err
 	}
-	keys = distinctSorted(keys)
-	listed := keys
-	if len(listed) > s.e.maxKeys {
-		listed = listed[:s.e.maxKeys]
-	}
-	verdict := Verdict{
-		ValueMatches: v.Equal(r.Value),
-		Complete:     len(keys) == r.Rows && Digest(keys) == r.Digest && slices.Equal(listed, r.Keys),
-		Enumerated:   len(keys),
-	}
 	// Every asserted key's rows are found by key and judged.
 	known := make(map[string]row, len(r.Keys))
 	for _, k := range r.Keys {
@@ -547,11 +525,7 @@ func (s *Snapshot) memResolve(ctx context.Context, p *plan, c Call, r Result) (V
 			addRow(known, k, memRow{p.mem, i}.row(p))
 		}
 	}
-	verdict.ProvenanceValid, err = s.judgeKeys(ctx, p, c, r, known)
-	if err != nil {
-		return Verdict{}, err
-	}
-	return verdict, nil
+	return s.verdict(ctx, p, c, r, v, keys, true, known)
 }
 
 // memResolveLatest: one pass over every row at or before as_of keeps each
@@ -686,19 +660,7 @@ rows:
 // entity meeting the condition with start <= time < end.
 func (p *plan) memResolveWindow(c Call) (fact.Value, []string, error) {
 	m := p.mem
-	start, err := instant(c, "start")
-	if err != nil {
-		return fact.Value{}, nil, err
-	}
-	end, err := instant(c, "end")
-	if err != nil {
-		return fact.Value{}, nil, err
-	}
-	at, err := arg(c, p.at.Column.Value)
-	if err != nil {
-		return fact.Value{}, nil, err
-	}
-	pr, err := p.condition(c)
+	start, end, at, pr, err := p.windowArgs(c)
 	if err != nil {
 		return fact.Value{}, nil, err
 	}

@@ -273,15 +273,23 @@ func (s *Snapshot) DeclaredIDs(ctx context.Context) (map[string]map[string]bool,
 	for _, ds := range s.e.cat.Datasets {
 		for _, e := range ds.Entities {
 			r := e.Reference
-			if r == nil || r.Table.Value == "" {
+			if r == nil {
 				continue
 			}
 			if _, done := out[e.Name.Value]; done {
 				continue
 			}
-			ids, err := s.referenceIDs(ctx, r)
+			rel := r.Table.Value
+			if rel == "" {
+				// Declared with files: the source must have opened them;
+				// ids that were not read cannot be admitted.
+				if rel = s.e.src.References[e.Name.Value]; rel == "" {
+					return nil, fmt.Errorf("read reference of entity %s: its files are not open in the source", e.Name.Value)
+				}
+			}
+			ids, err := s.referenceIDs(ctx, r, rel)
 			if err != nil {
-				return nil, fmt.Errorf("read reference %s of entity %s: %w", r.Table.Value, e.Name.Value, err)
+				return nil, fmt.Errorf("read reference of entity %s: %w", e.Name.Value, err)
 			}
 			out[e.Name.Value] = ids
 		}
@@ -301,15 +309,22 @@ func (s *Snapshot) DeclaredNames(ctx context.Context) (map[string]map[string]str
 	for _, ds := range s.e.cat.Datasets {
 		for _, e := range ds.Entities {
 			r := e.Reference
-			if r == nil || r.Table.Value == "" {
+			if r == nil {
 				continue
 			}
 			if _, done := out[e.Name.Value]; done {
 				continue
 			}
-			names, err := s.referenceNames(ctx, r)
+			rel := r.Table.Value
+			if rel == "" {
+				// Declared with files: the source must have opened them.
+				if rel = s.e.src.References[e.Name.Value]; rel == "" {
+					return nil, fmt.Errorf("read reference of entity %s: its files are not open in the source", e.Name.Value)
+				}
+			}
+			names, err := s.referenceNames(ctx, r, rel)
 			if err != nil {
-				return nil, fmt.Errorf("read reference %s of entity %s: %w", r.Table.Value, e.Name.Value, err)
+				return nil, fmt.Errorf("read reference of entity %s: %w", e.Name.Value, err)
 			}
 			out[e.Name.Value] = names
 		}
@@ -317,8 +332,8 @@ func (s *Snapshot) DeclaredNames(ctx context.Context) (map[string]map[string]str
 	return out, nil
 }
 
-func (s *Snapshot) referenceNames(ctx context.Context, r *catalog.Reference) (map[string]string, error) {
-	rows, err := s.tx.QueryContext(ctx, "SELECT CAST("+ident(r.ID.Value)+" AS VARCHAR), CAST("+ident(r.DisplayName.Value)+" AS VARCHAR) FROM "+quoteName(r.Table.Value))
+func (s *Snapshot) referenceNames(ctx context.Context, r *catalog.Reference, rel string) (map[string]string, error) {
+	rows, err := s.tx.QueryContext(ctx, "SELECT CAST("+ident(r.ID.Value)+" AS VARCHAR), CAST("+ident(r.DisplayName.Value)+" AS VARCHAR) FROM "+quoteName(rel))
 	if err != nil {
 		return nil, err
 	}
@@ -336,8 +351,8 @@ func (s *Snapshot) referenceNames(ctx context.Context, r *catalog.Reference) (ma
 	return names, rows.Err()
 }
 
-func (s *Snapshot) referenceIDs(ctx context.Context, r *catalog.Reference) (map[string]bool, error) {
-	rows, err := s.tx.QueryContext(ctx, "SELECT CAST("+ident(r.ID.Value)+" AS VARCHAR) FROM "+quoteName(r.Table.Value))
+func (s *Snapshot) referenceIDs(ctx context.Context, r *catalog.Reference, rel string) (map[string]bool, error) {
+	rows, err := s.tx.QueryContext(ctx, "SELECT CAST("+ident(r.ID.Value)+" AS VARCHAR) FROM "+quoteName(rel))
 	if err != nil {
 		return nil, err
 	}

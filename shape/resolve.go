@@ -47,13 +47,23 @@ func (s *Snapshot) Resolve(ctx context.Context, c Call, r Result) (Verdict, erro
 	case p.tool.Shape.Value == catalog.ShapeLatestValue:
 		v, keys, err = s.resolveLatest(ctx, p, c)
 	case p.tool.Shape.Value == catalog.ShapeCountRowsInWindow:
-		v, keys, known, err = s.resolveWindow(ctx, p, c)
+		asserted := make(map[string]struct{}, len(r.Keys))
+		for _, k := range r.Keys {
+			asserted[k] = struct{}{}
+		}
+		v, keys, known, err = s.resolveWindow(ctx, p, c, asserted)
 	default:
 		v, keys, err = s.resolveEntities(ctx, p, c)
 	}
 	if err != nil {
 		return Verdict{}, err
 	}
+	return s.verdict(ctx, p, c, r, v, keys, consistent, known)
+}
+
+// verdict compares the re-derived value and keys with r's, then judges
+// every listed key's row (known, or looked up).
+func (s *Snapshot) verdict(ctx context.Context, p *plan, c Call, r Result, v fact.Value, keys []string, consistent bool, known map[string]row) (Verdict, error) {
 	keys = distinctSorted(keys)
 	listed := keys
 	if len(listed) > s.e.maxKeys {
@@ -64,11 +74,28 @@ func (s *Snapshot) Resolve(ctx context.Context, c Call, r Result) (Verdict, erro
 		Complete:     consistent && len(keys) == r.Rows && Digest(keys) == r.Digest && slices.Equal(listed, r.Keys),
 		Enumerated:   len(keys),
 	}
+	var err error
 	verdict.ProvenanceValid, err = s.judgeKeys(ctx, p, c, r, known)
 	if err != nil {
 		return Verdict{}, err
 	}
 	return verdict, nil
+}
+
+// windowArgs reads a window call's arguments: its bounds, the fixed
+// entity's value and the condition.
+func (p *plan) windowArgs(c Call) (start, end time.Time, at string, pr *catalog.Predicate, err error) {
+	if start, err = instant(c, "start"); err != nil {
+		return
+	}
+	if end, err = instant(c, "end"); err != nil {
+		return
+	}
+	if at, err = arg(c, p.at.Column.Value); err != nil {
+		return
+	}
+	pr, err = p.condition(c)
+	return
 }
 
 // lastRows renders, for the plain formulation, the rows of rel up to ts
@@ -173,20 +200,8 @@ func (s *Snapshot) resolveEntities(ctx context.Context, p *plan, c Call) (fact.V
 	return s.entityRows(ctx, p, sqlText, q.args)
 }
 
-func (s *Snapshot) resolveWindow(ctx context.Context, p *plan, c Call) (fact.Value, []string, map[string]row, error) {
-	start, err := instant(c, "start")
-	if err != nil {
-		return fact.Value{}, nil, nil, err
-	}
-	end, err := instant(c, "end")
-	if err != nil {
-		return fact.Value{}, nil, nil, err
-	}
-	atValue, err := arg(c, p.at.Column.Value)
-	if err != nil {
-		return fact.Value{}, nil, nil, err
-	}
-	pr, err := p.condition(c)
+func (s *Snapshot) resolveWindow(ctx context.Context, p *plan, c Call, asserted map[string]struct{}) (fact.Value, []string, map[string]row, error) {
+	start, end, atValue, pr, err := p.windowArgs(c)
 	if err != nil {
 		return fact.Value{}, nil, nil, err
 	}
@@ -225,12 +240,14 @@ func (s *Snapshot) resolveWindow(ctx context.Context, p *plan, c Call) (fact.Val
 		return fact.Value{}, nil, nil, err
 	}
 	// Whole rows (the columns a judgement reads), so that the judgement of
-	// the asserted keys needs no second read.
+	// the asserted keys needs no second read; only theirs are kept.
 	known := map[string]row{}
 	var keys []string
-	if err := s.scanRows(ctx, p, upTo+" EXCEPT "+before, q.args, func(k string, rw row) {
+	if err := s.scanRows(ctx, p, upTo+" EXCEPT "+before, q.args, func(k string, sc *rowScan) {
 		keys = append(keys, k)
-		addRow(known, k, rw)
+		if _, ok := asserted[k]; ok {
+			addRow(known, k, sc.row(p))
+		}
 	}); err != nil {
 		return fact.Value{}, nil, nil, fmt.Errorf("resolve %s: %w", p.tool.Name.Value, err)
 	}
@@ -343,17 +360,19 @@ func (s *Snapshot) resolveLive(ctx context.Context, p *plan, c Call) (v fact.Val
 	if p.tool.Shape.Value == catalog.ShapeLatestValue {
 		v = fact.NoObservation(attrKind(p.attr))
 	}
+	// One set of destinations, reused for every row.
+	var k string
+	var id sql.NullString
+	var dest any = &id
+	var cell *cell
+	if p.tool.Shape.Value == catalog.ShapeLatestValue {
+		cell = newCell(p.attr)
+		dest = cell.dest()
+	}
+	sc := p.newRowScan()
+	scan := append([]any{&k, dest, &nLive, &begun}, sc.dest...)
 	for rows.Next() {
-		var k string
-		var id sql.NullString
-		var dest any = &id
-		var cell *cell
-		if p.tool.Shape.Value == catalog.ShapeLatestValue {
-			cell = newCell(p.attr)
-			dest = cell.dest()
-		}
-		sc := p.newRowScan()
-		if err := rows.Scan(append([]any{&k, dest, &nLive, &begun}, sc.dest...)...); err != nil {
+		if err := rows.Scan(scan...); err != nil {
 			return fact.Value{}, nil, nil, false, fmt.Errorf("resolve %s: %w", p.tool.Name.Value, err)
 		}
 		keys = append(keys, k)
@@ -381,12 +400,30 @@ func (s *Snapshot) resolveLive(ctx context.Context, p *plan, c Call) (v fact.Val
 	return v, keys, known, nLive == begun, nil
 }
 
-// row is one looked-up row: its time and the columns a judgement reads.
+// row is one looked-up row: its time and the columns a judgement reads
+// (the plan's lookupColumns, in its order).
 type row struct {
 	dup  bool // two rows have the row's key
 	time time.Time
-	str  map[string]sql.NullString  // entity and enumerated columns
-	num  map[string]sql.NullFloat64 // numeric columns
+	cols *rowCols
+	sv   []sql.NullString  // entity and enumerated columns
+	nv   []sql.NullFloat64 // numeric columns
+}
+
+// rowCols places a plan's judged columns in a row, shared by its rows.
+type rowCols struct {
+	str, num map[string]int
+}
+
+func newRowCols(strs, nums []string) *rowCols {
+	c := &rowCols{str: make(map[string]int, len(strs)), num: make(map[string]int, len(nums))}
+	for i, s := range strs {
+		c.str[s] = i
+	}
+	for i, n := range nums {
+		c.num[n] = i
+	}
+	return c
 }
 
 // judgeKeys looks every listed key up and judges its row against the
@@ -432,13 +469,15 @@ func (s *Snapshot) judgeKeys(ctx context.Context, p *plan, c Call, r Result, kno
 		}
 	}
 	backed := map[string]bool{}
+	b := p.bounds(c)
+	b.sortedIDs = slices.IsSorted(r.Value.IDs)
 	for _, k := range r.Keys {
 		row, ok := rows[k]
-		if !ok || row.dup || !p.judgeRow(c, pr, row, r.Value) {
+		if !ok || row.dup || !p.judgeRow(c, b, pr, row, r.Value) {
 			return false, nil
 		}
 		if p.entity != nil {
-			backed[row.str[p.entity.Column.Value].String] = true
+			backed[row.strAt(p.entity.Column.Value).String] = true
 		}
 	}
 	if p.entity != nil && r.Rows == len(r.Keys) && len(backed) != len(r.Value.IDs) {
@@ -537,7 +576,7 @@ func (s *Snapshot) lookup(ctx context.Context, p *plan, c Call, keys []string) (
 			sqlText += " AND " + col("x", p.ds.Time.Value) + " >= " + q.instant(start) +
 				" AND " + col("x", p.ds.Time.Value) + " < " + q.instant(end)
 		}
-		if err := s.scanRows(ctx, p, sqlText, q.args, func(k string, rw row) { addRow(out, k, rw) }); err != nil {
+		if err := s.scanRows(ctx, p, sqlText, q.args, func(k string, sc *rowScan) { addRow(out, k, sc.row(p)) }); err != nil {
 			return nil, fmt.Errorf("look up keys of %s: %w", p.tool.Name.Value, err)
 		}
 	}
@@ -582,15 +621,7 @@ func (p *plan) newRowScan() *rowScan {
 }
 
 func (sc *rowScan) row(p *plan) row {
-	strs, nums := p.lookupColumns()
-	rw := row{time: sc.time, str: make(map[string]sql.NullString, len(strs)), num: make(map[string]sql.NullFloat64, len(nums))}
-	for i, cname := range strs {
-		rw.str[cname] = sc.sv[i]
-	}
-	for i, cname := range nums {
-		rw.num[cname] = sc.nv[i]
-	}
-	return rw
+	return row{time: sc.time, cols: p.cols, sv: slices.Clone(sc.sv), nv: slices.Clone(sc.nv)}
 }
 
 // addRow adds a row by key; two rows that share a key leave neither
@@ -605,27 +636,61 @@ func addRow(out map[string]row, k string, rw row) {
 }
 
 // scanRows reads the rows of a rowProjection query.
-func (s *Snapshot) scanRows(ctx context.Context, p *plan, sqlText string, args []any, each func(string, row)) error {
+// each gets the scan, reused: it keeps a row with sc.row.
+func (s *Snapshot) scanRows(ctx context.Context, p *plan, sqlText string, args []any, each func(k string, sc *rowScan)) error {
 	rows, err := s.query(ctx, sqlText, args...)
 	if err != nil {
 		return err
 	}
 	defer rows.Close()
+	sc := p.newRowScan()
 	for rows.Next() {
-		sc := p.newRowScan()
 		if err := rows.Scan(sc.dest...); err != nil {
 			return err
 		}
-		each(sc.key, sc.row(p))
+		each(sc.key, sc)
 	}
 	return rows.Err()
 }
 
+// callBounds are a call's instants, parsed once for every row judged; ok
+// is false when one the shape needs does not parse (no row fits then).
+type callBounds struct {
+	asOf, start, end time.Time
+	ok               bool
+	// sortedIDs: the asserted value's ids are sorted (as a count or list
+	// the executor built is), checked once.
+	sortedIDs bool
+}
+
+// hasID reports whether ids (the asserted value's) holds id: by binary
+// search when they are sorted, else by a scan.
+func (b callBounds) hasID(ids []string, id string) bool {
+	if b.sortedIDs {
+		_, found := slices.BinarySearch(ids, id)
+		return found
+	}
+	return slices.Contains(ids, id)
+}
+
+func (p *plan) bounds(c Call) callBounds {
+	var b callBounds
+	var err1, err2 error
+	if p.tool.Shape.Value == catalog.ShapeCountRowsInWindow {
+		b.start, err1 = instant(c, "start")
+		b.end, err2 = instant(c, "end")
+	} else {
+		b.asOf, err1 = instant(c, "as_of")
+	}
+	b.ok = err1 == nil && err2 == nil
+	return b
+}
+
 // judgeRow decides in Go whether one row backs the call's value.
-func (p *plan) judgeRow(c Call, pr *catalog.Predicate, rw row, v fact.Value) bool {
+func (p *plan) judgeRow(c Call, b callBounds, pr *catalog.Predicate, rw row, v fact.Value) bool {
 	t := rw.time.UTC()
 	str := func(column string) (string, bool) {
-		s := rw.str[column]
+		s := rw.strAt(column)
 		return s.String, s.Valid
 	}
 	if p.scope != nil && !c.Scope.IsAll() {
@@ -637,8 +702,7 @@ func (p *plan) judgeRow(c Call, pr *catalog.Predicate, rw row, v fact.Value) boo
 	}
 	switch p.tool.Shape.Value {
 	case catalog.ShapeLatestValue:
-		asOf, err := instant(c, "as_of")
-		if err != nil || t.After(asOf) {
+		if !b.ok || t.After(b.asOf) {
 			return false
 		}
 		for _, e := range p.series {
@@ -648,8 +712,7 @@ func (p *plan) judgeRow(c Call, pr *catalog.Predicate, rw row, v fact.Value) boo
 		}
 		return p.rowCarries(rw, v)
 	case catalog.ShapeCountEntitiesWhere, catalog.ShapeListEntitiesInState:
-		asOf, err := instant(c, "as_of")
-		if err != nil || t.After(asOf) {
+		if !b.ok || t.After(b.asOf) {
 			return false
 		}
 		if p.at != nil {
@@ -658,14 +721,12 @@ func (p *plan) judgeRow(c Call, pr *catalog.Predicate, rw row, v fact.Value) boo
 			}
 		}
 		id, ok := str(p.entity.Column.Value)
-		if !ok || !slices.Contains(v.IDs, id) {
+		if !ok || !b.hasID(v.IDs, id) {
 			return false
 		}
 		return p.meets(pr, rw)
 	case catalog.ShapeCountRowsInWindow:
-		start, err1 := instant(c, "start")
-		end, err2 := instant(c, "end")
-		if err1 != nil || err2 != nil || t.Before(start) || !t.Before(end) {
+		if !b.ok || t.Before(b.start) || !t.Before(b.end) {
 			return false
 		}
 		if s, ok := str(p.at.Column.Value); !ok || s != c.Args[p.at.Column.Value] {
@@ -682,10 +743,10 @@ func (p *plan) rowCarries(rw row, v fact.Value) bool {
 		return false
 	}
 	if p.attr.Enumerated() {
-		s := rw.str[p.attr.Column.Value]
+		s := rw.strAt(p.attr.Column.Value)
 		return s.Valid && s.String == v.Text
 	}
-	n := rw.num[p.attr.Column.Value]
+	n := rw.numAt(p.attr.Column.Value)
 	if !n.Valid {
 		return false
 	}
@@ -702,8 +763,19 @@ type rowValues interface {
 	numAt(column string) sql.NullFloat64
 }
 
-func (rw row) strAt(column string) sql.NullString  { return rw.str[column] }
-func (rw row) numAt(column string) sql.NullFloat64 { return rw.num[column] }
+func (rw row) strAt(column string) sql.NullString {
+	if i, ok := rw.cols.str[column]; ok {
+		return rw.sv[i]
+	}
+	return sql.NullString{}
+}
+
+func (rw row) numAt(column string) sql.NullFloat64 {
+	if i, ok := rw.cols.num[column]; ok {
+		return rw.nv[i]
+	}
+	return sql.NullFloat64{}
+}
 
 // meets evaluates a predicate on a row in Go; an empty value meets no
 // comparison.

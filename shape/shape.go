@@ -81,6 +81,10 @@ type Source struct {
 	// without an ingestion sequence (files read in place). A dataset not
 	// in the map reads its version from SeqColumn.
 	Versions map[string]string
+	// References maps an entity name to the table or view that holds its
+	// reference, for a reference declared with files: (a view over them).
+	// A reference declared with table: is read from that table.
+	References map[string]string
 }
 
 // Options tune an Engine.
@@ -442,6 +446,7 @@ type plan struct {
 	cpRel, cpiRel, censusRel string
 	// judgeStrs, judgeNums: the columns a judgement reads (judgedColumns).
 	judgeStrs, judgeNums []string
+	cols                 *rowCols // where a row holds them
 	// mem: the dataset held in memory (Options.MemoryRows), or nil.
 	mem *memData
 }
@@ -486,6 +491,7 @@ func compile(cat *catalog.Catalog, t *catalog.Tool, src Source) (*plan, error) {
 		return nil, errors.New("unknown shape")
 	}
 	p.judgeStrs, p.judgeNums = p.judgedColumns()
+	p.cols = newRowCols(p.judgeStrs, p.judgeNums)
 	return p, nil
 }
 

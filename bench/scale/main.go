@@ -8,7 +8,7 @@
 //
 //	go run ./bench/scale -events 100000,1000000,10000000 -data /work/scale-data
 //
-// It prints one JSON object per database and size (see Report), which
+// It prints one JSON object per database and size (see bench.ScaleReport), which
 // bench/record stores and bench.ScaleTable renders. Generated data is kept
 // in -data and reused when present; it never belongs in the repository.
 //
@@ -38,6 +38,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/provenant/provenant/bench"
 	"github.com/provenant/provenant/catalog"
 	"github.com/provenant/provenant/catalogs"
 	"github.com/provenant/provenant/engine"
@@ -184,13 +185,6 @@ func pgDSN(c config, n int) string {
 
 func pgSchema(n int) string { return fmt.Sprintf("scale_%d", n) }
 
-// Build is how a dataset was imported.
-type Build struct {
-	Events     int     `json:"events"`
-	Seconds    float64 `json:"import_seconds"`
-	RowsPerSec float64 `json:"import_rows_per_second"`
-}
-
 // build imports the generated dataset of n events into backend b, unless
 // it is there already.
 func build(ctx context.Context, cat *catalog.Catalog, c config, b string, n int, stderr io.Writer) error {
@@ -248,41 +242,8 @@ func build(ctx context.Context, cat *catalog.Catalog, c config, b string, n int,
 	}
 	secs := time.Since(start).Seconds()
 	fmt.Fprintf(stderr, "scale: imported %d rows into %s in %.1f s\n", res.Rows, b, secs)
-	out, _ := json.Marshal(Build{Events: int(res.Rows), Seconds: secs, RowsPerSec: float64(res.Rows) / secs})
+	out, _ := json.Marshal(bench.ScaleBuild{Events: int(res.Rows), Seconds: secs, RowsPerSec: float64(res.Rows) / secs})
 	return os.WriteFile(buildPath(c, b, n), out, 0o644)
-}
-
-// Report is one database's measurement.
-type Report struct {
-	Backend string `json:"backend"`
-	Events  int    `json:"events"`
-	Clients int    `json:"clients"`
-	// Import is how the dataset was built (absent when not recorded).
-	Import *Build `json:"import,omitempty"`
-	// FirstAnswerMS is the time from opening the database to the first
-	// answer (a latest_value call, executed and re-derived).
-	FirstAnswerMS float64 `json:"first_answer_ms"`
-	// PeakRSSMB is the largest resident set sampled while serving, and
-	// VmHWM the kernel's high-water mark of the process.
-	PeakRSSMB float64 `json:"peak_rss_mb"`
-	HWMMB     float64 `json:"hwm_mb"`
-	Shapes    []Phase `json:"shapes"`
-}
-
-// Phase is one tool shape driven by every client for the phase's time.
-type Phase struct {
-	Shape    string         `json:"shape"`
-	Calls    int            `json:"calls"`
-	PerSec   float64        `json:"calls_per_second"`
-	P50MS    float64        `json:"p50_ms"`
-	P95MS    float64        `json:"p95_ms"`
-	P99MS    float64        `json:"p99_ms"`
-	MaxMS    float64        `json:"max_ms"`
-	Outcomes map[string]int `json:"outcomes"`
-	// OneP50MS is the median latency with one client (measured for a
-	// quarter of the phase's time, after it): the cost of a call without
-	// queueing.
-	OneP50MS float64 `json:"one_client_p50_ms"`
 }
 
 // shapes are the phases, in order, with the tools each draws from.
@@ -329,10 +290,10 @@ func (g *proposals) draw(r *rand.Rand, toolName string) tool.Proposal {
 }
 
 // serve opens one database in this process and measures it.
-func serve(ctx context.Context, cat *catalog.Catalog, c config, b string, n int) (Report, error) {
-	rep := Report{Backend: b, Events: n, Clients: c.clients}
+func serve(ctx context.Context, cat *catalog.Catalog, c config, b string, n int) (bench.ScaleReport, error) {
+	rep := bench.ScaleReport{Backend: b, Events: n, Clients: c.clients}
 	if data, err := os.ReadFile(buildPath(c, b, n)); err == nil {
-		var bd Build
+		var bd bench.ScaleBuild
 		if json.Unmarshal(data, &bd) == nil {
 			rep.Import = &bd
 		}
@@ -340,7 +301,7 @@ func serve(ctx context.Context, cat *catalog.Catalog, c config, b string, n int)
 	o := options(c, n)
 	zones, devices, err := demo.Layout(o)
 	if err != nil {
-		return Report{}, err
+		return bench.ScaleReport{}, err
 	}
 	gen := &proposals{zones: zones, devices: devices, start: o.Start, period: time.Duration(o.Days) * 24 * time.Hour}
 
@@ -371,38 +332,38 @@ func serve(ctx context.Context, cat *catalog.Catalog, c config, b string, n int)
 		src.DB, err = postgres.Open(ctx, pgDSN(c, n))
 		src.Snapshot = &sql.TxOptions{Isolation: sql.LevelRepeatableRead, ReadOnly: true}
 	default:
-		return Report{}, errors.New("-serve: unknown backend")
+		return bench.ScaleReport{}, errors.New("-serve: unknown backend")
 	}
 	if err != nil {
-		return Report{}, err
+		return bench.ScaleReport{}, err
 	}
 	defer src.DB.Close()
 	src.DB.SetMaxIdleConns(c.clients + 2)
 	if c.threads > 0 && b == "duckdb" {
 		if _, err := src.DB.ExecContext(ctx, "SET threads = "+strconv.Itoa(c.threads)); err != nil {
-			return Report{}, fmt.Errorf("set threads: %w", err)
+			return bench.ScaleReport{}, fmt.Errorf("set threads: %w", err)
 		}
 	}
 	e, err := engine.OpenCatalog(ctx, cat, src, nil)
 	if err != nil {
-		return Report{}, err
+		return bench.ScaleReport{}, err
 	}
 	defer e.Close()
 	rng := rand.New(rand.NewPCG(c.seed, 0))
 	first := e.Pipeline.Call(ctx, gen.draw(rng, "get_device_status"))
 	rep.FirstAnswerMS = ms(time.Since(t0))
 	if o := first.Outcome(); o != "answered" && o != "absence" {
-		return Report{}, fmt.Errorf("first answer: outcome %s", o)
+		return bench.ScaleReport{}, fmt.Errorf("first answer: outcome %s", o)
 	}
 
 	if c.profile != "" {
 		f, err := os.Create(c.profile)
 		if err != nil {
-			return Report{}, fmt.Errorf("create profile: %w", err)
+			return bench.ScaleReport{}, fmt.Errorf("create profile: %w", err)
 		}
 		defer f.Close()
 		if err := pprof.StartCPUProfile(f); err != nil {
-			return Report{}, fmt.Errorf("start profile: %w", err)
+			return bench.ScaleReport{}, fmt.Errorf("start profile: %w", err)
 		}
 		defer pprof.StopCPUProfile()
 	}
@@ -414,12 +375,12 @@ func serve(ctx context.Context, cat *catalog.Catalog, c config, b string, n int)
 		drive(ctx, e, gen, c.clients, sh.tools, c.seed+uint64(i)*1000+500, time.Second)
 		durs, outcomes, elapsed := drive(ctx, e, gen, c.clients, sh.tools, c.seed+uint64(i)*1000, c.duration)
 		if err := ctx.Err(); err != nil {
-			return Report{}, err
+			return bench.ScaleReport{}, err
 		}
 		one, _, _ := drive(ctx, e, gen, 1, sh.tools, c.seed+uint64(i)*1000+700, c.duration/4)
 		slices.Sort(one)
 		slices.Sort(durs)
-		rep.Shapes = append(rep.Shapes, Phase{
+		rep.Shapes = append(rep.Shapes, bench.ScalePhase{
 			OneP50MS: ms(pct(one, 0.50)),
 			Shape:    sh.shape, Calls: len(durs), PerSec: float64(len(durs)) / elapsed.Seconds(),
 			P50MS: ms(pct(durs, 0.50)), P95MS: ms(pct(durs, 0.95)), P99MS: ms(pct(durs, 0.99)), MaxMS: ms(durs[len(durs)-1]),

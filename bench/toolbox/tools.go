@@ -151,13 +151,19 @@ type sqlTool struct {
 // retailSQLTools are the six retail tools as SQL over schema, described
 // as the retail catalog describes them.
 func retailSQLTools(cat *catalog.Catalog, schema string) []sqlTool {
+	return sqlTools(cat, schema, benchTools, toolParams, toolSQL)
+}
+
+// sqlTools are the named tools as SQL over schema (each statement's %[1]s
+// or %s), with their parameters, described as cat describes them.
+func sqlTools(cat *catalog.Catalog, schema string, names []string, params map[string][]string, statements map[string]string) []sqlTool {
 	desc := map[string]string{}
 	for _, t := range cat.Tools {
 		desc[t.Name.Value] = t.Description.Value
 	}
-	out := make([]sqlTool, len(benchTools))
-	for i, name := range benchTools {
-		out[i] = sqlTool{name: name, description: desc[name], params: toolParams[name], statement: fmt.Sprintf(toolSQL[name], schema)}
+	out := make([]sqlTool, len(names))
+	for i, name := range names {
+		out[i] = sqlTool{name: name, description: desc[name], params: params[name], statement: fmt.Sprintf(statements[name], schema)}
 	}
 	return out
 }
@@ -241,21 +247,33 @@ func callArgs(d *retail.Dataset, name string, n int, seed uint64) []map[string]a
 // errValue means a result did not carry a value in the expected shape.
 var errValue = errors.New("unexpected result shape")
 
+// answer is the part of a provenant answer a value check reads.
+type answer struct {
+	Outcome string          `json:"outcome"`
+	Value   json.RawMessage `json:"value"`
+}
+
+// answerValue decodes a provenant tool result that carries a value: an
+// answer, or an absence (a grounded zero: nothing observed, a zero count
+// or an empty list, with its attestation).
+func answerValue(structured []byte) (answer, error) {
+	var a answer
+	if err := json.Unmarshal(structured, &a); err != nil {
+		return answer{}, fmt.Errorf("decode provenant result: %w", err)
+	}
+	if a.Outcome != "answered" && a.Outcome != "absence" {
+		return answer{}, fmt.Errorf("%w: outcome %q", errValue, a.Outcome)
+	}
+	return a, nil
+}
+
 // provenantValue is the canonical text of a provenant tool result's value:
 // a state, flag or price, "none" when nothing was observed, a count, or a
 // comma-separated product list.
 func provenantValue(name string, structured []byte) (string, error) {
-	var a struct {
-		Outcome string          `json:"outcome"`
-		Value   json.RawMessage `json:"value"`
-	}
-	if err := json.Unmarshal(structured, &a); err != nil {
-		return "", fmt.Errorf("decode provenant result: %w", err)
-	}
-	// An absence is a grounded zero: nothing observed, a zero count or an
-	// empty list, with its attestation.
-	if a.Outcome != "answered" && a.Outcome != "absence" {
-		return "", fmt.Errorf("%w: outcome %q", errValue, a.Outcome)
+	a, err := answerValue(structured)
+	if err != nil {
+		return "", err
 	}
 	switch name {
 	case "get_stock_state", "get_compliance_flag", "get_price":

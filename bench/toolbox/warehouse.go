@@ -99,15 +99,7 @@ var warehouseConditions = []string{"FAULTED", "BLOCKED", "LOW_BATTERY", "OVERHEA
 // warehouseSQLTools are the toolbox's tools for the warehouse catalog,
 // described as the catalog describes them.
 func warehouseSQLTools(cat *catalog.Catalog, schema string) []sqlTool {
-	desc := map[string]string{}
-	for _, t := range cat.Tools {
-		desc[t.Name.Value] = t.Description.Value
-	}
-	out := make([]sqlTool, len(warehouseTools))
-	for i, name := range warehouseTools {
-		out[i] = sqlTool{name: name, description: desc[name], params: warehouseParams[name], statement: fmt.Sprintf(warehouseSQL[name], schema)}
-	}
-	return out
+	return sqlTools(cat, schema, warehouseTools, warehouseParams, warehouseSQL)
 }
 
 // whData is the warehouse data set a run generated and imported.
@@ -192,15 +184,9 @@ func scalarText(v any) (string, error) {
 // with its devices ("3:dev-0001,dev-0007,dev-0012"), a device list, or a
 // row count.
 func warehouseProvenantValue(tool string, structured []byte) (string, error) {
-	var a struct {
-		Outcome string          `json:"outcome"`
-		Value   json.RawMessage `json:"value"`
-	}
-	if err := json.Unmarshal(structured, &a); err != nil {
-		return "", fmt.Errorf("decode provenant result: %w", err)
-	}
-	if a.Outcome != "answered" && a.Outcome != "absence" {
-		return "", fmt.Errorf("%w: outcome %q", errValue, a.Outcome)
+	a, err := answerValue(structured)
+	if err != nil {
+		return "", err
 	}
 	switch tool {
 	case "get_device_status", "get_battery_level", "get_temperature":

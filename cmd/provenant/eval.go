@@ -23,10 +23,10 @@ import (
 // a gate below 100% makes it non-zero, for CI.
 func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("eval", "eval [flags]",
-		"provenant eval --json --require-gates > report.json", stderr)
+		"provenant eval --json --require-gates > report.json\n  provenant eval --gold phrasing", stderr)
 	var ef engineFlags
 	ef.register(fs)
-	goldPath := fs.String("gold", "", "gold file `PATH` (default: the embedded gold set for the demo store, or with --catalog warehouse for its demo database)")
+	goldPath := fs.String("gold", "", "the gold set: `NAME` of an embedded suite for the demo store (demo, the default; phrasing, questions as people ask them, issue 9) or a gold file's PATH (./phrasing for a file so named); with --catalog warehouse, its demo database's set unless a PATH is given")
 	asJSON := fs.Bool("json", false, "print the report as one JSON object")
 	requireGates := fs.Bool("require-gates", false, "exit non-zero when any gate is below 100%")
 	calibrate := fs.Bool("calibrate", false,
@@ -54,6 +54,9 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if !ef.storeFile() {
 		if *calibrate {
 			return usagef("--calibrate runs over the retail store file, not with --catalog")
+		}
+		if _, named := eval.SuiteFile(*goldPath); named {
+			return usagef("--gold %s: the named suites are for the demo store, not --catalog; give --gold FILE", *goldPath)
 		}
 		opts, err := ef.engineOptions(logger)
 		if err != nil {
@@ -228,11 +231,15 @@ func (f *engineFlags) evalCatalog(ctx context.Context, goldPath string, opts eng
 	return eval.RunTarget(ctx, e.Pipeline, gold, t)
 }
 
-// loadGold reads and validates a retail gold file, or the embedded one
-// when path is "".
+// loadGold reads and validates a retail gold set: the embedded suite of
+// that name (eval.Suites: demo, phrasing), the demo suite when path is
+// "", or else the file at path.
 func loadGold(path string) (*eval.GoldSet, error) {
 	if path == "" {
 		return eval.DefaultGold()
+	}
+	if _, named := eval.SuiteFile(path); named {
+		return eval.Suite(path)
 	}
 	return readGold(path, func(g *eval.GoldSet) error {
 		if g.Catalog != "" {

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/provenant/provenant/catalogs"
 	"github.com/provenant/provenant/httpapi"
 	"github.com/provenant/provenant/mcpserver"
 	"github.com/provenant/provenant/metrics"
@@ -77,22 +78,26 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	registry := toolRegistry()
+	scopeCat, err := catalogs.Load("retail") // the demo's, without --catalog
+	if err != nil {
+		return err
+	}
 	if ef.catalog != "" {
-		cat, err := ef.loadedCatalog()
+		if scopeCat, err = ef.loadedCatalog(); err != nil {
+			return err
+		}
+		if registry, err = shape.NewRegistry(scopeCat); err != nil {
+			return err
+		}
+	}
+	if principals != nil {
+		// Every principal's scope holds ids of the catalog's scope entity.
+		pattern, err := scopePattern(scopeCat)
 		if err != nil {
 			return err
 		}
-		if registry, err = shape.NewRegistry(cat); err != nil {
+		if err := principals.CheckScopes(pattern, scopeCat.ScopeEntity.Value); err != nil {
 			return err
-		}
-		if principals != nil {
-			pattern, err := scopePattern(cat)
-			if err != nil {
-				return err
-			}
-			if err := principals.CheckScopes(pattern, cat.ScopeEntity.Value); err != nil {
-				return err
-			}
 		}
 	}
 	srvOpts := &server.Options{

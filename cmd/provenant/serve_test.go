@@ -32,21 +32,34 @@ func TestServe_RefusesBadFlags(t *testing.T) {
 	}
 }
 
-// TestServe_CatalogScopes: with --catalog, the principals' scopes are
-// checked against the catalog's scope entity before serve listens; a
-// store id where zones are wanted is refused, naming the principal and
-// the item, not the value.
+// TestServe_CatalogScopes: the principals' scopes are checked against the
+// catalog's scope entity before serve listens (the retail demo's without
+// --catalog); an id of another entity is refused, naming the principal
+// and the item, not the value.
 func TestServe_CatalogScopes(t *testing.T) {
 	t.Setenv("PROVENANT_TEST_TOKEN", "test-token-0123456789abcdef")
-	dir := t.TempDir()
-	principals := writeFile(t, dir, "principals.yaml",
-		"principals:\n  - name: east\n    token_env: PROVENANT_TEST_TOKEN\n    stores: [st-001]\n")
-	_, stderr, err := runCLI(t, "serve", "--addr", "127.0.0.1:0", "--catalog", "warehouse", "--principals", principals)
-	if err == nil {
-		t.Fatal("serve started")
+	tests := []struct {
+		name, scope string
+		args        []string
+		want        string
+	}{
+		{"store where zones are wanted", "stores: [st-001]", []string{"--catalog", "warehouse"}, "principal east: scope item 0 is not a zone id"},
+		{"zone where stores are wanted", "scope: [zone-01]", nil, "principal east: scope item 0 is not a store id"},
+		{"short store id", "stores: [st-001, st-1]", nil, "principal east: scope item 1 is not a store id"},
 	}
-	msg := err.Error() + stderr
-	if !strings.Contains(msg, "principal east: scope item 0 is not a zone id") || strings.Contains(msg, "st-001") {
-		t.Errorf("serve: %s", msg)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			principals := writeFile(t, t.TempDir(), "principals.yaml",
+				"principals:\n  - name: east\n    token_env: PROVENANT_TEST_TOKEN\n    "+tt.scope+"\n")
+			args := append([]string{"serve", "--addr", "127.0.0.1:0", "--principals", principals}, tt.args...)
+			_, stderr, err := runCLI(t, args...)
+			if err == nil {
+				t.Fatal("serve started")
+			}
+			msg := err.Error() + stderr
+			if !strings.Contains(msg, tt.want) || strings.Contains(msg, "st-001") || strings.Contains(msg, "zone-01") {
+				t.Errorf("serve: %s", msg)
+			}
+		})
 	}
 }

@@ -79,7 +79,7 @@ func (f *engineFlags) openCatalogOn(ctx context.Context, cat *catalog.Catalog, o
 		if err != nil {
 			return nil, src, "", err
 		}
-		db, src.Relations, src.Versions = fs.DB, fs.Relations, fs.Versions
+		db, src.Relations, src.Versions, src.References = fs.DB, fs.Relations, fs.Versions, fs.References
 	case f.db != "" && f.postgres != "":
 		return nil, src, "", usagef("want at most one of --db FILE.duckdb and --postgres DSN")
 	case f.db != "":

@@ -115,7 +115,9 @@ func TestParse_Retail(t *testing.T) {
 		// Order, politeness, filler, contractions, punctuation, case.
 		{"At ST-003, is PR-007 in stock, please?", state("pr-007", "st-003", nowTS).yes("IN_STOCK")},
 		{"Could you tell me what pr-007 costs at st-003?", price("pr-007", "st-003", nowTS)},
-		{"isn't pr-007 sold out at st-003?", abstain("not_understood")},
+		{"isn't pr-007 sold out at st-003?", state("pr-007", "st-003", nowTS).yes("OUT_OF_STOCK")},
+		{"don't we have pr-003 on the shelf at st-008?", state("pr-003", "st-008", nowTS).yes("IN_STOCK")},
+		{"is pr-007 not in stock at st-003?", abstain("not_understood")},
 		{"st-003: price of pr-007?", price("pr-007", "st-003", nowTS)},
 		{"how much is pr-007 at st-003", price("pr-007", "st-003", nowTS)},
 		{"what's the compliance status of pr-007 at st-003", flag("pr-007", "st-003", nowTS)},
@@ -130,7 +132,8 @@ func TestParse_Retail(t *testing.T) {
 		{"price of pr-007 at Downtown", price("pr-007", "st-001", nowTS)},
 		{"is sourdough loaf in stock at st-001", state("pr-002", "st-001", nowTS).yes("IN_STOCK")},
 		{"is sourdough in stock at st-001", abstain("ambiguous: product (the question could name pr-002, pr-026)")},
-		{"is milk in stock at st-001", abstain("unknown_name: product (the question names no declared product)")},
+		{"is milk in stock at st-001", abstain("ambiguous: product (the question could name pr-001, pr-007)")},
+		{"is kumquat in stock at st-001", abstain("unknown_name: product (the question names no declared product)")},
 		{"price of pr-007 at store 99", abstain("unknown_name: store (the question names no declared store)")},
 		{"price of pr-007 at Springfield", abstain("unknown_name: store (the question names no declared store)")},
 		// Synonyms of states and conditions.

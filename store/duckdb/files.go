@@ -25,6 +25,9 @@ type Files struct {
 	// the matched paths, sizes and modification times, so that a file
 	// rewritten or added names a new version (shape.Source).
 	Versions map[string]string
+	// References maps each entity whose reference is declared with
+	// files: to a view over them (shape.Source).
+	References map[string]string
 }
 
 // OpenFiles opens the files datasets of cat, their globs relative to dir.
@@ -37,7 +40,7 @@ func OpenFiles(ctx context.Context, cat *catalog.Catalog, dir string) (*Files, e
 	if err != nil {
 		return nil, err
 	}
-	f := &Files{DB: db, Relations: map[string]string{}, Versions: map[string]string{}}
+	f := &Files{DB: db, Relations: map[string]string{}, Versions: map[string]string{}, References: map[string]string{}}
 	// TIMESTAMPTZ values (a CSV time ending in Z) become UTC wall clock.
 	if _, err := db.ExecContext(ctx, "SET GLOBAL TimeZone = 'UTC'"); err != nil {
 		db.Close()
@@ -56,12 +59,8 @@ func OpenFiles(ctx context.Context, cat *catalog.Catalog, dir string) (*Files, e
 			db.Close()
 			return nil, fmt.Errorf("open files of dataset %s: %w", ds.Name.Value, err)
 		}
-		reader := "read_parquet"
-		if strings.HasSuffix(strings.ToLower(glob), ".csv") {
-			reader = "read_csv"
-		}
 		q := "CREATE VIEW " + ingest.Quote(ds.Name.Value) + " AS SELECT " + strings.Join(viewColumns(ds), ", ") +
-			" FROM " + reader + "(" + quoteLiteral(glob) + ")"
+			" FROM " + fileReader(glob) + "(" + quoteLiteral(glob) + ")"
 		if _, err := db.ExecContext(ctx, q); err != nil {
 			db.Close()
 			return nil, fmt.Errorf("open files of dataset %s: %w", ds.Name.Value, err)
@@ -69,7 +68,42 @@ func OpenFiles(ctx context.Context, cat *catalog.Catalog, dir string) (*Files, e
 		f.Relations[ds.Name.Value] = ds.Name.Value
 		f.Versions[ds.Name.Value] = version
 	}
+	// Reference files, whatever the dataset: the ids they declare are
+	// the ones the wall admits.
+	for _, ds := range cat.Datasets {
+		for _, e := range ds.Entities {
+			r := e.Reference
+			if r == nil || r.Files.Value == "" || f.References[e.Name.Value] != "" {
+				continue
+			}
+			glob := r.Files.Value
+			if !filepath.IsAbs(glob) {
+				glob = filepath.Join(dir, glob)
+			}
+			if _, err := filesVersion(glob); err != nil {
+				db.Close()
+				return nil, fmt.Errorf("open reference files of entity %s: %w", e.Name.Value, err)
+			}
+			view := "_provenant_ref_" + e.Name.Value
+			q := "CREATE VIEW " + ingest.Quote(view) + " AS SELECT CAST(" + ingest.Quote(r.ID.Value) + " AS VARCHAR) AS " + ingest.Quote(r.ID.Value) +
+				", CAST(" + ingest.Quote(r.DisplayName.Value) + " AS VARCHAR) AS " + ingest.Quote(r.DisplayName.Value) +
+				" FROM " + fileReader(glob) + "(" + quoteLiteral(glob) + ")"
+			if _, err := db.ExecContext(ctx, q); err != nil {
+				db.Close()
+				return nil, fmt.Errorf("open reference files of entity %s: %w", e.Name.Value, err)
+			}
+			f.References[e.Name.Value] = view
+		}
+	}
 	return f, nil
+}
+
+// fileReader is DuckDB's reader of a glob's files.
+func fileReader(glob string) string {
+	if strings.HasSuffix(strings.ToLower(glob), ".csv") {
+		return "read_csv"
+	}
+	return "read_parquet"
 }
 
 // viewColumns are the declared columns, cast to the stored layout.

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -139,4 +140,69 @@ func run(t *testing.T, eng *shape.Engine, c shape.Call, resolve bool) shape.Resu
 		}
 	}
 	return r
+}
+
+// TestOpenFiles_Reference: a reference declared with files: is read in
+// place too, and its ids are the ones DeclaredIDs gives the wall; a source
+// that did not open the reference's files refuses rather than admit every
+// id.
+func TestOpenFiles_Reference(t *testing.T) {
+	ctx := t.Context()
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "events.csv"), ingesttest.DemoCSV(t, 200), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "devices.csv"), []byte("id,label\ndev-0001,North AGV\ndev-0002,Sorter 2\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(ingesttest.WarehouseCatalogFile(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := strings.Replace(string(b), "table: status_events", "files: events.csv", 1)
+	text = strings.Replace(text, "pattern: '^dev-[0-9]{4}$'",
+		"pattern: '^dev-[0-9]{4}$'\n        reference: {files: devices.csv, id: id, display_name: label}", 1)
+	cat, err := catalog.Load(strings.NewReader(text), "files.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, err := duckdb.OpenFiles(ctx, cat, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer files.DB.Close()
+	declared := func(src shape.Source) (map[string]map[string]bool, error) {
+		eng, err := shape.New(ctx, cat, src, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer eng.Close()
+		snap, err := eng.Begin(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer snap.Close()
+		return snap.DeclaredIDs(ctx)
+	}
+	got, err := declared(shape.Source{DB: files.DB, Relations: files.Relations, Versions: files.Versions, References: files.References})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]map[string]bool{"device": {"dev-0001": true, "dev-0002": true}}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("DeclaredIDs = %v, want %v", got, want)
+	}
+	if _, err := declared(shape.Source{DB: files.DB, Relations: files.Relations, Versions: files.Versions}); err == nil ||
+		!strings.Contains(err.Error(), "entity device: its files are not open") {
+		t.Errorf("DeclaredIDs without the reference's view = %v", err)
+	}
+	// A reference glob that matches nothing fails at open.
+	missing := strings.Replace(text, "files: devices.csv", "files: nobody-*.csv", 1)
+	mc, err := catalog.Load(strings.NewReader(missing), "files.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := duckdb.OpenFiles(ctx, mc, dir); err == nil || !strings.Contains(err.Error(), "reference files of entity device") {
+		t.Errorf("OpenFiles with a reference glob matching nothing = %v", err)
+	}
 }
