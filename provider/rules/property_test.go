@@ -307,3 +307,70 @@ func FuzzSelect(f *testing.F) {
 		}
 	})
 }
+
+// TestSynonyms_Every: every synonym both catalogs declare, of a filter's
+// value or of a value a yes/no question asks, is read as its value in a
+// plain question.
+func TestSynonyms_Every(t *testing.T) {
+	for name, menu := range propertyMenus(t) {
+		t.Run(name, func(t *testing.T) {
+			v := tool.Vocabulary(menu)
+			n := 0
+			for _, tv := range v.Tools {
+				// The slots but the one a synonym fills, written plainly.
+				base := func(skip int) ([]string, map[string]string) {
+					var pieces []string
+					params := map[string]string{}
+					for si, s := range tv.Slots {
+						switch {
+						case si == skip:
+						case s.Kind == phrase.SlotEntity:
+							id := idFor(s.Pattern, 1)
+							if s.IDs != nil {
+								id = s.IDs[0].ID
+							}
+							pieces, params[s.Name] = append(pieces, "at "+id), id
+						case s.Kind == phrase.SlotInstant:
+							params[s.Name] = nowTS
+						case s.Kind == phrase.SlotStart:
+							pieces = append(pieces, "today")
+							params["start"], params["end"] = "2026-01-07T00:00:00Z", nowTS
+						}
+					}
+					return pieces, params
+				}
+				for si, s := range tv.Slots {
+					if s.Kind != phrase.SlotEnum {
+						continue
+					}
+					for _, val := range s.Values {
+						for _, syn := range val.Synonyms {
+							pieces, params := base(si)
+							params[s.Name] = val.Value
+							q := strings.Join(append([]string{tv.Keywords[0], syn}, pieces...), " ")
+							got, err := rules.Parse(q, menu, clock)
+							if err != nil || got.Tool != tv.Name || !maps.Equal(got.Params, params) {
+								t.Errorf("%s: Parse(%q) = %s, %v; want %v", tv.Name, q, got, err, params)
+							}
+							n++
+						}
+					}
+				}
+				for _, a := range tv.Asks {
+					for _, syn := range a.Synonyms {
+						pieces, params := base(-1)
+						q := strings.Join(append([]string{"is"}, append(pieces, syn)...), " ") + "?"
+						got, err := rules.Parse(q, menu, clock)
+						if err != nil || got.Tool != tv.Name || !maps.Equal(got.Params, params) || got.Asked != a.Value {
+							t.Errorf("%s: Parse(%q) = %s, %v; want %v asked %s", tv.Name, q, got, err, params, a.Value)
+						}
+						n++
+					}
+				}
+			}
+			if n < 50 {
+				t.Errorf("checked %d synonyms, want every one (more than 50)", n)
+			}
+		})
+	}
+}
