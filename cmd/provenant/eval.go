@@ -131,9 +131,9 @@ func runCalibrate(ctx context.Context, fs *flag.FlagSet, ef *engineFlags, gold *
 	inner := *ef
 	inner.provider, inner.noise = ef.noisyInner, 0
 	if inner.provider == "noisy" {
-		return usagef("--noisy-inner: want rules, openai, record or replay (not noisy)")
+		return usagef("--noisy-inner: want rules, openai, anthropic, record or replay (not noisy)")
 	}
-	p, err := inner.buildProvider()
+	p, err := inner.buildProvider(nil)
 	if err != nil {
 		return err
 	}

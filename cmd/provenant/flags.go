@@ -26,7 +26,7 @@ import (
 )
 
 // The providers --provider accepts.
-const providerNames = "rules, openai, record, replay or noisy"
+const providerNames = "rules, openai, anthropic, record, replay or noisy"
 
 // engineFlags are the flags every command that answers questions shares.
 type engineFlags struct {
@@ -62,6 +62,9 @@ type engineFlags struct {
 	noise      float64
 	noiseSeed  uint64
 	noisyInner string
+
+	// anthropic: --provider anthropic's flags, and --api for record and replay.
+	anthropic anthropicFlags
 }
 
 func (f *engineFlags) register(fs *flag.FlagSet) {
@@ -71,9 +74,9 @@ func (f *engineFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.db, "db", "", "with --catalog: the DuckDB database `FILE` holding the catalog's tables (opened read only)")
 	fs.StringVar(&f.postgres, "postgres", "", "with --catalog: the PostgreSQL `DSN` holding the catalog's tables")
 	fs.StringVar(&f.provider, "provider", "rules",
-		"model provider: rules (no model), openai (an OpenAI-compatible server), record (openai, saving cassettes), replay (cassettes only, no network) or noisy (a deliberately error-prone instrument for evaluation: --noisy-inner with faults at --noise)")
+		"model provider: rules (no model), openai (an OpenAI-compatible server), anthropic (Anthropic's Messages API), record (openai, or anthropic with --api anthropic, saving cassettes), replay (cassettes only, no network) or noisy (a deliberately error-prone instrument for evaluation: --noisy-inner with faults at --noise)")
 	fs.StringVar(&f.logLevel, "log-level", "info", "log level: debug, info, warn or error")
-	fs.StringVar(&f.model, "model", "", "model `NAME` for openai, record and replay (e.g. llama3.2)")
+	fs.StringVar(&f.model, "model", "", "model `NAME` for openai, anthropic, record and replay (e.g. llama3.2)")
 	fs.StringVar(&f.baseURL, "base-url", "http://localhost:11434/v1", "OpenAI-compatible API root `URL` (default: Ollama's)")
 	fs.StringVar(&f.apiKeyEnv, "api-key-env", "OPENAI_API_KEY", "environment `VAR` holding the API key (unset or empty is allowed for local servers)")
 	fs.StringVar(&f.cassettes, "cassettes", "testdata/cassettes", "cassette `DIR` for record and replay")
@@ -88,7 +91,8 @@ func (f *engineFlags) register(fs *flag.FlagSet) {
 	fs.Float64Var(&f.noise, "noise", 0,
 		"with --provider noisy: the `RATE` (0 to 1) of each fault: wrong tool, wrong parameter, hallucinated tool, raw query, wrong abstention, fabricated and transposed numerals")
 	fs.Uint64Var(&f.noiseSeed, "noise-seed", 1, "with --provider noisy: the `SEED` of its random streams (a seed replays its noise exactly)")
-	fs.StringVar(&f.noisyInner, "noisy-inner", "rules", "with --provider noisy: the `PROVIDER` it wraps (rules, openai, record or replay)")
+	fs.StringVar(&f.noisyInner, "noisy-inner", "rules", "with --provider noisy: the `PROVIDER` it wraps (rules, openai, anthropic, record or replay)")
+	f.anthropic.register(fs)
 	fs.StringVar(&f.now, "now", "",
 		"the clock `T` (RFC 3339, UTC, like 2026-01-07T12:00:00Z) that today, yesterday, last week or a question naming no time is resolved against (default: the wall clock)")
 }
@@ -126,7 +130,7 @@ func (f *engineFlags) setup(w io.Writer) (*slog.Logger, engine.Options, error) {
 // engineOptions returns the engine options the flags choose, with the
 // provider built.
 func (f *engineFlags) engineOptions(logger *slog.Logger) (engine.Options, error) {
-	p, err := f.buildProvider()
+	p, err := f.buildProvider(logger)
 	if err != nil {
 		return engine.Options{}, err
 	}
@@ -211,11 +215,12 @@ func checkVerify(v string) error {
 	return nil
 }
 
-// buildProvider returns the configured provider. It reads the API key from
-// the environment for openai and record, and makes no request.
-func (f *engineFlags) buildProvider() (provider.Provider, error) {
+// buildProvider returns the configured provider, logging on logger (nil
+// discards). It reads the API key from the environment for openai,
+// anthropic and record, and makes no request.
+func (f *engineFlags) buildProvider(logger *slog.Logger) (provider.Provider, error) {
 	if f.provider == "noisy" {
-		return f.buildNoisy()
+		return f.buildNoisy(logger)
 	}
 	if f.noise != 0 {
 		return nil, usagef("--noise needs --provider noisy")
@@ -224,7 +229,7 @@ func (f *engineFlags) buildProvider() (provider.Provider, error) {
 	switch f.provider {
 	case "rules":
 		return rules.Provider{}, nil
-	case "openai":
+	case "openai", "anthropic":
 	case "record":
 		if f.cassettes == "" {
 			return nil, usagef("--provider record needs --cassettes DIR")
@@ -238,8 +243,15 @@ func (f *engineFlags) buildProvider() (provider.Provider, error) {
 	default:
 		return nil, usagef("--provider: unknown provider (want %s)", providerNames)
 	}
+	messagesAPI, err := f.anthropic.usesAnthropic(f.provider)
+	if err != nil {
+		return nil, err
+	}
 	if strings.TrimSpace(f.model) == "" {
 		return nil, usagef("--provider %s needs --model NAME", f.provider)
+	}
+	if messagesAPI {
+		return f.anthropic.build(f.provider, f.model, transport, logger)
 	}
 	var key string
 	if f.provider != "replay" { // replay sends nothing, so it needs no key
@@ -248,7 +260,7 @@ func (f *engineFlags) buildProvider() (provider.Provider, error) {
 		}
 		key = os.Getenv(f.apiKeyEnv)
 	}
-	p, err := openai.New(openai.Options{BaseURL: f.baseURL, Model: f.model, APIKey: key, Transport: transport})
+	p, err := openai.New(openai.Options{BaseURL: f.baseURL, Model: f.model, APIKey: key, Transport: transport, Logger: logger})
 	if errors.Is(err, openai.ErrOptions) {
 		// --base-url, --model, or the key --api-key-env names.
 		return nil, &usageError{msg: fmt.Sprintf("choose provider: %v", err)}
@@ -261,16 +273,16 @@ func (f *engineFlags) buildProvider() (provider.Provider, error) {
 
 // buildNoisy wraps the --noisy-inner provider in the noisy instrument, with
 // every fault at --noise.
-func (f *engineFlags) buildNoisy() (provider.Provider, error) {
+func (f *engineFlags) buildNoisy(logger *slog.Logger) (provider.Provider, error) {
 	if !(f.noise >= 0 && f.noise <= 1) {
 		return nil, usagef("--noise: want a rate from 0 to 1")
 	}
 	if f.noisyInner == "noisy" {
-		return nil, usagef("--noisy-inner: want rules, openai, record or replay (not noisy)")
+		return nil, usagef("--noisy-inner: want rules, openai, anthropic, record or replay (not noisy)")
 	}
 	inner := *f
 	inner.provider, inner.noise = f.noisyInner, 0
-	p, err := inner.buildProvider()
+	p, err := inner.buildProvider(logger)
 	if err != nil {
 		return nil, err
 	}

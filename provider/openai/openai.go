@@ -3,9 +3,18 @@
 // built on the vendor's Go SDK (github.com/openai/openai-go/v3).
 //
 // Select offers the closed menu as function tools whose parameter schemas
-// come from tool.InputSchema, with tool_choice "auto": the model calls one
-// tool, or calls none to abstain. Compose sends the question, the call and
-// the value (never the provenance) and asks for one sentence.
+// come from tool.InputSchema, in strict mode ("strict": true, which the
+// schemas satisfy: every property required, additionalProperties false,
+// strings with a pattern or an enum), with tool_choice "auto": the model
+// calls one tool, or calls none to abstain. Compose sends the question,
+// the call and the value (never the provenance) and asks for one sentence.
+//
+// A server may ignore strict mode, so a proposal is still checked against
+// its tool's schema: one that fails is retried once, with the schema
+// error given back to the model as the tool's reply (logged as a warning
+// on Options.Logger). The retry's proposal, valid or not, goes to the
+// wall, which rejects it as it would have without the retry. There is
+// never a second retry.
 //
 // Everything the server returns is untrusted. The proposal is handed to
 // the wall as the model wrote it:
@@ -19,14 +28,16 @@
 //
 // Any failure to get a usable reply (connection refused, timeout, a non-2xx
 // status, an unparsable body, no choices, an empty sentence, a cassette
-// miss) wraps provider.ErrUnavailable together with the cause. The client
-// never retries: a retry would hide unavailability and make a replayed run
-// differ from the recorded one.
+// miss, on the first request or on the retry) wraps provider.ErrUnavailable
+// together with the cause. The client never retries a failed request: a
+// retry would hide unavailability and make a replayed run differ from the
+// recorded one.
 //
 // All HTTP goes through Options.Transport, the seam where
 // provider/cassette records and replays model calls. The request body is a
 // function of the model, the temperature, the prompts below, the menu and
-// the question only, so it keys a cassette deterministically. Changing a
+// the question only (and, for a retry, the refused call and its schema
+// error), so it keys a cassette deterministically. Changing a
 // prompt or a tool schema changes every key: re-record the cassettes.
 package openai
 
@@ -36,7 +47,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
+	"log/slog"
 	"math"
 	"net/http"
 	"net/url"
@@ -49,8 +60,9 @@ import (
 	"github.com/openai/openai-go/v3/shared"
 
 	"github.com/provenant/provenant/fact"
-	"github.com/provenant/provenant/internal/strictjson"
 	"github.com/provenant/provenant/provider"
+	"github.com/provenant/provenant/provider/internal/reply"
+	"github.com/provenant/provenant/provider/internal/toolcall"
 	"github.com/provenant/provenant/tool"
 )
 
@@ -64,9 +76,6 @@ const (
 var (
 	// ErrOptions is wrapped by New for unusable options.
 	ErrOptions = errors.New("invalid openai options")
-	// errTooLarge is returned when reading a response body past
-	// MaxResponseSize.
-	errTooLarge = fmt.Errorf("response body exceeds %d bytes", MaxResponseSize)
 )
 
 // The prompts. They are part of every cassette key.
@@ -101,6 +110,8 @@ type Options struct {
 	// Temperature is the sampling temperature, 0 (the default) for the
 	// most repeatable output. Range [0, 2].
 	Temperature float64
+	// Logger receives one warning per retried proposal; nil discards.
+	Logger *slog.Logger
 }
 
 // Provider is the OpenAI-compatible provider. It is safe for concurrent use.
@@ -108,6 +119,7 @@ type Provider struct {
 	model       string
 	temperature float64
 	chat        oai.ChatCompletionService
+	logger      *slog.Logger
 }
 
 var _ provider.Provider = (*Provider)(nil)
@@ -138,7 +150,7 @@ func New(opts Options) (*Provider, error) {
 	if next == nil {
 		next = http.DefaultTransport
 	}
-	client := &http.Client{Transport: limitTransport{next: next}, Timeout: timeout}
+	client := &http.Client{Transport: reply.LimitTransport(next, MaxResponseSize), Timeout: timeout}
 	// The service is built without openai.NewClient, which would read
 	// OPENAI_BASE_URL, OPENAI_ORG_ID, OPENAI_CUSTOM_HEADERS and the like
 	// from the environment: this provider is configured by Options only.
@@ -148,62 +160,100 @@ func New(opts Options) (*Provider, error) {
 		option.WithAPIKey(opts.APIKey),
 		option.WithMaxRetries(0),
 	)
-	return &Provider{model: opts.Model, temperature: opts.Temperature, chat: chat}, nil
+	return &Provider{model: opts.Model, temperature: opts.Temperature, chat: chat, logger: toolcall.Logger(opts.Logger)}, nil
 }
 
 // Name returns "openai:" and the model name.
 func (p *Provider) Name() string { return "openai:" + p.model }
 
 // Select asks the model to call one tool from menu, or none. An empty menu
-// abstains without a call.
+// abstains without a call. A proposal that fails its tool's schema
+// (package provider/internal/toolcall) is retried once, with the error
+// given back to the model as the tool's reply; whatever the retry
+// proposes goes to the wall as it is.
 func (p *Provider) Select(ctx context.Context, question string, menu []tool.Def) (*tool.Proposal, error) {
 	if len(menu) == 0 {
 		return nil, nil
 	}
 	tools := make([]oai.ChatCompletionToolUnionParam, 0, len(menu))
 	for _, d := range menu {
-		tools = append(tools, oai.ChatCompletionFunctionTool(shared.FunctionDefinitionParam{
+		schema, strict := toolcall.Schema(d)
+		fn := shared.FunctionDefinitionParam{
 			Name:        d.Name,
 			Description: oai.String(d.Description),
-			Parameters:  shared.FunctionParameters(tool.InputSchema(d)),
-		}))
+			Parameters:  shared.FunctionParameters(schema),
+		}
+		if strict {
+			fn.Strict = oai.Bool(true)
+		}
+		tools = append(tools, oai.ChatCompletionFunctionTool(fn))
 	}
+	messages := []oai.ChatCompletionMessageParamUnion{
+		oai.SystemMessage(selectPrompt),
+		oai.UserMessage(question),
+	}
+	call, err := p.selectCall(ctx, "select tool", messages, tools)
+	if err != nil || call == nil {
+		return nil, err
+	}
+	prop := proposal(call.Function.Name, call.Function.Arguments)
+	var serr *toolcall.SchemaError
+	if !errors.As(toolcall.Check(menu, *prop), &serr) {
+		return prop, nil
+	}
+	toolcall.LogRetry(p.logger, p.Name(), serr)
+	// The refused call goes back as the model wrote it, with the error as
+	// its tool's reply: the conversation a chat-completions model expects.
+	refused := oai.ChatCompletionAssistantMessageParam{ToolCalls: []oai.ChatCompletionMessageToolCallUnionParam{{
+		OfFunction: &oai.ChatCompletionMessageFunctionToolCallParam{
+			ID: call.ID,
+			Function: oai.ChatCompletionMessageFunctionToolCallFunctionParam{
+				Name: call.Function.Name, Arguments: call.Function.Arguments,
+			},
+		},
+	}}}
+	messages = append(messages,
+		oai.ChatCompletionMessageParamUnion{OfAssistant: &refused},
+		oai.ToolMessage(toolcall.RetryPrompt(serr), call.ID),
+	)
+	call, err = p.selectCall(ctx, "retry tool", messages, tools)
+	if err != nil || call == nil {
+		return nil, err
+	}
+	return proposal(call.Function.Name, call.Function.Arguments), nil
+}
+
+// selectCall sends one selection request and returns the first tool call
+// of the reply, or nil when the model called none. Any further calls are
+// ignored (the pipeline runs exactly one tool per question).
+func (p *Provider) selectCall(ctx context.Context, stage string, messages []oai.ChatCompletionMessageParamUnion,
+	tools []oai.ChatCompletionToolUnionParam) (*oai.ChatCompletionMessageToolCallUnion, error) {
 	c, err := p.chat.New(ctx, oai.ChatCompletionNewParams{
 		Model:       p.model,
 		Temperature: oai.Float(p.temperature),
-		Messages: []oai.ChatCompletionMessageParamUnion{
-			oai.SystemMessage(selectPrompt),
-			oai.UserMessage(question),
-		},
-		Tools:      tools,
-		ToolChoice: oai.ChatCompletionToolChoiceOptionUnionParam{OfAuto: oai.String("auto")},
+		Messages:    messages,
+		Tools:       tools,
+		ToolChoice:  oai.ChatCompletionToolChoiceOptionUnionParam{OfAuto: oai.String("auto")},
 	})
 	if err != nil {
-		return nil, unavailable("select tool", err)
+		return nil, unavailable(stage, err)
 	}
 	if c == nil || len(c.Choices) == 0 { // a "null" body decodes to nil
-		return nil, unavailable("select tool", errors.New("response has no choices"))
+		return nil, unavailable(stage, errors.New("response has no choices"))
 	}
 	calls := c.Choices[0].Message.ToolCalls
 	if len(calls) == 0 {
 		return nil, nil
 	}
-	return proposal(calls[0].Function.Name, calls[0].Function.Arguments), nil
+	return &calls[0], nil
 }
 
-// proposal turns a tool call as the model wrote it into a Proposal, read
-// by the one strict decoder (package strictjson): numbers stay
-// json.Number, so one beyond float64 reaches the wall, which names its
-// parameter, instead of making every argument vanish. Args that are not
-// one strict JSON object (a repeated key included) give an empty, non-nil
-// map, which the wall rejects.
+// proposal turns a tool call as the model wrote it into a Proposal, its
+// arguments read by toolcall.Args (the one strict decoder): arguments
+// that are not one strict JSON object give an empty, non-nil map, which
+// the wall rejects.
 func proposal(name, args string) *tool.Proposal {
-	params := map[string]any{}
-	var m map[string]any
-	if err := strictjson.Decode([]byte(args), &m, nil); err == nil && m != nil {
-		params = m
-	}
-	return &tool.Proposal{Tool: name, Params: params}
+	return &tool.Proposal{Tool: name, Params: toolcall.Args([]byte(args))}
 }
 
 // composeRequest is the user message of a compose call. It has no field
@@ -239,7 +289,7 @@ func (p *Provider) Compose(ctx context.Context, in provider.ComposeInput) (strin
 	if c == nil || len(c.Choices) == 0 { // a "null" body decodes to nil
 		return "", unavailable("compose sentence", errors.New("response has no choices"))
 	}
-	s := oneLine(c.Choices[0].Message.Content)
+	s := reply.OneLine(c.Choices[0].Message.Content)
 	switch {
 	case s == "":
 		return "", unavailable("compose sentence", errors.New("response has no text"))
@@ -249,59 +299,7 @@ func (p *Provider) Compose(ctx context.Context, in provider.ComposeInput) (strin
 	return s, nil
 }
 
-// oneLine makes model text safe to display on one line: valid UTF-8,
-// whitespace runs collapsed to one space, control characters removed.
-func oneLine(s string) string {
-	s = strings.ToValidUTF8(s, "\uFFFD")
-	s = strings.Join(strings.Fields(s), " ")
-	return strings.Map(func(r rune) rune {
-		if unicode.IsControl(r) || unicode.Is(unicode.Cf, r) {
-			return -1
-		}
-		return r
-	}, s)
-}
-
 // unavailable wraps err as an unreachable model at a stage.
 func unavailable(stage string, err error) error {
 	return fmt.Errorf("%s: %w: %w", stage, provider.ErrUnavailable, err)
 }
-
-// limitTransport caps every response body at MaxResponseSize.
-type limitTransport struct{ next http.RoundTripper }
-
-func (t limitTransport) RoundTrip(req *http.Request) (*http.Response, error) {
-	resp, err := t.next.RoundTrip(req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.Body == nil {
-		resp.Body = http.NoBody
-	}
-	resp.Body = &limitedBody{rc: resp.Body, left: MaxResponseSize}
-	return resp, nil
-}
-
-type limitedBody struct {
-	rc   io.ReadCloser
-	left int64
-}
-
-func (b *limitedBody) Read(p []byte) (int, error) {
-	if b.left <= 0 {
-		var one [1]byte
-		n, err := b.rc.Read(one[:])
-		if n > 0 {
-			return 0, errTooLarge
-		}
-		return 0, err
-	}
-	if int64(len(p)) > b.left {
-		p = p[:b.left]
-	}
-	n, err := b.rc.Read(p)
-	b.left -= int64(n)
-	return n, err
-}
-
-func (b *limitedBody) Close() error { return b.rc.Close() }

@@ -186,7 +186,7 @@ func TestSelect_EmptyMenuAbstainsWithoutCall(t *testing.T) {
 }
 
 // TestSelect_Request checks what is sent: the model, temperature 0,
-// tool_choice auto, the menu's schemas from tool.InputSchema, the prompt
+// tool_choice auto, the menu's schemas from tool.InputSchema in strict mode, the prompt
 // and the question, and the API key only as a bearer token.
 func TestSelect_Request(t *testing.T) {
 	srv := newScriptedServer(t)
@@ -223,6 +223,7 @@ func TestSelect_Request(t *testing.T) {
 					Function struct {
 						Name        string          `json:"name"`
 						Description string          `json:"description"`
+						Strict      *bool           `json:"strict"`
 						Parameters  json.RawMessage `json:"parameters"`
 					} `json:"function"`
 				} `json:"tools"`
@@ -247,6 +248,9 @@ func TestSelect_Request(t *testing.T) {
 				want, _ := json.Marshal(tool.InputSchema(d))
 				if got.Type != "function" || got.Function.Name != d.Name || got.Function.Description != d.Description {
 					t.Errorf("tool %d = %s %q, want function %q", i, got.Type, got.Function.Name, d.Name)
+				}
+				if got.Function.Strict == nil || !*got.Function.Strict {
+					t.Errorf("tool %s: strict = %v, want true", d.Name, got.Function.Strict)
 				}
 				if !jsonEqual(t, got.Function.Parameters, want) {
 					t.Errorf("tool %s parameters = %s, want %s", d.Name, got.Function.Parameters, want)
@@ -568,7 +572,8 @@ func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { retu
 
 // FuzzSelectResponse feeds arbitrary response bodies to Select and Compose:
 // neither may panic, and each either succeeds or wraps ErrUnavailable. A
-// proposal always has a non-nil parameter map.
+// proposal always has a non-nil parameter map, and a proposal that fails
+// its schema is retried once and no more.
 func FuzzSelectResponse(f *testing.F) {
 	f.Add(200, []byte(`{"choices":[{"index":0,"message":{"role":"assistant","content":null,"tool_calls":[{"id":"c","type":"function","function":{"name":"get_price","arguments":"{\"store_id\":\"st-003\"}"}}]}}]}`))
 	f.Add(200, []byte(`{"choices":[{"index":0,"message":{"role":"assistant","content":"no tool"}}]}`))
@@ -582,7 +587,9 @@ func FuzzSelectResponse(f *testing.F) {
 		if status < 100 || status > 599 {
 			return
 		}
+		requests := 0
 		rt := roundTripFunc(func(r *http.Request) (*http.Response, error) {
+			requests++
 			return &http.Response{StatusCode: status, Header: http.Header{"Content-Type": {"application/json"}},
 				Body: io.NopCloser(bytes.NewReader(body)), Request: r}, nil
 		})
@@ -593,6 +600,9 @@ func FuzzSelectResponse(f *testing.F) {
 		}
 		if got != nil && (err != nil || got.Params == nil) {
 			t.Fatalf("Select = %+v, %v", got, err)
+		}
+		if requests > 2 { // the same body answers the retry: one retry at most
+			t.Fatalf("Select sent %d requests, want at most 2", requests)
 		}
 		s, err := p.Compose(t.Context(), templateCases[1].composeInput())
 		if err != nil && !errors.Is(err, provider.ErrUnavailable) {

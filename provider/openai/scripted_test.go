@@ -31,8 +31,26 @@ func script(w http.ResponseWriter, r *http.Request, job openaitest.Job, question
 	const args = `{"store_id": "st-003", "product_id": "pr-007", "as_of": "2026-01-06T08:00:00Z"}`
 	reply := openaitest.Reply
 	type call = openaitest.ToolCall
-	if job == openaitest.Select {
+	if job == openaitest.Retry {
 		switch question {
+		case "script: invalid then valid", "script: invalid then abstain":
+			if question == "script: invalid then abstain" {
+				reply(w, "m", "The question does not give a store id.")
+				return true
+			}
+			reply(w, "m", "", call{Name: "get_price", Args: args})
+			return true
+		case "script: invalid then status 500":
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusInternalServerError)
+			w.Write([]byte(`{"error": {"message": "the model crashed"}}`))
+			return true
+		}
+	}
+	if job != openaitest.Compose {
+		switch question {
+		case "script: invalid then valid", "script: invalid then abstain", "script: invalid then status 500":
+			reply(w, "m", "", call{Name: "get_price", Args: `{"store_id": "store three", "product_id": "pr-007", "as_of": "2026-01-06T08:00:00Z"}`})
 		case "script: two calls":
 			reply(w, "m", "", call{Name: "get_price", Args: args}, call{Name: "get_stock_state", Args: args})
 		case "script: truncated arguments":

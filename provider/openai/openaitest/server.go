@@ -1,37 +1,36 @@
 // Package openaitest is a fake OpenAI-compatible chat-completions server
-// for tests and recordings. Its "model" is deterministic: it selects tools
-// with the rules provider's parser and composes with rules.Sentence, so a
-// recording made from it is the same on every machine. A Script hook lets
-// a test make it misbehave.
+// for tests and recordings. Its "model" is deterministic (package
+// provider/internal/fakemodel): it selects tools with the rules provider's
+// parser and composes with tool.Sentence, so a recording made from it is
+// the same on every machine. A retry (the refused call and the tool's reply
+// after the question) is answered as the first selection was. A Script
+// hook lets a test make it misbehave.
 //
 // It does not import package openai, so that package's own tests can use it.
 package openaitest
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"strings"
 	"sync"
 	"testing"
 
-	"github.com/provenant/provenant/catalogs/catalogstest"
-	"github.com/provenant/provenant/fact"
-	"github.com/provenant/provenant/provider/rules"
-	"github.com/provenant/provenant/tool"
+	"github.com/provenant/provenant/provider/internal/fakemodel"
 )
 
 // Job is which of the two model jobs a request asks for.
 type Job int
 
-// The jobs: a request with tools is a selection, one without is a
-// composition.
+// The jobs: a request with tools is a selection (a retry when it carries
+// the refused call and the tool's reply after the question), one without
+// is a composition.
 const (
 	Select Job = iota + 1
 	Compose
+	Retry
 )
 
 // Request is one request as the server saw it.
@@ -81,8 +80,9 @@ func (s *Server) Last(tb testing.TB) Request {
 type chatRequest struct {
 	Model    string `json:"model"`
 	Messages []struct {
-		Role    string `json:"role"`
-		Content string `json:"content"`
+		Role      string            `json:"role"`
+		Content   string            `json:"content"`
+		ToolCalls []json.RawMessage `json:"tool_calls"`
 	} `json:"messages"`
 	Tools []json.RawMessage `json:"tools"`
 }
@@ -97,59 +97,73 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 	s.requests = append(s.requests, Request{Auth: r.Header.Get("Authorization"), Body: body})
 	s.mu.Unlock()
 	var req chatRequest
-	if err := json.Unmarshal(body, &req); err != nil || len(req.Messages) != 2 ||
-		req.Messages[0].Role != "system" || req.Messages[1].Role != "user" {
-		http.Error(w, `{"error": {"message": "want a system and a user message"}}`, http.StatusBadRequest)
+	if err := json.Unmarshal(body, &req); err != nil || !conversation(req) {
+		http.Error(w, `{"error": {"message": "want a system and a user message, then at most one refused call and its reply"}}`, http.StatusBadRequest)
 		return
 	}
 	user := req.Messages[1].Content
-	if len(req.Tools) > 0 {
-		s.selectTool(w, r, req.Model, user)
-		return
+	switch {
+	case len(req.Tools) > 0 && len(req.Messages) == 4:
+		s.selectTool(w, r, Retry, req.Model, user)
+	case len(req.Tools) > 0:
+		s.selectTool(w, r, Select, req.Model, user)
+	case len(req.Messages) == 2:
+		s.compose(w, r, req.Model, user)
+	default:
+		http.Error(w, `{"error": {"message": "a composition is one system and one user message"}}`, http.StatusBadRequest)
 	}
-	s.compose(w, r, req.Model, user)
 }
 
-func (s *Server) selectTool(w http.ResponseWriter, r *http.Request, model, question string) {
-	if s.Script != nil && s.Script(w, r, Select, question) {
+// conversation reports whether req's messages are a system and a user
+// message, optionally followed by an assistant message with one tool call
+// and a tool message (a retry).
+func conversation(req chatRequest) bool {
+	m := req.Messages
+	switch {
+	case len(m) != 2 && len(m) != 4, m[0].Role != "system", m[1].Role != "user":
+		return false
+	case len(m) == 4:
+		return m[2].Role == "assistant" && len(m[2].ToolCalls) == 1 && m[3].Role == "tool" && m[3].Content != ""
+	}
+	return true
+}
+
+// selectTool answers a selection or a retry the way the rules parser
+// reads the question: a model that makes the same mistake twice.
+func (s *Server) selectTool(w http.ResponseWriter, r *http.Request, job Job, model, question string) {
+	if s.Script != nil && s.Script(w, r, job, question) {
 		return
 	}
-	p, _ := rules.Provider{}.Select(context.Background(), question, registry.Menu())
-	if p == nil {
+	name, args, ok := fakemodel.Select(question)
+	if !ok {
 		Reply(w, model, "No tool on the menu answers that question.")
 		return
 	}
-	b, err := json.Marshal(p.Params)
-	if err != nil {
-		http.Error(w, "encode arguments", http.StatusInternalServerError)
-		return
-	}
-	Reply(w, model, "", ToolCall{p.Tool, string(b)})
+	Reply(w, model, "", ToolCall{name, args})
 }
 
 func (s *Server) compose(w http.ResponseWriter, r *http.Request, model, user string) {
-	var in struct {
-		Question  string            `json:"question"`
-		Tool      string            `json:"tool"`
-		Arguments map[string]string `json:"arguments"`
-		Value     json.RawMessage   `json:"value"`
-	}
-	dec := json.NewDecoder(strings.NewReader(user))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&in); err != nil {
+	in, err := fakemodel.ParseCompose(user)
+	if err != nil {
 		http.Error(w, `{"error": {"message": "compose input is not the expected JSON"}}`, http.StatusBadRequest)
 		return
 	}
 	if s.Script != nil && s.Script(w, r, Compose, in.Question) {
 		return
 	}
-	v, err := decodeValue(in.Tool, in.Value)
+	sentence, err := in.Sentence()
 	if err != nil {
 		http.Error(w, `{"error": {"message": "bad value"}}`, http.StatusBadRequest)
 		return
 	}
-	d, _ := registry.Lookup(in.Tool)
-	Reply(w, model, tool.Sentence(d, in.Arguments, v))
+	Reply(w, model, sentence)
+}
+
+// Requests returns how many requests the server has seen.
+func (s *Server) Requests() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.requests)
 }
 
 // ToolCall is one tool call in a reply: a name and raw argument text.
@@ -183,61 +197,4 @@ func Reply(w http.ResponseWriter, model, content string, calls ...ToolCall) {
 		"choices": []any{map[string]any{"index": 0, "message": msg, "finish_reason": finish}},
 		"usage":   map[string]int{"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
 	})
-}
-
-// registry is the fake model's menu: the retail catalog's tools, whose
-// phrasings the rules parser matches.
-var registry = catalogstest.Retail()
-
-// decodeValue reads a value in fact.Value's JSON shapes back, for the
-// tool's value kind.
-func decodeValue(toolName string, raw json.RawMessage) (fact.Value, error) {
-	d, ok := registry.Lookup(toolName)
-	if !ok {
-		return fact.Value{}, fmt.Errorf("decode value: unknown tool")
-	}
-	if d.Value.Scalar() && string(raw) == "null" {
-		return fact.NoObservation(d.Value), nil
-	}
-	switch d.Value {
-	case fact.KindText:
-		var s string
-		err := json.Unmarshal(raw, &s)
-		return fact.Text(s), err
-	case fact.KindInteger:
-		var n int64
-		err := json.Unmarshal(raw, &n)
-		return fact.Integer(n, d.Unit), err
-	case fact.KindNumber:
-		var x float64
-		if err := json.Unmarshal(raw, &x); err != nil {
-			return fact.Value{}, err
-		}
-		return fact.Number(x, d.Unit)
-	}
-	var obj map[string]json.RawMessage
-	if err := json.Unmarshal(raw, &obj); err != nil {
-		return fact.Value{}, err
-	}
-	var (
-		count int
-		ids   []string
-	)
-	if c, ok := obj["count"]; ok {
-		if err := json.Unmarshal(c, &count); err != nil {
-			return fact.Value{}, err
-		}
-	}
-	if l, ok := obj[d.IDsField]; ok && d.IDsField != "" {
-		if err := json.Unmarshal(l, &ids); err != nil {
-			return fact.Value{}, err
-		}
-	}
-	switch d.Value {
-	case fact.KindEntityCount:
-		return fact.EntityCount(d.IDsField, ids), nil
-	case fact.KindEntityList:
-		return fact.EntityList(d.IDsField, ids), nil
-	}
-	return fact.RowCount(count), nil
 }
