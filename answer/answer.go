@@ -53,6 +53,10 @@ const (
 	ReasonGroundingRefused ReasonKind = "grounding_refused" // the sentence cites numbers no result backs
 	ReasonBelowThreshold   ReasonKind = "below_threshold"   // confidence below the calibrated threshold
 	ReasonNoMajority       ReasonKind = "no_majority"       // a self-consistency vote found no majority
+	ReasonMissingSlot      ReasonKind = "missing_slot"      // a tool matches, but the question lacks a slot it needs (named)
+	ReasonAmbiguous        ReasonKind = "ambiguous"         // a name matches several declared ids (the slot and up to five named)
+	ReasonUnknownName      ReasonKind = "unknown_name"      // a name matches no declared id (the slot named)
+	ReasonNotUnderstood    ReasonKind = "not_understood"    // a tool matches, but words of the question are outside its vocabulary
 
 	// Rejections: the wall's kinds (package tool).
 	ReasonUnregistered = ReasonKind(tool.Unregistered)
@@ -71,7 +75,8 @@ const (
 // kinds each outcome may carry.
 var (
 	AbstainKinds = []ReasonKind{ReasonEmptyQuestion, ReasonQuestionTooLong, ReasonNoTool,
-		ReasonGroundingRefused, ReasonBelowThreshold, ReasonNoMajority}
+		ReasonGroundingRefused, ReasonBelowThreshold, ReasonNoMajority,
+		ReasonMissingSlot, ReasonAmbiguous, ReasonUnknownName, ReasonNotUnderstood}
 	RejectKinds = []ReasonKind{ReasonUnregistered, ReasonInvalid, ReasonRawQuery, ReasonOutOfScope}
 	ErrorKinds  = []ReasonKind{ReasonModelUnavailable, ReasonVerificationFailed, ReasonInternal, ReasonTimeout}
 )

@@ -90,6 +90,10 @@ type Entity struct {
 	Column    Ref // also the parameter name tools take for it
 	Pattern   Ref // a Go regexp anchored with ^ and $ that every id matches
 	Reference *Reference
+	// Nouns are the words a question names the entity with ("store",
+	// "shop"): "store 3" is the declared id carrying the number 3.
+	// Optional.
+	Nouns []Ref
 }
 
 // Reference is a table that declares an entity's ids and display names.
@@ -111,6 +115,18 @@ type Attribute struct {
 	Unit     Ref
 	Type     Ref  // numeric only: "integer" or "number" (the default)
 	Optional bool // the column may be empty (null) on some rows
+	// Synonyms are, for values of an enumerated attribute, the everyday
+	// words a question names them with ("in stock", "available" for
+	// IN_STOCK), in declared order. Optional.
+	Synonyms []*Synonyms
+}
+
+// Synonyms are the phrases that name one enumerated value: lowercase
+// words separated by single spaces, hyphens or apostrophes.
+type Synonyms struct {
+	Pos     Pos
+	Value   Ref
+	Phrases []Ref
 }
 
 // Enumerated reports whether the attribute lists its values.
@@ -120,6 +136,9 @@ func (a *Attribute) Enumerated() bool { return a.Values != nil }
 type Condition struct {
 	Pos  Pos
 	Name Ref
+	// Synonyms are the phrases a question names the condition with
+	// ("wrong price", "mispriced"). Optional.
+	Synonyms []Ref
 	Predicate
 }
 
@@ -163,7 +182,12 @@ type Tool struct {
 	At          Ref // list_entities_in_state, count_rows_in_window: the fixed entity
 	Filter      *Filter
 	Phrasings   []Ref
-	Answer      *Answer
+	// Keywords are phrases any of which marks a question as asking for
+	// this tool ("price", "how much"), whatever the order of its words:
+	// the model-free parser's vocabulary beside the slots' own words.
+	// Optional.
+	Keywords []Ref
+	Answer   *Answer
 }
 
 // Answer holds the sentence templates (package phrase) an answer is
@@ -173,6 +197,11 @@ type Answer struct {
 	Pos   Pos
 	Value Ref
 	None  Ref
+	// Check is the sentence of a yes/no question about an enumerated
+	// value ("is pr-007 in stock?"), for latest_value over an enumerated
+	// attribute: it may write {asked} and {match?yes|no} beside {value}.
+	// Optional.
+	Check Ref
 }
 
 // Filter is a tool's filtering parameter: named Param, ranging either over

@@ -394,6 +394,7 @@ func (d *decoder) entity(n ast.Node) *Entity {
 				e.Reference = r
 			}
 		}},
+		{"nouns", false, func(v ast.Node) { e.Nouns = d.strs(v, "nouns") }},
 	}) {
 		return nil
 	}
@@ -409,6 +410,7 @@ func (d *decoder) attribute(n ast.Node) *Attribute {
 		d.strInto("unit", false, &a.Unit),
 		d.strInto("type", false, &a.Type),
 		{"optional", false, func(v ast.Node) { a.Optional = d.boolean(v, "optional") }},
+		{"synonyms", false, func(v ast.Node) { a.Synonyms = d.synonyms(v) }},
 	}) {
 		return nil
 	}
@@ -418,7 +420,11 @@ func (d *decoder) attribute(n ast.Node) *Attribute {
 func (d *decoder) condition(n ast.Node) *Condition {
 	c := &Condition{Pos: nodePos(n)}
 	c.Predicate.Pos = c.Pos
-	if !d.mapping(n, "condition", append([]field{d.strInto("name", true, &c.Name)}, d.predicateFields(&c.Predicate, 0)...)) {
+	fields := []field{
+		d.strInto("name", true, &c.Name),
+		{"synonyms", false, func(v ast.Node) { c.Synonyms = d.strs(v, "synonyms") }},
+	}
+	if !d.mapping(n, "condition", append(fields, d.predicateFields(&c.Predicate, 0)...)) {
 		return nil
 	}
 	return c
@@ -517,11 +523,13 @@ func (d *decoder) tool(n ast.Node) *Tool {
 			}
 		}},
 		{"phrasings", true, func(v ast.Node) { t.Phrasings = d.strs(v, "phrasings") }},
+		{"keywords", false, func(v ast.Node) { t.Keywords = d.strs(v, "keywords") }},
 		{"answer", false, func(v ast.Node) {
 			a := &Answer{Pos: nodePos(v)}
 			if d.mapping(v, "answer", []field{
 				d.strInto("value", true, &a.Value),
 				d.strInto("none", false, &a.None),
+				d.strInto("check", false, &a.Check),
 			}) {
 				t.Answer = a
 			}
@@ -530,4 +538,39 @@ func (d *decoder) tool(n ast.Node) *Tool {
 		return nil
 	}
 	return t
+}
+
+// synonyms decodes an attribute's synonyms: a mapping from each value to
+// a list of phrases.
+func (d *decoder) synonyms(n ast.Node) []*Synonyms {
+	n = d.plain(n)
+	if n == nil {
+		return nil
+	}
+	m, ok := n.(*ast.MappingNode)
+	if !ok {
+		d.add(nodePos(n), "`synonyms`: want a mapping from each value to a list of phrases")
+		return nil
+	}
+	out := []*Synonyms{}
+	seen := map[string]Pos{}
+	for _, mv := range m.Values {
+		kp := nodePos(mv.Key)
+		k, ok := mv.Key.(*ast.StringNode)
+		if !ok {
+			d.add(kp, "`synonyms`: want a plain string key")
+			continue
+		}
+		if first, dup := seen[k.Value]; dup {
+			d.add(kp, "duplicate key%s (first at line %d, column %d)", quote(k.Value), first.Line, first.Column)
+			continue
+		}
+		seen[k.Value] = kp
+		if _, null := mv.Value.(*ast.NullNode); null || mv.Value == nil {
+			d.add(valuePos(mv), "`synonyms`: missing value")
+			continue
+		}
+		out = append(out, &Synonyms{Pos: kp, Value: Ref{Value: k.Value, Pos: kp}, Phrases: d.strs(mv.Value, "synonyms")})
+	}
+	return out
 }

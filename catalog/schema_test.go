@@ -88,6 +88,11 @@ func TestSchema_RefusesInvalid(t *testing.T) {
 		{"values and unit", "        unit: cents", "        unit: cents\n        values: [A]"},
 		{"version a number", `version: "1"`, "version: 1"},
 		{"comparison and any", "        value: OUT_OF_STOCK", "        value: OUT_OF_STOCK\n        any: [{attribute: price, op: lt, value: 5}]"},
+		{"synonym not lowercase words", "        values: [IN_STOCK, OUT_OF_STOCK]\n", "        values: [IN_STOCK, OUT_OF_STOCK]\n        synonyms: {IN_STOCK: [In Stock]}\n"},
+		{"synonyms on a numeric attribute", "        unit: cents\n", "        unit: cents\n        synonyms: {CHEAP: [cheap]}\n"},
+		{"noun not lowercase words", "        column: store_id\n", "        column: store_id\n        nouns: ['Shop!']\n"},
+		{"keywords empty", "    attribute: state\n    phrasings", "    attribute: state\n    keywords: []\n    phrasings"},
+		{"condition synonym not a list", "      - name: OUT_OF_STOCK\n", "      - name: OUT_OF_STOCK\n        synonyms: sold out\n"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

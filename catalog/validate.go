@@ -15,7 +15,31 @@ var (
 	upperCase = regexp.MustCompile(`^[A-Z][A-Z0-9_]*$`)
 	// enumValue is an enumerated attribute's value: printable, no spaces.
 	enumValue = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.:-]*$`)
+	// word is a phrase of the parser's vocabulary (a synonym, a noun, a
+	// keyword): lowercase words separated by one space, hyphen or
+	// apostrophe, as a normalised question writes them.
+	word = regexp.MustCompile(`^[a-z0-9]+([ '-][a-z0-9]+)*$`)
 )
+
+// phrases checks a list of vocabulary phrases: a list given is not empty,
+// and each phrase is well formed and appears once. at is where the list's
+// owner is, for an empty list.
+func phrases(v *errs, rs []Ref, what string, at Pos) {
+	if rs != nil && len(rs) == 0 {
+		v.add(at, "want at least one %s in the list", what)
+	}
+	seen := map[string]bool{}
+	for _, r := range rs {
+		if !word.MatchString(r.Value) {
+			v.add(r.Pos, "%s%s: want lowercase words separated by single spaces, hyphens or apostrophes", what, quote(r.Value))
+			continue
+		}
+		if seen[r.Value] {
+			v.add(r.Pos, "duplicate %s%s", what, quote(r.Value))
+		}
+		seen[r.Value] = true
+	}
+}
 
 // Validate checks the references between fields: names are unique and
 // well formed; each dataset has exactly one of table and files, entities
@@ -263,6 +287,7 @@ func validateDataset(v *errs, ds *Dataset) {
 		} else if _, err := regexp.Compile(p); err != nil {
 			v.add(e.Pattern.Pos, "`pattern` does not compile as a Go regexp")
 		}
+		phrases(v, e.Nouns, "noun", e.Pos)
 		if r := e.Reference; r != nil {
 			if (r.Table.Value == "") == (r.Files.Value == "") {
 				v.add(r.Pos, "reference: want exactly one of `table` and `files`")
@@ -300,9 +325,13 @@ func validateDataset(v *errs, ds *Dataset) {
 			if a.Type.Value != "" {
 				v.add(a.Type.Pos, "`type` applies to numeric attributes only")
 			}
+			validateSynonyms(v, a)
 		default:
 			if !slices.Contains(Units(), a.Unit.Value) {
 				v.add(a.Unit.Pos, "%s", unknown("unit", a.Unit.Value, Units()))
+			}
+			if a.Synonyms != nil {
+				v.add(a.Pos, "attribute %s: `synonyms` apply to enumerated attributes only", show(a.Name.Value))
 			}
 			if a.Type.Value != "" && !slices.Contains(Types(), a.Type.Value) {
 				v.add(a.Type.Pos, "%s", unknown("type", a.Type.Value, Types()))
@@ -322,7 +351,15 @@ func validateDataset(v *errs, ds *Dataset) {
 		inSeries[s.Value] = true
 	}
 	conds := map[string]bool{}
+	condOf := map[string]string{} // synonym → condition
 	for _, c := range ds.Conditions {
+		phrases(v, c.Synonyms, "synonym", c.Pos)
+		for _, r := range c.Synonyms {
+			if other, ok := condOf[r.Value]; ok && other != c.Name.Value {
+				v.add(r.Pos, "synonym%s names conditions %s and %s", quote(r.Value), show(other), show(c.Name.Value))
+			}
+			condOf[r.Value] = c.Name.Value
+		}
 		name(v, c.Name, "condition name", upperCase)
 		if conds[c.Name.Value] {
 			v.add(c.Name.Pos, "duplicate condition name%s", quote(c.Name.Value))
@@ -417,6 +454,7 @@ func validateTool(v *errs, t *Tool, ds *Dataset) {
 			v.add(p.Pos, "phrasing: want a non-empty string")
 		}
 	}
+	phrases(v, t.Keywords, "keyword", t.Pos)
 	want, ok := shapeClass[t.Shape.Value]
 	if !ok {
 		v.add(t.Shape.Pos, "%s", unknown("shape", t.Shape.Value, Shapes()))
@@ -500,6 +538,7 @@ func validateTool(v *errs, t *Tool, ds *Dataset) {
 		}
 		if t.Answer != nil {
 			validateAnswer(v, t, params)
+			validateCheck(v, t, ds, params)
 		}
 		if checkFilter {
 			seen := 0
@@ -540,6 +579,9 @@ func validateAnswer(v *errs, t *Tool, params []string) {
 		if err != nil {
 			v.add(r.Pos, "answer: %s", syntaxReason(err))
 			continue
+		}
+		if tpl.Asks() {
+			v.add(r.Pos, "answer: {asked} and {match?yes|no} are for `check`")
 		}
 		for _, name := range tpl.Args() {
 			if !slices.Contains(params, name) {
@@ -667,4 +709,64 @@ func show(s string) string {
 		return "(not shown)"
 	}
 	return "`" + s + "`"
+}
+
+// validateSynonyms checks an enumerated attribute's synonyms: each names
+// a declared value, each phrase is well formed, and no phrase names two
+// values.
+func validateSynonyms(v *errs, a *Attribute) {
+	values := refValues(a.Values)
+	valueOf := map[string]string{}
+	seen := map[string]bool{}
+	for _, s := range a.Synonyms {
+		if !slices.Contains(values, s.Value.Value) {
+			v.add(s.Value.Pos, "synonyms: %s", unknown("value of attribute "+show(a.Name.Value), s.Value.Value, values))
+			continue
+		}
+		if seen[s.Value.Value] {
+			v.add(s.Value.Pos, "duplicate synonyms for%s", quote(s.Value.Value))
+		}
+		seen[s.Value.Value] = true
+		phrases(v, s.Phrases, "synonym", s.Pos)
+		for _, r := range s.Phrases {
+			if other, ok := valueOf[r.Value]; ok && other != s.Value.Value {
+				v.add(r.Pos, "synonym%s names values %s and %s", quote(r.Value), show(other), show(s.Value.Value))
+			}
+			valueOf[r.Value] = s.Value.Value
+		}
+	}
+}
+
+// validateCheck checks a tool's yes/no template: only latest_value over
+// an enumerated attribute has one; it parses, names only the tool's
+// parameters, and writes {value}.
+func validateCheck(v *errs, t *Tool, ds *Dataset, params []string) {
+	r := t.Answer.Check
+	if r.Value == "" {
+		if r.Pos != (Pos{}) {
+			v.add(r.Pos, "answer: `check` wants a non-empty template")
+		}
+		return
+	}
+	a := ds.attribute(t.Attribute.Value)
+	if t.Shape.Value == ShapeLatestValue && a == nil {
+		return // the unknown attribute is reported already
+	}
+	if t.Shape.Value != ShapeLatestValue || !a.Enumerated() {
+		v.add(r.Pos, "answer: `check` is for shape `%s` over an enumerated attribute", ShapeLatestValue)
+		return
+	}
+	tpl, err := phrase.ParseTemplate(r.Value)
+	if err != nil {
+		v.add(r.Pos, "answer check: %s", syntaxReason(err))
+		return
+	}
+	for _, name := range tpl.Args() {
+		if !slices.Contains(params, name) {
+			v.add(r.Pos, "answer check: %s", unknown("parameter", name, params))
+		}
+	}
+	if value, ids, count := tpl.Uses(); !value || ids || count {
+		v.add(r.Pos, "answer check: want {value} (the observed value), and no {ids} or {count...}")
+	}
 }

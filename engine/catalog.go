@@ -66,18 +66,30 @@ func openCatalog(ctx context.Context, cat *catalog.Catalog, src shape.Source, op
 	// once here; for an entity without one it knows the ids' pattern, and
 	// an id that matches but names nothing is a grounded zero (no
 	// observation, nothing counted).
-	var declared map[string]map[string]bool
+	// The same tables' display names are what a question may name an id
+	// by (the rules provider reads them from the menu).
+	var names map[string]map[string]string
 	err = sr.with(ctx, func(s *shape.Snapshot) error {
 		var err error
-		declared, err = s.DeclaredIDs(ctx)
+		names, err = s.DeclaredNames(ctx)
 		return err
 	})
 	if err != nil {
 		eng.Close()
 		return nil, fmt.Errorf("open engine: %w", err)
 	}
-	if len(declared) == 0 {
-		declared = nil
+	var declared map[string]map[string]bool
+	for entity, ids := range names {
+		if declared == nil {
+			declared = map[string]map[string]bool{}
+		}
+		declared[entity] = make(map[string]bool, len(ids))
+		for id := range ids {
+			declared[entity][id] = true
+		}
+	}
+	if len(names) > 0 {
+		reg = reg.WithNames(names)
 	}
 	wall := tool.NewWall(reg, declared)
 	p := pipeline.New(o.Provider, wall, sr, sr, &pipeline.Options{
@@ -89,6 +101,7 @@ func openCatalog(ctx context.Context, cat *catalog.Catalog, src shape.Source, op
 		RefuseUngrounded: o.RefuseUngrounded,
 		ResultIDs:        o.ResultIDs,
 		Keeper:           sr.kept,
+		Now:              o.Now,
 	})
 	// The shape engine's prepared statements go before the database does
 	// (OnClose adds a caller's closers after this one).

@@ -19,6 +19,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"time"
 
 	"github.com/provenant/provenant/calibration"
 	"github.com/provenant/provenant/catalog"
@@ -85,6 +86,9 @@ type Options struct {
 	// ResultIDs hands out result ids; nil means a ledger.Allocator
 	// (unique across processes). See pipeline.Options.
 	ResultIDs ledger.IDSource
+	// Now is the clock relative time in a question is resolved against,
+	// read once per question; nil means none. See pipeline.Options.
+	Now func() time.Time
 	// ProvenanceLimit is how many event ids a catalog engine's answer
 	// lists (0: shape.DefaultMaxKeys, 1,000); beyond it the answer carries
 	// the first ones, the count and the digest of them all.

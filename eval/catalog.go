@@ -10,6 +10,7 @@ import (
 
 	"github.com/provenant/provenant/catalog"
 	"github.com/provenant/provenant/catalogs"
+	"github.com/provenant/provenant/provider"
 	"github.com/provenant/provenant/shape"
 )
 
@@ -90,7 +91,7 @@ func CatalogTarget(ctx context.Context, cat *catalog.Catalog, src shape.Source) 
 		return Target{}, fmt.Errorf("open catalog target: %w", err)
 	}
 	defer snap.Close()
-	t := Target{DataVersions: map[string]string{}}
+	t := Target{DataVersions: map[string]string{}, WithNow: provider.WithNow}
 	for _, tl := range cat.Tools {
 		v, err := snap.DataVersion(ctx, tl.Dataset.Value)
 		if err != nil {

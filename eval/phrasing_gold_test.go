@@ -30,6 +30,7 @@ import (
 	"github.com/provenant/provenant/catalogs/catalogstest"
 	"github.com/provenant/provenant/eval"
 	"github.com/provenant/provenant/eval/internal/oracle"
+	"github.com/provenant/provenant/provider"
 	"github.com/provenant/provenant/retail"
 	"github.com/provenant/provenant/retail/demo"
 )
@@ -941,7 +942,7 @@ func containsWords(s, phrase string) bool {
 // phrasing parser's branch (issue 9) provides it as provider.WithNow;
 // TestPhrasingSuite_RulesProvider fails, once the parser answers its
 // canary, until this is set to that function.
-var phrasingWithNow func(ctx context.Context, now time.Time) context.Context
+var phrasingWithNow func(ctx context.Context, now time.Time) context.Context = provider.WithNow
 
 // phrasingCanary is a question only the phrasing parser answers (no
 // declared phrasing matches it) that needs no clock.

@@ -14,6 +14,7 @@ import (
 	"github.com/provenant/provenant/answer"
 	"github.com/provenant/provenant/fact"
 	"github.com/provenant/provenant/internal/strictjson"
+	"github.com/provenant/provenant/provider"
 	"github.com/provenant/provenant/tool"
 )
 
@@ -174,7 +175,9 @@ type Report struct {
 // not finish (the context ended, or lookup failed); a failing gate is not
 // an error.
 func Run(ctx context.Context, asker Asker, g *GoldSet, lookup Lookup) (Report, error) {
-	t := Target{}
+	// A set's now is the clock its questions are asked at, as the
+	// providers read it (provider.NowFrom).
+	t := Target{WithNow: provider.WithNow}
 	if lookup != nil {
 		t.Keys = lookup.Known
 	}

@@ -1,6 +1,41 @@
-// Package phrase reads the two kinds of text a catalog declares for a
-// tool: the phrasings a question may take, and the sentence templates an
-// answer is rendered from by code.
+// Package phrase reads the text a catalog declares for a tool: the
+// phrasings a question may take and the vocabulary a question may use
+// (Parser), and the sentence templates an answer is rendered from by code
+// (Template).
+//
+// # Questions as people ask them
+//
+// A Parser reads a question against a Vocabulary, all of it declared:
+// each tool's keywords ("price", "how much"), its typed slots (an entity
+// with its nouns, id pattern and declared ids with display names; an
+// enumeration with its values' synonyms; an instant; a window), and, for
+// a tool returning an enumerated value, the values a yes/no question may
+// name. Word order, filler, politeness, contractions, punctuation and
+// letter case are free. An entity is named by its id in any case, by its
+// display name, or by a noun and a number ("store 3") when exactly one
+// id carries the number. Time is read against an explicit clock passed
+// to Parse, never the wall clock: an instant (none, "now", "currently",
+// "today": the clock; a date: its last second, 23:59:59Z; "yesterday":
+// the last second of the day before; a date and time without a zone: that
+// instant in UTC) or a half-open window ("today": [midnight, now);
+// "yesterday"; "this week": [Monday 00:00 of the ISO week, now); "last
+// week"; "last N days", "past N hours": [now - N, now); "between A and
+// B", "from A to B": with dates [A, B + 1 day), with times [A, B); "on
+// DATE": that day; "since A": [A, now)).
+//
+// It never guesses. A question no tool's vocabulary matches is NoTool; a
+// tool that matches but lacks a slot is MissingSlot; a name that matches
+// several declared ids is Ambiguous (at most MaxCandidates of them); words
+// where a slot's value goes that name nothing declared are UnknownName;
+// and any other word outside the tool's vocabulary is NotUnderstood,
+// because answering would mean dropping it. An abstention names the slot
+// and declared ids, never a word of the question.
+//
+// A question a declared phrasing matches is read by the phrasing first,
+// its tokens captured as written (an absolute date or time written as a
+// timestamp), for the caller's own checks to judge.
+//
+// # Phrasings and templates
 //
 // A phrasing is a small pattern language over words:
 //
@@ -17,7 +52,11 @@
 // A sentence template writes {name} for a call argument, {value} for the
 // value, {ids} for the ids a count or list holds (comma separated),
 // {count:one|many} for the count with its noun ("1 store has", "3 stores
-// have") and {count?one|many} for the word alone ("was", "were").
+// have") and {count?one|many} for the word alone ("was", "were"). A
+// yes/no answer's template (a question that names a value, "is pr-007 in
+// stock?") also writes {asked} for the value asked about and
+// {match?yes|no} for the word chosen by whether the value is the one
+// asked about.
 //
 // The package imports only the standard library.
 package phrase
@@ -36,6 +75,10 @@ import (
 type Pattern struct {
 	re     *regexp.Regexp
 	params []string // in the order they appear
+	// words are literal words every match holds (lowercase): a question
+	// without one of them cannot match, which is cheaper to tell than the
+	// regexp.
+	words []string
 }
 
 // ErrSyntax is wrapped by every error of Compile and ParseTemplate.
@@ -90,7 +133,15 @@ func Compile(phrasing string) (*Pattern, error) {
 	if err != nil {
 		return nil, &SyntaxError{0, "does not compile"}
 	}
-	return &Pattern{re: re, params: params}, nil
+	var words []string
+	for _, e := range elems {
+		if e.kind == kLiteral {
+			for _, w := range strings.Fields(strings.ToLower(e.text)) {
+				words = append(words, w)
+			}
+		}
+	}
+	return &Pattern{re: re, params: params, words: words}, nil
 }
 
 // Params returns the parameters the phrasing captures, in order.
@@ -98,6 +149,16 @@ func (p *Pattern) Params() []string { return slices.Clone(p.params) }
 
 // Match returns the captured tokens by parameter name (trimmed), or false.
 func (p *Pattern) Match(question string) (map[string]string, bool) {
+	return p.match(question, strings.ToLower(question))
+}
+
+// match is Match with the question's lowercase form computed once.
+func (p *Pattern) match(question, lower string) (map[string]string, bool) {
+	for _, w := range p.words {
+		if !strings.Contains(lower, w) {
+			return nil, false
+		}
+	}
 	m := p.re.FindStringSubmatch(question)
 	if m == nil {
 		return nil, false
@@ -298,6 +359,8 @@ const (
 	tIDs
 	tCount
 	tCountWord
+	tAsked
+	tMatch
 )
 
 // ParseTemplate parses a sentence template.
@@ -323,6 +386,14 @@ func ParseTemplate(s string) (*Template, error) {
 			t.parts = append(t.parts, tpart{kind: tValue})
 		case inner == "ids":
 			t.parts = append(t.parts, tpart{kind: tIDs})
+		case inner == "asked":
+			t.parts = append(t.parts, tpart{kind: tAsked})
+		case strings.HasPrefix(inner, "match?"):
+			forms := strings.SplitN(inner[6:], "|", 2)
+			if len(forms) != 2 || forms[0] == "" || forms[1] == "" {
+				return nil, &SyntaxError{i, "want {match?yes|no}"}
+			}
+			t.parts = append(t.parts, tpart{kind: tMatch, one: forms[0], many: forms[1]})
 		case strings.HasPrefix(inner, "count:") || strings.HasPrefix(inner, "count?"):
 			forms := strings.SplitN(inner[6:], "|", 2)
 			if len(forms) != 2 || forms[0] == "" || forms[1] == "" {
@@ -336,7 +407,7 @@ func ParseTemplate(s string) (*Template, error) {
 		case isName(inner):
 			t.parts = append(t.parts, tpart{kind: tArg, text: inner})
 		default:
-			return nil, &SyntaxError{i, "want {name}, {value}, {ids}, {count:one|many} or {count?one|many}"}
+			return nil, &SyntaxError{i, "want {name}, {value}, {ids}, {count:one|many}, {count?one|many}, {asked} or {match?yes|no}"}
 		}
 		i += end + 1
 	}
@@ -369,12 +440,25 @@ func (t *Template) Uses() (value, ids, count bool) {
 	return
 }
 
+// Asks reports whether the template uses {asked} or {match?...}: it is
+// a yes/no answer's template.
+func (t *Template) Asks() bool {
+	for _, p := range t.parts {
+		if p.kind == tAsked || p.kind == tMatch {
+			return true
+		}
+	}
+	return false
+}
+
 // Fill is what a template is rendered with.
 type Fill struct {
 	Args  map[string]string
 	Value string // the rendered value
 	IDs   []string
 	Count int
+	Asked string // a yes/no answer: the value asked about
+	Match bool   // a yes/no answer: the value is the one asked about
 }
 
 // Render writes the sentence.
@@ -390,6 +474,14 @@ func (t *Template) Render(f Fill) string {
 			b.WriteString(f.Value)
 		case tIDs:
 			b.WriteString(strings.Join(f.IDs, ", "))
+		case tAsked:
+			b.WriteString(f.Asked)
+		case tMatch:
+			if f.Match {
+				b.WriteString(p.one)
+			} else {
+				b.WriteString(p.many)
+			}
 		case tCount:
 			b.WriteString(strconv.Itoa(f.Count) + " ")
 			fallthrough

@@ -6,9 +6,11 @@ package pipeline
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"math"
+	"slices"
 	"strings"
 	"time"
 
@@ -119,6 +121,13 @@ type Options struct {
 	ResultIDs ledger.IDSource
 	// Keeper, when set, remembers the calls behind results listed in part.
 	Keeper Keeper
+	// Now is the request's clock, read once as a question arrives and
+	// given to the provider (provider.WithNow) to resolve relative time
+	// ("today", "last week", a question naming no time) against; a
+	// request whose context already carries a clock keeps it. nil: no
+	// clock, and the rules provider abstains on a question that needs
+	// one. A command passes its --now, or the wall clock.
+	Now func() time.Time
 }
 
 // Pipeline answers questions. Safe for concurrent use.
@@ -246,12 +255,18 @@ func (p *Pipeline) ask(ctx context.Context, question string, rec *Record) answer
 	if a, done := timedOut(ctx, rec, nil, answer.StageSelect, nil); done {
 		return a
 	}
+	if _, ok := provider.NowFrom(ctx); !ok && p.opts.Now != nil {
+		ctx = provider.WithNow(ctx, p.opts.Now())
+	}
 	selectCtx := ctx
 	if p.opts.SelfConsistency != nil {
 		selectCtx = provider.WithSample(ctx, 0)
 	}
 	proposal, err := p.prov.Select(selectCtx, q, p.menu)
 	if a, done := timedOut(ctx, rec, err, answer.StageSelect, nil); done {
+		return a
+	}
+	if a, ok := abstention(err); ok {
 		return a
 	}
 	if err != nil {
@@ -261,14 +276,42 @@ func (p *Pipeline) ask(ctx context.Context, question string, rec *Record) answer
 	if proposal == nil {
 		return answer.Abstain(answer.ReasonNoTool, "no tool on the menu covers the question")
 	}
+	asked := proposal.Asked
 	compose := func(r fact.Result) (string, error) {
 		def, _ := p.wall.Registry().Lookup(r.Tool)
-		return p.prov.Compose(ctx, provider.ComposeInput{Question: q, Def: def, Tool: r.Tool, Args: r.Args, Value: r.Value})
+		in := provider.ComposeInput{Question: q, Def: def, Tool: r.Tool, Args: r.Args, Value: r.Value}
+		if r.Tool == proposal.Tool && slices.Contains(def.Values, asked) {
+			in.Asked = asked
+		}
+		return p.prov.Compose(ctx, in)
 	}
 	if p.votes(*proposal) {
 		return p.vote(ctx, q, *proposal, rec, compose)
 	}
 	return p.run(ctx, q, *proposal, rec, compose)
+}
+
+// abstention maps a provider's reasoned abstention to the answer's
+// reason of the same kind; a kind outside the closed set is no_tool.
+func abstention(err error) (answer.Answer, bool) {
+	a, ok := errors.AsType[*provider.Abstention](err)
+	if !ok {
+		return answer.Answer{}, false
+	}
+	var kind answer.ReasonKind
+	switch a.Kind {
+	case provider.AbstainMissingSlot:
+		kind = answer.ReasonMissingSlot
+	case provider.AbstainAmbiguous:
+		kind = answer.ReasonAmbiguous
+	case provider.AbstainUnknownName:
+		kind = answer.ReasonUnknownName
+	case provider.AbstainNotUnderstood:
+		kind = answer.ReasonNotUnderstood
+	default:
+		return answer.Abstain(answer.ReasonNoTool, "no tool on the menu covers the question"), true
+	}
+	return answer.Abstain(kind, a.Detail), true
 }
 
 // run takes a proposal through the wall, execution, re-derivation,

@@ -21,7 +21,9 @@ type Provider interface {
 	// Name identifies the provider in health checks and reports.
 	Name() string
 	// Select proposes one call from menu for the question, or nil to
-	// abstain. The proposal is untrusted: the wall validates it.
+	// abstain; an *Abstention error abstains with its reason. The proposal
+	// is untrusted: the wall validates it. The request's clock, when the
+	// caller gives one, is in ctx (NowFrom).
 	Select(ctx context.Context, question string, menu []tool.Def) (*tool.Proposal, error)
 	// Compose phrases a verified value as one display sentence. It is
 	// shown the value and the call, never the provenance.
@@ -35,4 +37,7 @@ type ComposeInput struct {
 	Tool     string
 	Args     map[string]string
 	Value    fact.Value
+	// Asked is, for a yes/no question ("is pr-007 in stock?"), the value
+	// it asked about: one of Def.Values; "" otherwise.
+	Asked string
 }

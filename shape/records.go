@@ -297,6 +297,60 @@ func (s *Snapshot) DeclaredIDs(ctx context.Context) (map[string]map[string]bool,
 	return out, nil
 }
 
+// DeclaredNames reads the ids and display names every entity with a
+// reference table declares, by entity name: what a question may name an
+// id by ("Riverside" for st-003). An entity without a reference is absent
+// from the map; an id whose name is empty maps to "".
+func (s *Snapshot) DeclaredNames(ctx context.Context) (map[string]map[string]string, error) {
+	if err := s.begin(ctx); err != nil {
+		return nil, err
+	}
+	out := map[string]map[string]string{}
+	for _, ds := range s.e.cat.Datasets {
+		for _, e := range ds.Entities {
+			r := e.Reference
+			if r == nil {
+				continue
+			}
+			if _, done := out[e.Name.Value]; done {
+				continue
+			}
+			rel := r.Table.Value
+			if rel == "" {
+				// Declared with files: the source must have opened them.
+				if rel = s.e.src.References[e.Name.Value]; rel == "" {
+					return nil, fmt.Errorf("read reference of entity %s: its files are not open in the source", e.Name.Value)
+				}
+			}
+			names, err := s.referenceNames(ctx, r, rel)
+			if err != nil {
+				return nil, fmt.Errorf("read reference of entity %s: %w", e.Name.Value, err)
+			}
+			out[e.Name.Value] = names
+		}
+	}
+	return out, nil
+}
+
+func (s *Snapshot) referenceNames(ctx context.Context, r *catalog.Reference, rel string) (map[string]string, error) {
+	rows, err := s.tx.QueryContext(ctx, "SELECT CAST("+ident(r.ID.Value)+" AS VARCHAR), CAST("+ident(r.DisplayName.Value)+" AS VARCHAR) FROM "+quoteName(rel))
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	names := map[string]string{}
+	for rows.Next() {
+		var id, name sql.NullString
+		if err := rows.Scan(&id, &name); err != nil {
+			return nil, err
+		}
+		if id.Valid {
+			names[id.String] = name.String
+		}
+	}
+	return names, rows.Err()
+}
+
 func (s *Snapshot) referenceIDs(ctx context.Context, r *catalog.Reference, rel string) (map[string]bool, error) {
 	rows, err := s.tx.QueryContext(ctx, "SELECT CAST("+ident(r.ID.Value)+" AS VARCHAR) FROM "+quoteName(rel))
 	if err != nil {

@@ -28,7 +28,10 @@ func Defs(cat *catalog.Catalog) ([]tool.Def, error) {
 			d.Phrasings = append(d.Phrasings, ph.Value)
 		}
 		if a := t.Answer; a != nil {
-			d.Answer, d.None = a.Value.Value, a.None.Value
+			d.Answer, d.None, d.Check = a.Value.Value, a.None.Value, a.Check.Value
+		}
+		for _, k := range t.Keywords {
+			d.Keywords = append(d.Keywords, k.Value)
 		}
 		row := ds.RowName.Value
 		if row == "" {
@@ -51,6 +54,7 @@ func Defs(cat *catalog.Catalog) ([]tool.Def, error) {
 				for _, v := range a.Values {
 					d.Values = append(d.Values, v.Value)
 				}
+				d.Asks = attrSynonyms(a, d.Values)
 			case fact.KindInteger:
 				d.Value, d.Unit = fact.KindInteger, a.Unit.Value
 			default:
@@ -142,13 +146,23 @@ func param(ds *catalog.Dataset, t *catalog.Tool, name, row string) (tool.Param, 
 				desc = "A value of " + f.Attribute.Value + "."
 			}
 		}
-		return tool.Param{Name: name, Kind: tool.Enum, Description: desc, Values: t.FilterValues(ds)}, nil
+		p := tool.Param{Name: name, Kind: tool.Enum, Description: desc, Values: t.FilterValues(ds)}
+		if f.Conditions != nil {
+			for _, c := range f.Conditions {
+				if cond := ds.Condition(c.Value); cond != nil && len(cond.Synonyms) > 0 {
+					p.Synonyms = append(p.Synonyms, tool.Synonyms{Value: c.Value, Phrases: refs(cond.Synonyms)})
+				}
+			}
+		} else if a := ds.Attribute(f.Attribute.Value); a != nil {
+			p.Synonyms = attrSynonyms(a, p.Values)
+		}
+		return p, nil
 	}
 	for _, e := range ds.Entities {
 		if e.Column.Value == name {
 			hint := tool.PatternHint(e.Pattern.Value)
 			return tool.Param{Name: name, Kind: tool.EntityID, Description: capitalize(e.Name.Value) + " id, " + hint + ".",
-				Entity: e.Name.Value, Pattern: e.Pattern.Value, Hint: hint}, nil
+				Entity: e.Name.Value, Pattern: e.Pattern.Value, Hint: hint, Nouns: refs(e.Nouns)}, nil
 		}
 	}
 	return tool.Param{}, fmt.Errorf("parameter %s has no domain", name)
@@ -157,4 +171,24 @@ func param(ds *catalog.Dataset, t *catalog.Tool, name, row string) (tool.Param, 
 func capitalize(s string) string {
 	r, n := utf8.DecodeRuneInString(s)
 	return string(unicode.ToUpper(r)) + strings.ReplaceAll(s[n:], "_", " ")
+}
+
+// attrSynonyms returns an enumerated attribute's synonyms of values, in
+// the attribute's order.
+func attrSynonyms(a *catalog.Attribute, values []string) []tool.Synonyms {
+	var out []tool.Synonyms
+	for _, s := range a.Synonyms {
+		if slices.Contains(values, s.Value.Value) {
+			out = append(out, tool.Synonyms{Value: s.Value.Value, Phrases: refs(s.Phrases)})
+		}
+	}
+	return out
+}
+
+func refs(rs []catalog.Ref) []string {
+	var out []string
+	for _, r := range rs {
+		out = append(out, r.Value)
+	}
+	return out
 }

@@ -53,12 +53,24 @@ type Param struct {
 	Description string
 
 	// EntityID only.
-	Entity  string // the entity the id names ("store")
-	Pattern string // anchored regular expression (RE2) an id matches: "^st-[0-9]{3}$"
-	Hint    string // the pattern for humans, used in the wall's message: "st- and 3 digits"
+	Entity  string   // the entity the id names ("store")
+	Pattern string   // anchored regular expression (RE2) an id matches: "^st-[0-9]{3}$"
+	Hint    string   // the pattern for humans, used in the wall's message: "st- and 3 digits"
+	Nouns   []string // the words a question names the entity with ("store", "shop")
+	// Names are the declared ids with their display names ("" when the
+	// reference declares none), from WithNames; nil when unknown. The map
+	// is shared by every copy of the definition: read it, never write it.
+	Names map[string]string
 
 	// Enum only.
-	Values []string // the allowed values, in the order schemas list them
+	Values   []string   // the allowed values, in the order schemas list them
+	Synonyms []Synonyms // the everyday phrases that name values ("sold out")
+}
+
+// Synonyms are the phrases that name one enumerated value.
+type Synonyms struct {
+	Value   string
+	Phrases []string
 }
 
 // Def defines one tool.
@@ -82,6 +94,13 @@ type Def struct {
 	Answer    string   // sentence template of an answer
 	None      string   // sentence template of a grounded zero
 	Currency  string   // ISO 4217 code, lowercase, or ""
+	// The model-free parser's vocabulary (package phrase): phrases that
+	// mark a question as asking for the tool, and, for a tool returning
+	// an enumerated value, the phrases of the values a yes/no question
+	// may name, with the sentence template of such an answer.
+	Keywords []string
+	Asks     []Synonyms
+	Check    string
 }
 
 // Registry is a validated, immutable set of tool definitions and the name
@@ -149,7 +168,7 @@ func (r *Registry) check(d Def) error {
 			return fmt.Errorf("phrasings[%d]: %w", j, err)
 		}
 	}
-	for _, t := range []string{d.Answer, d.None} {
+	for _, t := range []string{d.Answer, d.None, d.Check} {
 		if t == "" {
 			continue
 		}
@@ -203,6 +222,8 @@ func cloneDef(d Def) Def {
 	d.Params = cloneParams(d.Params)
 	d.Values = slices.Clone(d.Values)
 	d.Phrasings = slices.Clone(d.Phrasings)
+	d.Keywords = slices.Clone(d.Keywords)
+	d.Asks = cloneSynonyms(d.Asks)
 	return d
 }
 
@@ -210,8 +231,37 @@ func cloneParams(ps []Param) []Param {
 	out := slices.Clone(ps)
 	for i := range out {
 		out[i].Values = slices.Clone(out[i].Values)
+		out[i].Nouns = slices.Clone(out[i].Nouns)
+		out[i].Synonyms = cloneSynonyms(out[i].Synonyms)
 	}
 	return out
+}
+
+func cloneSynonyms(ss []Synonyms) []Synonyms {
+	out := slices.Clone(ss)
+	for i := range out {
+		out[i].Phrases = slices.Clone(out[i].Phrases)
+	}
+	return out
+}
+
+// WithNames returns a copy of r whose entity id parameters carry the
+// declared ids and display names of their entity: names maps an entity's
+// name to its ids and their names. The maps are shared, not copied: the
+// caller must not change them afterwards.
+func (r *Registry) WithNames(names map[string]map[string]string) *Registry {
+	c := *r
+	c.defs = make([]Def, len(r.defs))
+	for i, d := range r.defs {
+		d = cloneDef(d)
+		for j, p := range d.Params {
+			if p.Kind == EntityID {
+				d.Params[j].Names = names[p.Entity]
+			}
+		}
+		c.defs[i] = d
+	}
+	return &c
 }
 
 // WithAbout returns a copy of r about the named data ("the shelf-scan

@@ -14,6 +14,10 @@ import (
 type Proposal struct {
 	Tool   string
 	Params map[string]any
+	// Asked is, for a yes/no question, the value it asks about; it
+	// chooses the sentence, never the call, and the pipeline keeps it
+	// only when it is one of the tool's values.
+	Asked string `json:",omitempty"`
 }
 
 // RejectKind names one of the three disjoint rejections.

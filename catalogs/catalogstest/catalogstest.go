@@ -12,6 +12,10 @@ import (
 // catalog is fixed data; it panics if it does not load.
 func Retail() *tool.Registry { return must("retail") }
 
+// Warehouse returns the registry derived from catalogs/warehouse.yaml; it
+// panics if the catalog does not load.
+func Warehouse() *tool.Registry { return must("warehouse") }
+
 func must(name string) *tool.Registry {
 	cat, err := catalogs.Load(name)
 	if err != nil {

@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/provenant/provenant/calibration"
 	"github.com/provenant/provenant/catalog"
@@ -50,6 +51,13 @@ type engineFlags struct {
 	// refuseUngrounded is --refuse-ungrounded.
 	refuseUngrounded bool
 
+	// now is --now: the clock relative time in questions is resolved
+	// against (RFC 3339, UTC); "" is the wall clock.
+	now string
+	// wallClock: without --now, read the wall clock at each question (a
+	// server's) instead of once when the command starts.
+	wallClock bool
+
 	// --provider noisy: the instrument's fault rate, seed and inner provider.
 	noise      float64
 	noiseSeed  uint64
@@ -85,6 +93,27 @@ func (f *engineFlags) register(fs *flag.FlagSet) {
 	fs.Uint64Var(&f.noiseSeed, "noise-seed", 1, "with --provider noisy: the `SEED` of its random streams (a seed replays its noise exactly)")
 	fs.StringVar(&f.noisyInner, "noisy-inner", "rules", "with --provider noisy: the `PROVIDER` it wraps (rules, openai, anthropic, record or replay)")
 	f.anthropic.register(fs)
+	fs.StringVar(&f.now, "now", "",
+		"the clock `T` (RFC 3339, UTC, like 2026-01-07T12:00:00Z) that today, yesterday, last week or a question naming no time is resolved against (default: the wall clock)")
+}
+
+// clock returns the clock --now chooses: that instant; else the wall
+// clock, read once now, or at each question for a server (wallClock).
+// It is read here, at the edge, and passed down; nothing below reads
+// the wall clock to resolve a question.
+func (f *engineFlags) clock() (func() time.Time, error) {
+	if f.now == "" {
+		if f.wallClock {
+			return func() time.Time { return time.Now().UTC() }, nil
+		}
+		now := time.Now().UTC().Truncate(time.Second)
+		return func() time.Time { return now }, nil
+	}
+	t, err := time.Parse(time.RFC3339, f.now)
+	if err != nil || t.Location() != time.UTC || t.Nanosecond() != 0 {
+		return nil, usagef("--now: want an RFC 3339 UTC instant to the second, like 2026-01-07T12:00:00Z")
+	}
+	return func() time.Time { return t }, nil
 }
 
 // setup builds a command's logger (on w) and the engine options the flags
@@ -108,7 +137,11 @@ func (f *engineFlags) engineOptions(logger *slog.Logger) (engine.Options, error)
 	if err := checkVerify(f.verify); err != nil {
 		return engine.Options{}, err
 	}
-	opts := engine.Options{Provider: p, Logger: logger, RefuseUngrounded: f.refuseUngrounded}
+	now, err := f.clock()
+	if err != nil {
+		return engine.Options{}, err
+	}
+	opts := engine.Options{Provider: p, Logger: logger, RefuseUngrounded: f.refuseUngrounded, Now: now}
 	if f.selfConsistency != 0 {
 		sc := &pipeline.SelfConsistency{Samples: f.selfConsistency}
 		if err := sc.Validate(); err != nil {

@@ -12,6 +12,7 @@ func runMCP(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		`provenant mcp --store scans.json   (Claude Desktop: {"mcpServers": {"provenant": {"command": "provenant", "args": ["mcp"]}}})`, stderr)
 	var ef engineFlags
 	ef.register(fs)
+	ef.wallClock = true // a server reads the clock as each question arrives
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}

@@ -42,6 +42,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs := newFlagSet("serve", "serve [flags]", "provenant serve --addr 127.0.0.1:8080", stderr)
 	var ef engineFlags
 	ef.register(fs)
+	ef.wallClock = true // a server reads the clock as each question arrives
 	addr := fs.String("addr", "127.0.0.1:8080", "listen `ADDRESS` (loopback by default)")
 	shutdownTimeout := fs.Duration("shutdown-timeout", server.DefaultShutdownTimeout, "how long to let in-flight requests finish on shutdown")
 	allowedHosts := fs.String("allowed-hosts", "", "comma-separated `HOSTS` the Host header may name besides localhost, 127.0.0.0/8 and [::1] (name or name:port; * for any)")

@@ -158,7 +158,7 @@ func (p *Provider) Select(ctx context.Context, question string, menu []tool.Def)
 	if err != nil || in == nil {
 		return in, err
 	}
-	prop := tool.Proposal{Tool: in.Tool, Params: maps.Clone(in.Params)}
+	prop := tool.Proposal{Tool: in.Tool, Params: maps.Clone(in.Params), Asked: in.Asked}
 	key := selectKey(ctx, question)
 	if r := p.stream(streamWrongTool, key); fires(r, p.rates.WrongTool) {
 		prop = wrongTool(r, prop, question, menu)

@@ -1,19 +1,28 @@
-// Package rules is the embedded default provider: a deterministic parser
-// of the question forms each tool declares (tool.Def.Phrasings, from the
-// catalog, in the pattern language of package phrase) that needs no
-// model. It proposes no tool for any other question, and composes the
-// sentence each tool's templates render from the value (tool.Sentence).
+// Package rules is the embedded default provider: a deterministic,
+// model-free reader of questions (package phrase) driven by the
+// vocabulary the catalog declares for each tool (its phrasings and
+// keywords; its slots' nouns, names and synonyms; tool.Vocabulary). It
+// understands questions as people ask them, resolves relative time
+// against the request's clock (provider.NowFrom), and abstains with a
+// precise reason (a *provider.Abstention) when it cannot: a slot
+// missing, a name that matches several ids or none, words outside the
+// vocabulary. It composes the sentence each tool's templates render from
+// the value (tool.Sentence, tool.CheckSentence for a yes/no question).
 //
-// Captured tokens are passed to the wall as written (an enumerated token
-// in the declared case when it matches a value regardless of case), so a
-// malformed id or an injected query in a question is judged by the wall,
-// not silently dropped here.
+// Tokens a declared phrasing captures are passed to the wall as written
+// (an enumerated token in the declared case when it matches a value
+// regardless of case), so a malformed id or an injected query in such a
+// question is judged by the wall, not silently dropped here.
 package rules
 
 import (
 	"context"
-	"strings"
+	"errors"
+	"hash/maphash"
+	"reflect"
+	"strconv"
 	"sync"
+	"time"
 
 	"github.com/provenant/provenant/phrase"
 	"github.com/provenant/provenant/provider"
@@ -28,63 +37,168 @@ var _ provider.Provider = Provider{}
 // Name returns "rules".
 func (Provider) Name() string { return "rules" }
 
-// patterns caches compiled phrasings by their text: a registry's
-// phrasings compile once per process.
-var patterns sync.Map // string → *phrase.Pattern
-
-func compiled(ph string) *phrase.Pattern {
-	if p, ok := patterns.Load(ph); ok {
-		return p.(*phrase.Pattern)
-	}
-	p, err := phrase.Compile(ph)
-	if err != nil {
-		// tool.NewRegistry refuses a phrasing that does not compile.
-		return nil
-	}
-	patterns.Store(ph, p)
-	return p
-}
-
-// Select matches the question against each tool's phrasings, in menu
-// order, and proposes the first that matches.
+// Select reads the question against the menu's vocabulary and proposes
+// the call it names. A question no tool's vocabulary matches gets no
+// proposal (no_tool); one a tool matches but that cannot be answered
+// exactly gets a *provider.Abstention.
 func (Provider) Select(ctx context.Context, question string, menu []tool.Def) (*tool.Proposal, error) {
-	for _, d := range menu {
-		for _, ph := range d.Phrasings {
-			p := compiled(ph)
-			if p == nil {
-				continue
-			}
-			m, ok := p.Match(question)
-			if !ok {
-				continue
-			}
-			params := make(map[string]any, len(m))
-			for name, tok := range m {
-				params[name] = canonical(d, name, tok)
-			}
-			return &tool.Proposal{Tool: d.Name, Params: params}, nil
+	now, _ := provider.NowFrom(ctx)
+	res, err := Parse(question, menu, now)
+	if err != nil {
+		if a, ok := errors.AsType[*provider.Abstention](err); ok && a.Kind == provider.AbstainNoTool {
+			return nil, nil
 		}
+		return nil, err
 	}
-	return nil, nil
+	params := make(map[string]any, len(res.Params))
+	for k, v := range res.Params {
+		params[k] = v
+	}
+	return &tool.Proposal{Tool: res.Tool, Params: params, Asked: res.Asked}, nil
 }
 
-// canonical writes an enumerated token in its declared case when it
-// matches a value regardless of case; anything else as written.
-func canonical(d tool.Def, name, tok string) string {
-	for _, p := range d.Params {
-		if p.Name != name || p.Kind != tool.Enum {
-			continue
-		}
-		for _, v := range p.Values {
-			if strings.EqualFold(v, tok) {
-				return v
-			}
-		}
+// Parse is the pre-parser: it reads a question against the menu's
+// vocabulary with now as the clock (zero: none) and returns the resolved
+// call (tool, parameters with ids canonical, enumerations in their
+// declared case, times resolved to UTC instants, the value a yes/no
+// question asks), or a *provider.Abstention saying why not. A model
+// provider may be given its slots as already resolved.
+func Parse(question string, menu []tool.Def, now time.Time) (phrase.Parse, error) {
+	p, err := parser(menu)
+	if err != nil {
+		// tool.NewRegistry refuses what would not compile.
+		return phrase.Parse{}, &provider.Abstention{Kind: provider.AbstainNoTool, Detail: "no tool on the menu covers the question"}
 	}
-	return tok
+	res, err := p.Parse(question, now)
+	if err != nil {
+		a, ok := errors.AsType[*phrase.Abstention](err)
+		if !ok {
+			return phrase.Parse{}, err
+		}
+		return phrase.Parse{}, &provider.Abstention{Kind: provider.AbstentionKind(a.Kind), Detail: a.Detail()}
+	}
+	return res, nil
 }
 
-// Compose writes the tool's sentence for the value.
+// Compose writes the tool's sentence for the value: the yes/no sentence
+// when the question asked about a value.
 func (Provider) Compose(ctx context.Context, in provider.ComposeInput) (string, error) {
+	if in.Asked != "" {
+		return tool.CheckSentence(in.Def, in.Args, in.Value, in.Asked), nil
+	}
 	return tool.Sentence(in.Def, in.Args, in.Value), nil
+}
+
+// parsers caches compiled parsers by the menu's vocabulary: a registry's
+// menu compiles once per process. It is bounded: past maxParsers entries
+// it starts again.
+var (
+	parsersMu sync.Mutex
+	parsers   = map[uint64]*phrase.Parser{}
+)
+
+const maxParsers = 64
+
+// seed is the process's fingerprint seed.
+var seed = maphash.MakeSeed()
+
+// byMenu remembers the parser of a menu slice itself (a pipeline passes
+// the same one with every question), so the fingerprint is computed once
+// per slice: a menu is read, never copied, and a changed menu is a new
+// slice (tool.Registry.Menu returns one each time).
+var byMenu = map[menuKey]*phrase.Parser{}
+
+type menuKey struct {
+	first *tool.Def
+	n     int
+}
+
+func parser(menu []tool.Def) (*phrase.Parser, error) {
+	var mk menuKey
+	if len(menu) > 0 {
+		mk = menuKey{&menu[0], len(menu)}
+		parsersMu.Lock()
+		p, ok := byMenu[mk]
+		parsersMu.Unlock()
+		if ok {
+			return p, nil
+		}
+	}
+	key := fingerprint(menu)
+	parsersMu.Lock()
+	p, ok := parsers[key]
+	if ok && mk.first != nil {
+		if len(byMenu) >= maxParsers {
+			clear(byMenu)
+		}
+		byMenu[mk] = p
+	}
+	parsersMu.Unlock()
+	if ok {
+		return p, nil
+	}
+	p, err := phrase.NewParser(tool.Vocabulary(menu))
+	if err != nil {
+		return nil, err
+	}
+	parsersMu.Lock()
+	if len(parsers) >= maxParsers {
+		clear(parsers)
+	}
+	parsers[key] = p
+	parsersMu.Unlock()
+	return p, nil
+}
+
+// fingerprint hashes every word of the menu's vocabulary; the declared
+// names, which may be many, count by identity (a registry's maps are
+// shared and never written).
+func fingerprint(menu []tool.Def) uint64 {
+	var h maphash.Hash
+	h.SetSeed(seed)
+	w := func(s string) {
+		h.WriteString(s)
+		h.WriteByte(0)
+	}
+	syn := func(ss []tool.Synonyms) {
+		for _, s := range ss {
+			w(s.Value)
+			for _, p := range s.Phrases {
+				w(p)
+			}
+		}
+		w("")
+	}
+	for _, d := range menu {
+		w(d.Name)
+		for _, s := range d.Phrasings {
+			w(s)
+		}
+		w("")
+		for _, s := range d.Keywords {
+			w(s)
+		}
+		w("")
+		syn(d.Asks)
+		for _, p := range d.Params {
+			w(p.Name)
+			w(strconv.Itoa(int(p.Kind)))
+			w(p.Entity)
+			w(p.Pattern)
+			for _, n := range p.Nouns {
+				w(n)
+			}
+			w("")
+			for _, v := range p.Values {
+				w(v)
+			}
+			w("")
+			syn(p.Synonyms)
+			if p.Names != nil {
+				w(strconv.FormatUint(uint64(reflect.ValueOf(p.Names).Pointer()), 16))
+				w(strconv.Itoa(len(p.Names)))
+			}
+		}
+	}
+	return h.Sum64()
 }

@@ -1,0 +1,669 @@
+package phrase
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Parse is a question understood: the tool, its parameters, and for a
+// yes/no question the value asked about.
+type Parse struct {
+	Tool   string
+	Params map[string]string
+	// Asked is the value a yes/no question names ("is pr-007 in stock?"
+	// asks IN_STOCK); "" for any other question.
+	Asked string
+	// Phrasing reports that a declared phrasing matched: its tokens are
+	// as written, for the wall to judge.
+	Phrasing bool
+}
+
+// AbstentionKind says why a question was not understood.
+type AbstentionKind string
+
+// The abstention kinds.
+const (
+	// NoTool: no tool's vocabulary matches the question.
+	NoTool AbstentionKind = "no_tool"
+	// MissingSlot: a tool matches but a slot it needs is absent.
+	MissingSlot AbstentionKind = "missing_slot"
+	// Ambiguous: a name matches several declared ids (Candidates).
+	Ambiguous AbstentionKind = "ambiguous"
+	// UnknownName: words where a slot's value goes name none.
+	UnknownName AbstentionKind = "unknown_name"
+	// NotUnderstood: a tool matches, but some words are outside its
+	// vocabulary; answering would mean dropping them.
+	NotUnderstood AbstentionKind = "not_understood"
+)
+
+// MaxCandidates bounds the candidates an Ambiguous abstention lists.
+const MaxCandidates = 5
+
+// Abstention is why a question was not understood. It names the slot and
+// declared ids, never a word of the question.
+type Abstention struct {
+	Kind AbstentionKind
+	Tool string // the tool that matched best; "" for NoTool
+	// Slot names what is missing, unknown or ambiguous: an entity's name
+	// ("store"), an enumerated parameter ("state"), "as_of" or "window".
+	Slot string
+	// Candidates are, for Ambiguous, up to MaxCandidates declared ids,
+	// sorted.
+	Candidates []string
+}
+
+func (a *Abstention) Error() string { return string(a.Kind) + ": " + a.Detail() }
+
+// Detail is the reason's text after its kind.
+func (a *Abstention) Detail() string {
+	switch a.Kind {
+	case NoTool:
+		return "no tool on the menu covers the question"
+	case MissingSlot:
+		if a.Slot == "window" {
+			return "window (the question names no time window; say, for example, today, last week, or between 2026-01-01 and 2026-01-07)"
+		}
+		return a.Slot + " (the question names no " + strings.ReplaceAll(a.Slot, "_", " ") + ")"
+	case Ambiguous:
+		return a.Slot + " (the question could name " + strings.Join(a.Candidates, ", ") + ")"
+	case UnknownName:
+		return a.Slot + " (the question names no declared " + strings.ReplaceAll(a.Slot, "_", " ") + ")"
+	case NotUnderstood:
+		return "the question has words outside the vocabulary of " + a.Tool
+	}
+	return string(a.Kind)
+}
+
+// auxiliaries open a yes/no question.
+var auxiliaries = map[string]bool{"is": true, "are": true, "was": true, "were": true, "do": true, "does": true,
+	"did": true, "has": true, "have": true, "had": true}
+
+// segment is a run of words with one reading.
+type segment struct {
+	start, end int
+	kind       int // sUnknown, sLexicon, sID, sNumbered, sWhen
+	meanings   []meaning
+	entity     string   // sID, sNumbered
+	id         string   // sID
+	ids        []string // sNumbered
+	when       *when
+}
+
+const (
+	sUnknown = iota
+	sLexicon
+	sID
+	sNumbered
+	sWhen
+)
+
+// maxWords bounds the words Parse reads; a longer question is not
+// understood (package tool bounds questions far below this).
+const maxWords = 200
+
+// Parse reads a question against the vocabulary, with now as the clock
+// for relative time ("today", "last week", no time at all); a zero now
+// means there is no clock, and a question that needs one abstains. It
+// returns the understood call, or an *Abstention. It never guesses: a
+// word no slot or keyword accounts for is an abstention, not dropped.
+//
+// A question a tool's phrasing matches is that tool's, with the captured
+// tokens as written. Otherwise the question is read word by word (time
+// expressions, ids, names, "store 3", synonyms, keywords, filler), every
+// tool whose keyword (or, for a yes/no question, whose asked value) it
+// holds is tried, and the one whose slots it fills is chosen; among
+// several, the one with the most keyword words, then the first.
+func (p *Parser) Parse(question string, now time.Time) (Parse, error) {
+	now = now.UTC().Truncate(time.Second)
+	lower := strings.ToLower(question)
+	for ti, pats := range p.legacy {
+		for _, pat := range pats {
+			m, ok := pat.match(question, lower)
+			if !ok {
+				continue
+			}
+			return Parse{Tool: p.tools[ti].Name, Params: p.captured(ti, pat, m), Phrasing: true}, nil
+		}
+	}
+	sc := scratchPool.Get().(*scratch)
+	defer scratchPool.Put(sc)
+	ts := tokenizeInto(sc.tokens[:0], question)
+	sc.tokens = ts
+	// A negative question ("isn't it in stock?", "don't we have it?")
+	// asks what the positive one asks: its "not" right after the opening
+	// auxiliary is dropped; any other "not" must be declared vocabulary.
+	if len(ts) > 1 && auxiliaries[ts[0].low] && ts[1].low == "not" {
+		ts = append(ts[:1], ts[2:]...)
+	}
+	if len(ts) == 0 || len(ts) > maxWords {
+		return Parse{}, &Abstention{Kind: NoTool}
+	}
+	segs := p.segmentInto(sc, ts, now)
+
+	// Candidates: tools a keyword names; else tools a yes/no value names.
+	var cands []int
+	for _, s := range segs {
+		for _, m := range s.meanings {
+			if m.kind == mKeyword && !slices.Contains(cands, m.tool) {
+				cands = append(cands, m.tool)
+			}
+		}
+	}
+	if len(cands) == 0 {
+		for _, s := range segs {
+			for _, m := range s.meanings {
+				if m.kind == mAsk && !slices.Contains(cands, m.tool) {
+					cands = append(cands, m.tool)
+				}
+			}
+		}
+	}
+	if len(cands) == 0 {
+		return Parse{}, &Abstention{Kind: NoTool}
+	}
+	slices.Sort(cands)
+	var (
+		best      *Parse
+		bestScore = -1
+		abst      *Abstention
+		abstScore = -1
+	)
+	for _, ti := range cands {
+		res, a, score, outside := p.interpret(ti, ts, segs, now)
+		if a == nil {
+			if score > bestScore {
+				r := res
+				best, bestScore = &r, score
+			}
+			continue
+		}
+		// The closest failure: most keyword words, then fewest words
+		// outside the tool's vocabulary, then a named slot over words
+		// out of vocabulary.
+		s := (score*maxWords + maxWords - min(outside, maxWords)) * 2
+		if a.Kind != NotUnderstood {
+			s++
+		}
+		if s > abstScore {
+			abst, abstScore = a, s
+		}
+	}
+	if best != nil {
+		return *best, nil
+	}
+	return Parse{}, abst
+}
+
+// captured writes the tokens a declared phrasing captured as parameters.
+// A token that names exactly one declared value of its slot the way a
+// question may (an id in any case, a display name, "store 3", a synonym;
+// a date or a date and time, a window's end date counted whole unless the
+// phrasing writes the window half-open with "[") is written as that
+// value; any other token, relative time words included, as written, for
+// the wall to judge.
+func (p *Parser) captured(ti int, pat *Pattern, m map[string]string) map[string]string {
+	params := make(map[string]string, len(m))
+	halfOpen := slices.Contains(pat.words, "[") || slices.ContainsFunc(pat.words, func(w string) bool { return strings.HasPrefix(w, "[") })
+	for name, tok := range m {
+		params[name] = tok
+		si := slices.IndexFunc(p.tools[ti].Slots, func(s Slot) bool { return s.Name == name })
+		if si < 0 {
+			continue
+		}
+		s := p.tools[ti].Slots[si]
+		switch s.Kind {
+		case SlotEntity, SlotEnum:
+			if v, ok := p.slotValue(ti, si, tok); ok {
+				params[name] = v
+			}
+		case SlotInstant, SlotStart, SlotEnd:
+			ts := tokenize(tok)
+			pt, n := scanPoint(ts, 0, 0)
+			if n == 0 || n != len(ts) || pt.relative {
+				continue
+			}
+			switch {
+			case !pt.dateOnly:
+				params[name] = Timestamp(pt.t)
+			case s.Kind == SlotInstant:
+				params[name] = Timestamp(endOfDay(pt.t))
+			case s.Kind == SlotEnd && !halfOpen:
+				params[name] = Timestamp(pt.t.AddDate(0, 0, 1))
+			default:
+				params[name] = Timestamp(pt.t)
+			}
+		}
+	}
+	return params
+}
+
+// slotValue reads a captured token as one value of slot si of tool ti:
+// the whole token must be one id, name, noun and number, value or
+// synonym, naming exactly one value.
+func (p *Parser) slotValue(ti, si int, tok string) (string, bool) {
+	s := p.tools[ti].Slots[si]
+	if s.Kind == SlotEnum {
+		for _, v := range s.Values {
+			if strings.EqualFold(v.Value, tok) {
+				return v.Value, true
+			}
+		}
+	}
+	ts := tokenize(tok)
+	if len(ts) == 0 {
+		return "", false
+	}
+	segs := p.segmentInto(&scratch{}, ts, time.Time{})
+	if len(segs) != 1 || segs[0].end != len(ts) {
+		return "", false
+	}
+	g := segs[0]
+	switch {
+	case s.Kind == SlotEntity && g.kind == sID && g.entity == s.Entity:
+		return g.id, true
+	case s.Kind == SlotEntity && g.kind == sNumbered && g.entity == s.Entity && len(g.ids) == 1:
+		return g.ids[0], true
+	case g.kind == sLexicon:
+		for _, m := range g.meanings {
+			switch {
+			case s.Kind == SlotEntity && m.kind == mName && m.entity == s.Entity && len(m.ids) == 1:
+				return m.ids[0], true
+			case s.Kind == SlotEnum && m.kind == mValue && m.tool == ti && m.slot == si:
+				return m.value, true
+			}
+		}
+	}
+	return "", false
+}
+
+// segment reads the words left to right: at each, the longest reading
+// among a time expression, an id, a phrase of the lexicon (with a noun
+// followed by a number read as "store 3"); else the word is unknown.
+func (p *Parser) segmentInto(sc *scratch, ts []token, now time.Time) []segment {
+	year := 0
+	if !now.IsZero() {
+		year = now.Year()
+	}
+	segs := sc.segs[:0]
+	defer func() { sc.segs = segs[:0] }()
+	w := joinWords(sc, ts)
+	for i := 0; i < len(ts); {
+		if w, n := scanWhen(ts, i, year); n > 0 {
+			segs = append(segs, segment{start: i, end: i + n, kind: sWhen, when: &w})
+			i += n
+			continue
+		}
+		if ent, id, ok := p.idAt(ts[i]); ok {
+			segs = append(segs, segment{start: i, end: i + 1, kind: sID, entity: ent, id: id})
+			i++
+			continue
+		}
+		n, ms := p.longest(w, i)
+		if n > 0 {
+			// A noun and a number: "store 3".
+			if i+n < len(ts) && slices.ContainsFunc(ms, func(m meaning) bool { return m.kind == mNoun }) {
+				if num, ok := number(ts[i+n].low); ok {
+					for _, m := range ms {
+						if m.kind != mNoun {
+							continue
+						}
+						segs = append(segs, segment{start: i, end: i + n + 1, kind: sNumbered, entity: m.entity,
+							ids: p.entities[m.entity].numbered(num)})
+						i += n + 1
+						goto next
+					}
+				}
+			}
+			segs = append(segs, segment{start: i, end: i + n, kind: sLexicon, meanings: ms})
+			i += n
+			continue
+		}
+		segs = append(segs, segment{start: i, end: i + 1, kind: sUnknown})
+		i++
+	next:
+	}
+	return segs
+}
+
+// number reads a word that is a number ("3", "#3").
+func number(s string) (int64, bool) {
+	s = strings.TrimPrefix(s, "#")
+	if s == "" || len(s) > 12 {
+		return 0, false
+	}
+	for i := 0; i < len(s); i++ {
+		if !isDigit(s[i]) {
+			return 0, false
+		}
+	}
+	n, err := strconv.ParseInt(s, 10, 64)
+	return n, err == nil
+}
+
+// idAt reports whether a word is an id of a known entity.
+func (p *Parser) idAt(t token) (entity, id string, ok bool) {
+	if !strings.ContainsFunc(t.low, func(r rune) bool { return r >= '0' && r <= '9' }) {
+		return "", "", false
+	}
+	// A declared id first, in any entity: no regexp.
+	for _, n := range p.order {
+		if id, ok := p.entities[n].byLower[t.low]; ok {
+			return n, id, true
+		}
+	}
+	for _, n := range p.order {
+		if id, ok := p.entities[n].id(t.raw, t.low); ok {
+			return n, id, true
+		}
+	}
+	return "", "", false
+}
+
+// words is a question's lowercase words joined by single spaces, with
+// where each begins and ends: the phrase of words i to j is a slice of
+// it, looked up without building a string.
+type words struct {
+	text       []byte
+	start, end []int
+}
+
+// scratch is the memory one parse works in, reused across parses.
+type scratch struct {
+	tokens     []token
+	segs       []segment
+	text       []byte
+	start, end []int
+}
+
+var scratchPool = sync.Pool{New: func() any { return &scratch{} }}
+
+func joinWords(sc *scratch, ts []token) words {
+	b := sc.text[:0]
+	start, end := sc.start[:0], sc.end[:0]
+	for i, t := range ts {
+		if i > 0 {
+			b = append(b, ' ')
+		}
+		start = append(start, len(b))
+		b = append(b, t.low...)
+		end = append(end, len(b))
+	}
+	sc.text, sc.start, sc.end = b, start, end
+	return words{text: b, start: start, end: end}
+}
+
+// longest returns the longest phrase of the lexicon at word i.
+func (p *Parser) longest(w words, i int) (int, []meaning) {
+	bestN := 0
+	var best []meaning
+	for n := 1; n <= p.maxLen && i+n <= len(w.start); n++ {
+		if ms, ok := p.lexicon[string(w.text[w.start[i]:w.end[i+n-1]])]; ok {
+			bestN, best = n, ms
+		}
+	}
+	return bestN, best
+}
+
+// interpret reads the segments as a question for tool ti. It returns the
+// call, or why not, the tool's score (its keyword words) and the words
+// outside its vocabulary.
+func (p *Parser) interpret(ti int, ts []token, segs []segment, now time.Time) (Parse, *Abstention, int, int) {
+	t := p.tools[ti]
+	fail := func(kind AbstentionKind, slot string, cands []string) *Abstention {
+		if len(cands) > MaxCandidates {
+			cands = cands[:MaxCandidates]
+		}
+		return &Abstention{Kind: kind, Tool: t.Name, Slot: slot, Candidates: cands}
+	}
+	slotOf := func(entity string) int {
+		return slices.IndexFunc(t.Slots, func(s Slot) bool { return s.Kind == SlotEntity && s.Entity == entity })
+	}
+	var (
+		score     int
+		filled    = make([]string, len(t.Slots))
+		asked     string
+		times     []when
+		unknown   [][2]int // runs of unknown words: [start, end)
+		cue       [][2]int // a segment after a noun, and the noun's slot
+		ambiguous = -1
+		ambCands  []string
+		conflict  bool
+		outside   int // words outside the tool's vocabulary
+	)
+	ret := func(a *Abstention) (Parse, *Abstention, int, int) { return Parse{}, a, score, outside }
+	fill := func(si int, v string) {
+		if filled[si] != "" && filled[si] != v {
+			conflict = true
+		}
+		filled[si] = v
+	}
+	for k, s := range segs {
+		switch s.kind {
+		case sWhen:
+			times = append(times, *s.when)
+		case sID:
+			si := slotOf(s.entity)
+			if si < 0 {
+				conflict = true
+				continue
+			}
+			fill(si, s.id)
+		case sNumbered:
+			si := slotOf(s.entity)
+			switch {
+			case si < 0:
+				conflict = true
+			case len(s.ids) == 1:
+				fill(si, s.ids[0])
+			case len(s.ids) == 0:
+				return ret(fail(UnknownName, s.entity, nil))
+			default:
+				ambiguous, ambCands = si, s.ids
+			}
+		case sLexicon:
+			m, ok := pick(s.meanings, ti, func(e string) bool { return slotOf(e) >= 0 })
+			if !ok {
+				// The words mean something, but not for this tool.
+				unknown = appendRun(unknown, s.start, s.end)
+				outside += s.end - s.start
+				continue
+			}
+			switch m.kind {
+			case mKeyword:
+				score += s.end - s.start
+			case mValue:
+				fill(m.slot, m.value)
+			case mAsk:
+				if asked != "" && asked != m.value {
+					conflict = true
+				}
+				asked = m.value
+			case mNoun:
+				cue = append(cue, [2]int{k + 1, slotOf(m.entity)})
+			case mName:
+				si := slotOf(m.entity)
+				if len(m.ids) > 1 {
+					ambiguous, ambCands = si, m.ids
+					continue
+				}
+				fill(si, m.ids[0])
+			}
+		default:
+			unknown = appendRun(unknown, s.start, s.end)
+			outside += s.end - s.start
+		}
+	}
+	if ambiguous >= 0 {
+		return ret(fail(Ambiguous, t.Slots[ambiguous].Entity, ambCands))
+	}
+	if conflict {
+		return ret(fail(NotUnderstood, "", nil))
+	}
+	params := map[string]string{}
+	// Entity and enumerated slots.
+	var missing []int
+	for si, s := range t.Slots {
+		switch s.Kind {
+		case SlotEntity, SlotEnum:
+			if filled[si] == "" {
+				missing = append(missing, si)
+			} else {
+				params[s.Name] = filled[si]
+			}
+		}
+	}
+	if len(missing) > 0 {
+		// Words where a name goes: a declared name they begin, else an
+		// unknown name; no such words: the slot is missing.
+		for _, si := range missing {
+			s := t.Slots[si]
+			if s.Kind != SlotEntity {
+				continue
+			}
+			et := p.entities[s.Entity]
+			for _, r := range unknown {
+				if c := et.partly(lowers(ts[r[0]:r[1]])); len(c) > 0 {
+					return ret(fail(Ambiguous, s.Entity, c))
+				}
+			}
+		}
+		si := missing[0]
+		if len(unknown) == 1 {
+			// After a noun ("at store Springfield"): that noun's slot.
+			for k, s := range segs {
+				if s.start == unknown[0][0] {
+					for _, c := range cue {
+						if c[0] == k && slices.Contains(missing, c[1]) {
+							si = c[1]
+						}
+					}
+				}
+			}
+			return ret(fail(UnknownName, slotName(t.Slots[si]), nil))
+		}
+		if len(unknown) > 1 {
+			return ret(fail(NotUnderstood, "", nil))
+		}
+		return ret(fail(MissingSlot, slotName(t.Slots[si]), nil))
+	}
+	if len(unknown) > 0 {
+		return ret(fail(NotUnderstood, "", nil))
+	}
+	// Time.
+	if len(times) > 1 {
+		return ret(fail(NotUnderstood, "", nil))
+	}
+	var w *when
+	if len(times) == 1 {
+		w = &times[0]
+	}
+	for _, s := range t.Slots {
+		switch s.Kind {
+		case SlotInstant:
+			if w == nil || w.clock {
+				if now.IsZero() {
+					return ret(fail(MissingSlot, s.Name, nil))
+				}
+			}
+			at := now
+			if w != nil {
+				var ok bool
+				if at, ok = w.instant(now); !ok {
+					return ret(fail(NotUnderstood, "", nil))
+				}
+			}
+			params[s.Name] = Timestamp(at)
+		case SlotStart:
+			if w == nil {
+				return ret(fail(MissingSlot, "window", nil))
+			}
+			if w.clock && now.IsZero() {
+				return ret(fail(MissingSlot, "window", nil))
+			}
+			start, end, ok := w.window(now)
+			if !ok {
+				return ret(fail(NotUnderstood, "", nil))
+			}
+			params[s.Name] = Timestamp(start)
+			for _, e := range t.Slots {
+				if e.Kind == SlotEnd {
+					params[e.Name] = Timestamp(end)
+				}
+			}
+		}
+	}
+	if w != nil && !slices.ContainsFunc(t.Slots, func(s Slot) bool { return s.Kind == SlotInstant || s.Kind == SlotStart }) {
+		return ret(fail(NotUnderstood, "", nil))
+	}
+	return Parse{Tool: t.Name, Params: params, Asked: asked}, nil, score, 0
+}
+
+// slotName is how a reason names a slot: an entity by its name, any
+// other slot by its parameter.
+func slotName(s Slot) string {
+	if s.Kind == SlotEntity {
+		return s.Entity
+	}
+	return s.Name
+}
+
+// pick chooses the meaning a phrase has for tool ti: its value, its yes/no
+// value, its keyword, a noun of one of its entities, a name of one, or
+// filler, in that order.
+func pick(ms []meaning, ti int, hasEntity func(string) bool) (meaning, bool) {
+	rank := func(m meaning) int {
+		switch {
+		case m.kind == mValue && m.tool == ti:
+			return 6
+		case m.kind == mAsk && m.tool == ti:
+			return 5
+		case m.kind == mKeyword && m.tool == ti:
+			return 4
+		case m.kind == mName && hasEntity(m.entity):
+			return 3
+		case m.kind == mNoun && hasEntity(m.entity):
+			return 2
+		case m.kind == mFiller:
+			return 1
+		}
+		return 0
+	}
+	best, bestRank := meaning{}, 0
+	for _, m := range ms {
+		if r := rank(m); r > bestRank {
+			best, bestRank = m, r
+		}
+	}
+	return best, bestRank > 0
+}
+
+func appendRun(runs [][2]int, start, end int) [][2]int {
+	if n := len(runs); n > 0 && runs[n-1][1] == start {
+		runs[n-1][1] = end
+		return runs
+	}
+	return append(runs, [2]int{start, end})
+}
+
+// String writes a parse for tests and examples: the tool, its parameters
+// sorted, and the asked value.
+func (r Parse) String() string {
+	keys := make([]string, 0, len(r.Params))
+	for k := range r.Params {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	var b strings.Builder
+	b.WriteString(r.Tool)
+	for _, k := range keys {
+		fmt.Fprintf(&b, " %s=%s", k, r.Params[k])
+	}
+	if r.Asked != "" {
+		b.WriteString(" asked=" + r.Asked)
+	}
+	return b.String()
+}
