@@ -15,6 +15,7 @@ var Renderers = map[string]func(*Record) (string, error){
 	"load-demo":      LoadTable,
 	"load-big":       LoadTable,
 	"engine-tools":   EngineToolsTable,
+	"parse":          ParseTable,
 	"scale-duckdb":   ScaleTable,
 	"scale-postgres": ScaleTable,
 }
@@ -168,6 +169,24 @@ func EngineToolsTable(rec *Record) (string, error) {
 	}
 	fmt.Fprintf(&b, "| whole pipeline (`BenchmarkAsk`: rules provider, ledger and grounding check) | %s |\n", ask)
 	fmt.Fprintf(&b, "\nMedians of %d samples; the widest spread between a row's fastest and slowest sample is %.0f%% of its median.\n\n", n, worst*100)
+	b.WriteString(Provenance(rec))
+	return b.String(), nil
+}
+
+// ParseTable renders the parser benchmarks BenchmarkParse and
+// BenchmarkParser: the median and the range of ns/op, per question.
+func ParseTable(rec *Record) (string, error) {
+	m := Benchmarks(rec)
+	var b strings.Builder
+	b.WriteString("| benchmark | per question (median) | fastest to slowest sample |\n|---|---|---|\n")
+	for _, name := range []string{"BenchmarkParse", "BenchmarkParser"} {
+		xs := m[name]
+		if len(xs) == 0 {
+			return "", fmt.Errorf("render parse table: no samples of %s", name)
+		}
+		fmt.Fprintf(&b, "| `%s` | %s | %s to %s |\n", name, Micros(Median(xs)/1000), Micros(slices.Min(xs)/1000), Micros(slices.Max(xs)/1000))
+	}
+	fmt.Fprintf(&b, "\nTarget: under 20 µs a question; the slowest sample is %s.\n\n", Micros(slices.Max(append(m["BenchmarkParse"], m["BenchmarkParser"]...))/1000))
 	b.WriteString(Provenance(rec))
 	return b.String(), nil
 }

@@ -417,7 +417,7 @@ func sources(t testing.TB, d *retail.Dataset) []source {
 	}
 	wall("wall-undeclared-store", qState("pr-007", "st-999", mid), tool.Invalid, "get_stock_state", "st-999 is well formed but not declared")
 	wall("wall-undeclared-product", qPrice("pr-999", "st-003", mid), tool.Invalid, "get_price", "pr-999 is well formed but not declared")
-	wall("wall-bad-timestamp", qFlag("pr-007", "st-003", "yesterday"), tool.Invalid, "get_compliance_flag", "not a timestamp")
+	wall("wall-bad-timestamp", qFlag("pr-007", "st-003", "2026-01-06T25:00:00Z"), tool.Invalid, "get_compliance_flag", "not a timestamp (hour 25)")
 	wall("wall-bad-condition", qCount("ON_FIRE", mid), tool.Invalid, "count_stores_with_condition", "not a condition")
 	wall("wall-bad-state", qList("BANANA", "st-003", mid), tool.Invalid, "list_products_in_state", "not a shelf state")
 	wall("wall-reversed-window", qWindow("OUT_OF_STOCK", "st-003", "2026-01-07T00:00:00Z", "2026-01-01T00:00:00Z"), tool.Invalid,

@@ -406,7 +406,7 @@ func warehouseSources(t testing.TB, d *whData) []source {
 	wall("wall-unknown-condition", qwCount("ON_FIRE", doc), tool.Invalid, "count_devices_with_condition", "not a condition")
 	wall("wall-reversed-window", qwWindow("FAULT", "zone-01", "2026-01-08T00:00:00Z", "2026-01-07T00:00:00Z"), tool.Invalid,
 		"count_status_events_in_window", "start after end")
-	wall("wall-bad-timestamp", qwTemp("dev-0005", "yesterday"), tool.Invalid, "get_temperature", "not a timestamp")
+	wall("wall-bad-timestamp", qwTemp("dev-0005", "2026-01-06T25:00:00Z"), tool.Invalid, "get_temperature", "not a timestamp (hour 25)")
 	wall("wall-sql-or", qwStatus("dev-0001' OR 1=1", doc), tool.RawQuery, "get_device_status", "a classic injection in the device id")
 	wall("wall-sql-drop", qwList("IDLE", "zone-01; DROP TABLE status_events", doc), tool.RawQuery, "list_devices_in_status", "a statement in the zone id")
 

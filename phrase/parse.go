@@ -126,7 +126,7 @@ func (p *Parser) Parse(question string, now time.Time) (Parse, error) {
 			if !ok {
 				continue
 			}
-			return Parse{Tool: p.tools[ti].Name, Params: p.captured(ti, pat, m), Phrasing: true}, nil
+			return Parse{Tool: p.tools[ti].Name, Params: p.captured(ti, pat, m, now), Phrasing: true}, nil
 		}
 	}
 	sc := scratchPool.Get().(*scratch)
@@ -142,8 +142,24 @@ func (p *Parser) Parse(question string, now time.Time) (Parse, error) {
 	if len(ts) == 0 || len(ts) > maxWords {
 		return Parse{}, &Abstention{Kind: NoTool}
 	}
-	segs := p.segmentInto(sc, ts, now)
+	segs, _ := p.segmentInto(sc, ts, now, false)
+	res, err := p.read(ts, segs, now)
+	if err == nil {
+		return res, nil
+	}
+	// Two phrases that share a word ("low stock" and "stock level") split
+	// the other way when that reads where the first split does not.
+	if alt, differs := p.segmentInto(sc, ts, now, true); differs {
+		if res, aerr := p.read(ts, alt, now); aerr == nil {
+			return res, nil
+		}
+	}
+	return Parse{}, err
+}
 
+// read interprets a segmentation: the tools its keywords (else its yes/no
+// values) name, and the one whose slots it fills.
+func (p *Parser) read(ts []token, segs []segment, now time.Time) (Parse, error) {
 	// Candidates: tools a keyword names; else tools a yes/no value names.
 	var cands []int
 	for _, s := range segs {
@@ -202,10 +218,10 @@ func (p *Parser) Parse(question string, now time.Time) (Parse, error) {
 // A token that names exactly one declared value of its slot the way a
 // question may (an id in any case, a display name, "store 3", a synonym;
 // a date or a date and time, a window's end date counted whole unless the
-// phrasing writes the window half-open with "[") is written as that
-// value; any other token, relative time words included, as written, for
-// the wall to judge.
-func (p *Parser) captured(ti int, pat *Pattern, m map[string]string) map[string]string {
+// phrasing writes the window half-open with "["; with a clock, a relative
+// time such as "now" or "yesterday", resolved as anywhere else) is written
+// as that value; any other token as written, for the wall to judge.
+func (p *Parser) captured(ti int, pat *Pattern, m map[string]string, now time.Time) map[string]string {
 	params := make(map[string]string, len(m))
 	halfOpen := slices.Contains(pat.words, "[") || slices.ContainsFunc(pat.words, func(w string) bool { return strings.HasPrefix(w, "[") })
 	for name, tok := range m {
@@ -222,10 +238,25 @@ func (p *Parser) captured(ti int, pat *Pattern, m map[string]string) map[string]
 			}
 		case SlotInstant, SlotStart, SlotEnd:
 			ts := tokenize(tok)
-			pt, n := scanPoint(ts, 0, 0)
-			if n == 0 || n != len(ts) || pt.relative {
+			if s.Kind == SlotInstant && !now.IsZero() {
+				// now, today, yesterday, a date: the instant a state is
+				// read at, as in a question read word by word.
+				if w, n := scanWhen(ts, 0, now.Year()); n > 0 && n == len(ts) {
+					if t, ok := w.instant(now); ok {
+						params[name] = Timestamp(t)
+					}
+					continue
+				}
+			}
+			year := 0
+			if !now.IsZero() {
+				year = now.Year()
+			}
+			pt, n := scanPoint(ts, 0, year)
+			if n == 0 || n != len(ts) || pt.relative && now.IsZero() {
 				continue
 			}
+			pt = pt.resolve(now)
 			switch {
 			case !pt.dateOnly:
 				params[name] = Timestamp(pt.t)
@@ -257,7 +288,7 @@ func (p *Parser) slotValue(ti, si int, tok string) (string, bool) {
 	if len(ts) == 0 {
 		return "", false
 	}
-	segs := p.segmentInto(&scratch{}, ts, time.Time{})
+	segs, _ := p.segmentInto(&scratch{}, ts, time.Time{}, false)
 	if len(segs) != 1 || segs[0].end != len(ts) {
 		return "", false
 	}
@@ -283,12 +314,15 @@ func (p *Parser) slotValue(ti, si int, tok string) (string, bool) {
 // segment reads the words left to right: at each, the longest reading
 // among a time expression, an id, a phrase of the lexicon (with a noun
 // followed by a number read as "store 3"); else the word is unknown.
-func (p *Parser) segmentInto(sc *scratch, ts []token, now time.Time) []segment {
+//
+// With split, a lexicon match is lexAt's rather than the longest; differs
+// reports whether that changed any segment.
+func (p *Parser) segmentInto(sc *scratch, ts []token, now time.Time, split bool) (segs []segment, differs bool) {
 	year := 0
 	if !now.IsZero() {
 		year = now.Year()
 	}
-	segs := sc.segs[:0]
+	segs = sc.segs[:0]
 	defer func() { sc.segs = segs[:0] }()
 	w := joinWords(sc, ts)
 	for i := 0; i < len(ts); {
@@ -303,6 +337,11 @@ func (p *Parser) segmentInto(sc *scratch, ts []token, now time.Time) []segment {
 			continue
 		}
 		n, ms := p.longest(w, i)
+		if split {
+			if k, kms := p.lexAt(w, i); k != n {
+				n, ms, differs = k, kms, true
+			}
+		}
 		if n > 0 {
 			// A noun and a number: "store 3".
 			if i+n < len(ts) && slices.ContainsFunc(ms, func(m meaning) bool { return m.kind == mNoun }) {
@@ -326,7 +365,7 @@ func (p *Parser) segmentInto(sc *scratch, ts []token, now time.Time) []segment {
 		i++
 	next:
 	}
-	return segs
+	return segs, differs
 }
 
 // number reads a word that is a number ("3", "#3").
@@ -397,6 +436,24 @@ func joinWords(sc *scratch, ts []token) words {
 }
 
 // longest returns the longest phrase of the lexicon at word i.
+// lexAt is the lexicon's match at word i: the longest, unless a shorter
+// one lets the match after it run past the longest's end, so that two
+// phrases sharing a word split where both are whole ("low" then "stock
+// level", not "low stock" then an unknown "level").
+func (p *Parser) lexAt(w words, i int) (int, []meaning) {
+	n, ms := p.longest(w, i)
+	for k := n - 1; k >= 1; k-- {
+		kms, ok := p.lexicon[string(w.text[w.start[i]:w.end[i+k-1]])]
+		if !ok {
+			continue
+		}
+		if m, _ := p.longest(w, i+k); k+m > n {
+			return k, kms
+		}
+	}
+	return n, ms
+}
+
 func (p *Parser) longest(w words, i int) (int, []meaning) {
 	bestN := 0
 	var best []meaning

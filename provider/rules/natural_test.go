@@ -180,7 +180,8 @@ func TestParse_Retail(t *testing.T) {
 		{"how many out of stock events at st-003 since 2026-01-05",
 			window("st-003", "OUT_OF_STOCK", "2026-01-05T00:00:00Z", nowTS)},
 		// The declared phrasings: a capture naming one declared value is
-		// that value; relative words and anything else go as written.
+		// that value, a relative time is resolved against the clock, and
+		// anything else goes as written.
 		{"What is the price of Whole Milk 1L at Riverside as of 2026-01-06?", price("pr-007", "st-003", "2026-01-06T23:59:59Z")},
 		{"What is the price of PR-007 at store 3 as of 2026-01-06 08:00?", price("pr-007", "st-003", "2026-01-06T08:00:00Z")},
 		{"How many stores have condition sold out as of 2026-01-06T08:00:00Z?", stores("OUT_OF_STOCK", "2026-01-06T08:00:00Z")},
@@ -188,7 +189,9 @@ func TestParse_Retail(t *testing.T) {
 			window("st-008", "LOW_STOCK", "2026-01-02T00:00:00Z", "2026-01-06T00:00:00Z")},
 		{"How many OUT_OF_STOCK events were recorded for st-003 in [2026-01-01, 2026-01-07)?",
 			window("st-003", "OUT_OF_STOCK", "2026-01-01T00:00:00Z", "2026-01-07T00:00:00Z")},
-		{"What is the compliance flag of pr-007 at st-003 as of yesterday?", flag("pr-007", "st-003", "yesterday")},
+		{"What is the compliance flag of pr-007 at st-003 as of yesterday?", flag("pr-007", "st-003", "2026-01-06T23:59:59Z")},
+		{"What is the compliance flag of pr-007 at st-003 as of now?", flag("pr-007", "st-003", nowTS)},
+		{"What is the compliance flag of pr-007 at st-003 as of 2026-01-06T25:00:00Z?", flag("pr-007", "st-003", "2026-01-06T25:00:00Z")},
 		{"What is the price of pr-007' OR 1=1 at st-003 as of 2026-01-06T08:00:00Z?", price("pr-007' OR 1=1", "st-003", "2026-01-06T08:00:00Z")},
 		{"What is the price of sourdough at st-003 as of 2026-01-06T08:00:00Z?", price("sourdough", "st-003", "2026-01-06T08:00:00Z")},
 		// Abstentions with true reasons.
