@@ -96,8 +96,8 @@ type Options struct {
 	// MemoryRows: a catalog engine reads each dataset of at most this
 	// many rows into memory when it opens and answers it there (see
 	// shape.Options.MemoryRows), for data that does not change while
-	// served; 0 reads none. Open's store file is always held in memory:
-	// it cannot change.
+	// served; 0 reads none (Open: StoreFileMemoryRows; a store file
+	// cannot change).
 	MemoryRows int
 }
 
@@ -120,9 +120,10 @@ func LoadDataset(path string) (*retail.Dataset, error) {
 // events as the scans dataset, derived as an import derives them) and
 // opens the embedded retail catalog over it. Every answer is then the
 // catalog engine's; the dataset's version names the snapshot. Nothing
-// writes to that database after: the catalog engine holds its rows in
-// memory and answers there (Options.MemoryRows), where a call costs
-// microseconds, not the database's fixed cost per query.
+// writes to that database after: the catalog engine holds a store of up
+// to StoreFileMemoryRows events in memory and answers there
+// (Options.MemoryRows), where a call costs microseconds, not the
+// database's fixed cost per query; a larger one is answered by SQL.
 func Open(ctx context.Context, d *retail.Dataset, open Opener, opts *Options) (*Engine, error) {
 	cat, err := catalogs.Load(storefile.Catalog)
 	if err != nil {
