@@ -14,6 +14,7 @@ import (
 var Renderers = map[string]func(*Record) (string, error){
 	"load-demo":      LoadTable,
 	"load-big":       LoadTable,
+	"load-big-sql":   LoadTable,
 	"engine-tools":   EngineToolsTable,
 	"parse":          ParseTable,
 	"scale-duckdb":   ScaleTable,

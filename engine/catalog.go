@@ -24,13 +24,13 @@ func OpenCatalog(ctx context.Context, cat *catalog.Catalog, src shape.Source, op
 }
 
 // StoreFileMemoryRows is how many events of a store file Open holds in
-// memory: the demo's 4,000 and any store up to this size. A larger one is
-// answered by SQL in its in-memory DuckDB: reading its rows out costs
-// about 11 µs a row at start (14 s for 999,999 events against 3 s for the
-// import alone), and the in-memory resolver scans every row for every
-// call (load-big: 160 questions/s from memory against 220 by SQL at
-// 999,999 events; ad hoc, this session).
-const StoreFileMemoryRows = 100_000
+// memory: every store the format allows (999,999 events at most). From
+// memory the demo's calls take tens of microseconds instead of
+// milliseconds, and a store of 999,999 events serves twice the questions
+// it does by SQL, for a slower start: reading the rows out of DuckDB costs
+// about 6 µs a row (bench/results/load-big.txt against
+// load-big-sql.txt). A caller may set Options.MemoryRows lower.
+const StoreFileMemoryRows = 1_000_000
 
 // openCatalog is OpenCatalog; storeFile marks Open's engine over an
 // imported store file, whose answers carry no data_version (the store
