@@ -102,7 +102,7 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 	var c config
 	fs := flag.NewFlagSet("toolbox", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	fs.StringVar(&c.catalog, "catalog", "retail", "`WORKLOAD`: retail (provenant's retail engine, the store file imported into an in-memory DuckDB, against the toolbox on PostgreSQL) or warehouse (serve --catalog warehouse and the toolbox on the same PostgreSQL data); under warehouse -seed, -events, -days, -schema and -out default to 20260105, 1000000, 30, provenant_bench_wh and bench/results/toolbox-warehouse")
+	fs.StringVar(&c.catalog, "catalog", "retail", "`WORKLOAD`: retail (provenant's retail engine, the store file imported and held in memory, against the toolbox on PostgreSQL) or warehouse (serve --catalog warehouse and the toolbox on the same PostgreSQL data); under warehouse -seed, -events, -days, -schema and -out default to 20260105, 1000000, 30, provenant_bench_wh and bench/results/toolbox-warehouse")
 	fs.StringVar(&c.toolbox, "toolbox", "bench/toolbox/node_modules/@toolbox-sdk/server-linux-x64/bin/toolbox", "toolbox `BINARY` (install.sh puts it here)")
 	fs.StringVar(&c.provenant, "provenant", "", "provenant `BINARY` (default: go build ./cmd/provenant into a temporary directory)")
 	fs.StringVar(&c.pgHost, "pg-host", "127.0.0.1", "PostgreSQL host")
