@@ -266,33 +266,17 @@ func (s *Snapshot) Summary(ctx context.Context, sc Scope) (Summary, error) {
 // reference is absent from the map (any id matching its pattern is
 // admitted, and one that names nothing is a grounded zero).
 func (s *Snapshot) DeclaredIDs(ctx context.Context) (map[string]map[string]bool, error) {
-	if err := s.begin(ctx); err != nil {
+	names, err := s.DeclaredNames(ctx)
+	if err != nil {
 		return nil, err
 	}
-	out := map[string]map[string]bool{}
-	for _, ds := range s.e.cat.Datasets {
-		for _, e := range ds.Entities {
-			r := e.Reference
-			if r == nil {
-				continue
-			}
-			if _, done := out[e.Name.Value]; done {
-				continue
-			}
-			rel := r.Table.Value
-			if rel == "" {
-				// Declared with files: the source must have opened them;
-				// ids that were not read cannot be admitted.
-				if rel = s.e.src.References[e.Name.Value]; rel == "" {
-					return nil, fmt.Errorf("read reference of entity %s: its files are not open in the source", e.Name.Value)
-				}
-			}
-			ids, err := s.referenceIDs(ctx, r, rel)
-			if err != nil {
-				return nil, fmt.Errorf("read reference of entity %s: %w", e.Name.Value, err)
-			}
-			out[e.Name.Value] = ids
+	out := make(map[string]map[string]bool, len(names))
+	for entity, byID := range names {
+		ids := make(map[string]bool, len(byID))
+		for id := range byID {
+			ids[id] = true
 		}
+		out[entity] = ids
 	}
 	return out, nil
 }
@@ -317,7 +301,8 @@ func (s *Snapshot) DeclaredNames(ctx context.Context) (map[string]map[string]str
 			}
 			rel := r.Table.Value
 			if rel == "" {
-				// Declared with files: the source must have opened them.
+				// Declared with files: the source must have opened them;
+				// ids that were not read cannot be admitted.
 				if rel = s.e.src.References[e.Name.Value]; rel == "" {
 					return nil, fmt.Errorf("read reference of entity %s: its files are not open in the source", e.Name.Value)
 				}
@@ -349,23 +334,4 @@ func (s *Snapshot) referenceNames(ctx context.Context, r *catalog.Reference, rel
 		}
 	}
 	return names, rows.Err()
-}
-
-func (s *Snapshot) referenceIDs(ctx context.Context, r *catalog.Reference, rel string) (map[string]bool, error) {
-	rows, err := s.tx.QueryContext(ctx, "SELECT CAST("+ident(r.ID.Value)+" AS VARCHAR) FROM "+quoteName(rel))
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	ids := map[string]bool{}
-	for rows.Next() {
-		var id sql.NullString
-		if err := rows.Scan(&id); err != nil {
-			return nil, err
-		}
-		if id.Valid {
-			ids[id.String] = true
-		}
-	}
-	return ids, rows.Err()
 }
