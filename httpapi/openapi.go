@@ -83,7 +83,7 @@ func OpenAPI(reg *tool.Registry) map[string]any {
 		"info": map[string]any{
 			"title":   "provenant",
 			"version": APIVersion,
-			"description": "Grounded answers over shelf-scan data. Every value is computed by a tool from the closed menu, " +
+			"description": "Grounded answers over " + reg.About() + ". Every value is computed by a tool from the closed menu, " +
 				"carries the events behind it, and is re-derived independently before it is returned. A call the wall " +
 				"refuses (wrong parameters, an undeclared id, query syntax) is a 200 answer with outcome rejected; a " +
 				"question no tool covers is a 200 answer with outcome abstained. Request schemas are advisory: the server " +

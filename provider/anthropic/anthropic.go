@@ -85,18 +85,6 @@ var (
 	ErrOptions = errors.New("invalid anthropic options")
 )
 
-// The prompts. They are part of every cassette key.
-const (
-	selectPrompt = "You route questions about retail shelf-scan data to tools. " +
-		"If exactly one of the provided tools answers the question, call it once, copying store ids (st-NNN), " +
-		"product ids (pr-NNN), state and condition names, and UTC timestamps (YYYY-MM-DDTHH:MM:SSZ) exactly as the question gives them. " +
-		"If no tool answers the question, or the question lacks a value the tool needs, reply without calling any tool; never guess a value. " +
-		"Never answer the question yourself."
-	composePrompt = "You write one display sentence that answers a question from a verified value. " +
-		"The user message is JSON with the question, the tool that computed the value, the tool's arguments and the value " +
-		"(null means no observation; prices are in cents). " +
-		"State the value exactly; add no other facts, caveats or formatting. Reply with the sentence only."
-)
 
 // Options configures a Provider.
 type Options struct {
@@ -247,7 +235,7 @@ func (p *Provider) selectCall(ctx context.Context, stage string, messages []sdk.
 	m, err := p.messages.New(ctx, sdk.MessageNewParams{
 		Model:      p.model,
 		MaxTokens:  MaxTokens,
-		System:     []sdk.TextBlockParam{{Text: selectPrompt}},
+		System:     []sdk.TextBlockParam{{Text: toolcall.SelectPrompt}},
 		Messages:   messages,
 		Tools:      tools,
 		ToolChoice: sdk.ToolChoiceUnionParam{OfAuto: &sdk.ToolChoiceAutoParam{DisableParallelToolUse: sdk.Bool(true)}},
@@ -302,7 +290,7 @@ func (p *Provider) Compose(ctx context.Context, in provider.ComposeInput) (strin
 	m, err := p.messages.New(ctx, sdk.MessageNewParams{
 		Model:     p.model,
 		MaxTokens: MaxTokens,
-		System:    []sdk.TextBlockParam{{Text: composePrompt}},
+		System:    []sdk.TextBlockParam{{Text: toolcall.ComposePrompt}},
 		Messages:  []sdk.MessageParam{sdk.NewUserMessage(sdk.NewTextBlock(strings.TrimSpace(buf.String())))},
 	})
 	if err != nil {

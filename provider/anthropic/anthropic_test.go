@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"flag"
+	"github.com/provenant/provenant/provider/internal/toolcall"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -246,7 +247,7 @@ func TestSelect_Request(t *testing.T) {
 			if body.ToolChoice.Type != "auto" || !body.ToolChoice.DisableParallelToolUse {
 				t.Errorf("tool_choice = %+v, want auto with parallel tool use disabled", body.ToolChoice)
 			}
-			if len(body.System) != 1 || body.System[0].Text != selectPrompt {
+			if len(body.System) != 1 || body.System[0].Text != toolcall.SelectPrompt {
 				t.Errorf("system = %+v, want the select prompt", body.System)
 			}
 			if len(body.Messages) != 1 || body.Messages[0].Role != "user" || len(body.Messages[0].Content) != 1 ||
@@ -390,7 +391,7 @@ func TestCompose(t *testing.T) {
 			if len(body.Tools) != 0 {
 				t.Errorf("compose request offers %d tools, want none", len(body.Tools))
 			}
-			if len(body.System) != 1 || body.System[0].Text != composePrompt {
+			if len(body.System) != 1 || body.System[0].Text != toolcall.ComposePrompt {
 				t.Errorf("compose system = %+v, want the compose prompt", body.System)
 			}
 			if user := body.Messages[0].Content[0].Text; !strings.Contains(user, `"value":`+string(value)) || !strings.Contains(user, in.Question) {

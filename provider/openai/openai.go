@@ -78,18 +78,6 @@ var (
 	ErrOptions = errors.New("invalid openai options")
 )
 
-// The prompts. They are part of every cassette key.
-const (
-	selectPrompt = "You route questions about retail shelf-scan data to tools. " +
-		"If exactly one of the provided tools answers the question, call it once, copying store ids (st-NNN), " +
-		"product ids (pr-NNN), state and condition names, and UTC timestamps (YYYY-MM-DDTHH:MM:SSZ) exactly as the question gives them. " +
-		"If no tool answers the question, or the question lacks a value the tool needs, reply without calling any tool; never guess a value. " +
-		"Never answer the question yourself."
-	composePrompt = "You write one display sentence that answers a question from a verified value. " +
-		"The user message is JSON with the question, the tool that computed the value, the tool's arguments and the value " +
-		"(null means no observation; prices are in cents). " +
-		"State the value exactly; add no other facts, caveats or formatting. Reply with the sentence only."
-)
 
 // Options configures a Provider.
 type Options struct {
@@ -189,7 +177,7 @@ func (p *Provider) Select(ctx context.Context, question string, menu []tool.Def)
 		tools = append(tools, oai.ChatCompletionFunctionTool(fn))
 	}
 	messages := []oai.ChatCompletionMessageParamUnion{
-		oai.SystemMessage(selectPrompt),
+		oai.SystemMessage(toolcall.SelectPrompt),
 		oai.UserMessage(question),
 	}
 	call, err := p.selectCall(ctx, "select tool", messages, tools)
@@ -279,7 +267,7 @@ func (p *Provider) Compose(ctx context.Context, in provider.ComposeInput) (strin
 		Model:       p.model,
 		Temperature: oai.Float(p.temperature),
 		Messages: []oai.ChatCompletionMessageParamUnion{
-			oai.SystemMessage(composePrompt),
+			oai.SystemMessage(toolcall.ComposePrompt),
 			oai.UserMessage(strings.TrimSpace(buf.String())),
 		},
 	})

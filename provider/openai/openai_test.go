@@ -7,6 +7,7 @@ import (
 	"errors"
 	"flag"
 	"github.com/provenant/provenant/catalogs/catalogstest"
+	"github.com/provenant/provenant/provider/internal/toolcall"
 	"io"
 	"math"
 	"net/http"
@@ -236,7 +237,7 @@ func TestSelect_Request(t *testing.T) {
 			if body.Model != scriptedModel || body.Temperature == nil || *body.Temperature != 0 || body.ToolChoice != "auto" {
 				t.Errorf("model %q, temperature %v, tool_choice %q; want %q, 0, auto", body.Model, body.Temperature, body.ToolChoice, scriptedModel)
 			}
-			if len(body.Messages) != 2 || body.Messages[0].Content != selectPrompt || body.Messages[1].Content != q {
+			if len(body.Messages) != 2 || body.Messages[0].Content != toolcall.SelectPrompt || body.Messages[1].Content != q {
 				t.Errorf("messages = %+v, want the select prompt and the question", body.Messages)
 			}
 			menu := catalogstest.Retail().Menu()

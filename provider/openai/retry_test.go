@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"github.com/provenant/provenant/provider/internal/toolcall"
 	"log/slog"
 	"reflect"
 	"strings"
@@ -110,7 +111,7 @@ func TestSelect_RetryRequest(t *testing.T) {
 		t.Fatalf("decode retry request: %v", err)
 	}
 	m := body.Messages
-	if len(m) != 4 || m[0].Content != selectPrompt || m[1].Content != "script: invalid then valid" {
+	if len(m) != 4 || m[0].Content != toolcall.SelectPrompt || m[1].Content != "script: invalid then valid" {
 		t.Fatalf("retry messages = %+v", m)
 	}
 	if m[2].Role != "assistant" || len(m[2].ToolCalls) != 1 || m[2].ToolCalls[0].Function.Name != "get_price" ||

@@ -24,6 +24,21 @@ import (
 	"github.com/provenant/provenant/tool"
 )
 
+// The system prompts of the two model jobs, the same for every catalog
+// and provider: the menu's tool descriptions say what the data is. They
+// are part of every cassette key.
+const (
+	SelectPrompt = "You route questions to tools. " +
+		"If exactly one of the provided tools answers the question, call it once, copying ids, " +
+		"the names of states, statuses and conditions, and UTC timestamps (YYYY-MM-DDTHH:MM:SSZ) exactly as the question gives them. " +
+		"If no tool answers the question, or the question lacks a value the tool needs, reply without calling any tool; never guess a value. " +
+		"Never answer the question yourself."
+	ComposePrompt = "You write one display sentence that answers a question from a verified value. " +
+		"The user message is JSON with the question, the tool that computed the value, the tool's arguments and the value " +
+		"(null means no observation; a number is in the unit the tool's description gives). " +
+		"State the value exactly; add no other facts, caveats or formatting. Reply with the sentence only."
+)
+
 // Log attribute keys of the retry line.
 const (
 	KeyProvider = "provider"
