@@ -85,7 +85,6 @@ var (
 	ErrOptions = errors.New("invalid anthropic options")
 )
 
-
 // Options configures a Provider.
 type Options struct {
 	// BaseURL is the API root without /v1, e.g. https://api.anthropic.com

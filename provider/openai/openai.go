@@ -78,7 +78,6 @@ var (
 	ErrOptions = errors.New("invalid openai options")
 )
 
-
 // Options configures a Provider.
 type Options struct {
 	// BaseURL is the API root, e.g. http://localhost:11434/v1 (Ollama) or
