@@ -3,18 +3,27 @@
 package catalogstest
 
 import (
+	"sync"
+
 	"github.com/provenant/provenant/catalogs"
 	"github.com/provenant/provenant/shape"
 	"github.com/provenant/provenant/tool"
 )
 
 // Retail returns the registry derived from catalogs/retail.yaml. The
-// catalog is fixed data; it panics if it does not load.
-func Retail() *tool.Registry { return must("retail") }
+// catalog is fixed data; it panics if it does not load. The registry is
+// built once per test binary and shared: a Registry is not changed in
+// place (its With methods return copies).
+func Retail() *tool.Registry { return retail() }
 
 // Warehouse returns the registry derived from catalogs/warehouse.yaml; it
-// panics if the catalog does not load.
-func Warehouse() *tool.Registry { return must("warehouse") }
+// panics if the catalog does not load. Built once, as Retail.
+func Warehouse() *tool.Registry { return warehouse() }
+
+var (
+	retail    = sync.OnceValue(func() *tool.Registry { return must("retail") })
+	warehouse = sync.OnceValue(func() *tool.Registry { return must("warehouse") })
+)
 
 func must(name string) *tool.Registry {
 	cat, err := catalogs.Load(name)
