@@ -47,7 +47,6 @@
 package anthropic
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -62,7 +61,6 @@ import (
 	sdk "github.com/anthropics/anthropic-sdk-go/v2"
 	"github.com/anthropics/anthropic-sdk-go/v2/option"
 
-	"github.com/provenant/provenant/fact"
 	"github.com/provenant/provenant/provider"
 	"github.com/provenant/provenant/provider/internal/reply"
 	"github.com/provenant/provenant/provider/internal/toolcall"
@@ -267,30 +265,19 @@ func isObject(raw json.RawMessage) bool {
 	return json.Unmarshal(raw, &m) == nil && m != nil
 }
 
-// composeRequest is the user message of a compose call. It has no field
-// for provenance.
-type composeRequest struct {
-	Question  string            `json:"question"`
-	Tool      string            `json:"tool"`
-	Arguments map[string]string `json:"arguments"`
-	Value     fact.Value        `json:"value"`
-}
-
 // Compose asks the model for one sentence stating the value. The reply's
 // text blocks are joined and reduced to one line of printable text; an
 // empty or oversized reply is an error wrapping provider.ErrUnavailable.
 func (p *Provider) Compose(ctx context.Context, in provider.ComposeInput) (string, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(composeRequest{in.Question, in.Tool, in.Args, in.Value}); err != nil {
-		return "", fmt.Errorf("encode compose input: %w", err)
+	msg, err := toolcall.ComposeMessage(in)
+	if err != nil {
+		return "", err
 	}
 	m, err := p.messages.New(ctx, sdk.MessageNewParams{
 		Model:     p.model,
 		MaxTokens: MaxTokens,
 		System:    []sdk.TextBlockParam{{Text: toolcall.ComposePrompt}},
-		Messages:  []sdk.MessageParam{sdk.NewUserMessage(sdk.NewTextBlock(strings.TrimSpace(buf.String())))},
+		Messages:  []sdk.MessageParam{sdk.NewUserMessage(sdk.NewTextBlock(msg))},
 	})
 	if err != nil {
 		return "", unavailable("compose sentence", err)

@@ -42,9 +42,7 @@
 package openai
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -59,7 +57,6 @@ import (
 	"github.com/openai/openai-go/v3/option"
 	"github.com/openai/openai-go/v3/shared"
 
-	"github.com/provenant/provenant/fact"
 	"github.com/provenant/provenant/provider"
 	"github.com/provenant/provenant/provider/internal/reply"
 	"github.com/provenant/provenant/provider/internal/toolcall"
@@ -243,31 +240,20 @@ func proposal(name, args string) *tool.Proposal {
 	return &tool.Proposal{Tool: name, Params: toolcall.Args([]byte(args))}
 }
 
-// composeRequest is the user message of a compose call. It has no field
-// for provenance.
-type composeRequest struct {
-	Question  string            `json:"question"`
-	Tool      string            `json:"tool"`
-	Arguments map[string]string `json:"arguments"`
-	Value     fact.Value        `json:"value"`
-}
-
 // Compose asks the model for one sentence stating the value. The reply is
 // reduced to one line of printable text; an empty or oversized reply is an
 // error wrapping provider.ErrUnavailable.
 func (p *Provider) Compose(ctx context.Context, in provider.ComposeInput) (string, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(composeRequest{in.Question, in.Tool, in.Args, in.Value}); err != nil {
-		return "", fmt.Errorf("encode compose input: %w", err)
+	msg, err := toolcall.ComposeMessage(in)
+	if err != nil {
+		return "", err
 	}
 	c, err := p.chat.New(ctx, oai.ChatCompletionNewParams{
 		Model:       p.model,
 		Temperature: oai.Float(p.temperature),
 		Messages: []oai.ChatCompletionMessageParamUnion{
 			oai.SystemMessage(toolcall.ComposePrompt),
-			oai.UserMessage(strings.TrimSpace(buf.String())),
+			oai.UserMessage(msg),
 		},
 	})
 	if err != nil {

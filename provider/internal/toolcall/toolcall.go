@@ -12,6 +12,8 @@
 package toolcall
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
@@ -20,7 +22,9 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/provenant/provenant/fact"
 	"github.com/provenant/provenant/internal/strictjson"
+	"github.com/provenant/provenant/provider"
 	"github.com/provenant/provenant/tool"
 )
 
@@ -38,6 +42,28 @@ const (
 		"(null means no observation; a number is in the unit the tool's description gives). " +
 		"State the value exactly; add no other facts, caveats or formatting. Reply with the sentence only."
 )
+
+// composeRequest is the user message of a compose call. It has no field
+// for provenance.
+type composeRequest struct {
+	Question  string            `json:"question"`
+	Tool      string            `json:"tool"`
+	Arguments map[string]string `json:"arguments"`
+	Value     fact.Value        `json:"value"`
+}
+
+// ComposeMessage is the user message of a compose call: the question, the
+// tool, its arguments and the value as one JSON object (HTML characters
+// as written), never the provenance.
+func ComposeMessage(in provider.ComposeInput) (string, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(composeRequest{in.Question, in.Tool, in.Args, in.Value}); err != nil {
+		return "", fmt.Errorf("encode compose input: %w", err)
+	}
+	return strings.TrimSpace(buf.String()), nil
+}
 
 // Log attribute keys of the retry line.
 const (
