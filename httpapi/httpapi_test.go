@@ -56,8 +56,8 @@ func doWith(t *testing.T, method, url string, body []byte, header map[string]str
 		}
 	}
 	if len(body) > httpapi.DefaultMaxBodyBytes && req.Header.Get("Expect") == "" {
-		// The server refuses a body over the limit without reading it and
-		// ends the connection (limits.go): a client still writing the body
+		// The server reads a body over the limit to its end only up to four
+		// times the limit (limits.go); past that a client still writing
 		// may see the connection reset before it reads the 413. Asking
 		// first, as curl does for large bodies, reads the 413 every time.
 		req.Header.Set("Expect", "100-continue")

@@ -136,7 +136,7 @@ func hasBody(r *http.Request) bool {
 // failure it has written the response and returns false.
 func (l *limiter) readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
 	rc := http.NewResponseController(w)
-	if r.ContentLength > l.opts.MaxBodyBytes {
+	if r.ContentLength > l.drainLimit() {
 		refuse(w, rc, http.StatusRequestEntityTooLarge, CodeBodyTooLarge, "the body exceeds the size limit")
 		return nil, false
 	}
@@ -151,6 +151,10 @@ func (l *limiter) readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool
 	// A deadline on the connection is what bounds a read already blocked;
 	// a writer that cannot set one (a test recorder) reads unbounded.
 	deadlineSet := rc.SetReadDeadline(time.Now().Add(l.opts.BodyReadTimeout)) == nil
+	if r.ContentLength > l.opts.MaxBodyBytes {
+		l.refuseTooLarge(w, rc, r.Body)
+		return nil, false
+	}
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, l.opts.MaxBodyBytes))
 	var (
 		tooLarge *http.MaxBytesError
@@ -165,7 +169,7 @@ func (l *limiter) readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool
 		}
 		return body, true
 	case errors.As(err, &tooLarge):
-		refuse(w, rc, http.StatusRequestEntityTooLarge, CodeBodyTooLarge, "the body exceeds the size limit")
+		l.refuseTooLarge(w, rc, r.Body)
 	case errors.As(err, &netErr) && netErr.Timeout():
 		refuse(w, rc, http.StatusRequestTimeout, CodeBodyTimeout, "the body did not arrive in time")
 	default:
@@ -177,6 +181,20 @@ func (l *limiter) readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool
 // refuse answers a request whose body is not (all) read and ends the
 // connection after the reply: the read deadline is set to now, so the
 // server does not wait for the rest of the body to discard it.
+// drainLimit is the largest body a 413 reads to its end first: a client
+// that writes its whole body before reading (most do) would otherwise see
+// its connection reset instead of the 413. Bodies past it are refused
+// unread and the connection closed.
+func (l *limiter) drainLimit() int64 { return 4 * l.opts.MaxBodyBytes }
+
+// refuseTooLarge answers 413 after discarding what remains of body, up to
+// drainLimit and within the body-read deadline already set, so that the
+// connection's close sends no reset over the 413.
+func (l *limiter) refuseTooLarge(w http.ResponseWriter, rc *http.ResponseController, body io.Reader) {
+	io.Copy(io.Discard, io.LimitReader(body, l.drainLimit()))
+	refuse(w, rc, http.StatusRequestEntityTooLarge, CodeBodyTooLarge, "the body exceeds the size limit")
+}
+
 func refuse(w http.ResponseWriter, rc *http.ResponseController, status int, code, msg string) {
 	w.Header().Set("Connection", "close")
 	rc.SetReadDeadline(time.Now())

@@ -161,6 +161,72 @@ func TestLimit_BodyReadTimeout(t *testing.T) {
 	}
 }
 
+// TestLimit_OversizedBodyWrittenWhole: a client that writes its whole
+// body before reading, as most do, reads the 413 and not a reset, for a
+// body up to four times the cap, announced or chunked; a larger
+// announced body is refused before it is read.
+func TestLimit_OversizedBodyWrittenWhole(t *testing.T) {
+	var handled atomic.Int64
+	srv := httptest.NewServer(limitForTest(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		handled.Add(1)
+		w.WriteHeader(http.StatusOK)
+	})))
+	t.Cleanup(srv.Close)
+	limit := int(httpapi.DefaultMaxBodyBytes)
+	announced := func(n int) string {
+		return fmt.Sprintf("POST /v1/ask HTTP/1.1\r\nHost: h\r\nContent-Length: %d\r\n\r\n%s", n, strings.Repeat("x", n))
+	}
+	chunked := func(n int) string {
+		return fmt.Sprintf("POST /v1/ask HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n%x\r\n%s\r\n0\r\n\r\n", n, strings.Repeat("x", n))
+	}
+	tests := []struct{ name, request string }{
+		{"announced, one byte over", announced(limit + 1)},
+		{"announced, four times", announced(4 * limit)},
+		{"chunked, twice", chunked(2 * limit)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			for i := range 20 {
+				conn, err := net.Dial("tcp", srv.Listener.Addr().String())
+				if err != nil {
+					t.Fatal(err)
+				}
+				conn.SetDeadline(time.Now().Add(10 * time.Second)) // a bound for the test, not a measurement
+				if _, err := io.WriteString(conn, tt.request); err != nil {
+					conn.Close()
+					t.Fatalf("try %d: writing the body: %v", i, err)
+				}
+				b, err := io.ReadAll(conn)
+				conn.Close()
+				if err != nil {
+					t.Fatalf("try %d: reading the reply: %v (read %q)", i, err, b)
+				}
+				if !strings.HasPrefix(string(b), "HTTP/1.1 413 ") {
+					t.Fatalf("try %d: reply = %.60q, want 413", i, b)
+				}
+			}
+		})
+	}
+	t.Run("announced past the drain limit", func(t *testing.T) {
+		conn, err := net.Dial("tcp", srv.Listener.Addr().String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer conn.Close()
+		conn.SetDeadline(time.Now().Add(10 * time.Second))
+		// Headers only: a server that waited for the body would answer
+		// 408 after the body-read budget, not 413.
+		fmt.Fprintf(conn, "POST /v1/ask HTTP/1.1\r\nHost: h\r\nContent-Length: %d\r\n\r\n", 4*limit+1)
+		b, _ := io.ReadAll(conn)
+		if !strings.HasPrefix(string(b), "HTTP/1.1 413 ") {
+			t.Fatalf("reply = %.60q, want 413", b)
+		}
+	})
+	if n := handled.Load(); n != 0 {
+		t.Errorf("the handler ran %d times for bodies over the cap", n)
+	}
+}
+
 // TestLimit_BodyReadersPerClient: one client address cannot hold more
 // than its share of body readers; past it, 429 at once, while another
 // address is still served.
