@@ -41,6 +41,11 @@ type Catalog struct {
 	// Prompts are the catalog's MCP prompts: instructions a client's user
 	// starts a task from; optional.
 	Prompts []*Prompt
+	// SemanticModels declare the dimensions and measures governed metrics
+	// are built from; optional.
+	SemanticModels []*SemanticModel
+	// Metrics are the governed metrics (see metric.go); optional.
+	Metrics []*Metric
 }
 
 // Prompt is a prompt template over the catalog's tools: text with {name}
@@ -103,6 +108,9 @@ type Reference struct {
 	Files       Ref
 	ID          Ref // the id column
 	DisplayName Ref // the display-name column
+	// Columns are further text columns of the reference table (a
+	// product's category), which metric dimensions may join; optional.
+	Columns []Ref
 }
 
 // Attribute is an enumerated column (Values set) or a numeric one (Unit

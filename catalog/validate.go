@@ -100,6 +100,7 @@ func (c *Catalog) Validate() error {
 		prompts[p.Name.Value] = true
 		validatePrompt(v, c, p, datasets)
 	}
+	validateMetrics(v, c, datasets)
 	return v.err()
 }
 
@@ -294,6 +295,17 @@ func validateDataset(v *errs, ds *Dataset) {
 			}
 			if r.ID.Value == "" || r.DisplayName.Value == "" {
 				v.add(r.Pos, "reference: want non-empty `id` and `display_name` columns")
+			}
+			if r.Columns != nil && len(r.Columns) == 0 {
+				v.add(r.Pos, "reference: `columns` is empty")
+			}
+			cols := map[string]bool{r.ID.Value: true, r.DisplayName.Value: true}
+			for _, x := range r.Columns {
+				name(v, x, "reference column", snakeCase)
+				if cols[x.Value] {
+					v.add(x.Pos, "reference column%s is already used", quote(x.Value))
+				}
+				cols[x.Value] = true
 			}
 		}
 	}
