@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 
 	"github.com/provenant/provenant/catalog"
 )
@@ -29,6 +30,10 @@ func runValidate(_ context.Context, args []string, stdout, stderr io.Writer) err
 	}
 	defer f.Close()
 	c, err := catalog.Load(f, *path)
+	if err == nil {
+		// A metric's fixture is a file beside the catalog.
+		err = c.CheckFixtures(os.DirFS(filepath.Dir(*path)), ".")
+	}
 	if list := (catalog.ErrorList)(nil); errors.As(err, &list) {
 		for _, e := range list {
 			fmt.Fprintln(stderr, e.Error())
@@ -38,7 +43,7 @@ func runValidate(_ context.Context, args []string, stdout, stderr io.Writer) err
 	if err != nil {
 		return fmt.Errorf("validate catalog: %w", err)
 	}
-	_, err = fmt.Fprintf(stdout, "%s: valid (catalog %s version %q: %d dataset(s), %d tool(s))\n",
-		*path, c.Name.Value, c.Version.Value, len(c.Datasets), len(c.Tools))
+	_, err = fmt.Fprintf(stdout, "%s: valid (catalog %s version %q: %d dataset(s), %d tool(s), %d metric(s))\n",
+		*path, c.Name.Value, c.Version.Value, len(c.Datasets), len(c.Tools), len(c.Metrics))
 	return err
 }

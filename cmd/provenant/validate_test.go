@@ -46,9 +46,9 @@ func TestValidate_ExitCodes(t *testing.T) {
 		wantStderr []string // lines, in order, that stderr must contain
 	}{
 		{"retail is valid", []string{"validate", "--catalog", "../../catalogs/retail.yaml"}, 0,
-			"../../catalogs/retail.yaml: valid (catalog retail version \"1\": 1 dataset(s), 6 tool(s))\n", nil},
+			"../../catalogs/retail.yaml: valid (catalog retail version \"1\": 1 dataset(s), 6 tool(s), 8 metric(s))\n", nil},
 		{"warehouse is valid", []string{"validate", "--catalog", "../../catalogs/warehouse.yaml"}, 0,
-			"../../catalogs/warehouse.yaml: valid (catalog warehouse version \"1\": 1 dataset(s), 6 tool(s))\n", nil},
+			"../../catalogs/warehouse.yaml: valid (catalog warehouse version \"1\": 1 dataset(s), 6 tool(s), 8 metric(s))\n", nil},
 		{"every validation error with its position", []string{"validate", "--catalog", bad}, 1, "",
 			[]string{at(bad, badText, "op: neq", 13) + " unknown operator `neq`; did you mean `ne`?",
 				at(bad, badText, "attribute: stat\n", 16) + " unknown attribute `stat`; did you mean `state`?",

@@ -1,0 +1,22 @@
+package postgres_test
+
+import (
+	"database/sql"
+	"testing"
+
+	"github.com/provenant/provenant/ingest"
+	"github.com/provenant/provenant/metric/metrictest"
+	"github.com/provenant/provenant/store/postgres"
+	"github.com/provenant/provenant/store/postgres/pgtest"
+)
+
+var pgMetrics = metrictest.Backend{
+	Name: "postgres",
+	Open: func(t *testing.T) *sql.DB { return pgtest.Open(t) },
+	Sink: func(db *sql.DB) ingest.Sink { return postgres.NewSink(db, nil) },
+}
+
+// TestMetricFixtures: every example metric, compiled and run on PostgreSQL
+// and re-derived in Go, equals its fixture's hand-computed value. Skipped
+// without PROVENANT_POSTGRES_DSN outside CI (pgtest).
+func TestMetricFixtures(t *testing.T) { metrictest.RunFixtures(t, pgMetrics) }
