@@ -25,3 +25,7 @@ var duckMetrics = metrictest.Backend{
 // TestMetricFixtures: every example metric, compiled and run on DuckDB and
 // re-derived in Go, equals its fixture's hand-computed value.
 func TestMetricFixtures(t *testing.T) { metrictest.RunFixtures(t, duckMetrics) }
+
+// TestMetricProperty: on random datasets and requests, the compiled SQL
+// run on DuckDB equals the Go re-derivation.
+func TestMetricProperty(t *testing.T) { metrictest.RunProperty(t, duckMetrics) }

@@ -20,3 +20,7 @@ var pgMetrics = metrictest.Backend{
 // and re-derived in Go, equals its fixture's hand-computed value. Skipped
 // without PROVENANT_POSTGRES_DSN outside CI (pgtest).
 func TestMetricFixtures(t *testing.T) { metrictest.RunFixtures(t, pgMetrics) }
+
+// TestMetricProperty: on random datasets and requests, the compiled SQL
+// run on PostgreSQL equals the Go re-derivation.
+func TestMetricProperty(t *testing.T) { metrictest.RunProperty(t, pgMetrics) }
