@@ -355,8 +355,18 @@ func validateMetric(v *errs, c *Catalog, m *Metric, measures map[string]*Measure
 	}
 	if m.Type.Value == MetricDerived {
 		for _, n := range m.Expression.Metrics() {
-			if x := metrics[n]; x != nil && x.Type.Value == MetricCumulative {
+			x := metrics[n]
+			if x == nil {
+				continue
+			}
+			if x.Type.Value == MetricCumulative {
 				v.add(m.Expr.Pos, "`expr`: metric %s is cumulative; a derived metric reads simple, ratio and derived metrics", show(n))
+			}
+			// A derived metric is grouped only as the metrics it reads allow.
+			for _, d := range m.Dimensions {
+				if !slices.Contains(refValues(x.Dimensions), d.Value) {
+					v.add(d.Pos, "metric %s: dimension %s is not a dimension of metric %s, which its expression reads", show(m.Name.Value), show(d.Value), show(n))
+				}
 			}
 		}
 	}
