@@ -64,7 +64,7 @@ func TestCompile_RequestErrors(t *testing.T) {
 		}, "filters[0].values[0]"},
 		{"order by an unrequested dimension", func(r *Request) { r.Order = Order{By: "store"} }, "order"},
 		{"limit without order by value", func(r *Request) { r.Limit = 3 }, "limit"},
-		{"limit too large", func(r *Request) { r.Order, r.Limit = Order{By: OrderValue}, MaxLimit + 1 }, "limit"},
+		{"limit too large", func(r *Request) { r.Order, r.Limit = Order{By: OrderValue}, MaxLimit+1 }, "limit"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
