@@ -43,7 +43,11 @@ func runValidate(_ context.Context, args []string, stdout, stderr io.Writer) err
 	if err != nil {
 		return fmt.Errorf("validate catalog: %w", err)
 	}
-	_, err = fmt.Fprintf(stdout, "%s: valid (catalog %s version %q: %d dataset(s), %d tool(s), %d metric(s))\n",
-		*path, c.Name.Value, c.Version.Value, len(c.Datasets), len(c.Tools), len(c.Metrics))
+	metrics := ""
+	if len(c.Metrics) > 0 {
+		metrics = fmt.Sprintf(", %d metric(s)", len(c.Metrics))
+	}
+	_, err = fmt.Fprintf(stdout, "%s: valid (catalog %s version %q: %d dataset(s), %d tool(s)%s)\n",
+		*path, c.Name.Value, c.Version.Value, len(c.Datasets), len(c.Tools), metrics)
 	return err
 }

@@ -34,7 +34,12 @@ func TestValidate_ExitCodes(t *testing.T) {
 		}
 		return strings.Count(text[:i], "\n") + 1
 	}
+	// A copy of the retail catalog with no fixtures beside it, and one
+	// whose ratio names a measure that does not exist.
+	nofix := write("nofix.yaml", string(retail))
+	ratio := write("ratio.yaml", strings.Replace(string(retail), "    numerator: price_mismatch_scans\n", "    numerator: price_mismatch\n", 1))
 	badText, typoText := readFile(t, bad), readFile(t, typo)
+	nofixText, ratioText := readFile(t, nofix), readFile(t, ratio)
 	at := func(path, text, s string, col int) string {
 		return fmt.Sprintf("%s:%d:%d:", path, lineOf(text, s), col)
 	}
@@ -56,6 +61,11 @@ func TestValidate_ExitCodes(t *testing.T) {
 		{"unknown key with suggestion", []string{"validate", "--catalog", typo}, 1, "",
 			[]string{at(typo, typoText, "  - name: scans", 5) + " dataset: missing key `time`",
 				at(typo, typoText, "tme: timestamp", 5) + " unknown key `tme`; did you mean `time`?"}},
+		{"metric fixtures missing", []string{"validate", "--catalog", nofix}, 1, "",
+			[]string{at(nofix, nofixText, "fixture: fixtures/retail/scan_count.yaml", 14) + " metric `scan_count`: fixture file `fixtures/retail/scan_count.yaml` does not exist",
+				"provenant: validate catalog: 8 error(s): invalid catalog"}},
+		{"ratio of an undeclared measure", []string{"validate", "--catalog", ratio}, 1, "",
+			[]string{at(ratio, ratioText, "numerator: price_mismatch\n", 16) + " unknown measure `price_mismatch`; did you mean `price_mismatch_scans`?"}},
 		{"missing --catalog is a usage error", []string{"validate"}, 2, "",
 			[]string{"provenant validate: --catalog FILE is required"}},
 		{"unknown flag is a usage error", []string{"validate", "--catalgo", "x"}, 2, "",
