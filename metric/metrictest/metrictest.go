@@ -68,6 +68,8 @@ type Case struct {
 	Name    string    `yaml:"name"`
 	Request Request   `yaml:"request"`
 	Expect  []Expectd `yaml:"expect"`
+	// Keys are the contributing rows' keys, when the case checks them.
+	Keys []string `yaml:"keys"`
 }
 
 // Request is metric.Request as a fixture writes it.
@@ -180,6 +182,12 @@ func RunFixtures(t *testing.T, b Backend) {
 							}
 							if err := metric.Verify(req, got, re, tol); err != nil {
 								t.Errorf("Verify: %v", err)
+							}
+							if c.Keys != nil {
+								p := metric.ProvenanceOf(q, re, 0)
+								if !slices.Equal(p.Keys, c.Keys) || p.Rows != len(c.Keys) || p.Partial {
+									t.Errorf("provenance keys %v (%d rows), want %v", p.Keys, p.Rows, c.Keys)
+								}
 							}
 						})
 					}
