@@ -68,7 +68,7 @@ func TestMetrics_Errors(t *testing.T) {
 		{"derived expression is SQL", "    expr: 1 - non_compliance_share\n", "    expr: '1; DROP TABLE events'\n", "", 11,
 			"`expr`: unexpected character at character 2"},
 		{"unknown dimension", "    dimensions: [store, category]\n    measure: products_seen", "    dimensions: [store, categry]\n    measure: products_seen", "    dimensions: [store, categry]", 25,
-			"unknown dimension of semantic model `shelf` `categry`; did you mean `category`?"},
+			"metric `distinct_products_observed`: unknown dimension `categry`; did you mean `category`?"},
 		{"unknown time dimension", "    time_dimension: scan_time\n    dimensions: [store, product, category, state, compliance_flag]", "    time_dimension: scan_tim\n    dimensions: [store, product, category, state, compliance_flag]", "    time_dimension: scan_tim", 21,
 			"did you mean `scan_time`?"},
 		{"fixture outside the directory", "    fixture: fixtures/retail/scan_count.yaml\n", "    fixture: ../scan_count.yaml\n", "", 14,

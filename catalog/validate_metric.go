@@ -384,7 +384,7 @@ func validateMetric(v *errs, c *Catalog, m *Metric, measures map[string]*Measure
 	}
 	switch td := sm.Dimension(m.TimeDimension.Value); {
 	case td == nil:
-		v.add(m.TimeDimension.Pos, "%s", unknown("dimension of semantic model "+show(sm.Name.Value), m.TimeDimension.Value, dimNames))
+		v.add(m.TimeDimension.Pos, "metric %s: `time_dimension`: %s", show(m.Name.Value), unknown("dimension", m.TimeDimension.Value, dimNames))
 	case td.TypeOf() != DimTime:
 		v.add(m.TimeDimension.Pos, "metric %s: `time_dimension` %s is not of type time", show(m.Name.Value), show(td.Name.Value))
 	}
@@ -393,7 +393,7 @@ func validateMetric(v *errs, c *Catalog, m *Metric, measures map[string]*Measure
 		d := sm.Dimension(r.Value)
 		switch {
 		case d == nil:
-			v.add(r.Pos, "%s", unknown("dimension of semantic model "+show(sm.Name.Value), r.Value, catNames))
+			v.add(r.Pos, "metric %s: %s", show(m.Name.Value), unknown("dimension", r.Value, catNames))
 		case d.TypeOf() != DimCategorical:
 			v.add(r.Pos, "metric %s: dimension %s is a time dimension; a request buckets time by `grain`", show(m.Name.Value), show(d.Name.Value))
 		case seen[r.Value]:
