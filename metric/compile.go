@@ -367,7 +367,12 @@ func (c *compiler) kind(kind int, idx []int) (string, error) {
 		where = append(where, "t._rn = 1")
 	case kindSeq:
 		w := "(PARTITION BY " + strings.Join(series, ", ") + " ORDER BY s." + timeCol + ", s." + keyCol + ")"
-		cols := []string{"s.*", "LEAD(s." + timeCol + ") OVER " + w + " AS _next"}
+		// _secs: the seconds the row holds inside [start, end), from its
+		// time (or start) to its series' next row (or end); 0 or less
+		// when it ends before start.
+		secs := "EXTRACT(EPOCH FROM (LEAST(COALESCE(LEAD(s." + timeCol + ") OVER " + w + ", " + end + "), " + end +
+			") - GREATEST(s." + timeCol + ", " + start + ")))"
+		cols := []string{"s.*", secs + " AS _secs"}
 		for _, i := range idx {
 			m := r.measures[i]
 			if m.Agg.Value == catalog.AggDuration {
@@ -385,7 +390,7 @@ func (c *compiler) kind(kind int, idx []int) (string, error) {
 		src = "(SELECT " + strings.Join(cols, ", ") + " FROM " + rel + " s WHERE s." + timeCol + " < " + end + ") t"
 		inWindow := "t." + timeCol + " >= " + start
 		if hasDuration {
-			inWindow = "(" + inWindow + " OR " + c.seconds(start, end) + " > 0)"
+			inWindow = "(" + inWindow + " OR " + secsCol + " > 0)"
 		}
 		where = append(where, inWindow)
 	}
@@ -466,14 +471,9 @@ func (c *compiler) list(vs []string) string {
 	return "(" + strings.Join(ph, ", ") + ")"
 }
 
-// seconds renders the seconds row t holds inside [start, end): from its
-// time (or start) to its series' next row (or end).
-func (c *compiler) seconds(start, end string) string {
-	timeCol := ident(c.r.ds.Time.Value)
-	from := "GREATEST(t." + timeCol + ", " + start + ")"
-	to := "LEAST(COALESCE(t._next, " + end + "), " + end + ")"
-	return "EXTRACT(EPOCH FROM (" + to + " - " + from + "))"
-}
+// secsCol is the seconds row t holds inside the window (the seq kind's
+// _secs).
+const secsCol = "t._secs"
 
 // aggregate renders measure m (index i) of a kind's subquery.
 func (c *compiler) aggregate(kind, i int, m *catalog.Measure, start, end string) (string, error) {
@@ -504,7 +504,7 @@ func (c *compiler) aggregate(kind, i int, m *catalog.Measure, start, end string)
 		x, err := when(col, "NULL")
 		return "COUNT(DISTINCT " + x + ")", err
 	case catalog.AggDuration:
-		secs := c.seconds(start, end)
+		secs := secsCol
 		x, err := when("CASE WHEN "+secs+" > 0 THEN "+secs+" ELSE 0 END", "0")
 		return "SUM(" + x + ")", err
 	case catalog.AggEntries:
