@@ -81,6 +81,9 @@ func TestCompile_RequestErrors(t *testing.T) {
 			if strings.Contains(err.Error(), "DROP") || strings.Contains(err.Error(), "1=1") {
 				t.Errorf("error echoes the request: %v", err)
 			}
+			if cerr := Check(cat, req); cerr == nil || cerr.Error() != err.Error() {
+				t.Errorf("Check = %v, want %v", cerr, err)
+			}
 			// The re-derivation refuses the same request the same way.
 			if _, err := Rederive(t.Context(), nil, cat, req, nil); !errors.Is(err, ErrInvalidRequest) {
 				t.Errorf("Rederive = %v, want ErrInvalidRequest", err)

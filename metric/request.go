@@ -321,3 +321,11 @@ func predicateOf(ds *catalog.Dataset, m *catalog.Measure) *catalog.Predicate {
 	}
 	return nil
 }
+
+// Check checks req against cat as Compile and Rederive do, without
+// rendering SQL: the verdict a wall gives a proposed call. It returns nil
+// or a *RequestError.
+func Check(cat *catalog.Catalog, req Request) error {
+	_, err := resolve(cat, req)
+	return err
+}

@@ -24,10 +24,10 @@ var pools = map[string][]string{
 	"device": {"dev-0001", "dev-0002", "dev-0003", "dev-0004"}, "zone": {"zone-01", "zone-02", "zone-03"},
 }
 
-// base is the first instant of generated rows: a Monday at 22:00, so that
-// hours after it cross days, a week and (with month grains) a month only
-// as the window allows.
-var base = time.Date(2026, 1, 26, 22, 0, 0, 0, time.UTC)
+// base is the first instant of generated rows: a Saturday at 10:00, so
+// that the 60 hours after it cross days, a month (February 1) and a week
+// (Monday February 2).
+var base = time.Date(2026, 1, 31, 10, 0, 0, 0, time.UTC)
 
 // RunProperty checks, on random small datasets of both example catalogs
 // and random requests (metric, dimensions, filters, window, grain, order,
