@@ -3,6 +3,12 @@
 // files, with a key column, a time column, entities, attributes and named
 // conditions) and its tools, each an instance of a closed set of shapes.
 //
+// A catalog may also declare governed metrics (metric.go), shaped like dbt
+// MetricFlow: semantic models over a dataset (dimensions and measures) and
+// metrics built from the measures (simple, ratio, derived over a closed
+// expression tree, cumulative), each with a fixture file beside the
+// catalog. Package metric compiles them; nothing here is SQL.
+//
 // Parse decodes a catalog strictly: an unknown or duplicate key, a value of
 // the wrong type, or broken YAML is an error at its file, line and column,
 // and an unknown key names the nearest valid one. Validate then checks the

@@ -46,7 +46,8 @@ func phrases(v *errs, rs []Ref, what string, at Pos) {
 // whose id patterns compile, series and attributes that fit; each
 // condition names a declared attribute, an operator fitting its kind and
 // declared values; each tool's shape fits its dataset; the scope entity
-// exists in every dataset a tool uses. It returns every problem found as
+// exists in every dataset a tool uses. Semantic models and metrics are checked by
+// validateMetrics. It returns every problem found as
 // an ErrorList, or nil.
 func (c *Catalog) Validate() error {
 	v := &errs{file: c.File}

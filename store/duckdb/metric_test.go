@@ -29,3 +29,7 @@ func TestMetricFixtures(t *testing.T) { metrictest.RunFixtures(t, duckMetrics) }
 // TestMetricProperty: on random datasets and requests, the compiled SQL
 // run on DuckDB equals the Go re-derivation.
 func TestMetricProperty(t *testing.T) { metrictest.RunProperty(t, duckMetrics) }
+
+// TestMetricEveryShape: every metric by every allowed dimension at every
+// allowed grain runs on DuckDB and agrees with its re-derivation.
+func TestMetricEveryShape(t *testing.T) { metrictest.RunEveryShape(t, duckMetrics) }

@@ -24,3 +24,7 @@ func TestMetricFixtures(t *testing.T) { metrictest.RunFixtures(t, pgMetrics) }
 // TestMetricProperty: on random datasets and requests, the compiled SQL
 // run on PostgreSQL equals the Go re-derivation.
 func TestMetricProperty(t *testing.T) { metrictest.RunProperty(t, pgMetrics) }
+
+// TestMetricEveryShape: every metric by every allowed dimension at every
+// allowed grain runs on PostgreSQL and agrees with its re-derivation.
+func TestMetricEveryShape(t *testing.T) { metrictest.RunEveryShape(t, pgMetrics) }
