@@ -64,12 +64,20 @@ func readRows(ctx context.Context, db Querier, r *resolved, o *Options) ([]*row,
 		name    string
 		numeric bool
 	}
+	// The columns the computation reads: the series, the scope, the
+	// dimensions (or the entity a reference dimension joins on), the
+	// measures' columns and their filters' attributes.
+	need := r.columns()
 	var cols []col
 	for _, e := range ds.Entities {
-		cols = append(cols, col{e.Column.Value, false})
+		if need[e.Column.Value] {
+			cols = append(cols, col{e.Column.Value, false})
+		}
 	}
 	for _, a := range ds.Attributes {
-		cols = append(cols, col{a.Column.Value, !a.Enumerated()})
+		if need[a.Column.Value] {
+			cols = append(cols, col{a.Column.Value, !a.Enumerated()})
+		}
 	}
 	var b strings.Builder
 	var args []any
@@ -151,6 +159,53 @@ func readRows(ctx context.Context, db Querier, r *resolved, o *Options) ([]*row,
 		return nil, fmt.Errorf("rederive metric: read rows: %w", err)
 	}
 	return out, nil
+}
+
+// columns returns the dataset columns the re-derivation reads.
+func (r *resolved) columns() map[string]bool {
+	ds := r.ds
+	need := map[string]bool{}
+	for _, e := range ds.SeriesEntities() {
+		need[e.Column.Value] = true
+	}
+	if r.scope != nil {
+		need[r.scope.Column.Value] = true
+	}
+	dim := func(d *catalog.Dimension) {
+		if d.Entity.Value == "" {
+			need[d.Column.Value] = true
+		} else if e := ds.Entity(d.Entity.Value); e != nil {
+			need[e.Column.Value] = true
+		}
+	}
+	for _, d := range r.dims {
+		dim(d)
+	}
+	for _, f := range r.filters {
+		dim(f.dim)
+	}
+	var pred func(p *catalog.Predicate)
+	pred = func(p *catalog.Predicate) {
+		if p == nil {
+			return
+		}
+		if a := ds.Attribute(p.Attribute.Value); a != nil {
+			need[a.Column.Value] = true
+		}
+		for _, q := range p.Any {
+			pred(q)
+		}
+		for _, q := range p.All {
+			pred(q)
+		}
+	}
+	for _, m := range r.measures {
+		if m.Column.Value != "" {
+			need[m.Column.Value] = true
+		}
+		pred(predicateOf(ds, m))
+	}
+	return need
 }
 
 // readReferences reads, for each entity a requested or filtered dimension
