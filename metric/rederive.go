@@ -100,16 +100,20 @@ func readRows(ctx context.Context, db Querier, r *resolved, o *Options) ([]*row,
 		b.WriteString(" AND x." + ident(ds.Time.Value) + " >= CAST(" + ph(r.req.Start.UTC().Format(sqlTime)) + " AS TIMESTAMP)")
 	}
 	if !r.req.Scope.all {
+		alias := "y."
+		if onlyRows {
+			alias = "x."
+		}
 		in := "1 = 0"
 		if vs := r.req.Scope.values; len(vs) > 0 {
 			var p []string
 			for _, v := range vs {
 				p = append(p, ph(v))
 			}
-			in = "y." + ident(r.scope.Column.Value) + " IN (" + strings.Join(p, ", ") + ")"
+			in = alias + ident(r.scope.Column.Value) + " IN (" + strings.Join(p, ", ") + ")"
 		}
 		if onlyRows {
-			b.WriteString(" AND " + strings.Replace(in, "y.", "x.", 1))
+			b.WriteString(" AND " + in)
 		} else {
 			// Whole series that touch the scope: a row's neighbours count
 			// whatever their own scope; the scope judges each row after.

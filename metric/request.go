@@ -23,7 +23,9 @@ type Request struct {
 	Grain      string // catalog.GrainNone when empty
 	Order      Order
 	Limit      int // at most MaxLimit; 0 for every row
-	Scope      Scope
+	// Scope is what the caller may see; the zero Scope sees nothing (All
+	// sees everything).
+	Scope Scope
 }
 
 // Filter keeps the rows whose Dimension meets Op against Values (one value
