@@ -46,12 +46,31 @@ func Rederive(ctx context.Context, db Querier, cat *catalog.Catalog, req Request
 	return r.compute(rows, refs), nil
 }
 
-// row is one row of the dataset as read.
+// row is one row of the dataset as read: its values by position in the
+// columns read (idx, shared by every row), nil for empty.
 type row struct {
-	key string
-	at  time.Time
-	str map[string]*string  // entity and enumerated columns
-	num map[string]*float64 // numeric columns
+	key  string
+	at   time.Time
+	idx  map[string]int
+	vals []any // *string (entity and enumerated columns) or *float64 (numeric)
+}
+
+// text returns a text column's value, nil for empty or not read.
+func (rw *row) text(column string) *string {
+	if i, ok := rw.idx[column]; ok {
+		v, _ := rw.vals[i].(*string)
+		return v
+	}
+	return nil
+}
+
+// number returns a numeric column's value, nil for empty or not read.
+func (rw *row) number(column string) *float64 {
+	if i, ok := rw.idx[column]; ok {
+		v, _ := rw.vals[i].(*float64)
+		return v
+	}
+	return nil
 }
 
 func readRows(ctx context.Context, db Querier, r *resolved, o *Options) ([]*row, error) {
@@ -78,6 +97,10 @@ func readRows(ctx context.Context, db Querier, r *resolved, o *Options) ([]*row,
 		if need[a.Column.Value] {
 			cols = append(cols, col{a.Column.Value, !a.Enumerated()})
 		}
+	}
+	idx := make(map[string]int, len(cols))
+	for i, c := range cols {
+		idx[c.name] = i
 	}
 	var b strings.Builder
 	var args []any
@@ -146,15 +169,15 @@ func readRows(ctx context.Context, db Querier, r *resolved, o *Options) ([]*row,
 		if err := res.Scan(dest...); err != nil {
 			return nil, fmt.Errorf("rederive metric: read rows: %w", err)
 		}
-		rw := &row{key: key, at: at.UTC(), str: map[string]*string{}, num: map[string]*float64{}}
+		rw := &row{key: key, at: at.UTC(), idx: idx, vals: make([]any, len(cols))}
 		for i, c := range cols {
 			switch {
 			case c.numeric && nums[i].Valid:
 				f := nums[i].Float64
-				rw.num[c.name] = &f
+				rw.vals[i] = &f
 			case !c.numeric && strs[i].Valid:
 				s := strs[i].String
-				rw.str[c.name] = &s
+				rw.vals[i] = &s
 			}
 		}
 		out = append(out, rw)
@@ -295,10 +318,10 @@ func (r *resolved) compute(rows []*row, refs map[string]map[string]map[string]*s
 	}
 	dimValue := func(d *catalog.Dimension, rw *row) *string {
 		if d.Entity.Value == "" {
-			return rw.str[d.Column.Value]
+			return rw.text(d.Column.Value)
 		}
 		e := ds.Entity(d.Entity.Value)
-		id := rw.str[e.Column.Value]
+		id := rw.text(e.Column.Value)
 		if id == nil {
 			return nil
 		}
@@ -309,7 +332,7 @@ func (r *resolved) compute(rows []*row, refs map[string]map[string]map[string]*s
 	}
 	// admit reports whether a row passes the scope and the filters.
 	admit := func(rw *row) bool {
-		if !r.req.Scope.all && !r.req.Scope.allows(rw.str[r.scope.Column.Value]) {
+		if !r.req.Scope.all && !r.req.Scope.allows(rw.text(r.scope.Column.Value)) {
 			return false
 		}
 		for _, f := range r.filters {
@@ -346,7 +369,7 @@ func (r *resolved) compute(rows []*row, refs map[string]map[string]map[string]*s
 		return g
 	}
 	if len(r.dims) == 0 && !t.Bucketed {
-		groupOf(&row{str: map[string]*string{}})
+		groupOf(&row{})
 		delete(keys, "")
 	}
 	preds := make([]*catalog.Predicate, len(r.measures))
@@ -372,7 +395,7 @@ func (r *resolved) compute(rows []*row, refs map[string]map[string]map[string]*s
 			}
 			a.distinct[*v] = true
 		case catalog.AggSum, catalog.AggAvg, catalog.AggMin, catalog.AggMax:
-			v := rw.num[m.Column.Value]
+			v := rw.number(m.Column.Value)
 			if v == nil {
 				return
 			}
@@ -519,7 +542,7 @@ func seriesOf(ds *catalog.Dataset, rows []*row) [][]*row {
 	for _, rw := range rows {
 		var k strings.Builder
 		for _, e := range ds.SeriesEntities() {
-			v := rw.str[e.Column.Value]
+			v := rw.text(e.Column.Value)
 			if v == nil {
 				k.WriteString("\x00null")
 			} else {
@@ -547,10 +570,10 @@ func seriesOf(ds *catalog.Dataset, rows []*row) [][]*row {
 }
 
 func columnText(ds *catalog.Dataset, column string, rw *row) *string {
-	if v, ok := rw.str[column]; ok {
+	if v := rw.text(column); v != nil {
 		return v
 	}
-	if v := rw.num[column]; v != nil {
+	if v := rw.number(column); v != nil {
 		s := fmt.Sprint(*v)
 		return &s
 	}
@@ -642,7 +665,7 @@ func meets(ds *catalog.Dataset, p *catalog.Predicate, rw *row) bool {
 		return false
 	}
 	if a.Enumerated() {
-		v := rw.str[a.Column.Value]
+		v := rw.text(a.Column.Value)
 		if v == nil {
 			return false
 		}
@@ -658,7 +681,7 @@ func meets(ds *catalog.Dataset, p *catalog.Predicate, rw *row) bool {
 		}
 		return false
 	}
-	v := rw.num[a.Column.Value]
+	v := rw.number(a.Column.Value)
 	if v == nil {
 		return false
 	}
