@@ -349,28 +349,43 @@ func (r *resolved) compute(rows []*row, refs map[string]map[string]map[string]*s
 	}
 	groups := map[string]*group{}
 	var order []string
-	keys := map[string]bool{}
+	var keys []string
+	// The group's key: each dimension's value (or its absence) and the
+	// bucket, built in a reused buffer; a Row is made for a new group only.
+	var kb []byte
+	dims := make([]*string, len(r.dims))
 	groupOf := func(rw *row) *group {
-		gr := Row{Dims: make([]*string, len(r.dims))}
+		kb = kb[:0]
 		for i, d := range r.dims {
-			gr.Dims[i] = dimValue(d, rw)
+			v := dimValue(d, rw)
+			dims[i] = v
+			if v == nil {
+				kb = append(kb, 0, 'n')
+			} else {
+				kb = append(kb, 0, '=')
+				kb = append(kb, *v...)
+			}
 		}
+		var bucket time.Time
 		if t.Bucketed {
-			gr.Bucket = truncate(rw.at, r.grain)
+			bucket = truncate(rw.at, r.grain)
+			kb = append(kb, 0, '@')
+			kb = bucket.AppendFormat(kb, time.RFC3339)
 		}
-		k := gr.groupKey()
-		g := groups[k]
+		g := groups[string(kb)]
 		if g == nil {
-			g = &group{row: gr, accs: make([]acc, len(r.measures))}
+			g = &group{row: Row{Dims: slices.Clone(dims), Bucket: bucket}, accs: make([]acc, len(r.measures))}
+			k := string(kb)
 			groups[k] = g
 			order = append(order, k)
 		}
-		keys[rw.key] = true
+		if rw.key != "" {
+			keys = append(keys, rw.key)
+		}
 		return g
 	}
 	if len(r.dims) == 0 && !t.Bucketed {
 		groupOf(&row{})
-		delete(keys, "")
 	}
 	preds := make([]*catalog.Predicate, len(r.measures))
 	for i, m := range r.measures {
@@ -508,10 +523,8 @@ func (r *resolved) compute(rows []*row, refs map[string]map[string]map[string]*s
 			t.Rows[i].Value = &v
 		}
 	}
-	for k := range keys {
-		t.Keys = append(t.Keys, k)
-	}
-	slices.Sort(t.Keys)
+	slices.Sort(keys)
+	t.Keys = slices.Compact(keys)
 	return t
 }
 
