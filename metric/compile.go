@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"math"
 	"slices"
 	"strconv"
@@ -64,6 +65,9 @@ func Compile(cat *catalog.Catalog, req Request, o *Options) (*Query, error) {
 	}
 	c := &compiler{r: r, o: o}
 	sqlText, err := c.render()
+	if err == nil {
+		err = c.err
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -83,7 +87,12 @@ type compiler struct {
 	o      *Options
 	args   []any
 	tables map[string]bool
+	err    error // the first relation without a table
 }
+
+// ErrNoRelation is returned by Compile and Rederive for a dataset or a
+// reference declared with files: and not mapped to a relation in Options.
+var ErrNoRelation = errors.New("no relation for the dataset or reference (declared with files: and not in Options)")
 
 func (c *compiler) param(v any) string {
 	c.args = append(c.args, v)
@@ -108,12 +117,36 @@ func quoteName(s string) string {
 }
 
 func (c *compiler) relation() string {
-	name := c.r.ds.Table.Value
-	if rel, ok := c.o.Relations[c.r.ds.Name.Value]; ok {
-		name = rel
+	name, err := datasetRelation(c.r, c.o)
+	if err != nil && c.err == nil {
+		c.err = err
 	}
 	c.read(name)
 	return quoteName(name)
+}
+
+// datasetRelation returns the relation holding the request's dataset.
+func datasetRelation(r *resolved, o *Options) (string, error) {
+	name := r.ds.Table.Value
+	if rel, ok := o.Relations[r.ds.Name.Value]; ok {
+		name = rel
+	}
+	if name == "" {
+		return "", fmt.Errorf("compile metric: dataset %s: %w", r.ds.Name.Value, ErrNoRelation)
+	}
+	return name, nil
+}
+
+// referenceRelation returns the relation holding entity e's reference.
+func referenceRelation(e *catalog.Entity, o *Options) (string, error) {
+	name := e.Reference.Table.Value
+	if rel, ok := o.References[e.Name.Value]; ok {
+		name = rel
+	}
+	if name == "" {
+		return "", fmt.Errorf("compile metric: reference of %s: %w", e.Name.Value, ErrNoRelation)
+	}
+	return name, nil
 }
 
 func (c *compiler) read(name string) {
@@ -125,9 +158,9 @@ func (c *compiler) read(name string) {
 
 // referenceOf returns the relation holding entity e's reference.
 func (c *compiler) referenceOf(e *catalog.Entity) string {
-	name := e.Reference.Table.Value
-	if rel, ok := c.o.References[e.Name.Value]; ok {
-		name = rel
+	name, err := referenceRelation(e, c.o)
+	if err != nil && c.err == nil {
+		c.err = err
 	}
 	c.read(name)
 	return quoteName(name)

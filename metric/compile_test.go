@@ -224,3 +224,27 @@ func TestVerify(t *testing.T) {
 
 // DefaultTolerance is catalog.DefaultTolerance, for the tests.
 const DefaultTolerance = catalog.DefaultTolerance
+
+// TestCompile_FilesNeedARelation: a dataset read from files has no table;
+// without a relation in Options the request is refused, not rendered.
+func TestCompile_FilesNeedARelation(t *testing.T) {
+	b, err := os.ReadFile("../catalogs/warehouse.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cat, err := catalog.Load(strings.NewReader(strings.Replace(string(b), "table: status_events", "files: data/*.parquet", 1)), "w.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	req := Request{Metric: "availability", Start: day1, End: day3, Scope: All()}
+	if _, err := Compile(cat, req, nil); !errors.Is(err, ErrNoRelation) {
+		t.Errorf("Compile = %v, want ErrNoRelation", err)
+	}
+	if _, err := Rederive(t.Context(), nil, cat, req, nil); !errors.Is(err, ErrNoRelation) {
+		t.Errorf("Rederive = %v, want ErrNoRelation", err)
+	}
+	q, err := Compile(cat, req, &Options{Relations: map[string]string{"status_events": "files_view"}})
+	if err != nil || !slices.Equal(q.Tables, []string{"files_view"}) {
+		t.Errorf("Compile with a relation = %v, %v", q, err)
+	}
+}

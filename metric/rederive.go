@@ -75,9 +75,9 @@ func (rw *row) number(column string) *float64 {
 
 func readRows(ctx context.Context, db Querier, r *resolved, o *Options) ([]*row, error) {
 	ds := r.ds
-	rel := ds.Table.Value
-	if x, ok := o.Relations[ds.Name.Value]; ok {
-		rel = x
+	rel, err := datasetRelation(r, o)
+	if err != nil {
+		return nil, err
 	}
 	type col struct {
 		name    string
@@ -253,9 +253,9 @@ func readReferences(ctx context.Context, db Querier, r *resolved, o *Options) (m
 	out := map[string]map[string]map[string]*string{}
 	for ent, cols := range need {
 		e := r.ds.Entity(ent)
-		rel := e.Reference.Table.Value
-		if x, ok := o.References[ent]; ok {
-			rel = x
+		rel, err := referenceRelation(e, o)
+		if err != nil {
+			return nil, err
 		}
 		q := "SELECT " + ident(e.Reference.ID.Value)
 		for _, c := range cols {
