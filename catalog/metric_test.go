@@ -1,10 +1,12 @@
 package catalog
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -302,5 +304,41 @@ func TestSchema_RefusesInvalidMetrics(t *testing.T) {
 				t.Errorf("Load accepts a catalog with %s", tt.name)
 			}
 		})
+	}
+}
+
+// TestSchema_MetricEnums: the editor schema's closed sets for metrics are
+// the Go ones.
+func TestSchema_MetricEnums(t *testing.T) {
+	b, err := os.ReadFile("../catalogs/catalog.schema.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var s struct {
+		Defs map[string]struct {
+			Properties map[string]struct {
+				Enum []string `json:"enum"`
+			} `json:"properties"`
+		} `json:"$defs"`
+	}
+	if err := json.Unmarshal(b, &s); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		def, prop string
+		want      []string
+	}{
+		{"measure", "agg", Aggs()},
+		{"measure", "sample", []string{SampleRows, SampleLatest}},
+		{"metric", "type", MetricTypes()},
+		{"metric", "grain", Grains()},
+		{"metric", "unit", MetricUnits()},
+		{"dimension", "type", []string{DimCategorical, DimTime}},
+	}
+	for _, tt := range tests {
+		got := s.Defs[tt.def].Properties[tt.prop].Enum
+		if !slices.Equal(got, tt.want) {
+			t.Errorf("schema %s.%s = %v, want %v", tt.def, tt.prop, got, tt.want)
+		}
 	}
 }
