@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"math"
+	"slices"
 	"strings"
 	"unicode/utf8"
 )
@@ -72,7 +73,8 @@ type walker struct {
 const maxDepth = 2000
 
 func (w *walker) statement(stmt map[string]any) error {
-	for k, v := range stmt {
+	for _, k := range sortedKeys(stmt) {
+		v := stmt[k]
 		switch k {
 		case "node":
 			if err := w.query(v); err != nil {
@@ -133,7 +135,8 @@ func (w *walker) query(v any) error {
 	}
 	w.scopes = append(w.scopes, names)
 	defer func() { w.scopes = w.scopes[:len(w.scopes)-1] }()
-	for k, v := range n {
+	for _, k := range sortedKeys(n) {
+		v := n[k]
 		switch k {
 		case "cte_map", "type":
 			continue
@@ -152,7 +155,8 @@ func (w *walker) query(v any) error {
 
 // cte walks one CTE's definition: {"aliases", "query": {"node"}, ...}.
 func (w *walker) cte(val map[string]any) error {
-	for k, v := range val {
+	for _, k := range sortedKeys(val) {
+		v := val[k]
 		switch k {
 		case "query":
 			q, _ := v.(map[string]any)
@@ -240,7 +244,8 @@ func (w *walker) object(o map[string]any) error {
 		}
 		return reject(LayerAllowlist, ClassSchemaViolation, "construct", position(o["query_location"]))
 	}
-	for _, v := range o {
+	for _, k := range sortedKeys(o) {
+		v := o[k]
 		if err := w.any(v); err != nil {
 			return err
 		}
@@ -285,7 +290,8 @@ func (w *walker) expression(o map[string]any, c any) error {
 		return reject(LayerAllowlist, ClassSchemaViolation, "construct", pos)
 	}
 	if class == "SUBQUERY" {
-		for k, v := range o {
+		for _, k := range sortedKeys(o) {
+			v := o[k]
 			if k == "subquery" {
 				q, _ := v.(map[string]any)
 				if q == nil {
@@ -300,7 +306,8 @@ func (w *walker) expression(o map[string]any, c any) error {
 		}
 		return nil
 	}
-	for _, v := range o {
+	for _, k := range sortedKeys(o) {
+		v := o[k]
 		if err := w.any(v); err != nil {
 			return err
 		}
@@ -363,7 +370,8 @@ func (w *walker) tableRef(o map[string]any, t string) error {
 			return err
 		}
 		// The arguments are expressions like any other.
-		for k, v := range f {
+		for _, k := range sortedKeys(f) {
+			v := f[k]
 			if k == "function_name" {
 				continue
 			}
@@ -371,7 +379,8 @@ func (w *walker) tableRef(o map[string]any, t string) error {
 				return err
 			}
 		}
-		for k, v := range o {
+		for _, k := range sortedKeys(o) {
+			v := o[k]
 			if k == "function" {
 				continue
 			}
@@ -381,7 +390,8 @@ func (w *walker) tableRef(o map[string]any, t string) error {
 		}
 		return nil
 	case "SUBQUERY":
-		for k, v := range o {
+		for _, k := range sortedKeys(o) {
+			v := o[k]
 			if k == "subquery" {
 				q, _ := v.(map[string]any)
 				if q == nil {
@@ -396,7 +406,8 @@ func (w *walker) tableRef(o map[string]any, t string) error {
 		}
 		return nil
 	}
-	for k, v := range o {
+	for _, k := range sortedKeys(o) {
+		v := o[k]
 		if k == "table_name" {
 			continue
 		}
@@ -444,4 +455,15 @@ func position(v any) int {
 		return NoPosition
 	}
 	return int(f)
+}
+
+// sortedKeys returns an object's members in sorted order, so that a
+// statement with several faults is always refused for the same one.
+func sortedKeys(m map[string]any) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
 }

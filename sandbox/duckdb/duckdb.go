@@ -45,12 +45,9 @@ type Validator struct {
 	limits sandbox.Limits
 }
 
-// NewValidator opens a validator for policy under limits (the zero
-// Limits means sandbox.DefaultLimits).
-func NewValidator(ctx context.Context, policy *sandbox.Policy, limits sandbox.Limits) (*Validator, error) {
-	if limits == (sandbox.Limits{}) {
-		limits = sandbox.DefaultLimits()
-	}
+// NewValidator opens a validator for policy under the options' limits.
+func NewValidator(ctx context.Context, policy *sandbox.Policy, opts *Options) (*Validator, error) {
+	limits := withDefaults(opts).Limits
 	if err := limits.Validate(); err != nil {
 		return nil, err
 	}

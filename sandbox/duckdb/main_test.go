@@ -111,10 +111,9 @@ func snapshotOf(t testing.TB) *Snapshot {
 // this test binary.
 func newRunner(t testing.TB, limits sandbox.Limits) *Runner {
 	t.Helper()
-	r, err := NewRunner(context.Background(), snapshotOf(t), &Options{
-		Command: []string{os.Args[0]},
-		Env:     []string{workerEnv},
-		Limits:  limits,
+	r, err := NewRunner(context.Background(), snapshotOf(t), []string{os.Args[0]}, &Options{
+		Env:    []string{workerEnv},
+		Limits: limits,
 	})
 	if err != nil {
 		t.Fatal(err)

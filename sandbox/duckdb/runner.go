@@ -17,12 +17,8 @@ import (
 	"github.com/provenant/provenant/sandbox"
 )
 
-// Options configure a Runner.
+// Options configure a Runner or a Validator; nil means defaults.
 type Options struct {
-	// Command is the worker's command line: the binary and its hidden
-	// subcommand (cmd/provenant: os.Executable() and "sql-worker").
-	// Required.
-	Command []string
 	// Env is the worker's whole environment; nil is an empty one (the
 	// worker needs none, and a statement could not read it anyway).
 	Env []string
@@ -31,6 +27,8 @@ type Options struct {
 	// Logger; nil discards. It logs each statement's SHA-256, never its
 	// text.
 	Logger *slog.Logger
+
+	command []string
 }
 
 // Runner runs free SQL: validated in this process, then executed by a
@@ -42,13 +40,30 @@ type Runner struct {
 	policy *sandbox.Policy
 }
 
-// NewRunner returns a runner over snap, whose tables are the allowlist.
-// Closing the runner does not close the snapshot.
-func NewRunner(ctx context.Context, snap *Snapshot, opts *Options) (*Runner, error) {
-	if opts == nil || len(opts.Command) == 0 {
-		panic("sandbox/duckdb: NewRunner needs Options.Command")
+// NewRunner returns a runner over snap, whose tables are the allowlist;
+// command is the worker's command line: the binary and its hidden
+// subcommand (cmd/provenant: os.Executable() and "sql-worker"). Closing
+// the runner does not close the snapshot.
+func NewRunner(ctx context.Context, snap *Snapshot, command []string, opts *Options) (*Runner, error) {
+	if len(command) == 0 {
+		panic("sandbox/duckdb: NewRunner needs the worker's command")
 	}
-	o := *opts
+	o := withDefaults(opts)
+	o.command = command
+	policy := sandbox.NewPolicy(snap.Tables)
+	v, err := NewValidator(ctx, policy, &o)
+	if err != nil {
+		return nil, err
+	}
+	return &Runner{snap: snap, val: v, opts: o, policy: policy}, nil
+}
+
+// withDefaults copies opts (nil is the zero Options) with defaults filled.
+func withDefaults(opts *Options) Options {
+	var o Options
+	if opts != nil {
+		o = *opts
+	}
 	if o.Limits == (sandbox.Limits{}) {
 		o.Limits = sandbox.DefaultLimits()
 	}
@@ -58,12 +73,7 @@ func NewRunner(ctx context.Context, snap *Snapshot, opts *Options) (*Runner, err
 	if o.Env == nil {
 		o.Env = []string{}
 	}
-	policy := sandbox.NewPolicy(snap.Tables)
-	v, err := NewValidator(ctx, policy, o.Limits)
-	if err != nil {
-		return nil, err
-	}
-	return &Runner{snap: snap, val: v, opts: o, policy: policy}, nil
+	return o
 }
 
 // Close releases the validator.
@@ -117,7 +127,7 @@ func (r *Runner) Execute(ctx context.Context, stmt string) (sandbox.Result, erro
 	}
 	wctx, cancel := context.WithTimeout(ctx, r.opts.Limits.WallClock)
 	defer cancel()
-	cmd := exec.CommandContext(wctx, r.opts.Command[0], r.opts.Command[1:]...)
+	cmd := exec.CommandContext(wctx, r.opts.command[0], r.opts.command[1:]...)
 	cmd.Env = r.opts.Env
 	cmd.Dir = os.TempDir()
 	cmd.Stdin = bytes.NewReader(req)
