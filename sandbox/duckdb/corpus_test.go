@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 
@@ -83,17 +84,86 @@ func TestHostileCorpus(t *testing.T) {
 		t.Fatalf("hostile corpus has %d statements, want at least 150", len(items))
 	}
 	r := newRunner(t, sandbox.Limits{})
+	stopped := map[string]map[string]int{} // category -> layer (or "ran") -> count
 	for _, it := range items {
 		t.Run(it.ID, func(t *testing.T) {
 			res, err := r.Run(context.Background(), it.SQL)
 			if err != nil {
 				t.Fatal(err)
 			}
+			at := "ran"
+			if res.Rejection != nil {
+				at = string(res.Rejection.Layer)
+			}
+			if stopped[it.Category] == nil {
+				stopped[it.Category] = map[string]int{}
+			}
+			stopped[it.Category][at]++
 			if msg := judge(it, res); msg != "" {
 				t.Error(msg)
 			}
 		})
 	}
+	ran := 0
+	for _, m := range stopped {
+		for _, n := range m {
+			ran += n
+		}
+	}
+	if ran != len(items) {
+		return // a -run pattern chose some: no table
+	}
+	got := outcomeTable(items, stopped)
+	const golden = "testdata/hostile-outcomes.md"
+	if *update {
+		if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatalf("%v (run with -update)", err)
+	}
+	if string(want) != got {
+		t.Errorf("the corpus's outcome table changed (run with -update):\n%s", got)
+	}
+}
+
+// outcomeTable is the corpus's outcome by category and stopping layer,
+// as a Markdown table (testdata/hostile-outcomes.md, pasted into the
+// README).
+func outcomeTable(items []corpusItem, stopped map[string]map[string]int) string {
+	var cats []string
+	for _, it := range items {
+		if !slices.Contains(cats, it.Category) {
+			cats = append(cats, it.Category)
+		}
+	}
+	cols := []string{"parse", "allowlist", "budget", "sandbox", "ran"}
+	var b strings.Builder
+	b.WriteString("| category | statements | parse | allowlist | budget | sandbox | ran |\n|---|---:|---:|---:|---:|---:|---:|\n")
+	total := map[string]int{}
+	n := 0
+	for _, c := range cats {
+		row := 0
+		for _, col := range cols {
+			row += stopped[c][col]
+		}
+		fmt.Fprintf(&b, "| %s | %d |", c, row)
+		for _, col := range cols {
+			fmt.Fprintf(&b, " %d |", stopped[c][col])
+			total[col] += stopped[c][col]
+		}
+		b.WriteString("\n")
+		n += row
+	}
+	fmt.Fprintf(&b, "| **all** | **%d** |", n)
+	for _, col := range cols {
+		fmt.Fprintf(&b, " **%d** |", total[col])
+	}
+	b.WriteString("\n")
+	return b.String()
 }
 
 // TestHostileCorpus_WorkerAlone sends every statement to the worker
