@@ -6,7 +6,7 @@
 // # Stored layout
 //
 // The table has the same layout on DuckDB and PostgreSQL (Layout.DDL): the
-// key column (VARCHAR on DuckDB, TEXT on PostgreSQL), the time column
+// key column (VARCHAR on DuckDB, TEXT COLLATE "C" on PostgreSQL: every text column there sorts bytewise, as Go and DuckDB do), the time column
 // (TIMESTAMP, UTC, without a time zone), one column per entity (text), one
 // per attribute (text for an enumerated attribute, BIGINT for a numeric one
 // of type integer, DOUBLE PRECISION for type number), and _ingest_seq

@@ -155,7 +155,11 @@ func sqlType(dialect string, k Kind) string {
 		return "DOUBLE PRECISION"
 	}
 	if dialect == Postgres {
-		return "TEXT"
+		// Bytewise, whatever the database's default collation: the tie
+		// rule's "greatest key" and every text sort must order as Go and
+		// DuckDB do (an en-US collation puts "evt-B" after "evt-a"), and
+		// C comparisons are memcmp, cheaper to sort and index by.
+		return `TEXT COLLATE "C"`
 	}
 	return "VARCHAR"
 }

@@ -43,14 +43,38 @@ const (
 // OpenEnd is the _valid_to of a series' latest row.
 const OpenEnd = "9999-12-31 00:00:00"
 
-// DefaultEvery is the default number of rows between checkpoints.
-const DefaultEvery = 16384
+// MinEvery is the least number of rows between checkpoints the default
+// spacing chooses.
+const MinEvery = 4096
 
 // DeriveOptions tune Derive.
 type DeriveOptions struct {
-	// Every is the number of rows, in time order, between checkpoints
-	// (DefaultEvery when 0).
+	// Every is the number of rows, in time order, between checkpoints.
+	// When 0, twice the number of series, and at least MinEvery (see
+	// spacing).
 	Every int
+}
+
+// spacing is the rows between checkpoints: o.Every if set, else twice the
+// series the census holds, at least MinEvery. A store-wide question reads
+// one checkpoint's rows (one per series, S) and the rows since it (E/2 on
+// average), and the checkpoints hold S rows every E: E = 2S costs a call
+// about 2S rows and the checkpoints half the table. Measured at 1M
+// events and 2,000 series on PostgreSQL, one client: a store-wide count
+// costs 8.3 ms at E = 16,384, 4.2 ms at 4,096 and 4.0 ms at 2,048, whose
+// checkpoints are as large as the table and whose import takes twice as
+// long. Any spacing answers alike; an append may choose another than the
+// structures were built with (more series), which costs nothing but the
+// row-for-row equality with a rebuild.
+func spacing(ctx context.Context, tx *sql.Tx, censusRel string, o *DeriveOptions) (int, error) {
+	if o != nil && o.Every > 0 {
+		return o.Every, nil
+	}
+	var n int
+	if err := tx.QueryRowContext(ctx, "SELECT COUNT(*) FROM "+censusRel).Scan(&n); err != nil {
+		return 0, fmt.Errorf("count series: %w", err)
+	}
+	return max(MinEvery, 2*n), nil
 }
 
 // Derive brings the derived structures of table (the dataset's table, or
@@ -62,10 +86,6 @@ type DeriveOptions struct {
 // It reads and writes only with portable SQL: LEAD, ROW_NUMBER, GROUP BY,
 // CREATE TABLE AS, UPDATE ... FROM.
 func Derive(ctx context.Context, tx *sql.Tx, ds *catalog.Dataset, table string, o *DeriveOptions) error {
-	every := DefaultEvery
-	if o != nil && o.Every > 0 {
-		every = o.Every
-	}
 	rel := quoteName(table)
 	key, ts := ident(ds.Key.Value), ident(ds.Time.Value)
 	series := make([]string, 0, len(ds.Series))
@@ -90,7 +110,7 @@ func Derive(ctx context.Context, tx *sql.Tx, ds *catalog.Dataset, table string, 
 			return err
 		}
 	} else {
-		done, err := deriveAppend(ctx, tx, ds, table, every)
+		done, err := deriveAppend(ctx, tx, ds, table, o)
 		if err != nil {
 			return err
 		}
@@ -131,6 +151,10 @@ func Derive(ctx context.Context, tx *sql.Tx, ds *catalog.Dataset, table string, 
 	}
 	// Checkpoint times: the time of every Every-th row in (time, key)
 	// order, distinct, numbered from 1.
+	every, err := spacing(ctx, tx, censusRel, o)
+	if err != nil {
+		return fmt.Errorf("derive %s: %w", table, err)
+	}
 	cpiRel, cpRel := quoteName(table+cpiSuffix), quoteName(table+cpSuffix)
 	for _, r := range []string{cpiRel, cpRel} {
 		if err := exec("checkpoints", "DROP TABLE IF EXISTS "+r); err != nil {
@@ -288,9 +312,9 @@ func fillCheckpoints(ctx context.Context, tx *sql.Tx, ds *catalog.Dataset, table
 // new series, and the checkpoints after the last one. It reports false,
 // having changed nothing, when the append is not of that kind (no
 // derived structures yet, or a new row at or before an earlier row's
-// time): Derive then rebuilds everything. The checkpoint spacing must be
-// the one the structures were built with.
-func deriveAppend(ctx context.Context, tx *sql.Tx, ds *catalog.Dataset, table string, every int) (bool, error) {
+// time): Derive then rebuilds everything. The new checkpoints are spaced
+// as a rebuild would space them now.
+func deriveAppend(ctx context.Context, tx *sql.Tx, ds *catalog.Dataset, table string, o *DeriveOptions) (bool, error) {
 	for _, suffix := range []string{cpSuffix, cpiSuffix, seriesSuffix} {
 		ok, err := tableExists(ctx, tx, table+suffix)
 		if err != nil || !ok {
@@ -337,6 +361,10 @@ func deriveAppend(ctx context.Context, tx *sql.Tx, ds *catalog.Dataset, table st
 		return false, err
 	}
 	// Checkpoint times among the new rows, numbered on from the last.
+	every, err := spacing(ctx, tx, censusRel, o)
+	if err != nil {
+		return false, fail("checkpoint spacing", err)
+	}
 	var lastID int64
 	var lastTS sql.NullString
 	if err := tx.QueryRowContext(ctx, "SELECT COALESCE(MAX(_cp), 0), CAST(MAX(_cp_ts) AS VARCHAR) FROM "+cpiRel).Scan(&lastID, &lastTS); err != nil {
@@ -487,7 +515,15 @@ func (p *plan) candidates(q *query, cpID int64, cpTS, ts string, filter func(ali
 		}
 		return ""
 	}
-	return "SELECT " + cols + " FROM " + p.cpRel + " c WHERE c._cp = " + q.param(cpID) + f("c") +
-		" UNION ALL SELECT " + cols + " FROM " + p.rel + " r WHERE r." + p.time + " > CAST(" + q.param(cpTS) +
-		" AS TIMESTAMP) AND r." + p.time + " <= " + ts + f("r")
+	cp, since := p.candidateSides(q, cpID, cpTS, ts, cols, f)
+	return cp + " UNION ALL " + since
+}
+
+// candidateSides renders the two sides of candidates apart: the
+// checkpoint's rows (one per series) and the rows since it, selecting
+// cols, each restricted by f.
+func (p *plan) candidateSides(q *query, cpID int64, cpTS, ts, cols string, f func(alias string) string) (cp, since string) {
+	return "SELECT " + cols + " FROM " + p.cpRel + " c WHERE c._cp = " + q.param(cpID) + f("c"),
+		"SELECT " + cols + " FROM " + p.rel + " r WHERE r." + p.time + " > CAST(" + q.param(cpTS) +
+			" AS TIMESTAMP) AND r." + p.time + " <= " + ts + f("r")
 }

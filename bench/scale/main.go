@@ -73,7 +73,7 @@ type config struct {
 	threads  int    // DuckDB's worker threads (0: its default)
 	shapes   string // the tool shapes to measure (all when empty)
 	profile  string // CPU profile of the serving process
-	every    int    // rows between checkpoints (shape.DefaultEvery when 0)
+	every    int    // rows between checkpoints (0: the default spacing)
 }
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -91,7 +91,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs.IntVar(&c.threads, "duckdb-threads", 0, "DuckDB worker `THREADS` while serving (0: DuckDB's default, one per core)")
 	fs.StringVar(&c.shapes, "shapes", "", "tool `SHAPES` to measure, comma-separated (all when empty)")
 	fs.StringVar(&c.profile, "cpuprofile", "", "write a CPU profile of the serving process (the last database measured) to `FILE`")
-	fs.IntVar(&c.every, "every", 0, "`ROWS` between checkpoints when building (0: shape.DefaultEvery)")
+	fs.IntVar(&c.every, "every", 0, "`ROWS` between checkpoints when building (0: the default spacing, twice the series and at least shape.MinEvery)")
 	fs.StringVar(&c.serve, "serve", "", "internal: serve one `BACKEND:EVENTS` and print its report")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: go run ./bench/scale [-events 100000,1000000] [-backends duckdb,postgres] [-data DIR]")

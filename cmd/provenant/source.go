@@ -85,7 +85,11 @@ func (f *engineFlags) openCatalogOn(ctx context.Context, cat *catalog.Catalog, o
 	case f.db != "":
 		db, err = duckdb.OpenFileReadOnly(ctx, f.db)
 	case f.postgres != "":
-		db, err = postgres.Open(ctx, f.postgres)
+		if db, err = postgres.Open(ctx, f.postgres); err == nil {
+			if err = postgres.CheckCollation(ctx, db, cat); err != nil {
+				db.Close()
+			}
+		}
 		src.Snapshot = &sql.TxOptions{Isolation: sql.LevelRepeatableRead, ReadOnly: true}
 	case f.catalog == "warehouse":
 		var path string

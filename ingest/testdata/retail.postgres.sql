@@ -1,12 +1,12 @@
 -- the dataset's rows, one column per declared column plus _ingest_seq
 CREATE TABLE IF NOT EXISTS "events" (
-	"event_id" TEXT NOT NULL,
+	"event_id" TEXT COLLATE "C" NOT NULL,
 	"timestamp" TIMESTAMP NOT NULL,
-	"store_id" TEXT NOT NULL,
-	"product_id" TEXT NOT NULL,
-	"state" TEXT NOT NULL,
+	"store_id" TEXT COLLATE "C" NOT NULL,
+	"product_id" TEXT COLLATE "C" NOT NULL,
+	"state" TEXT COLLATE "C" NOT NULL,
 	"price_cents" BIGINT NOT NULL,
-	"compliance_flag" TEXT NOT NULL,
+	"compliance_flag" TEXT COLLATE "C" NOT NULL,
 	"_ingest_seq" BIGINT NOT NULL
 );
 

@@ -1,14 +1,14 @@
 -- the dataset's rows, one column per declared column plus _ingest_seq
 CREATE TABLE IF NOT EXISTS "status_events" (
-	"event_id" TEXT NOT NULL,
+	"event_id" TEXT COLLATE "C" NOT NULL,
 	"ts" TIMESTAMP NOT NULL,
-	"device_id" TEXT NOT NULL,
-	"zone_id" TEXT NOT NULL,
-	"device_type" TEXT NOT NULL,
-	"status" TEXT NOT NULL,
+	"device_id" TEXT COLLATE "C" NOT NULL,
+	"zone_id" TEXT COLLATE "C" NOT NULL,
+	"device_type" TEXT COLLATE "C" NOT NULL,
+	"status" TEXT COLLATE "C" NOT NULL,
 	"battery_pct" BIGINT NOT NULL,
 	"temperature_c" DOUBLE PRECISION NOT NULL,
-	"fault_code" TEXT,
+	"fault_code" TEXT COLLATE "C",
 	"_ingest_seq" BIGINT NOT NULL
 );
 

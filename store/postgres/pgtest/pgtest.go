@@ -96,3 +96,39 @@ func Open(tb testing.TB) *sql.DB {
 	tb.Cleanup(func() { db.Close() })
 	return db
 }
+
+// Database creates a database with a random name and the given CREATE
+// DATABASE options (such as a locale) on the server DSN names, drops it
+// when the test ends, and returns a DSN that connects to it. In CI an
+// unreachable server fails the test.
+func Database(tb testing.TB, options string) string {
+	tb.Helper()
+	dsn := DSN(tb)
+	cfg, err := pgx.ParseConfig(dsn)
+	if err != nil {
+		tb.Fatalf("parse %s: malformed DSN", EnvDSN)
+	}
+	admin := stdlib.OpenDB(*cfg)
+	defer admin.Close()
+	if err := admin.PingContext(tb.Context()); err != nil {
+		tb.Fatalf("PostgreSQL does not answer (%s, or CI's %s): %v", EnvDSN, CIDSN, err)
+	}
+	var b [6]byte
+	rand.Read(b[:])
+	name := "provenant_test_" + hex.EncodeToString(b[:])
+	if _, err := admin.ExecContext(tb.Context(), "CREATE DATABASE "+name+" "+options); err != nil {
+		tb.Fatalf("create database: %v", err)
+	}
+	tb.Cleanup(func() {
+		db := stdlib.OpenDB(*cfg)
+		defer db.Close()
+		if _, err := db.Exec("DROP DATABASE " + name + " WITH (FORCE)"); err != nil {
+			tb.Errorf("drop database: %v", err)
+		}
+	})
+	if u, err := url.Parse(dsn); err == nil && (u.Scheme == "postgres" || u.Scheme == "postgresql") {
+		u.Path = "/" + name
+		return u.String()
+	}
+	return dsn + " dbname=" + name
+}
