@@ -204,6 +204,7 @@ func TestHostileCorpus_CatchesWeakenedValidator(t *testing.T) {
 			caught[it.ID] = true
 		}
 	}
+	t.Logf("the judge reported %d statements under the weakened policy", len(caught))
 	for _, id := range []string{"qualified-01", "env_fs-28", "file-09"} {
 		if !caught[id] {
 			t.Errorf("weakened validator: the judge did not report %s", id)
