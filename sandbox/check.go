@@ -73,6 +73,9 @@ type walker struct {
 const maxDepth = 2000
 
 func (w *walker) statement(stmt map[string]any) error {
+	if stmt["node"] == nil {
+		return reject(LayerAllowlist, ClassSchemaViolation, "construct", NoPosition)
+	}
 	for _, k := range sortedKeys(stmt) {
 		v := stmt[k]
 		switch k {

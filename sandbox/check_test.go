@@ -86,6 +86,24 @@ func TestRejection_NoEcho(t *testing.T) {
 	}
 }
 
+// TestCheck_Malformed: trees DuckDB would not give are refused, not
+// accepted by default.
+func TestCheck_Malformed(t *testing.T) {
+	p := NewPolicy([]string{"events"})
+	for _, ast := range []string{
+		``, `null`, `[]`, `{}`, `{"error":false}`, `{"error":false,"statements":[]}`,
+		`{"error":false,"statements":[{}]}`, `{"error":false,"statements":[{"node":null}]}`,
+		`{"error":false,"statements":[{"node":{"type":"UNKNOWN_NODE"}}]}`,
+		`{"error":false,"statements":[{"node":{"type":"SELECT_NODE","from_table":{"type":"SHOW_REF","alias":"","sample":null,"query_location":0}}}]}`,
+		`{"error":false,"statements":[{"node":{"type":"SELECT_NODE","select_list":[{"class":"BOUND_REF"}]}}]}`,
+		`{"error":false,"statements":[{"node":{"type":"SELECT_NODE","x":{"table_name":"secret"}}}]}`,
+	} {
+		if err := Check([]byte(ast), p); !errors.Is(err, ErrRejected) {
+			t.Errorf("Check(%s) = %v, want a rejection", ast, err)
+		}
+	}
+}
+
 func TestCheckText(t *testing.T) {
 	for _, tt := range []struct {
 		sql, kind string
