@@ -89,7 +89,7 @@ func normal(t testing.TB, v any) string {
 }
 
 func TestBenign(t *testing.T) {
-	r := newRunner(t, sandbox.Limits{})
+	r := newWarmRunner(t, sandbox.Limits{}, 2)
 	c, err := duckdb.NewConnector(fixture(t)+"?access_mode=read_only", nil)
 	if err != nil {
 		t.Fatal(err)

@@ -199,7 +199,7 @@ func TestHostileCorpus_CatchesWeakenedValidator(t *testing.T) {
 	limits := sandbox.DefaultLimits()
 	caught := map[string]bool{}
 	for _, it := range loadCorpus(t) {
-		resp := execute(context.Background(), &Request{DB: fixture(t), Tables: allowed, SQL: it.SQL, Limits: limits}, weak)
+		resp := execute(context.Background(), &Request{DB: fixture(t), Tables: allowed, Limits: limits}, it.SQL, weak)
 		if judge(it, resp.result()) != "" {
 			caught[it.ID] = true
 		}

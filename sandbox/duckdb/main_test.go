@@ -111,9 +111,16 @@ func snapshotOf(t testing.TB) *Snapshot {
 // this test binary.
 func newRunner(t testing.TB, limits sandbox.Limits) *Runner {
 	t.Helper()
+	return newWarmRunner(t, limits, 0)
+}
+
+// newWarmRunner is newRunner keeping warm workers ready.
+func newWarmRunner(t testing.TB, limits sandbox.Limits, warm int) *Runner {
+	t.Helper()
 	r, err := NewRunner(context.Background(), snapshotOf(t), []string{os.Args[0]}, &Options{
 		Env:    []string{workerEnv},
 		Limits: limits,
+		Warm:   warm,
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -1,7 +1,7 @@
 package duckdb
 
 import (
-	"bytes"
+	"bufio"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -12,6 +12,7 @@ import (
 	"log/slog"
 	"os"
 	"os/exec"
+	"sync"
 	"time"
 
 	"github.com/provenant/provenant/sandbox"
@@ -27,6 +28,12 @@ type Options struct {
 	// Logger; nil discards. It logs each statement's SHA-256, never its
 	// text.
 	Logger *slog.Logger
+	// Warm is how many workers the runner keeps started ahead of need,
+	// each having opened the snapshot and locked its connection, waiting
+	// for its one statement: the process start leaves the statement's
+	// path. 0 starts a worker per statement. Each still runs one
+	// statement and exits.
+	Warm int
 
 	command []string
 }
@@ -38,6 +45,11 @@ type Runner struct {
 	val    *Validator
 	opts   Options
 	policy *sandbox.Policy
+
+	spares chan *worker // warm workers, at most Options.Warm
+	mu     sync.Mutex   // held while refilling; guards closed
+	closed bool
+	wg     sync.WaitGroup
 }
 
 // NewRunner returns a runner over snap, whose tables are the allowlist;
@@ -55,7 +67,9 @@ func NewRunner(ctx context.Context, snap *Snapshot, command []string, opts *Opti
 	if err != nil {
 		return nil, err
 	}
-	return &Runner{snap: snap, val: v, opts: o, policy: policy}, nil
+	r := &Runner{snap: snap, val: v, opts: o, policy: policy, spares: make(chan *worker, o.Warm)}
+	r.refill()
+	return r, nil
 }
 
 // withDefaults copies opts (nil is the zero Options) with defaults filled.
@@ -73,11 +87,25 @@ func withDefaults(opts *Options) Options {
 	if o.Env == nil {
 		o.Env = []string{}
 	}
+	o.Warm = max(o.Warm, 0)
 	return o
 }
 
-// Close releases the validator.
-func (r *Runner) Close() error { return r.val.Close() }
+// Close kills the warm workers and releases the validator.
+func (r *Runner) Close() error {
+	r.mu.Lock()
+	r.closed = true
+	r.mu.Unlock()
+	r.wg.Wait()
+	for {
+		select {
+		case w := <-r.spares:
+			w.kill()
+		default:
+			return r.val.Close()
+		}
+	}
+}
 
 // Limits returns the runner's limits.
 func (r *Runner) Limits() sandbox.Limits { return r.opts.Limits }
@@ -121,31 +149,96 @@ func (r *Runner) run(ctx context.Context, stmt string) (sandbox.Result, error) {
 // worker validates it again itself). Tests use it to reach the worker's
 // own checks; Run is the path for callers.
 func (r *Runner) Execute(ctx context.Context, stmt string) (sandbox.Result, error) {
-	req, err := json.Marshal(Request{DB: r.snap.Path, Tables: r.snap.Tables, SQL: stmt, Limits: r.opts.Limits})
+	w, err := r.take()
 	if err != nil {
-		return sandbox.Result{Outcome: sandbox.OutcomeError}, fmt.Errorf("encode sandbox request: %w", err)
+		return sandbox.Result{Outcome: sandbox.OutcomeError}, err
 	}
-	wctx, cancel := context.WithTimeout(ctx, r.opts.Limits.WallClock)
-	defer cancel()
-	cmd := exec.CommandContext(wctx, r.opts.command[0], r.opts.command[1:]...)
+	defer r.refill()
+	return w.execute(ctx, stmt, r.opts.Limits.WallClock)
+}
+
+// worker is one started worker process that has been sent its Request
+// and waits for its Statement.
+type worker struct {
+	cmd   *exec.Cmd
+	stdin io.WriteCloser
+	reply chan []byte // the first line it writes, or nil
+	done  chan error  // the process's exit
+}
+
+// start starts a worker and sends it the Request: it opens the snapshot
+// and locks its connection while no statement waits for it.
+func (r *Runner) start() (*worker, error) {
+	req, err := json.Marshal(Request{DB: r.snap.Path, Tables: r.snap.Tables, Limits: r.opts.Limits})
+	if err != nil {
+		return nil, fmt.Errorf("encode sandbox request: %w", err)
+	}
+	cmd := exec.Command(r.opts.command[0], r.opts.command[1:]...)
 	cmd.Env = r.opts.Env
 	cmd.Dir = os.TempDir()
-	cmd.Stdin = bytes.NewReader(req)
-	var out limitedBuffer
-	out.max = 2*r.opts.Limits.MaxBytes + 1<<20
-	cmd.Stdout = &out
 	cmd.Stderr = io.Discard
-	cmd.WaitDelay = time.Second
-	runErr := cmd.Run()
-	if ctx.Err() != nil {
-		return sandbox.Result{Outcome: sandbox.OutcomeError}, fmt.Errorf("run sandbox worker: %w", ctx.Err())
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, fmt.Errorf("start sandbox worker: %w", err)
 	}
-	if wctx.Err() != nil {
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, fmt.Errorf("start sandbox worker: %w", err)
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("start sandbox worker: %w", err)
+	}
+	w := &worker{cmd: cmd, stdin: stdin, reply: make(chan []byte, 1), done: make(chan error, 1)}
+	limit := int64(2*r.opts.Limits.MaxBytes + 1<<20)
+	go func() {
+		// The answer is the first line, read as soon as it is written:
+		// the worker's exit is not waited for.
+		line, err := bufio.NewReader(io.LimitReader(stdout, limit)).ReadBytes('\n')
+		if err != nil {
+			line = nil
+		}
+		w.reply <- line
+		io.Copy(io.Discard, stdout)
+		w.done <- cmd.Wait()
+	}()
+	// A worker that died already fails its statement, not this write.
+	stdin.Write(append(req, '\n'))
+	return w, nil
+}
+
+// kill ends the worker and waits for it.
+func (w *worker) kill() {
+	w.cmd.Process.Kill()
+	w.stdin.Close()
+	<-w.done
+}
+
+// execute sends the statement and reads the answer, killing the worker
+// at the wall clock or when ctx ends.
+func (w *worker) execute(ctx context.Context, stmt string, wall time.Duration) (sandbox.Result, error) {
+	b, err := json.Marshal(Statement{SQL: stmt})
+	if err != nil {
+		w.kill()
+		return sandbox.Result{Outcome: sandbox.OutcomeError}, fmt.Errorf("encode sandbox statement: %w", err)
+	}
+	w.stdin.Write(append(b, '\n'))
+	w.stdin.Close()
+	timer := time.NewTimer(wall)
+	defer timer.Stop()
+	var line []byte
+	select {
+	case line = <-w.reply:
+	case <-timer.C:
+		w.kill()
 		rej := &sandbox.Rejection{Layer: sandbox.LayerSandbox, Class: sandbox.ClassBudgetExceeded, Kind: "wall_clock", Position: sandbox.NoPosition}
 		return sandbox.Result{Outcome: sandbox.OutcomeError, Rejection: rej}, nil
+	case <-ctx.Done():
+		w.kill()
+		return sandbox.Result{Outcome: sandbox.OutcomeError}, fmt.Errorf("run sandbox worker: %w", ctx.Err())
 	}
+	go func() { <-w.done }() // the worker exits by itself after answering
 	var resp Response
-	if err := json.Unmarshal(out.Bytes(), &resp); err != nil || runErr != nil || out.over {
+	if err := json.Unmarshal(line, &resp); err != nil || line == nil {
 		// The worker died (a crash, the memory limit of the OS) or wrote
 		// something else: the statement is an error, not a verdict.
 		rej := &sandbox.Rejection{Layer: sandbox.LayerSandbox, Class: sandbox.ClassSQLError, Kind: "worker", Position: sandbox.NoPosition}
@@ -154,17 +247,34 @@ func (r *Runner) Execute(ctx context.Context, stmt string) (sandbox.Result, erro
 	return resp.result(), nil
 }
 
-// limitedBuffer keeps at most max bytes and notes that more came.
-type limitedBuffer struct {
-	bytes.Buffer
-	max  int
-	over bool
+// take returns a warm worker if one waits, else starts one.
+func (r *Runner) take() (*worker, error) {
+	select {
+	case w := <-r.spares:
+		return w, nil
+	default:
+		return r.start()
+	}
 }
 
-func (b *limitedBuffer) Write(p []byte) (int, error) {
-	if b.Len()+len(p) > b.max {
-		b.over = true
-		return len(p), nil
+// refill starts workers until Options.Warm of them wait, in the
+// background.
+func (r *Runner) refill() {
+	if r.opts.Warm == 0 {
+		return
 	}
-	return b.Buffer.Write(p)
+	r.wg.Add(1)
+	go func() {
+		defer r.wg.Done()
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		for !r.closed && len(r.spares) < r.opts.Warm {
+			w, err := r.start()
+			if err != nil {
+				r.opts.Logger.Error("start sandbox worker", "err", err)
+				return
+			}
+			r.spares <- w
+		}
+	}()
 }

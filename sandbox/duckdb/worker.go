@@ -20,13 +20,21 @@ import (
 	"github.com/provenant/provenant/sandbox"
 )
 
-// Request is what the parent sends a worker: one statement, the snapshot
-// it runs on, the tables the policy admits, the limits.
+// Request is the first of the two messages the parent sends a worker: the
+// snapshot it runs on, the tables the policy admits, the limits. The
+// worker opens the snapshot and locks its connection on reading it, then
+// waits for the Statement: a warm worker has done the first part before
+// a statement exists.
 type Request struct {
 	DB     string         `json:"db"`
 	Tables []string       `json:"tables"`
-	SQL    string         `json:"sql"`
 	Limits sandbox.Limits `json:"limits"`
+}
+
+// Statement is the second message: the one statement the worker runs
+// before it exits.
+type Statement struct {
+	SQL string `json:"sql"`
 }
 
 // Response is the worker's one answer.
@@ -58,10 +66,11 @@ func rejected(err error) *Response {
 	return &Response{Outcome: rej.Outcome(), Layer: rej.Layer, Class: rej.Class, Kind: rej.Kind, Position: rej.Position}
 }
 
-// ServeWorker is the worker process's body: it reads one Request from r,
-// runs it and writes one Response to w. Only a failure to read the
-// request or write the response is an error; everything about the
-// statement is in the response.
+// ServeWorker is the worker process's body: it reads a Request from r,
+// opens the snapshot locked down, reads one Statement, runs it and writes
+// one Response to w. Only a failure to read a message or write the
+// response is an error; everything about the statement is in the
+// response.
 func ServeWorker(ctx context.Context, r io.Reader, w io.Writer) error {
 	var req Request
 	dec := json.NewDecoder(io.LimitReader(r, 16<<20))
@@ -69,42 +78,77 @@ func ServeWorker(ctx context.Context, r io.Reader, w io.Writer) error {
 	if err := dec.Decode(&req); err != nil {
 		return fmt.Errorf("read sandbox request: %w", err)
 	}
-	resp := execute(ctx, &req, sandbox.NewPolicy(req.Tables))
+	s, openErr := openSession(ctx, &req)
+	if openErr == nil {
+		defer s.close()
+	}
+	var st Statement
+	if err := dec.Decode(&st); err != nil {
+		return fmt.Errorf("read sandbox statement: %w", err)
+	}
+	resp := rejected(nil)
+	if openErr == nil {
+		resp = s.execute(ctx, st.SQL, sandbox.NewPolicy(req.Tables))
+	}
 	if err := json.NewEncoder(w).Encode(resp); err != nil {
 		return fmt.Errorf("write sandbox response: %w", err)
 	}
 	return nil
 }
 
-// execute runs the request on a locked-down read-only connection,
-// validating it again against policy.
-func execute(ctx context.Context, req *Request, policy *sandbox.Policy) *Response {
+// session is a worker's locked-down read-only connection to a snapshot.
+type session struct {
+	conn    *sql.Conn
+	closeDB func() error
+	limits  sandbox.Limits
+}
+
+func openSession(ctx context.Context, req *Request) (*session, error) {
 	if err := req.Limits.Validate(); err != nil {
-		return rejected(nil)
+		return nil, err
 	}
 	conn, closeDB, err := openLocked(ctx, req.DB, req.Limits.MemoryBytes)
 	if err != nil {
-		return rejected(nil)
+		return nil, err
 	}
-	defer closeDB()
-	defer conn.Close()
+	return &session{conn: conn, closeDB: closeDB, limits: req.Limits}, nil
+}
+
+func (s *session) close() {
+	s.conn.Close()
+	s.closeDB()
+}
+
+// execute runs one statement, validating it again against policy.
+func (s *session) execute(ctx context.Context, stmt string, policy *sandbox.Policy) *Response {
 	// Validated again here, on the worker's own parser: what runs is what
 	// was judged.
-	if err := validate(ctx, conn, policy, req.Limits, req.SQL); err != nil {
+	if err := validate(ctx, s.conn, policy, s.limits, stmt); err != nil {
 		return rejected(err)
 	}
-	est, err := estimatedRows(ctx, conn, req.SQL)
+	est, err := estimatedRows(ctx, s.conn, stmt)
 	if err != nil {
 		return rejected(classify(err))
 	}
-	if est > req.Limits.RowBudget {
+	if est > s.limits.RowBudget {
 		return rejected(&sandbox.Rejection{Layer: sandbox.LayerBudget, Class: sandbox.ClassBudgetExceeded, Kind: "rows_estimated", Position: sandbox.NoPosition})
 	}
-	resp, err := run(ctx, conn, req, est)
+	resp, err := run(ctx, s.conn, s.limits, stmt, est)
 	if err != nil {
 		return rejected(err)
 	}
 	return resp
+}
+
+// execute opens a session for req and runs stmt in it, in this process:
+// the worker's body without the process, for tests.
+func execute(ctx context.Context, req *Request, stmt string, policy *sandbox.Policy) *Response {
+	s, err := openSession(ctx, req)
+	if err != nil {
+		return rejected(nil)
+	}
+	defer s.close()
+	return s.execute(ctx, stmt, policy)
 }
 
 // openLocked opens the snapshot read-only with external access off, turns
@@ -120,9 +164,18 @@ func openLocked(ctx context.Context, path string, memory int64) (*sql.Conn, func
 		db.Close()
 		return nil, nil, err
 	}
+	// The parser's serializer, loaded before the statement arrives (a
+	// warm worker's statement then pays none of it).
+	var ast string
+	if err := conn.QueryRowContext(ctx, serializeSQL, "SELECT 1").Scan(&ast); err != nil {
+		conn.Close()
+		db.Close()
+		return nil, nil, err
+	}
 	for _, s := range []string{
 		"SET enable_profiling = 'no_output'",
-		"SET profiling_mode = 'standard'",
+		// Only what the budget (and the fuzz target's oracle) reads.
+		`SET custom_profiling_settings = '{"OPERATOR_CARDINALITY": "true", "OPERATOR_TYPE": "true", "EXTRA_INFO": "true"}'`,
 		"SET lock_configuration = true",
 	} {
 		if _, err := conn.ExecContext(ctx, s); err != nil {
@@ -205,8 +258,8 @@ func satAdd(a, b int64) int64 {
 // run executes the statement, reading at most the result limits, then
 // checks the rows processed against the budget; est is the plan's
 // estimate.
-func run(ctx context.Context, conn *sql.Conn, req *Request, est int64) (*Response, error) {
-	rows, err := conn.QueryContext(ctx, req.SQL)
+func run(ctx context.Context, conn *sql.Conn, limits sandbox.Limits, stmt string, est int64) (*Response, error) {
+	rows, err := conn.QueryContext(ctx, stmt)
 	if err != nil {
 		return nil, classify(err)
 	}
@@ -235,10 +288,10 @@ func run(ctx context.Context, conn *sql.Conn, req *Request, est int64) (*Respons
 			return nil, classify(err)
 		}
 		size += len(b)
-		if len(resp.Rows) == req.Limits.MaxRows {
+		if len(resp.Rows) == limits.MaxRows {
 			return nil, &sandbox.Rejection{Layer: sandbox.LayerBudget, Class: sandbox.ClassBudgetExceeded, Kind: "result_rows", Position: sandbox.NoPosition}
 		}
-		if size > req.Limits.MaxBytes {
+		if size > limits.MaxBytes {
 			return nil, &sandbox.Rejection{Layer: sandbox.LayerBudget, Class: sandbox.ClassBudgetExceeded, Kind: "result_bytes", Position: sandbox.NoPosition}
 		}
 		resp.Rows = append(resp.Rows, row)
@@ -253,7 +306,7 @@ func run(ctx context.Context, conn *sql.Conn, req *Request, est int64) (*Respons
 	if info, err := duckdb.GetProfilingInfo(conn); err == nil {
 		resp.RowsProcessed = rowsProcessed(info)
 	}
-	if resp.RowsProcessed > req.Limits.RowBudget {
+	if resp.RowsProcessed > limits.RowBudget {
 		return nil, &sandbox.Rejection{Layer: sandbox.LayerBudget, Class: sandbox.ClassBudgetExceeded, Kind: "rows_processed", Position: sandbox.NoPosition}
 	}
 	return resp, nil
