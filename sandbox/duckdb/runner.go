@@ -39,12 +39,12 @@ type Options struct {
 }
 
 // Runner runs free SQL: validated in this process, then executed by a
-// worker process on a snapshot.
+// worker process on a snapshot. It is safe for concurrent use; Close
+// must not run concurrently with Run.
 type Runner struct {
-	snap   *Snapshot
-	val    *Validator
-	opts   Options
-	policy *sandbox.Policy
+	snap *Snapshot
+	val  *Validator
+	opts Options
 
 	spares chan *worker // warm workers, at most Options.Warm
 	mu     sync.Mutex   // held while refilling; guards closed
@@ -62,12 +62,11 @@ func NewRunner(ctx context.Context, snap *Snapshot, command []string, opts *Opti
 	}
 	o := withDefaults(opts)
 	o.command = command
-	policy := sandbox.NewPolicy(snap.Tables)
-	v, err := NewValidator(ctx, policy, &o)
+	v, err := NewValidator(ctx, sandbox.NewPolicy(snap.Tables), &o)
 	if err != nil {
 		return nil, err
 	}
-	r := &Runner{snap: snap, val: v, opts: o, policy: policy, spares: make(chan *worker, o.Warm)}
+	r := &Runner{snap: snap, val: v, opts: o, spares: make(chan *worker, o.Warm)}
 	r.refill()
 	return r, nil
 }
