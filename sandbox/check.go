@@ -293,21 +293,7 @@ func (w *walker) expression(o map[string]any, c any) error {
 		return reject(LayerAllowlist, ClassSchemaViolation, "construct", pos)
 	}
 	if class == "SUBQUERY" {
-		for _, k := range sortedKeys(o) {
-			v := o[k]
-			if k == "subquery" {
-				q, _ := v.(map[string]any)
-				if q == nil {
-					return reject(LayerAllowlist, ClassSchemaViolation, "construct", pos)
-				}
-				if err := w.statement(q); err != nil {
-					return err
-				}
-			} else if err := w.any(v); err != nil {
-				return err
-			}
-		}
-		return nil
+		return w.subquery(o, pos)
 	}
 	for _, k := range sortedKeys(o) {
 		v := o[k]
@@ -393,21 +379,7 @@ func (w *walker) tableRef(o map[string]any, t string) error {
 		}
 		return nil
 	case "SUBQUERY":
-		for _, k := range sortedKeys(o) {
-			v := o[k]
-			if k == "subquery" {
-				q, _ := v.(map[string]any)
-				if q == nil {
-					return reject(LayerAllowlist, ClassSchemaViolation, "construct", pos)
-				}
-				if err := w.statement(q); err != nil {
-					return err
-				}
-			} else if err := w.any(v); err != nil {
-				return err
-			}
-		}
-		return nil
+		return w.subquery(o, pos)
 	}
 	for _, k := range sortedKeys(o) {
 		v := o[k]
@@ -469,4 +441,25 @@ func sortedKeys(m map[string]any) []string {
 	}
 	slices.Sort(keys)
 	return keys
+}
+
+// subquery walks a node holding a subquery (an expression's or a table
+// reference's): the query as a statement of its own, every other field
+// as any node.
+func (w *walker) subquery(o map[string]any, pos int) error {
+	for _, k := range sortedKeys(o) {
+		v := o[k]
+		if k == "subquery" {
+			q, _ := v.(map[string]any)
+			if q == nil {
+				return reject(LayerAllowlist, ClassSchemaViolation, "construct", pos)
+			}
+			if err := w.statement(q); err != nil {
+				return err
+			}
+		} else if err := w.any(v); err != nil {
+			return err
+		}
+	}
+	return nil
 }
