@@ -50,6 +50,7 @@ var commands = []command{
 	{"mcp", "serve the Model Context Protocol on standard input and output", ""},
 	{"validate", "check a catalog file and report every error with its position", ""},
 	{"import", "validate JSON Lines, CSV or Parquet rows and append them to a dataset in one transaction", "INPUT..."},
+	{"sql", "run one SQL statement in the sandbox, as a model's free SQL would run, and print one JSON object", "STATEMENT"},
 	{"version", "print the version and VCS revision", ""},
 }
 
@@ -74,6 +75,10 @@ func dispatch(ctx context.Context, name string, args []string, stdout, stderr io
 		return runValidate(ctx, args, stdout, stderr)
 	case "import":
 		return runImport(ctx, args, stdout, stderr)
+	case "sql":
+		return runSQL(ctx, args, stdout, stderr)
+	case workerSubcommand: // hidden: the sandbox's worker process
+		return runSQLWorker(ctx, args)
 	}
 	return usagef("unknown command (want one of %s)", commandNames())
 }

@@ -20,11 +20,14 @@ import (
 // that opens it, and the scale benchmark command bench/scale (no tests, so
 // `go test` links nothing for it). The libraries below them (catalog,
 // shape, ingest, tool, fact, the providers, ...) stay free of it.
+// sandbox/duckdb is the sandbox's own leaf: its validator is DuckDB's
+// parser and its worker a DuckDB connection, so its tests (the hostile
+// corpus, the fuzz target, the isolation benchmark) need the real one.
 var duckdbLinkers = []string{"store/duckdb", "engine", "engine/enginetest", "pipeline", "httpapi", "mcpserver",
-	"eval", "eval/loadgen", "adversarial", "cmd/provenant", "bench/scale"}
+	"eval", "eval/loadgen", "adversarial", "cmd/provenant", "bench/scale", "sandbox/duckdb"}
 
 // duckdbPaths are the import paths that mean a binary links DuckDB.
-var duckdbPaths = []string{"store/duckdb", "github.com/duckdb/duckdb-go/v2"}
+var duckdbPaths = []string{"store/duckdb", "sandbox/duckdb", "github.com/duckdb/duckdb-go/v2"}
 
 // packages returns every package directory of the module, module-relative.
 func packages(t *testing.T) []string {

@@ -45,6 +45,16 @@ func DSN(tb testing.TB) string {
 func Schema(tb testing.TB) string {
 	tb.Helper()
 	dsn := DSN(tb)
+	schema := create(tb, dsn, "SCHEMA", "", " CASCADE")
+	return withSearchPath(dsn, schema)
+}
+
+// create makes an object of the given kind (SCHEMA, DATABASE) with a
+// random name and options on the server dsn names, drops it (with
+// dropOptions) when the test ends, and returns its name. In CI an
+// unreachable server fails the test.
+func create(tb testing.TB, dsn, kind, options, dropOptions string) string {
+	tb.Helper()
 	cfg, err := pgx.ParseConfig(dsn)
 	if err != nil {
 		tb.Fatalf("parse %s: malformed DSN", EnvDSN)
@@ -56,18 +66,18 @@ func Schema(tb testing.TB) string {
 	}
 	var b [6]byte
 	rand.Read(b[:])
-	schema := "provenant_test_" + hex.EncodeToString(b[:])
-	if _, err := admin.ExecContext(tb.Context(), "CREATE SCHEMA "+schema); err != nil {
-		tb.Fatalf("create schema: %v", err)
+	name := "provenant_test_" + hex.EncodeToString(b[:])
+	if _, err := admin.ExecContext(tb.Context(), "CREATE "+kind+" "+name+" "+options); err != nil {
+		tb.Fatalf("create %s: %v", strings.ToLower(kind), err)
 	}
 	tb.Cleanup(func() {
 		db := stdlib.OpenDB(*cfg)
 		defer db.Close()
-		if _, err := db.Exec("DROP SCHEMA " + schema + " CASCADE"); err != nil {
-			tb.Errorf("drop schema: %v", err)
+		if _, err := db.Exec("DROP " + kind + " " + name + dropOptions); err != nil {
+			tb.Errorf("drop %s: %v", strings.ToLower(kind), err)
 		}
 	})
-	return withSearchPath(dsn, schema)
+	return name
 }
 
 // withSearchPath adds search_path=schema to a URL or key=value DSN.
@@ -104,28 +114,7 @@ func Open(tb testing.TB) *sql.DB {
 func Database(tb testing.TB, options string) string {
 	tb.Helper()
 	dsn := DSN(tb)
-	cfg, err := pgx.ParseConfig(dsn)
-	if err != nil {
-		tb.Fatalf("parse %s: malformed DSN", EnvDSN)
-	}
-	admin := stdlib.OpenDB(*cfg)
-	defer admin.Close()
-	if err := admin.PingContext(tb.Context()); err != nil {
-		tb.Fatalf("PostgreSQL does not answer (%s, or CI's %s): %v", EnvDSN, CIDSN, err)
-	}
-	var b [6]byte
-	rand.Read(b[:])
-	name := "provenant_test_" + hex.EncodeToString(b[:])
-	if _, err := admin.ExecContext(tb.Context(), "CREATE DATABASE "+name+" "+options); err != nil {
-		tb.Fatalf("create database: %v", err)
-	}
-	tb.Cleanup(func() {
-		db := stdlib.OpenDB(*cfg)
-		defer db.Close()
-		if _, err := db.Exec("DROP DATABASE " + name + " WITH (FORCE)"); err != nil {
-			tb.Errorf("drop database: %v", err)
-		}
-	})
+	name := create(tb, dsn, "DATABASE", options, " WITH (FORCE)")
 	if u, err := url.Parse(dsn); err == nil && (u.Scheme == "postgres" || u.Scheme == "postgresql") {
 		u.Path = "/" + name
 		return u.String()
