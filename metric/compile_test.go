@@ -131,12 +131,7 @@ func TestCompile_NoSplicing(t *testing.T) {
 				if !slices.Contains(q.Args, any(int64(7))) || strings.Contains(q.SQL, " 7") {
 					t.Errorf("the limit is not a parameter: %s %v", q.SQL, q.Args)
 				}
-				declared := []string{cat.Datasets[0].Table.Value}
-				for _, e := range cat.Datasets[0].Entities {
-					if e.Reference != nil {
-						declared = append(declared, e.Reference.Table.Value)
-					}
-				}
+				declared := Tables(cat)
 				for _, tb := range q.Tables {
 					if !slices.Contains(declared, tb) {
 						t.Errorf("reads table %s, which the catalog does not declare", tb)
@@ -246,5 +241,13 @@ func TestCompile_FilesNeedARelation(t *testing.T) {
 	q, err := Compile(cat, req, &Options{Relations: map[string]string{"status_events": "files_view"}})
 	if err != nil || !slices.Equal(q.Tables, []string{"files_view"}) {
 		t.Errorf("Compile with a relation = %v, %v", q, err)
+	}
+}
+
+func TestTables(t *testing.T) {
+	for name, want := range map[string][]string{"retail": {"events", "products"}, "warehouse": {"status_events"}} {
+		if got := Tables(loadCatalog(t, name)); !slices.Equal(got, want) {
+			t.Errorf("Tables(%s) = %v, want %v", name, got, want)
+		}
 	}
 }
