@@ -3,6 +3,12 @@
 // files, with a key column, a time column, entities, attributes and named
 // conditions) and its tools, each an instance of a closed set of shapes.
 //
+// A catalog may also declare governed metrics (metric.go), shaped like dbt
+// MetricFlow: semantic models over a dataset (dimensions and measures) and
+// metrics built from the measures (simple, ratio, derived over a closed
+// expression tree, cumulative), each with a fixture file beside the
+// catalog. Package metric compiles them; nothing here is SQL.
+//
 // Parse decodes a catalog strictly: an unknown or duplicate key, a value of
 // the wrong type, or broken YAML is an error at its file, line and column,
 // and an unknown key names the nearest valid one. Validate then checks the
@@ -41,6 +47,11 @@ type Catalog struct {
 	// Prompts are the catalog's MCP prompts: instructions a client's user
 	// starts a task from; optional.
 	Prompts []*Prompt
+	// SemanticModels declare the dimensions and measures governed metrics
+	// are built from; optional.
+	SemanticModels []*SemanticModel
+	// Metrics are the governed metrics (see metric.go); optional.
+	Metrics []*Metric
 }
 
 // Prompt is a prompt template over the catalog's tools: text with {name}
@@ -103,6 +114,9 @@ type Reference struct {
 	Files       Ref
 	ID          Ref // the id column
 	DisplayName Ref // the display-name column
+	// Columns are further text columns of the reference table (a
+	// product's category), which metric dimensions may join; optional.
+	Columns []Ref
 }
 
 // Attribute is an enumerated column (Values set) or a numeric one (Unit

@@ -30,3 +30,24 @@ tools: []
 	// Output:
 	// shop.yaml:15:30: unknown key `atribute`; did you mean `attribute`?
 }
+
+// A derived metric's expression is parsed into a closed tree: metric
+// names, numbers and + - * /, never SQL text.
+func ExampleParseExpr() {
+	e, err := catalog.ParseExpr("fault_count / (observed_time / 3600)")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(e, e.Metrics())
+	v, _ := e.Eval(func(m string) (float64, bool) {
+		return map[string]float64{"fault_count": 2, "observed_time": 25200}[m], true
+	})
+	fmt.Printf("%.4f faults per hour\n", v)
+	_, err = catalog.ParseExpr("fault_count; DROP TABLE events")
+	fmt.Println(err)
+	// Output:
+	// (fault_count / (observed_time / 3600)) [fault_count observed_time]
+	// 0.2857 faults per hour
+	// expression: unexpected character at character 12
+}

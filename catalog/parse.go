@@ -311,6 +311,20 @@ func (d *decoder) catalog(n ast.Node) *Catalog {
 				}
 			})
 		}},
+		{"semantic_models", false, func(v ast.Node) {
+			d.seq(v, "semantic_models", func(e ast.Node) {
+				if m := d.semanticModel(e); m != nil {
+					c.SemanticModels = append(c.SemanticModels, m)
+				}
+			})
+		}},
+		{"metrics", false, func(v ast.Node) {
+			d.seq(v, "metrics", func(e ast.Node) {
+				if m := d.metric(e); m != nil {
+					c.Metrics = append(c.Metrics, m)
+				}
+			})
+		}},
 	})
 	return c
 }
@@ -390,6 +404,7 @@ func (d *decoder) entity(n ast.Node) *Entity {
 				d.strInto("files", false, &r.Files),
 				d.strInto("id", true, &r.ID),
 				d.strInto("display_name", true, &r.DisplayName),
+				{"columns", false, func(v ast.Node) { r.Columns = d.strs(v, "columns") }},
 			}) {
 				e.Reference = r
 			}
@@ -573,4 +588,98 @@ func (d *decoder) synonyms(n ast.Node) []*Synonyms {
 		out = append(out, &Synonyms{Pos: kp, Value: Ref{Value: k.Value, Pos: kp}, Phrases: d.strs(mv.Value, "synonyms")})
 	}
 	return out
+}
+
+func (d *decoder) semanticModel(n ast.Node) *SemanticModel {
+	sm := &SemanticModel{Pos: nodePos(n)}
+	if !d.mapping(n, "semantic model", []field{
+		d.strInto("name", true, &sm.Name),
+		d.strInto("dataset", true, &sm.Dataset),
+		{"dimensions", true, func(v ast.Node) {
+			d.seq(v, "dimensions", func(e ast.Node) {
+				x := &Dimension{Pos: nodePos(e)}
+				if d.mapping(e, "dimension", []field{
+					d.strInto("name", true, &x.Name),
+					d.strInto("type", false, &x.Type),
+					d.strInto("column", true, &x.Column),
+					d.strInto("entity", false, &x.Entity),
+					{"values", false, func(v ast.Node) { x.Values = d.strs(v, "values") }},
+					d.strInto("description", false, &x.Description),
+				}) {
+					sm.Dimensions = append(sm.Dimensions, x)
+				}
+			})
+		}},
+		{"measures", true, func(v ast.Node) {
+			d.seq(v, "measures", func(e ast.Node) {
+				x := &Measure{Pos: nodePos(e)}
+				if d.mapping(e, "measure", []field{
+					d.strInto("name", true, &x.Name),
+					d.strInto("agg", true, &x.Agg),
+					d.strInto("column", false, &x.Column),
+					d.strInto("condition", false, &x.Condition),
+					{"filter", false, func(v ast.Node) {
+						p := &Predicate{Pos: nodePos(v)}
+						if d.mapping(v, "filter", d.predicateFields(p, 0)) {
+							x.Filter = p
+						}
+					}},
+					d.strInto("sample", false, &x.Sample),
+				}) {
+					sm.Measures = append(sm.Measures, x)
+				}
+			})
+		}},
+	}) {
+		return nil
+	}
+	return sm
+}
+
+func (d *decoder) metric(n ast.Node) *Metric {
+	m := &Metric{Pos: nodePos(n)}
+	if !d.mapping(n, "metric", []field{
+		d.strInto("name", true, &m.Name),
+		d.strInto("type", true, &m.Type),
+		d.strInto("definition", true, &m.Definition),
+		d.strInto("owner", true, &m.Owner),
+		d.strInto("unit", true, &m.Unit),
+		{"domain", false, func(v ast.Node) {
+			dm := &Domain{Pos: nodePos(v)}
+			num := func(name string, dst **Scalar) field {
+				return field{name, false, func(v ast.Node) {
+					if s, ok := d.scalar(v); ok {
+						if !s.IsNum {
+							d.add(s.Pos, "`%s`: want a number", name)
+							return
+						}
+						*dst = &s
+					}
+				}}
+			}
+			if d.mapping(v, "domain", []field{num("min", &dm.Min), num("max", &dm.Max)}) {
+				m.Domain = dm
+			}
+		}},
+		d.strInto("grain", true, &m.Grain),
+		d.strInto("time_dimension", true, &m.TimeDimension),
+		{"dimensions", true, func(v ast.Node) { m.Dimensions = d.strs(v, "dimensions") }},
+		d.strInto("measure", false, &m.Measure),
+		d.strInto("numerator", false, &m.Numerator),
+		d.strInto("denominator", false, &m.Denominator),
+		d.strInto("expr", false, &m.Expr),
+		{"tolerance", false, func(v ast.Node) {
+			if s, ok := d.scalar(v); ok {
+				if !s.IsNum {
+					d.add(s.Pos, "`tolerance`: want a number")
+					return
+				}
+				m.Tolerance = &s
+			}
+		}},
+		d.strInto("fixture", true, &m.Fixture),
+	}) {
+		return nil
+	}
+	return m
 }

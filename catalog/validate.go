@@ -46,7 +46,8 @@ func phrases(v *errs, rs []Ref, what string, at Pos) {
 // whose id patterns compile, series and attributes that fit; each
 // condition names a declared attribute, an operator fitting its kind and
 // declared values; each tool's shape fits its dataset; the scope entity
-// exists in every dataset a tool uses. It returns every problem found as
+// exists in every dataset a tool uses. Semantic models and metrics are checked by
+// validateMetrics. It returns every problem found as
 // an ErrorList, or nil.
 func (c *Catalog) Validate() error {
 	v := &errs{file: c.File}
@@ -100,6 +101,7 @@ func (c *Catalog) Validate() error {
 		prompts[p.Name.Value] = true
 		validatePrompt(v, c, p, datasets)
 	}
+	validateMetrics(v, c, datasets)
 	return v.err()
 }
 
@@ -294,6 +296,17 @@ func validateDataset(v *errs, ds *Dataset) {
 			}
 			if r.ID.Value == "" || r.DisplayName.Value == "" {
 				v.add(r.Pos, "reference: want non-empty `id` and `display_name` columns")
+			}
+			if r.Columns != nil && len(r.Columns) == 0 {
+				v.add(r.Pos, "reference: `columns` is empty")
+			}
+			cols := map[string]bool{r.ID.Value: true, r.DisplayName.Value: true}
+			for _, x := range r.Columns {
+				name(v, x, "reference column", snakeCase)
+				if cols[x.Value] {
+					v.add(x.Pos, "reference column%s is already used", quote(x.Value))
+				}
+				cols[x.Value] = true
 			}
 		}
 	}

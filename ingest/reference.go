@@ -4,7 +4,9 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"maps"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -17,6 +19,10 @@ import (
 type ReferenceRow struct {
 	ID   string
 	Name string
+	// Columns are the values of the reference's further columns
+	// (catalog.Reference.Columns) by column name; a column missing here is
+	// stored empty (null).
+	Columns map[string]string
 }
 
 // ImportReference creates the reference table of entity e if it is
@@ -34,6 +40,10 @@ func ImportReference(ctx context.Context, tx *sql.Tx, input string, e *catalog.E
 	pattern, err := regexp.Compile(e.Pattern.Value)
 	if err != nil {
 		return fmt.Errorf("import reference of %s: %w", e.Name.Value, err)
+	}
+	extra := make([]string, len(r.Columns))
+	for i, c := range r.Columns {
+		extra[i] = c.Value
 	}
 	var problems Errors
 	add := func(row int, field, reason string) {
@@ -53,12 +63,27 @@ func ImportReference(ctx context.Context, tx *sql.Tx, input string, e *catalog.E
 		if rw.Name == "" || !utf8.ValidString(rw.Name) || len(rw.Name) > MaxTextLen {
 			add(i, r.DisplayName.Value, fmt.Sprintf("must be non-empty UTF-8 of at most %d bytes", MaxTextLen))
 		}
+		for _, c := range slices.Sorted(maps.Keys(rw.Columns)) {
+			val := rw.Columns[c]
+			switch {
+			case !slices.Contains(extra, c):
+				add(i, r.ID.Value, "has a value for a column the reference does not declare")
+			case val == "" || !utf8.ValidString(val) || len(val) > MaxTextLen:
+				add(i, c, fmt.Sprintf("must be non-empty UTF-8 of at most %d bytes", MaxTextLen))
+			}
+		}
 	}
 	if len(problems) > 0 {
 		return problems
 	}
 	table, id, name := Quote(r.Table.Value), Quote(r.ID.Value), Quote(r.DisplayName.Value)
-	ddl := "CREATE TABLE IF NOT EXISTS " + table + " (" + id + " VARCHAR NOT NULL PRIMARY KEY, " + name + " VARCHAR NOT NULL)"
+	ddl := "CREATE TABLE IF NOT EXISTS " + table + " (" + id + " VARCHAR NOT NULL PRIMARY KEY, " + name + " VARCHAR NOT NULL"
+	cols := id + ", " + name
+	for _, c := range extra {
+		ddl += ", " + Quote(c) + " VARCHAR"
+		cols += ", " + Quote(c)
+	}
+	ddl += ")"
 	if _, err := tx.ExecContext(ctx, ddl); err != nil {
 		return fmt.Errorf("import reference of %s: %w", e.Name.Value, err)
 	}
@@ -80,14 +105,23 @@ func ImportReference(ctx context.Context, tx *sql.Tx, input string, e *catalog.E
 	for lo := 0; lo < len(rows); lo += chunk {
 		hi := min(lo+chunk, len(rows))
 		var b strings.Builder
-		args := make([]any, 0, 2*(hi-lo))
-		b.WriteString("INSERT INTO " + table + " (" + id + ", " + name + ") VALUES ")
+		args := make([]any, 0, (2+len(extra))*(hi-lo))
+		b.WriteString("INSERT INTO " + table + " (" + cols + ") VALUES ")
 		for i, rw := range rows[lo:hi] {
 			if i > 0 {
 				b.WriteString(", ")
 			}
 			args = append(args, rw.ID, rw.Name)
-			b.WriteString("($" + strconv.Itoa(len(args)-1) + ", $" + strconv.Itoa(len(args)) + ")")
+			b.WriteString("($" + strconv.Itoa(len(args)-1) + ", $" + strconv.Itoa(len(args)))
+			for _, c := range extra {
+				if v, ok := rw.Columns[c]; ok {
+					args = append(args, v)
+				} else {
+					args = append(args, nil)
+				}
+				b.WriteString(", $" + strconv.Itoa(len(args)))
+			}
+			b.WriteString(")")
 		}
 		if _, err := tx.ExecContext(ctx, b.String(), args...); err != nil {
 			return fmt.Errorf("import reference of %s: %w", e.Name.Value, err)

@@ -32,7 +32,15 @@ func loadCatalog(nameOrPath string) (*catalog.Catalog, error) {
 		return nil, fmt.Errorf("open catalog file: %w", err)
 	}
 	defer f.Close()
-	return catalog.Load(f, nameOrPath)
+	c, err := catalog.Load(f, nameOrPath)
+	if err != nil {
+		return nil, err
+	}
+	// A metric's fixture is a file beside the catalog.
+	if err := c.CheckFixtures(os.DirFS(filepath.Dir(nameOrPath)), "."); err != nil {
+		return nil, err
+	}
+	return c, nil
 }
 
 // openCatalogEngine opens the engine of a catalog over the database the

@@ -34,7 +34,29 @@ func TestValidate_ExitCodes(t *testing.T) {
 		}
 		return strings.Count(text[:i], "\n") + 1
 	}
+	// A copy of the retail catalog with no fixtures beside it, and one
+	// whose ratio names a measure that does not exist.
+	nofix := write("nofix.yaml", string(retail))
+	ratio := write("ratio.yaml", strings.Replace(string(retail), "    numerator: price_mismatch_scans\n", "    numerator: price_mismatch\n", 1))
+	// A copy of the warehouse catalog with its fixtures, one value wrong.
+	wrongDir := t.TempDir()
+	if err := os.CopyFS(filepath.Join(wrongDir, "fixtures"), os.DirFS("../../catalogs/fixtures")); err != nil {
+		t.Fatal(err)
+	}
+	wh, err := os.ReadFile("../../catalogs/warehouse.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	wrong := filepath.Join(wrongDir, "warehouse.yaml")
+	if err := os.WriteFile(wrong, wh, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	mttr := filepath.Join(wrongDir, "fixtures", "warehouse", "mean_time_to_repair.yaml")
+	if err := os.WriteFile(mttr, []byte(strings.Replace(readFile(t, mttr), "{dims: [zone-02], value: 2700}", "{dims: [zone-02], value: 2600}", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	badText, typoText := readFile(t, bad), readFile(t, typo)
+	nofixText, ratioText := readFile(t, nofix), readFile(t, ratio)
 	at := func(path, text, s string, col int) string {
 		return fmt.Sprintf("%s:%d:%d:", path, lineOf(text, s), col)
 	}
@@ -46,9 +68,9 @@ func TestValidate_ExitCodes(t *testing.T) {
 		wantStderr []string // lines, in order, that stderr must contain
 	}{
 		{"retail is valid", []string{"validate", "--catalog", "../../catalogs/retail.yaml"}, 0,
-			"../../catalogs/retail.yaml: valid (catalog retail version \"1\": 1 dataset(s), 6 tool(s))\n", nil},
+			"../../catalogs/retail.yaml: valid (catalog retail version \"1\": 1 dataset(s), 6 tool(s), 8 metric(s))\n", nil},
 		{"warehouse is valid", []string{"validate", "--catalog", "../../catalogs/warehouse.yaml"}, 0,
-			"../../catalogs/warehouse.yaml: valid (catalog warehouse version \"1\": 1 dataset(s), 6 tool(s))\n", nil},
+			"../../catalogs/warehouse.yaml: valid (catalog warehouse version \"1\": 1 dataset(s), 6 tool(s), 8 metric(s))\n", nil},
 		{"every validation error with its position", []string{"validate", "--catalog", bad}, 1, "",
 			[]string{at(bad, badText, "op: neq", 13) + " unknown operator `neq`; did you mean `ne`?",
 				at(bad, badText, "attribute: stat\n", 16) + " unknown attribute `stat`; did you mean `state`?",
@@ -56,6 +78,17 @@ func TestValidate_ExitCodes(t *testing.T) {
 		{"unknown key with suggestion", []string{"validate", "--catalog", typo}, 1, "",
 			[]string{at(typo, typoText, "  - name: scans", 5) + " dataset: missing key `time`",
 				at(typo, typoText, "tme: timestamp", 5) + " unknown key `tme`; did you mean `time`?"}},
+		{"fixtures match", []string{"validate", "--catalog", "../../catalogs/retail.yaml", "--fixtures"}, 0,
+			"../../catalogs/retail.yaml: valid (catalog retail version \"1\": 1 dataset(s), 6 tool(s), 8 metric(s), 23 fixture case(s) match)\n", nil},
+		{"a fixture value wrong", []string{"validate", "--catalog", wrong, "--fixtures"}, 1, "",
+			[]string{at(wrong, string(wh), "fixture: fixtures/warehouse/mean_time_to_repair.yaml", 14) +
+				" metric `mean_time_to_repair`: fixture: case \"by zone\": compiled SQL: row [zone-02]: value 2700, want 2600",
+				"re-derivation: row [zone-02]: value 2700, want 2600"}},
+		{"metric fixtures missing", []string{"validate", "--catalog", nofix}, 1, "",
+			[]string{at(nofix, nofixText, "fixture: fixtures/retail/scan_count.yaml", 14) + " metric `scan_count`: fixture file `fixtures/retail/scan_count.yaml` does not exist",
+				"provenant: validate catalog: 8 error(s): invalid catalog"}},
+		{"ratio of an undeclared measure", []string{"validate", "--catalog", ratio}, 1, "",
+			[]string{at(ratio, ratioText, "numerator: price_mismatch\n", 16) + " unknown measure `price_mismatch`; did you mean `price_mismatch_scans`?"}},
 		{"missing --catalog is a usage error", []string{"validate"}, 2, "",
 			[]string{"provenant validate: --catalog FILE is required"}},
 		{"unknown flag is a usage error", []string{"validate", "--catalgo", "x"}, 2, "",

@@ -36,13 +36,17 @@ func WarehouseCatalog(tb testing.TB) *catalog.Catalog {
 	return c
 }
 
-// WarehouseCatalogFile writes WarehouseCatalog's YAML to a temporary file
-// and returns its path.
+// WarehouseCatalogFile writes WarehouseCatalog's YAML to a temporary file,
+// with the metric fixtures it names beside it, and returns its path.
 func WarehouseCatalogFile(tb testing.TB) string {
 	tb.Helper()
-	b, _ := warehouseYAML(tb)
-	path := filepath.Join(tb.TempDir(), "warehouse.yaml")
+	b, src := warehouseYAML(tb)
+	dir := tb.TempDir()
+	path := filepath.Join(dir, "warehouse.yaml")
 	if err := os.WriteFile(path, b, 0o644); err != nil {
+		tb.Fatal(err)
+	}
+	if err := os.CopyFS(filepath.Join(dir, "fixtures"), os.DirFS(filepath.Join(filepath.Dir(src), "fixtures"))); err != nil {
 		tb.Fatal(err)
 	}
 	return path

@@ -51,7 +51,7 @@ func References(d *retail.Dataset) map[string][]ingest.ReferenceRow {
 	}
 	products := make([]ingest.ReferenceRow, len(d.Products))
 	for i, p := range d.Products {
-		products[i] = ingest.ReferenceRow{ID: p.ID, Name: p.Name}
+		products[i] = ingest.ReferenceRow{ID: p.ID, Name: p.Name, Columns: map[string]string{"category": p.Category}}
 	}
 	return map[string][]ingest.ReferenceRow{"store": stores, "product": products}
 }

@@ -1,0 +1,659 @@
+package metric
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/provenant/provenant/catalog"
+)
+
+// Options say where a catalog's datasets and reference tables live; nil
+// means at their declared tables.
+type Options struct {
+	// Relations maps a dataset name to the table or view that holds it
+	// (as shape.Source.Relations).
+	Relations map[string]string
+	// References maps an entity name to the table or view that holds its
+	// reference (as shape.Source.References).
+	References map[string]string
+}
+
+// Query is a compiled request: SQL text with positional parameters ($1,
+// $2, ...) and their arguments, in the subset DuckDB and PostgreSQL both
+// run. Its result columns are the requested dimensions (text), then the
+// bucket (a timestamp) when the grain is not none, then the value (double
+// precision, null for none).
+type Query struct {
+	SQL  string
+	Args []any
+	// Dimensions are the requested dimensions, in column order.
+	Dimensions []string
+	// Bucketed reports whether a bucket column follows the dimensions.
+	Bucketed bool
+	// Tables are the tables the SQL reads, sorted.
+	Tables []string
+
+	r *resolved
+}
+
+// Hash is the SHA-256 of the SQL text, in lowercase hex: the compiled
+// query's identity in provenance and logs (the arguments are not in it).
+func (q *Query) Hash() string {
+	h := sha256.Sum256([]byte(q.SQL))
+	return hex.EncodeToString(h[:])
+}
+
+// Compile checks req against cat (a valid catalog) and renders its SQL.
+// No name or value from the request is written into the SQL text: values
+// are parameters, and the only identifiers are the catalog's declared
+// tables and columns; the grain and the operators come from closed sets.
+// A request that does not fit is a *RequestError.
+func Compile(cat *catalog.Catalog, req Request, o *Options) (*Query, error) {
+	r, err := resolve(cat, req)
+	if err != nil {
+		return nil, err
+	}
+	if o == nil {
+		o = &Options{}
+	}
+	c := &compiler{r: r, o: o}
+	sqlText, err := c.render()
+	if err == nil {
+		err = c.err
+	}
+	if err != nil {
+		return nil, err
+	}
+	q := &Query{SQL: sqlText, Args: c.args, Bucketed: r.grain != catalog.GrainNone, r: r}
+	for _, d := range r.dims {
+		q.Dimensions = append(q.Dimensions, d.Name.Value)
+	}
+	for t := range c.tables {
+		q.Tables = append(q.Tables, t)
+	}
+	slices.Sort(q.Tables)
+	return q, nil
+}
+
+type compiler struct {
+	r      *resolved
+	o      *Options
+	args   []any
+	tables map[string]bool
+	err    error // the first relation without a table
+}
+
+// ErrNoRelation is returned by Compile and Rederive for a dataset or a
+// reference declared with files: and not mapped to a relation in Options.
+var ErrNoRelation = errors.New("no relation for the dataset or reference (declared with files: and not in Options)")
+
+func (c *compiler) param(v any) string {
+	c.args = append(c.args, v)
+	return "$" + strconv.Itoa(len(c.args))
+}
+
+const sqlTime = "2006-01-02 15:04:05.999999"
+
+func (c *compiler) instant(t time.Time) string {
+	return "CAST(" + c.param(t.UTC().Format(sqlTime)) + " AS TIMESTAMP)"
+}
+
+func ident(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }
+
+// quoteName quotes a relation name, schema.table allowed.
+func quoteName(s string) string {
+	parts := strings.Split(s, ".")
+	for i, p := range parts {
+		parts[i] = ident(p)
+	}
+	return strings.Join(parts, ".")
+}
+
+func (c *compiler) relation() string {
+	name, err := datasetRelation(c.r, c.o)
+	if err != nil && c.err == nil {
+		c.err = err
+	}
+	c.read(name)
+	return quoteName(name)
+}
+
+// datasetRelation returns the relation holding the request's dataset.
+func datasetRelation(r *resolved, o *Options) (string, error) {
+	name := r.ds.Table.Value
+	if rel, ok := o.Relations[r.ds.Name.Value]; ok {
+		name = rel
+	}
+	if name == "" {
+		return "", fmt.Errorf("compile metric: dataset %s: %w", r.ds.Name.Value, ErrNoRelation)
+	}
+	return name, nil
+}
+
+// referenceRelation returns the relation holding entity e's reference.
+func referenceRelation(e *catalog.Entity, o *Options) (string, error) {
+	name := e.Reference.Table.Value
+	if rel, ok := o.References[e.Name.Value]; ok {
+		name = rel
+	}
+	if name == "" {
+		return "", fmt.Errorf("compile metric: reference of %s: %w", e.Name.Value, ErrNoRelation)
+	}
+	return name, nil
+}
+
+func (c *compiler) read(name string) {
+	if c.tables == nil {
+		c.tables = map[string]bool{}
+	}
+	c.tables[name] = true
+}
+
+// referenceOf returns the relation holding entity e's reference.
+func (c *compiler) referenceOf(e *catalog.Entity) string {
+	name, err := referenceRelation(e, c.o)
+	if err != nil && c.err == nil {
+		c.err = err
+	}
+	c.read(name)
+	return quoteName(name)
+}
+
+const dbl = "DOUBLE PRECISION"
+
+// measure column names in the union: m0, m1, ...; dimensions d0, ...;
+// the bucket b.
+func mcol(i int) string { return "m" + strconv.Itoa(i) }
+func dcol(i int) string { return "d" + strconv.Itoa(i) }
+
+func (c *compiler) render() (string, error) {
+	r := c.r
+	// One subquery per kind of row set, each giving the group columns and
+	// its measures (null for the others).
+	var parts []string
+	for _, kind := range []int{kindRows, kindLatest, kindSeq} {
+		var idx []int
+		for i, m := range r.measures {
+			if kindOf(m) == kind {
+				idx = append(idx, i)
+			}
+		}
+		if len(idx) == 0 {
+			continue
+		}
+		s, err := c.kind(kind, idx)
+		if err != nil {
+			return "", err
+		}
+		parts = append(parts, s)
+	}
+	var group []string
+	for i := range r.dims {
+		group = append(group, "u."+dcol(i))
+	}
+	if r.grain != catalog.GrainNone {
+		group = append(group, "u.b")
+	}
+	agg := make([]string, len(r.measures))
+	for i, m := range r.measures {
+		a := "MAX(u." + mcol(i) + ")"
+		if zeroWhenEmpty(m) {
+			a = "COALESCE(" + a + ", 0)"
+		}
+		agg[i] = a
+	}
+	value, err := c.value(r.metric, agg, 0)
+	if err != nil {
+		return "", err
+	}
+	var b strings.Builder
+	b.WriteString("SELECT ")
+	for i := range r.dims {
+		b.WriteString("u." + dcol(i) + " AS " + dcol(i) + ", ")
+	}
+	if r.grain != catalog.GrainNone {
+		b.WriteString("u.b AS b, ")
+	}
+	b.WriteString("CAST(" + value + " AS " + dbl + ") AS v FROM (")
+	b.WriteString(strings.Join(parts, " UNION ALL "))
+	b.WriteString(") u")
+	if len(group) > 0 {
+		b.WriteString(" GROUP BY " + strings.Join(group, ", "))
+	}
+	inner := b.String()
+	if r.metric.Type.Value == catalog.MetricCumulative && r.grain != catalog.GrainNone {
+		// A running total over the buckets of each group.
+		var cols, part []string
+		for i := range r.dims {
+			cols = append(cols, "g."+dcol(i))
+			part = append(part, "g."+dcol(i))
+		}
+		cols = append(cols, "g.b")
+		over := "ORDER BY g.b ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW"
+		if len(part) > 0 {
+			over = "PARTITION BY " + strings.Join(part, ", ") + " " + over
+		}
+		var sel []string
+		for i := range r.dims {
+			sel = append(sel, "g."+dcol(i)+" AS "+dcol(i))
+		}
+		sel = append(sel, "g.b AS b", "CAST(SUM(g.v) OVER ("+over+") AS "+dbl+") AS v")
+		inner = "SELECT " + strings.Join(sel, ", ") + " FROM (" + inner + ") g"
+	}
+	return "SELECT * FROM (" + inner + ") t" + c.orderBy() + c.limit(), nil
+}
+
+// orderBy sorts by the requested order, then every dimension and the
+// bucket ascending; empty values last.
+func (c *compiler) orderBy() string {
+	r := c.r
+	var keys []string
+	dir := " ASC"
+	if r.req.Order.Desc {
+		dir = " DESC"
+	}
+	switch by := r.req.Order.By; by {
+	case "":
+	case OrderValue:
+		keys = append(keys, "t.v"+dir+" NULLS LAST")
+	default:
+		keys = append(keys, "t."+dcol(slices.Index(r.req.Dimensions, by))+dir+" NULLS LAST")
+	}
+	for i := range r.dims {
+		keys = append(keys, "t."+dcol(i)+" ASC NULLS LAST")
+	}
+	if r.grain != catalog.GrainNone {
+		keys = append(keys, "t.b ASC")
+	}
+	if len(keys) == 0 {
+		return ""
+	}
+	return " ORDER BY " + strings.Join(keys, ", ")
+}
+
+func (c *compiler) limit() string {
+	if c.r.req.Limit == 0 {
+		return ""
+	}
+	return " LIMIT " + c.param(int64(c.r.req.Limit))
+}
+
+// value renders a metric's value over the aggregated measure columns agg
+// (indexed as r.measures).
+func (c *compiler) value(m *catalog.Metric, agg []string, depth int) (string, error) {
+	if depth > len(c.r.cat.Metrics) {
+		return "", errors.New("compile metric: expression too deep")
+	}
+	of := func(name string) (string, error) {
+		for i, x := range c.r.measures {
+			if x.Name.Value == name {
+				return "CAST(" + agg[i] + " AS " + dbl + ")", nil
+			}
+		}
+		return "", errors.New("compile metric: measure not read")
+	}
+	switch m.Type.Value {
+	case catalog.MetricSimple, catalog.MetricCumulative:
+		return of(m.Measure.Value)
+	case catalog.MetricRatio:
+		n, err := of(m.Numerator.Value)
+		if err != nil {
+			return "", err
+		}
+		d, err := of(m.Denominator.Value)
+		if err != nil {
+			return "", err
+		}
+		return "(" + n + " / NULLIF(" + d + ", 0))", nil
+	case catalog.MetricDerived:
+		if m.Expression == nil {
+			return "", errors.New("compile metric: derived metric without an expression")
+		}
+		return c.expr(m.Expression, agg, depth)
+	}
+	return "", errors.New("compile metric: unknown metric type")
+}
+
+func (c *compiler) expr(e *catalog.Expr, agg []string, depth int) (string, error) {
+	switch {
+	case e.Op == 0 && e.IsNum:
+		lit, err := number(e.Num)
+		if err != nil {
+			return "", err
+		}
+		return "CAST(" + lit + " AS " + dbl + ")", nil
+	case e.Op == 0:
+		m := c.r.cat.Metric(e.Metric)
+		if m == nil {
+			return "", errors.New("compile metric: expression names an undeclared metric")
+		}
+		return c.value(m, agg, depth+1)
+	}
+	l, err := c.expr(e.L, agg, depth)
+	if err != nil {
+		return "", err
+	}
+	rr, err := c.expr(e.R, agg, depth)
+	if err != nil {
+		return "", err
+	}
+	switch e.Op {
+	case '+', '-', '*':
+		return "(" + l + " " + string(e.Op) + " " + rr + ")", nil
+	case '/':
+		return "(" + l + " / NULLIF(" + rr + ", 0))", nil
+	}
+	return "", errors.New("compile metric: unknown operator")
+}
+
+// number renders a catalog number as a literal: numbers come from the
+// catalog and are formatted here, never from a request.
+func number(f float64) (string, error) {
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return "", errors.New("compile metric: not a finite number")
+	}
+	if f == math.Trunc(f) && math.Abs(f) < 1<<53 {
+		return strconv.FormatInt(int64(f), 10), nil
+	}
+	return strconv.FormatFloat(f, 'f', -1, 64), nil
+}
+
+// kind renders the subquery of one kind of row set, with the measures idx
+// (indexes into r.measures); the other measures are null.
+func (c *compiler) kind(kind int, idx []int) (string, error) {
+	r := c.r
+	ds := r.ds
+	rel := c.relation()
+	timeCol, keyCol := ident(ds.Time.Value), ident(ds.Key.Value)
+	var series []string
+	for _, e := range ds.SeriesEntities() {
+		series = append(series, "s."+ident(e.Column.Value))
+	}
+	// The window's start is bound only when the kind reads it: DuckDB
+	// refuses a parameter the text does not use.
+	end := c.instant(r.req.End)
+	start := ""
+	if kind != kindLatest {
+		start = c.instant(r.req.Start)
+	}
+	// src is the relation of candidate rows, aliased t, with the window
+	// functions the kind needs computed over whole series (before the
+	// scope and the filters, which judge each row on its own).
+	var src string
+	var where []string
+	hasDuration := false
+	switch kind {
+	case kindRows:
+		src = rel + " t"
+		where = append(where, "t."+timeCol+" >= "+start, "t."+timeCol+" < "+end)
+	case kindLatest:
+		src = "(SELECT s.*, ROW_NUMBER() OVER (PARTITION BY " + strings.Join(series, ", ") +
+			" ORDER BY s." + timeCol + " DESC, s." + keyCol + " DESC) AS _rn FROM " + rel +
+			" s WHERE s." + timeCol + " < " + end + ") t"
+		where = append(where, "t._rn = 1")
+	case kindSeq:
+		w := "(PARTITION BY " + strings.Join(series, ", ") + " ORDER BY s." + timeCol + ", s." + keyCol + ")"
+		// _secs: the seconds the row holds inside [start, end), from its
+		// time (or start) to its series' next row (or end); 0 or less
+		// when it ends before start.
+		secs := "EXTRACT(EPOCH FROM (LEAST(COALESCE(LEAD(s." + timeCol + ") OVER " + w + ", " + end + "), " + end +
+			") - GREATEST(s." + timeCol + ", " + start + ")))"
+		cols := []string{"s.*", secs + " AS _secs"}
+		for _, i := range idx {
+			m := r.measures[i]
+			if m.Agg.Value == catalog.AggDuration {
+				hasDuration = true
+			}
+			if m.Agg.Value != catalog.AggEntries {
+				continue
+			}
+			met, err := c.met("s", predicateOf(ds, m))
+			if err != nil {
+				return "", err
+			}
+			cols = append(cols, "LAG("+met+") OVER "+w+" AS _prev"+strconv.Itoa(i))
+		}
+		src = "(SELECT " + strings.Join(cols, ", ") + " FROM " + rel + " s WHERE s." + timeCol + " < " + end + ") t"
+		inWindow := "t." + timeCol + " >= " + start
+		if hasDuration {
+			inWindow = "(" + inWindow + " OR " + secsCol + " > 0)"
+		}
+		where = append(where, inWindow)
+	}
+	// Reference joins, one per entity whose reference a requested or
+	// filtered dimension reads.
+	joins := map[string]string{}
+	var joinSQL strings.Builder
+	dimExpr := func(d *catalog.Dimension) string {
+		if d.Entity.Value == "" {
+			return "t." + ident(d.Column.Value)
+		}
+		alias, ok := joins[d.Entity.Value]
+		if !ok {
+			e := ds.Entity(d.Entity.Value)
+			alias = "r" + strconv.Itoa(len(joins))
+			joins[d.Entity.Value] = alias
+			joinSQL.WriteString(" LEFT JOIN " + c.referenceOf(e) + " " + alias + " ON " + alias + "." +
+				ident(e.Reference.ID.Value) + " = t." + ident(e.Column.Value))
+		}
+		return alias + "." + ident(d.Column.Value)
+	}
+	var sel, group []string
+	for i, d := range r.dims {
+		x := dimExpr(d)
+		sel = append(sel, x+" AS "+dcol(i))
+		group = append(group, x)
+	}
+	if r.grain != catalog.GrainNone {
+		// The grain is one of a closed set, checked by resolve.
+		x := "date_trunc('" + r.grain + "', t." + timeCol + ")"
+		sel = append(sel, x+" AS b")
+		group = append(group, x)
+	}
+	for i, m := range r.measures {
+		if !slices.Contains(idx, i) {
+			sel = append(sel, "CAST(NULL AS "+dbl+") AS "+mcol(i))
+			continue
+		}
+		a, err := c.aggregate(kind, i, m, start, end)
+		if err != nil {
+			return "", err
+		}
+		sel = append(sel, "CAST("+a+" AS "+dbl+") AS "+mcol(i))
+	}
+	// The scope: a predicate on the scope entity's column, values bound.
+	if !r.req.Scope.all {
+		if len(r.req.Scope.values) == 0 {
+			where = append(where, "1 = 0")
+		} else {
+			where = append(where, "t."+ident(r.scope.Column.Value)+" IN "+c.list(r.req.Scope.values))
+		}
+	}
+	for _, f := range r.filters {
+		x := dimExpr(f.dim)
+		switch f.Op {
+		case "eq":
+			where = append(where, x+" = "+c.param(f.Values[0]))
+		case "ne":
+			where = append(where, x+" <> "+c.param(f.Values[0]))
+		case "in":
+			where = append(where, x+" IN "+c.list(f.Values))
+		case "not_in":
+			where = append(where, x+" NOT IN "+c.list(f.Values))
+		}
+	}
+	s := "SELECT " + strings.Join(sel, ", ") + " FROM " + src + joinSQL.String() + " WHERE " + strings.Join(where, " AND ")
+	if len(group) > 0 {
+		s += " GROUP BY " + strings.Join(group, ", ")
+	}
+	return s, nil
+}
+
+func (c *compiler) list(vs []string) string {
+	ph := make([]string, len(vs))
+	for i, v := range vs {
+		ph[i] = c.param(v)
+	}
+	return "(" + strings.Join(ph, ", ") + ")"
+}
+
+// secsCol is the seconds row t holds inside the window (the seq kind's
+// _secs).
+const secsCol = "t._secs"
+
+// aggregate renders measure m (index i) of a kind's subquery.
+func (c *compiler) aggregate(kind, i int, m *catalog.Measure, start, end string) (string, error) {
+	ds := c.r.ds
+	pred := predicateOf(ds, m)
+	when := func(then, otherwise string) (string, error) {
+		if pred == nil {
+			return then, nil
+		}
+		p, err := c.predicate("t", pred)
+		if err != nil {
+			return "", err
+		}
+		return "CASE WHEN " + p + " THEN " + then + " ELSE " + otherwise + " END", nil
+	}
+	col := "t." + ident(m.Column.Value)
+	switch m.Agg.Value {
+	case catalog.AggCount:
+		x, err := when("1", "0")
+		return "SUM(" + x + ")", err
+	case catalog.AggSum:
+		x, err := when(col, "NULL")
+		return "COALESCE(SUM(" + x + "), 0)", err
+	case catalog.AggAvg, catalog.AggMin, catalog.AggMax:
+		x, err := when(col, "NULL")
+		return strings.ToUpper(m.Agg.Value) + "(" + x + ")", err
+	case catalog.AggCountDistinct:
+		x, err := when(col, "NULL")
+		return "COUNT(DISTINCT " + x + ")", err
+	case catalog.AggDuration:
+		secs := secsCol
+		x, err := when("CASE WHEN "+secs+" > 0 THEN "+secs+" ELSE 0 END", "0")
+		return "SUM(" + x + ")", err
+	case catalog.AggEntries:
+		met := "1"
+		if pred != nil {
+			p, err := c.predicate("t", pred)
+			if err != nil {
+				return "", err
+			}
+			met = p
+		}
+		return "SUM(CASE WHEN t." + ident(ds.Time.Value) + " >= " + start + " AND " + met +
+			" AND COALESCE(t._prev" + strconv.Itoa(i) + ", 0) = 0 THEN 1 ELSE 0 END)", nil
+	}
+	return "", errors.New("compile metric: unknown aggregation")
+}
+
+// met renders 1 when the row aliased alias meets pred, else 0 (an empty
+// value meets nothing).
+func (c *compiler) met(alias string, pred *catalog.Predicate) (string, error) {
+	if pred == nil {
+		return "1", nil
+	}
+	p, err := c.predicate(alias, pred)
+	if err != nil {
+		return "", err
+	}
+	return "CASE WHEN " + p + " THEN 1 ELSE 0 END", nil
+}
+
+var sqlOps = map[string]string{"eq": "=", "ne": "<>", "lt": "<", "le": "<=", "gt": ">", "ge": ">="}
+
+// predicate renders a catalog predicate over the row aliased alias:
+// enumerated values bound as parameters, numbers formatted from the
+// catalog. An empty value never meets a comparison (SQL's unknown is false
+// under WHEN and WHERE, and AND and OR keep it so).
+func (c *compiler) predicate(alias string, p *catalog.Predicate) (string, error) {
+	if len(p.Any) > 0 || len(p.All) > 0 {
+		subs, join := p.Any, " OR "
+		if len(p.All) > 0 {
+			subs, join = p.All, " AND "
+		}
+		parts := make([]string, len(subs))
+		for i, s := range subs {
+			x, err := c.predicate(alias, s)
+			if err != nil {
+				return "", err
+			}
+			parts[i] = x
+		}
+		return "(" + strings.Join(parts, join) + ")", nil
+	}
+	a := c.r.ds.Attribute(p.Attribute.Value)
+	if a == nil || p.Value == nil || len(p.Value.Items) == 0 {
+		return "", errors.New("compile metric: malformed comparison")
+	}
+	column := alias + "." + ident(a.Column.Value)
+	lit := func(s catalog.Scalar) (string, error) {
+		if a.Enumerated() {
+			return c.param(s.Str), nil
+		}
+		return number(s.Num)
+	}
+	switch op := p.Op.Value; op {
+	case "in", "not_in":
+		items := make([]string, len(p.Value.Items))
+		for i, s := range p.Value.Items {
+			l, err := lit(s)
+			if err != nil {
+				return "", err
+			}
+			items[i] = l
+		}
+		kw := " IN ("
+		if op == "not_in" {
+			kw = " NOT IN ("
+		}
+		return "(" + column + kw + strings.Join(items, ", ") + "))", nil
+	default:
+		o, ok := sqlOps[op]
+		if !ok {
+			return "", errors.New("compile metric: unknown operator")
+		}
+		l, err := lit(p.Value.Items[0])
+		if err != nil {
+			return "", err
+		}
+		return "(" + column + " " + o + " " + l + ")", nil
+	}
+}
+
+// Tables returns the tables cat's metrics may read, sorted, each once:
+// each semantic model's dataset table and the reference tables its
+// dimensions join. A dataset or reference declared with files: is not a
+// table and is not listed. It is the metrics' list of the read allowlist
+// (sandbox.Allowlist); every compiled query's Tables are among them when
+// Options maps nothing elsewhere.
+func Tables(cat *catalog.Catalog) []string {
+	var out []string
+	add := func(t string) {
+		if t != "" && !slices.Contains(out, t) {
+			out = append(out, t)
+		}
+	}
+	for _, sm := range cat.SemanticModels {
+		ds := cat.Dataset(sm.Dataset.Value)
+		if ds == nil {
+			continue
+		}
+		add(ds.Table.Value)
+		for _, d := range sm.Dimensions {
+			if e := ds.Entity(d.Entity.Value); e != nil && e.Reference != nil {
+				add(e.Reference.Table.Value)
+			}
+		}
+	}
+	slices.Sort(out)
+	return out
+}

@@ -1,0 +1,296 @@
+package metrictest
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"pgregory.net/rapid"
+
+	"github.com/provenant/provenant/catalog"
+	"github.com/provenant/provenant/ingest"
+	"github.com/provenant/provenant/metric"
+)
+
+// pools are the ids random rows draw from, by entity name, and the
+// reference values of joined dimensions.
+var pools = map[string][]string{
+	"store": {"st-001", "st-002", "st-003"}, "product": {"pr-001", "pr-002", "pr-003", "pr-004"},
+	"device": {"dev-0001", "dev-0002", "dev-0003", "dev-0004"}, "zone": {"zone-01", "zone-02", "zone-03"},
+}
+
+// base is the first instant of generated rows: a Saturday at 10:00, so
+// that the 60 hours after it cross days, a month (February 1) and a week
+// (Monday February 2).
+var base = time.Date(2026, 1, 31, 10, 0, 0, 0, time.UTC)
+
+// RunProperty checks, on random small datasets of both example catalogs
+// and random requests (metric, dimensions, filters, window, grain, order,
+// limit, scope), that the compiled SQL run on b equals the Go
+// re-derivation (metric.Verify at the metric's tolerance).
+func RunProperty(t *testing.T, b Backend) {
+	for _, file := range Catalogs {
+		t.Run(strings.TrimSuffix(file, ".yaml"), func(t *testing.T) {
+			cat := LoadCatalog(t, file)
+			db := b.Open(t)
+			n := 0
+			rapid.Check(t, func(rt *rapid.T) {
+				n++
+				sm := cat.SemanticModels[0]
+				ds := cat.Dataset(sm.Dataset.Value)
+				rel := "ev_" + strconv.Itoa(n)
+				opts := &metric.Options{Relations: map[string]string{ds.Name.Value: rel}, References: map[string]string{}}
+				rows := genRows(rt, ds)
+				if err := loadRows(t.Context(), db, ds, rel, rows); err != nil {
+					rt.Fatal(err)
+				}
+				for _, e := range ds.Entities {
+					if e.Reference == nil {
+						continue
+					}
+					ref := "ref_" + strconv.Itoa(n) + "_" + e.Name.Value
+					opts.References[e.Name.Value] = ref
+					if err := loadReference(t.Context(), db, cat, sm, e, ref, rt); err != nil {
+						rt.Fatal(err)
+					}
+				}
+				m := rapid.SampledFrom(cat.Metrics).Draw(rt, "metric")
+				req := genRequest(rt, cat, sm, ds, m)
+				q, err := metric.Compile(cat, req, opts)
+				if err != nil {
+					rt.Fatalf("compile: %v", err)
+				}
+				got, err := q.Run(t.Context(), db)
+				if err != nil {
+					rt.Fatalf("run: %v\n%s", err, q.SQL)
+				}
+				want, err := metric.Rederive(t.Context(), db, cat, req, opts)
+				if err != nil {
+					rt.Fatalf("rederive: %v", err)
+				}
+				if err := metric.Verify(req, got, want, m.ToleranceOf()); err != nil {
+					rt.Fatalf("%v\nSQL: %s\nargs: %v", err, q.SQL, q.Args)
+				}
+			})
+		})
+	}
+}
+
+type genRow struct {
+	key  string
+	at   time.Time
+	vals map[string]any // column → value (nil for empty)
+}
+
+// genRows draws up to 40 rows over 60 hourly instants (so ties in time
+// are common) with fixed-width keys.
+func genRows(t *rapid.T, ds *catalog.Dataset) []genRow {
+	n := rapid.IntRange(0, 40).Draw(t, "rows")
+	seen := map[string]bool{}
+	var out []genRow
+	for range n {
+		k := fmt.Sprintf("k-%04d", rapid.IntRange(0, 9999).Draw(t, "key"))
+		r := genRow{key: k, at: base.Add(time.Duration(rapid.IntRange(0, 59).Draw(t, "hour")) * time.Hour), vals: map[string]any{}}
+		for _, e := range ds.Entities {
+			r.vals[e.Column.Value] = rapid.SampledFrom(pools[e.Name.Value]).Draw(t, e.Name.Value)
+		}
+		for _, a := range ds.Attributes {
+			switch {
+			case a.Optional && rapid.Bool().Draw(t, "null"):
+				r.vals[a.Column.Value] = nil
+			case a.Enumerated():
+				r.vals[a.Column.Value] = rapid.SampledFrom(refValues(a.Values)).Draw(t, a.Name.Value)
+			case a.Type.Value == "integer":
+				r.vals[a.Column.Value] = int64(rapid.IntRange(0, 100).Draw(t, a.Name.Value))
+			default:
+				r.vals[a.Column.Value] = float64(rapid.IntRange(0, 200).Draw(t, a.Name.Value)) / 2
+			}
+		}
+		if !seen[k] {
+			seen[k] = true
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+func refValues(rs []catalog.Ref) []string {
+	out := make([]string, len(rs))
+	for i, r := range rs {
+		out[i] = r.Value
+	}
+	return out
+}
+
+// loadRows creates table rel in the layout ingest gives ds and inserts
+// rows with plain INSERTs (the property test makes a table per case).
+func loadRows(ctx context.Context, db *sql.DB, ds *catalog.Dataset, rel string, rows []genRow) error {
+	cols := []string{ds.Key.Value, ds.Time.Value}
+	defs := []string{ingest.Quote(ds.Key.Value) + " VARCHAR NOT NULL", ingest.Quote(ds.Time.Value) + " TIMESTAMP NOT NULL"}
+	for _, e := range ds.Entities {
+		cols = append(cols, e.Column.Value)
+		defs = append(defs, ingest.Quote(e.Column.Value)+" VARCHAR NOT NULL")
+	}
+	for _, a := range ds.Attributes {
+		cols = append(cols, a.Column.Value)
+		typ := "VARCHAR"
+		switch {
+		case a.Enumerated():
+		case a.Type.Value == "integer":
+			typ = "BIGINT"
+		default:
+			typ = "DOUBLE PRECISION"
+		}
+		defs = append(defs, ingest.Quote(a.Column.Value)+" "+typ)
+	}
+	if _, err := db.ExecContext(ctx, "CREATE TABLE "+ingest.Quote(rel)+" ("+strings.Join(defs, ", ")+")"); err != nil {
+		return fmt.Errorf("create table: %w", err)
+	}
+	for _, r := range rows {
+		args := []any{r.key, r.at.UTC().Format("2006-01-02 15:04:05")}
+		ph := []string{"$1", "CAST($2 AS TIMESTAMP)"}
+		for _, c := range cols[2:] {
+			args = append(args, r.vals[c])
+			ph = append(ph, "$"+strconv.Itoa(len(args)))
+		}
+		var qc []string
+		for _, c := range cols {
+			qc = append(qc, ingest.Quote(c))
+		}
+		if _, err := db.ExecContext(ctx, "INSERT INTO "+ingest.Quote(rel)+" ("+strings.Join(qc, ", ")+") VALUES ("+strings.Join(ph, ", ")+")", args...); err != nil {
+			return fmt.Errorf("insert: %w", err)
+		}
+	}
+	return nil
+}
+
+// loadReference creates entity e's reference table as rel: some of the
+// pool's ids (a missing id leaves its joined dimensions empty), each with
+// a random value of every joined dimension.
+func loadReference(ctx context.Context, db *sql.DB, cat *catalog.Catalog, sm *catalog.SemanticModel, e *catalog.Entity, rel string, t *rapid.T) error {
+	r := e.Reference
+	cols := []string{r.ID.Value, r.DisplayName.Value}
+	cols = append(cols, refValues(r.Columns)...)
+	var defs []string
+	for i, c := range cols {
+		d := ingest.Quote(c) + " VARCHAR"
+		if i == 0 {
+			d += " NOT NULL PRIMARY KEY"
+		}
+		defs = append(defs, d)
+	}
+	if _, err := db.ExecContext(ctx, "CREATE TABLE "+ingest.Quote(rel)+" ("+strings.Join(defs, ", ")+")"); err != nil {
+		return fmt.Errorf("create reference: %w", err)
+	}
+	for _, id := range pools[e.Name.Value] {
+		if rapid.IntRange(0, 4).Draw(t, "missing") == 0 {
+			continue
+		}
+		args := []any{id, "name of " + id}
+		for _, c := range r.Columns {
+			var vals []string
+			for _, d := range sm.Dimensions {
+				if d.Entity.Value == e.Name.Value && d.Column.Value == c.Value {
+					vals = refValues(d.Values)
+				}
+			}
+			if len(vals) == 0 {
+				vals = []string{"a", "b"}
+			}
+			// Two values of the pool, so groups form.
+			args = append(args, rapid.SampledFrom(vals[:min(2, len(vals))]).Draw(t, c.Value))
+		}
+		var ph []string
+		for i := range args {
+			ph = append(ph, "$"+strconv.Itoa(i+1))
+		}
+		var qc []string
+		for _, c := range cols {
+			qc = append(qc, ingest.Quote(c))
+		}
+		if _, err := db.ExecContext(ctx, "INSERT INTO "+ingest.Quote(rel)+" ("+strings.Join(qc, ", ")+") VALUES ("+strings.Join(ph, ", ")+")", args...); err != nil {
+			return fmt.Errorf("insert reference: %w", err)
+		}
+	}
+	return nil
+}
+
+// genRequest draws a valid request for m.
+func genRequest(t *rapid.T, cat *catalog.Catalog, sm *catalog.SemanticModel, ds *catalog.Dataset, m *catalog.Metric) metric.Request {
+	allowed := refValues(m.Dimensions)
+	req := metric.Request{Metric: m.Name.Value, Scope: metric.All()}
+	for _, d := range allowed {
+		if len(req.Dimensions) < 2 && rapid.IntRange(0, 2).Draw(t, "dim?") == 0 {
+			req.Dimensions = append(req.Dimensions, d)
+		}
+	}
+	if rapid.Bool().Draw(t, "shuffle") {
+		slices.Reverse(req.Dimensions)
+	}
+	for range rapid.IntRange(0, 2).Draw(t, "filters") {
+		d := sm.Dimension(rapid.SampledFrom(allowed).Draw(t, "filter dim"))
+		vals := dimensionValues(ds, sm, d)
+		op := rapid.SampledFrom(metric.Ops()).Draw(t, "op")
+		var vs []string
+		if op == "eq" || op == "ne" {
+			vs = []string{rapid.SampledFrom(vals).Draw(t, "value")}
+		} else {
+			vs = rapid.SliceOfNDistinct(rapid.SampledFrom(vals), 1, 3, rapid.ID[string]).Draw(t, "values")
+		}
+		req.Filters = append(req.Filters, metric.Filter{Dimension: d.Name.Value, Op: op, Values: vs})
+	}
+	a := rapid.IntRange(-2, 62).Draw(t, "start")
+	b := rapid.IntRange(a+1, 64).Draw(t, "end")
+	req.Start, req.End = base.Add(time.Duration(a)*time.Hour), base.Add(time.Duration(b)*time.Hour)
+	if rapid.Bool().Draw(t, "minutes") {
+		req.Start = req.Start.Add(30 * time.Minute)
+	}
+	if m.Grain.Value != catalog.GrainNone {
+		var gs []string
+		for _, g := range catalog.Grains() {
+			if g == catalog.GrainNone || catalog.GrainRank(g) >= catalog.GrainRank(m.Grain.Value) {
+				gs = append(gs, g)
+			}
+		}
+		req.Grain = rapid.SampledFrom(gs).Draw(t, "grain")
+	}
+	switch rapid.IntRange(0, 3).Draw(t, "order") {
+	case 1:
+		req.Order = metric.Order{By: metric.OrderValue, Desc: rapid.Bool().Draw(t, "desc")}
+		req.Limit = rapid.IntRange(0, 3).Draw(t, "limit")
+	case 2:
+		if len(req.Dimensions) > 0 {
+			req.Order = metric.Order{By: rapid.SampledFrom(req.Dimensions).Draw(t, "by"), Desc: rapid.Bool().Draw(t, "desc")}
+		}
+	}
+	if rapid.Bool().Draw(t, "scoped") {
+		scope := ds.Entity(cat.ScopeEntity.Value)
+		req.Scope = metric.Only(rapid.SliceOfNDistinct(rapid.SampledFrom(pools[scope.Name.Value]), 0, 2, rapid.ID[string]).Draw(t, "scope")...)
+	}
+	return req
+}
+
+// dimensionValues returns the values a filter on d may take in generated
+// data.
+func dimensionValues(ds *catalog.Dataset, sm *catalog.SemanticModel, d *catalog.Dimension) []string {
+	if d.Entity.Value != "" {
+		vals := refValues(d.Values)
+		return vals[:min(3, len(vals))]
+	}
+	for _, e := range ds.Entities {
+		if e.Column.Value == d.Column.Value {
+			return pools[e.Name.Value]
+		}
+	}
+	for _, a := range ds.Attributes {
+		if a.Column.Value == d.Column.Value {
+			return refValues(a.Values)
+		}
+	}
+	return nil
+}

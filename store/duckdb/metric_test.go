@@ -1,0 +1,35 @@
+package duckdb_test
+
+import (
+	"database/sql"
+	"testing"
+
+	"github.com/provenant/provenant/ingest"
+	"github.com/provenant/provenant/metric/metrictest"
+	"github.com/provenant/provenant/store/duckdb"
+)
+
+var duckMetrics = metrictest.Backend{
+	Name: "duckdb",
+	Open: func(t *testing.T) *sql.DB {
+		db, err := duckdb.OpenMemory(t.Context())
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { db.Close() })
+		return db
+	},
+	Sink: func(db *sql.DB) ingest.Sink { return duckdb.NewSink(db, nil) },
+}
+
+// TestMetricFixtures: every example metric, compiled and run on DuckDB and
+// re-derived in Go, equals its fixture's hand-computed value.
+func TestMetricFixtures(t *testing.T) { metrictest.RunFixtures(t, duckMetrics) }
+
+// TestMetricProperty: on random datasets and requests, the compiled SQL
+// run on DuckDB equals the Go re-derivation.
+func TestMetricProperty(t *testing.T) { metrictest.RunProperty(t, duckMetrics) }
+
+// TestMetricEveryShape: every metric by every allowed dimension at every
+// allowed grain runs on DuckDB and agrees with its re-derivation.
+func TestMetricEveryShape(t *testing.T) { metrictest.RunEveryShape(t, duckMetrics) }

@@ -1,0 +1,30 @@
+package postgres_test
+
+import (
+	"database/sql"
+	"testing"
+
+	"github.com/provenant/provenant/ingest"
+	"github.com/provenant/provenant/metric/metrictest"
+	"github.com/provenant/provenant/store/postgres"
+	"github.com/provenant/provenant/store/postgres/pgtest"
+)
+
+var pgMetrics = metrictest.Backend{
+	Name: "postgres",
+	Open: func(t *testing.T) *sql.DB { return pgtest.Open(t) },
+	Sink: func(db *sql.DB) ingest.Sink { return postgres.NewSink(db, nil) },
+}
+
+// TestMetricFixtures: every example metric, compiled and run on PostgreSQL
+// and re-derived in Go, equals its fixture's hand-computed value. Skipped
+// without PROVENANT_POSTGRES_DSN outside CI (pgtest).
+func TestMetricFixtures(t *testing.T) { metrictest.RunFixtures(t, pgMetrics) }
+
+// TestMetricProperty: on random datasets and requests, the compiled SQL
+// run on PostgreSQL equals the Go re-derivation.
+func TestMetricProperty(t *testing.T) { metrictest.RunProperty(t, pgMetrics) }
+
+// TestMetricEveryShape: every metric by every allowed dimension at every
+// allowed grain runs on PostgreSQL and agrees with its re-derivation.
+func TestMetricEveryShape(t *testing.T) { metrictest.RunEveryShape(t, pgMetrics) }
