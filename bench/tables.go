@@ -19,7 +19,7 @@ var Renderers = map[string]func(*Record) (string, error){
 	"parse":                ParseTable,
 	"scale-duckdb":         ScaleTable,
 	"scale-postgres":       ScaleTable,
-	"scale-postgres-rerun": ScaleTable,
+	"scale-duckdb-earlier": ScaleTable,
 }
 
 // Provenance is the line under every generated table: the command, the

@@ -3,11 +3,14 @@ package duckdb_test
 import (
 	"bytes"
 	"fmt"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/provenant/provenant/ingest"
 	"github.com/provenant/provenant/ingest/ingesttest"
 	"github.com/provenant/provenant/shape"
+	"github.com/provenant/provenant/store/duckdb"
 	"github.com/provenant/provenant/warehouse/demo"
 )
 
@@ -48,5 +51,29 @@ func TestDerive_DefaultSpacing(t *testing.T) {
 	got, upper := count(`SELECT COUNT(*) FROM status_events__cpi`), n/every
 	if got > upper || got < upper-1 {
 		t.Errorf("%d checkpoints over %d rows of %d series, want %d (one every %d rows)", got, n, series, upper, every)
+	}
+}
+
+// TestOpenFileReadOnly_MemoryLimit: a database opened to be served runs
+// under ServeMemoryLimit, not DuckDB's default of most of the machine.
+func TestOpenFileReadOnly_MemoryLimit(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "served.duckdb")
+	db, err := duckdb.OpenFile(t.Context(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	ro, err := duckdb.OpenFileReadOnly(t.Context(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ro.Close()
+	var mib int64
+	var limit string
+	if err := ro.QueryRowContext(t.Context(), `SELECT CAST(current_setting('memory_limit') AS VARCHAR)`).Scan(&limit); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := fmt.Sscanf(limit, "%d", &mib); err != nil || !strings.Contains(limit, "MiB") || mib < 200 || mib > 260 {
+		t.Errorf("memory_limit = %q, want about %s", limit, duckdb.ServeMemoryLimit)
 	}
 }
