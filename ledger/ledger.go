@@ -223,6 +223,8 @@ func Numerals(r fact.Result, d tool.Def) []grounding.Numeral {
 		count(v.Count)
 	case fact.KindEntityList:
 		count(len(v.IDs))
+	case fact.KindTable:
+		out = append(out, tableNumerals(v.Table)...)
 	}
 	for _, s := range v.IDs {
 		id(s)
@@ -257,12 +259,42 @@ func Numerals(r fact.Result, d tool.Def) []grounding.Numeral {
 // (count, cents, usd, eur, gbp, ratio, percent), or none, which a bare
 // number of the same value matches.
 func unitOf(u string) grounding.Unit {
+	if u == "share" {
+		return grounding.UnitRatio // a share of 0.5714 may be cited as 57.14%
+	}
 	switch g := grounding.Unit(u); g {
 	case grounding.UnitCount, grounding.UnitCents, grounding.UnitUSD, grounding.UnitEUR,
 		grounding.UnitGBP, grounding.UnitRatio, grounding.UnitPercent:
 		return g
 	}
 	return grounding.UnitNone
+}
+
+// tableNumerals are what an answer may cite from a table: each non-null
+// number cell in its column's unit, each text cell as an identifier (a
+// dimension's value: zone-02, an id), and each instant cell as a
+// timestamp (a bucket's start).
+func tableNumerals(t *fact.Table) []grounding.Numeral {
+	if t == nil {
+		return nil
+	}
+	var out []grounding.Numeral
+	for _, r := range t.Rows {
+		for j, c := range r {
+			if !c.Valid {
+				continue
+			}
+			switch col := t.Columns[j]; col.Type {
+			case fact.CellNumber:
+				out = append(out, grounding.Numeral{Value: c.Num, Unit: unitOf(col.Unit)})
+			case fact.CellText:
+				out = append(out, grounding.Numeral{Unit: grounding.UnitID, ID: c.Text})
+			case fact.CellInstant:
+				out = append(out, grounding.Numeral{Value: float64(c.Instant.Unix()), Unit: grounding.UnitTimestamp})
+			}
+		}
+	}
+	return out
 }
 
 func unix(ts string) (int64, bool) {
