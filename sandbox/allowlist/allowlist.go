@@ -4,12 +4,14 @@
 // references declared with files: are not tables and are not listed (the
 // sandbox reads a snapshot of tables only).
 //
-// The governed metric layer adds the tables its metrics declare as a
-// further list of the same union (sandbox.Allowlist takes any number).
+// The governed metric layer's tables (metric.Tables: each semantic
+// model's dataset and the reference tables its dimensions join) are a
+// further list of the same union.
 package allowlist
 
 import (
 	"github.com/provenant/provenant/catalog"
+	"github.com/provenant/provenant/metric"
 	"github.com/provenant/provenant/sandbox"
 )
 
@@ -38,8 +40,8 @@ func Tables(cat *catalog.Catalog) []string {
 	return out
 }
 
-// FromCatalog is the read allowlist of cat: Tables minus deny, folded and
-// sorted.
+// FromCatalog is the read allowlist of cat: the union of Tables and the
+// tables its metrics read (metric.Tables), minus deny, folded and sorted.
 func FromCatalog(cat *catalog.Catalog, deny []string) []string {
-	return sandbox.Allowlist(deny, Tables(cat))
+	return sandbox.Allowlist(deny, Tables(cat), metric.Tables(cat))
 }
