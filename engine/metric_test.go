@@ -1,6 +1,7 @@
 package engine_test
 
 import (
+	"database/sql"
 	"encoding/json"
 	"testing"
 
@@ -15,6 +16,8 @@ import (
 	mfixture "github.com/provenant/provenant/metric/fixture"
 	"github.com/provenant/provenant/pipeline"
 	"github.com/provenant/provenant/shape"
+	"github.com/provenant/provenant/store/postgres"
+	"github.com/provenant/provenant/store/postgres/pgtest"
 	"github.com/provenant/provenant/tool"
 )
 
@@ -103,7 +106,20 @@ func tableOf(t *testing.T, v fact.Value, dims int) *metric.Table {
 // example catalogs, called as query_metric through the pipeline, is
 // verified and its table is the fixture's hand-computed one; the code's
 // sentence passes grounding against the answer's own ledger.
-func TestQueryMetric_Fixtures(t *testing.T) {
+func TestQueryMetric_Fixtures(t *testing.T) { runFixtures(t, openFixture) }
+
+// TestQueryMetric_FixturesPostgres is TestQueryMetric_Fixtures on
+// PostgreSQL (one REPEATABLE READ snapshot per request). Skipped without
+// PROVENANT_POSTGRES_DSN outside CI (pgtest).
+func TestQueryMetric_FixturesPostgres(t *testing.T) {
+	runFixtures(t, func(t *testing.T, cat *catalog.Catalog, m *catalog.Metric) (*engine.Engine, *mfixture.File) {
+		db := pgtest.Open(t)
+		src := shape.Source{DB: db, Snapshot: &sql.TxOptions{Isolation: sql.LevelRepeatableRead, ReadOnly: true}}
+		return enginetest.OpenFixtureOn(t, cat, m, src, postgres.NewSink(db, enginetest.Derived()))
+	})
+}
+
+func runFixtures(t *testing.T, open func(*testing.T, *catalog.Catalog, *catalog.Metric) (*engine.Engine, *mfixture.File)) {
 	for _, name := range []string{"warehouse", "retail"} {
 		cat, err := catalogs.Load(name)
 		if err != nil {
@@ -111,7 +127,7 @@ func TestQueryMetric_Fixtures(t *testing.T) {
 		}
 		for _, m := range cat.Metrics {
 			t.Run(name+"/"+m.Name.Value, func(t *testing.T) {
-				e, fx := openFixture(t, cat, m)
+				e, fx := open(t, cat, m)
 				for _, c := range fx.Cases {
 					t.Run(c.Name, func(t *testing.T) {
 						p, scope := metricProposal(t, m.Name.Value, c.Request)

@@ -19,13 +19,15 @@ import (
 	"github.com/provenant/provenant/store/duckdb"
 )
 
-// sink is an in-memory DuckDB sink that derives the shapes' structures
-// in each import's transaction, as `provenant import` does.
-func sink(db *sql.DB) ingest.Sink {
-	return duckdb.NewSink(db, &ingest.SinkOptions{AfterInsert: func(ctx context.Context, tx *sql.Tx, l *ingest.Layout) error {
+// Derived are sink options that derive the shapes' structures in each
+// import's transaction, as `provenant import` does.
+func Derived() *ingest.SinkOptions {
+	return &ingest.SinkOptions{AfterInsert: func(ctx context.Context, tx *sql.Tx, l *ingest.Layout) error {
 		return shape.Derive(ctx, tx, l.Dataset, l.Table, nil)
-	}})
+	}}
 }
+
+func sink(db *sql.DB) ingest.Sink { return duckdb.NewSink(db, Derived()) }
 
 // OpenWarehouse imports n events of the warehouse demo generator into an
 // in-memory DuckDB and opens a catalog engine over catalogs/warehouse.yaml
@@ -65,20 +67,28 @@ func OpenWarehouse(tb testing.TB, n int, opts *engine.Options) *engine.Engine {
 // reads every declared reference when it opens) opens.
 func OpenFixture(tb testing.TB, cat *catalog.Catalog, m *catalog.Metric) (*engine.Engine, *fixture.File) {
 	tb.Helper()
+	db, err := duckdb.OpenMemory(tb.Context())
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { db.Close() })
+	return OpenFixtureOn(tb, cat, m, shape.Source{DB: db}, sink(db))
+}
+
+// OpenFixtureOn is OpenFixture on the database src holds (empty), whose
+// rows sink imports (with Derived's options).
+func OpenFixtureOn(tb testing.TB, cat *catalog.Catalog, m *catalog.Metric, src shape.Source, sink ingest.Sink) (*engine.Engine, *fixture.File) {
+	tb.Helper()
 	fsys := catalogs.Files()
 	fx, err := fixture.Read(fsys, m.Fixture.Value)
 	if err != nil {
 		tb.Fatal(err)
 	}
 	ctx := tb.Context()
-	db, err := duckdb.OpenMemory(ctx)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() { db.Close() })
+	db := src.DB
 	ds := cat.Dataset(cat.ModelOf(m).Dataset.Value)
 	dir := path.Dir(m.Fixture.Value)
-	if err := fx.Import(ctx, db, sink(db), cat, ds, fsys, dir); err != nil {
+	if err := fx.Import(ctx, db, sink, cat, ds, fsys, dir); err != nil {
 		tb.Fatal(err)
 	}
 	raw, err := fs.ReadFile(fsys, path.Join(dir, fx.Rows))
@@ -113,7 +123,7 @@ func OpenFixture(tb testing.TB, cat *catalog.Catalog, m *catalog.Metric) (*engin
 			tb.Fatal(err)
 		}
 	}
-	e, err := engine.OpenCatalog(ctx, cat, shape.Source{DB: db}, nil)
+	e, err := engine.OpenCatalog(ctx, cat, src, nil)
 	if err != nil {
 		tb.Fatal(err)
 	}
