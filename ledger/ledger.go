@@ -10,7 +10,9 @@ package ledger
 import (
 	"crypto/rand"
 	"encoding/binary"
+	"encoding/json"
 	"fmt"
+	"iter"
 	"maps"
 	"slices"
 	"sync"
@@ -230,8 +232,18 @@ func Numerals(r fact.Result, d tool.Def) []grounding.Numeral {
 		id(s)
 	}
 	for _, p := range d.Params {
-		if p.Kind == tool.EntityID {
+		switch {
+		case p.Kind == tool.EntityID:
 			id(r.Args[p.Name])
+		case p.Kind.Structured() && r.Args[p.Name] != "":
+			// An array or object argument (a metric's filters): the
+			// strings in it are values the call named ("zone-02").
+			var v any
+			if json.Unmarshal([]byte(r.Args[p.Name]), &v) == nil {
+				for s := range leaves(v) {
+					id(s)
+				}
+			}
 		}
 	}
 	for e := range r.Provenance.AllEventIDs() {
@@ -268,6 +280,33 @@ func unitOf(u string) grounding.Unit {
 		return g
 	}
 	return grounding.UnitNone
+}
+
+// leaves yields the strings inside a decoded JSON value.
+func leaves(v any) iter.Seq[string] {
+	return func(yield func(string) bool) {
+		var walk func(any) bool
+		walk = func(v any) bool {
+			switch x := v.(type) {
+			case string:
+				return yield(x)
+			case []any:
+				for _, e := range x {
+					if !walk(e) {
+						return false
+					}
+				}
+			case map[string]any:
+				for _, k := range slices.Sorted(maps.Keys(x)) {
+					if !walk(x[k]) {
+						return false
+					}
+				}
+			}
+			return true
+		}
+		walk(v)
+	}
 }
 
 // tableNumerals are what an answer may cite from a table: each non-null

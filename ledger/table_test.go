@@ -33,6 +33,7 @@ func TestNumerals_Table(t *testing.T) {
 		t.Fatal(err)
 	}
 	args := map[string]string{"metric": "availability", "dimensions": `["zone"]`, "grain": "day",
+		"filters": `[{"dimension":"device","op":"not_in","values":["dev-0007"]}]`,
 		"start": "2026-01-05T00:00:00Z", "end": "2026-01-06T00:00:00Z"}
 	r := result(t, "query_metric", args, fact.TableValue(tb), []string{"w01", "w02"})
 	nums := ledger.Numerals(r, def)
@@ -48,6 +49,7 @@ func TestNumerals_Table(t *testing.T) {
 		{Value: 0.65625, Unit: grounding.UnitRatio},
 		{Value: 4.0 / 7, Unit: grounding.UnitRatio},
 		{Unit: grounding.UnitID, ID: "zone-02"},
+		{Unit: grounding.UnitID, ID: "dev-0007"},
 		{Value: float64(day.Unix()), Unit: grounding.UnitTimestamp},
 	} {
 		if !has(want) {
@@ -57,7 +59,7 @@ func TestNumerals_Table(t *testing.T) {
 	led := ledger.New(&ledger.Sequence{})
 	led.Record(r, def)
 	text := tool.Sentence(def, args, r.Value)
-	const want = "availability by zone per day from 2026-01-05T00:00:00Z to 2026-01-06T00:00:00Z: zone-01 2026-01-05T00:00:00Z 65.63%; zone-02 2026-01-05T00:00:00Z 57.14%; zone-03 2026-01-05T00:00:00Z no value."
+	const want = "availability by zone per day where device not in dev-0007 from 2026-01-05T00:00:00Z to 2026-01-06T00:00:00Z: zone-01 2026-01-05T00:00:00Z 65.63%; zone-02 2026-01-05T00:00:00Z 57.14%; zone-03 2026-01-05T00:00:00Z no value."
 	if text != want {
 		t.Errorf("sentence\n%s\nwant\n%s", text, want)
 	}

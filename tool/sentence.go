@@ -83,12 +83,16 @@ func FormatValue(d Def, v fact.Value) string {
 	return ""
 }
 
+// opWords are the filter operators as a sentence reads them.
+var opWords = map[string]string{"eq": "is", "ne": "is not", "in": "in", "not_in": "not in"}
+
 // SentenceRows is how many rows of a table a sentence lists; the rest
 // are in the answer's table.
 const SentenceRows = 20
 
 // TableSentence renders a metric table as one sentence: the metric, the
-// dimensions it is grouped by, the window, then each row's labels and
+// dimensions it is grouped by, the grain, the filters, the window, then
+// each row's labels and
 // value ("availability by zone from 2026-01-05T00:00:00Z to
 // 2026-01-10T00:00:00Z: zone-01 57.14%; zone-02 61.5%."). A share is
 // written as a percent; a number keeps four significant digits (well
@@ -103,6 +107,20 @@ func TableSentence(args map[string]string, t *fact.Table) string {
 	}
 	if g := args["grain"]; g != "" && g != "none" {
 		b.WriteString(" per " + g)
+	}
+	var filters []struct {
+		Dimension string   `json:"dimension"`
+		Op        string   `json:"op"`
+		Values    []string `json:"values"`
+	}
+	_ = json.Unmarshal([]byte(args["filters"]), &filters) // absent: none
+	for i, f := range filters {
+		if i == 0 {
+			b.WriteString(" where ")
+		} else {
+			b.WriteString(" and ")
+		}
+		b.WriteString(f.Dimension + " " + opWords[f.Op] + " " + strings.Join(f.Values, ", "))
 	}
 	fmt.Fprintf(&b, " from %s to %s", args["start"], args["end"])
 	if t == nil || len(t.Rows) == 0 {
