@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/provenant/provenant/catalog"
 	"github.com/provenant/provenant/fact"
@@ -265,4 +266,41 @@ func uniq(keys []string) []string {
 		}
 	}
 	return out
+}
+
+// metricRows re-derives a kept query_metric call on a new snapshot and
+// returns every contributing row's key (sorted), their number and digest,
+// and the data version, for the rows pager.
+func (r *shapeRunner) metricRows(ctx context.Context, c tool.Call) (shape.Result, error) {
+	req, err := shape.MetricRequest(c.Args(), metricScope(c.Scope()))
+	if err != nil {
+		return shape.Result{}, err
+	}
+	m := r.cat.Metric(req.Metric)
+	if m == nil {
+		return shape.Result{}, fmt.Errorf("page metric rows: %w", metric.ErrInvalidRequest)
+	}
+	var (
+		re      *metric.Table
+		version string
+	)
+	err = r.with(ctx, func(s *shape.Snapshot) error {
+		db, o, err := s.MetricQuerier(ctx)
+		if err != nil {
+			return err
+		}
+		if re, err = metric.Rederive(ctx, db, r.cat, req, o); err != nil {
+			return err
+		}
+		version, err = s.DataVersion(ctx, r.cat.ModelOf(m).Dataset.Value)
+		return err
+	})
+	if err != nil {
+		return shape.Result{}, fmt.Errorf("page metric rows: %w", err)
+	}
+	if r.hideVersion {
+		version = ""
+	}
+	keys := uniq(slices.Sorted(slices.Values(re.Keys)))
+	return shape.Result{Tool: c.Tool(), Keys: keys, Rows: len(keys), Digest: fact.Digest(keys), DataVersion: version}, nil
 }

@@ -155,3 +155,34 @@ func runFixtures(t *testing.T, open func(*testing.T, *catalog.Catalog, *catalog.
 		}
 	}
 }
+
+// TestQueryMetric_RowsPaged: a metric answer behind more rows than the
+// provenance limit lists the first keys with the count and digest, and
+// the rows pager hands out every contributing key, page by page, whose
+// digest is the answer's.
+func TestQueryMetric_RowsPaged(t *testing.T) {
+	e := enginetest.OpenWarehouse(t, 5000, &engine.Options{ProvenanceLimit: 200})
+	a := e.Pipeline.Call(t.Context(), tool.Proposal{Tool: shape.QueryMetric, Params: map[string]any{
+		"metric": "observed_time", "dimensions": []any{"zone"}, "start": "2026-01-05T00:00:00Z", "end": "2026-01-06T00:00:00Z"}})
+	prov, ok := a.Provenance()
+	if a.Outcome() != answer.Answered || !ok || prov.Complete() || prov.NumEvents() <= 200 {
+		t.Fatalf("answer %s, provenance of %d rows listed in full=%t; want a large set listed in part", a.Outcome(), prov.NumEvents(), prov.Complete())
+	}
+	var all []string
+	for page := 1; ; page++ {
+		rp, err := e.RowsPage(t.Context(), a.ResultIDs()[0], page, tool.AllStores())
+		if err != nil {
+			t.Fatalf("page %d: %v", page, err)
+		}
+		all = append(all, rp.EventIDs...)
+		if page == rp.Pages {
+			break
+		}
+	}
+	if len(all) != prov.NumEvents() || fact.Digest(all) != prov.EventDigest() {
+		t.Errorf("pages hold %d keys (digest %s), want %d (%s)", len(all), fact.Digest(all), prov.NumEvents(), prov.EventDigest())
+	}
+	if _, err := e.RowsPage(t.Context(), a.ResultIDs()[0], 1, tool.StoresOnly("zone-01")); err == nil {
+		t.Error("another scope paged the rows")
+	}
+}
