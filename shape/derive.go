@@ -171,17 +171,21 @@ func Derive(ctx context.Context, tx *sql.Tx, ds *catalog.Dataset, table string, 
 		" FROM "+rel+" WHERE 1 = 0"); err != nil {
 		return err
 	}
-	if err := fillCheckpoints(ctx, tx, ds, table, 0, "0001-01-01 00:00:00"); err != nil {
-		return err
-	}
 	// Indexes for PostgreSQL, where a checkpoint's rows and a series'
 	// census entry are otherwise found by a scan; DuckDB's zone maps find
-	// them without (the rows are written in checkpoint order).
+	// them without (the rows are written in checkpoint order). The
+	// checkpoints' index comes before they are filled: each checkpoint is
+	// built from the previous one's rows, which a scan would find in time
+	// growing with every checkpoint before it (10M events, 2,441
+	// checkpoints: 413 s to import on PostgreSQL).
 	_, base, ok := strings.Cut(table, ".")
 	if !ok {
 		base = table
 	}
 	if err := exec("index checkpoints", "CREATE INDEX "+ident(base+cpSuffix+"_idx")+" ON "+cpRel+" (_cp, "+strings.Join(series, ", ")+")"); err != nil {
+		return err
+	}
+	if err := fillCheckpoints(ctx, tx, ds, table, 0, "0001-01-01 00:00:00"); err != nil {
 		return err
 	}
 	// A point question's census is one series' entry: without this index
