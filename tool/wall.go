@@ -79,9 +79,6 @@ func (w *Wall) WithCheck(tool string, check CallCheck) *Wall {
 	return &c
 }
 
-// Declared returns the declared ids of an entity (nil when the wall knows
-// only its pattern). The map is the wall's: read it, never write it.
-func (w *Wall) Declared(entity string) map[string]bool { return w.ids[entity] }
 
 // NewWall returns a wall over reg and the declared ids of each entity
 // (entity name → id → true): metadata known at load, not events. An
@@ -127,10 +124,13 @@ func (c Call) Args() map[string]string { return maps.Clone(c.args) }
 func (w *Wall) Check(p Proposal) (Call, error) { return w.CheckScoped(p, AllStores()) }
 
 // CheckScoped runs the wall's checks in order: registered tool name, exact
-// parameter set, query syntax in any value, each scope-entity id (a
-// store) against the caller's scope, each value's domain, window order.
-// It returns a *Rejection for the first that fails; it reads no event
-// data. An id outside a limited scope is rejected before the domain
+// parameter set (an optional parameter may be left out), query syntax in
+// any value (in any string or key inside an array or object), each
+// scope-entity id (a store) against the caller's scope, each value's
+// domain (an array's items and an object's fields recursively, a
+// rejection naming the item: "filters[0].op"), window order, then the
+// tool's own check (WithCheck), if any. It returns a *Rejection for the
+// first that fails; it reads no event data. An id outside a limited scope is rejected before the domain
 // check, so a scoped caller cannot tell an id it may not see from one
 // that does not exist.
 func (w *Wall) CheckScoped(p Proposal, scope Scope) (Call, error) {
