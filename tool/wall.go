@@ -79,7 +79,6 @@ func (w *Wall) WithCheck(tool string, check CallCheck) *Wall {
 	return &c
 }
 
-
 // NewWall returns a wall over reg and the declared ids of each entity
 // (entity name → id → true): metadata known at load, not events. An
 // entity whose id set is nil (absent, or ids nil) is checked by its
