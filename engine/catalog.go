@@ -49,7 +49,7 @@ func openCatalog(ctx context.Context, cat *catalog.Catalog, src shape.Source, op
 			return nil, fmt.Errorf("open engine: %w", err)
 		}
 	}
-	reg, err := shape.NewRegistry(cat)
+	reg, err := shape.NewMenuRegistry(cat)
 	if err != nil {
 		return nil, fmt.Errorf("open engine: %w", err)
 	}
@@ -69,7 +69,7 @@ func openCatalog(ctx context.Context, cat *catalog.Catalog, src shape.Source, op
 	if limit <= 0 {
 		limit = shape.DefaultMaxKeys
 	}
-	sr := &shapeRunner{eng: eng, limit: limit, kept: &keeper{}, hideVersion: storeFile}
+	sr := &shapeRunner{eng: eng, cat: cat, limit: limit, kept: &keeper{}, hideVersion: storeFile}
 	// The wall admits the ids an entity's reference table declares, read
 	// once here; for an entity without one it knows the ids' pattern, and
 	// an id that matches but names nothing is a grounded zero (no
@@ -100,6 +100,9 @@ func openCatalog(ctx context.Context, cat *catalog.Catalog, src shape.Source, op
 		reg = reg.WithNames(names)
 	}
 	wall := tool.NewWall(reg, declared)
+	if _, ok := shape.MetricDef(cat); ok {
+		wall = wall.WithCheck(shape.QueryMetric, metricCheck(cat, declared))
+	}
 	p := pipeline.New(o.Provider, wall, sr, sr, &pipeline.Options{
 		Observer:         o.Observer,
 		Logger:           o.Logger,
@@ -125,6 +128,7 @@ func (e *Engine) Parts() (*tool.Wall, pipeline.Executor, pipeline.Resolver) {
 // shapeRunner is the executor, resolver and pinner of a catalog engine.
 type shapeRunner struct {
 	eng   *shape.Engine
+	cat   *catalog.Catalog
 	limit int     // event ids an answer lists
 	kept  *keeper // results listed in part, for Rows
 	// hideVersion: the answers carry no data_version (Open's store file).
@@ -188,6 +192,9 @@ func shapeCall(c tool.Call) shape.Call {
 
 // Execute answers a call with the executor's formulation.
 func (r *shapeRunner) Execute(ctx context.Context, c tool.Call) (fact.Result, error) {
+	if c.Tool() == shape.QueryMetric {
+		return r.executeMetric(ctx, c)
+	}
 	var res shape.Result
 	err := r.with(ctx, func(s *shape.Snapshot) error {
 		var err error
@@ -218,6 +225,9 @@ func (r *shapeRunner) Execute(ctx context.Context, c tool.Call) (fact.Result, er
 
 // Resolve re-derives the call and judges r.
 func (r *shapeRunner) Resolve(ctx context.Context, c tool.Call, fr fact.Result) (fact.Verdict, error) {
+	if c.Tool() == shape.QueryMetric {
+		return r.resolveMetric(ctx, c, fr)
+	}
 	keys := fr.Provenance.EventIDs()
 	digest := fr.Provenance.EventDigest()
 	if fr.Provenance.NumEvents() == 0 {

@@ -114,11 +114,16 @@ func (e *Engine) RowsPage(ctx context.Context, resultID string, page int, scope 
 		return RowsPage{}, ErrNoSuchPage
 	}
 	var res shape.Result
-	err := e.runner.with(ctx, func(s *shape.Snapshot) error {
-		var err error
-		res, err = s.ExecuteAll(ctx, shapeCall(k.call))
-		return err
-	})
+	var err error
+	if k.call.Tool() == shape.QueryMetric {
+		res, err = e.runner.metricRows(ctx, k.call)
+	} else {
+		err = e.runner.with(ctx, func(s *shape.Snapshot) error {
+			var err error
+			res, err = s.ExecuteAll(ctx, shapeCall(k.call))
+			return err
+		})
+	}
 	if err != nil {
 		return RowsPage{}, err
 	}

@@ -35,3 +35,21 @@ func ExampleVerdict_OK() {
 	fmt.Println(v.OK())
 	// Output: false
 }
+
+func ExampleNewTable() {
+	tb, err := fact.NewTable([]fact.Column{
+		{Name: "zone", Type: fact.CellText},
+		{Name: "value", Type: fact.CellNumber, Unit: "share"},
+	}, [][]fact.Cell{
+		{fact.TextCell("zone-01"), fact.NumberCell(0.65625)},
+		{fact.TextCell("zone-02"), fact.NullCell()},
+	})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	b, _ := json.Marshal(fact.TableValue(tb))
+	fmt.Println(string(b))
+	// Output:
+	// {"columns":[{"name":"zone","type":"text"},{"name":"value","type":"number","unit":"share"}],"rows":[["zone-01",0.65625],["zone-02",null]]}
+}

@@ -36,10 +36,11 @@ const (
 	KindEntityCount Kind = "entity_count" // {"count": n, "<entity>_ids": [...]}
 	KindEntityList  Kind = "entity_list"  // {"<entity>_ids": [...]}
 	KindRowCount    Kind = "row_count"    // {"count": n}
+	KindTable       Kind = "table"        // {"columns": [...], "rows": [[...], ...]} (Table)
 )
 
 // Kinds lists every value kind.
-var Kinds = []Kind{KindText, KindInteger, KindNumber, KindEntityCount, KindEntityList, KindRowCount}
+var Kinds = []Kind{KindText, KindInteger, KindNumber, KindEntityCount, KindEntityList, KindRowCount, KindTable}
 
 // Valid reports whether k is one of Kinds.
 func (k Kind) Valid() bool { return slices.Contains(Kinds, k) }
@@ -64,6 +65,7 @@ type Value struct {
 	Count    int      // KindEntityCount, KindRowCount
 	IDsField string   // KindEntityCount, KindEntityList: the JSON key of IDs ("store_ids")
 	IDs      []string // KindEntityCount, KindEntityList; sorted
+	Table    *Table   // KindTable; shared by copies of the value: read it, never write it
 }
 
 // ErrNotFinite is returned by Number for NaN or an infinity: a value that
@@ -118,6 +120,8 @@ func (v Value) IsZero() bool {
 		return v.Count == 0
 	case KindEntityList:
 		return len(v.IDs) == 0
+	case KindTable:
+		return v.Table.IsZero()
 	}
 	return !v.Observed
 }
@@ -126,7 +130,7 @@ func (v Value) IsZero() bool {
 func (v Value) Equal(w Value) bool {
 	return v.Kind == w.Kind && v.Observed == w.Observed && v.Text == w.Text &&
 		v.Int == w.Int && v.Num == w.Num && v.Unit == w.Unit && v.Count == w.Count &&
-		v.IDsField == w.IDsField && slices.Equal(v.IDs, w.IDs)
+		v.IDsField == w.IDsField && slices.Equal(v.IDs, w.IDs) && v.Table.Equal(w.Table)
 }
 
 // MarshalJSON writes the documented shapes: a string for text, a number
@@ -149,6 +153,8 @@ func (v Value) JSONShape() any {
 		return idsObject{count: v.Count, withCount: true, field: v.IDsField, ids: ids}
 	case v.Kind == KindEntityList:
 		return idsObject{field: v.IDsField, ids: ids}
+	case v.Kind == KindTable:
+		return v.Table
 	case v.Kind == KindRowCount:
 		return struct {
 			Count int `json:"count"`
@@ -380,9 +386,17 @@ var ErrMismatchedProvenance = errors.New("value and provenance disagree")
 
 // NewResult pairs a value with its provenance, refusing a positive value
 // without events and a grounded zero without an attestation.
+//
+// A table is the one exception: a table of zeros may rest on rows (no
+// fault among a thousand observed events) as well as on none, so it may
+// carry events or an absence; a table with any other number needs events.
 func NewResult(tool string, args map[string]string, v Value, p Provenance) (Result, error) {
 	_, absent := p.Absence()
-	if v.IsZero() != absent || (!absent && len(p.eventIDs) == 0) {
+	mismatched := v.IsZero() != absent
+	if v.Kind == KindTable {
+		mismatched = absent && !v.IsZero()
+	}
+	if mismatched || (!absent && len(p.eventIDs) == 0) {
 		return Result{}, ErrMismatchedProvenance
 	}
 	return Result{Tool: tool, Args: maps.Clone(args), Value: v, Provenance: p}, nil

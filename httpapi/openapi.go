@@ -252,6 +252,8 @@ func valueSchema(reg *tool.Registry, count map[string]any) map[string]any {
 				add("list+"+d.IDsField, "{"+d.IDsField+"}", strictObject(map[string]any{d.IDsField: stringArray()}))
 			case fact.KindRowCount:
 				add("count", "{count}", strictObject(map[string]any{"count": count}))
+			case fact.KindTable:
+				add("table", "{columns, rows} (a metric's table: one row per group, cells in column order)", tableSchema())
 			}
 		}
 	}
@@ -260,6 +262,27 @@ func valueSchema(reg *tool.Registry, count map[string]any) map[string]any {
 	desc := strings.Join(parts, ", ") + "."
 	desc = strings.ToUpper(desc[:1]) + desc[1:]
 	return map[string]any{"description": desc, "oneOf": alts}
+}
+
+// tableSchema is the schema of a table value (fact.Table): typed columns
+// and rows of cells, each a string (text, or an instant), a number or
+// null.
+func tableSchema() map[string]any {
+	column := map[string]any{
+		"type": "object",
+		"properties": map[string]any{
+			"name": map[string]any{"type": "string"},
+			"type": map[string]any{"enum": []any{string(fact.CellText), string(fact.CellInstant), string(fact.CellNumber)}},
+			"unit": map[string]any{"type": "string", "description": "A number column's unit (share, count, seconds, cents, ...)."},
+		},
+		"required":             []any{"name", "type"},
+		"additionalProperties": false,
+	}
+	cell := map[string]any{"type": []any{"string", "number", "null"}}
+	return strictObject(map[string]any{
+		"columns": map[string]any{"type": "array", "items": column, "minItems": 1},
+		"rows":    map[string]any{"type": "array", "items": map[string]any{"type": "array", "items": cell}},
+	})
 }
 
 func stringArray() map[string]any {
@@ -289,9 +312,10 @@ func schemas(reg *tool.Registry) map[string]any {
 		"enumerated_count": count,
 	})
 	provenance := map[string]any{
-		"description": "The sorted events behind a value, or an absence attestation for a grounded zero; null when nothing was stapled.",
+		"description": "The sorted events behind a value (a large set listed in part: its first ids, the number of them all and their digest, the rows paged by GET /v1/results/{id}/rows), or an absence attestation for a grounded zero; null when nothing was stapled.",
 		"oneOf": []any{
 			strictObject(map[string]any{"event_ids": eventIDs}),
+			strictObject(map[string]any{"event_ids": eventIDs, "event_count": count, "event_digest": map[string]any{"type": "string", "pattern": "^[0-9a-f]{64}$"}}),
 			strictObject(map[string]any{"absence": absence}),
 			map[string]any{"type": "null"},
 		},

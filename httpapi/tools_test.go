@@ -589,7 +589,7 @@ func TestOpenAPI_RoutesServed(t *testing.T) {
 // TestOpenAPI_SchemasDescribeResponses checks the documented schemas
 // against what the server returns, and that the checker itself bites.
 func TestOpenAPI_SchemasDescribeResponses(t *testing.T) {
-	srv := httpapi.New(&httpapi.Options{Registry: catalogstest.Retail()})
+	srv := httpapi.New(&httpapi.Options{Registry: catalogstest.RetailMenu()})
 	ts := httptest.NewServer(srv)
 	defer ts.Close()
 	doc := openAPIDoc(t, ts.URL)
@@ -607,6 +607,8 @@ func TestOpenAPI_SchemasDescribeResponses(t *testing.T) {
 		{"error", "Error", do(t, http.MethodPost, ts.URL+"/v1/tools/"+marker, "application/json", []byte("{}")).body},
 		{"abstained", "Answer", postJSON(t, ts.URL+"/v1/ask", map[string]string{"question": "Who supplies oat milk?"}).body},
 		{"asked", "Answer", postJSON(t, ts.URL+"/v1/tools/ask", map[string]string{"question": "Which products are in state LOW_STOCK at st-003 as of 2026-01-06T08:00:00Z?"}).body},
+		{"metric table", "Answer", postJSON(t, ts.URL+"/v1/tools/query_metric", map[string]any{"metric": "scan_count", "dimensions": []string{"category"}, "grain": "day",
+			"start": "2026-01-05T00:00:00Z", "end": "2026-01-07T00:00:00Z"}).body},
 		{"unregistered tool proposed", "Answer", mustJSON(t, answer.Reject("", &tool.Rejection{Kind: tool.Unregistered, Reason: "tool is not on the menu"}))},
 		{"compose failed", "Answer", mustJSON(t, answer.Fail(answer.StageCompose, answer.ReasonModelUnavailable, "get_price", map[string]string{"store_id": "st-001"}))},
 		{"verification failed", "Answer", mustJSON(t, answer.Fail(answer.StageResolve, answer.ReasonVerificationFailed, "get_price", nil))},

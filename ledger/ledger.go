@@ -10,7 +10,9 @@ package ledger
 import (
 	"crypto/rand"
 	"encoding/binary"
+	"encoding/json"
 	"fmt"
+	"iter"
 	"maps"
 	"slices"
 	"sync"
@@ -223,13 +225,25 @@ func Numerals(r fact.Result, d tool.Def) []grounding.Numeral {
 		count(v.Count)
 	case fact.KindEntityList:
 		count(len(v.IDs))
+	case fact.KindTable:
+		out = append(out, tableNumerals(v.Table)...)
 	}
 	for _, s := range v.IDs {
 		id(s)
 	}
 	for _, p := range d.Params {
-		if p.Kind == tool.EntityID {
+		switch {
+		case p.Kind == tool.EntityID:
 			id(r.Args[p.Name])
+		case p.Kind.Structured() && r.Args[p.Name] != "":
+			// An array or object argument (a metric's filters): the
+			// strings in it are values the call named ("zone-02").
+			var v any
+			if json.Unmarshal([]byte(r.Args[p.Name]), &v) == nil {
+				for s := range leaves(v) {
+					id(s)
+				}
+			}
 		}
 	}
 	for e := range r.Provenance.AllEventIDs() {
@@ -257,12 +271,69 @@ func Numerals(r fact.Result, d tool.Def) []grounding.Numeral {
 // (count, cents, usd, eur, gbp, ratio, percent), or none, which a bare
 // number of the same value matches.
 func unitOf(u string) grounding.Unit {
+	if u == "share" {
+		return grounding.UnitRatio // a share of 0.5714 may be cited as 57.14%
+	}
 	switch g := grounding.Unit(u); g {
 	case grounding.UnitCount, grounding.UnitCents, grounding.UnitUSD, grounding.UnitEUR,
 		grounding.UnitGBP, grounding.UnitRatio, grounding.UnitPercent:
 		return g
 	}
 	return grounding.UnitNone
+}
+
+// leaves yields the strings inside a decoded JSON value.
+func leaves(v any) iter.Seq[string] {
+	return func(yield func(string) bool) {
+		var walk func(any) bool
+		walk = func(v any) bool {
+			switch x := v.(type) {
+			case string:
+				return yield(x)
+			case []any:
+				for _, e := range x {
+					if !walk(e) {
+						return false
+					}
+				}
+			case map[string]any:
+				for _, k := range slices.Sorted(maps.Keys(x)) {
+					if !walk(x[k]) {
+						return false
+					}
+				}
+			}
+			return true
+		}
+		walk(v)
+	}
+}
+
+// tableNumerals are what an answer may cite from a table: each non-null
+// number cell in its column's unit, each text cell as an identifier (a
+// dimension's value: zone-02, an id), and each instant cell as a
+// timestamp (a bucket's start).
+func tableNumerals(t *fact.Table) []grounding.Numeral {
+	if t == nil {
+		return nil
+	}
+	var out []grounding.Numeral
+	for _, r := range t.Rows {
+		for j, c := range r {
+			if !c.Valid {
+				continue
+			}
+			switch col := t.Columns[j]; col.Type {
+			case fact.CellNumber:
+				out = append(out, grounding.Numeral{Value: c.Num, Unit: unitOf(col.Unit)})
+			case fact.CellText:
+				out = append(out, grounding.Numeral{Unit: grounding.UnitID, ID: c.Text})
+			case fact.CellInstant:
+				out = append(out, grounding.Numeral{Value: float64(c.Instant.Unix()), Unit: grounding.UnitTimestamp})
+			}
+		}
+	}
+	return out
 }
 
 func unix(ts string) (int64, bool) {

@@ -124,7 +124,7 @@ func TestTools_SchemasAreTheRegistry(t *testing.T) {
 		advertised[tl.Name] = tl
 	}
 	want := map[string]map[string]any{tool.AskName: tool.AskSchema(), tool.CheckGroundingName: tool.CheckGroundingSchema()}
-	for _, d := range catalogstest.Retail().Menu() {
+	for _, d := range catalogstest.RetailMenu().Menu() {
 		want[d.Name] = tool.InputSchema(d)
 	}
 	for name, schema := range want {

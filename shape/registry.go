@@ -13,7 +13,7 @@ import (
 )
 
 // Defs derives the tool definitions of a validated catalog, in catalog
-// order: each tool's parameters with their domains (entity ids with their
+// order (the metric tool is MetricDef's): each tool's parameters with their domains (entity ids with their
 // patterns, timestamps, the filter's enumerated values or condition
 // names), its value's shape, and the descriptions every schema shows.
 func Defs(cat *catalog.Catalog) ([]tool.Def, error) {
@@ -75,11 +75,28 @@ func Defs(cat *catalog.Catalog) ([]tool.Def, error) {
 	return defs, nil
 }
 
-// NewRegistry derives the tool registry of a validated catalog.
+// NewRegistry derives the tool registry of a validated catalog: its
+// tools (Defs), without the metric tool.
 func NewRegistry(cat *catalog.Catalog) (*tool.Registry, error) {
+	return newRegistry(cat, false)
+}
+
+// NewMenuRegistry derives the registry a catalog engine serves: the
+// catalog's tools (Defs), then query_metric when the catalog declares
+// metrics (MetricDef). NewRegistry leaves the metric tool out, for the
+// callers that pin a menu of the scalar tools (recorded model exchanges,
+// the model-free parser's property tests).
+func NewMenuRegistry(cat *catalog.Catalog) (*tool.Registry, error) {
+	return newRegistry(cat, true)
+}
+
+func newRegistry(cat *catalog.Catalog, metrics bool) (*tool.Registry, error) {
 	defs, err := Defs(cat)
 	if err != nil {
 		return nil, err
+	}
+	if d, ok := MetricDef(cat); ok && metrics {
+		defs = append(defs, d)
 	}
 	reg, err := tool.NewRegistry(defs, cat.ScopeEntity.Value)
 	if err != nil {

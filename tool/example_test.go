@@ -45,3 +45,34 @@ func ExampleWall_Check() {
 	// reject call: raw_query: parameter store_id carries query syntax
 	// reject call: invalid: parameter store_id is not a store id (st- and 3 digits)
 }
+
+// An array or object parameter is judged leaf by leaf and carried in the
+// call as canonical JSON; a rejection names the item at fault.
+func ExampleWall_Check_structured() {
+	dims := tool.Param{Kind: tool.Enum, Values: []string{"zone", "device"}, Description: "A dimension."}
+	reg, err := tool.NewRegistry([]tool.Def{{Name: "query", Description: "A table.", Value: fact.KindTable, Params: []tool.Param{
+		{Name: "dimensions", Kind: tool.Array, Items: &dims, MaxItems: 2, Description: "Group by."},
+		{Name: "limit", Kind: tool.Integer, Min: 0, Max: 100, Optional: true, Description: "At most."},
+	}}}, "zone")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	wall := tool.NewWall(reg, nil)
+	for _, p := range []map[string]any{
+		{"dimensions": []any{"zone", "device"}, "limit": 10.0},
+		{"dimensions": []any{"zone", "shoe_size"}},
+		{"dimensions": []any{"zone"}, "limit": 1000.0},
+	} {
+		c, err := wall.Check(tool.Proposal{Tool: "query", Params: p})
+		if err != nil {
+			fmt.Println(err)
+			continue
+		}
+		fmt.Println("valid:", c.Arg("dimensions"), c.Arg("limit"))
+	}
+	// Output:
+	// valid: ["zone","device"] 10
+	// reject call: invalid: parameter dimensions[1] is not one of zone, device
+	// reject call: invalid: parameter limit must be between 0 and 100
+}

@@ -32,7 +32,16 @@ const (
 	EntityID  ParamKind = iota + 1 // an id of Param.Entity, matching Param.Pattern (and declared, when the wall knows the ids)
 	Timestamp                      // YYYY-MM-DDTHH:MM:SSZ, a valid UTC instant
 	Enum                           // one of Param.Values
+	Integer                        // a JSON integer in [Param.Min, Param.Max]
+	Boolean                        // a JSON boolean
+	Array                          // a JSON array of at most Param.MaxItems values of Param.Items
+	Object                         // a JSON object of Param.Fields (each required unless Optional), no other key
+	Token                          // a string matching Param.Pattern (a value a tool's own check judges further)
 )
+
+// Structured reports whether a value of kind k is a JSON array or object:
+// the wall judges its leaves, and a call carries it as canonical JSON.
+func (k ParamKind) Structured() bool { return k == Array || k == Object }
 
 func (k ParamKind) String() string {
 	switch k {
@@ -42,6 +51,16 @@ func (k ParamKind) String() string {
 		return "timestamp"
 	case Enum:
 		return "enum"
+	case Integer:
+		return "integer"
+	case Boolean:
+		return "boolean"
+	case Array:
+		return "array"
+	case Object:
+		return "object"
+	case Token:
+		return "token"
 	}
 	return fmt.Sprintf("ParamKind(%d)", int(k))
 }
@@ -55,7 +74,7 @@ type Param struct {
 	// EntityID only.
 	Entity  string   // the entity the id names ("store")
 	Pattern string   // anchored regular expression (RE2) an id matches: "^st-[0-9]{3}$"
-	Hint    string   // the pattern for humans, used in the wall's message: "st- and 3 digits"
+	Hint    string   // the pattern for humans, used in the wall's message: "st- and 3 digits" (Token too)
 	Nouns   []string // the words a question names the entity with ("store", "shop")
 	// Names are the declared ids with their display names ("" when the
 	// reference declares none), from WithNames; nil when unknown. The map
@@ -65,6 +84,24 @@ type Param struct {
 	// Enum only.
 	Values   []string   // the allowed values, in the order schemas list them
 	Synonyms []Synonyms // the everyday phrases that name values ("sold out")
+
+	// Optional: the parameter may be left out (a schema does not require
+	// it; a call carries no argument for it). Every parameter of the
+	// scalar tools is required.
+	// (The fields from here on are omitted from a definition's JSON when
+	// unset, so a dump of the scalar tools reads as it always has.)
+	Optional bool `json:",omitempty"`
+
+	// Integer only: the inclusive bounds.
+	Min int `json:",omitempty"`
+	Max int `json:",omitempty"`
+
+	// Array only: the items' domain and how many at most.
+	Items    *Param `json:",omitempty"`
+	MaxItems int    `json:",omitempty"`
+
+	// Object only: the fields, in the order schemas list them.
+	Fields []Param `json:",omitempty"`
 }
 
 // Synonyms are the phrases that name one enumerated value.
@@ -183,22 +220,61 @@ func (r *Registry) check(d Def) error {
 		if slices.ContainsFunc(d.Params[:j], func(q Param) bool { return q.Name == p.Name }) {
 			return fmt.Errorf("params[%d]: name is not unique", j)
 		}
-		switch p.Kind {
-		case EntityID:
-			if p.Entity == "" || p.Hint == "" {
-				return fmt.Errorf("params[%d]: entity id needs an entity and a hint", j)
-			}
-			if err := r.compile(p.Pattern); err != nil {
-				return fmt.Errorf("params[%d]: pattern %w", j, err)
-			}
-		case Timestamp:
-		case Enum:
-			if len(p.Values) == 0 {
-				return fmt.Errorf("params[%d]: enumeration has no values", j)
-			}
-		default:
-			return fmt.Errorf("params[%d]: kind is unknown", j)
+		if err := r.checkParam(p); err != nil {
+			return fmt.Errorf("params[%d]: %w", j, err)
 		}
+	}
+	return nil
+}
+
+// checkParam checks a parameter's domain (recursively for arrays and
+// objects).
+func (r *Registry) checkParam(p Param) error {
+	switch p.Kind {
+	case EntityID:
+		if p.Entity == "" || p.Hint == "" {
+			return errors.New("entity id needs an entity and a hint")
+		}
+		if err := r.compile(p.Pattern); err != nil {
+			return fmt.Errorf("pattern %w", err)
+		}
+	case Timestamp, Boolean:
+	case Token:
+		if p.Hint == "" {
+			return errors.New("token needs a hint")
+		}
+		if err := r.compile(p.Pattern); err != nil {
+			return fmt.Errorf("pattern %w", err)
+		}
+	case Enum:
+		if len(p.Values) == 0 {
+			return errors.New("enumeration has no values")
+		}
+	case Integer:
+		if p.Min > p.Max {
+			return errors.New("integer bounds are reversed")
+		}
+	case Array:
+		if p.Items == nil || p.MaxItems <= 0 {
+			return errors.New("array needs items and a positive maximum")
+		}
+		if err := r.checkParam(*p.Items); err != nil {
+			return fmt.Errorf("items: %w", err)
+		}
+	case Object:
+		if len(p.Fields) == 0 {
+			return errors.New("object has no fields")
+		}
+		for k, f := range p.Fields {
+			if f.Name == "" || slices.ContainsFunc(p.Fields[:k], func(g Param) bool { return g.Name == f.Name }) {
+				return fmt.Errorf("fields[%d]: name is empty or not unique", k)
+			}
+			if err := r.checkParam(f); err != nil {
+				return fmt.Errorf("fields[%d]: %w", k, err)
+			}
+		}
+	default:
+		return errors.New("kind is unknown")
 	}
 	return nil
 }
@@ -233,6 +309,13 @@ func cloneParams(ps []Param) []Param {
 		out[i].Values = slices.Clone(out[i].Values)
 		out[i].Nouns = slices.Clone(out[i].Nouns)
 		out[i].Synonyms = cloneSynonyms(out[i].Synonyms)
+		if it := out[i].Items; it != nil {
+			c := cloneParams([]Param{*it})[0]
+			out[i].Items = &c
+		}
+		if out[i].Fields != nil {
+			out[i].Fields = cloneParams(out[i].Fields)
+		}
 	}
 	return out
 }
@@ -334,6 +417,10 @@ func (r *Registry) OutOfDomain(p Param, s string) string {
 	case Enum:
 		if !slices.Contains(p.Values, s) {
 			return "is not one of " + strings.Join(p.Values, ", ")
+		}
+	case Token:
+		if !r.match(p.Pattern, s) {
+			return "is not " + p.Hint
 		}
 	default:
 		return "has no domain"

@@ -12,10 +12,12 @@ const TimestampPattern = `^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}
 
 // InputSchema returns the JSON Schema (draft 2020-12 vocabulary, without a
 // "$schema" key, which some OpenAI-compatible servers refuse) of a tool's
-// arguments: an object whose properties are exactly d's parameters, all
-// required, no others allowed. Every property is a string constrained by a
-// pattern (ids, timestamps) or an enum (states, conditions); there is no
-// free-string parameter: the pattern and the enum come from the Param.
+// arguments: an object whose properties are exactly d's parameters, each
+// required unless Optional, no others allowed. Every string is constrained
+// by a pattern (ids, timestamps) or an enum (states, conditions); there is
+// no free-string parameter: the pattern and the enum come from the Param.
+// Integers carry their bounds, arrays their items' schema and maximum
+// length, objects their fields' schemas (no other key allowed).
 // A parameter of unknown kind gets the schema
 // {"not": {}}, which no value satisfies, so a registry mistake fails closed.
 //
@@ -27,7 +29,9 @@ func InputSchema(d Def) map[string]any {
 	required := make([]string, 0, len(d.Params))
 	for _, p := range d.Params {
 		props[p.Name] = paramSchema(p)
-		required = append(required, p.Name)
+		if !p.Optional {
+			required = append(required, p.Name)
+		}
 	}
 	return map[string]any{
 		"type":                 "object",
@@ -45,8 +49,29 @@ func paramSchema(p Param) map[string]any {
 		s["pattern"] = p.Pattern
 	case Timestamp:
 		s["pattern"] = TimestampPattern
+	case Token:
+		s["pattern"] = p.Pattern
 	case Enum:
 		s["enum"] = slices.Clone(p.Values)
+	case Integer:
+		s["type"], s["minimum"], s["maximum"] = "integer", p.Min, p.Max
+	case Boolean:
+		s["type"] = "boolean"
+	case Array:
+		if p.Items == nil {
+			return map[string]any{"not": map[string]any{}, "description": p.Description}
+		}
+		s["type"], s["items"], s["maxItems"] = "array", paramSchema(*p.Items), p.MaxItems
+	case Object:
+		props := make(map[string]any, len(p.Fields))
+		required := make([]string, 0, len(p.Fields))
+		for _, f := range p.Fields {
+			props[f.Name] = paramSchema(f)
+			if !f.Optional {
+				required = append(required, f.Name)
+			}
+		}
+		s["type"], s["properties"], s["required"], s["additionalProperties"] = "object", props, required, false
 	default:
 		return map[string]any{"not": map[string]any{}, "description": p.Description}
 	}

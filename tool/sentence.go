@@ -1,7 +1,9 @@
 package tool
 
 import (
+	"encoding/json"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 
@@ -15,6 +17,9 @@ import (
 // direct call gets, and the one that replaces a model's sentence the
 // grounding check refused.
 func Sentence(d Def, args map[string]string, v fact.Value) string {
+	if v.Kind == fact.KindTable {
+		return TableSentence(args, v.Table)
+	}
 	src := d.Answer
 	if v.IsZero() && d.None != "" {
 		src = d.None
@@ -76,4 +81,112 @@ func FormatValue(d Def, v fact.Value) string {
 		return strconv.FormatFloat(v.Num, 'f', -1, 64)
 	}
 	return ""
+}
+
+// opWords are the filter operators as a sentence reads them.
+var opWords = map[string]string{"eq": "is", "ne": "is not", "in": "in", "not_in": "not in"}
+
+// SentenceRows is how many rows of a table a sentence lists; the rest
+// are in the answer's table.
+const SentenceRows = 20
+
+// TableSentence renders a metric table as one sentence: the metric, the
+// dimensions it is grouped by, the grain, the filters, the window, then
+// each row's labels and
+// value ("availability by zone from 2026-01-05T00:00:00Z to
+// 2026-01-10T00:00:00Z: zone-01 57.14%; zone-02 61.5%."). A share is
+// written as a percent; a number keeps four significant digits (well
+// within grounding's tolerance); every numeral is one the ledger records.
+func TableSentence(args map[string]string, t *fact.Table) string {
+	var b strings.Builder
+	b.WriteString(args["metric"])
+	var dims []string
+	_ = json.Unmarshal([]byte(args["dimensions"]), &dims) // absent: none
+	if len(dims) > 0 {
+		b.WriteString(" by " + strings.Join(dims, ", "))
+	}
+	if g := args["grain"]; g != "" && g != "none" {
+		b.WriteString(" per " + g)
+	}
+	var filters []struct {
+		Dimension string   `json:"dimension"`
+		Op        string   `json:"op"`
+		Values    []string `json:"values"`
+	}
+	_ = json.Unmarshal([]byte(args["filters"]), &filters) // absent: none
+	for i, f := range filters {
+		if i == 0 {
+			b.WriteString(" where ")
+		} else {
+			b.WriteString(" and ")
+		}
+		b.WriteString(f.Dimension + " " + opWords[f.Op] + " " + strings.Join(f.Values, ", "))
+	}
+	fmt.Fprintf(&b, " from %s to %s", args["start"], args["end"])
+	if t == nil || len(t.Rows) == 0 {
+		b.WriteString(": no row contributed.")
+		return b.String()
+	}
+	b.WriteString(": ")
+	for i, r := range t.Rows {
+		if i == SentenceRows {
+			b.WriteString("; the other rows are in the table")
+			break
+		}
+		if i > 0 {
+			b.WriteString("; ")
+		}
+		var parts []string
+		for j, c := range r {
+			col := t.Columns[j]
+			switch {
+			case !c.Valid && col.Type == fact.CellNumber:
+				parts = append(parts, "no value")
+			case !c.Valid:
+				parts = append(parts, "(none)")
+			case col.Type == fact.CellText:
+				parts = append(parts, c.Text)
+			case col.Type == fact.CellInstant:
+				parts = append(parts, c.Instant.UTC().Format(TimestampLayout))
+			default:
+				parts = append(parts, FormatMeasure(c.Num, col.Unit))
+			}
+		}
+		b.WriteString(strings.Join(parts, " "))
+	}
+	b.WriteString(".")
+	return b.String()
+}
+
+// FormatMeasure writes a metric value in its unit: a share as a percent
+// ("57.14%"), a count or any other unit as a number with the unit's name
+// ("12 count" is written "12"; "3600 seconds"), to four significant
+// digits.
+func FormatMeasure(x float64, unit string) string {
+	switch unit {
+	case "share":
+		return significant(x*100) + "%"
+	case "", "count":
+		return significant(x)
+	}
+	return significant(x) + " " + unit
+}
+
+// significant writes x to four significant digits, without an exponent
+// (a number of five or more integer digits is written whole).
+func significant(x float64) string {
+	if x == 0 || math.IsNaN(x) || math.IsInf(x, 0) {
+		return "0"
+	}
+	digits := 3 - int(math.Floor(math.Log10(math.Abs(x))))
+	if digits < 0 {
+		digits = 0
+	}
+	// Half away from zero, as grounding judges a rounded numeral honest.
+	scale := math.Pow(10, float64(digits))
+	s := strconv.FormatFloat(math.Round(x*scale)/scale, 'f', digits, 64)
+	if strings.Contains(s, ".") {
+		s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
+	}
+	return s
 }

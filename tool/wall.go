@@ -1,9 +1,11 @@
 package tool
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
+	"math"
 	"slices"
 	"strings"
 	"time"
@@ -54,8 +56,27 @@ func (r *Rejection) Detail() string {
 
 // Wall validates proposals against a registry and the declared ids.
 type Wall struct {
-	reg *Registry
-	ids map[string]map[string]bool
+	reg    *Registry
+	ids    map[string]map[string]bool
+	checks map[string]CallCheck
+}
+
+// CallCheck is a tool's own check of a call whose every argument is in
+// its domain: the relations between arguments the parameter domains
+// cannot say (a metric's allowed dimensions, a filter's operator and
+// values). It returns nil or the rejection, which never holds a value.
+type CallCheck func(c Call) *Rejection
+
+// WithCheck returns a copy of w that also runs check on every call of
+// the named tool, after the parameter checks.
+func (w *Wall) WithCheck(tool string, check CallCheck) *Wall {
+	c := *w
+	c.checks = maps.Clone(w.checks)
+	if c.checks == nil {
+		c.checks = map[string]CallCheck{}
+	}
+	c.checks[tool] = check
+	return &c
 }
 
 // NewWall returns a wall over reg and the declared ids of each entity
@@ -88,7 +109,10 @@ func (c Call) Def() Def { return c.def }
 // Tool returns the called tool's name.
 func (c Call) Tool() string { return c.def.Name }
 
-// Arg returns a validated argument ("" if the tool has no such parameter).
+// Arg returns a validated argument ("" if the tool has no such parameter,
+// or the call left an optional one out). An array or object argument is
+// its canonical JSON (keys sorted, no spaces); an integer is in decimal,
+// a boolean true or false.
 func (c Call) Arg(name string) string { return c.args[name] }
 
 // Args returns a copy of the validated arguments.
@@ -99,10 +123,13 @@ func (c Call) Args() map[string]string { return maps.Clone(c.args) }
 func (w *Wall) Check(p Proposal) (Call, error) { return w.CheckScoped(p, AllStores()) }
 
 // CheckScoped runs the wall's checks in order: registered tool name, exact
-// parameter set, query syntax in any value, each scope-entity id (a
-// store) against the caller's scope, each value's domain, window order.
-// It returns a *Rejection for the first that fails; it reads no event
-// data. An id outside a limited scope is rejected before the domain
+// parameter set (an optional parameter may be left out), query syntax in
+// any value (in any string or key inside an array or object), each
+// scope-entity id (a store) against the caller's scope, each value's
+// domain (an array's items and an object's fields recursively, a
+// rejection naming the item: "filters[0].op"), window order, then the
+// tool's own check (WithCheck), if any. It returns a *Rejection for the
+// first that fails; it reads no event data. An id outside a limited scope is rejected before the domain
 // check, so a scoped caller cannot tell an id it may not see from one
 // that does not exist.
 func (w *Wall) CheckScoped(p Proposal, scope Scope) (Call, error) {
@@ -116,14 +143,14 @@ func (w *Wall) CheckScoped(p Proposal, scope Scope) (Call, error) {
 		}
 	}
 	for _, q := range def.Params {
-		if _, ok := p.Params[q.Name]; !ok {
+		if _, ok := p.Params[q.Name]; !ok && !q.Optional {
 			return Call{}, &Rejection{Kind: Invalid, Param: q.Name, Reason: "is missing"}
 		}
 	}
 	// Query syntax is judged on every value before any domain check, so a
 	// value that is both is always reported as a raw query.
 	for _, q := range def.Params {
-		if carriesQuery(p.Params[q.Name]) {
+		if v, ok := p.Params[q.Name]; ok && carriesQueryIn(q, v) {
 			return Call{}, &Rejection{Kind: RawQuery, Param: q.Name, Reason: "carries query syntax"}
 		}
 	}
@@ -136,19 +163,172 @@ func (w *Wall) CheckScoped(p Proposal, scope Scope) (Call, error) {
 	}
 	args := make(map[string]string, len(def.Params))
 	for _, q := range def.Params {
-		s, ok := p.Params[q.Name].(string)
-		if !ok {
-			return Call{}, &Rejection{Kind: Invalid, Param: q.Name, Reason: "must be a string"}
+		v, present := p.Params[q.Name]
+		if !present {
+			continue // optional, left out
 		}
-		if reason := w.outOfDomain(q, s); reason != "" {
-			return Call{}, &Rejection{Kind: Invalid, Param: q.Name, Reason: reason}
+		if !q.Kind.Structured() && q.Kind != Integer && q.Kind != Boolean {
+			s, ok := v.(string)
+			if !ok {
+				return Call{}, &Rejection{Kind: Invalid, Param: q.Name, Reason: "must be a string"}
+			}
+			if reason := w.outOfDomain(q, s); reason != "" {
+				return Call{}, &Rejection{Kind: Invalid, Param: q.Name, Reason: reason}
+			}
+			args[q.Name] = s
+			continue
 		}
-		args[q.Name] = s
+		canon, rej := w.judge(q, v, q.Name)
+		if rej != nil {
+			return Call{}, rej
+		}
+		b, err := json.Marshal(canon)
+		if err != nil {
+			return Call{}, &Rejection{Kind: Invalid, Param: q.Name, Reason: "is not representable"}
+		}
+		args[q.Name] = string(b)
 	}
 	if start, end := args["start"], args["end"]; start != "" && start > end {
 		return Call{}, &Rejection{Kind: Invalid, Param: "start", Reason: "is after end"}
 	}
-	return Call{def: def, args: args, scope: scope}, nil
+	c := Call{def: def, args: args, scope: scope}
+	if check := w.checks[def.Name]; check != nil {
+		if rej := check(c); rej != nil {
+			return Call{}, rej
+		}
+	}
+	return c, nil
+}
+
+// judge checks a value of any kind against q's domain, recursively, and
+// returns it in canonical form (integers as int64, objects as maps with
+// only declared keys). path names the value in a rejection
+// ("filters[1].op"); the rejection never holds the value.
+func (w *Wall) judge(q Param, v any, path string) (any, *Rejection) {
+	bad := func(reason string) (any, *Rejection) {
+		return nil, &Rejection{Kind: Invalid, Param: path, Reason: reason}
+	}
+	switch q.Kind {
+	case Integer:
+		var n float64
+		switch x := v.(type) {
+		case float64:
+			n = x
+		case int:
+			n = float64(x)
+		case int64:
+			n = float64(x)
+		case json.Number:
+			f, err := x.Float64()
+			if err != nil {
+				return bad("must be an integer")
+			}
+			n = f
+		default:
+			return bad("must be an integer")
+		}
+		if n != math.Trunc(n) || math.IsInf(n, 0) {
+			return bad("must be an integer")
+		}
+		if n < float64(q.Min) || n > float64(q.Max) {
+			return bad(fmt.Sprintf("must be between %d and %d", q.Min, q.Max))
+		}
+		return int64(n), nil
+	case Boolean:
+		b, ok := v.(bool)
+		if !ok {
+			return bad("must be true or false")
+		}
+		return b, nil
+	case Array:
+		xs, ok := v.([]any)
+		if !ok {
+			return bad("must be an array")
+		}
+		if len(xs) > q.MaxItems {
+			return bad(fmt.Sprintf("has more than %d items", q.MaxItems))
+		}
+		out := make([]any, len(xs))
+		for i, x := range xs {
+			c, rej := w.judge(*q.Items, x, fmt.Sprintf("%s[%d]", path, i))
+			if rej != nil {
+				return nil, rej
+			}
+			out[i] = c
+		}
+		return out, nil
+	case Object:
+		m, ok := v.(map[string]any)
+		if !ok {
+			return bad("must be an object")
+		}
+		for k := range m {
+			if !slices.ContainsFunc(q.Fields, func(f Param) bool { return f.Name == k }) {
+				return bad("has an unexpected key")
+			}
+		}
+		out := make(map[string]any, len(q.Fields))
+		for _, f := range q.Fields {
+			x, ok := m[f.Name]
+			if !ok {
+				if f.Optional {
+					continue
+				}
+				return nil, &Rejection{Kind: Invalid, Param: path + "." + f.Name, Reason: "is missing"}
+			}
+			c, rej := w.judge(f, x, path+"."+f.Name)
+			if rej != nil {
+				return nil, rej
+			}
+			out[f.Name] = c
+		}
+		return out, nil
+	}
+	s, ok := v.(string)
+	if !ok {
+		return bad("must be a string")
+	}
+	if reason := w.outOfDomain(q, s); reason != "" {
+		return bad(reason)
+	}
+	return s, nil
+}
+
+// carriesQueryIn reports whether a value of q carries query syntax: for
+// an array or object parameter, whether any string inside it does (or a
+// key it does not declare looks like one); for any other parameter, as
+// carriesQuery.
+func carriesQueryIn(q Param, v any) bool {
+	if !q.Kind.Structured() {
+		if q.Kind == Integer || q.Kind == Boolean {
+			_, structured := v.(map[string]any)
+			_, list := v.([]any)
+			return structured || list || carriesQuery(v)
+		}
+		return carriesQuery(v)
+	}
+	return leafQuery(v, 0)
+}
+
+// leafQuery reports whether any string or key in a JSON value carries
+// query syntax; nesting beyond a few levels is query syntax too (no
+// parameter nests that deep).
+func leafQuery(v any, depth int) bool {
+	if depth > 4 {
+		return true
+	}
+	switch x := v.(type) {
+	case []any:
+		return slices.ContainsFunc(x, func(e any) bool { return leafQuery(e, depth+1) })
+	case map[string]any:
+		for k, e := range x {
+			if carriesQuery(k) || leafQuery(e, depth+1) {
+				return true
+			}
+		}
+		return false
+	}
+	return carriesQuery(v)
 }
 
 func (w *Wall) outOfDomain(q Param, s string) string {

@@ -35,8 +35,8 @@ func TestMCP_Stdio(t *testing.T) {
 	}
 	defer cs.Close()
 	tools, err := cs.ListTools(t.Context(), nil)
-	if err != nil || len(tools.Tools) != 8 {
-		t.Fatalf("ListTools() = %d tools, %v; want the 6 menu tools, ask and check_grounding", len(tools.Tools), err)
+	if err != nil || len(tools.Tools) != 9 {
+		t.Fatalf("ListTools() = %d tools, %v; want the 6 menu tools, query_metric, ask and check_grounding", len(tools.Tools), err)
 	}
 	res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "get_price",
 		Arguments: map[string]any{"store_id": "st-003", "product_id": "pr-007", "as_of": "2026-01-06T08:00:00Z"}})

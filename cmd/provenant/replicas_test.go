@@ -162,8 +162,8 @@ func TestServe_ReplicasBehindRoundRobin(t *testing.T) {
 	defer cs.Close()
 
 	tools, err := cs.ListTools(ctx, nil)
-	if err != nil || len(tools.Tools) != 8 {
-		t.Fatalf("ListTools() = %v, %v; want the 6 menu tools, ask and check_grounding", tools, err)
+	if err != nil || len(tools.Tools) != 9 {
+		t.Fatalf("ListTools() = %v, %v; want the 6 menu tools, query_metric, ask and check_grounding", tools, err)
 	}
 	const asOf = "2026-01-06T08:00:00Z"
 	calls := []struct {

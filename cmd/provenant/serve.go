@@ -77,7 +77,6 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	registry := toolRegistry()
 	scopeCat, err := catalogs.Load("retail") // the demo's, without --catalog
 	if err != nil {
 		return err
@@ -86,9 +85,12 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		if scopeCat, err = ef.loadedCatalog(); err != nil {
 			return err
 		}
-		if registry, err = shape.NewRegistry(scopeCat); err != nil {
-			return err
-		}
+	}
+	// The menu the engine will serve (the catalog's tools and, when it
+	// declares metrics, query_metric), described before it has loaded.
+	registry, err := shape.NewMenuRegistry(scopeCat)
+	if err != nil {
+		return err
 	}
 	if principals != nil {
 		// Every principal's scope holds ids of the catalog's scope entity.

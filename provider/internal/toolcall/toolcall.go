@@ -240,8 +240,14 @@ func Check(menu []tool.Def, p tool.Proposal) error {
 	}
 	for _, q := range d.Params {
 		v, ok := p.Params[q.Name]
+		if !ok && q.Optional {
+			continue
+		}
 		if !ok {
 			return &SchemaError{Tool: d.Name, Param: q.Name, Reason: "is missing"}
+		}
+		if q.Kind != tool.EntityID && q.Kind != tool.Timestamp && q.Kind != tool.Enum {
+			continue // arrays, objects, integers, booleans: the wall judges them whole
 		}
 		s, ok := v.(string)
 		if !ok {
