@@ -45,8 +45,8 @@ async function session(client) {
   const { tools } = await client.listTools(undefined, { timeout: REQUEST_TIMEOUT_MS });
   const names = tools.map((t) => t.name).sort();
   const want = ['ask', 'check_grounding', 'count_devices_with_condition', 'count_status_events_in_window', 'get_battery_level',
-    'get_device_status', 'get_temperature', 'list_devices_in_status'];
-  check(JSON.stringify(names) === JSON.stringify(want), 'tools/list offers the warehouse catalog\'s tools, ask and check_grounding', names);
+    'get_device_status', 'get_temperature', 'list_devices_in_status', 'query_metric'];
+  check(JSON.stringify(names) === JSON.stringify(want), 'tools/list offers the warehouse catalog\'s tools, query_metric, ask and check_grounding', names);
   const status = tools.find((t) => t.name === 'get_device_status');
   check(status.inputSchema?.properties?.device_id?.pattern === '^dev-[0-9]{4}$',
     'get_device_status: device_id has the catalog\'s pattern', status.inputSchema);
@@ -57,6 +57,21 @@ async function session(client) {
     'count_devices_with_condition', 'count_devices_with_condition');
   check(Number.isInteger(count.value?.count) && count.value.count === count.value.device_ids?.length,
     'count_devices_with_condition: {count, device_ids}', count.value);
+
+  // A governed metric, with structured arguments (an array and objects).
+  const metric = verified(await call('query_metric', {
+    metric: 'availability', dimensions: ['zone'],
+    filters: [{ dimension: 'device_type', op: 'eq', values: ['AGV'] }],
+    order: { by: 'value', desc: true }, limit: 3,
+    start: '2026-01-05T00:00:00Z', end: '2026-01-08T00:00:00Z',
+  }), 'query_metric', 'query_metric');
+  const rows = metric.value?.rows ?? [];
+  check(rows.length === 3 && rows.every((r) => typeof r[0] === 'string' && r[1] >= 0 && r[1] <= 1),
+    'query_metric: three zones, each a share', metric.value);
+  check(rows[0][1] >= rows[1][1] && rows[1][1] >= rows[2][1], 'query_metric: ordered by value, descending', rows);
+  const bad = (await call('query_metric', { metric: 'availability', dimensions: ['zone'], filters: [{ dimension: 'zone', op: 'eq', values: ['zone-99x'] }],
+    start: '2026-01-05T00:00:00Z', end: '2026-01-08T00:00:00Z' })).structuredContent;
+  check(bad?.outcome === 'rejected' && !JSON.stringify(bad).includes('zone-99x'), 'query_metric: a filter value outside the dimension is rejected, not echoed', bad);
 
   // An answer behind more events than it lists, paged through.
   const win = verified(await call('count_status_events_in_window',

@@ -102,7 +102,7 @@ async function session(client, tap) {
 
   // Tools: the six of the closed menu plus ask, annotated truthfully.
   const { tools } = await client.listTools(undefined, { timeout: REQUEST_TIMEOUT_MS });
-  check(tools.length === 8, 'tools/list returns 8 tools (the 6 menu tools, ask and check_grounding)', tools.map((t) => t.name));
+  check(tools.length === 9, 'tools/list returns 9 tools (the 6 menu tools, query_metric, ask and check_grounding)', tools.map((t) => t.name));
   for (const t of tools) {
     check(t.annotations?.readOnlyHint === true, `tool ${t.name}: annotations.readOnlyHint is true`, t.annotations);
     check(t.annotations?.idempotentHint === true, `tool ${t.name}: annotations.idempotentHint is true`, t.annotations);
