@@ -34,7 +34,7 @@ func TestNumerals_Table(t *testing.T) {
 	}
 	args := map[string]string{"metric": "availability", "dimensions": `["zone"]`, "grain": "day",
 		"filters": `[{"dimension":"device","op":"not_in","values":["dev-0007"]}]`,
-		"start": "2026-01-05T00:00:00Z", "end": "2026-01-06T00:00:00Z"}
+		"start":   "2026-01-05T00:00:00Z", "end": "2026-01-06T00:00:00Z"}
 	r := result(t, "query_metric", args, fact.TableValue(tb), []string{"w01", "w02"})
 	nums := ledger.Numerals(r, def)
 	has := func(n grounding.Numeral) bool {
