@@ -482,6 +482,7 @@ func (p *Parser) interpret(ti int, ts []token, segs []segment, now time.Time) (P
 	var (
 		score     int
 		filled    = make([]string, len(t.Slots))
+		lists     = make([][]string, len(t.Slots))
 		asked     string
 		times     []when
 		unknown   [][2]int // runs of unknown words: [start, end)
@@ -533,6 +534,12 @@ func (p *Parser) interpret(ti int, ts []token, segs []segment, now time.Time) (P
 			case mKeyword:
 				score += s.end - s.start
 			case mValue:
+				if t.Slots[m.slot].Kind == SlotEnumList {
+					if !slices.Contains(lists[m.slot], m.value) {
+						lists[m.slot] = append(lists[m.slot], m.value)
+					}
+					continue
+				}
 				fill(m.slot, m.value)
 			case mAsk:
 				if asked != "" && asked != m.value {
@@ -566,10 +573,15 @@ func (p *Parser) interpret(ti int, ts []token, segs []segment, now time.Time) (P
 	for si, s := range t.Slots {
 		switch s.Kind {
 		case SlotEntity, SlotEnum:
-			if filled[si] == "" {
-				missing = append(missing, si)
-			} else {
+			switch {
+			case filled[si] != "":
 				params[s.Name] = filled[si]
+			case !s.Optional:
+				missing = append(missing, si)
+			}
+		case SlotEnumList:
+			if len(lists[si]) > 0 {
+				params[s.Name] = jsonStrings(lists[si])
 			}
 		}
 	}
@@ -722,5 +734,19 @@ func (r Parse) String() string {
 	if r.Asked != "" {
 		b.WriteString(" asked=" + r.Asked)
 	}
+	return b.String()
+}
+
+// jsonStrings writes strings as a canonical JSON array.
+func jsonStrings(ss []string) string {
+	var b strings.Builder
+	b.WriteByte('[')
+	for i, s := range ss {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(strconv.Quote(s))
+	}
+	b.WriteByte(']')
 	return b.String()
 }

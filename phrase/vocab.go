@@ -52,6 +52,10 @@ const (
 	// SlotStart and SlotEnd are a half-open window [start, end).
 	SlotStart
 	SlotEnd
+	// SlotEnumList is a list of Values, each named by value or synonym
+	// ("by zone", "per device type"); written as a JSON array of strings
+	// in the order first named. It is never required.
+	SlotEnumList
 )
 
 // Slot is one typed parameter of a tool.
@@ -67,8 +71,12 @@ type Slot struct {
 	// empty); nil when the entity declares none.
 	IDs []Named
 
-	// SlotEnum only.
+	// SlotEnum and SlotEnumList only.
 	Values []Value
+
+	// Optional: a question may leave the slot out (SlotEnum): it is then
+	// absent from the parse, not a missing slot.
+	Optional bool
 }
 
 // Named is a declared id and its display name.
@@ -191,7 +199,7 @@ func NewParser(v Vocabulary) (*Parser, error) {
 		}
 		for si, s := range t.Slots {
 			switch s.Kind {
-			case SlotEnum:
+			case SlotEnum, SlotEnumList:
 				for _, val := range s.Values {
 					add(val.Value, meaning{kind: mValue, tool: ti, slot: si, value: val.Value})
 					for _, syn := range val.Synonyms {
