@@ -72,6 +72,7 @@ func MetricDef(cat *catalog.Catalog) (def tool.Def, ok bool) {
 		{Name: "desc", Kind: tool.Boolean, Optional: true, Description: "Descending."},
 	}}
 	def = tool.Def{
+		Filters:     filterWords(cat, dims),
 		Name:        QueryMetric,
 		Description: "Compute a governed metric (one of the metric parameter's) over a half-open window [start, end), grouped by dimensions and, optionally, bucketed by a time grain: a table with one row per group. Every value is re-derived independently before it ships.",
 		Class:       ClassMetric,
@@ -107,6 +108,61 @@ func dimensionSynonyms(dims []string) []tool.Synonyms {
 	for _, d := range dims {
 		w := strings.ReplaceAll(d, "_", " ")
 		out = append(out, tool.Synonyms{Value: d, Phrases: []string{"by " + w, "per " + w, "for each " + w}})
+	}
+	return out
+}
+
+// filterWords are the words a question names each dimension's values
+// with: a dataset column that is an entity's, that entity; an enumerated
+// attribute's column, its values and synonyms; a reference column, its
+// declared values. A dimension of none of these gets none.
+func filterWords(cat *catalog.Catalog, dims []string) []tool.FilterWords {
+	var out []tool.FilterWords
+	for _, name := range dims {
+		var d *catalog.Dimension
+		var ds *catalog.Dataset
+		for _, m := range cat.Metrics {
+			if model := cat.ModelOf(m); model != nil && slices.ContainsFunc(m.Dimensions, func(r catalog.Ref) bool { return r.Value == name }) {
+				if d = model.Dimension(name); d != nil {
+					ds = cat.Dataset(model.Dataset.Value)
+					break
+				}
+			}
+		}
+		if d == nil || ds == nil {
+			continue
+		}
+		fw := tool.FilterWords{Dimension: name}
+		if d.Entity.Value != "" {
+			for _, v := range d.Values {
+				fw.Values = append(fw.Values, tool.Synonyms{Value: v.Value})
+			}
+		} else {
+			for _, e := range ds.Entities {
+				if e.Column.Value == d.Column.Value {
+					fw.Entity = e.Name.Value
+				}
+			}
+			for _, a := range ds.Attributes {
+				if a.Column.Value != d.Column.Value || !a.Enumerated() {
+					continue
+				}
+				for _, v := range a.Values {
+					syn := tool.Synonyms{Value: v.Value}
+					for _, s := range a.Synonyms {
+						if s.Value.Value == v.Value {
+							for _, p := range s.Phrases {
+								syn.Phrases = append(syn.Phrases, p.Value)
+							}
+						}
+					}
+					fw.Values = append(fw.Values, syn)
+				}
+			}
+		}
+		if fw.Entity != "" || len(fw.Values) > 0 {
+			out = append(out, fw)
+		}
 	}
 	return out
 }

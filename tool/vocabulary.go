@@ -36,6 +36,19 @@ func Vocabulary(menu []Def) phrase.Vocabulary {
 			case Array:
 				// A list of enumerated values ("by zone", "per device
 				// type"): its items' values and synonyms.
+				if p.Items != nil && p.Items.Kind == Object && len(d.Filters) > 0 {
+					// A list of filters: the words naming each
+					// dimension's values.
+					s.Kind = phrase.SlotFilters
+					for _, f := range d.Filters {
+						dim := phrase.Dim{Name: f.Dimension, Entity: f.Entity}
+						for _, v := range f.Values {
+							dim.Values = append(dim.Values, phrase.Value{Value: v.Value, Synonyms: slices.Clone(v.Phrases)})
+						}
+						s.Dims = append(s.Dims, dim)
+					}
+					break
+				}
 				if p.Items == nil || p.Items.Kind != Enum {
 					break
 				}

@@ -197,6 +197,12 @@ func fingerprint(menu []tool.Def) uint64 {
 		}
 		w("")
 		syn(d.Asks)
+		for _, f := range d.Filters {
+			w(f.Dimension)
+			w(f.Entity)
+			syn(f.Values)
+		}
+		w("")
 		for _, p := range d.Params {
 			w(p.Name)
 			w(strconv.Itoa(int(p.Kind)))
