@@ -54,6 +54,7 @@ import (
 	"time"
 
 	"github.com/provenant/provenant/catalog"
+	"github.com/provenant/provenant/internal/sqlcond"
 	"github.com/provenant/provenant/fact"
 )
 
@@ -515,7 +516,7 @@ func tableName(ds *catalog.Dataset, src Source) string {
 }
 
 // ident quotes an SQL identifier.
-func ident(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }
+func ident(s string) string { return sqlcond.Ident(s) }
 
 // timeLayout is the wall's timestamp form.
 const timeLayout = "2006-01-02T15:04:05Z"
