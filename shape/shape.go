@@ -54,8 +54,8 @@ import (
 	"time"
 
 	"github.com/provenant/provenant/catalog"
-	"github.com/provenant/provenant/internal/sqlcond"
 	"github.com/provenant/provenant/fact"
+	"github.com/provenant/provenant/internal/sqlcond"
 )
 
 // SeqColumn is the ingestion sequence column `provenant import` adds to a
