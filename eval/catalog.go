@@ -64,7 +64,7 @@ func (g *GoldSet) ValidateCatalog(cat *catalog.Catalog) error {
 		}
 		return &Error{Op: "validate", Field: "catalog", Line: p.line, Column: p.column, Reason: reason}
 	}
-	reg, err := shape.NewRegistry(cat)
+	reg, err := shape.NewMenuRegistry(cat)
 	if err != nil {
 		return fmt.Errorf("validate gold set: %w", err)
 	}
