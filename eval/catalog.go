@@ -99,6 +99,27 @@ func CatalogTarget(ctx context.Context, cat *catalog.Catalog, src shape.Source) 
 		}
 		t.DataVersions[tl.Name.Value] = v
 	}
+	// query_metric: its metrics' datasets' version, when they share one
+	// (else an absence is judged against the set's dataset_version).
+	metricVersion, seen := "", false
+	for _, m := range cat.Metrics {
+		model := cat.ModelOf(m)
+		if model == nil {
+			continue
+		}
+		v, err := snap.DataVersion(ctx, model.Dataset.Value)
+		if err != nil {
+			return Target{}, fmt.Errorf("open catalog target: %w", err)
+		}
+		if seen && v != metricVersion {
+			metricVersion = ""
+			break
+		}
+		metricVersion, seen = v, true
+	}
+	if metricVersion != "" {
+		t.DataVersions[shape.QueryMetric] = metricVersion
+	}
 	type relation struct{ name, key string }
 	var rels []relation
 	for _, ds := range cat.Datasets {

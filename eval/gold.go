@@ -577,6 +577,11 @@ func (x Expect) validateFact(reg *tool.Registry, keys bool, fail failFunc) error
 	if reason != "" {
 		return fail("expect.value", reason)
 	}
+	if def.Value == fact.KindTable {
+		// A metric's table is an absence when no row was read, whatever
+		// its numbers: the outcome says which.
+		zero = x.Outcome == answer.Absence
+	}
 	if zero != (x.Outcome == answer.Absence) {
 		if zero {
 			return fail("expect.outcome", "must be absence for a grounded zero value")
@@ -707,9 +712,11 @@ func checkValue(reg *tool.Registry, def tool.Def, raw json.RawMessage) (n int, z
 		}
 		return len(list), len(list) == 0, ""
 	case fact.KindTable:
-		// {"columns": [...], "rows": [[...], ...]}: a grounded zero holds
-		// no number but 0 (no rows, or zeros and nulls). The events a
-		// row stands on are the metric's, so their number is not judged.
+		// {"columns": [...], "rows": [[...], ...]}: zero when it holds no
+		// number but 0 (no rows, or zeros and nulls); the outcome, not
+		// the value, says whether it is an absence (validateFact). The
+		// events a row stands on are the metric's, so their number is not
+		// judged.
 		m, ok := v.(map[string]any)
 		if !ok || !keys(m, "columns", "rows") {
 			return 0, false, `must be {"columns": [...], "rows": [...]}`
