@@ -69,6 +69,44 @@ func TestCheck(t *testing.T) {
 	}
 }
 
+// TestCheck_WithParameters: the policy for compiled queries admits
+// positional parameters ($1, ?) and nothing else more: a named parameter
+// and a table outside the allowlist are still refused, and the free-SQL
+// policy still refuses every parameter.
+func TestCheck_WithParameters(t *testing.T) {
+	free := NewPolicy([]string{"events", "stores", "products"})
+	compiled := free.WithParameters()
+	tests := []struct {
+		name     string
+		p        *Policy
+		wantKind string // "" for accepted
+	}{
+		{"positional_parameters", compiled, ""},
+		{"parameter", compiled, ""},
+		{"count_events", compiled, ""},
+		{"positional_parameters", free, "parameter"},
+		{"named_parameter", compiled, "parameter"},
+		{"parameter_secret", compiled, "table"},
+		{"getenv", compiled, "function"},
+		{"read_csv", compiled, "table_function"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := Check(readAST(t, tt.name), tt.p)
+			var rej *Rejection
+			switch {
+			case tt.wantKind == "" && err != nil:
+				t.Fatalf("Check = %v, want nil", err)
+			case tt.wantKind != "" && (!errors.As(err, &rej) || rej.Kind != tt.wantKind):
+				t.Fatalf("Check = %v, want a rejection of kind %s", err, tt.wantKind)
+			}
+		})
+	}
+	if free.parameters {
+		t.Error("WithParameters changed the policy it was called on")
+	}
+}
+
 // TestRejection_NoEcho: a rejection's message names no identifier from
 // the statement.
 func TestRejection_NoEcho(t *testing.T) {
