@@ -5,13 +5,13 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"math"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/provenant/provenant/catalog"
+	"github.com/provenant/provenant/internal/sqlcond"
 )
 
 // Options say where a catalog's datasets and reference tables live; nil
@@ -105,16 +105,10 @@ func (c *compiler) instant(t time.Time) string {
 	return "CAST(" + c.param(t.UTC().Format(sqlTime)) + " AS TIMESTAMP)"
 }
 
-func ident(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }
+func ident(s string) string { return sqlcond.Ident(s) }
 
 // quoteName quotes a relation name, schema.table allowed.
-func quoteName(s string) string {
-	parts := strings.Split(s, ".")
-	for i, p := range parts {
-		parts[i] = ident(p)
-	}
-	return strings.Join(parts, ".")
-}
+func quoteName(s string) string { return sqlcond.QuoteName(s) }
 
 func (c *compiler) relation() string {
 	name, err := datasetRelation(c.r, c.o)
@@ -324,7 +318,7 @@ func (c *compiler) value(m *catalog.Metric, agg []string, depth int) (string, er
 func (c *compiler) expr(e *catalog.Expr, agg []string, depth int) (string, error) {
 	switch {
 	case e.Op == 0 && e.IsNum:
-		lit, err := number(e.Num)
+		lit, err := sqlcond.Number(e.Num)
 		if err != nil {
 			return "", err
 		}
@@ -354,16 +348,6 @@ func (c *compiler) expr(e *catalog.Expr, agg []string, depth int) (string, error
 }
 
 // number renders a catalog number as a literal: numbers come from the
-// catalog and are formatted here, never from a request.
-func number(f float64) (string, error) {
-	if math.IsNaN(f) || math.IsInf(f, 0) {
-		return "", errors.New("compile metric: not a finite number")
-	}
-	if f == math.Trunc(f) && math.Abs(f) < 1<<53 {
-		return strconv.FormatInt(int64(f), 10), nil
-	}
-	return strconv.FormatFloat(f, 'f', -1, 64), nil
-}
 
 // kind renders the subquery of one kind of row set, with the measures idx
 // (indexes into r.measures); the other measures are null.
@@ -568,65 +552,15 @@ func (c *compiler) met(alias string, pred *catalog.Predicate) (string, error) {
 	return "CASE WHEN " + p + " THEN 1 ELSE 0 END", nil
 }
 
-var sqlOps = map[string]string{"eq": "=", "ne": "<>", "lt": "<", "le": "<=", "gt": ">", "ge": ">="}
-
-// predicate renders a catalog predicate over the row aliased alias:
-// enumerated values bound as parameters, numbers formatted from the
-// catalog. An empty value never meets a comparison (SQL's unknown is false
-// under WHEN and WHERE, and AND and OR keep it so).
+// predicate renders a catalog predicate over the row aliased alias
+// (sqlcond.Predicate, the renderer the shapes use too): enumerated values
+// bound as parameters, numbers formatted from the catalog.
 func (c *compiler) predicate(alias string, p *catalog.Predicate) (string, error) {
-	if len(p.Any) > 0 || len(p.All) > 0 {
-		subs, join := p.Any, " OR "
-		if len(p.All) > 0 {
-			subs, join = p.All, " AND "
-		}
-		parts := make([]string, len(subs))
-		for i, s := range subs {
-			x, err := c.predicate(alias, s)
-			if err != nil {
-				return "", err
-			}
-			parts[i] = x
-		}
-		return "(" + strings.Join(parts, join) + ")", nil
+	sql, err := sqlcond.Predicate(c.r.ds, alias, p, func(v string) string { return c.param(v) })
+	if err != nil {
+		return "", fmt.Errorf("compile metric: %w", err)
 	}
-	a := c.r.ds.Attribute(p.Attribute.Value)
-	if a == nil || p.Value == nil || len(p.Value.Items) == 0 {
-		return "", errors.New("compile metric: malformed comparison")
-	}
-	column := alias + "." + ident(a.Column.Value)
-	lit := func(s catalog.Scalar) (string, error) {
-		if a.Enumerated() {
-			return c.param(s.Str), nil
-		}
-		return number(s.Num)
-	}
-	switch op := p.Op.Value; op {
-	case "in", "not_in":
-		items := make([]string, len(p.Value.Items))
-		for i, s := range p.Value.Items {
-			l, err := lit(s)
-			if err != nil {
-				return "", err
-			}
-			items[i] = l
-		}
-		kw := " IN ("
-		if op == "not_in" {
-			kw = " NOT IN ("
-		}
-		return "(" + column + kw + strings.Join(items, ", ") + "))", nil
-	default:
-		o, ok := sqlOps[op]
-		if !ok {
-			return "", errors.New("compile metric: unknown operator")
-		}
-		l, err := lit(p.Value.Items[0])
-		if err != nil {
-			return "", err
-		}
-		return "(" + column + " " + o + " " + l + ")", nil
-	}
+	return sql, nil
 }
 
 // Tables returns the tables cat's metrics may read, sorted, each once:

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/provenant/provenant/catalog"
+	"github.com/provenant/provenant/internal/sqlcond"
 )
 
 // The derived structures of a table dataset, built by Derive after every
@@ -415,13 +416,7 @@ func dataColumns(ds *catalog.Dataset) []string {
 }
 
 // quoteName quotes a possibly schema-qualified name.
-func quoteName(name string) string {
-	parts := strings.Split(name, ".")
-	for i, p := range parts {
-		parts[i] = ident(p)
-	}
-	return strings.Join(parts, ".")
-}
+func quoteName(name string) string { return sqlcond.QuoteName(name) }
 
 // checkpoints is a derived table's checkpoint index (TABLE__cpi) at one
 // data version, in checkpoint order.

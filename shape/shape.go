@@ -55,6 +55,7 @@ import (
 
 	"github.com/provenant/provenant/catalog"
 	"github.com/provenant/provenant/fact"
+	"github.com/provenant/provenant/internal/sqlcond"
 )
 
 // SeqColumn is the ingestion sequence column `provenant import` adds to a
@@ -515,7 +516,7 @@ func tableName(ds *catalog.Dataset, src Source) string {
 }
 
 // ident quotes an SQL identifier.
-func ident(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }
+func ident(s string) string { return sqlcond.Ident(s) }
 
 // timeLayout is the wall's timestamp form.
 const timeLayout = "2006-01-02T15:04:05Z"

@@ -1,8 +1,7 @@
 package shape
 
 import (
-	"errors"
-	"math"
+	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -10,6 +9,7 @@ import (
 
 	"github.com/provenant/provenant/catalog"
 	"github.com/provenant/provenant/fact"
+	"github.com/provenant/provenant/internal/sqlcond"
 )
 
 // query accumulates SQL text and its positional arguments ($1, $2, ...),
@@ -39,7 +39,7 @@ func (q *query) list(vs []string) string {
 }
 
 // col returns alias.column, quoted.
-func col(alias, column string) string { return alias + "." + ident(column) }
+func col(alias, column string) string { return sqlcond.Column(alias, column) }
 
 // condition returns the predicate a tool's filter argument selects: a
 // named condition, or equality on the filter's enumerated attribute.
@@ -79,78 +79,14 @@ func (p *plan) predicateColumns(pr *catalog.Predicate, out []string) []string {
 	return out
 }
 
-var sqlOps = map[string]string{"eq": "=", "ne": "<>", "lt": "<", "le": "<=", "gt": ">", "ge": ">="}
-
-// predicate renders pr over the row aliased alias. An empty (null) value
-// never meets a comparison: SQL's unknown is false in WHERE, and the
-// combinations (AND, OR, never NOT) keep it so.
+// predicate renders pr over the row aliased alias (sqlcond.Predicate,
+// the one renderer of a catalog condition, which metric uses too).
 func (p *plan) predicate(q *query, alias string, pr *catalog.Predicate) (string, error) {
-	if len(pr.Any) > 0 || len(pr.All) > 0 {
-		subs, join := pr.Any, " OR "
-		if len(pr.All) > 0 {
-			subs, join = pr.All, " AND "
-		}
-		parts := make([]string, len(subs))
-		for i, s := range subs {
-			sql, err := p.predicate(q, alias, s)
-			if err != nil {
-				return "", err
-			}
-			parts[i] = sql
-		}
-		return "(" + strings.Join(parts, join) + ")", nil
+	sql, err := sqlcond.Predicate(p.ds, alias, pr, func(v string) string { return q.param(v) })
+	if err != nil {
+		return "", fmt.Errorf("render condition: %w", err)
 	}
-	a := p.ds.Attribute(pr.Attribute.Value)
-	if a == nil || pr.Value == nil || len(pr.Value.Items) == 0 {
-		return "", errors.New("render condition: malformed comparison")
-	}
-	column := col(alias, a.Column.Value)
-	literal := func(s catalog.Scalar) (string, error) {
-		if a.Enumerated() {
-			return q.param(s.Str), nil
-		}
-		return number(s.Num)
-	}
-	switch op := pr.Op.Value; op {
-	case "in", "not_in":
-		items := make([]string, len(pr.Value.Items))
-		for i, s := range pr.Value.Items {
-			l, err := literal(s)
-			if err != nil {
-				return "", err
-			}
-			items[i] = l
-		}
-		kw := " IN ("
-		if op == "not_in" {
-			kw = " NOT IN ("
-		}
-		return column + kw + strings.Join(items, ", ") + ")", nil
-	default:
-		sqlOp, ok := sqlOps[op]
-		if !ok {
-			return "", errors.New("render condition: unknown operator")
-		}
-		l, err := literal(pr.Value.Items[0])
-		if err != nil {
-			return "", err
-		}
-		return column + " " + sqlOp + " " + l, nil
-	}
-}
-
-// number renders a catalog number as an SQL numeric literal. Numbers come
-// from the catalog, not from a caller, and are formatted here, so they
-// are inlined rather than bound: a bound float against a BIGINT column
-// is an error on PostgreSQL.
-func number(f float64) (string, error) {
-	if math.IsNaN(f) || math.IsInf(f, 0) {
-		return "", errors.New("render condition: not a finite number")
-	}
-	if f == math.Trunc(f) && math.Abs(f) < 1<<53 {
-		return strconv.FormatInt(int64(f), 10), nil
-	}
-	return strconv.FormatFloat(f, 'f', -1, 64), nil
+	return sql, nil
 }
 
 // scopeSQL restricts rows aliased alias to the caller's scope: "" for

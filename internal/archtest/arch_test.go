@@ -132,12 +132,16 @@ func TestPureLibraries(t *testing.T) {
 }
 
 // TestMetricImports keeps the metric compiler and its re-derivation to the
-// standard library, the catalog's types and fact's provenance: no backend, no shape, no
-// model; the SQL it renders names only what the catalog declares.
+// standard library, the catalog's types, fact's provenance and the one
+// renderer of a catalog condition (internal/sqlcond, which shape uses
+// too): no backend, no shape, no model; the SQL it renders names only
+// what the catalog declares.
 func TestMetricImports(t *testing.T) {
-	for _, d := range imports(t, "metric") {
-		if !isStd(d) && d != module+"/catalog" && d != module+"/fact" {
-			t.Errorf("metric imports %s: it is the standard library, package catalog and package fact only", d)
+	for _, pkg := range []string{"metric", "internal/sqlcond"} {
+		for _, d := range imports(t, pkg) {
+			if !isStd(d) && d != module+"/catalog" && d != module+"/fact" && d != module+"/internal/sqlcond" {
+				t.Errorf("%s imports %s: it is the standard library, package catalog, package fact and internal/sqlcond only", pkg, d)
+			}
 		}
 	}
 }
