@@ -141,3 +141,46 @@ func TestSchema_SQL(t *testing.T) {
 		})
 	}
 }
+
+// TestSQL_EverySubsetDenied: for every subset of the retail tables
+// denied, writing out the derived allowlist validates, and leaving out
+// any one of its tables, or adding a denied one, does not.
+func TestSQL_EverySubsetDenied(t *testing.T) {
+	tables := []string{"events", "stores", "products"}
+	for mask := range 1 << len(tables) {
+		var deny, allow []string
+		for i, tb := range tables {
+			if mask&(1<<i) != 0 {
+				deny = append(deny, tb)
+			} else {
+				allow = append(allow, tb)
+			}
+		}
+		section := func(allow []string) string {
+			return "  allow: [" + strings.Join(allow, ", ") + "]\n  deny: [" + strings.Join(deny, ", ") + "]\n"
+		}
+		t.Run(fmt.Sprint(deny), func(t *testing.T) {
+			c, err := Load(strings.NewReader(withSQL(t, section(allow))), "retail.yaml")
+			if err != nil {
+				t.Fatalf("Load = %v", err)
+			}
+			want := slices.Clone(allow)
+			slices.Sort(want)
+			if got := c.Allowlist(); !slices.Equal(got, want) {
+				t.Errorf("Allowlist = %v, want %v", got, want)
+			}
+			for i := range allow {
+				short := slices.Delete(slices.Clone(allow), i, i+1)
+				if _, err := Load(strings.NewReader(withSQL(t, section(short))), "retail.yaml"); err == nil || !strings.Contains(err.Error(), "missing `"+allow[i]+"`") {
+					t.Errorf("allow without %s: Load = %v", allow[i], err)
+				}
+			}
+			for _, d := range deny {
+				long := append(slices.Clone(allow), d)
+				if _, err := Load(strings.NewReader(withSQL(t, section(long))), "retail.yaml"); err == nil || !strings.Contains(err.Error(), "in both `allow` and `deny`") {
+					t.Errorf("allow with denied %s: Load = %v", d, err)
+				}
+			}
+		})
+	}
+}

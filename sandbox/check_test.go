@@ -193,6 +193,7 @@ func FuzzCheck(f *testing.F) {
 		f.Add(readAST(f, strings.TrimSuffix(e.Name(), ".json")))
 	}
 	p := NewPolicy([]string{"events", "stores"})
+	withParams := p.WithParameters()
 	f.Fuzz(func(t *testing.T, ast []byte) {
 		a, b := Check(ast, p), Check(ast, p)
 		if (a == nil) != (b == nil) || a != nil && a.Error() != b.Error() {
@@ -200,6 +201,11 @@ func FuzzCheck(f *testing.F) {
 		}
 		if a != nil && !errors.Is(a, ErrRejected) {
 			t.Fatalf("Check = %v, not a rejection", a)
+		}
+		// Admitting positional parameters only widens the policy: what
+		// the free-SQL policy accepts, the compiled-query one does.
+		if c := Check(ast, withParams); a == nil && c != nil {
+			t.Fatalf("accepted without parameters, refused with them: %v", c)
 		}
 	})
 }
