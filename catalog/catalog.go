@@ -52,6 +52,9 @@ type Catalog struct {
 	SemanticModels []*SemanticModel
 	// Metrics are the governed metrics (see metric.go); optional.
 	Metrics []*Metric
+	// SQL is the `sql:` section: the deny list and a hand-written copy
+	// of the read allowlist (sql.go); nil when absent.
+	SQL *SQL
 }
 
 // Prompt is a prompt template over the catalog's tools: text with {name}

@@ -17,6 +17,7 @@ func FuzzParse(f *testing.F) {
 			f.Fatal(err)
 		}
 		f.Add(string(b))
+		f.Add(string(b) + "sql:\n  allow: [events, Stores, stores, x]\n  deny: [products, '', stores]\n")
 	}
 	for _, s := range []string{"", "name: [a\n", "- a\n", "a: &x [*x]\n", "name: a\nname: b\n",
 		"datasets: [{conditions: [{any: [{any: [{any: []}]}]}]}]\n", "\"\\x07\": 1\n", "? a\n: b\n", "--- !!map\n"} {

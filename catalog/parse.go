@@ -325,6 +325,7 @@ func (d *decoder) catalog(n ast.Node) *Catalog {
 				}
 			})
 		}},
+		{"sql", false, func(v ast.Node) { c.SQL = d.sql(v) }},
 	})
 	return c
 }

@@ -102,6 +102,7 @@ func (c *Catalog) Validate() error {
 		validatePrompt(v, c, p, datasets)
 	}
 	validateMetrics(v, c, datasets)
+	validateSQL(v, c)
 	return v.err()
 }
 

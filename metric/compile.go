@@ -565,29 +565,7 @@ func (c *compiler) predicate(alias string, p *catalog.Predicate) (string, error)
 
 // Tables returns the tables cat's metrics may read, sorted, each once:
 // each semantic model's dataset table and the reference tables its
-// dimensions join. A dataset or reference declared with files: is not a
-// table and is not listed. It is the metrics' list of the read allowlist
-// (sandbox.Allowlist); every compiled query's Tables are among them when
-// Options maps nothing elsewhere.
-func Tables(cat *catalog.Catalog) []string {
-	var out []string
-	add := func(t string) {
-		if t != "" && !slices.Contains(out, t) {
-			out = append(out, t)
-		}
-	}
-	for _, sm := range cat.SemanticModels {
-		ds := cat.Dataset(sm.Dataset.Value)
-		if ds == nil {
-			continue
-		}
-		add(ds.Table.Value)
-		for _, d := range sm.Dimensions {
-			if e := ds.Entity(d.Entity.Value); e != nil && e.Reference != nil {
-				add(e.Reference.Table.Value)
-			}
-		}
-	}
-	slices.Sort(out)
-	return out
-}
+// dimensions join (catalog.Catalog.MetricTables, the one definition).
+// Every compiled query's Tables are among them when Options maps nothing
+// elsewhere.
+func Tables(cat *catalog.Catalog) []string { return cat.MetricTables() }

@@ -45,3 +45,25 @@ func ExampleCompile() {
 	// arguments: [2026-01-07 00:00:00 OUT_OF_STOCK st-001 st-003 st-003]
 	// metric request dimensions[0]: is not a dimension of metric out_of_stock_share (want one of store, product, category)
 }
+
+// The requests that exercise every SQL shape of a metric, for checking
+// its compiled text without data: each grain, each allowed dimension,
+// all of them together.
+func ExampleRepresentative() {
+	cat, err := catalog.LoadFS(os.DirFS("../catalogs"), "retail.yaml")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	reqs := metric.Representative(cat, cat.Metric("distinct_products_observed"))
+	for _, r := range reqs[:4] {
+		fmt.Println(r.Grain, r.Dimensions, r.Filters, r.Limit)
+	}
+	fmt.Println(len(reqs), "requests: the same four at grains day, week and month")
+	// Output:
+	// none [] [] 0
+	// none [store] [{store eq [st-000]}] 0
+	// none [category] [{category eq [dairy]}] 0
+	// none [store category] [{store in [st-000]} {category in [dairy]}] 1
+	// 16 requests: the same four at grains day, week and month
+}

@@ -84,7 +84,7 @@ func (w *walker) statement(stmt map[string]any) error {
 				return err
 			}
 		case "named_param_map":
-			if l, _ := v.([]any); len(l) > 0 {
+			if l, _ := v.([]any); len(l) > 0 && !(w.p.parameters && positional(l)) {
 				return reject(LayerAllowlist, ClassPermissionDenied, "parameter", NoPosition)
 			}
 		default:
@@ -92,6 +92,19 @@ func (w *walker) statement(stmt map[string]any) error {
 		}
 	}
 	return nil
+}
+
+// positional reports whether a statement's parameter map names
+// positional parameters only ($1, ?): every key is a decimal number.
+func positional(params []any) bool {
+	for _, e := range params {
+		em, _ := e.(map[string]any)
+		k, _ := em["key"].(string)
+		if k == "" || strings.Trim(k, "0123456789") != "" {
+			return false
+		}
+	}
+	return true
 }
 
 // queryNodes are the query nodes admitted: a SELECT and a set operation
@@ -269,6 +282,14 @@ func isTableRef(o map[string]any) bool {
 func (w *walker) expression(o map[string]any, c any) error {
 	class, _ := c.(string)
 	pos := position(o["query_location"])
+	if class == "PARAMETER" && w.p.parameters {
+		// A positional parameter carries no name and no child: only its
+		// number ("identifier"), the class fields and the location.
+		if t, _ := o["type"].(string); t != "VALUE_PARAMETER" {
+			return reject(LayerAllowlist, ClassSchemaViolation, "construct", pos)
+		}
+		return nil
+	}
 	if !exprClasses[class] {
 		if class == "PARAMETER" {
 			return reject(LayerAllowlist, ClassPermissionDenied, "parameter", pos)

@@ -69,6 +69,44 @@ func TestCheck(t *testing.T) {
 	}
 }
 
+// TestCheck_WithParameters: the policy for compiled queries admits
+// positional parameters ($1, ?) and nothing else more: a named parameter
+// and a table outside the allowlist are still refused, and the free-SQL
+// policy still refuses every parameter.
+func TestCheck_WithParameters(t *testing.T) {
+	free := NewPolicy([]string{"events", "stores", "products"})
+	compiled := free.WithParameters()
+	tests := []struct {
+		name     string
+		p        *Policy
+		wantKind string // "" for accepted
+	}{
+		{"positional_parameters", compiled, ""},
+		{"parameter", compiled, ""},
+		{"count_events", compiled, ""},
+		{"positional_parameters", free, "parameter"},
+		{"named_parameter", compiled, "parameter"},
+		{"parameter_secret", compiled, "table"},
+		{"getenv", compiled, "function"},
+		{"read_csv", compiled, "table_function"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := Check(readAST(t, tt.name), tt.p)
+			var rej *Rejection
+			switch {
+			case tt.wantKind == "" && err != nil:
+				t.Fatalf("Check = %v, want nil", err)
+			case tt.wantKind != "" && (!errors.As(err, &rej) || rej.Kind != tt.wantKind):
+				t.Fatalf("Check = %v, want a rejection of kind %s", err, tt.wantKind)
+			}
+		})
+	}
+	if free.parameters {
+		t.Error("WithParameters changed the policy it was called on")
+	}
+}
+
 // TestRejection_NoEcho: a rejection's message names no identifier from
 // the statement.
 func TestRejection_NoEcho(t *testing.T) {
@@ -155,6 +193,7 @@ func FuzzCheck(f *testing.F) {
 		f.Add(readAST(f, strings.TrimSuffix(e.Name(), ".json")))
 	}
 	p := NewPolicy([]string{"events", "stores"})
+	withParams := p.WithParameters()
 	f.Fuzz(func(t *testing.T, ast []byte) {
 		a, b := Check(ast, p), Check(ast, p)
 		if (a == nil) != (b == nil) || a != nil && a.Error() != b.Error() {
@@ -162,6 +201,11 @@ func FuzzCheck(f *testing.F) {
 		}
 		if a != nil && !errors.Is(a, ErrRejected) {
 			t.Fatalf("Check = %v, not a rejection", a)
+		}
+		// Admitting positional parameters only widens the policy: what
+		// the free-SQL policy accepts, the compiled-query one does.
+		if c := Check(ast, withParams); a == nil && c != nil {
+			t.Fatalf("accepted without parameters, refused with them: %v", c)
 		}
 	})
 }

@@ -11,6 +11,10 @@ import (
 // letters without regard to case, every other byte exactly.
 type Policy struct {
 	tables, functions, tableFunctions map[string]bool
+	// parameters admits positional parameters ($1, ?): compiled metric
+	// queries carry their values so. Free SQL has no arguments to bind,
+	// and a policy from NewPolicy refuses them.
+	parameters bool
 }
 
 // NewPolicy returns the policy that admits tables, the default functions
@@ -30,6 +34,17 @@ func NewPolicyWith(tables, functions, tableFunctions []string) *Policy {
 		return m
 	}
 	return &Policy{tables: set(tables), functions: set(functions), tableFunctions: set(tableFunctions)}
+}
+
+// WithParameters returns a copy of p that also admits positional
+// parameters ($1, ?) anywhere an expression may stand: the policy for
+// code-generated SQL whose values are bound arguments (a compiled metric
+// query), which this package judges by its tables, functions and
+// constructs like any statement. Named parameters stay refused.
+func (p *Policy) WithParameters() *Policy {
+	c := *p
+	c.parameters = true
+	return &c
 }
 
 // Tables returns the admitted tables, folded and sorted.

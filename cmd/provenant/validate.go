@@ -12,12 +12,19 @@ import (
 
 	"github.com/provenant/provenant/catalog"
 	"github.com/provenant/provenant/metric/fixture"
+	sandboxdb "github.com/provenant/provenant/sandbox/duckdb"
 	"github.com/provenant/provenant/store/duckdb"
 )
 
 // runValidate checks a catalog file strictly and reports every problem on
 // standard error as file:line:col: message. A valid catalog prints one
 // summary line on standard output; an invalid one is an error (exit 1).
+//
+// Every metric's representative requests (each grain, each allowed
+// dimension) are compiled and parsed with DuckDB's own parser: each must
+// be one query that reads only the read allowlist (the declared tables
+// minus sql.deny) within the sandbox's policy; a failure is an error at
+// the metric's name.
 //
 // With --fixtures it also runs every metric's fixture on an in-memory
 // DuckDB: the rows imported, each case compiled, run and re-derived, and
@@ -44,6 +51,12 @@ func runValidate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		// A metric's fixture is a file beside the catalog.
 		err = c.CheckFixtures(os.DirFS(filepath.Dir(*path)), ".")
 	}
+	// Every metric's compiled SQL parses with DuckDB's parser and reads
+	// only the allowlist: no data needed, so always.
+	queries := 0
+	if err == nil {
+		queries, err = sandboxdb.CheckMetrics(ctx, c)
+	}
 	cases := 0
 	if err == nil && *runFixtures {
 		cases, err = matchFixtures(ctx, c, os.DirFS(filepath.Dir(*path)))
@@ -59,7 +72,7 @@ func runValidate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	}
 	metrics := ""
 	if len(c.Metrics) > 0 {
-		metrics = fmt.Sprintf(", %d metric(s)", len(c.Metrics))
+		metrics = fmt.Sprintf(", %d metric(s), %d compiled quer(ies) within the SQL allowlist", len(c.Metrics), queries)
 	}
 	if *runFixtures {
 		metrics += fmt.Sprintf(", %d fixture case(s) match", cases)

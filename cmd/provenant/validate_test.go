@@ -34,6 +34,9 @@ func TestValidate_ExitCodes(t *testing.T) {
 		}
 		return strings.Count(text[:i], "\n") + 1
 	}
+	at := func(path, text, s string, col int) string {
+		return fmt.Sprintf("%s:%d:%d:", path, lineOf(text, s), col)
+	}
 	// A copy of the retail catalog with no fixtures beside it, and one
 	// whose ratio names a measure that does not exist.
 	nofix := write("nofix.yaml", string(retail))
@@ -55,11 +58,37 @@ func TestValidate_ExitCodes(t *testing.T) {
 	if err := os.WriteFile(mttr, []byte(strings.Replace(readFile(t, mttr), "{dims: [zone-02], value: 2700}", "{dims: [zone-02], value: 2600}", 1)), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	// Copies of the retail catalog, with its fixtures, whose sql: section
+	// denies the dataset's table (every metric reads it) or the products
+	// reference (the category dimension joins it), or whose hand-written
+	// allowlist disagrees with the derived one.
+	sqlDir := t.TempDir()
+	if err := os.CopyFS(filepath.Join(sqlDir, "fixtures"), os.DirFS("../../catalogs/fixtures")); err != nil {
+		t.Fatal(err)
+	}
+	writeIn := func(name, body string) string {
+		p := filepath.Join(sqlDir, name)
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	denyEvents := writeIn("deny_events.yaml", string(retail)+"sql:\n  deny: [events]\n")
+	denyProducts := writeIn("deny_products.yaml", string(retail)+"sql:\n  deny: [products]\n")
+	allowWrong := writeIn("allow_wrong.yaml", string(retail)+"sql:\n  allow: [events, stores]\n  deny: [product]\n")
+	allowRight := writeIn("allow_right.yaml", string(retail)+"sql:\n  allow: [events, stores]\n  deny: [products]\n")
+	retailText := string(retail)
+	metricAt := func(path, name string) string {
+		return at(path, retailText, "  - name: "+name+"\n", 11) + " metric `" + name + "`: compiled query (grain none"
+	}
+	denyEventsWant := []string{}
+	for _, name := range []string{"scan_count", "out_of_stock_share", "price_mismatch_share", "non_compliance_share",
+		"compliant_share", "average_shelf_price", "distinct_products_observed", "cumulative_scans"} {
+		denyEventsWant = append(denyEventsWant, metricAt(denyEvents, name)+") reads table `events`, which is outside the read allowlist (in `sql.deny`)")
+	}
+	denyEventsWant = append(denyEventsWant, "provenant: validate catalog: 8 error(s): invalid catalog")
 	badText, typoText := readFile(t, bad), readFile(t, typo)
 	nofixText, ratioText := readFile(t, nofix), readFile(t, ratio)
-	at := func(path, text, s string, col int) string {
-		return fmt.Sprintf("%s:%d:%d:", path, lineOf(text, s), col)
-	}
 	tests := []struct {
 		name       string
 		args       []string
@@ -68,9 +97,9 @@ func TestValidate_ExitCodes(t *testing.T) {
 		wantStderr []string // lines, in order, that stderr must contain
 	}{
 		{"retail is valid", []string{"validate", "--catalog", "../../catalogs/retail.yaml"}, 0,
-			"../../catalogs/retail.yaml: valid (catalog retail version \"1\": 1 dataset(s), 6 tool(s), 8 metric(s))\n", nil},
+			"../../catalogs/retail.yaml: valid (catalog retail version \"1\": 1 dataset(s), 6 tool(s), 8 metric(s), 145 compiled quer(ies) within the SQL allowlist)\n", nil},
 		{"warehouse is valid", []string{"validate", "--catalog", "../../catalogs/warehouse.yaml"}, 0,
-			"../../catalogs/warehouse.yaml: valid (catalog warehouse version \"1\": 1 dataset(s), 6 tool(s), 8 metric(s))\n", nil},
+			"../../catalogs/warehouse.yaml: valid (catalog warehouse version \"1\": 1 dataset(s), 6 tool(s), 8 metric(s), 70 compiled quer(ies) within the SQL allowlist)\n", nil},
 		{"every validation error with its position", []string{"validate", "--catalog", bad}, 1, "",
 			[]string{at(bad, badText, "op: neq", 13) + " unknown operator `neq`; did you mean `ne`?",
 				at(bad, badText, "attribute: stat\n", 16) + " unknown attribute `stat`; did you mean `state`?",
@@ -79,7 +108,7 @@ func TestValidate_ExitCodes(t *testing.T) {
 			[]string{at(typo, typoText, "  - name: scans", 5) + " dataset: missing key `time`",
 				at(typo, typoText, "tme: timestamp", 5) + " unknown key `tme`; did you mean `time`?"}},
 		{"fixtures match", []string{"validate", "--catalog", "../../catalogs/retail.yaml", "--fixtures"}, 0,
-			"../../catalogs/retail.yaml: valid (catalog retail version \"1\": 1 dataset(s), 6 tool(s), 8 metric(s), 23 fixture case(s) match)\n", nil},
+			"../../catalogs/retail.yaml: valid (catalog retail version \"1\": 1 dataset(s), 6 tool(s), 8 metric(s), 145 compiled quer(ies) within the SQL allowlist, 23 fixture case(s) match)\n", nil},
 		{"a fixture value wrong", []string{"validate", "--catalog", wrong, "--fixtures"}, 1, "",
 			[]string{at(wrong, string(wh), "fixture: fixtures/warehouse/mean_time_to_repair.yaml", 14) +
 				" metric `mean_time_to_repair`: fixture: case \"by zone\": compiled SQL: row [zone-02]: value 2700, want 2600",
@@ -89,6 +118,16 @@ func TestValidate_ExitCodes(t *testing.T) {
 				"provenant: validate catalog: 8 error(s): invalid catalog"}},
 		{"ratio of an undeclared measure", []string{"validate", "--catalog", ratio}, 1, "",
 			[]string{at(ratio, ratioText, "numerator: price_mismatch\n", 16) + " unknown measure `price_mismatch`; did you mean `price_mismatch_scans`?"}},
+		{"denying the dataset's table fails every metric", []string{"validate", "--catalog", denyEvents}, 1, "", denyEventsWant},
+		{"denying a reference fails the metrics that join it", []string{"validate", "--catalog", denyProducts}, 1, "",
+			[]string{metricAt(denyProducts, "scan_count") + ", dimensions category) reads table `products`, which is outside the read allowlist (in `sql.deny`)"}},
+		{"a hand-written allowlist that disagrees", []string{"validate", "--catalog", allowWrong}, 1, "",
+			[]string{at(allowWrong, readFile(t, allowWrong), "  allow: [events, stores]", 10) +
+				" `allow` is not the derived allowlist (the tables the datasets, their references and the metrics declare, minus `deny`): missing `products`",
+				at(allowWrong, readFile(t, allowWrong), "  deny: [product]", 10) + " `deny`: unknown table `product`; did you mean `products`?",
+				"provenant: validate catalog: 2 error(s): invalid catalog"}},
+		{"a hand-written allowlist that agrees, with a reference denied", []string{"validate", "--catalog", allowRight}, 1, "",
+			[]string{"metric `scan_count`: compiled query (grain none, dimensions category) reads table `products`"}},
 		{"missing --catalog is a usage error", []string{"validate"}, 2, "",
 			[]string{"provenant validate: --catalog FILE is required"}},
 		{"unknown flag is a usage error", []string{"validate", "--catalgo", "x"}, 2, "",

@@ -1,47 +1,24 @@
 // Package allowlist derives the sandbox's read allowlist from a catalog:
-// the union of the tables its datasets declare (a dataset's table and
-// its entities' reference tables) minus a deny list. Datasets and
-// references declared with files: are not tables and are not listed (the
-// sandbox reads a snapshot of tables only).
-//
-// The governed metric layer's tables (metric.Tables: each semantic
-// model's dataset and the reference tables its dimensions join) are a
-// further list of the same union.
+// the catalog's own derived allowlist (catalog.Catalog.Allowlist: the
+// union of the tables its datasets, their references and its metrics
+// declare, minus the `sql.deny` list) minus a further deny list (a
+// command's --deny flag). Datasets and references declared with files:
+// are not tables and are not listed (the sandbox reads a snapshot of
+// tables only).
 package allowlist
 
 import (
 	"github.com/provenant/provenant/catalog"
-	"github.com/provenant/provenant/metric"
 	"github.com/provenant/provenant/sandbox"
 )
 
 // Tables returns the tables cat declares, in declaration order, each
-// once: every dataset's table, then its entities' reference tables.
-func Tables(cat *catalog.Catalog) []string {
-	var out []string
-	add := func(t string) {
-		for _, o := range out {
-			if o == t {
-				return
-			}
-		}
-		if t != "" {
-			out = append(out, t)
-		}
-	}
-	for _, ds := range cat.Datasets {
-		add(ds.Table.Value)
-		for _, e := range ds.Entities {
-			if e.Reference != nil {
-				add(e.Reference.Table.Value)
-			}
-		}
-	}
-	return out
-}
+// once: every dataset's table, then its entities' reference tables
+// (catalog.Catalog.Tables).
+func Tables(cat *catalog.Catalog) []string { return cat.Tables() }
 
-// FromCatalog is the read allowlist of cat: the union of Tables and the
-// tables its metrics read (metric.Tables), minus deny, folded and sorted.
+// FromCatalog is the read allowlist of cat minus deny, folded and sorted:
+// the catalog's `sql.deny` always applies, and deny adds to it.
 func FromCatalog(cat *catalog.Catalog, deny []string) []string {
-	return sandbox.Allowlist(deny, Tables(cat), metric.Tables(cat))
+	return sandbox.Allowlist(deny, cat.Allowlist())
 }

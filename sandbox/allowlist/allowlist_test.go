@@ -2,8 +2,12 @@ package allowlist_test
 
 import (
 	"fmt"
+	"io/fs"
 	"slices"
+	"strings"
 	"testing"
+
+	"github.com/provenant/provenant/catalog"
 
 	"github.com/provenant/provenant/catalogs"
 	"github.com/provenant/provenant/sandbox/allowlist"
@@ -29,6 +33,27 @@ func TestFromCatalog(t *testing.T) {
 				t.Errorf("FromCatalog = %v, want %v", got, tt.want)
 			}
 		})
+	}
+}
+
+// TestFromCatalog_SQLDeny: the catalog's sql.deny always applies, and
+// the deny argument (a --deny flag) adds to it.
+func TestFromCatalog_SQLDeny(t *testing.T) {
+	b, err := fs.ReadFile(catalogs.Files(), "retail.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cat, err := catalog.Load(strings.NewReader(string(b)+"sql:\n  deny: [stores]\n"), "retail.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct{ deny, want []string }{
+		{nil, []string{"events", "products"}},
+		{[]string{"PRODUCTS"}, []string{"events"}},
+	} {
+		if got := allowlist.FromCatalog(cat, tt.deny); !slices.Equal(got, tt.want) {
+			t.Errorf("FromCatalog(%v) = %v, want %v", tt.deny, got, tt.want)
+		}
 	}
 }
 

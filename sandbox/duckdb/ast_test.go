@@ -39,6 +39,9 @@ var astCases = []struct{ name, sql string }{
 	{"syntax", "SELEC 1"},
 	{"unnest", "SELECT * FROM unnest([1, 2, 3])"},
 	{"union", "SELECT store_id FROM stores UNION SELECT product_id FROM products"},
+	{"positional_parameters", "SELECT count(*) FROM events WHERE store_id IN ($2, $1) LIMIT $3"},
+	{"named_parameter", "SELECT count(*) FROM events WHERE store_id = $store"},
+	{"parameter_secret", "SELECT count(*) FROM events e JOIN secret s ON s.id = e.store_id WHERE e.store_id = $1"},
 }
 
 func TestSyntaxTreeGolden(t *testing.T) {
