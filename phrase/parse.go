@@ -499,9 +499,10 @@ func (p *Parser) interpret(ti int, ts []token, segs []segment, now time.Time) (P
 		lists     = make([][]string, len(t.Slots))
 		asked     string
 		times     []when
-		unknown   [][2]int // runs of unknown words: [start, end)
-		cue       [][2]int // a segment after a noun, and the noun's slot
-		nounCue   []nounAt // a segment after a noun of a filtered entity
+		unknown   [][2]int           // runs of unknown words: [start, end)
+		cue       [][2]int           // a segment after a noun, and the noun's slot
+		nounCue   []nounAt           // a segment after a noun of a filtered entity
+		named     = map[int]string{} // segments that named a filtered entity's id
 		ambiguous = ""
 		ambCands  []string
 		filters   []dimFilter
@@ -535,6 +536,7 @@ func (p *Parser) interpret(ti int, ts []token, segs []segment, now time.Time) (P
 			if si < 0 {
 				if dim := filterOf(s.entity); dim != "" {
 					filter(dim, s.id)
+					named[k] = s.entity
 					continue
 				}
 				conflict = true
@@ -597,6 +599,7 @@ func (p *Parser) interpret(ti int, ts []token, segs []segment, now time.Time) (P
 				}
 				if si < 0 {
 					filter(filterOf(m.entity), m.ids[0])
+					named[k] = m.entity
 					continue
 				}
 				fill(si, m.ids[0])
@@ -684,6 +687,13 @@ func (p *Parser) interpret(ti int, ts []token, segs []segment, now time.Time) (P
 			}
 		}
 		return ret(fail(NotUnderstood, "", nil))
+	}
+	// A noun of a filtered entity names one of its ids right after it
+	// ("in zone zone-02"); alone ("the zone") it would be dropped.
+	for _, c := range nounCue {
+		if named[c.seg] != c.entity {
+			return ret(fail(NotUnderstood, "", nil))
+		}
 	}
 	if filterSlot >= 0 && len(filters) > 0 {
 		params[t.Slots[filterSlot].Name] = jsonFilters(filters)
