@@ -1,6 +1,7 @@
 package phrase
 
 import (
+	"encoding/json"
 	"errors"
 	"maps"
 	"testing"
@@ -79,4 +80,54 @@ func TestParse_Lists(t *testing.T) {
 			}
 		})
 	}
+}
+
+// FuzzParse_Lists: with list slots, any question parses to a call whose
+// lists are JSON arrays of declared values, or abstains with an
+// *Abstention; it never panics.
+func FuzzParse_Lists(f *testing.F) {
+	for _, s := range []string{"throughput by depot last week", "daily throughput at dp-03 and North for slowco this month",
+		"throughput at depot 1 and hub 3 last week", "throughput by by depot", "throughput at depot \" last week",
+		"parcel volume per carrier per depot between 2026-03-01 and 2026-03-02"} {
+		f.Add(s)
+	}
+	p, err := NewParser(volumes())
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, q string) {
+		got, err := p.Parse(q, now)
+		if err != nil {
+			if _, ok := errors.AsType[*Abstention](err); !ok {
+				t.Fatalf("Parse(%q): %v is not an *Abstention", q, err)
+			}
+			return
+		}
+		if v, ok := got.Params["dimensions"]; ok {
+			var dims []string
+			if err := json.Unmarshal([]byte(v), &dims); err != nil || len(dims) == 0 {
+				t.Fatalf("Parse(%q): dimensions %q is not a JSON array of names", q, v)
+			}
+			for _, d := range dims {
+				if d != "depot" && d != "carrier" {
+					t.Fatalf("Parse(%q): dimension %q is not declared", q, d)
+				}
+			}
+		}
+		if v, ok := got.Params["filters"]; ok {
+			var fs []struct {
+				Dimension string
+				Op        string
+				Values    []string
+			}
+			if err := json.Unmarshal([]byte(v), &fs); err != nil || len(fs) == 0 {
+				t.Fatalf("Parse(%q): filters %q is not a JSON array of filters", q, v)
+			}
+			for _, f := range fs {
+				if (f.Op == "eq") != (len(f.Values) == 1) || f.Op != "eq" && f.Op != "in" {
+					t.Fatalf("Parse(%q): filter %+v", q, f)
+				}
+			}
+		}
+	})
 }
