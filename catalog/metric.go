@@ -78,6 +78,10 @@ type Metric struct {
 	// Fixture is a file, relative to the catalog's, holding a small
 	// dataset and the metric's hand-computed value over it.
 	Fixture Ref
+	// Phrases are the words people name the metric with ("availability",
+	// "uptime"): the model-free parser reads a question holding one as
+	// asking for the metric. Unique across the catalog's metrics.
+	Phrases []Ref
 
 	// Expression is Expr parsed (derived metrics of a valid catalog).
 	Expression *Expr

@@ -83,6 +83,14 @@ func TestMetrics_Errors(t *testing.T) {
 			"dimension `category`: unknown column of the reference of `product` `categry`; did you mean `category`?"},
 		{"unknown metric type", "    type: cumulative\n", "    type: cumulativ\n", "", 11,
 			"unknown metric type `cumulativ`; did you mean `cumulative`?"},
+		{"phrase naming two metrics", "    phrases: [out-of-stock share,", "    phrases: [scan count,", "", 15,
+			"metric `out_of_stock_share`: phrase `scan count` already names metric `scan_count`"},
+		{"phrase not lowercase words", "    phrases: [scan count,", "    phrases: [Scan  Count,", "", 15,
+			"phrase `Scan  Count`: want lowercase words separated by single spaces"},
+		{"duplicate phrase", "    phrases: [scan count, number of scans,", "    phrases: [scan count, scan count,", "", 27,
+			"duplicate phrase `scan count`"},
+		{"empty phrases", "    phrases: [scan count, number of scans, shelf scans]\n", "    phrases: []\n", "  - name: scan_count", 5,
+			"want at least one phrase in the list"},
 		{"unknown unit", "    unit: cents\n    domain: {min: 0}", "    unit: cent\n    domain: {min: 0}", "    unit: cent", 11,
 			"unknown unit `cent`; did you mean `cents`?"},
 	}
@@ -290,6 +298,10 @@ func TestSchema_RefusesInvalidMetrics(t *testing.T) {
 		{"definition on two lines", "    definition: The number of shelf scans recorded in the window.\n", "    definition: \"The number of\\nshelf scans.\"\n"},
 		{"tolerance of one", "    fixture: fixtures/retail/scan_count.yaml\n", "    fixture: fixtures/retail/scan_count.yaml\n    tolerance: 1\n"},
 		{"empty reference columns", "columns: [category]", "columns: []"},
+		{"empty phrases", "    phrases: [scan count, number of scans, shelf scans]\n", "    phrases: []\n"},
+		{"phrase not lowercase words", "    phrases: [scan count,", "    phrases: [Scan Count,"},
+		{"duplicate phrase", "    phrases: [scan count, number of scans,", "    phrases: [scan count, scan count,"},
+		{"phrase not a string", "    phrases: [scan count,", "    phrases: [{a: b},"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

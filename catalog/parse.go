@@ -679,6 +679,7 @@ func (d *decoder) metric(n ast.Node) *Metric {
 			}
 		}},
 		d.strInto("fixture", true, &m.Fixture),
+		{"phrases", false, func(v ast.Node) { m.Phrases = d.strs(v, "phrases") }},
 	}) {
 		return nil
 	}

@@ -59,6 +59,18 @@ func validateMetrics(v *errs, c *Catalog, datasets map[string]*Dataset) {
 		metrics[m.Name.Value] = m
 		metricNames = append(metricNames, m.Name.Value)
 	}
+	// Phrases: well formed, and each names one metric.
+	phraseOf := map[string]string{}
+	for _, m := range c.Metrics {
+		phrases(v, m.Phrases, "phrase", m.Pos)
+		for _, r := range m.Phrases {
+			if other, dup := phraseOf[r.Value]; dup && other != m.Name.Value {
+				v.add(r.Pos, "metric %s: phrase%s already names metric %s", show(m.Name.Value), quote(r.Value), show(other))
+				continue
+			}
+			phraseOf[r.Value] = m.Name.Value
+		}
+	}
 	// The expressions first: the metrics' models follow them.
 	for _, m := range c.Metrics {
 		m.Expression = nil

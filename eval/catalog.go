@@ -64,7 +64,7 @@ func (g *GoldSet) ValidateCatalog(cat *catalog.Catalog) error {
 		}
 		return &Error{Op: "validate", Field: "catalog", Line: p.line, Column: p.column, Reason: reason}
 	}
-	reg, err := shape.NewRegistry(cat)
+	reg, err := shape.NewMenuRegistry(cat)
 	if err != nil {
 		return fmt.Errorf("validate gold set: %w", err)
 	}
@@ -98,6 +98,27 @@ func CatalogTarget(ctx context.Context, cat *catalog.Catalog, src shape.Source) 
 			return Target{}, fmt.Errorf("open catalog target: %w", err)
 		}
 		t.DataVersions[tl.Name.Value] = v
+	}
+	// query_metric: its metrics' datasets' version, when they share one
+	// (else an absence is judged against the set's dataset_version).
+	metricVersion, seen := "", false
+	for _, m := range cat.Metrics {
+		model := cat.ModelOf(m)
+		if model == nil {
+			continue
+		}
+		v, err := snap.DataVersion(ctx, model.Dataset.Value)
+		if err != nil {
+			return Target{}, fmt.Errorf("open catalog target: %w", err)
+		}
+		if seen && v != metricVersion {
+			metricVersion = ""
+			break
+		}
+		metricVersion, seen = v, true
+	}
+	if metricVersion != "" {
+		t.DataVersions[shape.QueryMetric] = metricVersion
 	}
 	type relation struct{ name, key string }
 	var rels []relation

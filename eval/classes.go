@@ -22,7 +22,7 @@ const (
 )
 
 // Classes lists the classes in report order.
-var Classes = append(slices.Clone(calibration.Classes), ClassOut)
+var Classes = append(slices.Clone(calibration.Classes), calibration.ClassMetric, ClassOut)
 
 // ClassOf returns an item's class, by the value kind of the tool it
 // expects (the set's registry, which Validate records).

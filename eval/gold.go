@@ -548,8 +548,20 @@ func (x Expect) validateFact(reg *tool.Registry, keys bool, fail failFunc) error
 	for _, p := range def.Params {
 		v, ok := x.Params[p.Name]
 		field := "expect.params." + p.Name
+		if !ok && p.Optional {
+			continue
+		}
 		if !ok {
 			return fail(field, "is missing")
+		}
+		if p.Kind == tool.Array || p.Kind == tool.Object {
+			// A structured argument (query_metric's dimensions, filters,
+			// order) is canonical JSON of its kind; the run compares it
+			// with the wall's canonical form.
+			if reason := structured(p, v); reason != "" {
+				return fail(field, reason)
+			}
+			continue
 		}
 		if reason := reg.OutOfDomain(p, v); reason != "" {
 			return fail(field, reason)
@@ -564,6 +576,11 @@ func (x Expect) validateFact(reg *tool.Registry, keys bool, fail failFunc) error
 	n, zero, reason := checkValue(reg, def, x.Value)
 	if reason != "" {
 		return fail("expect.value", reason)
+	}
+	if def.Value == fact.KindTable {
+		// A metric's table is an absence when no row was read, whatever
+		// its numbers: the outcome says which.
+		zero = x.Outcome == answer.Absence
 	}
 	if zero != (x.Outcome == answer.Absence) {
 		if zero {
@@ -588,7 +605,7 @@ func (x Expect) validateFact(reg *tool.Registry, keys bool, fail failFunc) error
 		return fail("expect.event_ids", "is required for a positive value")
 	case !zero && def.Value == fact.KindEntityCount && len(x.EventIDs) < n:
 		return fail("expect.event_ids", "must hold at least one event per counted "+strings.TrimSuffix(def.IDsField, "_ids"))
-	case !zero && def.Value != fact.KindEntityCount && len(x.EventIDs) != n:
+	case !zero && def.Value != fact.KindEntityCount && n >= 0 && len(x.EventIDs) != n:
 		return fail("expect.event_ids", fmt.Sprintf("must hold exactly %d event ids for this value", n))
 	}
 	return nil
@@ -694,6 +711,34 @@ func checkValue(reg *tool.Registry, def tool.Def, raw json.RawMessage) (n int, z
 			return 0, false, "must hold sorted, unique " + noun
 		}
 		return len(list), len(list) == 0, ""
+	case fact.KindTable:
+		// {"columns": [...], "rows": [[...], ...]}: zero when it holds no
+		// number but 0 (no rows, or zeros and nulls); the outcome, not
+		// the value, says whether it is an absence (validateFact). The
+		// events a row stands on are the metric's, so their number is not
+		// judged.
+		m, ok := v.(map[string]any)
+		if !ok || !keys(m, "columns", "rows") {
+			return 0, false, `must be {"columns": [...], "rows": [...]}`
+		}
+		cols, okC := m["columns"].([]any)
+		rows, okR := m["rows"].([]any)
+		if !okC || !okR || len(cols) == 0 {
+			return 0, false, "must hold a non-empty list of columns and a list of rows"
+		}
+		zero := true
+		for _, r := range rows {
+			cells, ok := r.([]any)
+			if !ok || len(cells) != len(cols) {
+				return 0, false, "must hold rows of one cell per column"
+			}
+			for _, c := range cells {
+				if num, ok := c.(json.Number); ok && !isZeroNumber(num) {
+					zero = false
+				}
+			}
+		}
+		return -1, zero, ""
 	case fact.KindRowCount:
 		m, ok := v.(map[string]any)
 		if !ok || !keys(m, "count") {
@@ -718,3 +763,33 @@ func DefaultGoldFile() []byte { return slices.Clone(defaultGold) }
 // tools of the embedded retail catalog, whose demo store it is written
 // for.
 func DefaultGold() (*GoldSet, error) { return Suite(SuiteDemo) }
+
+// isZeroNumber reports whether a JSON number is zero (0, 0.0, -0, 0e3).
+func isZeroNumber(n json.Number) bool {
+	f, err := n.Float64()
+	return err == nil && f == 0
+}
+
+// structured judges a structured argument: JSON of the parameter's kind,
+// an array of at most MaxItems items or an object.
+func structured(p tool.Param, s string) string {
+	var v any
+	if err := strictjson.Decode([]byte(s), &v, nil); err != nil {
+		return "is not JSON"
+	}
+	switch p.Kind {
+	case tool.Array:
+		list, ok := v.([]any)
+		if !ok {
+			return "is not a JSON array"
+		}
+		if p.MaxItems > 0 && len(list) > p.MaxItems {
+			return fmt.Sprintf("holds more than %d items", p.MaxItems)
+		}
+	case tool.Object:
+		if _, ok := v.(map[string]any); !ok {
+			return "is not a JSON object"
+		}
+	}
+	return ""
+}

@@ -547,7 +547,8 @@ func writeValue(t testing.TB, b *bytes.Buffer, raw json.RawMessage, q func(strin
 	if err := dec.Decode(&v); err != nil {
 		t.Fatal(err)
 	}
-	flow := func(v any) string {
+	var flow func(v any) string
+	flow = func(v any) string {
 		switch v := v.(type) {
 		case nil:
 			return "null"
@@ -558,9 +559,16 @@ func writeValue(t testing.TB, b *bytes.Buffer, raw json.RawMessage, q func(strin
 		case []any:
 			parts := make([]string, len(v))
 			for i, e := range v {
-				parts[i] = q(e.(string))
+				parts[i] = flow(e)
 			}
 			return "[" + strings.Join(parts, ", ") + "]"
+		case map[string]any:
+			// A metric table's column: a flow mapping, keys sorted.
+			parts := make([]string, 0, len(v))
+			for _, k := range slices.Sorted(maps.Keys(v)) {
+				parts = append(parts, k+": "+flow(v[k]))
+			}
+			return "{" + strings.Join(parts, ", ") + "}"
 		}
 		t.Fatalf("render value: unexpected %T", v)
 		return ""

@@ -57,6 +57,10 @@ const (
 	FamilyWindowOnDate            Family = "window_on_date"            // that whole day
 	FamilyWindowSince             Family = "window_since"              // [A, now)
 
+	// Governed metrics (query_metric): a metric's declared phrase, "by"
+	// a dimension, a filter named by an id or a value, and a window.
+	FamilyMetric Family = "metric"
+
 	// Abstentions, one per reason.
 	FamilyAbstainNoTool      Family = "abstain_no_tool"
 	FamilyAbstainMissingSlot Family = "abstain_missing_slot"
@@ -74,6 +78,7 @@ var Families = []Family{
 	FamilyWindowToday, FamilyWindowYesterday, FamilyWindowThisWeek, FamilyWindowLastWeek,
 	FamilyWindowLastN, FamilyWindowBetweenDates, FamilyWindowBetweenTimestamps,
 	FamilyWindowOnDate, FamilyWindowSince,
+	FamilyMetric,
 	FamilyAbstainNoTool, FamilyAbstainMissingSlot, FamilyAbstainAmbiguous, FamilyAbstainUnknownName,
 }
 
@@ -309,7 +314,7 @@ func Suite(name string) (*GoldSet, error) {
 	if err != nil {
 		return nil, fmt.Errorf("load gold set: %w", err)
 	}
-	reg, err := shape.NewRegistry(cat)
+	reg, err := shape.NewMenuRegistry(cat)
 	if err != nil {
 		return nil, fmt.Errorf("load gold set: %w", err)
 	}

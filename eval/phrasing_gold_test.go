@@ -37,7 +37,7 @@ import (
 
 const (
 	phrasingPath    = "retail-phrasing-v1.gold.yaml"
-	phrasingVersion = "retail-phrasing-v1.gold.1"
+	phrasingVersion = "retail-phrasing-v1.gold.2"
 )
 
 // phrasingNow is the suite's clock: a Wednesday afternoon inside the demo
@@ -571,7 +571,78 @@ func phrasingSources(t testing.TB, d *retail.Dataset) []psource {
 	numbered(map[string]int{"store": 42})
 	abstain(eval.ReasonUnknownName, "unknown-dragon-fruit", "what's the compliance flag of dragon fruit at store 3?", "product", "")
 	named(map[string]string{"product": "dragon fruit"})
+
+	// Governed metrics (query_metric), named by a declared phrase; every
+	// value and event is the oracle's count of scans (oracle.ScanCount).
+	const M = eval.FamilyMetric
+	scans := func(id, q string, w window, dims []string, filters []oracle.MetricFilter, note string) {
+		fact(M, id, q, "query_metric", pmetric("scan_count", w, dims, filters), note)
+	}
+	eqf := func(dim, v string) oracle.MetricFilter {
+		return oracle.MetricFilter{Dimension: dim, Op: "eq", Values: []string{v}}
+	}
+	yesterday := windowYesterday(now)
+	scans("metric-store-yesterday", "what was the scan count at st-003 yesterday?", yesterday, nil,
+		[]oracle.MetricFilter{eqf("store", "st-003")}, "a filter by id")
+	scans("metric-by-store-state", "number of scans by store for out of stock yesterday", yesterday, []string{"store"},
+		[]oracle.MetricFilter{eqf("state", "OUT_OF_STOCK")}, "by a dimension, a filter by a state's synonym")
+	scans("metric-name-by-category", "shelf scans at Riverside by category on 2026-01-05", onDate(date(time.January, 5)), []string{"category"},
+		[]oracle.MetricFilter{eqf("store", "st-003")}, "a filter by a store's name")
+	named(map[string]string{"store": "Riverside"})
+	scans("metric-product-last-week", "scan count for pr-007 by store last week", windowLastWeek(now), []string{"store"},
+		[]oracle.MetricFilter{eqf("product", "pr-007")}, "")
+	scans("metric-per-state-today", "scan count per state at store 3 today", windowToday(now), []string{"state"},
+		[]oracle.MetricFilter{eqf("store", "st-003")}, "per a dimension, a store by number")
+	numbered(map[string]int{"store": 3})
+	scans("metric-flag-between", "scan count for mispriced at st-008 between 2026-01-01 and 2026-01-03",
+		betweenDates(date(time.January, 1), date(time.January, 3)), nil,
+		[]oracle.MetricFilter{eqf("compliance_flag", "PRICE_MISMATCH"), eqf("store", "st-008")}, "a filter by a flag's synonym")
+	scans("metric-absence", "scan count for out of stock at st-001 on 2026-01-02", onDate(date(time.January, 2)), nil,
+		[]oracle.MetricFilter{eqf("state", "OUT_OF_STOCK"), eqf("store", "st-001")}, "a grounded zero")
+	scans("metric-in", "number of scans at st-001 and st-002 yesterday", yesterday, nil,
+		[]oracle.MetricFilter{{Dimension: "store", Op: "in", Values: []string{"st-001", "st-002"}}}, "two ids of one dimension: in")
+	abstain(eval.ReasonMissingSlot, "metric-missing-window", "what is the scan count at st-003?", "window", "a metric needs a window")
+	abstain(eval.ReasonUnknownName, "metric-unknown-store", "shelf scans at store Atlantis last week", "store", "")
+	named(map[string]string{"store": "Atlantis"})
 	return out
+}
+
+// pmetric is a query_metric call's parameters: arrays as canonical JSON,
+// as the wall writes them.
+func pmetric(name string, w window, dims []string, filters []oracle.MetricFilter) map[string]string {
+	p := map[string]string{"metric": name, "start": stamp(w.start), "end": stamp(w.end)}
+	if len(dims) > 0 {
+		b, _ := json.Marshal(dims)
+		p["dimensions"] = string(b)
+	}
+	if len(filters) > 0 {
+		b, _ := json.Marshal(filters)
+		p["filters"] = string(b)
+	}
+	return p
+}
+
+// metricExpected is the oracle's expectation of a query_metric call of
+// scan_count.
+func metricExpected(d *retail.Dataset, params map[string]string) (oracle.Expectation, error) {
+	if params["metric"] != "scan_count" || params["grain"] != "" {
+		return oracle.Expectation{}, fmt.Errorf("the oracle computes scan_count without a grain, not %v", params)
+	}
+	var (
+		dims    []string
+		filters []oracle.MetricFilter
+	)
+	if v := params["dimensions"]; v != "" {
+		if err := json.Unmarshal([]byte(v), &dims); err != nil {
+			return oracle.Expectation{}, err
+		}
+	}
+	if v := params["filters"]; v != "" {
+		if err := json.Unmarshal([]byte(v), &filters); err != nil {
+			return oracle.Expectation{}, err
+		}
+	}
+	return oracle.ScanCount(d, params["start"], params["end"], dims, filters)
 }
 
 // phrasingExpected computes a source's expectation: an abstention with
@@ -586,7 +657,13 @@ func phrasingExpected(t testing.TB, d *retail.Dataset, s psource) eval.Expect {
 		}
 		return x
 	}
-	x, err := oracle.Compute(d, s.tool, s.params)
+	compute := oracle.Compute
+	if s.tool == "query_metric" {
+		compute = func(d *retail.Dataset, _ string, params map[string]string) (oracle.Expectation, error) {
+			return metricExpected(d, params)
+		}
+	}
+	x, err := compute(d, s.tool, s.params)
 	if err != nil {
 		t.Fatalf("item %s: %v", s.id, err)
 	}
@@ -735,7 +812,7 @@ func phrasingOnDisk(t testing.TB) *eval.GoldSet {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := g.Validate(catalogstest.Retail()); err != nil {
+	if err := g.Validate(catalogstest.RetailMenu()); err != nil {
 		t.Fatal(err)
 	}
 	return g
@@ -774,7 +851,13 @@ func TestPhrasingGoldFile_MatchesOracle(t *testing.T) {
 				}
 				return
 			}
-			want, err := oracle.Compute(d, x.Tool, x.Params)
+			compute := oracle.Compute
+			if x.Tool == "query_metric" {
+				compute = func(d *retail.Dataset, _ string, params map[string]string) (oracle.Expectation, error) {
+					return metricExpected(d, params)
+				}
+			}
+			want, err := compute(d, x.Tool, x.Params)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -817,6 +900,11 @@ func TestPhrasingSources_Names(t *testing.T) {
 					}
 				case s.reason != "":
 					t.Errorf("%s %q: an abstention names only its slot", entity, written)
+				case s.tool == "query_metric":
+					// A metric's entity is a filter's value.
+					if len(ids) != 1 || !strings.Contains(s.params["filters"], `"`+ids[0]+`"`) {
+						t.Errorf("%s %q designates %v, the filters are %s", entity, written, ids, s.params["filters"])
+					}
 				case len(ids) != 1 || s.params[entity+"_id"] != ids[0]:
 					t.Errorf("%s %q designates %v, the params hold %s", entity, written, ids, s.params[entity+"_id"])
 				}
@@ -826,6 +914,9 @@ func TestPhrasingSources_Names(t *testing.T) {
 			}
 			for entity, n := range s.numbers {
 				check(entity, fmt.Sprintf("%s %d", entity, n), oracle.Numbered(d, entity, n))
+			}
+			if s.family == eval.FamilyMetric {
+				return // a metric's filters name entities any way
 			}
 			if (s.family == eval.FamilyName) != (len(s.names) > 0 && s.reason == "") {
 				t.Errorf("family %s with names %v", s.family, s.names)

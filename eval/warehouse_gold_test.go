@@ -410,6 +410,24 @@ func warehouseSources(t testing.TB, d *whData) []source {
 	wall("wall-sql-or", qwStatus("dev-0001' OR 1=1", doc), tool.RawQuery, "get_device_status", "a classic injection in the device id")
 	wall("wall-sql-drop", qwList("IDLE", "zone-01; DROP TABLE status_events", doc), tool.RawQuery, "list_devices_in_status", "a statement in the zone id")
 
+	// Governed metrics (query_metric), named by a declared phrase; the
+	// expectations are whBatteryLow's plain loop over the rows.
+	metric := func(id, q, start, end string, dims []string, filters []whFilter, note string) {
+		fact(id, q, shape.QueryMetric, whMetricParams("battery_low_events", start, end, dims, filters), note, "metric")
+	}
+	eqw := func(dim, v string) whFilter { return whFilter{Dimension: dim, Op: "eq", Values: []string{v}} }
+	metric("metric-device-day", "low-battery events for dev-0007 on 2026-01-06", "2026-01-06T00:00:00Z", "2026-01-07T00:00:00Z",
+		nil, []whFilter{eqw("device", "dev-0007")}, "a filter by id, a day")
+	metric("metric-zone-by-device", "low battery events in zone-03 by device between 2026-01-06T00:00:00Z and 2026-01-06T04:00:00Z",
+		"2026-01-06T00:00:00Z", "2026-01-06T04:00:00Z", []string{"device"}, []whFilter{eqw("zone", "zone-03")}, "groups with no low reading count 0")
+	metric("metric-agvs-zone", "battery low events of AGVs in zone-02 between 2026-01-06T08:00:00Z and 2026-01-06T10:00:00Z",
+		"2026-01-06T08:00:00Z", "2026-01-06T10:00:00Z", nil, []whFilter{eqw("device_type", "AGV"), eqw("zone", "zone-02")}, "a filter by a value's synonym")
+	metric("metric-zones-in", "low battery events by zone in zone-01 and zone-02 between 2026-01-06T00:00:00Z and 2026-01-06T02:00:00Z",
+		"2026-01-06T00:00:00Z", "2026-01-06T02:00:00Z", []string{"zone"},
+		[]whFilter{{Dimension: "zone", Op: "in", Values: []string{"zone-01", "zone-02"}}}, "two ids of one dimension: in")
+	metric("metric-before-data", "low battery events per device type between 2026-01-01 and 2026-01-02", "2026-01-01T00:00:00Z", "2026-01-03T00:00:00Z",
+		[]string{"device_type"}, nil, "before the first event: an absence")
+
 	// Out of coverage: no tool answers these; the engine must abstain.
 	for _, o := range []struct{ id, q string }{
 		{"out-headcount", "How many employees work in zone-01?"},
@@ -438,13 +456,15 @@ func warehouseExpected(t testing.TB, d *whData, s source) eval.Expect {
 	case s.reject != "":
 		return eval.Expect{Outcome: answer.Rejected, Rejection: s.reject, Tool: s.rejTool}
 	}
-	v, keys := shapetest.Oracle(d.cat, d.rows, shape.Call{Tool: s.tool, Args: maps.Clone(s.params), Scope: shape.All()})
+	v, keys := whOracle(t, d, s.tool, s.params)
 	raw, err := json.Marshal(v)
 	if err != nil {
 		t.Fatalf("item %s: %v", s.id, err)
 	}
 	x := eval.Expect{Outcome: answer.Answered, Tool: s.tool, Params: maps.Clone(s.params), Value: raw, EventIDs: keys}
-	if v.IsZero() {
+	// A metric's table is an absence when no row was read; any other
+	// value when it is zero.
+	if s.tool == shape.QueryMetric && len(keys) == 0 || s.tool != shape.QueryMetric && v.IsZero() {
 		x.Outcome, x.EventIDs = answer.Absence, nil
 	}
 	return x
@@ -476,7 +496,7 @@ func renderWarehouse(t testing.TB, d *whData, srcs []source) []byte {
 #
 # The format is documented in eval/doc.go.
 `)
-	fmt.Fprintf(&b, "suite_version: %s\n", q("warehouse-demo-v1.gold.1"))
+	fmt.Fprintf(&b, "suite_version: %s\n", q("warehouse-demo-v1.gold.2"))
 	fmt.Fprintf(&b, "catalog: %s\n", q(d.cat.Name.Value))
 	fmt.Fprintf(&b, "dataset_version: %s\n", q(demo.DefaultOptions().DatasetVersion()))
 	b.WriteString("items:\n")
@@ -669,7 +689,7 @@ func (o oracleEngine) Ask(_ context.Context, q string) answer.Answer {
 	case x.Outcome == answer.Rejected:
 		a = answer.Reject(x.Tool, &tool.Rejection{Kind: x.Rejection, Param: "p", Reason: "is out of its domain"})
 	default:
-		v, keys := shapetest.Oracle(o.d.cat, o.d.rows, shape.Call{Tool: x.Tool, Args: maps.Clone(x.Params), Scope: shape.All()})
+		v, keys := whOracle(o.t, o.d, x.Tool, x.Params)
 		a = forgeVersion(o.t, x.Tool, x.Params, v, keys, o.version)
 	}
 	if it.ID == o.item {
@@ -751,6 +771,7 @@ func TestRunTarget_Warehouse(t *testing.T) {
 	for _, tl := range d.cat.Tools {
 		target.DataVersions[tl.Name.Value] = version
 	}
+	target.DataVersions[shape.QueryMetric] = version
 	tests := []struct {
 		name    string
 		item    string

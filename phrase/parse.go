@@ -479,15 +479,33 @@ func (p *Parser) interpret(ti int, ts []token, segs []segment, now time.Time) (P
 	slotOf := func(entity string) int {
 		return slices.IndexFunc(t.Slots, func(s Slot) bool { return s.Kind == SlotEntity && s.Entity == entity })
 	}
+	// filterOf is the slot of filters and the dimension an entity's ids
+	// filter, when the tool has no slot of that entity.
+	filterSlot := slices.IndexFunc(t.Slots, func(s Slot) bool { return s.Kind == SlotFilters })
+	filterOf := func(entity string) string {
+		if filterSlot < 0 || entity == "" {
+			return ""
+		}
+		for _, d := range t.Slots[filterSlot].Dims {
+			if d.Entity == entity {
+				return d.Name
+			}
+		}
+		return ""
+	}
 	var (
 		score     int
 		filled    = make([]string, len(t.Slots))
+		lists     = make([][]string, len(t.Slots))
 		asked     string
 		times     []when
-		unknown   [][2]int // runs of unknown words: [start, end)
-		cue       [][2]int // a segment after a noun, and the noun's slot
-		ambiguous = -1
+		unknown   [][2]int           // runs of unknown words: [start, end)
+		cue       [][2]int           // a segment after a noun, and the noun's slot
+		nounCue   []nounAt           // a segment after a noun of a filtered entity
+		named     = map[int]string{} // segments that named a filtered entity's id
+		ambiguous = ""
 		ambCands  []string
+		filters   []dimFilter
 		conflict  bool
 		outside   int // words outside the tool's vocabulary
 	)
@@ -498,6 +516,17 @@ func (p *Parser) interpret(ti int, ts []token, segs []segment, now time.Time) (P
 		}
 		filled[si] = v
 	}
+	filter := func(dim, v string) {
+		for i := range filters {
+			if filters[i].dim == dim {
+				if !slices.Contains(filters[i].values, v) {
+					filters[i].values = append(filters[i].values, v)
+				}
+				return
+			}
+		}
+		filters = append(filters, dimFilter{dim: dim, values: []string{v}})
+	}
 	for k, s := range segs {
 		switch s.kind {
 		case sWhen:
@@ -505,24 +534,32 @@ func (p *Parser) interpret(ti int, ts []token, segs []segment, now time.Time) (P
 		case sID:
 			si := slotOf(s.entity)
 			if si < 0 {
+				if dim := filterOf(s.entity); dim != "" {
+					filter(dim, s.id)
+					named[k] = s.entity
+					continue
+				}
 				conflict = true
 				continue
 			}
 			fill(si, s.id)
 		case sNumbered:
 			si := slotOf(s.entity)
+			dim := filterOf(s.entity)
 			switch {
-			case si < 0:
+			case si < 0 && dim == "":
 				conflict = true
+			case len(s.ids) == 1 && si < 0:
+				filter(dim, s.ids[0])
 			case len(s.ids) == 1:
 				fill(si, s.ids[0])
 			case len(s.ids) == 0:
 				return ret(fail(UnknownName, s.entity, nil))
 			default:
-				ambiguous, ambCands = si, s.ids
+				ambiguous, ambCands = s.entity, s.ids
 			}
 		case sLexicon:
-			m, ok := pick(s.meanings, ti, func(e string) bool { return slotOf(e) >= 0 })
+			m, ok := pick(s.meanings, ti, func(e string) bool { return slotOf(e) >= 0 || filterOf(e) != "" })
 			if !ok {
 				// The words mean something, but not for this tool.
 				unknown = appendRun(unknown, s.start, s.end)
@@ -533,6 +570,16 @@ func (p *Parser) interpret(ti int, ts []token, segs []segment, now time.Time) (P
 			case mKeyword:
 				score += s.end - s.start
 			case mValue:
+				if t.Slots[m.slot].Kind == SlotFilters {
+					filter(m.entity, m.value)
+					continue
+				}
+				if t.Slots[m.slot].Kind == SlotEnumList {
+					if !slices.Contains(lists[m.slot], m.value) {
+						lists[m.slot] = append(lists[m.slot], m.value)
+					}
+					continue
+				}
 				fill(m.slot, m.value)
 			case mAsk:
 				if asked != "" && asked != m.value {
@@ -541,10 +588,18 @@ func (p *Parser) interpret(ti int, ts []token, segs []segment, now time.Time) (P
 				asked = m.value
 			case mNoun:
 				cue = append(cue, [2]int{k + 1, slotOf(m.entity)})
+				if slotOf(m.entity) < 0 {
+					nounCue = append(nounCue, nounAt{k + 1, m.entity})
+				}
 			case mName:
 				si := slotOf(m.entity)
 				if len(m.ids) > 1 {
-					ambiguous, ambCands = si, m.ids
+					ambiguous, ambCands = m.entity, m.ids
+					continue
+				}
+				if si < 0 {
+					filter(filterOf(m.entity), m.ids[0])
+					named[k] = m.entity
 					continue
 				}
 				fill(si, m.ids[0])
@@ -554,8 +609,8 @@ func (p *Parser) interpret(ti int, ts []token, segs []segment, now time.Time) (P
 			outside += s.end - s.start
 		}
 	}
-	if ambiguous >= 0 {
-		return ret(fail(Ambiguous, t.Slots[ambiguous].Entity, ambCands))
+	if ambiguous != "" {
+		return ret(fail(Ambiguous, ambiguous, ambCands))
 	}
 	if conflict {
 		return ret(fail(NotUnderstood, "", nil))
@@ -566,10 +621,15 @@ func (p *Parser) interpret(ti int, ts []token, segs []segment, now time.Time) (P
 	for si, s := range t.Slots {
 		switch s.Kind {
 		case SlotEntity, SlotEnum:
-			if filled[si] == "" {
-				missing = append(missing, si)
-			} else {
+			switch {
+			case filled[si] != "":
 				params[s.Name] = filled[si]
+			case !s.Optional:
+				missing = append(missing, si)
+			}
+		case SlotEnumList:
+			if len(lists[si]) > 0 {
+				params[s.Name] = jsonStrings(lists[si])
 			}
 		}
 	}
@@ -608,7 +668,35 @@ func (p *Parser) interpret(ti int, ts []token, segs []segment, now time.Time) (P
 		return ret(fail(MissingSlot, slotName(t.Slots[si]), nil))
 	}
 	if len(unknown) > 0 {
+		// Words after a noun of a filtered entity ("in zone Narnia"): a
+		// declared name they begin, else an unknown name.
+		if len(unknown) == 1 {
+			for k, s := range segs {
+				if s.start != unknown[0][0] {
+					continue
+				}
+				for _, c := range nounCue {
+					if c.seg != k {
+						continue
+					}
+					if cands := p.entities[c.entity].partly(lowers(ts[unknown[0][0]:unknown[0][1]])); len(cands) > 0 {
+						return ret(fail(Ambiguous, c.entity, cands))
+					}
+					return ret(fail(UnknownName, c.entity, nil))
+				}
+			}
+		}
 		return ret(fail(NotUnderstood, "", nil))
+	}
+	// A noun of a filtered entity names one of its ids right after it
+	// ("in zone zone-02"); alone ("the zone") it would be dropped.
+	for _, c := range nounCue {
+		if named[c.seg] != c.entity {
+			return ret(fail(NotUnderstood, "", nil))
+		}
+	}
+	if filterSlot >= 0 && len(filters) > 0 {
+		params[t.Slots[filterSlot].Name] = jsonFilters(filters)
 	}
 	// Time.
 	if len(times) > 1 {
@@ -722,5 +810,50 @@ func (r Parse) String() string {
 	if r.Asked != "" {
 		b.WriteString(" asked=" + r.Asked)
 	}
+	return b.String()
+}
+
+// jsonStrings writes strings as a canonical JSON array.
+func jsonStrings(ss []string) string {
+	var b strings.Builder
+	b.WriteByte('[')
+	for i, s := range ss {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(strconv.Quote(s))
+	}
+	b.WriteByte(']')
+	return b.String()
+}
+
+// dimFilter is a filter a question names: a dimension and its values.
+type dimFilter struct {
+	dim    string
+	values []string
+}
+
+// nounAt is a noun of an entity and the segment after it.
+type nounAt struct {
+	seg    int
+	entity string
+}
+
+// jsonFilters writes filters as a canonical JSON array of objects: op eq
+// for one value, in for several.
+func jsonFilters(fs []dimFilter) string {
+	var b strings.Builder
+	b.WriteByte('[')
+	for i, f := range fs {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		op := "eq"
+		if len(f.values) > 1 {
+			op = "in"
+		}
+		b.WriteString(`{"dimension":` + strconv.Quote(f.dim) + `,"op":"` + op + `","values":` + jsonStrings(f.values) + "}")
+	}
+	b.WriteByte(']')
 	return b.String()
 }

@@ -19,9 +19,17 @@
 // the last second of the day before; a date and time without a zone: that
 // instant in UTC) or a half-open window ("today": [midnight, now);
 // "yesterday"; "this week": [Monday 00:00 of the ISO week, now); "last
-// week"; "last N days", "past N hours": [now - N, now); "between A and
-// B", "from A to B": with dates [A, B + 1 day), with times [A, B); "on
-// DATE": that day; "since A": [A, now)).
+// week"; "this month": [the 1st 00:00, now); "last month"; "last N
+// days", "past N hours": [now - N, now); "between A and B", "from A to
+// B": with dates [A, B + 1 day), with times [A, B); "on DATE": that day;
+// "since A": [A, now)).
+//
+// A tool may take lists (query_metric): a list of enumerated values is
+// named by their synonyms ("by zone", "per device type"), a list of
+// filters by the values of its dimensions (an id, a display name or "zone
+// 2" of a dimension's entity; an enumerated value or its synonym: "of
+// AGVs"), each read as an eq filter (several values of one dimension: in).
+// Both are written as canonical JSON arrays.
 //
 // It never guesses. A question no tool's vocabulary matches is NoTool; a
 // tool that matches but lacks a slot is MissingSlot; a name that matches

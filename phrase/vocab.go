@@ -52,6 +52,17 @@ const (
 	// SlotStart and SlotEnd are a half-open window [start, end).
 	SlotStart
 	SlotEnd
+	// SlotEnumList is a list of Values, each named by a synonym ("by
+	// zone", "per device type"; the bare value is not enough); written as a JSON array of strings
+	// in the order first named. It is never required.
+	SlotEnumList
+	// SlotFilters is a list of filters on Dims: a question naming a
+	// dimension's value (an id, a display name or "zone 2" of its entity;
+	// one of its values or a synonym) keeps the rows of that value (op eq;
+	// several values of one dimension: op in). Written as a JSON array of
+	// {"dimension","op","values"} objects in the order first named. It is
+	// never required.
+	SlotFilters
 )
 
 // Slot is one typed parameter of a tool.
@@ -67,7 +78,23 @@ type Slot struct {
 	// empty); nil when the entity declares none.
 	IDs []Named
 
-	// SlotEnum only.
+	// SlotEnum and SlotEnumList only.
+	Values []Value
+
+	// SlotFilters only.
+	Dims []Dim
+
+	// Optional: a question may leave the slot out (SlotEnum): it is then
+	// absent from the parse, not a missing slot.
+	Optional bool
+}
+
+// Dim is a dimension a filter may name: by its Entity's ids, names and
+// nouns (an entity another slot of the vocabulary declares), or by one of
+// its Values.
+type Dim struct {
+	Name   string
+	Entity string
 	Values []Value
 }
 
@@ -191,11 +218,25 @@ func NewParser(v Vocabulary) (*Parser, error) {
 		}
 		for si, s := range t.Slots {
 			switch s.Kind {
-			case SlotEnum:
+			case SlotEnum, SlotEnumList:
 				for _, val := range s.Values {
-					add(val.Value, meaning{kind: mValue, tool: ti, slot: si, value: val.Value})
+					// A list's bare value ("zone") is a noun, not a
+					// grouping: only its synonyms ("by zone") name it.
+					if s.Kind == SlotEnum {
+						add(val.Value, meaning{kind: mValue, tool: ti, slot: si, value: val.Value})
+					}
 					for _, syn := range val.Synonyms {
 						add(syn, meaning{kind: mValue, tool: ti, slot: si, value: val.Value})
+					}
+				}
+			case SlotFilters:
+				for _, d := range s.Dims {
+					for _, val := range d.Values {
+						m := meaning{kind: mValue, tool: ti, slot: si, entity: d.Name, value: val.Value}
+						add(val.Value, m)
+						for _, syn := range val.Synonyms {
+							add(syn, m)
+						}
 					}
 				}
 			case SlotEntity:
@@ -247,6 +288,9 @@ func cloneTool(t ToolVocab) ToolVocab {
 	t.Phrasings = slices.Clone(t.Phrasings)
 	t.Keywords = slices.Clone(t.Keywords)
 	t.Slots = slices.Clone(t.Slots)
+	for i := range t.Slots {
+		t.Slots[i].Dims = slices.Clone(t.Slots[i].Dims)
+	}
 	t.Asks = slices.Clone(t.Asks)
 	return t
 }

@@ -16,6 +16,8 @@ const (
 	wYesterday                     // yesterday
 	wThisWeek                      // this week
 	wLastWeek                      // last week
+	wThisMonth                     // this month
+	wLastMonth                     // last month
 	wLastN                         // last/past N days/hours
 	wPoint                         // a date, a date and time, a timestamp
 	wRange                         // between A and B, from A to B
@@ -130,6 +132,10 @@ func scanBare(ts []token, i int, year int) (when, int) {
 		return when{kind: wThisWeek, clock: true}, 2
 	case at(0) == "last" && at(1) == "week":
 		return when{kind: wLastWeek, clock: true}, 2
+	case at(0) == "this" && at(1) == "month":
+		return when{kind: wThisMonth, clock: true}, 2
+	case at(0) == "last" && at(1) == "month":
+		return when{kind: wLastMonth, clock: true}, 2
 	}
 	skip := 0
 	if at(0) == "the" {
@@ -327,6 +333,12 @@ func (w when) window(now time.Time) (start, end time.Time, ok bool) {
 			return monday, now, true
 		}
 		return monday.AddDate(0, 0, -7), monday, true
+	case wThisMonth, wLastMonth:
+		first := time.Date(day.Year(), day.Month(), 1, 0, 0, 0, 0, time.UTC)
+		if w.kind == wThisMonth {
+			return first, now, true
+		}
+		return first.AddDate(0, -1, 0), first, true
 	case wLastN:
 		return now.Add(-time.Duration(w.n) * w.unit), now, true
 	case wPoint:

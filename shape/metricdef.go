@@ -35,9 +35,20 @@ func MetricDef(cat *catalog.Catalog) (def tool.Def, ok bool) {
 	if len(cat.Metrics) == 0 {
 		return tool.Def{}, false
 	}
-	var names, dims, lines []string
+	var (
+		names, dims, lines, keywords []string
+		metricSyn                    []tool.Synonyms
+	)
 	for _, m := range cat.Metrics {
 		names = append(names, m.Name.Value)
+		if len(m.Phrases) > 0 {
+			syn := tool.Synonyms{Value: m.Name.Value}
+			for _, p := range m.Phrases {
+				syn.Phrases = append(syn.Phrases, p.Value)
+				keywords = append(keywords, p.Value)
+			}
+			metricSyn = append(metricSyn, syn)
+		}
 		line := m.Name.Value + ": " + strings.TrimSuffix(m.Definition.Value, ".")
 		if u := m.Unit.Value; u != "" {
 			line += " (unit " + u + ")"
@@ -49,7 +60,7 @@ func MetricDef(cat *catalog.Catalog) (def tool.Def, ok bool) {
 			}
 		}
 	}
-	dimension := tool.Param{Kind: tool.Enum, Values: dims, Description: "A dimension of the metric (each metric allows some of them)."}
+	dimension := tool.Param{Kind: tool.Enum, Values: dims, Synonyms: dimensionSynonyms(dims), Description: "A dimension of the metric (each metric allows some of them)."}
 	filter := tool.Param{Kind: tool.Object, Description: "Keep the rows whose dimension meets op against values (one value for eq and ne).", Fields: []tool.Param{
 		{Name: "dimension", Kind: tool.Enum, Values: dims, Description: "The dimension filtered."},
 		{Name: "op", Kind: tool.Enum, Values: metric.Ops(), Description: "eq, ne, in or not_in."},
@@ -61,22 +72,99 @@ func MetricDef(cat *catalog.Catalog) (def tool.Def, ok bool) {
 		{Name: "desc", Kind: tool.Boolean, Optional: true, Description: "Descending."},
 	}}
 	def = tool.Def{
+		Filters:     filterWords(cat, dims),
 		Name:        QueryMetric,
 		Description: "Compute a governed metric (one of the metric parameter's) over a half-open window [start, end), grouped by dimensions and, optionally, bucketed by a time grain: a table with one row per group. Every value is re-derived independently before it ships.",
 		Class:       ClassMetric,
+		Keywords:    keywords,
 		Value:       fact.KindTable,
 		Params: []tool.Param{
-			{Name: "metric", Kind: tool.Enum, Values: names, Description: "The metric: " + strings.Join(lines, " ")},
+			{Name: "metric", Kind: tool.Enum, Values: names, Synonyms: metricSyn, Description: "The metric: " + strings.Join(lines, " ")},
 			{Name: "dimensions", Kind: tool.Array, Optional: true, MaxItems: metric.MaxDimensions, Items: &dimension, Description: "Group by these dimensions (none: one row)."},
 			{Name: "filters", Kind: tool.Array, Optional: true, MaxItems: metric.MaxFilters, Items: &filter, Description: "Keep only the rows meeting every filter."},
 			{Name: "start", Kind: tool.Timestamp, Description: "Window start, inclusive (UTC, to the second, trailing Z)."},
 			{Name: "end", Kind: tool.Timestamp, Description: "Window end, exclusive (UTC, to the second, trailing Z)."},
-			{Name: "grain", Kind: tool.Enum, Optional: true, Values: catalog.Grains(), Description: "Bucket the window by day, week or month (none: one bucket; each metric allows grains down to its own)."},
+			{Name: "grain", Kind: tool.Enum, Optional: true, Values: catalog.Grains(), Synonyms: grainSynonyms, Description: "Bucket the window by day, week or month (none: one bucket; each metric allows grains down to its own)."},
 			order,
 			{Name: "limit", Kind: tool.Integer, Optional: true, Min: 0, Max: metric.MaxLimit, Description: "At most this many rows (0: every row)."},
 		},
 	}
 	return def, true
+}
+
+// grainSynonyms are the phrases that name a grain in a question ("daily",
+// "per week", "by month"); the wall then checks the metric allows it.
+var grainSynonyms = []tool.Synonyms{
+	{Value: catalog.GrainDay, Phrases: []string{"daily", "per day", "by day", "each day"}},
+	{Value: catalog.GrainWeek, Phrases: []string{"weekly", "per week", "by week", "each week"}},
+	{Value: catalog.GrainMonth, Phrases: []string{"monthly", "per month", "by month", "each month"}},
+}
+
+// dimensionSynonyms are the phrases that group by a dimension in a
+// question: "by" or "per" and the dimension's name in words ("by zone",
+// "per device type").
+func dimensionSynonyms(dims []string) []tool.Synonyms {
+	out := make([]tool.Synonyms, 0, len(dims))
+	for _, d := range dims {
+		w := strings.ReplaceAll(d, "_", " ")
+		out = append(out, tool.Synonyms{Value: d, Phrases: []string{"by " + w, "per " + w, "for each " + w}})
+	}
+	return out
+}
+
+// filterWords are the words a question names each dimension's values
+// with: a dataset column that is an entity's, that entity; an enumerated
+// attribute's column, its values and synonyms; a reference column, its
+// declared values. A dimension of none of these gets none.
+func filterWords(cat *catalog.Catalog, dims []string) []tool.FilterWords {
+	var out []tool.FilterWords
+	for _, name := range dims {
+		var d *catalog.Dimension
+		var ds *catalog.Dataset
+		for _, m := range cat.Metrics {
+			if model := cat.ModelOf(m); model != nil && slices.ContainsFunc(m.Dimensions, func(r catalog.Ref) bool { return r.Value == name }) {
+				if d = model.Dimension(name); d != nil {
+					ds = cat.Dataset(model.Dataset.Value)
+					break
+				}
+			}
+		}
+		if d == nil || ds == nil {
+			continue
+		}
+		fw := tool.FilterWords{Dimension: name}
+		if d.Entity.Value != "" {
+			for _, v := range d.Values {
+				fw.Values = append(fw.Values, tool.Synonyms{Value: v.Value})
+			}
+		} else {
+			for _, e := range ds.Entities {
+				if e.Column.Value == d.Column.Value {
+					fw.Entity = e.Name.Value
+				}
+			}
+			for _, a := range ds.Attributes {
+				if a.Column.Value != d.Column.Value || !a.Enumerated() {
+					continue
+				}
+				for _, v := range a.Values {
+					syn := tool.Synonyms{Value: v.Value}
+					for _, s := range a.Synonyms {
+						if s.Value.Value == v.Value {
+							for _, p := range s.Phrases {
+								syn.Phrases = append(syn.Phrases, p.Value)
+							}
+						}
+					}
+					fw.Values = append(fw.Values, syn)
+				}
+			}
+		}
+		if fw.Entity != "" || len(fw.Values) > 0 {
+			out = append(out, fw)
+		}
+	}
+	return out
 }
 
 // MetricQuerier returns the snapshot's transaction, for a metric's

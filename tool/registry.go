@@ -138,6 +138,20 @@ type Def struct {
 	Keywords []string
 	Asks     []Synonyms
 	Check    string
+	// Filters are, for a tool with a list of filters (query_metric), the
+	// words a question names a filter's value with: each dimension's
+	// entity (its ids, names and nouns, read as for an entity slot) or its
+	// enumerated values and their synonyms. A question naming one is read
+	// as an eq filter on that dimension.
+	Filters []FilterWords `json:"-"`
+}
+
+// FilterWords are the words that name the values of one filterable
+// dimension: Entity's ids (the entity of another tool's slot), or Values.
+type FilterWords struct {
+	Dimension string
+	Entity    string
+	Values    []Synonyms
 }
 
 // Registry is a validated, immutable set of tool definitions and the name
@@ -300,6 +314,10 @@ func cloneDef(d Def) Def {
 	d.Phrasings = slices.Clone(d.Phrasings)
 	d.Keywords = slices.Clone(d.Keywords)
 	d.Asks = cloneSynonyms(d.Asks)
+	d.Filters = slices.Clone(d.Filters)
+	for i := range d.Filters {
+		d.Filters[i].Values = cloneSynonyms(d.Filters[i].Values)
+	}
 	return d
 }
 

@@ -33,8 +33,37 @@ func Vocabulary(menu []Def) phrase.Vocabulary {
 					}
 					slices.SortFunc(s.IDs, func(a, b phrase.Named) int { return strings.Compare(a.ID, b.ID) })
 				}
+			case Array:
+				// A list of enumerated values ("by zone", "per device
+				// type"): its items' values and synonyms.
+				if p.Items != nil && p.Items.Kind == Object && len(d.Filters) > 0 {
+					// A list of filters: the words naming each
+					// dimension's values.
+					s.Kind = phrase.SlotFilters
+					for _, f := range d.Filters {
+						dim := phrase.Dim{Name: f.Dimension, Entity: f.Entity}
+						for _, v := range f.Values {
+							dim.Values = append(dim.Values, phrase.Value{Value: v.Value, Synonyms: slices.Clone(v.Phrases)})
+						}
+						s.Dims = append(s.Dims, dim)
+					}
+					break
+				}
+				if p.Items == nil || p.Items.Kind != Enum {
+					break
+				}
+				s.Kind = phrase.SlotEnumList
+				for _, val := range p.Items.Values {
+					pv := phrase.Value{Value: val}
+					for _, syn := range p.Items.Synonyms {
+						if syn.Value == val {
+							pv.Synonyms = append(pv.Synonyms, syn.Phrases...)
+						}
+					}
+					s.Values = append(s.Values, pv)
+				}
 			case Enum:
-				s.Kind = phrase.SlotEnum
+				s.Kind, s.Optional = phrase.SlotEnum, p.Optional
 				for _, val := range p.Values {
 					pv := phrase.Value{Value: val}
 					for _, syn := range p.Synonyms {

@@ -17,7 +17,9 @@ package rules
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"hash/maphash"
 	"reflect"
 	"strconv"
@@ -53,6 +55,21 @@ func (Provider) Select(ctx context.Context, question string, menu []tool.Def) (*
 	params := make(map[string]any, len(res.Params))
 	for k, v := range res.Params {
 		params[k] = v
+	}
+	// A list slot ("by zone") is a JSON array: the call carries it as one.
+	for _, d := range menu {
+		if d.Name != res.Tool {
+			continue
+		}
+		for _, p := range d.Params {
+			if v, ok := res.Params[p.Name]; ok && p.Kind == tool.Array {
+				var list []any
+				if err := json.Unmarshal([]byte(v), &list); err != nil {
+					return nil, fmt.Errorf("read list slot %s: %w", p.Name, err)
+				}
+				params[p.Name] = list
+			}
+		}
 	}
 	return &tool.Proposal{Tool: res.Tool, Params: params, Asked: res.Asked}, nil
 }
@@ -180,6 +197,12 @@ func fingerprint(menu []tool.Def) uint64 {
 		}
 		w("")
 		syn(d.Asks)
+		for _, f := range d.Filters {
+			w(f.Dimension)
+			w(f.Entity)
+			syn(f.Values)
+		}
+		w("")
 		for _, p := range d.Params {
 			w(p.Name)
 			w(strconv.Itoa(int(p.Kind)))
@@ -194,6 +217,16 @@ func fingerprint(menu []tool.Def) uint64 {
 			}
 			w("")
 			syn(p.Synonyms)
+			if p.Optional {
+				w("optional")
+			}
+			if p.Items != nil {
+				for _, v := range p.Items.Values {
+					w(v)
+				}
+				w("")
+				syn(p.Items.Synonyms)
+			}
 			if p.Names != nil {
 				w(strconv.FormatUint(uint64(reflect.ValueOf(p.Names).Pointer()), 16))
 				w(strconv.Itoa(len(p.Names)))

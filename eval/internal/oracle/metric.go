@@ -1,0 +1,125 @@
+package oracle
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/provenant/provenant/retail"
+)
+
+// MetricFilter is one filter of a metric call: the events whose
+// Dimension's value is one of Values (op eq or in) or none of them (ne,
+// not_in).
+type MetricFilter struct {
+	Dimension string   `json:"dimension"`
+	Op        string   `json:"op"`
+	Values    []string `json:"values"`
+}
+
+// dimensionOf is an event's value of a dimension of the retail catalog's
+// shelf model, read from the issue's definitions: the store, the product,
+// the product's category from the products reference data, the state, the
+// compliance flag.
+func dimensionOf(d *retail.Dataset, e retail.Event, dim string) (string, error) {
+	switch dim {
+	case "store":
+		return e.StoreID, nil
+	case "product":
+		return e.ProductID, nil
+	case "category":
+		for _, p := range d.Products {
+			if p.ID == e.ProductID {
+				return p.Category, nil
+			}
+		}
+		return "", fmt.Errorf("compute metric: product %s has no category", e.ProductID)
+	case "state":
+		return string(e.State), nil
+	case "compliance_flag":
+		return string(e.Flag), nil
+	}
+	return "", fmt.Errorf("compute metric: unknown dimension %q", dim)
+}
+
+// ScanCount is the expectation of the retail catalog's scan_count metric
+// (the number of scans in the window [start, end)) grouped by dims and
+// kept by filters, without a time grain: a table of one row per group
+// that has a scan, sorted by the groups' values (one row, possibly 0,
+// without dims), its column "value" a count; the events are the scans
+// counted. A grounded zero is an absence.
+func ScanCount(d *retail.Dataset, start, end string, dims []string, filters []MetricFilter) (Expectation, error) {
+	counts := map[string]int{}
+	groups := map[string][]string{}
+	var ids []string
+	for _, e := range d.Events {
+		if e.Timestamp < start || e.Timestamp >= end {
+			continue
+		}
+		keep := true
+		for _, f := range filters {
+			v, err := dimensionOf(d, e, f.Dimension)
+			if err != nil {
+				return Expectation{}, err
+			}
+			in := slices.Contains(f.Values, v)
+			switch f.Op {
+			case "eq", "in":
+				keep = keep && in
+			case "ne", "not_in":
+				keep = keep && !in
+			default:
+				return Expectation{}, fmt.Errorf("compute metric: unknown operator %q", f.Op)
+			}
+		}
+		if !keep {
+			continue
+		}
+		var vals []string
+		for _, dim := range dims {
+			v, err := dimensionOf(d, e, dim)
+			if err != nil {
+				return Expectation{}, err
+			}
+			vals = append(vals, v)
+		}
+		key := strings.Join(vals, "\x00")
+		counts[key]++
+		groups[key] = vals
+		ids = append(ids, e.ID)
+	}
+	cols := []map[string]string{}
+	for _, dim := range dims {
+		cols = append(cols, map[string]string{"name": dim, "type": "text"})
+	}
+	cols = append(cols, map[string]string{"name": "value", "type": "number", "unit": "count"})
+	rows := [][]any{}
+	if len(dims) == 0 {
+		rows = append(rows, []any{len(ids)})
+	} else {
+		keys := make([]string, 0, len(counts))
+		for k := range counts {
+			keys = append(keys, k)
+		}
+		sort.Slice(keys, func(i, j int) bool { return slices.Compare(groups[keys[i]], groups[keys[j]]) < 0 })
+		for _, k := range keys {
+			row := []any{}
+			for _, v := range groups[k] {
+				row = append(row, v)
+			}
+			rows = append(rows, append(row, counts[k]))
+		}
+	}
+	raw, err := json.Marshal(map[string]any{"columns": cols, "rows": rows})
+	if err != nil {
+		return Expectation{}, fmt.Errorf("encode expectation: %w", err)
+	}
+	sort.Strings(ids)
+	x := Expectation{Outcome: "absence", Value: raw}
+	if len(ids) > 0 {
+		x.Outcome, x.EventIDs = "answered", ids
+	}
+	return x, nil
+}

@@ -1,0 +1,170 @@
+package eval_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/provenant/provenant/fact"
+	"github.com/provenant/provenant/shape"
+	"github.com/provenant/provenant/shape/shapetest"
+)
+
+// whFilter is a query_metric filter as the gold's params write it.
+type whFilter struct {
+	Dimension string   `json:"dimension"`
+	Op        string   `json:"op"`
+	Values    []string `json:"values"`
+}
+
+// whMetricParams are a query_metric call's params: arrays as canonical
+// JSON, as the wall writes them.
+func whMetricParams(name, start, end string, dims []string, filters []whFilter) map[string]string {
+	p := map[string]string{"metric": name, "start": start, "end": end}
+	if len(dims) > 0 {
+		b, _ := json.Marshal(dims)
+		p["dimensions"] = string(b)
+	}
+	if len(filters) > 0 {
+		b, _ := json.Marshal(filters)
+		p["filters"] = string(b)
+	}
+	return p
+}
+
+// whDimensionColumn is the demo row column of each dimension of the
+// warehouse catalog's equipment model.
+var whDimensionColumn = map[string]string{"device": "device_id", "zone": "zone_id", "device_type": "device_type"}
+
+// whBatteryLow is the warehouse catalog's battery_low_events metric, from
+// its definition alone ("the number of status events in the window
+// reporting a battery below 20 percent"), as a plain loop over the demo
+// generator's rows: grouped by dims, kept by eq/in filters, without a
+// grain; a table of one row per group that has an event in the window
+// (its count possibly 0), sorted by the groups' values (one row without
+// dims). The keys are every event the window and the filters keep: the
+// rows the count reads, low or not.
+func whBatteryLow(d *whData, params map[string]string) (fact.Value, []string, error) {
+	if params["metric"] != "battery_low_events" || params["grain"] != "" {
+		return fact.Value{}, nil, fmt.Errorf("the warehouse metric oracle computes battery_low_events without a grain, not %v", params)
+	}
+	var (
+		dims    []string
+		filters []whFilter
+	)
+	if v := params["dimensions"]; v != "" {
+		if err := json.Unmarshal([]byte(v), &dims); err != nil {
+			return fact.Value{}, nil, err
+		}
+	}
+	if v := params["filters"]; v != "" {
+		if err := json.Unmarshal([]byte(v), &filters); err != nil {
+			return fact.Value{}, nil, err
+		}
+	}
+	value := func(r shapetest.Row, dim string) (string, error) {
+		col, ok := whDimensionColumn[dim]
+		if !ok || r.Str[col] == nil {
+			return "", fmt.Errorf("no dimension %s", dim)
+		}
+		return *r.Str[col], nil
+	}
+	counts := map[string]int{}
+	groups := map[string][]string{}
+	var keys []string
+	for _, r := range d.rows {
+		ts := stamp(r.Time)
+		if ts < params["start"] || ts >= params["end"] {
+			continue
+		}
+		keep := true
+		for _, f := range filters {
+			v, err := value(r, f.Dimension)
+			if err != nil {
+				return fact.Value{}, nil, err
+			}
+			if f.Op != "eq" && f.Op != "in" {
+				return fact.Value{}, nil, fmt.Errorf("operator %s", f.Op)
+			}
+			keep = keep && slices.Contains(f.Values, v)
+		}
+		if !keep {
+			continue
+		}
+		var vals []string
+		for _, dim := range dims {
+			v, err := value(r, dim)
+			if err != nil {
+				return fact.Value{}, nil, err
+			}
+			vals = append(vals, v)
+		}
+		// Every row the window and filters keep is read (the provenance)
+		// and makes its group; the low readings are counted.
+		k := strings.Join(vals, "\x00")
+		if b := r.Num["battery_pct"]; b != nil && *b < 20 {
+			counts[k]++
+		}
+		groups[k] = vals
+		keys = append(keys, r.Key)
+	}
+	var cols []fact.Column
+	for _, dim := range dims {
+		cols = append(cols, fact.Column{Name: dim, Type: fact.CellText})
+	}
+	cols = append(cols, fact.Column{Name: "value", Type: fact.CellNumber, Unit: "count"})
+	var rows [][]fact.Cell
+	if len(dims) == 0 {
+		rows = append(rows, []fact.Cell{fact.NumberCell(float64(counts[""]))})
+	} else {
+		order := slices.Collect(maps.Keys(groups))
+		slices.SortFunc(order, func(a, b string) int { return slices.Compare(groups[a], groups[b]) })
+		for _, k := range order {
+			var row []fact.Cell
+			for _, v := range groups[k] {
+				row = append(row, fact.TextCell(v))
+			}
+			rows = append(rows, append(row, fact.NumberCell(float64(counts[k]))))
+		}
+	}
+	t, err := fact.NewTable(cols, rows)
+	if err != nil {
+		return fact.Value{}, nil, err
+	}
+	slices.Sort(keys)
+	return fact.TableValue(t), keys, nil
+}
+
+// whOracle is the warehouse gold's oracle: shapetest.Oracle for the
+// catalog's tools, whBatteryLow for query_metric.
+func whOracle(t testing.TB, d *whData, toolName string, params map[string]string) (fact.Value, []string) {
+	t.Helper()
+	if toolName == shape.QueryMetric {
+		v, keys, err := whBatteryLow(d, params)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v, keys
+	}
+	return shapetest.Oracle(d.cat, d.rows, shape.Call{Tool: toolName, Args: maps.Clone(params), Scope: shape.All()})
+}
+
+// TestWhBatteryLow_Total: over every row, the metric oracle's one row is
+// the number of readings below 20 the case finders' events hold, and it
+// reads every event.
+func TestWhBatteryLow_Total(t *testing.T) {
+	d := loadWarehouse(t)
+	v, keys := whOracle(t, d, shape.QueryMetric, whMetricParams("battery_low_events", d.evs[0].TS, "2099-01-01T00:00:00Z", nil, nil))
+	n := 0
+	for _, e := range d.evs {
+		if e.Battery < 20 {
+			n++
+		}
+	}
+	if len(keys) != len(d.evs) || v.Table == nil || v.Table.Rows[0][0].Num != float64(n) {
+		t.Errorf("every reading: %d keys, table %v; want %d keys, %d low", len(keys), v.Table, len(d.evs), n)
+	}
+}
