@@ -466,15 +466,7 @@ func expected(t testing.TB, d *retail.Dataset, s source) eval.Expect {
 func render(t testing.TB, d *retail.Dataset, srcs []source) []byte {
 	t.Helper()
 	var b bytes.Buffer
-	q := func(s string) string {
-		var buf bytes.Buffer
-		enc := json.NewEncoder(&buf)
-		enc.SetEscapeHTML(false)
-		if err := enc.Encode(s); err != nil {
-			t.Fatal(err)
-		}
-		return strings.TrimSuffix(buf.String(), "\n")
-	}
+	q := func(s string) string { return jsonString(t, s) }
 	b.WriteString(`# Gold set for the embedded demo store (retail-demo-v1).
 #
 # GENERATED: do not edit. The source list and the case finders live in
@@ -592,31 +584,7 @@ func TestGoldFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := render(t, d, sources(t, d))
-	if *update {
-		if err := os.WriteFile(goldPath, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		t.Logf("wrote %s", goldPath)
-	}
-	want, err := os.ReadFile(goldPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(got, want) {
-		gl, wl := strings.Split(string(got), "\n"), strings.Split(string(want), "\n")
-		for i := 0; i < max(len(gl), len(wl)); i++ {
-			var g, w string
-			if i < len(gl) {
-				g = gl[i]
-			}
-			if i < len(wl) {
-				w = wl[i]
-			}
-			if g != w {
-				t.Fatalf("%s line %d differs from what the oracle computes now (run go test ./eval -run TestGoldFile -update if the change is intended):\n  file:   %q\n  oracle: %q", goldPath, i+1, w, g)
-			}
-		}
-	}
+	want := checkGolden(t, goldPath, got, "TestGoldFile", "the oracle computes now")
 	// Under -update the binary still embeds the previous file.
 	if !*update && !bytes.Equal(want, eval.DefaultGoldFile()) {
 		t.Fatal("the embedded gold file differs from the file on disk; rebuild")
@@ -739,4 +707,51 @@ func TestGoldFile_Coverage(t *testing.T) {
 	if out < 8 {
 		t.Errorf("out-of-coverage items = %d, want at least 8", out)
 	}
+}
+
+// jsonString is s as a JSON string, HTML characters unescaped: a gold
+// file writes its scalars as JSON, which is valid YAML.
+func jsonString(t testing.TB, s string) string {
+	t.Helper()
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(s); err != nil {
+		t.Fatal(err)
+	}
+	return strings.TrimSuffix(buf.String(), "\n")
+}
+
+// checkGolden writes got to path under -update, then fails at the first
+// line where the file at path differs from got (the file being what the
+// named test regenerates from what), and returns the file.
+func checkGolden(t *testing.T, path string, got []byte, test, what string) []byte {
+	t.Helper()
+	if *update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("wrote %s", path)
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Equal(got, want) {
+		return want
+	}
+	gl, wl := strings.Split(string(got), "\n"), strings.Split(string(want), "\n")
+	for i := range max(len(gl), len(wl)) {
+		var g, w string
+		if i < len(gl) {
+			g = gl[i]
+		}
+		if i < len(wl) {
+			w = wl[i]
+		}
+		if g != w {
+			t.Fatalf("%s line %d differs from what %s (run go test ./eval -run %s -update if the change is intended):\n  file:     %q\n  computed: %q", path, i+1, what, test, w, g)
+		}
+	}
+	return want
 }

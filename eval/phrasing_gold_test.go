@@ -674,15 +674,7 @@ func phrasingExpected(t testing.TB, d *retail.Dataset, s psource) eval.Expect {
 func renderPhrasing(t testing.TB, d *retail.Dataset, srcs []psource) []byte {
 	t.Helper()
 	var b bytes.Buffer
-	q := func(s string) string {
-		var buf bytes.Buffer
-		enc := json.NewEncoder(&buf)
-		enc.SetEscapeHTML(false)
-		if err := enc.Encode(s); err != nil {
-			t.Fatal(err)
-		}
-		return strings.TrimSuffix(buf.String(), "\n")
-	}
+	q := func(s string) string { return jsonString(t, s) }
 	b.WriteString(`# Phrasing gold set for the embedded demo store (issue 9: questions as
 # people ask them). Every relative time resolves against now below.
 #
@@ -770,31 +762,7 @@ func TestPhrasingGoldFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := renderPhrasing(t, d, phrasingSources(t, d))
-	if *update {
-		if err := os.WriteFile(phrasingPath, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		t.Logf("wrote %s", phrasingPath)
-	}
-	want, err := os.ReadFile(phrasingPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(got, want) {
-		gl, wl := strings.Split(string(got), "\n"), strings.Split(string(want), "\n")
-		for i := range max(len(gl), len(wl)) {
-			var g, w string
-			if i < len(gl) {
-				g = gl[i]
-			}
-			if i < len(wl) {
-				w = wl[i]
-			}
-			if g != w {
-				t.Fatalf("%s line %d differs from what the source list and the oracle give now (run go test ./eval -run TestPhrasingGoldFile -update if the change is intended):\n  file:   %q\n  source: %q", phrasingPath, i+1, w, g)
-			}
-		}
-	}
+	want := checkGolden(t, phrasingPath, got, "TestPhrasingGoldFile", "the source list and the oracle give now")
 	if f, _ := eval.SuiteFile(eval.SuitePhrasing); !*update && !bytes.Equal(want, f) {
 		t.Fatal("the embedded phrasing gold file differs from the file on disk; rebuild")
 	}

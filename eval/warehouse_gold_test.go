@@ -18,7 +18,6 @@ import (
 	"maps"
 	"os"
 	"slices"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -474,15 +473,7 @@ func warehouseExpected(t testing.TB, d *whData, s source) eval.Expect {
 func renderWarehouse(t testing.TB, d *whData, srcs []source) []byte {
 	t.Helper()
 	var b bytes.Buffer
-	q := func(s string) string {
-		var buf bytes.Buffer
-		enc := json.NewEncoder(&buf)
-		enc.SetEscapeHTML(false)
-		if err := enc.Encode(s); err != nil {
-			t.Fatal(err)
-		}
-		return strings.TrimSuffix(buf.String(), "\n")
-	}
+	q := func(s string) string { return jsonString(t, s) }
 	b.WriteString(`# Gold set for the warehouse catalog's demo database (warehouse-demo-v1:
 # warehouse/demo with demo.DefaultOptions(), imported and derived).
 #
@@ -512,31 +503,7 @@ func renderWarehouse(t testing.TB, d *whData, srcs []source) []byte {
 func TestWarehouseGoldFile(t *testing.T) {
 	d := loadWarehouse(t)
 	got := renderWarehouse(t, d, warehouseSources(t, d))
-	if *update {
-		if err := os.WriteFile(warehouseGoldPath, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		t.Logf("wrote %s", warehouseGoldPath)
-	}
-	want, err := os.ReadFile(warehouseGoldPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(got, want) {
-		gl, wl := strings.Split(string(got), "\n"), strings.Split(string(want), "\n")
-		for i := range max(len(gl), len(wl)) {
-			var g, w string
-			if i < len(gl) {
-				g = gl[i]
-			}
-			if i < len(wl) {
-				w = wl[i]
-			}
-			if g != w {
-				t.Fatalf("%s line %d differs from what the oracle computes now (run go test ./eval -run TestWarehouseGoldFile -update if the change is intended):\n  file:   %q\n  oracle: %q", warehouseGoldPath, i+1, w, g)
-			}
-		}
-	}
+	want := checkGolden(t, warehouseGoldPath, got, "TestWarehouseGoldFile", "the oracle computes now")
 	embedded, ok := eval.CatalogGoldFile("warehouse")
 	if !ok {
 		t.Fatal("no embedded gold file for the warehouse catalog")
