@@ -123,14 +123,19 @@ const (
 // Auto returns the Latest formulation for a database: LatestAggregate
 // for DuckDB's driver, LatestWindow for any other.
 func Auto(db *sql.DB) string {
+	if isDuckDB(db) {
+		return LatestAggregate
+	}
+	return LatestWindow
+}
+
+// isDuckDB reports whether db's driver is DuckDB's.
+func isDuckDB(db *sql.DB) bool {
 	t := reflect.TypeOf(db.Driver())
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
-	if strings.HasPrefix(t.PkgPath(), "github.com/duckdb/") {
-		return LatestAggregate
-	}
-	return LatestWindow
+	return strings.HasPrefix(t.PkgPath(), "github.com/duckdb/")
 }
 
 // Engine answers a catalog's tools over a Source.
@@ -148,7 +153,16 @@ type Engine struct {
 
 	stmtMu      sync.Mutex
 	stmts       map[string]*sql.Stmt // prepared, by SQL text (see stmt)
+	preparing   map[string]bool      // being prepared in the background
 	stmtsClosed bool                 // Close: prepare nothing more
+	// prepare: the driver needs statements prepared to keep their plans
+	// (DuckDB's); pgx keeps a cache of its own on every connection.
+	prepare bool
+	// prepCtx ends the background preparations (Close); prepWG waits
+	// for them.
+	prepCtx    context.Context
+	prepCancel context.CancelFunc
+	prepWG     sync.WaitGroup
 }
 
 // ErrUnknownTool is returned for a call of a tool the catalog does not
@@ -174,11 +188,15 @@ func New(ctx context.Context, cat *catalog.Catalog, src Source, o *Options) (*En
 	if src.DB == nil {
 		return nil, errors.New("new shape engine: no database")
 	}
-	e := &Engine{cat: cat, src: src, plans: map[string]*plan{}, maxKeys: DefaultMaxKeys, cps: map[string]*checkpoints{}, stmts: map[string]*sql.Stmt{}, mems: map[string]*memData{}}
+	e := &Engine{cat: cat, src: src, plans: map[string]*plan{}, maxKeys: DefaultMaxKeys, cps: map[string]*checkpoints{}, stmts: map[string]*sql.Stmt{}, preparing: map[string]bool{}, mems: map[string]*memData{}}
+	// The preparations outlive the request that starts them, not the
+	// engine.
+	e.prepCtx, e.prepCancel = context.WithCancel(context.WithoutCancel(ctx))
 	if o != nil && o.MaxKeys > 0 {
 		e.maxKeys = o.MaxKeys
 	}
 	e.latest = Auto(src.DB)
+	e.prepare = isDuckDB(src.DB)
 	if o != nil && o.Latest != "" {
 		if o.Latest != LatestWindow && o.Latest != LatestAggregate {
 			return nil, errors.New("new shape engine: Latest is neither window nor aggregate")
@@ -224,11 +242,15 @@ func New(ctx context.Context, cat *catalog.Catalog, src Source, o *Options) (*En
 // that ran them). The engine must not be used after; closing the
 // database releases them too.
 func (e *Engine) Close() error {
+	e.prepCancel()
+	e.prepWG.Wait()
 	e.stmtMu.Lock()
 	defer e.stmtMu.Unlock()
 	var errs []error
 	for _, st := range e.stmts {
-		errs = append(errs, st.Close())
+		if st != nil {
+			errs = append(errs, st.Close())
+		}
 	}
 	clear(e.stmts)
 	e.stmtsClosed = true
@@ -551,38 +573,59 @@ func arg(c Call, param string) (string, error) {
 // so the bound only guards against a caller varying scopes without end.
 const maxStmts = 512
 
-// stmt returns the prepared statement of sqlText, preparing it on first
-// use, or nil once maxStmts are kept or the engine is closed. A statement
-// prepared on the database is prepared again on each connection the first
-// time that connection runs it, and kept there (database/sql's
-// per-connection cache): DuckDB's driver otherwise parses, binds and
-// plans every query anew (0.1 ms of a point question's 0.8 ms at 1M
-// events; a data version read costs 0.15 ms unprepared, 0.02 ms
-// prepared). pgx caches its statements itself; this costs it nothing.
-func (e *Engine) stmt(ctx context.Context, sqlText string) (*sql.Stmt, error) {
+// stmt returns the prepared statement of sqlText, or nil when it is not
+// prepared (yet): the caller then runs the text unprepared in its
+// snapshot. A text seen for the first time is prepared in the background,
+// on a connection of its own (database/sql prepares a database-wide
+// statement on whichever connection is free): a request never waits for
+// a second connection while its snapshot holds one, so a pool smaller
+// than the requests in flight cannot stall them all
+// (TestOpenCatalog_OneConnection). A statement prepared on the database
+// is prepared again on each connection the first time that connection
+// runs it, and kept there (database/sql's per-connection cache): DuckDB's
+// driver otherwise parses, binds and plans every query anew (0.1 ms of a
+// point question's 0.8 ms at 1M events; a data version read costs 0.15 ms
+// unprepared, 0.02 ms prepared). Only DuckDB's statements are prepared
+// so: pgx prepares and caches every statement a connection runs itself
+// (QueryExecModeCacheStatement), and a preparation of our own would only
+// take a connection, and the tables' locks, beside the request's (an
+// import re-deriving the checkpoints could then deadlock with it). At
+// most maxStmts are kept.
+func (e *Engine) stmt(sqlText string) *sql.Stmt {
 	e.stmtMu.Lock()
 	defer e.stmtMu.Unlock()
 	if st, ok := e.stmts[sqlText]; ok {
-		return st, nil
+		return st
 	}
-	if len(e.stmts) >= maxStmts || e.stmtsClosed {
-		return nil, nil
+	if !e.prepare || e.preparing[sqlText] || len(e.stmts)+len(e.preparing) >= maxStmts || e.stmtsClosed {
+		return nil
 	}
-	st, err := e.src.DB.PrepareContext(ctx, sqlText)
-	if err != nil {
-		return nil, err
-	}
-	e.stmts[sqlText] = st
-	return st, nil
+	e.preparing[sqlText] = true
+	e.prepWG.Go(func() {
+		st, err := e.src.DB.PrepareContext(e.prepCtx, sqlText)
+		e.stmtMu.Lock()
+		defer e.stmtMu.Unlock()
+		delete(e.preparing, sqlText)
+		if err != nil {
+			// The query's own error, if it has one, is reported when it
+			// runs unprepared; the text is not tried again until the
+			// engine is opened anew.
+			e.stmts[sqlText] = nil
+			return
+		}
+		if e.stmtsClosed {
+			st.Close()
+			return
+		}
+		e.stmts[sqlText] = st
+	})
+	return nil
 }
 
 // query runs one of a call's queries in the snapshot, as a prepared
 // statement.
 func (s *Snapshot) query(ctx context.Context, sqlText string, args ...any) (*sql.Rows, error) {
-	st, err := s.e.stmt(ctx, sqlText)
-	if err != nil {
-		return nil, err
-	}
+	st := s.e.stmt(sqlText)
 	if st == nil {
 		return s.tx.QueryContext(ctx, sqlText, args...)
 	}
@@ -592,10 +635,8 @@ func (s *Snapshot) query(ctx context.Context, sqlText string, args ...any) (*sql
 // queryRow runs one of a call's single-row queries in the snapshot, as a
 // prepared statement.
 func (s *Snapshot) queryRow(ctx context.Context, sqlText string, args ...any) *sql.Row {
-	st, err := s.e.stmt(ctx, sqlText)
-	if err != nil || st == nil {
-		// An error preparing is the query's own error: running it
-		// unprepared reports it the ordinary way.
+	st := s.e.stmt(sqlText)
+	if st == nil {
 		return s.tx.QueryRowContext(ctx, sqlText, args...)
 	}
 	return s.tx.StmtContext(ctx, st).QueryRowContext(ctx, args...)
