@@ -29,6 +29,8 @@ var (
 	ErrBusy = errors.New("budget has live reservations or open children")
 	// ErrRoot: a root budget has no parent to give its remainder back to.
 	ErrRoot = errors.New("budget has no parent")
+	// ErrNameTaken: an open child of the parent already has the name.
+	ErrNameTaken = errors.New("child name taken")
 	// ErrUnrelated: a reallocation between budgets that are neither
 	// siblings nor parent and child.
 	ErrUnrelated = errors.New("budgets are neither siblings nor parent and child")
@@ -254,7 +256,8 @@ func (b *Budget) Settle(r *Reservation, used Amount) (Amount, error) {
 
 // Child carves a budget of total a out of b's remainder: a session's
 // budget gives each question one. It is denied like a reservation when a
-// does not fit. Close gives the child's remainder back.
+// does not fit. The name must differ from those of b's open children.
+// Close gives the child's remainder back.
 func (b *Budget) Child(name string, a Amount) (*Budget, error) {
 	b.t.mu.Lock()
 	defer b.t.mu.Unlock()
@@ -264,10 +267,16 @@ func (b *Budget) Child(name string, a Amount) (*Budget, error) {
 	if neg := a.Negative(); neg != nil {
 		return nil, fmt.Errorf("allocate %s: %s: %w", b.name, joinComponents(neg), ErrNegative)
 	}
+	full := b.name + "/" + name
+	for c := range b.children {
+		if c.name == full {
+			return nil, fmt.Errorf("allocate %s: %w", b.name, ErrNameTaken)
+		}
+	}
 	if err := b.deny("allocate", a); err != nil {
 		return nil, err
 	}
-	c := newBudget(b.t, b.name+"/"+name, b, a)
+	c := newBudget(b.t, full, b, a)
 	b.remaining = b.remaining.Sub(a)
 	b.allocated = b.allocated.Add(a)
 	b.children[c] = struct{}{}

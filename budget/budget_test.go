@@ -12,7 +12,10 @@ func amt(usd Micros, tokens, calls, sim, rows int64) Amount {
 
 // invariant fails the test when remaining + reserved + allocated + spent
 // differs from total, or remaining is negative, on any component.
-func invariant(t testing.TB, s State) {
+func invariant(t interface {
+	Helper()
+	Fatalf(string, ...any)
+}, s State) {
 	t.Helper()
 	sum := s.Remaining.Add(s.Reserved).Add(s.Allocated).Add(s.Spent)
 	if sum != s.Total {
@@ -231,6 +234,9 @@ func TestBudget_ChildrenAndReallocate(t *testing.T) {
 	g, _ := q2.Child("g", Amount{})
 	if err := Reallocate(g, s, Amount{}); !errors.Is(err, ErrUnrelated) {
 		t.Errorf("reallocate grandchild to grandparent: %v, want ErrUnrelated", err)
+	}
+	if _, err := s.Child("q2", Amount{}); !errors.Is(err, ErrNameTaken) {
+		t.Errorf("second open child of one name: %v, want ErrNameTaken", err)
 	}
 	if _, err := s.Child("big", amt(100*Dollar, 0, 0, 0, 0)); !errors.Is(err, ErrExhausted) {
 		t.Errorf("oversized child: %v, want ErrExhausted", err)
