@@ -398,3 +398,22 @@ func editDistance(a, b string) int {
 	}
 	return prev[len(b)]
 }
+
+// Format writes c in the form ParseConfig reads.
+func (c Config) Format() string {
+	var b strings.Builder
+	for _, s := range []struct {
+		name string
+		a    Amount
+	}{{"session", c.Session}, {"question", c.Question}} {
+		b.WriteString(s.name + ":\n")
+		for _, comp := range Components() {
+			v := strconv.FormatInt(s.a.Get(comp), 10)
+			if comp == USD {
+				v = s.a.USD.String()
+			}
+			b.WriteString("  " + comp.String() + ": " + v + "\n")
+		}
+	}
+	return b.String()
+}
