@@ -5,9 +5,9 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"regexp"
 	"flag"
 	"os"
+	"regexp"
 	"testing"
 )
 
