@@ -169,8 +169,13 @@ func (e *VerifyError) Error() string {
 	return s + ": " + ErrBroken.Error()
 }
 
-// Unwrap returns ErrBroken.
-func (e *VerifyError) Unwrap() error { return ErrBroken }
+// Unwrap returns ErrBroken, and for ProblemInvalid the validation error.
+func (e *VerifyError) Unwrap() []error {
+	if e.Err != nil {
+		return []error{ErrBroken, e.Err}
+	}
+	return []error{ErrBroken}
+}
 
 // Head is the end of a verified chain: how many records, and the last
 // one's hash (GenesisHash when there are none). Publishing it somewhere

@@ -238,6 +238,9 @@ func TestVerify(t *testing.T) {
 			if !errors.As(err, &ve) || !errors.Is(err, ErrBroken) {
 				t.Fatalf("Verify = %v, want a *VerifyError", err)
 			}
+			if (tt.problem == ProblemInvalid) != errors.Is(err, ErrInvalid) {
+				t.Errorf("errors.Is(err, ErrInvalid) = %v for problem %s", errors.Is(err, ErrInvalid), ve.Problem)
+			}
 			if ve.Index != tt.index || ve.Problem != tt.problem {
 				t.Errorf("Verify failed at %d (%s), want %d (%s): %v", ve.Index, ve.Problem, tt.index, tt.problem, err)
 			}
