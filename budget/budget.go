@@ -3,6 +3,7 @@ package budget
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 )
@@ -219,7 +220,7 @@ func (b *Budget) deny(op string, a Amount) error {
 	if over == nil {
 		return nil
 	}
-	b.t.emit(Event{Type: EventExceeded, Budget: b.name, Amount: a, Remaining: b.remaining, Components: over})
+	b.t.emit(Event{Type: EventExceeded, Budget: b.name, Amount: a, Remaining: b.remaining, Components: slices.Clone(over)})
 	return &DeniedError{Op: op, Budget: b.name, Components: over, Requested: a, Remaining: b.remaining}
 }
 
@@ -241,7 +242,7 @@ func (b *Budget) Settle(r *Reservation, used Amount) (Amount, error) {
 		return Amount{}, fmt.Errorf("settle %s reservation %d: %s: %w", b.name, r.id, joinComponents(neg), ErrNegative)
 	}
 	if over := used.Exceeding(r.amount); over != nil {
-		b.t.emit(Event{Type: EventOverrun, Budget: b.name, Reservation: r.id, Amount: r.amount, Used: used, Remaining: b.remaining, Components: over})
+		b.t.emit(Event{Type: EventOverrun, Budget: b.name, Reservation: r.id, Amount: r.amount, Used: used, Remaining: b.remaining, Components: slices.Clone(over)})
 		return Amount{}, &OverrunError{Budget: b.name, Reservation: r.id, Components: over, Reserved: r.amount, Used: used}
 	}
 	unused := r.amount.Sub(used)
