@@ -1,0 +1,419 @@
+package budget
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// Config holds the budgets a deployment grants: one per session, and one
+// per question carved out of the session's.
+type Config struct {
+	Session  Amount
+	Question Amount
+}
+
+// ErrConfig is wrapped by every *ConfigError.
+var ErrConfig = errors.New("invalid budget config")
+
+// ConfigError is a configuration that is not a complete, valid pair of
+// budgets. Its message names declared keys only: a key or value the file
+// wrote that is not declared is never repeated.
+type ConfigError struct {
+	Line    int    // 1-based line of the document, 0 when read from a map
+	Path    string // the declared key at fault: "session", "question.tokens"; "" for the document
+	Problem string
+	Nearest string // for an unknown key, the nearest declared key
+}
+
+func (e *ConfigError) Error() string {
+	var b strings.Builder
+	b.WriteString("parse budget config: ")
+	if e.Line > 0 {
+		fmt.Fprintf(&b, "line %d: ", e.Line)
+	}
+	if e.Path != "" {
+		b.WriteString(e.Path + ": ")
+	}
+	b.WriteString(e.Problem)
+	if e.Nearest != "" {
+		b.WriteString(" (did you mean " + e.Nearest + "?)")
+	}
+	return b.String()
+}
+
+// Unwrap returns ErrConfig.
+func (e *ConfigError) Unwrap() error { return ErrConfig }
+
+var sectionNames = []string{"session", "question"}
+
+// MaxConfigBytes bounds a configuration document.
+const MaxConfigBytes = 64 << 10
+
+// ParseConfig reads a configuration document in a small subset of YAML:
+//
+//	# comments run to the end of the line
+//	session:
+//	  usd: 5.00          # dollars, at most six decimal places
+//	  tokens: 200000
+//	  tool_calls: 100
+//	  sim_seconds: 3600
+//	  rows_scanned: 10000000
+//	question:
+//	  usd: 0.50
+//	  tokens: 20000
+//	  tool_calls: 10
+//	  sim_seconds: 600
+//	  rows_scanned: 1000000
+//
+// Both budgets and all five components of each are required; amounts are
+// whole numbers (usd a decimal), optionally quoted. Tabs, flow style,
+// deeper nesting and duplicate keys are errors. The result is validated
+// (Validate). Every error is a *ConfigError with the line.
+func ParseConfig(r io.Reader) (Config, error) {
+	data, err := io.ReadAll(io.LimitReader(r, MaxConfigBytes+1))
+	if err != nil {
+		return Config{}, fmt.Errorf("read budget config: %w", err)
+	}
+	if len(data) > MaxConfigBytes {
+		return Config{}, &ConfigError{Problem: fmt.Sprintf("longer than %d bytes", MaxConfigBytes)}
+	}
+	var (
+		cfg      Config
+		seen     = map[string]map[Component]bool{}
+		secLine  = map[string]int{}
+		section  string // current section, "" before the first
+		indent   = -1   // the current section's indentation, -1 before its first key
+		lineNo   int
+		sc       = bufio.NewScanner(strings.NewReader(string(data)))
+		lastLine int
+	)
+	sc.Buffer(make([]byte, 0, 4096), MaxConfigBytes+1)
+	for sc.Scan() {
+		lineNo++
+		lastLine = lineNo
+		raw := sc.Text()
+		if strings.ContainsRune(raw, '\t') {
+			return Config{}, &ConfigError{Line: lineNo, Problem: "a tab (indent with spaces)"}
+		}
+		line := stripComment(raw)
+		if strings.TrimSpace(line) == "" || (lineNo == 1 && strings.TrimSpace(line) == "---") {
+			continue
+		}
+		ind := len(line) - len(strings.TrimLeft(line, " "))
+		key, value, ok := strings.Cut(strings.TrimSpace(line), ":")
+		key = strings.TrimSpace(key)
+		value = strings.TrimSpace(value)
+		if !ok || key == "" {
+			return Config{}, &ConfigError{Line: lineNo, Path: section, Problem: "expected key: value"}
+		}
+		if ind == 0 {
+			if !slices.Contains(sectionNames, key) {
+				return Config{}, &ConfigError{Line: lineNo, Problem: "unknown key", Nearest: nearest(key, sectionNames)}
+			}
+			if _, dup := seen[key]; dup {
+				return Config{}, &ConfigError{Line: lineNo, Path: key, Problem: fmt.Sprintf("repeats line %d", secLine[key])}
+			}
+			if value != "" {
+				return Config{}, &ConfigError{Line: lineNo, Path: key, Problem: "expected a mapping of the five components on the lines below"}
+			}
+			section, indent = key, -1
+			seen[key] = map[Component]bool{}
+			secLine[key] = lineNo
+			continue
+		}
+		if section == "" {
+			return Config{}, &ConfigError{Line: lineNo, Problem: "indented line before session: or question:"}
+		}
+		if indent == -1 {
+			indent = ind
+		} else if ind != indent {
+			return Config{}, &ConfigError{Line: lineNo, Path: section, Problem: "indentation differs from the lines above"}
+		}
+		c, known := ParseComponent(key)
+		if !known {
+			return Config{}, &ConfigError{Line: lineNo, Path: section, Problem: "unknown key", Nearest: nearest(key, componentNames[:])}
+		}
+		path := section + "." + c.String()
+		if seen[section][c] {
+			return Config{}, &ConfigError{Line: lineNo, Path: path, Problem: "repeated"}
+		}
+		seen[section][c] = true
+		v, problem := parseScalar(c, unquote(value))
+		if problem != "" {
+			return Config{}, &ConfigError{Line: lineNo, Path: path, Problem: problem}
+		}
+		if section == "session" {
+			cfg.Session = cfg.Session.With(c, v)
+		} else {
+			cfg.Question = cfg.Question.With(c, v)
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return Config{}, &ConfigError{Line: lineNo + 1, Problem: "unreadable line"}
+	}
+	for _, s := range sectionNames {
+		if _, ok := seen[s]; !ok {
+			return Config{}, &ConfigError{Line: lastLine, Path: s, Problem: "missing"}
+		}
+		if m := missing(seen[s]); m != "" {
+			return Config{}, &ConfigError{Line: secLine[s], Path: s, Problem: "missing " + m}
+		}
+	}
+	if err := cfg.Validate(); err != nil {
+		return Config{}, err
+	}
+	return cfg, nil
+}
+
+func stripComment(s string) string {
+	for i := 0; i < len(s); i++ {
+		if s[i] == '#' && (i == 0 || s[i-1] == ' ') {
+			return s[:i]
+		}
+	}
+	return s
+}
+
+func unquote(s string) string {
+	if len(s) >= 2 && (s[0] == '"' || s[0] == '\'') && s[len(s)-1] == s[0] {
+		return s[1 : len(s)-1]
+	}
+	return s
+}
+
+func missing(seen map[Component]bool) string {
+	var m []Component
+	for _, c := range Components() {
+		if !seen[c] {
+			m = append(m, c)
+		}
+	}
+	return joinComponents(m)
+}
+
+// parseScalar reads one component's amount from its text; the problem is
+// empty when it parses.
+func parseScalar(c Component, s string) (int64, string) {
+	if s == "" {
+		return 0, "no amount"
+	}
+	if rest := s[1:]; s[0] == '-' && rest != "" && rest[0] != '-' {
+		if _, p := parseScalar(c, rest); p == "" {
+			return 0, "negative amount"
+		}
+	}
+	if c == USD {
+		m, err := ParseUSD(s)
+		if err != nil {
+			return 0, "not a dollar amount (digits, a point and at most six decimal places)"
+		}
+		return int64(m), ""
+	}
+	if !allDigits(s) {
+		return 0, "not a whole number"
+	}
+	v, err := strconv.ParseInt(s, 10, 64)
+	if err != nil {
+		return 0, "too large"
+	}
+	return v, ""
+}
+
+// FromMap reads a Config from what a YAML or JSON decoder made of a
+// document: a map with the keys "session" and "question", each a map of
+// the five components. An amount may be a string (as ParseConfig reads
+// it), an integer, or a float64 that is whole (usd: any float64, read by
+// its shortest decimal form, so 0.1 is exactly 100000 micro-dollars).
+// Errors are *ConfigError with Line 0, the first in key order.
+func FromMap(m map[string]any) (Config, error) {
+	var cfg Config
+	if err := unknownKeys("", m, sectionNames); err != nil {
+		return Config{}, err
+	}
+	for _, s := range sectionNames {
+		raw, ok := m[s]
+		if !ok {
+			return Config{}, &ConfigError{Path: s, Problem: "missing"}
+		}
+		sec, ok := raw.(map[string]any)
+		if !ok {
+			return Config{}, &ConfigError{Path: s, Problem: "expected a mapping of the five components"}
+		}
+		if err := unknownKeys(s, sec, componentNames[:]); err != nil {
+			return Config{}, err
+		}
+		seen := map[Component]bool{}
+		var a Amount
+		for _, c := range Components() {
+			v, ok := sec[c.String()]
+			if !ok {
+				continue
+			}
+			seen[c] = true
+			n, problem := mapScalar(c, v)
+			if problem != "" {
+				return Config{}, &ConfigError{Path: s + "." + c.String(), Problem: problem}
+			}
+			a = a.With(c, n)
+		}
+		if miss := missing(seen); miss != "" {
+			return Config{}, &ConfigError{Path: s, Problem: "missing " + miss}
+		}
+		if s == "session" {
+			cfg.Session = a
+		} else {
+			cfg.Question = a
+		}
+	}
+	if err := cfg.Validate(); err != nil {
+		return Config{}, err
+	}
+	return cfg, nil
+}
+
+func unknownKeys(path string, m map[string]any, valid []string) error {
+	var unknown []string
+	for k := range m {
+		if !slices.Contains(valid, k) {
+			unknown = append(unknown, k)
+		}
+	}
+	if unknown == nil {
+		return nil
+	}
+	slices.Sort(unknown)
+	return &ConfigError{Path: path, Problem: "unknown key", Nearest: nearest(unknown[0], valid)}
+}
+
+func mapScalar(c Component, v any) (int64, string) {
+	switch x := v.(type) {
+	case string:
+		return parseScalar(c, x)
+	case int:
+		return mapInt(c, int64(x))
+	case int64:
+		return mapInt(c, x)
+	case int32:
+		return mapInt(c, int64(x))
+	case uint64:
+		if x > math.MaxInt64 {
+			return 0, "too large"
+		}
+		return mapInt(c, int64(x))
+	case uint:
+		if uint64(x) > math.MaxInt64 {
+			return 0, "too large"
+		}
+		return mapInt(c, int64(x))
+	case uint32:
+		return mapInt(c, int64(x))
+	case float64:
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return 0, "not a number"
+		}
+		if x < 0 {
+			return 0, "negative amount"
+		}
+		if c == USD {
+			return parseScalar(c, strconv.FormatFloat(x, 'f', -1, 64))
+		}
+		if x != math.Trunc(x) {
+			return 0, "not a whole number"
+		}
+		if x >= 1<<63 {
+			return 0, "too large"
+		}
+		return int64(x), ""
+	}
+	return 0, "expected a number"
+}
+
+func mapInt(c Component, v int64) (int64, string) {
+	if v < 0 {
+		return 0, "negative amount"
+	}
+	if c == USD {
+		if v > math.MaxInt64/int64(Dollar) {
+			return 0, "too large"
+		}
+		return v * int64(Dollar), ""
+	}
+	return v, ""
+}
+
+// Validate checks that neither budget is negative and that a question's
+// budget fits inside a session's on every component.
+func (c Config) Validate() error {
+	for _, s := range []struct {
+		name string
+		a    Amount
+	}{{"session", c.Session}, {"question", c.Question}} {
+		if neg := s.a.Negative(); neg != nil {
+			return &ConfigError{Path: s.name + "." + neg[0].String(), Problem: "negative amount"}
+		}
+	}
+	if over := c.Question.Exceeding(c.Session); over != nil {
+		return &ConfigError{Path: "question." + over[0].String(), Problem: "larger than the session's"}
+	}
+	return nil
+}
+
+// nearest returns the name in valid closest to s by edit distance (the
+// first of equals).
+func nearest(s string, valid []string) string {
+	best, bestD := "", math.MaxInt
+	for _, v := range valid {
+		if d := editDistance(strings.ToLower(s), v); d < bestD {
+			best, bestD = v, d
+		}
+	}
+	return best
+}
+
+func editDistance(a, b string) int {
+	if len(a) > 64 {
+		a = a[:64] // a long key is far from every name anyway
+	}
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
+
+// Format writes c in the form ParseConfig reads.
+func (c Config) Format() string {
+	var b strings.Builder
+	for _, s := range []struct {
+		name string
+		a    Amount
+	}{{"session", c.Session}, {"question", c.Question}} {
+		b.WriteString(s.name + ":\n")
+		for _, comp := range Components() {
+			v := strconv.FormatInt(s.a.Get(comp), 10)
+			if comp == USD {
+				v = s.a.USD.String()
+			}
+			b.WriteString("  " + comp.String() + ": " + v + "\n")
+		}
+	}
+	return b.String()
+}
