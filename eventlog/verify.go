@@ -162,9 +162,6 @@ func (v *verifier) add(e Event) error {
 	if v.ids[e.ID] {
 		return bad(CheckID, fmt.Errorf("%w: duplicate event id", ErrOrder))
 	}
-	if e.Causation != "" && !v.ids[e.Causation] {
-		return bad(CheckCausation, fmt.Errorf("%w: causation names no earlier event", ErrOrder))
-	}
 	k := runProducer{e.Run, e.Producer}
 	st := v.last[k]
 	if e.Seq != st.seq+1 {
@@ -172,6 +169,9 @@ func (v *verifier) add(e Event) error {
 	}
 	if e.Time < st.time {
 		return bad(CheckTime, fmt.Errorf("%w: logical time goes back", ErrSequence))
+	}
+	if e.Causation != "" && !v.ids[e.Causation] {
+		return bad(CheckCausation, fmt.Errorf("%w: causation names no earlier event", ErrOrder))
 	}
 	if v.opts.Canonical && i > 0 && Compare(v.events[i-1], e) > 0 {
 		return bad(CheckOrder, fmt.Errorf("%w: not in canonical order", ErrOrder))
