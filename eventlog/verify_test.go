@@ -216,7 +216,10 @@ func FuzzVerify(f *testing.F) {
 		if n := bytes.Count(b, []byte("\n")); rep.Events != n || len(rep.Chain) != n {
 			t.Fatalf("%d events reported for %d lines", rep.Events, n)
 		}
-		// A verified log exports to the same hash.
+		if rep.Events == 0 {
+			return
+		}
+		// A verified log hashes alike from its decoded events.
 		var events []eventlog.Event
 		for _, ln := range bytes.Split(bytes.TrimSuffix(b, []byte("\n")), []byte("\n")) {
 			e, err := eventlog.Decode(ln)
