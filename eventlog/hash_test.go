@@ -1,6 +1,8 @@
 package eventlog_test
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -162,5 +164,46 @@ func TestHash_Chain(t *testing.T) {
 	}
 	if _, err := eventlog.ParseDigest("zz"); err == nil {
 		t.Error("ParseDigest accepts zz")
+	}
+}
+
+// TestHash_ByHand recomputes a two-event log's hash from canonical JSON
+// written by hand (keys sorted, no white space, the non-deterministic
+// fields left out) and an event id from its definition, sharing no code
+// with the package.
+func TestHash_ByHand(t *testing.T) {
+	idInput := append([]byte("provenant/eventlog/id\x00"), 0, 0, 0, 0, 0, 0, 0, 42)
+	idInput = append(idInput, "run-1\x00pipeline\x00"...)
+	idInput = append(idInput, 0, 0, 0, 0, 0, 0, 0, 1)
+	sum := sha256.Sum256(idInput)
+	if got, want := eventlog.EventID(42, "run-1", "pipeline", 1), "evt-"+hex.EncodeToString(sum[:16]); got != want {
+		t.Errorf("EventID = %s; want %s", got, want)
+	}
+	env := eventlog.Envelope{ID: "evt-" + strings.Repeat("1", 32), Run: "run-1", Producer: "pipeline", Seq: 1, Seed: 42, Time: 3,
+		WallTime: "2026-01-01T00:00:00Z", Host: "h", PID: 9}
+	e1, err := eventlog.NewEvent(env, eventlog.Abstained{QuestionID: "q-1", Reason: "missing_slot"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	env.ID, env.Producer, env.Time, env.Causation = "evt-"+strings.Repeat("2", 32), "budget", 2, ""
+	e2, err := eventlog.NewEvent(env, eventlog.ElevationExpired{Session: "s", GrantID: "g", Tools: []string{"b_tool", "a_tool"}, Reason: "age", TierRestored: "L1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Canonical order: e2 (time 2) before e1 (time 3).
+	c2 := `{"id":"evt-22222222222222222222222222222222","payload":{"grant_id":"g","reason":"age","session":"s","tier_restored":"L1","tools":["b_tool","a_tool"]},"producer":"budget","run":"run-1","schema_version":1,"seed":42,"seq":1,"time":2,"type":"elevation.expired"}`
+	c1 := `{"id":"evt-11111111111111111111111111111111","payload":{"question_id":"q-1","reason":"missing_slot"},"producer":"pipeline","run":"run-1","schema_version":1,"seed":42,"seq":1,"time":3,"type":"abstained"}`
+	var h [32]byte
+	for _, c := range []string{c2, c1} {
+		h = sha256.Sum256(append(h[:], c...))
+	}
+	got, err := eventlog.Hash([]eventlog.Event{e1, e2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got != eventlog.Digest(h) {
+		in1, _ := eventlog.HashInput(e1)
+		in2, _ := eventlog.HashInput(e2)
+		t.Errorf("Hash = %s; want %s\nhash inputs:\n%s\n%s", got, eventlog.Digest(h), in2, in1)
 	}
 }
