@@ -500,3 +500,40 @@ func (g *Gate) Active() []string {
 	}
 	return out
 }
+
+// Deny records a human's refusal of req: the elevation.decided payload
+// with decision "denied". The session does not change.
+func (g *Gate) Deny(a Approver, req GrantRequest) (eventlog.ElevationDecided, error) {
+	if a.authority == nil || a.authority != g.opts.Authority {
+		return eventlog.ElevationDecided{}, fmt.Errorf("deny elevation: %w", ErrNoApprover)
+	}
+	p := eventlog.ElevationDecided{
+		Session: g.session, Decision: "denied", GrantID: req.GrantID, Tools: slices.Clone(req.Tools),
+		Tier: req.Tier.String(), Approver: a.name, MaxQuestions: max(req.MaxQuestions, 1), MaxAge: max(req.MaxAge, 1),
+		DecisionID: req.DecisionID,
+	}
+	if err := p.Validate(); err != nil {
+		return eventlog.ElevationDecided{}, fmt.Errorf("deny elevation: %w", err)
+	}
+	return p, nil
+}
+
+// Revoke ends an active grant on a human's word before it lapses, and
+// returns the elevation.expired payload with reason "revoked".
+func (g *Gate) Revoke(a Approver, grantID string) (eventlog.ElevationExpired, error) {
+	if a.authority == nil || a.authority != g.opts.Authority {
+		return eventlog.ElevationExpired{}, fmt.Errorf("revoke elevation: %w", ErrNoApprover)
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	for i, gr := range g.grants {
+		if gr.id == grantID {
+			g.grants = slices.Delete(g.grants, i, i+1)
+			return eventlog.ElevationExpired{
+				Session: g.session, GrantID: gr.id, Tools: slices.Clone(gr.tools),
+				Reason: "revoked", TierRestored: g.opts.Default.String(),
+			}, nil
+		}
+	}
+	return eventlog.ElevationExpired{}, fmt.Errorf("revoke elevation: %w: no active grant has that id", ErrGrant)
+}

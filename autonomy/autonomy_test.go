@@ -372,3 +372,33 @@ func mustApprover(t interface{ Fatal(...any) }, a *autonomy.Authority, name stri
 	}
 	return ap
 }
+
+func TestGate_DenyAndRevoke(t *testing.T) {
+	auth := autonomy.NewAuthority()
+	g := newGate(t, auth)
+	alice, _ := auth.Approver("alice")
+	req := autonomy.GrantRequest{GrantID: "g-1", Tools: []string{"open_restock_task"}, Tier: autonomy.L3, MaxQuestions: 3, MaxAge: 30}
+	dec, err := g.Deny(alice, req)
+	if err != nil || dec.Decision != "denied" || g.Effective() != autonomy.L1 {
+		t.Fatalf("Deny = %+v, %v; session at %s", dec, err, g.Effective())
+	}
+	if _, err := g.Deny(autonomy.Approver{}, req); !errors.Is(err, autonomy.ErrNoApprover) {
+		t.Errorf("Deny without an approver: %v", err)
+	}
+	if _, err := g.Grant(alice, req, 0); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := g.Revoke(autonomy.Approver{}, "g-1"); !errors.Is(err, autonomy.ErrNoApprover) || g.Effective() != autonomy.L3 {
+		t.Errorf("Revoke without an approver: %v", err)
+	}
+	exp, err := g.Revoke(alice, "g-1")
+	if err != nil || exp.Reason != "revoked" || g.Effective() != autonomy.L1 || g.Check("open_restock_task") == nil {
+		t.Errorf("Revoke = %+v, %v; session at %s", exp, err, g.Effective())
+	}
+	if _, err := g.Revoke(alice, "g-1"); !errors.Is(err, autonomy.ErrGrant) {
+		t.Errorf("second Revoke: %v", err)
+	}
+	if err := exp.Validate(); err != nil {
+		t.Error(err)
+	}
+}

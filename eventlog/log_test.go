@@ -71,6 +71,8 @@ func TestLog_Refusals(t *testing.T) {
 		{"no payload", eventlog.Entry{Producer: "a", Time: 5}, eventlog.ErrInvalid},
 		{"invalid payload", eventlog.Entry{Producer: "a", Time: 5, Payload: eventlog.Abstained{QuestionID: "q"}}, eventlog.ErrInvalid},
 		{"pointer payload", eventlog.Entry{Producer: "a", Time: 5, Payload: &eventlog.Abstained{QuestionID: "q", Reason: "x"}}, eventlog.ErrUnknownType},
+		{"a null inside tool arguments", eventlog.Entry{Producer: "a", Time: 5, Payload: eventlog.ToolInvoked{QuestionID: "q", CallID: "c", Tool: "t",
+			Arguments: []byte(`{"as_of":null}`), ProposedBy: "model", Effect: "none"}}, eventlog.ErrInvalid},
 		{"causation not an id", eventlog.Entry{Producer: "a", Time: 5, Causation: "q", Payload: abstain("q")}, eventlog.ErrInvalid},
 	}
 	for _, tt := range tests {

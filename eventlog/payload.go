@@ -131,7 +131,7 @@ func (ToolInvoked) EventType() Type { return TypeToolInvoked }
 func (p ToolInvoked) Validate() error {
 	var args map[string]any
 	argErr := error(nil)
-	if len(p.Arguments) == 0 || strictjson.Decode(p.Arguments, &args, nil) != nil || args == nil {
+	if len(p.Arguments) == 0 || strictjson.Decode(p.Arguments, &args, nil) != nil || args == nil || noNulls(p.Arguments) != nil {
 		argErr = fieldError("arguments", "a JSON object")
 	}
 	return first(
