@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/gowebpki/jcs"
@@ -68,6 +69,107 @@ func ParseDigest(s string) (Digest, error) {
 // HashInput returns what the log hash covers of e: e's canonical JSON
 // (RFC 8785) with the non-deterministic fields removed.
 func HashInput(e Event) ([]byte, error) {
+	if b, ok := fastHashInput(e); ok {
+		return b, nil
+	}
+	return genericHashInput(e)
+}
+
+// topLevelOnly: every non-deterministic field is an envelope member, so
+// the fast path can leave them out by name.
+var topLevelOnly = func() map[string]bool {
+	out := map[string]bool{}
+	for _, f := range nondeterministic {
+		name := strings.TrimPrefix(f.Pointer, "/")
+		if strings.ContainsAny(name, "/~") {
+			return nil
+		}
+		out[name] = true
+	}
+	return out
+}()
+
+// plainASCII reports whether s is written in RFC 8785 JSON as itself
+// between quotes: printable ASCII without a quote or a backslash.
+func plainASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c > 0x7e || c == '"' || c == '\\' {
+			return false
+		}
+	}
+	return true
+}
+
+// fastHashInput writes the hash input of an event whose envelope strings
+// are plain ASCII and whose integers are exact in a double, member by
+// member in RFC 8785's key order (the keys are ASCII, so byte order), with
+// only the payload canonicalised by jcs. ok is false when it does not
+// apply; genericHashInput is the definition it must equal
+// (TestHashInput_FastEqualsGeneric).
+func fastHashInput(e Event) (b []byte, ok bool) {
+	if topLevelOnly == nil {
+		return nil, false
+	}
+	for _, s := range []string{e.ID, string(e.Type), e.Run, e.Producer, e.Causation, e.Correlation, e.WallTime, e.Host} {
+		if !plainASCII(s) {
+			return nil, false
+		}
+	}
+	for _, n := range []int64{int64(e.SchemaVersion), e.Seq, e.Seed, e.Time, e.PID} {
+		if n > MaxSafeInteger || n < -MaxSafeInteger {
+			return nil, false
+		}
+	}
+	if len(e.Payload) == 0 {
+		return nil, false
+	}
+	payload, err := jcs.Transform(e.Payload)
+	if err != nil {
+		return nil, false
+	}
+	b = make([]byte, 0, 256+len(payload))
+	b = append(b, '{')
+	first := true
+	member := func(key string, value func([]byte) []byte, present bool) {
+		if !present || topLevelOnly[key] {
+			return
+		}
+		if !first {
+			b = append(b, ',')
+		}
+		first = false
+		b = append(b, '"')
+		b = append(b, key...)
+		b = append(b, '"', ':')
+		b = value(b)
+	}
+	str := func(s string) func([]byte) []byte {
+		return func(b []byte) []byte { return append(append(append(b, '"'), s...), '"') }
+	}
+	num := func(n int64) func([]byte) []byte {
+		return func(b []byte) []byte { return strconv.AppendInt(b, n, 10) }
+	}
+	// The keys in sorted order; omitempty members only when set.
+	member("causation", str(e.Causation), e.Causation != "")
+	member("correlation", str(e.Correlation), e.Correlation != "")
+	member("host", str(e.Host), e.Host != "")
+	member("id", str(e.ID), true)
+	member("payload", func(b []byte) []byte { return append(b, payload...) }, true)
+	member("pid", num(e.PID), e.PID != 0)
+	member("producer", str(e.Producer), true)
+	member("run", str(e.Run), true)
+	member("schema_version", num(int64(e.SchemaVersion)), true)
+	member("seed", num(e.Seed), true)
+	member("seq", num(e.Seq), true)
+	member("time", num(e.Time), true)
+	member("type", str(string(e.Type)), true)
+	member("wall_time", str(e.WallTime), e.WallTime != "")
+	return append(b, '}'), true
+}
+
+// genericHashInput is the definition of the hash input: marshal, remove
+// the listed members, canonicalise.
+func genericHashInput(e Event) ([]byte, error) {
 	b, err := json.Marshal(e)
 	if err != nil {
 		return nil, fmt.Errorf("hash event: %w", err)
