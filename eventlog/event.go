@@ -5,10 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"reflect"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -317,22 +317,23 @@ func Decode(line []byte) (Event, error) {
 }
 
 // noNulls refuses a JSON null anywhere in data: no field of any event is
-// nullable, and encoding/json would read one as a zero value.
+// nullable, and encoding/json would read one as a zero value. data must
+// be valid JSON (checked before); outside strings, only null starts with
+// an n.
 func noNulls(data []byte) error {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	for {
-		tok, err := dec.Token()
-		if err == io.EOF {
-			return nil
-		}
-		if err != nil {
-			return fmt.Errorf("%w: malformed", ErrInvalid)
-		}
-		if tok == nil {
+	inString := false
+	for i := 0; i < len(data); i++ {
+		c := data[i]
+		switch {
+		case inString && c == '\\':
+			i++ // skip the escaped byte
+		case c == '"':
+			inString = !inString
+		case !inString && c == 'n':
 			return fmt.Errorf("%w: a null value", ErrInvalid)
 		}
 	}
+	return nil
 }
 
 // requireFields checks that every field of struct type t without
@@ -382,26 +383,23 @@ func requireFields(data []byte, t reflect.Type, path string) error {
 	return nil
 }
 
-// isZeroJSON reports whether raw is "", [], {}, 0 or false.
+// isZeroJSON reports whether raw (valid JSON) is "", [], {}, a zero
+// number or false.
 func isZeroJSON(raw json.RawMessage) bool {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	var v any
-	if dec.Decode(&v) != nil {
+	t := bytes.TrimSpace(raw)
+	if len(t) == 0 {
 		return false
 	}
-	switch v := v.(type) {
-	case string:
-		return v == ""
-	case []any:
-		return len(v) == 0
-	case map[string]any:
-		return len(v) == 0
-	case json.Number:
-		f, err := v.Float64()
+	switch c := t[0]; {
+	case c == '"':
+		return len(t) == 2
+	case c == '[' || c == '{':
+		return len(bytes.TrimSpace(t[1:len(t)-1])) == 0
+	case c == 'f':
+		return true
+	case c == '-' || c >= '0' && c <= '9':
+		f, err := strconv.ParseFloat(string(t), 64)
 		return err == nil && f == 0
-	case bool:
-		return !v
 	}
 	return false
 }
