@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/provenant/provenant/eventlog"
@@ -58,4 +60,32 @@ func ExampleVerify() {
 	fmt.Println(err)
 	// Output:
 	// verify event log: event 1: seq: sequence broken: seq 3, want 2
+}
+
+// ExampleOpenFileStore shows a torn last line — a crash during an
+// append that was never acknowledged — refused on open, then repaired on
+// request.
+func ExampleOpenFileStore() {
+	ctx := context.Background()
+	dir, _ := os.MkdirTemp("", "eventlog")
+	defer os.RemoveAll(dir)
+	path := filepath.Join(dir, "events.jsonl")
+
+	store, _ := eventlog.OpenFileStore(ctx, path, nil)
+	log, _ := eventlog.NewLog(ctx, store, &eventlog.Options{Deterministic: true, Anonymous: true})
+	log.Append(ctx, eventlog.Entry{Producer: "pipeline", Payload: eventlog.Abstained{QuestionID: "q-1", Reason: "not_understood"}})
+	store.Close()
+
+	f, _ := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	f.WriteString(`{"id":"evt-`) // the crash
+	f.Close()
+
+	_, err := eventlog.OpenFileStore(ctx, path, nil)
+	fmt.Println(err)
+	store, _ = eventlog.OpenFileStore(ctx, path, &eventlog.FileOptions{RepairTornTail: true})
+	fmt.Println(store.Len(), "event kept; removed", store.Repaired.Bytes, "bytes")
+	store.Close()
+	// Output:
+	// open event log: torn last line: 11 bytes after offset 219
+	// 1 event kept; removed 11 bytes
 }
