@@ -1,0 +1,308 @@
+package eventlog
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"sync"
+	"time"
+)
+
+// Store holds events in the order they were appended. Append returns
+// nil only once the event is acknowledged: for a durable store, once it
+// survives a crash of the process and the machine (see FileStore). Scan
+// calls fn for every acknowledged event in append order and stops at
+// the first error fn returns. Implementations are safe for concurrent
+// use.
+type Store interface {
+	Append(ctx context.Context, e Event) error
+	Scan(ctx context.Context, fn func(Event) error) error
+}
+
+var (
+	_ Store = (*MemStore)(nil)
+	_ Store = (*FileStore)(nil)
+)
+
+// MemStore is a Store in memory, for tests and one-shot runs.
+type MemStore struct {
+	mu     sync.Mutex
+	events []Event
+}
+
+// Append validates e and keeps it.
+func (m *MemStore) Append(ctx context.Context, e Event) error {
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("append event: %w", err)
+	}
+	if err := e.Validate(); err != nil {
+		return fmt.Errorf("append event: %w", err)
+	}
+	e.Payload = append(json.RawMessage(nil), e.Payload...)
+	m.mu.Lock()
+	m.events = append(m.events, e)
+	m.mu.Unlock()
+	return nil
+}
+
+// Scan calls fn for every event, in append order, over a snapshot taken
+// when it starts.
+func (m *MemStore) Scan(ctx context.Context, fn func(Event) error) error {
+	m.mu.Lock()
+	events := m.events[:len(m.events):len(m.events)]
+	m.mu.Unlock()
+	for _, e := range events {
+		if err := ctx.Err(); err != nil {
+			return fmt.Errorf("scan events: %w", err)
+		}
+		if err := fn(e); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// ReadAll returns every event of s in append order.
+func ReadAll(ctx context.Context, s Store) ([]Event, error) {
+	var out []Event
+	err := s.Scan(ctx, func(e Event) error {
+		out = append(out, e)
+		return nil
+	})
+	return out, err
+}
+
+// Timing is one wall-clock measurement, keyed by the event it belongs
+// to. Timings never enter an event or the log hash, and nothing reads
+// them back to decide anything.
+type Timing struct {
+	Event string `json:"event"`
+	Name  string `json:"name"`
+	Nanos int64  `json:"ns"`
+}
+
+// ProfileSink receives timings. Implementations are safe for concurrent
+// use and never fail the caller.
+type ProfileSink interface {
+	Record(Timing)
+}
+
+// ProfileWriter is a ProfileSink that writes one JSON line per timing.
+// The first write error is kept (Err) and later timings are dropped: a
+// profile is diagnostics, not record.
+type ProfileWriter struct {
+	mu  sync.Mutex
+	w   io.Writer
+	err error
+}
+
+// NewProfileWriter returns a ProfileWriter writing to w.
+func NewProfileWriter(w io.Writer) *ProfileWriter { return &ProfileWriter{w: w} }
+
+// Record writes t as a JSON line.
+func (p *ProfileWriter) Record(t Timing) {
+	b, err := json.Marshal(t)
+	if err != nil {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.err != nil {
+		return
+	}
+	if _, err := p.w.Write(append(b, '\n')); err != nil {
+		p.err = fmt.Errorf("write profile: %w", err)
+	}
+}
+
+// Err returns the first write error.
+func (p *ProfileWriter) Err() error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.err
+}
+
+// Options configures a Log. nil means defaults: a random run id and
+// random event ids, stamped with the wall clock, host and process.
+type Options struct {
+	// Run names the run; empty means derived from Seed in deterministic
+	// mode and random otherwise.
+	Run string
+	// Seed is recorded on every event, from 0 to 2^53-1.
+	Seed int64
+	// Deterministic derives event ids from (seed, run, producer, seq),
+	// so that two runs of the same input write the same log hash.
+	Deterministic bool
+	// Anonymous leaves out the non-deterministic fields (wall_time,
+	// host, pid) altogether.
+	Anonymous bool
+	// Now is the wall clock for wall_time and the profile; nil means
+	// time.Now.
+	Now func() time.Time
+	// Host and PID identify the writer; empty and 0 mean os.Hostname
+	// and os.Getpid.
+	Host string
+	PID  int64
+	// Profile receives the wall-clock time of each append; nil means
+	// none.
+	Profile ProfileSink
+	// Random is the source of random ids; nil means crypto/rand.
+	Random io.Reader
+}
+
+// Entry is what a producer appends: its name, its logical time, the
+// optional causation and correlation ids, and the payload.
+type Entry struct {
+	Producer    string
+	Time        int64
+	Causation   string
+	Correlation string
+	Payload     Payload
+}
+
+// Log writes the events of one run to a Store, giving each a dense
+// sequence number per producer (from 1, continuing what the store
+// already holds for the run) and an id. It is safe for concurrent use:
+// each producer's events are stored in the order of their sequence
+// numbers.
+type Log struct {
+	store Store
+	opts  Options
+
+	mu    sync.Mutex
+	state map[string]producerState
+}
+
+type producerState struct {
+	seq  int64
+	time int64
+}
+
+// NewLog returns a Log appending to store. It scans the store once for
+// the run's last sequence number and time of every producer.
+func NewLog(ctx context.Context, store Store, opts *Options) (*Log, error) {
+	var o Options
+	if opts != nil {
+		o = *opts
+	}
+	if o.Seed < 0 || o.Seed > MaxSafeInteger {
+		return nil, fmt.Errorf("open log: %w: seed: want an integer from 0 to 2^53-1", ErrInvalid)
+	}
+	if o.Random == nil {
+		o.Random = rand.Reader
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if !o.Anonymous {
+		if o.Host == "" {
+			if h, err := os.Hostname(); err == nil && hostPattern.MatchString(h) {
+				o.Host = h
+			}
+		}
+		if o.PID == 0 {
+			o.PID = int64(os.Getpid())
+		}
+	}
+	if o.Run == "" {
+		if o.Deterministic {
+			sum := sha256.Sum256(fmt.Appendf(nil, "provenant/eventlog/run\x00%d", o.Seed))
+			o.Run = "run-" + hex.EncodeToString(sum[:8])
+		} else {
+			var b [8]byte
+			if _, err := io.ReadFull(o.Random, b[:]); err != nil {
+				return nil, fmt.Errorf("open log: draw run id: %w", err)
+			}
+			o.Run = "run-" + hex.EncodeToString(b[:])
+		}
+	}
+	if !namePattern.MatchString(o.Run) {
+		return nil, fmt.Errorf("open log: %w: run: want a name matching %s", ErrInvalid, namePattern)
+	}
+	l := &Log{store: store, opts: o, state: map[string]producerState{}}
+	err := store.Scan(ctx, func(e Event) error {
+		if e.Run == o.Run {
+			st := l.state[e.Producer]
+			l.state[e.Producer] = producerState{seq: max(st.seq, e.Seq), time: max(st.time, e.Time)}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("open log: %w", err)
+	}
+	return l, nil
+}
+
+// Run returns the run id every event of l carries.
+func (l *Log) Run() string { return l.opts.Run }
+
+// EventID returns the id of the seq'th event of producer in a
+// deterministic run: "evt-" and the first 16 bytes, in hex, of
+// SHA-256("provenant/eventlog/id" 0 seed(8 bytes, big-endian) run 0
+// producer 0 seq(8 bytes, big-endian)).
+func EventID(seed int64, run, producer string, seq int64) string {
+	h := sha256.New()
+	h.Write([]byte("provenant/eventlog/id\x00"))
+	h.Write(binary.BigEndian.AppendUint64(nil, uint64(seed)))
+	h.Write([]byte(run + "\x00" + producer + "\x00"))
+	h.Write(binary.BigEndian.AppendUint64(nil, uint64(seq)))
+	return "evt-" + hex.EncodeToString(h.Sum(nil)[:16])
+}
+
+// Append builds the next event of e.Producer and appends it to the
+// store. When it returns nil the event is acknowledged (as the store
+// defines it); on an error nothing was acknowledged and the producer's
+// sequence number is not used up. A logical time before the producer's
+// previous one is refused (ErrSequence).
+func (l *Log) Append(ctx context.Context, e Entry) (Event, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	st := l.state[e.Producer]
+	if e.Time < st.time {
+		return Event{}, fmt.Errorf("append event: %w: logical time goes back for its producer", ErrSequence)
+	}
+	env := Envelope{
+		Run: l.opts.Run, Producer: e.Producer, Seq: st.seq + 1, Seed: l.opts.Seed,
+		Causation: e.Causation, Correlation: e.Correlation, Time: e.Time,
+	}
+	if l.opts.Deterministic {
+		env.ID = EventID(l.opts.Seed, env.Run, env.Producer, env.Seq)
+	} else {
+		var b [16]byte
+		if _, err := io.ReadFull(l.opts.Random, b[:]); err != nil {
+			return Event{}, fmt.Errorf("append event: draw id: %w", err)
+		}
+		env.ID = "evt-" + hex.EncodeToString(b[:])
+	}
+	start := l.opts.Now()
+	if !l.opts.Anonymous {
+		env.WallTime = start.UTC().Format(time.RFC3339Nano)
+		env.Host, env.PID = l.opts.Host, l.opts.PID
+	}
+	ev, err := NewEvent(env, e.Payload)
+	if err != nil {
+		return Event{}, fmt.Errorf("append event: %w", err)
+	}
+	if err := l.store.Append(ctx, ev); err != nil {
+		return Event{}, fmt.Errorf("append event: %w", err)
+	}
+	l.state[e.Producer] = producerState{seq: env.Seq, time: e.Time}
+	if l.opts.Profile != nil {
+		l.opts.Profile.Record(Timing{Event: ev.ID, Name: "append", Nanos: l.opts.Now().Sub(start).Nanoseconds()})
+	}
+	return ev, nil
+}
+
+// Profile records a wall-clock measurement against an event id (how long
+// a tool ran, say) in the profile sink, if there is one.
+func (l *Log) Profile(eventID, name string, d time.Duration) {
+	if l.opts.Profile != nil {
+		l.opts.Profile.Record(Timing{Event: eventID, Name: name, Nanos: d.Nanoseconds()})
+	}
+}
