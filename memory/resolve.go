@@ -61,7 +61,8 @@ type resolver struct {
 	byKey     map[string]Record
 	children  map[string][]Record // target → annotations, by (time, key)
 	retracted map[string]bool
-	selected  []Record // deduplicated, in rank order
+	cyclic    map[string]bool // records whose targets lead back to them
+	selected  []Record        // deduplicated, in rank order
 	ranked    map[string]bool
 	warns     []Warning
 	counts    Counts
@@ -78,6 +79,7 @@ func newResolver(in Input, p Policy) *resolver {
 		byKey:     map[string]Record{},
 		children:  map[string][]Record{},
 		retracted: map[string]bool{},
+		cyclic:    map[string]bool{},
 		ranked:    map[string]bool{},
 		outByKey:  map[string]*Claim{},
 		peers:     map[string]map[string]bool{},
@@ -117,6 +119,11 @@ func newResolver(in Input, p Policy) *resolver {
 			r.retracted[rec.Target] = true
 		}
 	}
+	for _, k := range sortedKeys(r.byKey) {
+		if r.inCycle(k) {
+			r.cyclic[k] = true
+		}
+	}
 	for _, cs := range r.children {
 		slices.SortFunc(cs, func(a, b Record) int {
 			return cmp.Or(cmp.Compare(a.Time, b.Time), cmp.Compare(a.Key, b.Key))
@@ -152,27 +159,41 @@ func corrupt(rec Record) bool {
 	return !rec.Kind.Known() || rec.Kind.Targeted() && rec.Target == ""
 }
 
+// inCycle reports whether following targets from k leads back to k.
+func (r *resolver) inCycle(k string) bool {
+	cur := r.byKey[k]
+	for range len(r.byKey) {
+		if cur.Target == "" {
+			return false
+		}
+		if cur.Target == k {
+			return true
+		}
+		next, ok := r.byKey[cur.Target]
+		if !ok {
+			return false
+		}
+		cur = next
+	}
+	return false
+}
+
 // slotRoot reports whether a selected key opens a slot of its own: a
 // well-formed, live, claim-bearing selected record.
 func (r *resolver) slotRoot(k string) bool {
 	rec, ok := r.byKey[k]
-	return ok && r.ranked[k] && !corrupt(rec) && rec.Kind.claimBearing() && !r.retracted[k]
+	return ok && r.ranked[k] && !corrupt(rec) && !r.cyclic[k] && rec.Kind.claimBearing() && !r.retracted[k]
 }
 
 // root is the slot a selected supersede belongs to: the highest ranked
-// ancestor reached through targets that opened slots; a cycle makes the
-// record its own root.
-func (r *resolver) root(rec Record) (string, bool) {
-	seen := map[string]bool{rec.Key: true}
+// ancestor reached through targets that opened slots (records in a cycle
+// open none, so the walk ends).
+func (r *resolver) root(rec Record) string {
 	cur := rec
 	for cur.Kind == KindSupersede && r.slotRoot(cur.Target) {
-		if seen[cur.Target] {
-			return rec.Key, false
-		}
-		seen[cur.Target] = true
 		cur = r.byKey[cur.Target]
 	}
-	return cur.Key, true
+	return cur.Key
 }
 
 func (r *resolver) run() {
@@ -186,17 +207,17 @@ func (r *resolver) run() {
 				r.warn(WarnCorrupt, fmt.Sprintf("record %s is a %s without a target; not surfaced", s.Key, s.Kind))
 			}
 			continue
+		case r.cyclic[s.Key]:
+			r.counts.Corrupt++
+			r.warn(WarnCorrupt, fmt.Sprintf("record %s is in a cycle of targets; not surfaced", s.Key))
+			continue
 		case !s.Kind.claimBearing():
 			continue
 		case r.retracted[s.Key]:
 			r.counts.Retracted++
 			continue
 		}
-		root, ok := r.root(s)
-		if !ok {
-			r.warn(WarnCorrupt, fmt.Sprintf("record %s is in a cycle of supersessions", s.Key))
-		}
-		if root != s.Key {
+		if r.root(s) != s.Key {
 			continue // resolved in its target's slot
 		}
 		outs := r.follow(s.Key, nil, map[string]bool{})
@@ -219,7 +240,7 @@ func (r *resolver) follow(k string, path []string, visiting map[string]bool) []s
 	defer delete(visiting, k)
 	var sups []Record
 	for _, c := range r.children[k] {
-		if c.Kind == KindSupersede && !r.retracted[c.Key] && !visiting[c.Key] {
+		if c.Kind == KindSupersede && !r.retracted[c.Key] && !r.cyclic[c.Key] && !visiting[c.Key] {
 			sups = append(sups, c)
 		}
 	}

@@ -70,16 +70,16 @@ type Claim struct {
 // Counts are the sizes of a read, so that a short or thin sheet says why.
 type Counts struct {
 	MaxItems       int `json:"max_items"`
-	Candidates     int `json:"candidates"`      // retrieved candidates the reader may see
-	GateRejected   int `json:"gate_rejected"`   // retrieved candidates the reader may not see
-	BackfillPulls  int `json:"backfill_pulls"`  // retrievals after the first
-	Selected       int `json:"selected"`        // candidates handed to resolution
-	Retracted      int `json:"retracted"`       // selected records dropped by a retract
-	Superseded     int `json:"superseded"`      // selected records collapsed onto a winner
-	Outranked      int `json:"outranked"`       // selected records that lost a competition
-	Corrupt        int `json:"corrupt"`         // selected records that are corrupt evidence
-	Contradictions int `json:"contradictions"`  // ties left unresolved
-	Claims         int `json:"claims"`          // claims on the sheet
+	Candidates     int `json:"candidates"`     // retrieved candidates the reader may see
+	GateRejected   int `json:"gate_rejected"`  // retrieved candidates the reader may not see
+	BackfillPulls  int `json:"backfill_pulls"` // retrievals after the first
+	Selected       int `json:"selected"`       // candidates handed to resolution
+	Retracted      int `json:"retracted"`      // selected records dropped by a retract
+	Superseded     int `json:"superseded"`     // selected records collapsed onto a winner
+	Outranked      int `json:"outranked"`      // selected records that lost a competition
+	Corrupt        int `json:"corrupt"`        // selected records that are corrupt evidence
+	Contradictions int `json:"contradictions"` // ties left unresolved
+	Claims         int `json:"claims"`         // claims on the sheet
 }
 
 // TraceEntry is one selected candidate as retrieval ranked it: its key,
