@@ -295,15 +295,17 @@ func checkList(field string, xs []string, limit int) error {
 // Decayed is the record's relevance at logical time asOf, rounded to six
 // decimals so that every platform computes the same value; ok is false
 // when the record declares no relevance. A record from the future (asOf
-// before Time) has its full score.
+// before Time) has its full score; a score outside [0, 1] (a corrupt
+// record read back) is taken as the nearer bound.
 func (r Record) Decayed(asOf int64) (v float64, ok bool) {
 	if r.Relevance == nil {
 		return 0, false
 	}
 	s := r.Relevance.Score
-	if math.IsNaN(s) || math.IsInf(s, 0) {
-		return 0, true
+	if math.IsNaN(s) || s < 0 {
+		s = 0
 	}
+	s = min(s, 1)
 	age := asOf - r.Time
 	if age > 0 && r.Relevance.HalfLife > 0 {
 		s *= math.Exp2(-float64(age) / float64(r.Relevance.HalfLife))

@@ -87,6 +87,8 @@ func TestDecayed(t *testing.T) {
 		{"three half-lives", &Relevance{Score: 0.8, HalfLife: 10}, 5, 35, 0.1, true},
 		{"future record keeps its score", &Relevance{Score: 0.8, HalfLife: 10}, 50, 10, 0.8, true},
 		{"rounded to six decimals", &Relevance{Score: 1, HalfLife: 3}, 0, 1, 0.793701, true},
+		{"corrupt score above one", &Relevance{Score: 1e308}, 0, 1, 1, true},
+		{"corrupt score below zero", &Relevance{Score: -3, HalfLife: 2}, 0, 1, 0, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -215,6 +217,50 @@ func FuzzReadJournal(f *testing.F) {
 				t.Fatalf("entry with an empty or repeated key %q", e.Record.Key)
 			}
 			seen[e.Record.Key] = true
+		}
+	})
+}
+
+// FuzzResolve: a journal snapshot of any content, every record selected
+// with its chain, resolves without panic, and never surfaces a retracted
+// or corrupt record.
+func FuzzResolve(f *testing.F) {
+	f.Add([]byte(`{"record":{"key":"a","agent":"x","kind":"claim","text":"t","time":1,"valid":{"from":0}},"visibility":{}}
+{"record":{"key":"b","agent":"x","kind":"supersede","target":"a","text":"u","time":2,"valid":{"from":0}},"visibility":{}}
+{"record":{"key":"c","agent":"x","kind":"supersede","target":"a","text":"v","time":2,"valid":{"from":0}},"visibility":{}}
+{"record":{"key":"d","agent":"x","kind":"retract","target":"b","time":3,"valid":{"from":0}},"visibility":{}}
+{"record":{"key":"e","agent":"x","kind":"confirm","time":3,"valid":{"from":0}},"visibility":{}}`), "recent")
+	f.Add([]byte(`{"record":{"key":"a","agent":"x","kind":"claim","text":"t","time":1,"valid":{"from":0},"relevance":{"score":1e308,"half_life":-4}},"visibility":{}}`), "")
+	f.Add([]byte(`{"record":{"key":"a","agent":"x","kind":"supersede","target":"b","text":"t","time":1,"valid":{"from":0}},"visibility":{}}
+{"record":{"key":"b","agent":"x","kind":"supersede","target":"a","text":"t","time":1,"valid":{"from":0}},"visibility":{}}`), "confirmed")
+	f.Fuzz(func(t *testing.T, data []byte, prefer string) {
+		es, err := ReadJournal(bytes.NewReader(data))
+		if err != nil || len(es) > 200 {
+			return
+		}
+		in := Input{AsOf: 5, Chains: map[string][]Record{}}
+		retracted := map[string]bool{}
+		for _, e := range es {
+			in.Selected = append(in.Selected, e.Record)
+			if e.Record.Kind == KindRetract && e.Record.Target != "" {
+				retracted[e.Record.Target] = true
+			}
+			for _, c := range es {
+				if c.Record.Target == e.Record.Key {
+					in.Chains[e.Record.Key] = append(in.Chains[e.Record.Key], c.Record)
+				}
+			}
+		}
+		p := DefaultPolicy()
+		p.Prefer = Prefer(prefer)
+		s := Resolve(in, p)
+		if _, err := s.Canonical(); err != nil {
+			t.Fatalf("canonical: %v", err)
+		}
+		for _, c := range s.Claims {
+			if retracted[c.Key] || corrupt(Record{Kind: c.Kind, Target: "x"}) || c.Kind == KindConfirm || c.Kind == KindRetract {
+				t.Fatalf("claim %s surfaced (kind %s, retracted %v)", c.Key, c.Kind, retracted[c.Key])
+			}
 		}
 	})
 }
