@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/provenant/provenant/memory"
+	"github.com/provenant/provenant/memory/memorytest"
 	"github.com/provenant/provenant/memory/memstore"
 )
 
@@ -146,4 +147,16 @@ func TestLoad(t *testing.T) {
 	if _, err := memstore.Load([]memory.Entry{corrupt, corrupt}); !errors.Is(err, memstore.ErrDuplicateKey) {
 		t.Fatalf("err %v, want ErrDuplicateKey", err)
 	}
+}
+
+func TestStore_Contract(t *testing.T) {
+	memorytest.RunStore(t, func(t *testing.T, entries []memory.Entry) memory.Store {
+		st := memstore.New()
+		for _, e := range entries {
+			if err := st.Append(t.Context(), e.Record, e.Visibility); err != nil {
+				t.Fatalf("append %s: %v", e.Record.Key, err)
+			}
+		}
+		return st
+	})
 }
