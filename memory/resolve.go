@@ -92,20 +92,23 @@ func newResolver(in Input, p Policy) *resolver {
 	for _, k := range sortedKeys(in.Chains) {
 		all = append(all, in.Chains[k]...)
 	}
-	enc := make(map[string][]byte, len(all))
 	conflict := map[string]bool{}
 	for _, rec := range all {
-		b, _ := json.Marshal(rec)
-		if old, ok := enc[rec.Key]; ok {
-			if !bytes.Equal(old, b) {
-				conflict[rec.Key] = true
-				if bytes.Compare(b, old) < 0 {
-					enc[rec.Key], r.byKey[rec.Key] = b, rec
-				}
-			}
+		old, ok := r.byKey[rec.Key]
+		if !ok {
+			r.byKey[rec.Key] = rec
 			continue
 		}
-		enc[rec.Key], r.byKey[rec.Key] = b, rec
+		// The same key again: usually the same record (a selected one in
+		// another's chain); compare encodings only then.
+		a, _ := json.Marshal(old)
+		b, _ := json.Marshal(rec)
+		if !bytes.Equal(a, b) {
+			conflict[rec.Key] = true
+			if bytes.Compare(b, a) < 0 {
+				r.byKey[rec.Key] = rec
+			}
+		}
 	}
 	for _, k := range sortedKeys(conflict) {
 		r.warn(WarnCorrupt, fmt.Sprintf("key %s is held by two different records; one is used", k))

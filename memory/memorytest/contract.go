@@ -81,6 +81,7 @@ func RunStore(t *testing.T, open func(t *testing.T, entries []memory.Entry) memo
 	t.Run("retrieve", func(t *testing.T) {
 		for _, q := range []memory.Retrieval{
 			{Cues: memory.Cues{Subject: "pr-007@st-003"}, AsOf: 100},
+			{Cues: memory.Cues{Subject: " PR-007@ST-003 "}, AsOf: 150},
 			{Cues: memory.Cues{Tags: []string{"STOCK", "price"}}, AsOf: 60, Partition: []string{"planner", "stock-bot"}},
 			{Cues: memory.Cues{Text: "statement pr-007"}, AsOf: 130, Exclude: []string{"m-000010", "m-000011"}},
 			{Cues: memory.Cues{Subject: "st-003", Text: "statement"}, AsOf: 20},

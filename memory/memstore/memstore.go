@@ -10,7 +10,9 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
+	"unicode"
 
 	"github.com/provenant/provenant/memory"
 )
@@ -31,11 +33,15 @@ type Store struct {
 	entries  []memory.Entry
 	byKey    map[string]int
 	byTarget map[string][]int
+	// bySubject indexes entries by their subject under simple case
+	// folding, the equality Cues.Match uses, so that a retrieval with a
+	// subject cue scans only its subject's entries.
+	bySubject map[string][]int
 }
 
 // New returns an empty journal.
 func New() *Store {
-	return &Store{byKey: map[string]int{}, byTarget: map[string][]int{}}
+	return &Store{byKey: map[string]int{}, byTarget: map[string][]int{}, bySubject: map[string][]int{}}
 }
 
 // Load returns a journal holding a snapshot's entries as they are,
@@ -58,7 +64,22 @@ func (s *Store) add(e memory.Entry) {
 	if e.Record.Target != "" {
 		s.byTarget[e.Record.Target] = append(s.byTarget[e.Record.Target], len(s.entries))
 	}
+	f := fold(e.Record.Subject)
+	s.bySubject[f] = append(s.bySubject[f], len(s.entries))
 	s.entries = append(s.entries, e)
+}
+
+// fold maps a subject to one representative of its class under
+// strings.EqualFold (each rune to the smallest rune of its simple-fold
+// orbit), after trimming space as Cues.Match does.
+func fold(s string) string {
+	return strings.Map(func(r rune) rune {
+		least := r
+		for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
+			least = min(least, f)
+		}
+		return least
+	}, strings.TrimSpace(s))
 }
 
 // Append adds a validated record with its visibility. The key must be
@@ -94,8 +115,9 @@ func (s *Store) Len() int {
 	return len(s.entries)
 }
 
-// Retrieve scans every entry for the ones q admits and returns a page of
-// them in rank order.
+// Retrieve scans the entries of the cued subject (every entry, when no
+// subject is cued) for the ones q admits and returns a page of them in
+// rank order.
 func (s *Store) Retrieve(ctx context.Context, q memory.Retrieval) ([]memory.Record, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("retrieve records: %w", err)
@@ -105,9 +127,17 @@ func (s *Store) Retrieve(ctx context.Context, q memory.Retrieval) ([]memory.Reco
 	}
 	s.mu.RLock()
 	var hits []memory.Record
-	for _, e := range s.entries {
-		if q.Admits(e.Record) {
-			hits = append(hits, e.Record)
+	if strings.TrimSpace(q.Cues.Subject) != "" {
+		for _, i := range s.bySubject[fold(q.Cues.Subject)] {
+			if q.Admits(s.entries[i].Record) {
+				hits = append(hits, s.entries[i].Record)
+			}
+		}
+	} else {
+		for _, e := range s.entries {
+			if q.Admits(e.Record) {
+				hits = append(hits, e.Record)
+			}
 		}
 	}
 	s.mu.RUnlock()
