@@ -386,6 +386,9 @@ func TestRead_Replay(t *testing.T) {
 	if !bytes.Equal(a, b) {
 		t.Fatalf("two replays differ:\n%s\n%s", a, b)
 	}
+	if bytes.Contains(a, []byte(`"recorded"`)) {
+		t.Fatalf("the canonical sheet holds a wall-clock field: %s", a)
+	}
 	const golden = "testdata/example-sheet.json"
 	if *update {
 		if err := os.WriteFile(golden, append(a, '\n'), 0o644); err != nil {
