@@ -1,0 +1,23 @@
+package archtest
+
+import (
+	"slices"
+	"testing"
+)
+
+// TestMemoryIsPure keeps agent memory copyable alone: package memory, its
+// in-memory store and its test support import only the standard library,
+// github.com/gowebpki/jcs (the canonical JSON of a sheet) and each other.
+// Persistent stores implement memory.Store in leaf packages of their own.
+func TestMemoryIsPure(t *testing.T) {
+	own := []string{"memory", "memory/memstore", "memory/memorytest"}
+	for _, pkg := range own {
+		t.Run(pkg, func(t *testing.T) {
+			for _, d := range closure(t, pkg) {
+				if !isStd(d) && !slices.Contains(own, d) && d != "github.com/gowebpki/jcs" {
+					t.Errorf("%s imports %s: memory is the standard library and jcs only", pkg, d)
+				}
+			}
+		})
+	}
+}
