@@ -23,6 +23,15 @@ type Options struct {
 	// References maps an entity name to the table or view that holds its
 	// reference (as shape.Source.References).
 	References map[string]string
+	// ValidTo maps a dataset name to the column of its relation that
+	// holds each row's validity end (its series' next row's time, or a
+	// far future for the latest row: shape.Derive's _valid_to); absent
+	// when the relation has none. RederiveSQL reads it; Compile does not.
+	ValidTo map[string]string
+	// MaxGoRows is the most rows Resolve lets Rederive read before it
+	// re-derives in SQL instead: DefaultMaxGoRows when 0, always SQL when
+	// negative.
+	MaxGoRows int
 }
 
 // Query is a compiled request: SQL text with positional parameters ($1,
