@@ -12,6 +12,9 @@ import (
 // measurement at one size. The command writes it; ScaleTable reads it.
 type ScaleReport struct {
 	Backend string `json:"backend"`
+	// Dataset names a dataset other than the generated one of Events
+	// (demo: the warehouse demo); empty for the generated one.
+	Dataset string `json:"dataset,omitempty"`
 	Events  int    `json:"events"`
 	Clients int    `json:"clients"`
 	// Import is how the dataset was built (absent when not recorded).
@@ -36,7 +39,10 @@ type ScaleBuild struct {
 // ScalePhase is one tool shape driven by every client for the phase's
 // time.
 type ScalePhase struct {
-	Shape    string         `json:"shape"`
+	Shape string `json:"shape"`
+	// Clients is the phase's concurrent clients when it is not the
+	// report's (a metric phase is measured at both and at one).
+	Clients  int            `json:"clients,omitempty"`
 	Calls    int            `json:"calls"`
 	PerSec   float64        `json:"calls_per_second"`
 	P50MS    float64        `json:"p50_ms"`

@@ -13,8 +13,11 @@ import (
 )
 
 // DefaultMaxGoRows is the most rows Resolve lets the Go re-derivation
-// read; beyond it, it re-derives in SQL.
-const DefaultMaxGoRows = 50000
+// read; beyond it, it re-derives in SQL. Measured on the warehouse demo
+// (20,000 rows, DuckDB, a week by zone): Rederive 70 to 77 ms,
+// RederiveSQL 16 to 25 ms; the Go re-derivation pays for moving every
+// row through database/sql.
+const DefaultMaxGoRows = 5000
 
 // Resolve re-derives req's table for a resolver: by Rederive (in Go) when
 // the rows it would read, those before the window's end, are at most
