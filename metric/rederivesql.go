@@ -637,8 +637,36 @@ func (g *sqlRederiver) keysSQL() (string, error) {
 	return strings.Join(parts, " UNION ALL "), nil
 }
 
-// readKeys reads keys and returns them sorted bytewise, each once.
+// readKeys reads the keys query q's keys and returns them sorted
+// bytewise, each once. They cross as one text (string_agg, newline
+// separated, with their count: one value rather than a row per key, which
+// costs a microsecond a row through database/sql); a key holding a
+// newline (the count disagrees) makes it read them row by row instead.
 func readKeys(ctx context.Context, db Querier, q string, args []any) ([]string, error) {
+	var n int64
+	var all sql.NullString
+	if err := queryRow(ctx, db, "SELECT COUNT(z.k), string_agg(CAST(z.k AS VARCHAR), chr(10)) FROM ("+q+") z", args...).Scan(&n, &all); err != nil {
+		return nil, fmt.Errorf("rederive metric in SQL: read keys: %w", err)
+	}
+	var keys []string
+	if all.Valid {
+		keys = strings.Split(all.String, "\n")
+	}
+	if int64(len(keys)) != n {
+		var err error
+		if keys, err = readKeyRows(ctx, db, q, args); err != nil {
+			return nil, err
+		}
+	}
+	keys = slices.DeleteFunc(keys, func(k string) bool { return k == "" })
+	if !slices.IsSorted(keys) {
+		slices.Sort(keys)
+	}
+	return slices.Compact(keys), nil
+}
+
+// readKeyRows reads the keys of q row by row.
+func readKeyRows(ctx context.Context, db Querier, q string, args []any) ([]string, error) {
 	rows, err := db.QueryContext(ctx, q, args...)
 	if err != nil {
 		return nil, fmt.Errorf("rederive metric in SQL: read keys: %w", err)
@@ -650,15 +678,12 @@ func readKeys(ctx context.Context, db Querier, q string, args []any) ([]string, 
 		if err := rows.Scan(&k); err != nil {
 			return nil, fmt.Errorf("rederive metric in SQL: read keys: %w", err)
 		}
-		if k.Valid && k.String != "" {
+		if k.Valid {
 			keys = append(keys, k.String)
 		}
 	}
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("rederive metric in SQL: read keys: %w", err)
 	}
-	if !slices.IsSorted(keys) {
-		slices.Sort(keys)
-	}
-	return slices.Compact(keys), nil
+	return keys, nil
 }
