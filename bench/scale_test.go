@@ -47,3 +47,32 @@ func itoa(n int) string {
 	}
 	return string(b)
 }
+
+func TestScaleMetricTable(t *testing.T) {
+	phase := func(clients int, p95 string, outcome string) string {
+		return `{"shape":"metric_week","clients":` + itoa(clients) + `,"calls":10,"calls_per_second":2.5,"p50_ms":20,"p95_ms":` + p95 + `,"p99_ms":90,"outcomes":{"` + outcome + `":10}}`
+	}
+	rec := sampleRecord()
+	rec.Runs = 1
+	rec.Outputs = []string{"scale: building duckdb\n" +
+		`{"backend":"duckdb","dataset":"demo","events":20000,"clients":16,"shapes":[` + phase(16, "45", "answered") + `,` + phase(1, "30", "answered") + "]}\n" +
+		`{"backend":"duckdb","events":10000000,"clients":16,"shapes":[` + phase(16, "4500", "error") + "]}\n"}
+	got, err := bench.ScaleMetricTable(rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"| phase | database | clients | demo (20,000 events): p50 / p95 / p99, calls/s | 10,000,000 events: p50 / p95 / p99, calls/s |",
+		"| `metric_week` | duckdb | 16 | 20.0 ms / 45.0 ms / 90.0 ms, 2.50 ✓ | 20.0 ms / 4.50 s / 90.0 ms, 2.50 |",
+		"| `metric_week` | duckdb | 1 | 20.0 ms / 30.0 ms / 90.0 ms, 2.50 ✓ | — |",
+		"met in 2 of 3 cells); 10 call(s) ended otherwise",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("ScaleMetricTable is missing %q:\n%s", want, got)
+		}
+	}
+	rec.Outputs = []string{"no reports\n"}
+	if _, err := bench.ScaleMetricTable(rec); !errors.Is(err, bench.ErrRecord) {
+		t.Errorf("ScaleMetricTable of a record without reports: err = %v, want ErrRecord", err)
+	}
+}

@@ -61,7 +61,7 @@ func openCatalog(ctx context.Context, cat *catalog.Catalog, src shape.Source, op
 		// fixed cost per query.
 		memoryRows = StoreFileMemoryRows
 	}
-	eng, err := shape.New(ctx, cat, src, &shape.Options{MaxKeys: o.ProvenanceLimit, MemoryRows: memoryRows})
+	eng, err := shape.New(ctx, cat, src, &shape.Options{MaxKeys: o.ProvenanceLimit, MemoryRows: memoryRows, MetricGoRows: o.MetricGoRows})
 	if err != nil {
 		return nil, fmt.Errorf("open engine: %w", err)
 	}

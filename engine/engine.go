@@ -99,6 +99,11 @@ type Options struct {
 	// served; 0 reads none (Open: StoreFileMemoryRows; a store file
 	// cannot change).
 	MemoryRows int
+	// MetricGoRows is the most rows a query_metric call's re-derivation
+	// reads into Go before it re-derives in SQL instead
+	// (metric.Options.MaxGoRows: 0 for metric.DefaultMaxGoRows, negative
+	// for SQL always).
+	MetricGoRows int
 }
 
 // LoadDataset reads a store file, or the embedded demo store when path is

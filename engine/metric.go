@@ -154,8 +154,9 @@ func metricTable(req metric.Request, bucketed bool, ft *fact.Table) (*metric.Tab
 
 // executeMetric answers a query_metric call: the compiled query on the
 // request's snapshot, and the re-derivation on the same snapshot for the
-// contributing rows' keys (the provenance), with the snapshot's data
-// version of the metric's dataset.
+// contributing rows' keys (the provenance; metric.Resolve: in Go for small
+// inputs, in SQL for large), with the snapshot's data version of the
+// metric's dataset.
 func (r *shapeRunner) executeMetric(ctx context.Context, c tool.Call) (fact.Result, error) {
 	cat := r.cat
 	req, err := shape.MetricRequest(c.Args(), metricScope(c.Scope()))
@@ -182,7 +183,7 @@ func (r *shapeRunner) executeMetric(ctx context.Context, c tool.Call) (fact.Resu
 		if got, err = q.Run(ctx, db); err != nil {
 			return err
 		}
-		if re, err = metric.Rederive(ctx, db, cat, req, o); err != nil {
+		if re, err = metric.Resolve(ctx, db, cat, req, o); err != nil {
 			return err
 		}
 		version, err = s.DataVersion(ctx, cat.ModelOf(m).Dataset.Value)
@@ -231,7 +232,7 @@ func (r *shapeRunner) resolveMetric(ctx context.Context, c tool.Call, fr fact.Re
 		if err != nil {
 			return err
 		}
-		re, err = metric.Rederive(ctx, db, cat, req, o)
+		re, err = metric.Resolve(ctx, db, cat, req, o)
 		return err
 	})
 	if err != nil {
@@ -289,7 +290,7 @@ func (r *shapeRunner) metricRows(ctx context.Context, c tool.Call) (shape.Result
 		if err != nil {
 			return err
 		}
-		if re, err = metric.Rederive(ctx, db, r.cat, req, o); err != nil {
+		if re, err = metric.Resolve(ctx, db, r.cat, req, o); err != nil {
 			return err
 		}
 		version, err = s.DataVersion(ctx, r.cat.ModelOf(m).Dataset.Value)

@@ -2,11 +2,14 @@ package engine_test
 
 import (
 	"fmt"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
 
 	"pgregory.net/rapid"
+
+	"github.com/provenant/provenant/engine"
 
 	"github.com/provenant/provenant/answer"
 	"github.com/provenant/provenant/catalogs"
@@ -28,6 +31,9 @@ func TestQueryMetric_Property(t *testing.T) {
 		t.Fatal(err)
 	}
 	e := enginetest.OpenWarehouse(t, 3000, nil)
+	// The same data re-derived in SQL always (metric.RederiveSQL over the
+	// derived validity intervals): the same answers, verified alike.
+	inSQL := enginetest.OpenWarehouse(t, 3000, &engine.Options{MetricGoRows: -1})
 	zones := []string{"zone-01", "zone-02", "zone-03", "zone-04", "zone-05", "zone-06"}
 	values := map[string][]string{
 		"zone":        zones,
@@ -89,6 +95,18 @@ func TestQueryMetric_Property(t *testing.T) {
 		}
 		a := e.Pipeline.Call(pipeline.WithScope(t.Context(), scope), tool.Proposal{Tool: shape.QueryMetric, Params: params})
 		outcomes[a.Outcome()]++
+		b := inSQL.Pipeline.Call(pipeline.WithScope(t.Context(), scope), tool.Proposal{Tool: shape.QueryMetric, Params: params})
+		if b.Outcome() != a.Outcome() {
+			rt.Fatalf("re-derived in SQL: outcome %s (%s), in Go %s", b.Outcome(), b.Reason(), a.Outcome())
+		}
+		if v, ok := b.Verdict(); ok && !v.OK() {
+			rt.Fatalf("re-derived in SQL: verdict %+v", v)
+		}
+		va, _ := a.Value()
+		vb, _ := b.Value()
+		if !reflect.DeepEqual(va, vb) {
+			rt.Fatalf("re-derived in SQL: value %v, in Go %v", vb, va)
+		}
 		switch a.Outcome() {
 		case answer.Answered, answer.Absence:
 			if v, ok := a.Verdict(); !ok || !v.OK() {

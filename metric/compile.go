@@ -23,6 +23,17 @@ type Options struct {
 	// References maps an entity name to the table or view that holds its
 	// reference (as shape.Source.References).
 	References map[string]string
+	// ValidTo maps a dataset name to the column of its relation that
+	// holds each row's validity end (its series' next row's time, or a
+	// far future for the latest row: shape.Derive's _valid_to); absent
+	// when the relation has none. Compile reads it only to skip the rows
+	// that end before the window (its durations and entries still come
+	// from LEAD and LAG); RederiveSQL takes durations from it.
+	ValidTo map[string]string
+	// MaxGoRows is the most rows Resolve lets Rederive read before it
+	// re-derives in SQL instead: DefaultMaxGoRows when 0, always SQL when
+	// negative.
+	MaxGoRows int
 }
 
 // Query is a compiled request: SQL text with positional parameters ($1,
@@ -373,6 +384,20 @@ func (c *compiler) kind(kind int, idx []int) (string, error) {
 	var src string
 	var where []string
 	hasDuration := false
+	// On a relation with validity intervals, the series computations
+	// read only the rows that reach the instant (latest) or the window
+	// (seq): a row's next row, when before the end, reaches the window
+	// too, and a window row's previous row is the one reaching its start,
+	// so LEAD and LAG over these rows equal LEAD and LAG over all.
+	reach := ""
+	if vt := c.o.ValidTo[r.ds.Name.Value]; vt != "" {
+		switch kind {
+		case kindLatest:
+			reach = " AND s." + ident(vt) + " >= " + end
+		case kindSeq:
+			reach = " AND s." + ident(vt) + " >= " + c.instant(r.req.Start)
+		}
+	}
 	switch kind {
 	case kindRows:
 		src = rel + " t"
@@ -380,7 +405,7 @@ func (c *compiler) kind(kind int, idx []int) (string, error) {
 	case kindLatest:
 		src = "(SELECT s.*, ROW_NUMBER() OVER (PARTITION BY " + strings.Join(series, ", ") +
 			" ORDER BY s." + timeCol + " DESC, s." + keyCol + " DESC) AS _rn FROM " + rel +
-			" s WHERE s." + timeCol + " < " + end + ") t"
+			" s WHERE s." + timeCol + " < " + end + reach + ") t"
 		where = append(where, "t._rn = 1")
 	case kindSeq:
 		w := "(PARTITION BY " + strings.Join(series, ", ") + " ORDER BY s." + timeCol + ", s." + keyCol + ")"
@@ -404,7 +429,7 @@ func (c *compiler) kind(kind int, idx []int) (string, error) {
 			}
 			cols = append(cols, "LAG("+met+") OVER "+w+" AS _prev"+strconv.Itoa(i))
 		}
-		src = "(SELECT " + strings.Join(cols, ", ") + " FROM " + rel + " s WHERE s." + timeCol + " < " + end + ") t"
+		src = "(SELECT " + strings.Join(cols, ", ") + " FROM " + rel + " s WHERE s." + timeCol + " < " + end + reach + ") t"
 		inWindow := "t." + timeCol + " >= " + start
 		if hasDuration {
 			inWindow = "(" + inWindow + " OR " + secsCol + " > 0)"

@@ -169,13 +169,14 @@ func filterWords(cat *catalog.Catalog, dims []string) []tool.FilterWords {
 
 // MetricQuerier returns the snapshot's transaction, for a metric's
 // compiled query and its re-derivation, and where the catalog's datasets
-// and references live (the source's relations): both read the one
-// snapshot the call's other reads see.
+// and references live (the source's relations) and which of them hold
+// validity intervals (ValidToColumn, on a derived dataset): both read the
+// one snapshot the call's other reads see.
 func (s *Snapshot) MetricQuerier(ctx context.Context) (metric.Querier, *metric.Options, error) {
 	if err := s.begin(ctx); err != nil {
 		return nil, nil, err
 	}
-	return s.tx, &metric.Options{Relations: s.e.src.Relations, References: s.e.src.References}, nil
+	return s.tx, &metric.Options{Relations: s.e.src.Relations, References: s.e.src.References, ValidTo: s.e.validTo, MaxGoRows: s.e.metricGoRows}, nil
 }
 
 // MetricRequest reads a metric tool call's validated arguments (Call.Args:

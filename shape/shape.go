@@ -103,6 +103,9 @@ type Options struct {
 	// reads none. For data that does not change while served: an import
 	// after New is not seen.
 	MemoryRows int
+	// MetricGoRows becomes metric.Options.MaxGoRows for metric requests
+	// (see Snapshot.MetricQuerier).
+	MetricGoRows int
 }
 
 // The executor's ways to pick every series' latest row: two portable
@@ -145,6 +148,10 @@ type Engine struct {
 	plans   map[string]*plan
 	maxKeys int
 	latest  string // LatestWindow or LatestAggregate
+	// validTo maps a derived dataset's name to ValidToColumn (for
+	// metric.Options).
+	validTo      map[string]string
+	metricGoRows int
 
 	mu  sync.Mutex
 	cps map[string]*checkpoints // by checkpoint index relation
@@ -195,6 +202,9 @@ func New(ctx context.Context, cat *catalog.Catalog, src Source, o *Options) (*En
 	if o != nil && o.MaxKeys > 0 {
 		e.maxKeys = o.MaxKeys
 	}
+	if o != nil {
+		e.metricGoRows = o.MetricGoRows
+	}
 	e.latest = Auto(src.DB)
 	e.prepare = isDuckDB(src.DB)
 	if o != nil && o.Latest != "" {
@@ -221,6 +231,12 @@ func New(ctx context.Context, cat *catalog.Catalog, src Source, o *Options) (*En
 			return nil, fmt.Errorf("new shape engine: %w", err)
 		}
 		derived[ds.Name.Value] = ok
+		if ok {
+			if e.validTo == nil {
+				e.validTo = map[string]string{}
+			}
+			e.validTo[ds.Name.Value] = ValidToColumn
+		}
 	}
 	for _, t := range cat.Tools {
 		p, err := compile(cat, t, src)

@@ -74,12 +74,14 @@ type config struct {
 	shapes   string // the tool shapes to measure (all when empty)
 	profile  string // CPU profile of the serving process
 	every    int    // rows between checkpoints (0: the default spacing)
+	metrics  bool   // measure query_metric instead of the tool shapes
+	goRows   int    // engine.Options.MetricGoRows
 }
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("scale", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	events := fs.String("events", "100000,1000000,10000000", "dataset `SIZES` in events, comma-separated")
+	events := fs.String("events", "100000,1000000,10000000", "dataset `SIZES` in events, comma-separated; demo for the warehouse demo (demo.DefaultOptions)")
 	backends := fs.String("backends", "duckdb,postgres", "`DATABASES` to measure: duckdb, postgres")
 	var c config
 	fs.StringVar(&c.data, "data", "/work/scale-data", "`DIR` for generated DuckDB files (outside the repository)")
@@ -92,6 +94,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&c.shapes, "shapes", "", "tool `SHAPES` to measure, comma-separated (all when empty)")
 	fs.StringVar(&c.profile, "cpuprofile", "", "write a CPU profile of the serving process (the last database measured) to `FILE`")
 	fs.IntVar(&c.every, "every", 0, "`ROWS` between checkpoints when building (0: the default spacing, twice the series and at least shape.MinEvery)")
+	fs.BoolVar(&c.metrics, "metrics", false, "measure query_metric end to end (compile, validate, execute, re-derive) instead of the tool shapes, at -clients and at one client")
+	fs.IntVar(&c.goRows, "metric-go-rows", 0, "most `ROWS` a metric's re-derivation reads into Go before it re-derives in SQL (0: metric.DefaultMaxGoRows)")
 	fs.StringVar(&c.serve, "serve", "", "internal: serve one `BACKEND:EVENTS` and print its report")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: go run ./bench/scale [-events 100000,1000000] [-backends duckdb,postgres] [-data DIR]")
@@ -104,6 +108,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return errors.New("-clients must be 1 to 1024")
 	}
 	for _, s := range strings.Split(*events, ",") {
+		if strings.TrimSpace(s) == "demo" {
+			c.events = append(c.events, demoSize)
+			continue
+		}
 		n, err := strconv.Atoi(strings.TrimSpace(s))
 		if err != nil || n < 1 || n > demo.MaxEvents {
 			return fmt.Errorf("-events: each size must be 1 to %d", demo.MaxEvents)
@@ -123,6 +131,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if c.serve != "" {
 		b, n, _ := strings.Cut(c.serve, ":")
 		events, err := strconv.Atoi(n)
+		if n == "demo" {
+			events, err = demoSize, nil
+		}
 		if err != nil {
 			return errors.New("-serve: want BACKEND:EVENTS")
 		}
@@ -149,7 +160,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			}
 			// A fresh process per database: its peak memory and its first
 			// answer are its own.
-			cmd := exec.CommandContext(ctx, self, append(slices.Clone(args), "-serve", b+":"+strconv.Itoa(n))...)
+			cmd := exec.CommandContext(ctx, self, append(slices.Clone(args), "-serve", b+":"+sizeName(n))...)
 			cmd.Stdout, cmd.Stderr = stdout, stderr
 			if err := cmd.Run(); err != nil {
 				return fmt.Errorf("serve %s with %d events: %w", b, n, err)
@@ -159,19 +170,33 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	return nil
 }
 
+// demoSize stands for the warehouse demo (demo.DefaultOptions) among the
+// sizes.
+const demoSize = -1
+
+func sizeName(n int) string {
+	if n == demoSize {
+		return "demo"
+	}
+	return strconv.Itoa(n)
+}
+
 // options are the generator's options for n events: 20 zones, 2,000
-// devices, 30 days, whatever the size.
+// devices, 30 days, whatever the size; the demo's own for demoSize.
 func options(c config, n int) demo.Options {
+	if n == demoSize {
+		return demo.DefaultOptions()
+	}
 	return demo.Options{Seed: c.seed, Zones: 20, Devices: 2000, Events: n,
 		Start: time.Date(2026, 1, 5, 0, 0, 0, 0, time.UTC), Days: 30}
 }
 
 func duckPath(c config, n int) string {
-	return filepath.Join(c.data, fmt.Sprintf("warehouse-%d.duckdb", n))
+	return filepath.Join(c.data, "warehouse-"+sizeName(n)+".duckdb")
 }
 
 func buildPath(c config, b string, n int) string {
-	return filepath.Join(c.data, fmt.Sprintf("warehouse-%d.%s.build.json", n, b))
+	return filepath.Join(c.data, "warehouse-"+sizeName(n)+"."+b+".build.json")
 }
 
 // pgDSN is c.dsn with the schema of size n first on the search path.
@@ -183,7 +208,7 @@ func pgDSN(c config, n int) string {
 	return c.dsn + sep + "search_path=" + pgSchema(n)
 }
 
-func pgSchema(n int) string { return fmt.Sprintf("scale_%d", n) }
+func pgSchema(n int) string { return "scale_" + sizeName(n) }
 
 // build imports the generated dataset of n events into backend b, unless
 // it is there already.
@@ -291,14 +316,17 @@ func (g *proposals) draw(r *rand.Rand, toolName string) tool.Proposal {
 
 // serve opens one database in this process and measures it.
 func serve(ctx context.Context, cat *catalog.Catalog, c config, b string, n int) (bench.ScaleReport, error) {
-	rep := bench.ScaleReport{Backend: b, Events: n, Clients: c.clients}
+	o := options(c, n)
+	rep := bench.ScaleReport{Backend: b, Events: o.Events, Clients: c.clients}
+	if n == demoSize {
+		rep.Dataset = "demo"
+	}
 	if data, err := os.ReadFile(buildPath(c, b, n)); err == nil {
 		var bd bench.ScaleBuild
 		if json.Unmarshal(data, &bd) == nil {
 			rep.Import = &bd
 		}
 	}
-	o := options(c, n)
 	zones, devices, err := demo.Layout(o)
 	if err != nil {
 		return bench.ScaleReport{}, err
@@ -344,7 +372,7 @@ func serve(ctx context.Context, cat *catalog.Catalog, c config, b string, n int)
 			return bench.ScaleReport{}, fmt.Errorf("set threads: %w", err)
 		}
 	}
-	e, err := engine.OpenCatalog(ctx, cat, src, nil)
+	e, err := engine.OpenCatalog(ctx, cat, src, &engine.Options{MetricGoRows: c.goRows})
 	if err != nil {
 		return bench.ScaleReport{}, err
 	}
@@ -367,7 +395,15 @@ func serve(ctx context.Context, cat *catalog.Catalog, c config, b string, n int)
 		}
 		defer pprof.StopCPUProfile()
 	}
+	if c.metrics {
+		if err := measureMetrics(ctx, cat, e, gen, c, &rep); err != nil {
+			return bench.ScaleReport{}, err
+		}
+	}
 	for i, sh := range shapes {
+		if c.metrics {
+			break
+		}
 		if c.shapes != "" && !slices.Contains(strings.Split(c.shapes, ","), sh.shape) {
 			continue
 		}

@@ -76,6 +76,66 @@ func RunProperty(t *testing.T, b Backend) {
 				if err := metric.Verify(req, got, want, m.ToleranceOf()); err != nil {
 					rt.Fatalf("%v\nSQL: %s\nargs: %v", err, q.SQL, q.Args)
 				}
+				// The SQL re-derivation, over the raw rows (sequenced by
+				// numbering) and over their validity intervals, agrees with
+				// both, groups, values and keys; so does Resolve on either
+				// side of its threshold.
+				whole := req
+				whole.Limit, whole.Order = 0, metric.Order{}
+				intervals := *opts
+				intervals.ValidTo = map[string]string{ds.Name.Value: ValidTo}
+				// The compiled query over the rows that reach the window
+				// (its LEAD and LAG over them alone) gives the same table.
+				qv, err := metric.Compile(cat, req, &intervals)
+				if err != nil {
+					rt.Fatalf("compile with intervals: %v", err)
+				}
+				gotv, err := qv.Run(t.Context(), db)
+				if err != nil {
+					rt.Fatalf("run with intervals: %v\n%s", err, qv.SQL)
+				}
+				if err := metric.Verify(req, gotv, want, m.ToleranceOf()); err != nil {
+					rt.Fatalf("compiled with intervals: %v\nSQL: %s", err, qv.SQL)
+				}
+				small, large := *opts, *opts
+				small.MaxGoRows, large.MaxGoRows = 1000, 1
+				for _, v := range []struct {
+					name string
+					run  func() (*metric.Table, error)
+				}{
+					{"sql", func() (*metric.Table, error) { return metric.RederiveSQL(t.Context(), db, cat, req, opts) }},
+					{"sql with intervals", func() (*metric.Table, error) { return metric.RederiveSQL(t.Context(), db, cat, req, &intervals) }},
+					{"resolve in go", func() (*metric.Table, error) { return metric.Resolve(t.Context(), db, cat, req, &small) }},
+					{"resolve in sql", func() (*metric.Table, error) { return metric.Resolve(t.Context(), db, cat, req, &large) }},
+				} {
+					re, err := v.run()
+					if err != nil {
+						rt.Fatalf("%s: %v", v.name, err)
+					}
+					if err := metric.Verify(req, got, re, m.ToleranceOf()); err != nil {
+						rt.Fatalf("%s: compiled: %v", v.name, err)
+					}
+					if err := metric.Verify(whole, want, re, m.ToleranceOf()); err != nil {
+						rt.Fatalf("%s: go: %v", v.name, err)
+					}
+					if !slices.Equal(re.Keys, want.Keys) {
+						rt.Fatalf("%s: keys %v, go %v", v.name, re.Keys, want.Keys)
+					}
+					// A defect: one value moved beyond the tolerance is caught.
+					for i, row := range got.Rows {
+						if row.Value == nil {
+							continue
+						}
+						bad := *got
+						bad.Rows = slices.Clone(got.Rows)
+						x := *row.Value + 1 + 2*m.ToleranceOf()*max(1, *row.Value)
+						bad.Rows[i].Value = &x
+						if metric.Verify(req, &bad, re, m.ToleranceOf()) == nil {
+							rt.Fatalf("%s: a moved value at %d passed", v.name, i)
+						}
+						break
+					}
+				}
 			})
 		})
 	}
@@ -127,8 +187,14 @@ func refValues(rs []catalog.Ref) []string {
 	return out
 }
 
-// loadRows creates table rel in the layout ingest gives ds and inserts
-// rows with plain INSERTs (the property test makes a table per case).
+// ValidTo is the validity end column loadRows adds: each row's series'
+// next row's time (by time, then key), computed here in Go, or a far
+// future for a series' latest row (what shape.Derive's _valid_to holds).
+const ValidTo = "_valid_to"
+
+// loadRows creates table rel in the layout ingest gives ds, plus ValidTo,
+// and inserts rows with plain INSERTs (the property test makes a table per
+// case).
 func loadRows(ctx context.Context, db *sql.DB, ds *catalog.Dataset, rel string, rows []genRow) error {
 	cols := []string{ds.Key.Value, ds.Time.Value}
 	defs := []string{ingest.Quote(ds.Key.Value) + " VARCHAR NOT NULL", ingest.Quote(ds.Time.Value) + " TIMESTAMP NOT NULL"}
@@ -148,16 +214,21 @@ func loadRows(ctx context.Context, db *sql.DB, ds *catalog.Dataset, rel string, 
 		}
 		defs = append(defs, ingest.Quote(a.Column.Value)+" "+typ)
 	}
+	defs = append(defs, ingest.Quote(ValidTo)+" TIMESTAMP")
 	if _, err := db.ExecContext(ctx, "CREATE TABLE "+ingest.Quote(rel)+" ("+strings.Join(defs, ", ")+")"); err != nil {
 		return fmt.Errorf("create table: %w", err)
 	}
-	for _, r := range rows {
+	validTo := validity(ds, rows)
+	for i, r := range rows {
 		args := []any{r.key, r.at.UTC().Format("2006-01-02 15:04:05")}
 		ph := []string{"$1", "CAST($2 AS TIMESTAMP)"}
 		for _, c := range cols[2:] {
 			args = append(args, r.vals[c])
 			ph = append(ph, "$"+strconv.Itoa(len(args)))
 		}
+		args = append(args, validTo[i].UTC().Format("2006-01-02 15:04:05"))
+		ph = append(ph, "CAST($"+strconv.Itoa(len(args))+" AS TIMESTAMP)")
+		cols := append(slices.Clone(cols), ValidTo)
 		var qc []string
 		for _, c := range cols {
 			qc = append(qc, ingest.Quote(c))
@@ -167,6 +238,40 @@ func loadRows(ctx context.Context, db *sql.DB, ds *catalog.Dataset, rel string, 
 		}
 	}
 	return nil
+}
+
+// validity returns each row's validity end: its series' next row's time,
+// by time then key, or 9999-12-31 for the latest.
+func validity(ds *catalog.Dataset, rows []genRow) []time.Time {
+	idx := make([]int, len(rows))
+	for i := range idx {
+		idx[i] = i
+	}
+	seriesOf := func(r genRow) string {
+		var b strings.Builder
+		for _, e := range ds.SeriesEntities() {
+			fmt.Fprintf(&b, "%v\x00", r.vals[e.Column.Value])
+		}
+		return b.String()
+	}
+	slices.SortFunc(idx, func(a, b int) int {
+		x, y := rows[a], rows[b]
+		if c := strings.Compare(seriesOf(x), seriesOf(y)); c != 0 {
+			return c
+		}
+		if c := x.at.Compare(y.at); c != 0 {
+			return c
+		}
+		return strings.Compare(x.key, y.key)
+	})
+	out := make([]time.Time, len(rows))
+	for j, i := range idx {
+		out[i] = time.Date(9999, 12, 31, 0, 0, 0, 0, time.UTC)
+		if j+1 < len(idx) && seriesOf(rows[idx[j+1]]) == seriesOf(rows[i]) {
+			out[i] = rows[idx[j+1]].at
+		}
+	}
+	return out
 }
 
 // loadReference creates entity e's reference table as rel: some of the

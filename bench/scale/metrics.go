@@ -1,0 +1,149 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/provenant/provenant/bench"
+	"github.com/provenant/provenant/catalog"
+	"github.com/provenant/provenant/engine"
+	"github.com/provenant/provenant/metric"
+	"github.com/provenant/provenant/sandbox"
+	sandboxduckdb "github.com/provenant/provenant/sandbox/duckdb"
+	"github.com/provenant/provenant/shape"
+	"github.com/provenant/provenant/tool"
+)
+
+// metricPhases are the query_metric phases: a week of availability (the
+// heaviest window the catalog's grain allows a person to ask for often),
+// and a shift (eight hours) of any warehouse metric.
+var metricPhases = []struct {
+	name   string
+	window time.Duration
+	week   bool
+}{
+	{"metric_week", 7 * 24 * time.Hour, true},
+	{"metric_shift", 8 * time.Hour, false},
+}
+
+// drawMetric draws one query_metric request and its proposal: the metric,
+// the dimensions (none, zone or device type), a zone filter now and then,
+// and a window of the phase's length starting at a random second of the
+// dataset's period.
+func drawMetric(r *rand.Rand, cat *catalog.Catalog, gen *proposals, window time.Duration, week bool) (metric.Request, tool.Proposal) {
+	name := "availability"
+	if !week {
+		name = cat.Metrics[r.IntN(len(cat.Metrics))].Name.Value
+	}
+	span := max(gen.period-window, time.Hour)
+	start := gen.start.Add(time.Duration(r.Int64N(int64(span)))).Truncate(time.Second)
+	req := metric.Request{Metric: name, Start: start, End: start.Add(window), Scope: metric.All()}
+	params := map[string]any{"metric": name, "start": start.Format(tool.TimestampLayout), "end": req.End.Format(tool.TimestampLayout)}
+	switch r.IntN(3) {
+	case 1:
+		req.Dimensions = []string{"zone"}
+	case 2:
+		req.Dimensions = []string{"device_type"}
+	}
+	if len(req.Dimensions) > 0 {
+		params["dimensions"] = []any{req.Dimensions[0]}
+	}
+	if len(req.Dimensions) == 0 && r.IntN(2) == 0 {
+		z := gen.zones[r.IntN(len(gen.zones))].ID
+		req.Filters = []metric.Filter{{Dimension: "zone", Op: "eq", Values: []string{z}}}
+		params["filters"] = []any{map[string]any{"dimension": "zone", "op": "eq", "values": []any{z}}}
+	}
+	return req, tool.Proposal{Tool: shape.QueryMetric, Params: params}
+}
+
+// measureMetrics drives query_metric calls end to end: each call compiles
+// the request (metric.Compile), validates the SQL with the sandbox's
+// validator (DuckDB's parser and the catalog's allowlist with parameters
+// admitted, as `validate` judges compiled queries), then runs it through
+// the pipeline's Call (the wall, the compiled query, the re-derivation for
+// the keys, the resolver's re-derivation and Verify). Each phase runs at
+// c.clients and then at one client, each for c.duration.
+func measureMetrics(ctx context.Context, cat *catalog.Catalog, e *engine.Engine, gen *proposals, c config, rep *bench.ScaleReport) error {
+	v, err := sandboxduckdb.NewValidator(ctx, sandbox.NewPolicy(cat.Allowlist()).WithParameters(), nil)
+	if err != nil {
+		return fmt.Errorf("open validator: %w", err)
+	}
+	defer v.Close()
+	call := func(r *rand.Rand, window time.Duration, week bool) (string, error) {
+		req, p := drawMetric(r, cat, gen, window, week)
+		// The SQL the engine runs: compiled over the derived validity
+		// intervals.
+		q, err := metric.Compile(cat, req, &metric.Options{ValidTo: map[string]string{"status_events": shape.ValidToColumn}})
+		if err != nil {
+			return "", fmt.Errorf("compile: %w", err)
+		}
+		if err := v.Validate(ctx, q.SQL); err != nil {
+			return "", fmt.Errorf("validate: %w", err)
+		}
+		return string(e.Pipeline.Call(ctx, p).Outcome()), nil
+	}
+	run := func(clients int, seed uint64, d time.Duration, window time.Duration, week bool) ([]time.Duration, map[string]int, time.Duration, error) {
+		per := make([][]time.Duration, clients)
+		outs := make([]map[string]int, clients)
+		errs := make([]error, clients)
+		var wg sync.WaitGroup
+		start := time.Now()
+		deadline := start.Add(d)
+		for w := range clients {
+			outs[w] = map[string]int{}
+			wg.Go(func() {
+				r := rand.New(rand.NewPCG(seed, uint64(w)))
+				// At least one call per client, however slow.
+				for first := true; ctx.Err() == nil && (first || time.Now().Before(deadline)); first = false {
+					t := time.Now()
+					o, err := call(r, window, week)
+					if err != nil {
+						errs[w] = err
+						return
+					}
+					per[w] = append(per[w], time.Since(t))
+					outs[w][o]++
+				}
+			})
+		}
+		wg.Wait()
+		elapsed := time.Since(start)
+		var all []time.Duration
+		outcomes := map[string]int{}
+		for w := range clients {
+			if errs[w] != nil {
+				return nil, nil, 0, errs[w]
+			}
+			all = append(all, per[w]...)
+			for k, n := range outs[w] {
+				outcomes[k] += n
+			}
+		}
+		slices.Sort(all)
+		return all, outcomes, elapsed, nil
+	}
+	for i, ph := range metricPhases {
+		seed := c.seed + uint64(i)*1000
+		// A warm-up, not measured: one client (a call at 10,000,000
+		// events takes seconds; sixteen of them would take minutes).
+		if _, _, _, err := run(1, seed+500, time.Second, ph.window, ph.week); err != nil {
+			return fmt.Errorf("%s: %w", ph.name, err)
+		}
+		for _, clients := range []int{c.clients, 1} {
+			durs, outcomes, elapsed, err := run(clients, seed+uint64(clients), c.duration, ph.window, ph.week)
+			if err != nil {
+				return fmt.Errorf("%s: %w", ph.name, err)
+			}
+			rep.Shapes = append(rep.Shapes, bench.ScalePhase{
+				Shape: ph.name, Clients: clients, Calls: len(durs), PerSec: float64(len(durs)) / elapsed.Seconds(),
+				P50MS: ms(pct(durs, 0.50)), P95MS: ms(pct(durs, 0.95)), P99MS: ms(pct(durs, 0.99)), MaxMS: ms(durs[len(durs)-1]),
+				Outcomes: outcomes,
+			})
+		}
+	}
+	return nil
+}
