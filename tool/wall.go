@@ -299,6 +299,12 @@ func (w *Wall) judge(q Param, v any, path string) (any, *Rejection) {
 // key it does not declare looks like one); for any other parameter, as
 // carriesQuery.
 func carriesQueryIn(q Param, v any) bool {
+	if q.Kind == Statement {
+		// Query syntax is what a statement is made of; a non-string is
+		// judged by its domain.
+		_, ok := v.(string)
+		return !ok && carriesQuery(v)
+	}
 	if !q.Kind.Structured() {
 		if q.Kind == Integer || q.Kind == Boolean {
 			_, structured := v.(map[string]any)
