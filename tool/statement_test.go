@@ -53,6 +53,9 @@ func TestWall_Statement(t *testing.T) {
 				if got := c.Arg("sql"); got != tt.params["sql"] {
 					t.Errorf("Arg(sql) = %q, want the statement as proposed", got)
 				}
+				if got, want := c.Args()["sql"], tool.StatementRef(c.Arg("sql")); got != want || len(want) != 71 {
+					t.Errorf("Args()[sql] = %q, want %q: the statement's hash, never its text", got, want)
+				}
 				return
 			}
 			rej, ok := tool.IsRejection(err)
