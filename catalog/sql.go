@@ -55,6 +55,20 @@ const MaxSQLTimeout = 5 * time.Minute
 // FreeSQL reports whether the catalog opts in to free SQL.
 func (c *Catalog) FreeSQL() bool { return c.SQL != nil && c.SQL.Free }
 
+// WithFreeSQL returns a copy of c with free SQL on, as `free: true` would
+// turn it on, for a command's --free-sql; c is unchanged. The copy shares
+// everything else with c.
+func (c *Catalog) WithFreeSQL() *Catalog {
+	d := *c
+	s := SQL{}
+	if c.SQL != nil {
+		s = *c.SQL
+	}
+	s.Free = true
+	d.SQL = &s
+	return &d
+}
+
 // Tables returns the tables c declares, in declaration order, each once:
 // every dataset's table, then its entities' reference tables. Datasets
 // and references declared with files: are not tables and are not listed.
