@@ -8,7 +8,6 @@ import (
 	"log/slog"
 	"os"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/provenant/provenant/answer"
@@ -37,47 +36,8 @@ func TestMain(m *testing.M) {
 		os.Exit(0)
 	}
 	code := m.Run()
-	if demoSnap != nil {
-		demoSnap.Close()
-	}
+	enginetest.CloseDemoSnapshot()
 	os.Exit(code)
-}
-
-var (
-	demoSnapOnce sync.Once
-	demoSnap     *sandboxdb.Snapshot
-	demoSnapErr  error
-)
-
-// demoSnapshot is a sandbox snapshot of the demo store's allowlisted
-// tables (events, products, stores), imported as engine.Open imports it,
-// built once per test binary.
-func demoSnapshot(t *testing.T) *sandboxdb.Snapshot {
-	t.Helper()
-	demoSnapOnce.Do(func() {
-		d, err := demo.Load()
-		if err != nil {
-			demoSnapErr = err
-			return
-		}
-		var mem *engine.Database
-		open := func(ctx context.Context) (*engine.Database, error) {
-			var err error
-			mem, err = enginetest.OpenDuckDB(ctx)
-			return mem, err
-		}
-		e, err := engine.Open(t.Context(), d, open, nil)
-		if err != nil {
-			demoSnapErr = err
-			return
-		}
-		defer e.Close()
-		demoSnap, demoSnapErr = sandboxdb.SnapshotDB(t.Context(), mem.DB, []string{"events", "products", "stores"})
-	})
-	if demoSnapErr != nil {
-		t.Fatalf("snapshot the demo: %v", demoSnapErr)
-	}
-	return demoSnap
 }
 
 // freeSQLEngine opens the demo engine with free SQL on: the scripted
@@ -85,21 +45,13 @@ func demoSnapshot(t *testing.T) *sandboxdb.Snapshot {
 // worker processes (this binary), two kept warm.
 func freeSQLEngine(t *testing.T, script scripted.Script, limits sandbox.Limits, logs *bytes.Buffer, obs pipeline.Observer) *engine.Engine {
 	t.Helper()
-	snap := demoSnapshot(t)
-	r, err := sandboxdb.NewRunner(t.Context(), snap, []string{os.Args[0]}, &sandboxdb.Options{
-		Env: []string{workerEnv}, Limits: limits, Warm: 2,
-		Logger: slog.New(slog.NewJSONHandler(logs, nil)),
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { r.Close() })
 	return enginetest.OpenDemo(t, engine.Options{
 		Provider:  scripted.New(script, nil),
 		Logger:    slog.New(slog.NewJSONHandler(logs, nil)),
 		Observer:  obs,
 		ResultIDs: &ledger.Sequence{},
-		FreeSQL:   &pipeline.FreeSQL{Runner: r, Tables: snap.Tables},
+		FreeSQL: enginetest.DemoFreeSQL(t, []string{os.Args[0]}, []string{workerEnv},
+			&sandboxdb.Options{Limits: limits, Logger: slog.New(slog.NewJSONHandler(logs, nil))}),
 	})
 }
 
