@@ -64,6 +64,14 @@ const (
 	ReasonRawQuery     = ReasonKind(tool.RawQuery)
 	ReasonOutOfScope   = ReasonKind(tool.OutOfScope)
 
+	// Rejections of a free SQL statement: the sandbox's failure classes
+	// (package sandbox), and a statement that ran and returned no row.
+	ReasonSQLError         ReasonKind = "sql_error"         // the statement failed while it ran
+	ReasonEmptyResult      ReasonKind = "empty_result"      // the statement returned no row
+	ReasonBudgetExceeded   ReasonKind = "budget_exceeded"   // a limit stopped it (rows processed, result size, memory, wall clock)
+	ReasonPermissionDenied ReasonKind = "permission_denied" // it asked for something the sandbox forbids
+	ReasonSchemaViolation  ReasonKind = "schema_violation"  // it is not one well-formed SELECT over the allowlisted tables' columns
+
 	// Errors.
 	ReasonModelUnavailable   ReasonKind = "model_unavailable"   // the model was unreachable
 	ReasonVerificationFailed ReasonKind = "verification_failed" // the resolver's verdict failed
@@ -79,6 +87,11 @@ var (
 		ReasonMissingSlot, ReasonAmbiguous, ReasonUnknownName, ReasonNotUnderstood}
 	RejectKinds = []ReasonKind{ReasonUnregistered, ReasonInvalid, ReasonRawQuery, ReasonOutOfScope}
 	ErrorKinds  = []ReasonKind{ReasonModelUnavailable, ReasonVerificationFailed, ReasonInternal, ReasonTimeout}
+	// StatementRejectKinds are the rejections of a free SQL statement
+	// (RejectStatement); they are rejections too, kept apart from the
+	// wall's kinds.
+	StatementRejectKinds = []ReasonKind{ReasonSQLError, ReasonEmptyResult, ReasonBudgetExceeded,
+		ReasonPermissionDenied, ReasonSchemaViolation}
 )
 
 // Reason says why a request did not end in an answer: a kind from a
@@ -116,7 +129,18 @@ type Answer struct {
 	resultIDs  []string
 	grounding  *grounding.Report
 	confidence *Confidence
+	governance Governance
 }
+
+// Governance says what kind of computation an answer's value came from.
+// A governed answer (a declared tool or metric, compiled by our code and
+// independently re-derived) carries none: its JSON has no governance key.
+type Governance string
+
+// Ungoverned marks an answer computed by SQL the engine did not write
+// (free SQL run in the sandbox): re-executed, never independently
+// re-derived, so only the statement says what its numbers mean.
+const Ungoverned Governance = "ungoverned"
 
 // Confidence is what the engine knows about how likely an answer is to be
 // the right one for the question: its signals, and a combined score in
@@ -168,6 +192,9 @@ func Staple(r fact.Result, v fact.Verdict, text *string, resultID string) (Answe
 	if _, absent := prov.Absence(); absent {
 		a.outcome = Absence
 	}
+	if _, ran := prov.Statement(); ran {
+		a.governance = Ungoverned
+	}
 	if text == nil {
 		a.outcome, a.stage, a.reason = Error, StageCompose, Reason{Kind: ReasonModelUnavailable}
 		return a, nil
@@ -192,6 +219,16 @@ func Reject(tool string, r *tool.Rejection) Answer {
 	kind := ReasonKind(r.Kind)
 	mustKind(kind, RejectKinds)
 	return Answer{outcome: Rejected, tool: tool, reason: Reason{Kind: kind, Detail: r.Detail()}}
+}
+
+// RejectStatement is the answer when a free SQL statement the wall
+// admitted was stopped by the sandbox or returned nothing: outcome
+// rejected, with the failure class as the reason's kind. detail says what
+// was refused (a kind and a layer), never the statement's text. It panics
+// on a kind outside StatementRejectKinds.
+func RejectStatement(tool string, kind ReasonKind, detail string) Answer {
+	mustKind(kind, StatementRejectKinds)
+	return Answer{outcome: Rejected, tool: tool, reason: Reason{Kind: kind, Detail: detail}}
 }
 
 // Fail is the answer for an error at a stage. When a call had been
@@ -279,6 +316,10 @@ func (a Answer) Rejection() (tool.RejectKind, bool) {
 	return tool.RejectKind(a.reason.Kind), true
 }
 
+// Governance returns Ungoverned for an answer whose value rests on a
+// statement the engine did not write, "" for a governed one.
+func (a Answer) Governance() Governance { return a.governance }
+
 // Stage returns the failing stage of an error, "" otherwise.
 func (a Answer) Stage() Stage { return a.stage }
 
@@ -290,6 +331,7 @@ type wire struct {
 	Value      any               `json:"value"`      // fact.Value.JSONShape, or nil
 	Provenance any               `json:"provenance"` // fact.Provenance.JSONShape, or nil
 	DataVer    string            `json:"data_version,omitempty"`
+	Governance Governance        `json:"governance,omitempty"`
 	Text       *string           `json:"text"`
 	Verdict    *fact.Verdict     `json:"verdict"`
 	Reason     *string           `json:"reason"`
@@ -305,7 +347,7 @@ func (a Answer) DataVersion() string { return a.dataVer }
 
 // MarshalJSON writes the documented answer object with every key present.
 func (a Answer) MarshalJSON() ([]byte, error) {
-	w := wire{Outcome: a.outcome, Params: a.args, Text: a.text, Verdict: a.verdict, DataVer: a.dataVer,
+	w := wire{Outcome: a.outcome, Params: a.args, Text: a.text, Verdict: a.verdict, DataVer: a.dataVer, Governance: a.governance,
 		ResultIDs: a.resultIDs, Grounding: a.grounding, Confidence: a.confidence}
 	// Plain data, not the Marshalers: encoding/json scans a Marshaler's
 	// output once more, a pass over every event id of a window.

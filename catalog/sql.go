@@ -2,8 +2,10 @@ package catalog
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/goccy/go-yaml/ast"
 )
@@ -21,6 +23,50 @@ type SQL struct {
 	// Deny are tables taken out of the allowlist: free SQL and compiled
 	// metric queries may not read them.
 	Deny []Ref
+	// Free opts in to free SQL: a query_sql tool joins the menu, for
+	// questions no tool or metric covers, and runs in the sandbox over
+	// the allowlist. Off unless written `free: true`.
+	Free    bool
+	FreePos Pos
+	// Limits bound each free statement's run; nil when absent (the
+	// sandbox's defaults).
+	Limits *SQLLimits
+}
+
+// SQLLimits are the `sql.limits` a catalog may set for free SQL; a field
+// left out is 0 and takes the sandbox's default. Names and units are
+// `provenant sql`'s flags'.
+type SQLLimits struct {
+	Pos Pos
+	// RowBudget: the most rows a statement may process.
+	RowBudget int64
+	// MaxRows and MaxBytes bound a result (rows; bytes as JSON).
+	MaxRows  int64
+	MaxBytes int64
+	// MemoryMB is the worker's memory limit in MiB (at least 16).
+	MemoryMB int64
+	// Timeout is the wall-clock safety net.
+	Timeout time.Duration
+}
+
+// MaxSQLTimeout bounds `sql.limits.timeout`: a safety net, not a budget.
+const MaxSQLTimeout = 5 * time.Minute
+
+// FreeSQL reports whether the catalog opts in to free SQL.
+func (c *Catalog) FreeSQL() bool { return c.SQL != nil && c.SQL.Free }
+
+// WithFreeSQL returns a copy of c with free SQL on, as `free: true` would
+// turn it on, for a command's --free-sql; c is unchanged. The copy shares
+// everything else with c.
+func (c *Catalog) WithFreeSQL() *Catalog {
+	d := *c
+	s := SQL{}
+	if c.SQL != nil {
+		s = *c.SQL
+	}
+	s.Free = true
+	d.SQL = &s
+	return &d
 }
 
 // Tables returns the tables c declares, in declaration order, each once:
@@ -121,18 +167,87 @@ func (d *decoder) sql(n ast.Node) *SQL {
 			s.Allow = d.strs(v, "allow")
 		}},
 		{"deny", false, func(v ast.Node) { s.Deny = d.strs(v, "deny") }},
+		{"free", false, func(v ast.Node) {
+			s.FreePos = nodePos(v)
+			s.Free = d.boolean(v, "free")
+		}},
+		{"limits", false, func(v ast.Node) { s.Limits = d.sqlLimits(v) }},
 	})
 	return s
 }
 
+func (d *decoder) sqlLimits(n ast.Node) *SQLLimits {
+	l := &SQLLimits{Pos: nodePos(n)}
+	positive := func(name string, min int64, dst *int64) field {
+		return field{name, false, func(v ast.Node) {
+			x, ok := d.integer(v, name)
+			switch {
+			case !ok:
+			case x < min:
+				d.add(nodePos(v), "`%s`: want an integer of at least %d", name, min)
+			default:
+				*dst = x
+			}
+		}}
+	}
+	d.mapping(n, "limits", []field{
+		positive("row_budget", 1, &l.RowBudget),
+		positive("max_rows", 1, &l.MaxRows),
+		positive("max_bytes", 1, &l.MaxBytes),
+		positive("memory_mb", 16, &l.MemoryMB),
+		{"timeout", false, func(v ast.Node) {
+			r := d.str(v, "timeout")
+			if r.Pos.Line == 0 {
+				return
+			}
+			t, err := time.ParseDuration(r.Value)
+			if err != nil || t <= 0 || t > MaxSQLTimeout {
+				d.add(r.Pos, "`timeout`: want a duration like 10s, more than 0 and at most %s", MaxSQLTimeout)
+				return
+			}
+			l.Timeout = t
+		}},
+	})
+	return l
+}
+
+// integer decodes an integer scalar.
+func (d *decoder) integer(n ast.Node, what string) (int64, bool) {
+	n = d.plain(n)
+	if i, ok := n.(*ast.IntegerNode); ok {
+		switch x := i.Value.(type) {
+		case int64:
+			return x, true
+		case uint64:
+			if x <= math.MaxInt64 {
+				return int64(x), true
+			}
+		}
+	}
+	if n != nil {
+		d.add(nodePos(n), "`%s`: want an integer", what)
+	}
+	return 0, false
+}
+
 // validateSQL checks the `sql:` section: each list names a table once;
 // every denied table is a declared one; no table is both allowed and
-// denied; and `allow`, when written, is exactly the derived allowlist.
+// denied; `allow`, when written, is exactly the derived allowlist; free
+// SQL has a table to read; and `limits` are written only with free SQL
+// on (their values are checked as they are read).
 func validateSQL(v *errs, c *Catalog) {
 	s := c.SQL
 	if s == nil {
 		return
 	}
+	defer func() {
+		switch {
+		case s.Limits != nil && !s.Free:
+			v.add(s.Limits.Pos, "`limits` bound free SQL, which is off: set `free: true` or remove them")
+		case s.Free && len(c.Allowlist()) == 0:
+			v.add(s.FreePos, "`free`: free SQL needs at least one table in the allowlist (every declared table is denied)")
+		}
+	}()
 	declared := c.Tables()
 	folded := make([]string, len(declared))
 	for i, t := range declared {

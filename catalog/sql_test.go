@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 // withSQL is the retail catalog with a `sql:` section appended.
@@ -182,5 +183,97 @@ func TestSQL_EverySubsetDenied(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+func TestSQL_Free(t *testing.T) {
+	tests := []struct {
+		name, section string
+		free          bool
+		limits        SQLLimits
+	}{
+		{"absent", "  deny: []\n", false, SQLLimits{}},
+		{"off", "  free: false\n", false, SQLLimits{}},
+		{"on", "  free: true\n", true, SQLLimits{}},
+		{"on with limits", "  free: true\n  limits:\n    row_budget: 5000000\n    max_rows: 200\n    max_bytes: 65536\n    memory_mb: 128\n    timeout: 5s\n",
+			true, SQLLimits{RowBudget: 5_000_000, MaxRows: 200, MaxBytes: 65536, MemoryMB: 128, Timeout: 5 * time.Second}},
+		{"on with some limits", "  free: true\n  limits: {max_rows: 10}\n", true, SQLLimits{MaxRows: 10}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c, err := Load(strings.NewReader(withSQL(t, tt.section)), "retail.yaml")
+			if err != nil {
+				t.Fatalf("Load = %v", err)
+			}
+			if c.FreeSQL() != tt.free {
+				t.Errorf("FreeSQL = %t, want %t", c.FreeSQL(), tt.free)
+			}
+			var got SQLLimits
+			if c.SQL.Limits != nil {
+				got = *c.SQL.Limits
+				got.Pos = Pos{}
+			}
+			if got != tt.limits {
+				t.Errorf("Limits = %+v, want %+v", got, tt.limits)
+			}
+		})
+	}
+}
+
+// TestSQL_FreeErrors: each error of `free` and `limits`, at its line and
+// column relative to the `sql:` key.
+func TestSQL_FreeErrors(t *testing.T) {
+	tests := []struct {
+		name, section string
+		line, col     int
+		want          string
+	}{
+		{"free not a boolean", "  free: yes please\n", 1, 9, "`free`: want true or false"},
+		{"misspelt free", "  fre: true\n", 1, 3, "unknown key `fre`; did you mean `free`?"},
+		{"misspelt limit", "  free: true\n  limits:\n    max_row: 5\n", 3, 5, "unknown key `max_row`; did you mean `max_rows`?"},
+		{"limit not an integer", "  free: true\n  limits:\n    row_budget: lots\n", 3, 17, "`row_budget`: want an integer"},
+		{"limit a float", "  free: true\n  limits:\n    max_rows: 1.5\n", 3, 15, "`max_rows`: want an integer"},
+		{"limit zero", "  free: true\n  limits:\n    max_bytes: 0\n", 3, 16, "`max_bytes`: want an integer of at least 1"},
+		{"memory too small", "  free: true\n  limits:\n    memory_mb: 8\n", 3, 16, "`memory_mb`: want an integer of at least 16"},
+		{"timeout not a duration", "  free: true\n  limits:\n    timeout: soon\n", 3, 14, "`timeout`: want a duration like 10s"},
+		{"timeout too long", "  free: true\n  limits:\n    timeout: 1h\n", 3, 14, "at most 5m0s"},
+		{"limits without free", "  limits:\n    max_rows: 5\n", 2, 5, "`limits` bound free SQL, which is off"},
+		{"free with nothing to read", "  free: true\n  deny: [events, stores, products]\n", 1, 9, "free SQL needs at least one table"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Load(strings.NewReader(withSQL(t, tt.section)), "retail.yaml")
+			var list ErrorList
+			if !errors.As(err, &list) {
+				t.Fatalf("Load = %v, want an ErrorList", err)
+			}
+			line := strings.Count(retailText(t), "\n") + 1 + tt.line
+			prefix := fmt.Sprintf("retail.yaml:%d:%d: ", line, tt.col)
+			for _, e := range list {
+				if strings.HasPrefix(e.Error(), prefix) && strings.Contains(e.Message, tt.want) {
+					return
+				}
+			}
+			t.Errorf("no error %q %q in:\n%v", prefix, tt.want, err)
+		})
+	}
+}
+
+func TestSchema_SQLFree(t *testing.T) {
+	s := compileSchema(t)
+	good := []string{"  free: true\n", "  free: true\n  limits: {row_budget: 100, max_rows: 5, max_bytes: 10, memory_mb: 16, timeout: 2s}\n"}
+	for _, sec := range good {
+		if err := s.Validate(yamlInstance(t, withSQL(t, sec))); err != nil {
+			t.Errorf("schema refuses %q: %v", sec, err)
+		}
+	}
+	for _, sec := range []string{"  free: 1\n", "  free: true\n  limits: {max_row: 5}\n", "  free: true\n  limits: {memory_mb: 8}\n", "  free: true\n  limits: {timeout: soon}\n"} {
+		in := withSQL(t, sec)
+		if err := s.Validate(yamlInstance(t, in)); err == nil {
+			t.Errorf("schema accepts %q", sec)
+		}
+		if _, err := Load(strings.NewReader(in), "c.yaml"); err == nil {
+			t.Errorf("Load accepts %q", sec)
+		}
 	}
 }

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 
@@ -22,6 +23,11 @@ import (
 func OpenCatalog(ctx context.Context, cat *catalog.Catalog, src shape.Source, opts *Options) (*Engine, error) {
 	return openCatalog(ctx, cat, src, opts, false)
 }
+
+// ErrNoSandbox is returned by OpenCatalog for a catalog that opts in to
+// free SQL when Options.FreeSQL gives no runner: its statements run in
+// the sandbox or nowhere.
+var ErrNoSandbox = errors.New("free SQL needs a sandbox runner")
 
 // StoreFileMemoryRows is how many events of a store file Open holds in
 // memory: every store the format allows (999,999 events at most). From
@@ -103,6 +109,21 @@ func openCatalog(ctx context.Context, cat *catalog.Catalog, src shape.Source, op
 	if _, ok := shape.MetricDef(cat); ok {
 		wall = wall.WithCheck(shape.QueryMetric, metricCheck(cat, declared))
 	}
+	var free *pipeline.FreeSQL
+	if cat.FreeSQL() {
+		if o.FreeSQL == nil || o.FreeSQL.Runner == nil {
+			eng.Close()
+			return nil, fmt.Errorf("open engine: catalog %s opts in to free SQL: %w", cat.Name.Value, ErrNoSandbox)
+		}
+		f := *o.FreeSQL
+		if f.Tool == "" {
+			f.Tool = shape.QuerySQL
+		}
+		if f.Tables == nil {
+			f.Tables = cat.Allowlist()
+		}
+		free = &f
+	}
 	p := pipeline.New(o.Provider, wall, sr, sr, &pipeline.Options{
 		Observer:         o.Observer,
 		Logger:           o.Logger,
@@ -113,6 +134,7 @@ func openCatalog(ctx context.Context, cat *catalog.Catalog, src shape.Source, op
 		ResultIDs:        o.ResultIDs,
 		Keeper:           sr.kept,
 		Now:              o.Now,
+		FreeSQL:          free,
 	})
 	// The shape engine's prepared statements go before the database does
 	// (OnClose adds a caller's closers after this one).

@@ -104,6 +104,14 @@ type Options struct {
 	// (metric.Options.MaxGoRows: 0 for metric.DefaultMaxGoRows, negative
 	// for SQL always).
 	MetricGoRows int
+	// FreeSQL is the sandbox runner of a catalog that opts in to free
+	// SQL (`sql: {free: true}`): query_sql joins its menu and its calls
+	// run there. Required for such a catalog, ignored for any other
+	// by OpenCatalog; Open (a store file, which has no catalog file to
+	// opt in with) turns free SQL on when it is set.
+	// Tool defaults to shape.QuerySQL, Tables to the catalog's
+	// allowlist.
+	FreeSQL *pipeline.FreeSQL
 }
 
 // LoadDataset reads a store file, or the embedded demo store when path is
@@ -133,6 +141,11 @@ func Open(ctx context.Context, d *retail.Dataset, open Opener, opts *Options) (*
 	cat, err := catalogs.Load(storefile.Catalog)
 	if err != nil {
 		return nil, fmt.Errorf("open engine: %w", err)
+	}
+	if opts != nil && opts.FreeSQL != nil {
+		// A store file has no catalog file to opt in with: a sandbox
+		// runner is the opt-in.
+		cat = cat.WithFreeSQL()
 	}
 	db, err := open(ctx)
 	if err != nil {

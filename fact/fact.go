@@ -20,6 +20,7 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"strings"
 )
 
 // Kind is the shape of a tool's value: what JSON it takes and what type
@@ -242,6 +243,49 @@ type Provenance struct {
 	total    int      // the number of event ids
 	digest   string   // Digest of every id, when listed in part
 	absence  *Absence
+	stmt     *Statement
+}
+
+// Statement is the provenance of a table computed by SQL the engine did
+// not write (free SQL, run in the sandbox): the statement's hash (never
+// its text), the tables it could read, the rows it processed, and how it
+// was verified. Such a result rests on no event ids: it was re-executed
+// (run again in a fresh sandbox worker and the two results compared),
+// not independently re-derived, and says so.
+type Statement struct {
+	SQLHash       string   `json:"sql_sha256"`
+	Tables        []string `json:"tables"` // the allowlist the statement ran over
+	RowsProcessed int64    `json:"rows_processed"`
+	// ReExecuted: the statement ran a second time in a fresh worker and
+	// both results were equal.
+	ReExecuted bool `json:"re_executed"`
+	// IndependentlyRederived: a second formulation computed the value.
+	// Always false for free SQL: nothing but the statement says what it
+	// means.
+	IndependentlyRederived bool `json:"independently_rederived"`
+}
+
+// ErrBadStatement is returned by Ran for a statement provenance without
+// a SHA-256 in lowercase hex or without a table.
+var ErrBadStatement = errors.New("statement provenance needs a hash and a table")
+
+// Ran builds the provenance of a table a statement computed.
+func Ran(s Statement) (Provenance, error) {
+	if len(s.SQLHash) != 64 || strings.Trim(s.SQLHash, "0123456789abcdef") != "" || len(s.Tables) == 0 {
+		return Provenance{}, ErrBadStatement
+	}
+	s.Tables = slices.Clone(s.Tables)
+	return Provenance{stmt: &s}, nil
+}
+
+// Statement returns the statement provenance, if p is one.
+func (p Provenance) Statement() (Statement, bool) {
+	if p.stmt == nil {
+		return Statement{}, false
+	}
+	s := *p.stmt
+	s.Tables = slices.Clone(s.Tables)
+	return s, true
 }
 
 // ErrNoEvents is returned by Events for an empty id list: a positive answer
@@ -307,7 +351,7 @@ func (p Provenance) Complete() bool { return p.total == len(p.eventIDs) }
 // EventDigest returns the Digest of every event id; "" for an absence.
 func (p Provenance) EventDigest() string {
 	switch {
-	case p.absence != nil:
+	case p.absence != nil, p.stmt != nil:
 		return ""
 	case p.digest != "":
 		return p.digest
@@ -341,8 +385,9 @@ func (p Provenance) WithEnumeratedCount(n int) Provenance {
 	return Provenance{absence: &a}
 }
 
-// MarshalJSON writes {"event_ids": [...]} or {"absence": {...}}; a set
-// listed in part adds "event_count" (them all) and "event_digest".
+// MarshalJSON writes {"event_ids": [...]}, {"absence": {...}} or
+// {"statement": {...}}; a set listed in part adds "event_count" (them
+// all) and "event_digest".
 func (p Provenance) MarshalJSON() ([]byte, error) { return json.Marshal(p.JSONShape()) }
 
 // JSONShape returns p as plain data that encoding/json writes exactly as
@@ -351,6 +396,10 @@ func (p Provenance) MarshalJSON() ([]byte, error) { return json.Marshal(p.JSONSh
 // read-only.
 func (p Provenance) JSONShape() any {
 	switch {
+	case p.stmt != nil:
+		return struct {
+			Statement *Statement `json:"statement"`
+		}{p.stmt}
 	case p.absence != nil:
 		return struct {
 			Absence *Absence `json:"absence"`
@@ -390,7 +439,14 @@ var ErrMismatchedProvenance = errors.New("value and provenance disagree")
 // A table is the one exception: a table of zeros may rest on rows (no
 // fault among a thousand observed events) as well as on none, so it may
 // carry events or an absence; a table with any other number needs events.
+// A table, and only a table, may rest on a statement (Ran) instead.
 func NewResult(tool string, args map[string]string, v Value, p Provenance) (Result, error) {
+	if p.stmt != nil {
+		if v.Kind != KindTable {
+			return Result{}, ErrMismatchedProvenance
+		}
+		return Result{Tool: tool, Args: maps.Clone(args), Value: v, Provenance: p}, nil
+	}
 	_, absent := p.Absence()
 	mismatched := v.IsZero() != absent
 	if v.Kind == KindTable {

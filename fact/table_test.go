@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"math"
+	"strings"
 	"testing"
 	"time"
 
@@ -99,6 +100,37 @@ func TestTable_ZeroEqualAndResult(t *testing.T) {
 	} {
 		if _, err := fact.NewResult("query_metric", nil, fact.TableValue(c.v), c.p); (err == nil) != c.ok {
 			t.Errorf("%s: NewResult = %v, want ok=%t", c.name, err, c.ok)
+		}
+	}
+}
+
+func TestRan(t *testing.T) {
+	hash := strings.Repeat("ab", 32)
+	p, err := fact.Ran(fact.Statement{SQLHash: hash, Tables: []string{"events"}, RowsProcessed: 12, ReExecuted: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := json.Marshal(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"statement":{"sql_sha256":"` + hash + `","tables":["events"],"rows_processed":12,"re_executed":true,"independently_rederived":false}}`
+	if string(b) != want {
+		t.Errorf("JSON = %s, want %s", b, want)
+	}
+	if _, absent := p.Absence(); absent || p.NumEvents() != 0 || p.EventDigest() != "" {
+		t.Errorf("statement provenance reads as events or an absence")
+	}
+	tab, _ := fact.NewTable([]fact.Column{{Name: "n", Type: fact.CellNumber}}, [][]fact.Cell{{fact.NumberCell(3)}})
+	if _, err := fact.NewResult("query_sql", nil, fact.TableValue(tab), p); err != nil {
+		t.Errorf("NewResult(table, statement) = %v", err)
+	}
+	if _, err := fact.NewResult("query_sql", nil, fact.Integer(3, ""), p); err == nil {
+		t.Error("NewResult accepted a scalar resting on a statement")
+	}
+	for _, bad := range []fact.Statement{{SQLHash: "x", Tables: []string{"events"}}, {SQLHash: hash}, {SQLHash: strings.ToUpper(hash), Tables: []string{"e"}}} {
+		if _, err := fact.Ran(bad); !errors.Is(err, fact.ErrBadStatement) {
+			t.Errorf("Ran(%+v) = %v, want ErrBadStatement", bad, err)
 		}
 	}
 }

@@ -199,6 +199,17 @@ func strictObject(props map[string]any) map[string]any {
 	return map[string]any{"type": "object", "properties": props, "required": req, "additionalProperties": false}
 }
 
+// freeSQL reports whether reg's menu has the free SQL tool (a tool with a
+// Statement parameter).
+func freeSQL(reg *tool.Registry) bool {
+	for _, d := range reg.Menu() {
+		if slices.ContainsFunc(d.Params, func(p tool.Param) bool { return p.Kind == tool.Statement }) {
+			return true
+		}
+	}
+	return false
+}
+
 // valueSchema is the schema of an answer's value: one alternative per
 // value shape the registry's tools return, in the order of fact.Kinds
 // (strings, integers, numbers, entity counts and lists by ids field, row
@@ -367,6 +378,19 @@ func schemas(reg *tool.Registry) map[string]any {
 		})),
 	})
 	answerSchema["description"] = "The one answer object every surface returns (the object `provenant ask --json` prints)."
+	if freeSQL(reg) {
+		// Free SQL's answers: tagged ungoverned, resting on a statement.
+		props := answerSchema["properties"].(map[string]any)
+		props["governance"] = map[string]any{"const": string(answer.Ungoverned),
+			"description": "Present only on an answer computed by free SQL (query_sql): re-executed, never independently re-derived."}
+		provenance["oneOf"] = append(provenance["oneOf"].([]any), strictObject(map[string]any{"statement": strictObject(map[string]any{
+			"sql_sha256":              map[string]any{"type": "string", "pattern": "^[0-9a-f]{64}$"},
+			"tables":                  stringArray(),
+			"rows_processed":          count,
+			"re_executed":             map[string]any{"type": "boolean"},
+			"independently_rederived": map[string]any{"const": false},
+		})}))
+	}
 
 	errorSchema := strictObject(map[string]any{
 		"error": strictObject(map[string]any{

@@ -18,4 +18,7 @@ const (
 	KeySCSamples   = "sc_samples"
 	KeySCAgreement = "sc_agreement"
 	KeySCClusters  = "sc_clusters"
+	// KeyFailureClass is a free SQL statement's failure class, written
+	// only when there is one (Record.FailureClass).
+	KeyFailureClass = "failure_class"
 )

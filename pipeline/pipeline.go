@@ -90,6 +90,11 @@ type Record struct {
 	// SCAgreement is the largest cluster's size over SCSamples (0 when no
 	// vote, or no sample executed).
 	SCAgreement float64
+	// FailureClass is, for a free SQL statement that did not give a
+	// table, its failure class (answer.StatementRejectKinds: sql_error,
+	// empty_result, budget_exceeded, permission_denied,
+	// schema_violation); "" otherwise.
+	FailureClass string
 }
 
 // Options configures a Pipeline; nil means defaults.
@@ -128,6 +133,9 @@ type Options struct {
 	// clock, and the rules provider abstains on a question that needs
 	// one. A command passes its --now, or the wall clock.
 	Now func() time.Time
+	// FreeSQL, when set, runs the calls of its tool in the sandbox (see
+	// freesql.go); nil: no free SQL.
+	FreeSQL *FreeSQL
 }
 
 // Pipeline answers questions. Safe for concurrent use.
@@ -172,6 +180,13 @@ func New(prov provider.Provider, wall *tool.Wall, exec Executor, res Resolver, o
 	}
 	if opts.ResultIDs == nil {
 		opts.ResultIDs = ledger.NewAllocator(nil)
+	}
+	if fs := opts.FreeSQL; fs != nil {
+		if fs.Tool == "" || fs.Runner == nil {
+			panic("pipeline: free SQL needs its tool and a runner")
+		}
+		f := withFreeSQL(*fs, exec, res)
+		exec, res = f, f
 	}
 	return &Pipeline{prov: prov, wall: wall, exec: exec, res: res, opts: o, menu: wall.Registry().Menu()}
 }
@@ -355,6 +370,9 @@ func (p *Pipeline) execute(ctx context.Context, proposal tool.Proposal, rec *Rec
 	if a, done := timedOut(ctx, rec, err, answer.StageExecute, &call); done {
 		return fail(a)
 	}
+	if a, ok := statementRejection(err, call, rec); ok {
+		return fail(a)
+	}
 	if err != nil {
 		rec.ErrorDetail = detail(err)
 		return fail(answer.Fail(answer.StageExecute, answer.ReasonInternal, call.Tool(), call.Args()))
@@ -500,7 +518,7 @@ func confidence(rec *Record, report *grounding.Report) answer.Confidence {
 }
 
 func (p *Pipeline) log(ctx context.Context, rec Record, questionLen int) {
-	p.opts.Logger.LogAttrs(ctx, slog.LevelInfo, "ask",
+	attrs := []slog.Attr{
 		slog.String(KeyOutcome, string(rec.Outcome)),
 		slog.String(KeyTool, rec.Tool),
 		slog.String(KeyValidation, rec.Validation),
@@ -514,7 +532,11 @@ func (p *Pipeline) log(ctx context.Context, rec Record, questionLen int) {
 		slog.Int(KeySCSamples, rec.SCSamples),
 		slog.Float64(KeySCAgreement, rec.SCAgreement),
 		slog.Any(KeySCClusters, rec.SCClusters),
-	)
+	}
+	if rec.FailureClass != "" {
+		attrs = append(attrs, slog.String(KeyFailureClass, rec.FailureClass))
+	}
+	p.opts.Logger.LogAttrs(ctx, slog.LevelInfo, "ask", attrs...)
 }
 
 // detail bounds an error's text for the log line.

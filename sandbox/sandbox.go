@@ -160,7 +160,13 @@ type Result struct {
 	Outcome   Outcome
 	Rejection *Rejection
 	Columns   []string
-	Rows      [][]any
+	// Types are the columns' DuckDB type names ("BIGINT", "DOUBLE",
+	// "DECIMAL(18,3)", "VARCHAR", "TIMESTAMP"), one per column.
+	Types []string
+	// Rows hold JSON values: a number, a string (text, an instant in
+	// RFC 3339, a HUGEINT or a DECIMAL written in decimal), a boolean,
+	// null, or a list or object.
+	Rows [][]any
 	// RowsProcessed is the profiler's count of rows the query processed
 	// (zero unless it ran).
 	RowsProcessed int64

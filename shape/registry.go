@@ -83,7 +83,8 @@ func NewRegistry(cat *catalog.Catalog) (*tool.Registry, error) {
 
 // NewMenuRegistry derives the registry a catalog engine serves: the
 // catalog's tools (Defs), then query_metric when the catalog declares
-// metrics (MetricDef). NewRegistry leaves the metric tool out, for the
+// metrics (MetricDef), then query_sql when it opts in to free SQL
+// (SQLDef). NewRegistry leaves the metric tool out, for the
 // callers that pin a menu of the scalar tools (recorded model exchanges,
 // the model-free parser's property tests).
 func NewMenuRegistry(cat *catalog.Catalog) (*tool.Registry, error) {
@@ -96,6 +97,9 @@ func newRegistry(cat *catalog.Catalog, metrics bool) (*tool.Registry, error) {
 		return nil, err
 	}
 	if d, ok := MetricDef(cat); ok && metrics {
+		defs = append(defs, d)
+	}
+	if d, ok := SQLDef(cat); ok && metrics {
 		defs = append(defs, d)
 	}
 	reg, err := tool.NewRegistry(defs, cat.ScopeEntity.Value)

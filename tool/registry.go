@@ -18,13 +18,14 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/provenant/provenant/fact"
 	"github.com/provenant/provenant/phrase"
 )
 
 // ParamKind is the domain a parameter's value must come from. No parameter
-// is a free string.
+// is a free string but a Statement, which the sandbox judges.
 type ParamKind int
 
 // The parameter domains.
@@ -37,6 +38,11 @@ const (
 	Array                          // a JSON array of at most Param.MaxItems values of Param.Items
 	Object                         // a JSON object of Param.Fields (each required unless Optional), no other key
 	Token                          // a string matching Param.Pattern (a value a tool's own check judges further)
+	// Statement is the one free string: an SQL statement of 1 to
+	// Param.MaxBytes bytes of valid UTF-8 without NUL, for the free SQL
+	// tool. The wall judges only its size and encoding (it is query
+	// syntax by design); the sandbox's validator judges what it says.
+	Statement
 )
 
 // Structured reports whether a value of kind k is a JSON array or object:
@@ -61,6 +67,8 @@ func (k ParamKind) String() string {
 		return "object"
 	case Token:
 		return "token"
+	case Statement:
+		return "statement"
 	}
 	return fmt.Sprintf("ParamKind(%d)", int(k))
 }
@@ -102,6 +110,9 @@ type Param struct {
 
 	// Object only: the fields, in the order schemas list them.
 	Fields []Param `json:",omitempty"`
+
+	// Statement only: the most bytes a statement may have.
+	MaxBytes int `json:",omitempty"`
 }
 
 // Synonyms are the phrases that name one enumerated value.
@@ -263,6 +274,10 @@ func (r *Registry) checkParam(p Param) error {
 	case Enum:
 		if len(p.Values) == 0 {
 			return errors.New("enumeration has no values")
+		}
+	case Statement:
+		if p.MaxBytes <= 0 {
+			return errors.New("statement needs a positive maximum size")
 		}
 	case Integer:
 		if p.Min > p.Max {
@@ -440,8 +455,28 @@ func (r *Registry) OutOfDomain(p Param, s string) string {
 		if !r.match(p.Pattern, s) {
 			return "is not " + p.Hint
 		}
+	case Statement:
+		return StatementOutOfDomain(s, p.MaxBytes)
 	default:
 		return "has no domain"
+	}
+	return ""
+}
+
+// StatementOutOfDomain returns why s is not a statement a Statement
+// parameter of at most maxBytes bytes admits, or "": it is empty (or only
+// white space), longer than maxBytes bytes, not valid UTF-8, or holds a
+// NUL byte. The reason never holds s.
+func StatementOutOfDomain(s string, maxBytes int) string {
+	switch {
+	case strings.TrimSpace(s) == "":
+		return "is empty"
+	case len(s) > maxBytes:
+		return fmt.Sprintf("is longer than %d bytes", maxBytes)
+	case !utf8.ValidString(s):
+		return "is not valid UTF-8"
+	case strings.ContainsRune(s, 0):
+		return "holds a NUL byte"
 	}
 	return ""
 }

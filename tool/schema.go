@@ -15,7 +15,9 @@ const TimestampPattern = `^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}
 // arguments: an object whose properties are exactly d's parameters, each
 // required unless Optional, no others allowed. Every string is constrained
 // by a pattern (ids, timestamps) or an enum (states, conditions); there is
-// no free-string parameter: the pattern and the enum come from the Param.
+// no free-string parameter but a Statement (the free SQL tool's, bounded
+// in length; the sandbox judges it): the pattern and the enum come from
+// the Param.
 // Integers carry their bounds, arrays their items' schema and maximum
 // length, objects their fields' schemas (no other key allowed).
 // A parameter of unknown kind gets the schema
@@ -51,6 +53,10 @@ func paramSchema(p Param) map[string]any {
 		s["pattern"] = TimestampPattern
 	case Token:
 		s["pattern"] = p.Pattern
+	case Statement:
+		// maxLength counts characters: a bound the wall's byte bound
+		// implies, never a looser one.
+		s["minLength"], s["maxLength"] = 1, p.MaxBytes
 	case Enum:
 		s["enum"] = slices.Clone(p.Values)
 	case Integer:

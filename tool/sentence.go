@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -17,6 +18,9 @@ import (
 // direct call gets, and the one that replaces a model's sentence the
 // grounding check refused.
 func Sentence(d Def, args map[string]string, v fact.Value) string {
+	if v.Kind == fact.KindTable && slices.ContainsFunc(d.Params, func(p Param) bool { return p.Kind == Statement }) {
+		return StatementSentence(v.Table)
+	}
 	if v.Kind == fact.KindTable {
 		return TableSentence(args, v.Table)
 	}
@@ -128,6 +132,34 @@ func TableSentence(args map[string]string, t *fact.Table) string {
 		return b.String()
 	}
 	b.WriteString(": ")
+	writeRows(&b, t)
+	return b.String()
+}
+
+// StatementSentence renders the table a free SQL statement gave as one
+// sentence: said to be ungoverned, then its columns and each row's cells
+// ("Ungoverned result (the statement's own SQL, re-executed, not
+// independently re-derived) of store_id, n: st-001 12; st-002 7.").
+func StatementSentence(t *fact.Table) string {
+	var b strings.Builder
+	b.WriteString("Ungoverned result (the statement's own SQL, re-executed, not independently re-derived)")
+	if t == nil || len(t.Rows) == 0 {
+		b.WriteString(": no row.")
+		return b.String()
+	}
+	names := make([]string, len(t.Columns))
+	for i, c := range t.Columns {
+		names[i] = c.Name
+	}
+	b.WriteString(" of " + strings.Join(names, ", ") + ": ")
+	writeRows(&b, t)
+	return b.String()
+}
+
+// writeRows writes a table's rows, each its cells separated by spaces,
+// the rows by semicolons, then a full stop; past SentenceRows rows, a
+// pointer to the table.
+func writeRows(b *strings.Builder, t *fact.Table) {
 	for i, r := range t.Rows {
 		if i == SentenceRows {
 			b.WriteString("; the other rows are in the table")
@@ -155,7 +187,6 @@ func TableSentence(args map[string]string, t *fact.Table) string {
 		b.WriteString(strings.Join(parts, " "))
 	}
 	b.WriteString(".")
-	return b.String()
 }
 
 // FormatMeasure writes a metric value in its unit: a share as a percent

@@ -1,6 +1,8 @@
 package tool
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -115,8 +117,26 @@ func (c Call) Tool() string { return c.def.Name }
 // a boolean true or false.
 func (c Call) Arg(name string) string { return c.args[name] }
 
-// Args returns a copy of the validated arguments.
-func (c Call) Args() map[string]string { return maps.Clone(c.args) }
+// Args returns a copy of the validated arguments, but for a Statement's
+// text, which is replaced by StatementRef of it: a statement leaves a call
+// only through Arg (the executor's read), so an answer, a log line or a
+// ledger built from Args never carries it.
+func (c Call) Args() map[string]string {
+	out := maps.Clone(c.args)
+	for _, q := range c.def.Params {
+		if s, ok := out[q.Name]; ok && q.Kind == Statement {
+			out[q.Name] = StatementRef(s)
+		}
+	}
+	return out
+}
+
+// StatementRef is how a statement is named where its text must not go:
+// "sha256:" and its SHA-256 in lowercase hex.
+func StatementRef(stmt string) string {
+	h := sha256.Sum256([]byte(stmt))
+	return "sha256:" + hex.EncodeToString(h[:])
+}
 
 // Check validates p for a caller who may see every scope-entity id (the
 // single local user).
@@ -299,6 +319,12 @@ func (w *Wall) judge(q Param, v any, path string) (any, *Rejection) {
 // key it does not declare looks like one); for any other parameter, as
 // carriesQuery.
 func carriesQueryIn(q Param, v any) bool {
+	if q.Kind == Statement {
+		// Query syntax is what a statement is made of; a non-string is
+		// judged by its domain.
+		_, ok := v.(string)
+		return !ok && carriesQuery(v)
+	}
 	if !q.Kind.Structured() {
 		if q.Kind == Integer || q.Kind == Boolean {
 			_, structured := v.(map[string]any)

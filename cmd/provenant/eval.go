@@ -23,7 +23,7 @@ import (
 // a gate below 100% makes it non-zero, for CI.
 func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("eval", "eval [flags]",
-		"provenant eval --json --require-gates > report.json\n  provenant eval --gold phrasing", stderr)
+		"provenant eval --json --require-gates > report.json\n  provenant eval --gold phrasing\n  provenant eval --free-sql --catalog warehouse", stderr)
 	var ef engineFlags
 	ef.register(fs)
 	goldPath := fs.String("gold", "", "the gold set: `NAME` of an embedded suite for the demo store (demo, the default; phrasing, questions as people ask them, issue 9) or a gold file's PATH (./phrasing for a file so named); with --catalog warehouse, its demo database's set unless a PATH is given")
@@ -49,6 +49,31 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 			return err
 		}
 		logger = l
+	}
+	if ef.freeSQL {
+		if *calibrate {
+			return usagef("--calibrate and --free-sql do not go together")
+		}
+		opts, err := ef.engineOptions(logger)
+		if err != nil {
+			return err
+		}
+		r, err := ef.evalFreeSQL(ctx, *goldPath, opts)
+		if err != nil {
+			return err
+		}
+		if *asJSON {
+			err = eval.WriteFreeSQLJSON(stdout, r)
+		} else {
+			err = eval.WriteFreeSQLTable(stdout, r)
+		}
+		if err != nil {
+			return err
+		}
+		if *requireGates && (r.WrongAnswers > 0 || r.Governed.Correct < r.Governed.Items) {
+			return fmt.Errorf("check gates: not met: wrong answers %d, governed %d/%d", r.WrongAnswers, r.Governed.Correct, r.Governed.Items)
+		}
+		return nil
 	}
 	var report eval.Report
 	if !ef.storeFile() {

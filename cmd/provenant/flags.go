@@ -50,6 +50,9 @@ type engineFlags struct {
 	abstention string
 	// refuseUngrounded is --refuse-ungrounded.
 	refuseUngrounded bool
+	// freeSQL is --free-sql: free SQL on, as the catalog's `sql: {free:
+	// true}` would turn it on.
+	freeSQL bool
 
 	// now is --now: the clock relative time in questions is resolved
 	// against (RFC 3339, UTC); "" is the wall clock.
@@ -86,6 +89,8 @@ func (f *engineFlags) register(fs *flag.FlagSet) {
 		"abstain when the model's sentence cites a number no result backs (default: ship the fact with a sentence rendered by code)")
 	fs.StringVar(&f.abstention, "abstention-policy", "",
 		"calibrated abstention policy `FILE` (from eval --calibrate): abstain below its confidence thresholds")
+	fs.BoolVar(&f.freeSQL, "free-sql", false,
+		"turn free SQL on, as a catalog's sql: {free: true} does: a query_sql tool joins the menu for questions no tool or metric covers, its statements run in the sandbox (worker processes over a snapshot of the allowlisted tables) and its answers are tagged ungoverned")
 	fs.IntVar(&f.selfConsistency, "self-consistency", 0,
 		"vote over `N` sampled proposals (odd, 1 to 11) for aggregate, list and window questions, abstaining without a strict majority; 0 is off")
 	fs.Float64Var(&f.noise, "noise", 0,
@@ -195,6 +200,9 @@ func (f *engineFlags) openEngine(ctx context.Context, opts engine.Options) (*eng
 	d, err := engine.LoadDataset(f.store)
 	if err != nil {
 		return nil, err
+	}
+	if f.freeSQL {
+		return openStoreFileFreeSQL(ctx, d, opts)
 	}
 	return engine.Open(ctx, d, openDuckDB, &opts)
 }

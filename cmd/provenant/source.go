@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -15,6 +16,7 @@ import (
 	"github.com/provenant/provenant/catalogs"
 	"github.com/provenant/provenant/engine"
 	"github.com/provenant/provenant/ingest"
+	"github.com/provenant/provenant/sandbox/allowlist"
 	sandboxdb "github.com/provenant/provenant/sandbox/duckdb"
 	"github.com/provenant/provenant/shape"
 	"github.com/provenant/provenant/store/duckdb"
@@ -121,13 +123,50 @@ func (f *engineFlags) openCatalogOn(ctx context.Context, cat *catalog.Catalog, o
 		return nil, src, "", err
 	}
 	src.DB = db
+	var closeFree func() error
+	if cat.FreeSQL() {
+		snap, err := f.freeSQLSnapshot(ctx, cat, opts.Logger)
+		if err != nil {
+			db.Close()
+			return nil, src, "", err
+		}
+		if opts.FreeSQL, closeFree, err = startFreeSQL(ctx, cat, snap, opts.Logger); err != nil {
+			db.Close()
+			return nil, src, "", err
+		}
+	}
 	e, err := engine.OpenCatalog(ctx, cat, src, &opts)
 	if err != nil {
+		if closeFree != nil {
+			closeFree()
+		}
 		db.Close()
 		return nil, src, "", err
 	}
 	e.OnClose(db.Close)
+	if closeFree != nil {
+		e.OnClose(closeFree)
+	}
 	return e, src, version, nil
+}
+
+// freeSQLSnapshot copies the allowlisted tables of cat into the sandbox's
+// snapshot, from the DuckDB file the engine reads (--db, or the warehouse
+// demo database): the sandbox reads a DuckDB snapshot, which PostgreSQL
+// and files read in place do not give.
+func (f *engineFlags) freeSQLSnapshot(ctx context.Context, cat *catalog.Catalog, logger *slog.Logger) (*sandboxdb.Snapshot, error) {
+	tables := allowlist.FromCatalog(cat, nil)
+	switch {
+	case f.db != "":
+		return sandboxdb.SnapshotFile(ctx, f.db, tables)
+	case f.catalog == "warehouse" && f.postgres == "":
+		path, err := warehouseDemoDB(ctx, cat, logger.Info)
+		if err != nil {
+			return nil, err
+		}
+		return sandboxdb.SnapshotFile(ctx, path, tables)
+	}
+	return nil, usagef("--catalog %s: free SQL runs over a DuckDB database: want --db FILE.duckdb", f.catalogShown())
 }
 
 // loadedCatalog loads --catalog once: serve reads it before it listens
@@ -138,6 +177,9 @@ func (f *engineFlags) loadedCatalog() (*catalog.Catalog, error) {
 		cat, err := loadCatalog(f.catalog)
 		if err != nil {
 			return nil, err
+		}
+		if f.freeSQL {
+			cat = cat.WithFreeSQL()
 		}
 		f.cat = cat
 	}

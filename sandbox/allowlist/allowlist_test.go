@@ -6,10 +6,12 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/provenant/provenant/catalog"
 
 	"github.com/provenant/provenant/catalogs"
+	"github.com/provenant/provenant/sandbox"
 	"github.com/provenant/provenant/sandbox/allowlist"
 )
 
@@ -67,4 +69,38 @@ func ExampleFromCatalog() {
 	// Output:
 	// [events stores products]
 	// [events stores]
+}
+
+func TestLimits(t *testing.T) {
+	b, err := fs.ReadFile(catalogs.Files(), "retail.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	def := sandbox.DefaultLimits()
+	some := def
+	some.MaxRows, some.WallClock = 50, 3*time.Second
+	all := sandbox.Limits{MaxSQLBytes: def.MaxSQLBytes, RowBudget: 1000, MaxRows: 10, MaxBytes: 4096, MemoryBytes: 32 << 20, WallClock: time.Second}
+	for _, tt := range []struct {
+		name, section string
+		want          sandbox.Limits
+	}{
+		{"no section", "", def},
+		{"free without limits", "sql:\n  free: true\n", def},
+		{"some limits", "sql:\n  free: true\n  limits: {max_rows: 50, timeout: 3s}\n", some},
+		{"every limit", "sql:\n  free: true\n  limits: {row_budget: 1000, max_rows: 10, max_bytes: 4096, memory_mb: 32, timeout: 1s}\n", all},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			cat, err := catalog.Load(strings.NewReader(string(b)+tt.section), "retail.yaml")
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := allowlist.Limits(cat)
+			if got != tt.want {
+				t.Errorf("Limits = %+v, want %+v", got, tt.want)
+			}
+			if err := got.Validate(); err != nil {
+				t.Errorf("Limits do not validate: %v", err)
+			}
+		})
+	}
 }

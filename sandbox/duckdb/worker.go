@@ -39,19 +39,23 @@ type Statement struct {
 
 // Response is the worker's one answer.
 type Response struct {
-	Outcome       sandbox.Outcome `json:"outcome"`
-	Layer         sandbox.Layer   `json:"layer,omitempty"`
-	Class         sandbox.Class   `json:"class,omitempty"`
-	Kind          string          `json:"kind,omitempty"`
-	Position      int             `json:"position"`
-	Columns       []string        `json:"columns"`
-	Rows          [][]any         `json:"rows"`
-	RowsProcessed int64           `json:"rows_processed"`
+	Outcome  sandbox.Outcome `json:"outcome"`
+	Layer    sandbox.Layer   `json:"layer,omitempty"`
+	Class    sandbox.Class   `json:"class,omitempty"`
+	Kind     string          `json:"kind,omitempty"`
+	Position int             `json:"position"`
+	Columns  []string        `json:"columns"`
+	// Types are the columns' DuckDB type names (BIGINT, DECIMAL(18,3),
+	// VARCHAR, TIMESTAMP), so that a reader can tell a HUGEINT written as
+	// a string from text.
+	Types         []string `json:"types,omitempty"`
+	Rows          [][]any  `json:"rows"`
+	RowsProcessed int64    `json:"rows_processed"`
 }
 
 // result turns the response into a sandbox.Result.
 func (r *Response) result() sandbox.Result {
-	res := sandbox.Result{Outcome: r.Outcome, Columns: r.Columns, Rows: r.Rows, RowsProcessed: r.RowsProcessed}
+	res := sandbox.Result{Outcome: r.Outcome, Columns: r.Columns, Types: r.Types, Rows: r.Rows, RowsProcessed: r.RowsProcessed}
 	if r.Outcome != sandbox.OutcomeOK {
 		res.Rejection = &sandbox.Rejection{Layer: r.Layer, Class: r.Class, Kind: r.Kind, Position: r.Position}
 	}
@@ -268,7 +272,14 @@ func run(ctx context.Context, conn *sql.Conn, limits sandbox.Limits, stmt string
 	if err != nil {
 		return nil, classify(err)
 	}
+	types, err := rows.ColumnTypes()
+	if err != nil {
+		return nil, classify(err)
+	}
 	resp := &Response{Outcome: sandbox.OutcomeOK, Columns: cols, Rows: [][]any{}, Position: sandbox.NoPosition}
+	for _, t := range types {
+		resp.Types = append(resp.Types, t.DatabaseTypeName())
+	}
 	size := 0
 	for rows.Next() {
 		vals := make([]any, len(cols))
