@@ -134,7 +134,11 @@ func TestName_MetricNoise(t *testing.T) {
 	}{
 		{noisy.MetricUniform(0.2), "noisy(rules)[metric_rate=0.2,seed=1]"},
 		{noisy.Uniform(0.1), "noisy(rules)[rate=0.1,seed=1]"},
-		{func() noisy.Rates { r := noisy.Uniform(0.1); r.WrongMetric, r.WrongDimension, r.WrongWindow = 0.2, 0.2, 0.2; return r }(), "noisy(rules)[rate=0.1,metric_rate=0.2,seed=1]"},
+		{func() noisy.Rates {
+			r := noisy.Uniform(0.1)
+			r.WrongMetric, r.WrongDimension, r.WrongWindow = 0.2, 0.2, 0.2
+			return r
+		}(), "noisy(rules)[rate=0.1,metric_rate=0.2,seed=1]"},
 		{noisy.Rates{WrongWindow: 0.3}, "noisy(rules)[wrong_window=0.3,seed=1]"},
 	}
 	for _, tt := range tests {
