@@ -17,8 +17,9 @@ const ReasonImplausibleMagnitude ReasonKind = "implausible_magnitude"
 var FailureClasses = append(slices.Clone(StatementRejectKinds), ReasonImplausibleMagnitude)
 
 // Attempt is one repair attempt the engine made before this answer: the
-// failure class of the proposal it repaired. An answer's first attempt is
-// the first proposal's failure.
+// failure class of the proposal it asked the model to repair. The first
+// is the first proposal's failure; an answer after n attempts came from
+// the n-th repaired proposal (or is the failure the loop gave up on).
 type Attempt struct {
 	Class ReasonKind `json:"class"`
 }

@@ -97,7 +97,8 @@ func metricMenu(cat *catalog.Catalog) string {
 
 // History runs the call's request over the HistoryWindows windows before
 // its own, each as long as its own, on the request's snapshot, and
-// returns every value those tables hold.
+// returns every value of those that hold data (a contributing row): a
+// window before the data begins is no history of the metric.
 func (f *metricFacts) History(ctx context.Context, c tool.Call) ([]float64, error) {
 	req, err := shape.MetricRequest(c.Args(), metricScope(c.Scope()))
 	if err != nil {
@@ -117,13 +118,14 @@ func (f *metricFacts) History(ctx context.Context, c tool.Call) ([]float64, erro
 			r := req
 			r.Start = req.Start.Add(-time.Duration(k) * span)
 			r.End = req.End.Add(-time.Duration(k) * span)
-			q, err := metric.Compile(f.cat, r, o)
+			// The re-derivation lists the contributing rows: a window
+			// before the data begins (or after it ends) is no history.
+			t, err := metric.Resolve(ctx, db, f.cat, r, o)
 			if err != nil {
 				return err
 			}
-			t, err := q.Run(ctx, db)
-			if err != nil {
-				return err
+			if len(t.Keys) == 0 {
+				continue
 			}
 			for _, row := range t.Rows {
 				if row.Value != nil {

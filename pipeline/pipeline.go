@@ -96,8 +96,8 @@ type Record struct {
 	// empty_result, budget_exceeded, permission_denied,
 	// schema_violation); "" otherwise.
 	FailureClass string
-	// RepairAttempts are the failure classes of the proposals the repair
-	// loop sent back, in order (see repair.go); nil when none failed.
+	// RepairAttempts are, per repair attempt, the failure class that
+	// caused it, in order (see repair.go); nil when none was made.
 	RepairAttempts []string
 }
 

@@ -3,6 +3,7 @@ package pipeline
 import (
 	"context"
 	"encoding/json"
+	"reflect"
 	"slices"
 	"time"
 
@@ -106,7 +107,6 @@ func (p *Pipeline) askRepair(ctx context.Context, question string, proposal tool
 			}
 			return p.attempted(p.finish(ctx, question, call, result, rec, compose), attempts, rec)
 		}
-		attempts = append(attempts, answer.Attempt{Class: f.class})
 		if f.band && bandTried {
 			// One retry for an out-of-band value: it ships, noted as a
 			// special cause when the model gave the same value again.
@@ -119,12 +119,17 @@ func (p *Pipeline) askRepair(ctx context.Context, question string, proposal tool
 		exhausted := try >= retries || ctx.Err() != nil
 		var next *tool.Proposal
 		if !exhausted {
+			attempts = append(attempts, answer.Attempt{Class: f.class})
 			msg, err := repair.Message(p.failureOf(proposal, f))
 			if err == nil {
 				in := provider.RepairInput{Question: question, Menu: p.menu, Previous: proposal, Class: string(f.class), Message: msg, Attempt: try + 1}
 				next, err = rp.Repair(ctx, in)
 			}
-			exhausted = err != nil || next == nil
+			// A model that proposes again what just failed insists:
+			// running it again would fail the same way, so the loop
+			// stops (an out-of-band value excepted: it runs once more,
+			// to ship as a special cause).
+			exhausted = err != nil || next == nil || !f.band && sameProposal(*next, proposal)
 		}
 		if exhausted {
 			return p.attempted(p.giveUp(ctx, question, call, result, failed, f, rec, compose), attempts, rec)
@@ -261,3 +266,9 @@ func (p *Pipeline) failureOf(proposal tool.Proposal, f *failure) repair.Failure 
 	return out
 }
 
+
+// sameProposal reports whether two proposals name the same tool with the
+// same arguments.
+func sameProposal(a, b tool.Proposal) bool {
+	return a.Tool == b.Tool && reflect.DeepEqual(a.Params, b.Params)
+}

@@ -167,14 +167,18 @@ func TestRepair_Loop(t *testing.T) {
 		{"budget_exceeded resolved", prop("share", winBudget), []tool.Proposal{good}, 2, answer.Answered, "", []answer.ReasonKind{answer.ReasonBudgetExceeded}, 1},
 		{"second retry resolves", prop("share", winEmpty), []tool.Proposal{prop("share", winTooBig), good}, 2, answer.Answered, "",
 			[]answer.ReasonKind{answer.ReasonEmptyResult, answer.ReasonImplausibleMagnitude}, 2},
-		{"out of domain exhausted is rejected", prop("share", winTooBig), []tool.Proposal{prop("share", winTooBig)}, 2, answer.Rejected, answer.ReasonImplausibleMagnitude,
-			[]answer.ReasonKind{answer.ReasonImplausibleMagnitude, answer.ReasonImplausibleMagnitude, answer.ReasonImplausibleMagnitude}, 2},
-		{"sql_error exhausted", prop("share", winBoom), []tool.Proposal{prop("share", winBoom)}, 1, answer.Error, answer.ReasonInternal,
-			[]answer.ReasonKind{answer.ReasonSQLError, answer.ReasonSQLError}, 1},
-		{"bound of three", prop("share", winDenied), []tool.Proposal{prop("share", winDenied)}, 3, answer.Rejected, answer.ReasonPermissionDenied,
-			[]answer.ReasonKind{answer.ReasonPermissionDenied, answer.ReasonPermissionDenied, answer.ReasonPermissionDenied, answer.ReasonPermissionDenied}, 3},
-		{"empty exhausted ships the empty table", prop("share", winEmpty), []tool.Proposal{prop("share", winEmpty)}, 1, answer.Answered, "",
-			[]answer.ReasonKind{answer.ReasonEmptyResult, answer.ReasonEmptyResult}, 1},
+		{"out of domain exhausted is rejected", prop("share", winTooBig), []tool.Proposal{prop("share", winEmpty), prop("share", winTooBig)}, 2, answer.Rejected, answer.ReasonImplausibleMagnitude,
+			[]answer.ReasonKind{answer.ReasonImplausibleMagnitude, answer.ReasonEmptyResult}, 2},
+		{"the same proposal again stops the loop", prop("share", winTooBig), []tool.Proposal{prop("share", winTooBig)}, 3, answer.Rejected, answer.ReasonImplausibleMagnitude,
+			[]answer.ReasonKind{answer.ReasonImplausibleMagnitude}, 1},
+		{"sql_error exhausted", prop("share", winBoom), []tool.Proposal{prop("count", winBoom)}, 1, answer.Error, answer.ReasonInternal,
+			[]answer.ReasonKind{answer.ReasonSQLError}, 1},
+		{"bound of three", prop("share", winDenied), []tool.Proposal{prop("count", winDenied), prop("share", winBudget), prop("count", winEmpty), good}, 3, answer.Answered, "",
+			[]answer.ReasonKind{answer.ReasonPermissionDenied, answer.ReasonPermissionDenied, answer.ReasonBudgetExceeded}, 3},
+		{"empty exhausted ships the empty table", prop("share", winEmpty), []tool.Proposal{prop("count", winEmpty)}, 1, answer.Answered, "",
+			[]answer.ReasonKind{answer.ReasonEmptyResult}, 1},
+		{"a bound of one stops at one", prop("share", winEmpty), []tool.Proposal{prop("count", winEmpty), good}, 1, answer.Answered, "",
+			[]answer.ReasonKind{answer.ReasonEmptyResult}, 1},
 		{"the model abstains from repairing", prop("share", winTooBig), nil, 2, answer.Rejected, answer.ReasonImplausibleMagnitude,
 			[]answer.ReasonKind{answer.ReasonImplausibleMagnitude}, 1},
 		{"the wall judges a repair", prop("share", winEmpty), []tool.Proposal{{Tool: "query_metric", Params: map[string]any{"metric": "share' OR '1'='1", "window": winGood}}}, 2,
@@ -195,7 +199,7 @@ func TestRepair_Loop(t *testing.T) {
 			if got := classes(a); !slices.Equal(got, tt.wantClasses) {
 				t.Errorf("attempts = %v, want %v", got, tt.wantClasses)
 			}
-			if len(prov.seen) != tt.wantRepairs {
+			if len(prov.seen) != tt.wantRepairs || len(tt.wantClasses) != tt.wantRepairs {
 				t.Errorf("Repair called %d times, want %d", len(prov.seen), tt.wantRepairs)
 			}
 			if len(prov.seen) > tt.retries {
@@ -264,6 +268,9 @@ func TestRepair_SpecialCause(t *testing.T) {
 			}
 			if len(prov.seen) != 1 {
 				t.Errorf("Repair called %d times, want exactly 1", len(prov.seen))
+			}
+			if got := classes(a); !slices.Equal(got, []answer.ReasonKind{answer.ReasonImplausibleMagnitude}) {
+				t.Errorf("attempts %v, want one implausible_magnitude", got)
 			}
 			if got := a.SpecialCause() != ""; got != tt.wantNote {
 				t.Errorf("special cause %q, want note %t", a.SpecialCause(), tt.wantNote)

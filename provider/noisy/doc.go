@@ -43,9 +43,11 @@
 //
 // The instrument implements provider.Repairer: Repair re-proposes from
 // the inner provider's clean work (its Repair, or its Select on the
-// question) and applies the select faults again at their rates, from the
-// streams keyed by the question, the sample index and "repair=<attempt>":
-// a fault repeats with the noise's own seeded chance.
+// question) and repeats each fault Select made on the question, at the
+// fault's own rate, from the stream "noisy/repair/<fault>" keyed by
+// Select's key and "repair=<attempt>": a fault repeats with the noise's
+// own seeded chance, and a fault Select did not make is never made (a
+// clean proposal the checks flagged comes back unchanged).
 //
 // An abstention from the inner provider is passed through untouched: the
 // instrument perturbs what the inner model did; it does not invent

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/provenant/provenant/provider"
@@ -45,8 +46,8 @@ func metricDef(d tool.Def) (metrics, dims []string, ok bool) {
 }
 
 // metricFaults applies the metric-selection faults to a metric tool's
-// proposal, each at its rate from its own stream keyed by key; any other
-// proposal is returned as it is.
+// proposal, each when decide says so; any other proposal is returned as
+// it is.
 //
 //   - wrong_metric: another declared metric.
 //   - wrong_dimension: one grouping dimension replaced by another declared
@@ -54,25 +55,25 @@ func metricDef(d tool.Def) (metrics, dims []string, ok bool) {
 //     wall's business).
 //   - wrong_window: the window moved back by its own length, or by 364
 //     days (the same weekday a year earlier), with even odds.
-func (p *Provider) metricFaults(key string, prop tool.Proposal, menu []tool.Def) tool.Proposal {
-	d, ok := lookup(prop.Tool, menu)
+func (p *Provider) metricFaults(d decide, prop tool.Proposal, menu []tool.Def) tool.Proposal {
+	def, ok := lookup(prop.Tool, menu)
 	if !ok {
 		return prop
 	}
-	metrics, dims, ok := metricDef(d)
+	metrics, dims, ok := metricDef(def)
 	if !ok {
 		return prop
 	}
-	if r := p.stream(streamWrongMetric, key); fires(r, p.rates.WrongMetric) {
+	if r, ok := d(streamWrongMetric, p.rates.WrongMetric); ok {
 		cur, _ := prop.Params["metric"].(string)
 		if pool := without(metrics, cur); len(pool) > 0 {
 			prop.Params["metric"] = pool[r.IntN(len(pool))]
 		}
 	}
-	if r := p.stream(streamWrongDimension, key); fires(r, p.rates.WrongDimension) {
+	if r, ok := d(streamWrongDimension, p.rates.WrongDimension); ok {
 		prop = wrongDimension(r, prop, dims)
 	}
-	if r := p.stream(streamWrongWindow, key); fires(r, p.rates.WrongWindow) {
+	if r, ok := d(streamWrongWindow, p.rates.WrongWindow); ok {
 		prop = wrongWindow(r, prop)
 	}
 	return prop
@@ -137,10 +138,12 @@ func wrongWindow(r *rand.Rand, prop tool.Proposal) tool.Proposal {
 var _ provider.Repairer = (*Provider)(nil)
 
 // Repair re-proposes from the clean work of the inner provider (its
-// Repair when it has one, else its Select on the question), then applies
-// the select faults again, each at its own rate, from streams keyed by the
-// question and the attempt: the instrument repeats a fault, or makes a new
-// one, with the noise's own seeded chance, and a run still replays.
+// Repair when it has one, else its Select on the question), then repeats
+// each fault the question's proposal suffered (Select's decisions, drawn
+// again) with the fault's own rate, from the stream
+// "noisy/repair/<fault>" keyed by Select's key and "repair=<attempt>".
+// A fault Select did not make is not made on repair: a clean proposal the
+// checks flagged comes back unchanged. A run still replays exactly.
 func (p *Provider) Repair(ctx context.Context, in provider.RepairInput) (*tool.Proposal, error) {
 	var (
 		clean *tool.Proposal
@@ -154,6 +157,15 @@ func (p *Provider) Repair(ctx context.Context, in provider.RepairInput) (*tool.P
 	if err != nil || clean == nil {
 		return clean, err
 	}
-	key := selectKey(ctx, in.Question) + "\x00repair=" + strconv.Itoa(in.Attempt)
-	return p.perturb(key, tool.Proposal{Tool: clean.Tool, Params: maps.Clone(clean.Params), Asked: clean.Asked}, in.Question, in.Menu), nil
+	key := selectKey(ctx, in.Question)
+	again := key + "\x00repair=" + strconv.Itoa(in.Attempt)
+	first := p.decideSelect(key)
+	d := func(name string, rate float64) (*rand.Rand, bool) {
+		if _, made := first(name, rate); !made {
+			return nil, false
+		}
+		r := p.stream(strings.Replace(name, "noisy/select/", "noisy/repair/", 1), again)
+		return r, fires(r, rate)
+	}
+	return p.perturb(d, tool.Proposal{Tool: clean.Tool, Params: maps.Clone(clean.Params), Asked: clean.Asked}, in.Question, in.Menu), nil
 }

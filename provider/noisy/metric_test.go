@@ -112,6 +112,28 @@ func TestRepair(t *testing.T) {
 	if repeated == 0 || fixed == 0 {
 		t.Errorf("at 0.5: %d repaired, %d faulty again; want both", fixed, repeated)
 	}
+	// A proposal Select made no fault on comes back clean on repair, and
+	// a repair repeats only faults Select made.
+	cleanSeeds := 0
+	for seed := range uint64(60) {
+		p := newNoisy(t, seed, noisy.MetricUniform(0.5))
+		sel, _ := p.Select(t.Context(), metricQ, menu)
+		rep, _ := p.Repair(t.Context(), in)
+		if reflect.DeepEqual(sel.Params, clean.Params) {
+			cleanSeeds++
+			if !reflect.DeepEqual(rep.Params, clean.Params) {
+				t.Errorf("seed %d: Select made no fault, Repair = %v", seed, rep.Params)
+			}
+		}
+		for _, k := range []string{"metric", "dimensions", "start"} {
+			if !reflect.DeepEqual(rep.Params[k], clean.Params[k]) && reflect.DeepEqual(sel.Params[k], clean.Params[k]) {
+				t.Errorf("seed %d: Repair changed %s, which Select did not", seed, k)
+			}
+		}
+	}
+	if cleanSeeds == 0 {
+		t.Error("no seed left the proposal clean at 0.5")
+	}
 	// Another attempt draws other noise: the key holds the attempt.
 	in2 := in
 	in2.Attempt = 2

@@ -177,26 +177,39 @@ func (p *Provider) Select(ctx context.Context, question string, menu []tool.Def)
 		return in, err
 	}
 	prop := tool.Proposal{Tool: in.Tool, Params: maps.Clone(in.Params), Asked: in.Asked}
-	return p.perturb(selectKey(ctx, question), prop, question, menu), nil
+	return p.perturb(p.decideSelect(selectKey(ctx, question)), prop, question, menu), nil
 }
 
-// perturb applies the select faults to prop, each at its rate from its
-// own stream keyed by key; nil is a wrong abstention.
-func (p *Provider) perturb(key string, prop tool.Proposal, question string, menu []tool.Def) *tool.Proposal {
-	if r := p.stream(streamWrongTool, key); fires(r, p.rates.WrongTool) {
+// decide reports whether the fault of a stream fires at rate, and the
+// stream its application draws from.
+type decide func(stream string, rate float64) (*rand.Rand, bool)
+
+// decideSelect is Select's decision: the first draw of the fault's own
+// stream keyed by key.
+func (p *Provider) decideSelect(key string) decide {
+	return func(name string, rate float64) (*rand.Rand, bool) {
+		r := p.stream(name, key)
+		return r, fires(r, rate)
+	}
+}
+
+// perturb applies the select faults to prop, each when decide says so;
+// nil is a wrong abstention.
+func (p *Provider) perturb(d decide, prop tool.Proposal, question string, menu []tool.Def) *tool.Proposal {
+	if r, ok := d(streamWrongTool, p.rates.WrongTool); ok {
 		prop = wrongTool(r, prop, question, menu)
 	}
-	if r := p.stream(streamWrongParam, key); fires(r, p.rates.WrongParam) {
+	if r, ok := d(streamWrongParam, p.rates.WrongParam); ok {
 		prop = wrongParam(r, prop, question, menu)
 	}
-	prop = p.metricFaults(key, prop, menu)
-	if r := p.stream(streamRawQuery, key); fires(r, p.rates.RawQuery) {
+	prop = p.metricFaults(d, prop, menu)
+	if r, ok := d(streamRawQuery, p.rates.RawQuery); ok {
 		prop = rawQuery(r, prop, menu)
 	}
-	if r := p.stream(streamHallucinatedTool, key); fires(r, p.rates.HallucinatedTool) {
+	if r, ok := d(streamHallucinatedTool, p.rates.HallucinatedTool); ok {
 		prop = hallucinate(r, prop, menu)
 	}
-	if r := p.stream(streamWrongAbstain, key); fires(r, p.rates.WrongAbstain) {
+	if _, ok := d(streamWrongAbstain, p.rates.WrongAbstain); ok {
 		return nil
 	}
 	return &prop
