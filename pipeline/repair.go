@@ -266,7 +266,6 @@ func (p *Pipeline) failureOf(proposal tool.Proposal, f *failure) repair.Failure 
 	return out
 }
 
-
 // sameProposal reports whether two proposals name the same tool with the
 // same arguments.
 func sameProposal(a, b tool.Proposal) bool {

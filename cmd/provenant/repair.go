@@ -192,4 +192,3 @@ func warehouseRepairSet(ctx context.Context, ef *engineFlags, base engine.Option
 		return e, t, nil
 	}}, nil
 }
-
