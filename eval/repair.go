@@ -86,9 +86,10 @@ type RepairSetReport struct {
 	// correct, by the retries it took.
 	ResolvedAt map[int]int `json:"resolved_at"`
 	// Exhausted counts the runs a failure was caught in that did not end
-	// correct (or shipped as a special cause).
+	// correct (a special cause aside).
 	Exhausted int `json:"exhausted"`
-	// SpecialCause counts answers shipped with a special-cause note.
+	// SpecialCause counts answers shipped with a special-cause note (an
+	// out-of-band value the repair left unchanged), correct or not.
 	SpecialCause int `json:"special_cause"`
 }
 
@@ -199,17 +200,16 @@ func (sr *RepairSetReport) add(off, on Row) {
 	for _, at := range a.Attempts {
 		sr.Attempts[string(at.Class)]++
 	}
-	if a.SpecialCause != "" {
+	// An answer after n attempts came from the n-th repaired proposal, or
+	// is the failure the loop gave up on.
+	switch {
+	case a.SpecialCause != "":
 		sr.SpecialCause++
-	}
-	if len(a.Attempts) > 0 {
-		// An answer after n attempts came from the n-th repaired
-		// proposal, or is the failure the loop gave up on.
-		if on.Correct && a.SpecialCause == "" {
-			sr.ResolvedAt[len(a.Attempts)]++
-		} else {
-			sr.Exhausted++
-		}
+	case len(a.Attempts) == 0:
+	case on.Correct:
+		sr.ResolvedAt[len(a.Attempts)]++
+	default:
+		sr.Exhausted++
 	}
 }
 

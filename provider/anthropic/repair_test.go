@@ -31,7 +31,9 @@ func TestRepair(t *testing.T) {
 			anthropictest.Reply(w, "m", "", anthropictest.ToolUse{Name: "query_metric", Input: `{"metric":"availability","start":"2026-01-06T00:00:00Z","end":"2026-01-07T00:00:00Z"}`})
 		}, "availability", false},
 		{"abstains", func(w http.ResponseWriter) { anthropictest.Reply(w, "m", "I cannot fix it.") }, "", false},
-		{"unavailable", func(w http.ResponseWriter) { anthropictest.Error(w, http.StatusInternalServerError, "api_error", "down") }, "", true},
+		{"unavailable", func(w http.ResponseWriter) {
+			anthropictest.Error(w, http.StatusInternalServerError, "api_error", "down")
+		}, "", true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

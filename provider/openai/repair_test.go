@@ -31,7 +31,9 @@ func TestRepair(t *testing.T) {
 			openaitest.Reply(w, "m", "", openaitest.ToolCall{Name: "query_metric", Args: `{"metric":"availability","start":"2026-01-06T00:00:00Z","end":"2026-01-07T00:00:00Z"}`})
 		}, &tool.Proposal{Tool: "query_metric", Params: map[string]any{"metric": "availability", "start": "2026-01-06T00:00:00Z", "end": "2026-01-07T00:00:00Z"}}, false},
 		{"abstains", func(w http.ResponseWriter) { openaitest.Reply(w, "m", "I cannot fix it.") }, nil, false},
-		{"unavailable", func(w http.ResponseWriter) { http.Error(w, `{"error":{"message":"down"}}`, http.StatusInternalServerError) }, nil, true},
+		{"unavailable", func(w http.ResponseWriter) {
+			http.Error(w, `{"error":{"message":"down"}}`, http.StatusInternalServerError)
+		}, nil, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
