@@ -139,6 +139,9 @@ func (f *engineFlags) setup(w io.Writer) (*slog.Logger, engine.Options, error) {
 // engineOptions returns the engine options the flags choose, with the
 // provider built.
 func (f *engineFlags) engineOptions(logger *slog.Logger) (engine.Options, error) {
+	if err := f.repair.parse(); err != nil {
+		return engine.Options{}, err
+	}
 	p, err := f.buildProvider(logger)
 	if err != nil {
 		return engine.Options{}, err

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"strconv"
 
 	"github.com/provenant/provenant/catalogs"
 	"github.com/provenant/provenant/engine"
@@ -19,27 +20,30 @@ import (
 // repairFlags are the repair loop's flags, shared by every command that
 // answers questions.
 type repairFlags struct {
-	// retries is --repair-retries: 0..3, 0 off.
-	retries int
+	// retriesText is --repair-retries as given; retries is it parsed
+	// (0..3, 0 off) by parse.
+	retriesText string
+	retries     int
 	// metricNoise is --metric-noise: the noisy instrument's
 	// metric-selection fault rate.
 	metricNoise float64
 }
 
 func (r *repairFlags) register(fs *flag.FlagSet) {
-	r.retries = repair.DefaultRetries
-	fs.Func("repair-retries",
-		fmt.Sprintf("the repair loop: at most `N` (0 to %d, default %d; 0 is off) corrected proposals the model is asked for when an executed query_metric or free SQL call fails verification (sql_error, empty_result, implausible_magnitude, budget_exceeded, permission_denied, schema_violation); only a provider that can repair (openai, anthropic, noisy) is asked", repair.MaxRetries, repair.DefaultRetries),
-		func(s string) error {
-			n, err := repair.ParseRetries(s)
-			if err != nil {
-				return repair.ErrRetries
-			}
-			r.retries = n
-			return nil
-		})
+	fs.StringVar(&r.retriesText, "repair-retries", strconv.Itoa(repair.DefaultRetries),
+		fmt.Sprintf("the repair loop: at most `N` (0 to %d; 0 is off) corrected proposals the model is asked for when an executed query_metric or free SQL call fails verification (sql_error, empty_result, implausible_magnitude, budget_exceeded, permission_denied, schema_violation); only a provider that can repair (openai, anthropic, noisy) is asked", repair.MaxRetries))
 	fs.Float64Var(&r.metricNoise, "metric-noise", 0,
 		"with --provider noisy, or eval --repair (default 0.2 there): the `RATE` (0 to 1) of each metric-selection fault: wrong metric, wrong dimension, wrong window")
+}
+
+// parse reads --repair-retries strictly: one digit from 0 to 3.
+func (r *repairFlags) parse() error {
+	n, err := repair.ParseRetries(r.retriesText)
+	if err != nil {
+		return usagef("--repair-retries: want an integer from 0 to %d", repair.MaxRetries)
+	}
+	r.retries = n
+	return nil
 }
 
 // loop is the engine's repair configuration; nil when off.
@@ -68,6 +72,9 @@ func (r *repairFlags) rates(noise float64) (noisy.Rates, error) {
 // --metric-noise around --noisy-inner, once per seed 1..--repair-seeds,
 // with the loop off and with --repair-retries.
 func runEvalRepair(ctx context.Context, fs *flag.FlagSet, ef *engineFlags, seeds int, asJSON bool, logger *slog.Logger, stdout io.Writer) error {
+	if err := ef.repair.parse(); err != nil {
+		return err
+	}
 	if seeds < 1 {
 		return usagef("--repair-seeds: want at least 1")
 	}
