@@ -42,7 +42,7 @@ func TestRepair_FreeSQL(t *testing.T) {
 		t.Fatal(err)
 	}
 	runner := fakeRunner{
-		good: {Outcome: sandbox.OutcomeOK, Columns: []string{"n"}, Types: []string{"BIGINT"}, Rows: [][]any{{float64(7)}}, RowsProcessed: 7},
+		good:                   {Outcome: sandbox.OutcomeOK, Columns: []string{"n"}, Types: []string{"BIGINT"}, Rows: [][]any{{float64(7)}}, RowsProcessed: 7},
 		"SELECT 1 WHERE false": {Outcome: sandbox.OutcomeOK, Columns: []string{"x"}, Types: []string{"INTEGER"}},
 	}
 	tests := []struct {
@@ -58,7 +58,9 @@ func TestRepair_FreeSQL(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			sqlProp := func(s string) tool.Proposal { return tool.Proposal{Tool: "query_sql", Params: map[string]any{"sql": s}} }
+			sqlProp := func(s string) tool.Proposal {
+				return tool.Proposal{Tool: "query_sql", Params: map[string]any{"sql": s}}
+			}
 			prov := &repairing{first: sqlProp(tt.first)}
 			for _, r := range tt.repairs {
 				prov.repairs = append(prov.repairs, sqlProp(r))
