@@ -178,3 +178,14 @@ func mid(h []float64) float64 {
 	lo, hi := repair.Band(h, 0)
 	return lo + (hi-lo)/2
 }
+
+// The documented defaults: 8 history points, a band widened by half its
+// width, 2 retries of at most 3.
+func TestDefaults(t *testing.T) {
+	if p := repair.DefaultPolicy(); p.MinHistory != 8 || p.Widen != 0.5 {
+		t.Errorf("DefaultPolicy = %+v", p)
+	}
+	if repair.DefaultRetries != 2 || repair.MaxRetries != 3 {
+		t.Errorf("retries: default %d, max %d", repair.DefaultRetries, repair.MaxRetries)
+	}
+}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"io"
 	"strings"
 	"testing"
 )
@@ -61,6 +62,31 @@ func TestEvalRepair_OneSeed(t *testing.T) {
 	for _, want := range []string{"noisy(rules)[metric_rate=0.2,seeds=1]", "warehouse: 5 metric items x 1 seeds", "loop off", "loop on"} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("output lacks %q:\n%s", want, stdout)
+		}
+	}
+}
+
+// Without --repair-retries the loop is on with 2 retries; 0 turns it off.
+func TestRepairFlags_Default(t *testing.T) {
+	for _, tt := range []struct {
+		args []string
+		want int
+	}{{nil, 2}, {[]string{"--repair-retries", "0"}, 0}, {[]string{"--repair-retries", "3"}, 3}} {
+		var ef engineFlags
+		fs := newFlagSet("ask", "ask", "", io.Discard)
+		ef.register(fs)
+		if err := fs.Parse(tt.args); err != nil {
+			t.Fatal(err)
+		}
+		if err := ef.repair.parse(); err != nil {
+			t.Fatal(err)
+		}
+		got := 0
+		if l := ef.repair.loop(); l != nil {
+			got = l.Retries
+		}
+		if got != tt.want {
+			t.Errorf("%v: retries %d, want %d", tt.args, got, tt.want)
 		}
 	}
 }
