@@ -259,3 +259,18 @@ func (c *Catalog) WriteTools() []*Tool {
 	}
 	return out
 }
+
+// WithWrites returns a copy of c whose write tools are served, as if
+// it said `writes: {enabled: true}`: the opt-in of a caller that has no
+// catalog file to write it in (an engine over a store file). c is not
+// changed.
+func (c *Catalog) WithWrites() *Catalog {
+	d := *c
+	w := Writes{}
+	if c.Writes != nil {
+		w = *c.Writes
+	}
+	w.Enabled = true
+	d.Writes = &w
+	return &d
+}

@@ -99,6 +99,8 @@ type Record struct {
 	// RepairAttempts are, per repair attempt, the failure class that
 	// caused it, in order (see repair.go); nil when none was made.
 	RepairAttempts []string
+
+	gate *gateState // the request's autonomy gate (autonomy.go)
 }
 
 // Options configures a Pipeline; nil means defaults.
@@ -142,6 +144,9 @@ type Options struct {
 	FreeSQL *FreeSQL
 	// Repair, when set, runs the repair loop (see repair.go); nil: off.
 	Repair *Repair
+	// Autonomy configures the autonomy gate and the write path (see
+	// autonomy.go); nil: every session at L1, and no writes.
+	Autonomy *Autonomy
 }
 
 // Pipeline answers questions. Safe for concurrent use.
@@ -152,6 +157,8 @@ type Pipeline struct {
 	res  Resolver
 	opts Options
 	menu []tool.Def
+
+	gating *gating // the autonomy gate and the write path (autonomy.go)
 }
 
 // New returns a pipeline over the provider, the wall, the executor and
@@ -197,7 +204,11 @@ func New(prov provider.Provider, wall *tool.Wall, exec Executor, res Resolver, o
 		f := withFreeSQL(*fs, exec, res)
 		exec, res = f, f
 	}
-	return &Pipeline{prov: prov, wall: wall, exec: exec, res: res, opts: o, menu: wall.Registry().Menu()}
+	p := &Pipeline{prov: prov, wall: wall, opts: o, menu: wall.Registry().Menu()}
+	p.gating = newGating(o.Autonomy, p.menu)
+	w := &writes{p: p, exec: exec, res: res}
+	p.exec, p.res = w, w
+	return p
 }
 
 // pin pins one snapshot for a request's reads, when the executor reads a
@@ -245,6 +256,7 @@ func (p *Pipeline) serve(ctx context.Context, questionLen int, handle func(*Reco
 		rec = Record{Validation: "skipped", Provenance: "skipped"}
 		a   answer.Answer
 	)
+	p.beginGate(ctx, &rec)
 	func() {
 		defer func() {
 			if r := recover(); r != nil {
@@ -370,6 +382,10 @@ func (p *Pipeline) execute(ctx context.Context, proposal tool.Proposal, rec *Rec
 		return fail(answer.Reject(name, rej))
 	}
 	rec.Validation = "passed"
+	if a, refused := p.gateCheck(ctx, rec, call); refused {
+		return fail(a)
+	}
+	ctx = withRecord(ctx, rec)
 
 	rec.Stage = answer.StageExecute
 	if a, done := timedOut(ctx, rec, nil, answer.StageExecute, &call); done {
@@ -380,6 +396,9 @@ func (p *Pipeline) execute(ctx context.Context, proposal tool.Proposal, rec *Rec
 		return fail(a)
 	}
 	if a, ok := statementRejection(err, call, rec); ok {
+		return fail(a)
+	}
+	if a, ok := writeRejection(err, call, rec); ok {
 		return fail(a)
 	}
 	if err != nil {
