@@ -135,6 +135,8 @@ func openCatalog(ctx context.Context, cat *catalog.Catalog, src shape.Source, op
 		Keeper:           sr.kept,
 		Now:              o.Now,
 		FreeSQL:          free,
+		Events:           o.Events,
+		Budget:           o.Budget,
 	})
 	// The shape engine's prepared statements go before the database does
 	// (OnClose adds a caller's closers after this one).

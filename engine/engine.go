@@ -17,6 +17,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"github.com/provenant/provenant/budget"
 	"log/slog"
 	"os"
 	"time"
@@ -112,6 +113,10 @@ type Options struct {
 	// Tool defaults to shape.QuerySQL, Tables to the catalog's
 	// allowlist.
 	FreeSQL *pipeline.FreeSQL
+	// Events and Budget: the pipeline's event log and budgets; nil means
+	// none. See pipeline.Options.
+	Events *pipeline.Events
+	Budget *budget.Config
 }
 
 // LoadDataset reads a store file, or the embedded demo store when path is
