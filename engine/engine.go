@@ -17,11 +17,11 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"github.com/provenant/provenant/budget"
 	"log/slog"
 	"os"
 	"time"
 
+	"github.com/provenant/provenant/budget"
 	"github.com/provenant/provenant/calibration"
 	"github.com/provenant/provenant/catalog"
 	"github.com/provenant/provenant/catalogs"
