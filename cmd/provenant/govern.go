@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -179,7 +180,7 @@ func readBudget(path string) (budget.Config, error) {
 		if err := strictjson.Decode(t, &m, nil); err != nil {
 			return budget.Config{}, fmt.Errorf("read budget: %s", strictjson.Message(err, "malformed JSON"))
 		}
-		cfg, err = budget.FromMap(m)
+		cfg, err = budget.FromMap(numbersAsText(m).(map[string]any))
 	} else {
 		cfg, err = budget.ParseConfig(bytes.NewReader(b))
 	}
@@ -187,4 +188,18 @@ func readBudget(path string) (budget.Config, error) {
 		return budget.Config{}, fmt.Errorf("read budget: %w", err)
 	}
 	return cfg, nil
+}
+
+// numbersAsText turns the json.Numbers strictjson decodes into their text,
+// which budget.FromMap reads exactly as ParseConfig reads an amount.
+func numbersAsText(v any) any {
+	switch v := v.(type) {
+	case json.Number:
+		return string(v)
+	case map[string]any:
+		for k, x := range v {
+			v[k] = numbersAsText(x)
+		}
+	}
+	return v
 }

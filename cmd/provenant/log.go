@@ -62,11 +62,12 @@ func runLogExport(ctx context.Context, args []string, stdout, stderr io.Writer) 
 }
 
 func runLogVerify(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("log verify", "log verify --log FILE [--want HASH] [--canonical]",
+	fs := newFlagSet("log verify", "log verify --log FILE [--want HASH | --against FILE] [--canonical]",
 		"provenant log verify --log events.jsonl --want 9f2c…e1 (the log hash another run printed)", stderr)
 	path := fs.String("log", "", "the event log `FILE` to verify: a store file (--log of ask, serve, mcp, eval) or an export (required)")
 	want := fs.String("want", "", "the expected log `HASH` (64 hex digits), as log verify or log export printed it for another run")
 	canonical := fs.Bool("canonical", false, "require canonical order, as log export writes it")
+	against := fs.String("against", "", "compare with the log `FILE` of another run (or an earlier copy): name the first event, in canonical order, where the hash chains part")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -80,6 +81,18 @@ func runLogVerify(ctx context.Context, args []string, stdout, stderr io.Writer) 
 			return usagef("--want: want 64 lowercase hex digits")
 		}
 		opts.Want = &d
+	}
+	if *against != "" {
+		ref, err := os.Open(*against)
+		if err != nil {
+			return fmt.Errorf("open reference log: %w", err)
+		}
+		r, err := eventlog.Verify(ctx, ref, nil)
+		ref.Close()
+		if err != nil {
+			return fmt.Errorf("read reference log: %w", err)
+		}
+		opts.Chain = r.Chain
 	}
 	v, err := eventschema.Load()
 	if err != nil {
