@@ -265,7 +265,9 @@ func (p *Pipeline) beforeCall(ctx context.Context, rec *Record, c tool.Call) (ca
 	callID := tr.id + ":c" + strconv.Itoa(tr.calls)
 	var out callAudit
 	if tr.bud != nil {
-		want := budget.Amount{ToolCalls: 1, RowsScanned: tr.bud.Remaining().RowsScanned}
+		// Without an estimate a call may scan whatever the question has
+		// left (at least one row: a question with none left makes no call).
+		want := budget.Amount{ToolCalls: 1, RowsScanned: max(tr.bud.Remaining().RowsScanned, 1)}
 		if re, ok := p.exec.(RowEstimator); ok {
 			if n, ok := re.EstimateRows(c); ok && n >= 0 {
 				want.RowsScanned = n

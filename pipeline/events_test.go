@@ -131,6 +131,9 @@ func TestEvents_PerRequest(t *testing.T) {
 			want: []eventlog.Type{pr, ae}, outcome: answer.Rejected, kind: answer.ReasonRawQuery},
 		{name: "unverified", prov: rules.Provider{}, res: lyingResolver{}, question: countQuestion,
 			want: []eventlog.Type{qr, ti, tr, pr, ae}, outcome: answer.Error, kind: answer.ReasonVerificationFailed},
+		{name: "question budget has no rows to scan", prov: rules.Provider{}, question: countQuestion,
+			cfg:  &budget.Config{Session: amounts(10), Question: amounts(1).With(budget.RowsScanned, 0)},
+			want: []eventlog.Type{qr, br, bex, pr, ab, ae}, outcome: answer.Abstained, kind: answer.ReasonBudgetExhausted},
 		{name: "question budget has no tool call", prov: rules.Provider{}, question: countQuestion,
 			cfg:  &budget.Config{Session: amounts(10), Question: amounts(0)},
 			want: []eventlog.Type{qr, br, bex, pr, ab, ae}, outcome: answer.Abstained, kind: answer.ReasonBudgetExhausted},
@@ -296,5 +299,63 @@ func TestEvents_TimingsGoToTheProfile(t *testing.T) {
 	}
 	if names["tool.execute"] != eventlog.TypeToolInvoked || names["request"] != eventlog.TypeAnswerEmitted {
 		t.Errorf("profile names %v, want tool.execute on tool.invoked and request on answer.emitted", names)
+	}
+}
+
+// estimating is an executor that bounds every call's rows in advance.
+type estimating struct {
+	pipeline.Executor
+	rows int64
+}
+
+func (e estimating) EstimateRows(tool.Call) (int64, bool) { return e.rows, true }
+
+// TestEvents_RowEstimate: a call reserves the executor's row estimate when
+// it gives one, and is denied, short of rows_scanned, when the estimate
+// exceeds what the question has left.
+func TestEvents_RowEstimate(t *testing.T) {
+	tests := []struct {
+		name     string
+		estimate int64
+		want     eventlog.Type // the event after the session's reservation
+		kind     answer.ReasonKind
+	}{
+		{"within", 500, eventlog.TypeBudgetReserved, ""},
+		{"beyond", 2_000_000, eventlog.TypeBudgetExceeded, answer.ReasonBudgetExhausted},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			wall, exec, res := enginetest.Parts(t, storetest.Fixture())
+			store := &eventlog.MemStore{}
+			l, err := eventlog.NewLog(t.Context(), store, &eventlog.Options{Seed: 1, Deterministic: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			p := pipeline.New(rules.Provider{}, wall, estimating{exec, tt.estimate}, res, &pipeline.Options{
+				Events: &pipeline.Events{Log: l},
+				Budget: &budget.Config{Session: amounts(10), Question: amounts(1)},
+			})
+			if a := p.Ask(t.Context(), countQuestion); a.Reason().Kind != tt.kind {
+				t.Fatalf("answer %s %q, want reason %q", a.Outcome(), a.Reason(), tt.kind)
+			}
+			evs, err := eventlog.ReadAll(t.Context(), store)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(evs) < 3 || evs[2].Type != tt.want {
+				t.Fatalf("events %v, want %s third", types(evs), tt.want)
+			}
+			pl, _ := evs[2].Decoded()
+			switch pl := pl.(type) {
+			case eventlog.BudgetReserved:
+				if pl.Amount.RowsScanned != tt.estimate || pl.Amount.ToolCalls != 1 {
+					t.Errorf("reserved %+v, want the estimate %d and one tool call", pl.Amount, tt.estimate)
+				}
+			case eventlog.BudgetExceeded:
+				if pl.Requested.RowsScanned != tt.estimate || len(pl.Short) != 1 || pl.Short[0] != "rows_scanned" {
+					t.Errorf("exceeded %+v, want rows_scanned short of the estimate %d", pl, tt.estimate)
+				}
+			}
+		})
 	}
 }
