@@ -46,6 +46,7 @@ import (
 	"github.com/provenant/provenant/eventlog"
 	"github.com/provenant/provenant/fact"
 	"github.com/provenant/provenant/grounding"
+	"github.com/provenant/provenant/provider"
 	"github.com/provenant/provenant/tool"
 )
 
@@ -159,6 +160,8 @@ type trace struct {
 	resultIDs []string
 	exhausted *budget.DeniedError // the first denial
 	err       error               // the first failed append
+	meter     *provider.Meter     // the model's tokens, with budgets
+	charged   int64               // of the meter's tokens, those charged
 }
 
 // begin starts a request's trace.
@@ -247,6 +250,24 @@ func (p *Pipeline) admit(ctx context.Context, rec *Record, question *string) (an
 	return answer.Answer{}, true
 }
 
+// metered returns the context an Ask's model calls run under: with
+// budgets, one carrying a meter the providers report their tokens to.
+func (p *Pipeline) metered(ctx context.Context, rec *Record) context.Context {
+	if rec.ev == nil || rec.ev.bud == nil {
+		return ctx
+	}
+	rec.ev.meter = &provider.Meter{}
+	return provider.WithMeter(ctx, rec.ev.meter)
+}
+
+// pendingTokens returns the model tokens reported and not yet charged.
+func (tr *trace) pendingTokens() int64 {
+	if tr.meter == nil {
+		return 0
+	}
+	return max(tr.meter.Tokens()-tr.charged, 0)
+}
+
 // callAudit is one tool call's reservation and event ids.
 type callAudit struct {
 	res     *budget.Reservation
@@ -267,7 +288,8 @@ func (p *Pipeline) beforeCall(ctx context.Context, rec *Record, c tool.Call) (ca
 	if tr.bud != nil {
 		// Without an estimate a call may scan whatever the question has
 		// left (at least one row: a question with none left makes no call).
-		want := budget.Amount{ToolCalls: 1, RowsScanned: max(tr.bud.Remaining().RowsScanned, 1)}
+		// The model's tokens so far (the selection's) are charged with it.
+		want := budget.Amount{ToolCalls: 1, RowsScanned: max(tr.bud.Remaining().RowsScanned, 1), Tokens: tr.pendingTokens()}
 		if re, ok := p.exec.(RowEstimator); ok {
 			if n, ok := re.EstimateRows(c); ok && n >= 0 {
 				want.RowsScanned = n
@@ -332,7 +354,8 @@ func (p *Pipeline) afterCall(ctx context.Context, rec *Record, c tool.Call, cl c
 		rows = rowsScanned(r)
 	}
 	if cl.res != nil {
-		used := budget.Amount{ToolCalls: 1, RowsScanned: min(rows, cl.res.Amount().RowsScanned)}
+		used := budget.Amount{ToolCalls: 1, RowsScanned: min(rows, cl.res.Amount().RowsScanned), Tokens: cl.res.Amount().Tokens}
+		tr.charged += used.Tokens
 		if rows > used.RowsScanned {
 			// The call read more than its bound said: it is charged its
 			// whole reservation, and the overrun is logged, never hidden.
@@ -384,6 +407,7 @@ func (p *Pipeline) end(ctx context.Context, rec *Record, a answer.Answer) answer
 		a = exhausted("question", tr.exhausted)
 	}
 	if tr.bud != nil {
+		a = p.chargeModel(ctx, tr, a)
 		if _, err := tr.bud.Close(); err != nil && tr.err == nil {
 			tr.err = fmt.Errorf("close budget: %w", err)
 		}
@@ -410,6 +434,47 @@ func (p *Pipeline) end(ctx context.Context, rec *Record, a answer.Answer) answer
 		rec.ErrorDetail = detail(tr.err)
 		return answer.Fail(rec.Stage, answer.ReasonInternal, "", nil)
 	}
+	return a
+}
+
+// chargeModel charges the model tokens no tool call carried (the
+// composition's, or a selection that led to no call). When they do not
+// fit, the answer does not ship: the request abstains budget_exhausted.
+func (p *Pipeline) chargeModel(ctx context.Context, tr *trace, a answer.Answer) answer.Answer {
+	n := tr.pendingTokens()
+	if n == 0 {
+		return a
+	}
+	want := budget.Amount{Tokens: n}
+	r, err := tr.bud.Reserve(want)
+	if err != nil {
+		d, ok := errors.AsType[*budget.DeniedError](err)
+		if !ok {
+			if tr.err == nil {
+				tr.err = fmt.Errorf("charge model: %w", err)
+			}
+			return a
+		}
+		p.emit(ctx, tr, eventlog.BudgetExceeded{
+			Scope: "question", ScopeID: tr.id, QuestionID: tr.id,
+			Requested: amount(d.Requested), Remaining: amount(d.Remaining), Short: short(d.Components),
+		})
+		if tr.exhausted == nil {
+			tr.exhausted = d
+		}
+		if a.Outcome() == answer.Answered || a.Outcome() == answer.Absence {
+			return exhausted("question", d)
+		}
+		return a
+	}
+	p.emit(ctx, tr, eventlog.BudgetReserved{
+		Scope: "question", ScopeID: tr.id, QuestionID: tr.id,
+		ReservationID: tr.id + ":model", Amount: amount(want), Remaining: amount(tr.bud.Remaining()),
+	})
+	if _, err := tr.bud.Settle(r, want); err != nil && tr.err == nil {
+		tr.err = fmt.Errorf("settle budget: %w", err)
+	}
+	tr.charged += n
 	return a
 }
 

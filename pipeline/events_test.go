@@ -359,3 +359,63 @@ func TestEvents_RowEstimate(t *testing.T) {
 		})
 	}
 }
+
+// metered is the rules provider reporting model tokens for each job.
+type metered struct {
+	rules.Provider
+	selectTokens, composeTokens int64
+}
+
+func (m metered) Name() string { return "metered" }
+
+func (m metered) Select(ctx context.Context, q string, menu []tool.Def) (*tool.Proposal, error) {
+	provider.Report(ctx, m.selectTokens)
+	return m.Provider.Select(ctx, q, menu)
+}
+
+func (m metered) Compose(ctx context.Context, in provider.ComposeInput) (string, error) {
+	provider.Report(ctx, m.composeTokens)
+	return m.Provider.Compose(ctx, in)
+}
+
+// TestEvents_ModelTokens: the tokens a provider reports are charged to
+// the question's budget: the selection's with the tool call, the
+// composition's at the end; either not fitting abstains budget_exhausted.
+func TestEvents_ModelTokens(t *testing.T) {
+	tests := []struct {
+		name     string
+		tokens   int64 // the question's budget
+		kind     answer.ReasonKind
+		reserved []int64 // tokens of each question-scope budget.reserved
+		short    bool    // a budget.exceeded short of tokens
+	}{
+		{"both fit", 100, "", []int64{30, 40}, false},
+		{"the sentence does not fit", 50, answer.ReasonBudgetExhausted, []int64{30}, true},
+		{"the selection does not fit", 20, answer.ReasonBudgetExhausted, nil, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg := &budget.Config{Session: amounts(10), Question: amounts(1).With(budget.Tokens, tt.tokens)}
+			f := newAuditFixture(t, metered{selectTokens: 30, composeTokens: 40}, nil, cfg, true)
+			if a := f.p.Ask(t.Context(), countQuestion); a.Reason().Kind != tt.kind {
+				t.Fatalf("answer %s %q, want reason %q", a.Outcome(), a.Reason(), tt.kind)
+			}
+			var reserved []int64
+			short := false
+			for _, e := range f.events(t) {
+				pl, _ := e.Decoded()
+				switch pl := pl.(type) {
+				case eventlog.BudgetReserved:
+					if pl.Scope == "question" {
+						reserved = append(reserved, pl.Amount.Tokens)
+					}
+				case eventlog.BudgetExceeded:
+					short = short || slices.Contains(pl.Short, "tokens")
+				}
+			}
+			if !slices.Equal(reserved, tt.reserved) || short != tt.short {
+				t.Errorf("question reservations of %v tokens, short of tokens %t; want %v, %t", reserved, short, tt.reserved, tt.short)
+			}
+		})
+	}
+}

@@ -231,7 +231,7 @@ func (p *Pipeline) Ask(ctx context.Context, question string) answer.Answer {
 		if a, ok := p.admit(ctx, rec, &question); !ok {
 			return a
 		}
-		return p.ask(ctx, question, rec)
+		return p.ask(p.metered(ctx, rec), question, rec)
 	})
 }
 
