@@ -174,7 +174,16 @@ func readBudget(path string) (budget.Config, error) {
 	if len(b) > budget.MaxConfigBytes {
 		return budget.Config{}, fmt.Errorf("read budget: file exceeds %d bytes", budget.MaxConfigBytes)
 	}
-	var cfg budget.Config
+	return parseBudget(b)
+}
+
+// parseBudget reads a budget document: JSON when it starts with "{",
+// budget.ParseConfig's YAML subset otherwise.
+func parseBudget(b []byte) (budget.Config, error) {
+	var (
+		cfg budget.Config
+		err error
+	)
 	if t := bytes.TrimLeft(b, " \t\r\n"); len(t) > 0 && t[0] == '{' {
 		var m map[string]any
 		if err := strictjson.Decode(t, &m, nil); err != nil {

@@ -349,3 +349,25 @@ func TestRegister_VerifyAndExport(t *testing.T) {
 		t.Errorf("register verify on a tampered record 1: %v, want an error naming record 1", err)
 	}
 }
+
+// FuzzParseBudget: any document is a complete, valid budget or an error;
+// never a panic, and an error never repeats a key the document invented.
+func FuzzParseBudget(f *testing.F) {
+	f.Add([]byte(budgetYAML("1")))
+	f.Add([]byte(`{"session": {"usd": 5, "tokens": 10, "tool_calls": 3, "sim_seconds": 1, "rows_scanned": 100},
+		"question": {"usd": "0.5", "tokens": 10, "tool_calls": 0, "sim_seconds": 1, "rows_scanned": 100}}`))
+	f.Add([]byte(`{"session": {"zzqx": 1}}`))
+	f.Add([]byte("session:\n  zzqx: 1\n"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		cfg, err := parseBudget(b)
+		if err != nil {
+			if bytes.Contains(b, []byte("zzqx")) && strings.Contains(err.Error(), "zzqx") {
+				t.Errorf("error %q repeats an invented key", err)
+			}
+			return
+		}
+		if err := cfg.Validate(); err != nil {
+			t.Errorf("parsed an invalid budget: %v", err)
+		}
+	})
+}
