@@ -142,6 +142,7 @@ func openCatalog(ctx context.Context, cat *catalog.Catalog, src shape.Source, op
 		FreeSQL:          free,
 		Events:           o.Events,
 		Budget:           o.Budget,
+		Repair:           repairOptions(o.Repair, cat, sr),
 	})
 	// The shape engine's prepared statements go before the database does
 	// (OnClose adds a caller's closers after this one).

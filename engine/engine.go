@@ -127,6 +127,10 @@ type Options struct {
 	// none. See pipeline.Options.
 	Events *pipeline.Events
 	Budget *budget.Config
+	// Repair runs the repair loop (pipeline.Repair) with the catalog's
+	// metrics (definition, domain, history over earlier windows) filled
+	// in; nil: off.
+	Repair *pipeline.Repair
 }
 
 // LoadDataset reads a store file, or the embedded demo store when path is
