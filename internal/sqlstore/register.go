@@ -92,6 +92,59 @@ func (s *RegisterStore) Append(ctx context.Context, r register.Record) error {
 	return nil
 }
 
+// AppendLocked locks the head row, calls link with the head, and stores
+// the record link returns after it, in one transaction; link runs again
+// if the transaction meets a conflict and is tried anew. A record whose
+// Prev is not the head's hash is refused with register.ErrStale.
+func (s *RegisterStore) AppendLocked(ctx context.Context, link func(context.Context, register.Head) (register.Record, error)) error {
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("append record: %w", err)
+	}
+	var linkErr error
+	err := inTx(ctx, s.db, s.d, &s.mu, func(tx *sql.Tx) error {
+		var n int64
+		var hash string
+		if err := tx.QueryRowContext(ctx, s.qHead).Scan(&n, &hash); err != nil {
+			return err
+		}
+		r, err := link(ctx, register.Head{Len: int(n), Hash: hash})
+		if err != nil {
+			linkErr = err
+			return errStop{err}
+		}
+		return s.insert(ctx, tx, n, hash, r)
+	})
+	if linkErr != nil {
+		return linkErr
+	}
+	if err != nil {
+		return fmt.Errorf("append record: %w", err)
+	}
+	return nil
+}
+
+// insert stores r at index n after a head whose hash is hash, and moves
+// the head.
+func (s *RegisterStore) insert(ctx context.Context, tx *sql.Tx, n int64, hash string, r register.Record) error {
+	if r.Prev != hash {
+		return errStop{register.ErrStale}
+	}
+	line, err := register.Canonical(r)
+	if err != nil {
+		return errStop{err}
+	}
+	if _, err := tx.ExecContext(ctx, s.qInsert, n, r.ID, r.Prev, r.Hash, string(line)); err != nil {
+		if s.d.Classify(err) == KindUnique {
+			// A concurrent append took r's place (where the head row
+			// is not locked): the head moved.
+			return errStop{register.ErrStale}
+		}
+		return err
+	}
+	_, err = tx.ExecContext(ctx, s.qMove, n+1, r.Hash)
+	return err
+}
+
 // Len returns how many records the store holds.
 func (s *RegisterStore) Len(ctx context.Context) (int, error) {
 	var n int64

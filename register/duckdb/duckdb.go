@@ -26,7 +26,7 @@ import (
 	"github.com/provenant/provenant/register"
 )
 
-var _ register.Store = (*Store)(nil)
+var _ register.LockingStore = (*Store)(nil)
 
 // The errors of this package, besides register's (ErrStale when the head
 // moved, *DecodeError for a stored line that is not a record's canonical
@@ -98,6 +98,17 @@ func (s *Store) Append(ctx context.Context, r register.Record) error {
 		return fmt.Errorf("append record: %w", ErrClosed)
 	}
 	return st.Append(ctx, r)
+}
+
+// AppendLocked implements register.LockingStore: the head row stays
+// locked while link runs and the record it returns is stored, so
+// register.Register never races other writers for the head.
+func (s *Store) AppendLocked(ctx context.Context, link func(context.Context, register.Head) (register.Record, error)) error {
+	st := s.s.Load()
+	if st == nil {
+		return fmt.Errorf("append record: %w", ErrClosed)
+	}
+	return st.AppendLocked(ctx, link)
 }
 
 // Scan implements register.Store, up to the head as it was when Scan
