@@ -314,8 +314,18 @@ func TestRegister_TwoWriters(t *testing.T) {
 	if err != nil || head.Len != 4*each {
 		t.Fatalf("Verify = %+v, %v; want %d records", head, err, 4*each)
 	}
-	// Each writer, once caught up, sees the same head; an id the other
-	// wrote is a duplicate for it.
+	// A writer, once caught up (an append that finds the head moved reads
+	// what the other wrote; a appends last), sees the store's head; an
+	// id the other wrote is a duplicate for it.
+	for _, g := range []*Register{b, a} {
+		if _, err := g.Append(ctx, decision(fmt.Sprintf("sync-%d", g.Head().Len), 1)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	head, err = Verify(ctx, s)
+	if err != nil {
+		t.Fatal(err)
+	}
 	if _, err := a.Append(ctx, decision("w1-0", 1)); !errors.Is(err, ErrDuplicateID) {
 		t.Errorf("append of the other writer's id: %v", err)
 	}
