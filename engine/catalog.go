@@ -140,6 +140,7 @@ func openCatalog(ctx context.Context, cat *catalog.Catalog, src shape.Source, op
 		Keeper:           sr.kept,
 		Now:              o.Now,
 		FreeSQL:          free,
+		Repair:           repairOptions(o.Repair, cat, sr),
 	})
 	// The shape engine's prepared statements go before the database does
 	// (OnClose adds a caller's closers after this one).

@@ -122,6 +122,10 @@ type Options struct {
 	// Tool defaults to shape.QuerySQL, Tables to the catalog's
 	// allowlist.
 	FreeSQL *pipeline.FreeSQL
+	// Repair runs the repair loop (pipeline.Repair) with the catalog's
+	// metrics (definition, domain, history over earlier windows) filled
+	// in; nil: off.
+	Repair *pipeline.Repair
 }
 
 // LoadDataset reads a store file, or the embedded demo store when path is
