@@ -34,6 +34,7 @@ func Run(t *testing.T, newPlace func(t *testing.T) Opener) {
 	}{
 		{"AppendScanOrder", testAppendScanOrder},
 		{"DenseSequencesConcurrent", testDense},
+		{"ConcurrentLogs", testConcurrentLogs},
 		{"StaleWriterRefused", testStale},
 		{"ReopenAndContinue", testReopen},
 		{"VerifyAfterReopen", testVerifyAfterReopen},
@@ -185,6 +186,40 @@ func testDense(t *testing.T, open Opener) {
 	CheckDense(t, got)
 	if rep := verify(t, s); rep.Events != producers*each || rep.Producers != producers {
 		t.Errorf("verify: %d events of %d producers; want %d of %d", rep.Events, rep.Producers, producers*each, producers)
+	}
+}
+
+// testConcurrentLogs: several Logs (runs) append to one store at once, as
+// the writers of several requests or processes do; the store keeps every
+// event, each (run, producer) dense.
+func testConcurrentLogs(t *testing.T, open Opener) {
+	s := handle(t, open)
+	const logs, each = 4, 12
+	var wg sync.WaitGroup
+	errs := make(chan error, logs)
+	for r := range logs {
+		l := newLog(t, s, fmt.Sprintf("run-%d", r))
+		wg.Go(func() {
+			for i := range each {
+				if _, err := l.Append(t.Context(), eventlog.Entry{Producer: "pipeline", Time: int64(i), Payload: Payload(i)}); err != nil {
+					errs <- err
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatalf("append: %v", err)
+	}
+	got := readAll(t, s)
+	if len(got) != logs*each {
+		t.Fatalf("%d events stored; want %d", len(got), logs*each)
+	}
+	CheckDense(t, got)
+	if rep := verify(t, s); rep.Runs != logs {
+		t.Errorf("verify: %d runs; want %d", rep.Runs, logs)
 	}
 }
 
