@@ -371,3 +371,30 @@ func FuzzParseBudget(f *testing.F) {
 		}
 	})
 }
+
+// TestAsk_TornLog: a log whose last line a crash cut short stops a
+// command, which says how to go on; --log-repair truncates the torn line
+// and appends after it.
+func TestAsk_TornLog(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "events.jsonl")
+	if _, _, err := runCLI(t, "ask", "--log-level", "error", "--log", path, budgetQuestion); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString(`{"id":"evt-`) // an append the crash cut short
+	f.Close()
+	_, _, err = runCLI(t, "ask", "--log-level", "error", "--log", path, budgetQuestion)
+	if err == nil || !errors.Is(err, eventlog.ErrTornTail) || !strings.Contains(err.Error(), "--log-repair") {
+		t.Fatalf("ask on a torn log: %v, want a torn-tail error naming --log-repair", err)
+	}
+	if _, _, err := runCLI(t, "ask", "--log-level", "error", "--log", path, "--log-repair", budgetQuestion); err != nil {
+		t.Fatalf("ask --log-repair: %v", err)
+	}
+	out, _, err := runCLI(t, "log", "verify", "--log", path)
+	if err != nil || !strings.Contains(out, "2 runs") {
+		t.Errorf("log verify after the repair: %q, %v; want both runs", out, err)
+	}
+}
