@@ -407,8 +407,10 @@ func (p *Pipeline) recordWrite(ctx context.Context, rec *Record, c tool.Call, r 
 	return nil
 }
 
-// govEvent records one autonomy event of the request.
+// govEvent records one autonomy event of the request: in the event log
+// (events.go), and to OnEvent.
 func (p *Pipeline) govEvent(ctx context.Context, rec *Record, pl eventlog.Payload) {
+	p.emit(ctx, rec.ev, pl)
 	if f := p.gating.onEvent; f != nil {
 		f(ctx, pl)
 	}
@@ -416,4 +418,21 @@ func (p *Pipeline) govEvent(ctx context.Context, rec *Record, pl eventlog.Payloa
 
 // questionID is the request's question id in the event log, "" without
 // one.
-func (rec *Record) questionID() string { return "" }
+func (rec *Record) questionID() string {
+	if rec.ev == nil {
+		return ""
+	}
+	return rec.ev.id
+}
+
+// EstimateRows passes the wrapped executor's estimate on; a write reads
+// and writes one row.
+func (w *writes) EstimateRows(c tool.Call) (int64, bool) {
+	if c.Def().Writes() {
+		return 1, true
+	}
+	if re, ok := w.exec.(RowEstimator); ok {
+		return re.EstimateRows(c)
+	}
+	return 0, false
+}
