@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+
+	"github.com/provenant/provenant/eventlog"
 )
 
 // Store is where the gates of every session live, with the one logical
@@ -122,4 +124,22 @@ func (g *Gate) Tools() []Tool {
 		return 0
 	})
 	return out
+}
+
+// Grant applies a human's grant to session's gate in store, at the
+// store's logical time, on the word of the operator named approver
+// (whom the caller authenticated). Only a holder of the Authority can
+// call it. It returns the elevation.decided payload and the time.
+func (a *Authority) Grant(store Store, approver, session string, req GrantRequest) (eventlog.ElevationDecided, int64, error) {
+	ap, err := a.Approver(approver)
+	if err != nil {
+		return eventlog.ElevationDecided{}, 0, err
+	}
+	g, err := store.Gate(session)
+	if err != nil {
+		return eventlog.ElevationDecided{}, 0, err
+	}
+	now := store.Now()
+	d, err := g.Grant(ap, req, now)
+	return d, now, err
 }

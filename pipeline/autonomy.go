@@ -27,6 +27,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/provenant/provenant/answer"
 	"github.com/provenant/provenant/autonomy"
@@ -436,3 +437,86 @@ func (w *writes) EstimateRows(c tool.Call) (int64, bool) {
 	}
 	return 0, false
 }
+
+// Approval is a human's decision on an elevation, made by an approving
+// layer (the approve command's inbox, the HTTP approvals endpoint) that
+// has already applied it to the session's gate: what the pipeline
+// records of it.
+type Approval struct {
+	Decided eventlog.ElevationDecided
+	// Now is the gates' logical time the decision took effect at.
+	Now int64
+}
+
+// RecordApproval records an approval: a decision record in the register
+// (when the pipeline has one; alternatives: grant and deny), then
+// elevation.decided and decision.recorded in the event log. It grants
+// nothing: the grant is the approving layer's, on the gate, with an
+// Approver only it could mint.
+func (p *Pipeline) RecordApproval(ctx context.Context, a Approval) error {
+	d := a.Decided
+	if err := d.Validate(); err != nil {
+		return fmt.Errorf("record approval: %w", err)
+	}
+	tr := &trace{id: "approval:" + d.GrantID, proposer: "operator", start: time.Now()}
+	var (
+		stored register.Record
+		index  int64
+	)
+	if g := p.gating; g.reg != nil {
+		chosen, other := "grant", "deny"
+		if d.Decision != "granted" {
+			chosen, other = "deny", "grant"
+		}
+		change := d.Tier + " for " + strings.Join(d.Tools, ", ") + " in session " + d.Session +
+			fmt.Sprintf(" for %d questions or %d units of logical time", d.MaxQuestions, d.MaxAge)
+		alt := map[string]register.Alternative{
+			"grant": {ID: "grant", Description: "Raise the session's tier for the named tools.", Change: change,
+				Effect: register.Effect{Estimate: float64(d.MaxQuestions), Low: 0, High: float64(d.MaxQuestions), Unit: "questions"}, Score: 1},
+			"deny": {ID: "deny", Description: "Leave the session at its tier.", Change: "none",
+				Effect: register.Effect{Unit: "questions"}, Score: 0},
+		}
+		rc := register.Record{
+			ID: "dec-" + d.GrantID, Kind: register.KindDecision, Time: uint64(max(a.Now, 0)),
+			Task: d.GrantID, Actor: "operator:" + d.Approver, Tier: register.Tier(d.Tier),
+			Decision: &register.Decision{
+				Alternatives: []register.Alternative{alt[chosen], alt[other]},
+				Chosen:       chosen,
+				Expected:     "session " + d.Session + " holds " + change,
+				Constraints:  []string{"tools named one by one", "expires after the first of its limits"},
+			},
+			Approver: d.Approver, ModelVersion: "none", PolicyVersion: g.policyVersion,
+		}
+		if d.Decision != "granted" {
+			rc.Decision.Expected = "session " + d.Session + " stays at its tier"
+		}
+		g.regMu.Lock()
+		var err error
+		stored, err = g.reg.Append(context.WithoutCancel(ctx), rc)
+		index = int64(g.reg.Head().Len - 1)
+		g.regMu.Unlock()
+		if err != nil {
+			return fmt.Errorf("record approval: %w", err)
+		}
+		d.DecisionID = stored.ID
+	}
+	p.emitApproval(ctx, tr, d)
+	if stored.ID != "" {
+		p.emitApproval(ctx, tr, eventlog.DecisionRecorded{DecisionID: stored.ID, Index: index, RecordHash: stored.Hash,
+			Subject: d.GrantID, Actor: stored.Actor, Tier: string(stored.Tier)})
+	}
+	return tr.err
+}
+
+func (p *Pipeline) emitApproval(ctx context.Context, tr *trace, pl eventlog.Payload) {
+	if p.audit.events != nil {
+		p.emit(ctx, tr, pl)
+	}
+	if f := p.gating.onEvent; f != nil {
+		f(ctx, pl)
+	}
+}
+
+// Gates returns the pipeline's gate store (to look a session's gate up;
+// it grants nothing without an Approver).
+func (p *Pipeline) Gates() autonomy.Store { return p.gating.gates }

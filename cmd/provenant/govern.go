@@ -35,6 +35,9 @@ type govFlags struct {
 	events    *pipeline.Events
 	budget    *budget.Config
 	resultIDs ledger.IDSource
+
+	// auto: the autonomy flags (approve.go).
+	auto autoFlags
 }
 
 // The surfaces, as the event log names them.
@@ -54,12 +57,16 @@ func (g *govFlags) register(fs *flag.FlagSet, surface string) {
 	fs.BoolVar(&g.logRepair, "log-repair", false, "with --log: truncate a torn last line (a crash mid-append, never acknowledged) instead of refusing to open the log")
 	fs.StringVar(&g.profilePath, "profile", "", "with --log: write wall-clock timings, keyed by event id, to `FILE` (JSON Lines; never part of the log or its hash)")
 	fs.StringVar(&g.budgetPath, "budget", "", "per-session and per-question budgets from `FILE` (YAML or JSON: session and question, each with usd, tokens, tool_calls, sim_seconds, rows_scanned); a call that does not fit abstains with budget_exhausted")
+	g.auto.register(fs)
 	fs.Int64Var(&g.seed, "seed", noSeed, "with --log: a deterministic run with this `SEED` (0 to 2^53-1; --provider rules or replay): event ids, the run id and result ids derive from it, so the same questions give the same log hash (default: not deterministic)")
 }
 
 // open reads the budget file and opens the event log the flags name; the
 // caller defers close. provider is --provider (and inner its --noisy-inner).
 func (g *govFlags) open(ctx context.Context, ef *engineFlags) error {
+	if err := g.auto.open(ctx); err != nil {
+		return err
+	}
 	if g.budgetPath != "" {
 		cfg, err := readBudget(g.budgetPath)
 		if err != nil {
@@ -139,6 +146,7 @@ func deterministicProvider(ef *engineFlags) bool {
 // apply puts the opened log and budgets in an engine's options.
 func (g *govFlags) apply(opts *engine.Options) {
 	opts.Events, opts.Budget = g.events, g.budget
+	g.auto.apply(opts, opts.Logger)
 	if g.resultIDs != nil {
 		opts.ResultIDs = g.resultIDs
 	}
@@ -146,7 +154,7 @@ func (g *govFlags) apply(opts *engine.Options) {
 
 // close closes the event log and the profile.
 func (g *govFlags) close() error {
-	var errs []error
+	errs := []error{g.auto.close()}
 	if g.store != nil {
 		errs = append(errs, g.store.Close())
 		g.store = nil

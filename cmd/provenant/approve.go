@@ -1,0 +1,296 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"strings"
+	"sync"
+
+	"github.com/provenant/provenant/autonomy"
+	"github.com/provenant/provenant/engine"
+	"github.com/provenant/provenant/internal/strictjson"
+	"github.com/provenant/provenant/pipeline"
+	"github.com/provenant/provenant/register"
+	regduckdb "github.com/provenant/provenant/register/duckdb"
+	regpostgres "github.com/provenant/provenant/register/postgres"
+)
+
+// approval is one line of a grants file: what `provenant approve`
+// writes and a serving process applies.
+type approval struct {
+	GrantID      string   `json:"grant_id"`
+	Session      string   `json:"session"`
+	Tools        []string `json:"tools"`
+	Tier         string   `json:"tier"`
+	MaxQuestions int64    `json:"max_questions"`
+	MaxAge       int64    `json:"max_age"`
+	Approver     string   `json:"approver"`
+}
+
+// runApprove is `provenant approve`: the local operator's approval of an
+// elevation. It appends the grant to the grants file a serving process
+// (ask, serve, mcp with --grants FILE) applies before its next question;
+// the operator at the terminal is the authenticated approver.
+func runApprove(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("approve", "approve --grants FILE --session S --tools a,b --tier L3 --questions N --approver NAME",
+		"provenant approve --grants grants.jsonl --session local --tools open_restock_task --tier L3 --questions 3 --approver alice", stderr)
+	grants := fs.String("grants", "", "the grants `FILE` a serving process reads (--grants on ask, serve and mcp; created 0600 if missing) (required)")
+	session := fs.String("session", pipeline.DefaultSession, "the `SESSION` to raise: local for the CLI and an unauthenticated server, a principal's name for its requests")
+	tools := fs.String("tools", "", "the tools to grant, by name, comma-separated (`a,b`; never a pattern) (required)")
+	tier := fs.String("tier", "L3", "the `TIER` to grant: L2 or L3")
+	questions := fs.Int64("questions", 1, "the grant lapses after `N` questions of the session")
+	age := fs.Int64("age", 1000, "or after `A` units of logical time (one a question, across sessions), whichever comes first")
+	approver := fs.String("approver", "", "the approving operator's `NAME` (letters, digits, _.:-) (required)")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if err := noArgs(fs, *grants); err != nil {
+		return err
+	}
+	a := approval{Session: *session, Tier: *tier, MaxQuestions: *questions, MaxAge: *age, Approver: *approver}
+	for _, t := range strings.Split(*tools, ",") {
+		if t = strings.TrimSpace(t); t != "" {
+			a.Tools = append(a.Tools, t)
+		}
+	}
+	var b [8]byte
+	rand.Read(b[:])
+	a.GrantID = "g-" + hex.EncodeToString(b[:])
+	if err := a.check(); err != nil {
+		return usagef("approve: %v", err)
+	}
+	line, err := json.Marshal(a)
+	if err != nil {
+		return err
+	}
+	f, err := os.OpenFile(*grants, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	if err != nil {
+		return fmt.Errorf("open grants: %w", err)
+	}
+	defer f.Close()
+	if _, err := f.Write(append(line, '\n')); err != nil {
+		return fmt.Errorf("write grant: %w", err)
+	}
+	if err := f.Sync(); err != nil {
+		return fmt.Errorf("sync grants: %w", err)
+	}
+	_, err = fmt.Fprintf(stdout, "approved %s: %s at %s for session %s by %s, for %d question(s) or %d units of logical time\n",
+		a.GrantID, strings.Join(a.Tools, ","), a.Tier, a.Session, a.Approver, a.MaxQuestions, a.MaxAge)
+	return err
+}
+
+// check holds an approval to the form a gate accepts, naming the field
+// at fault and never repeating a value.
+func (a approval) check() error {
+	tier, err := autonomy.ParseTier(a.Tier)
+	switch {
+	case err != nil || tier == autonomy.L1:
+		return errors.New("--tier: want L2 or L3")
+	case len(a.Tools) == 0:
+		return errors.New("--tools: name at least one tool")
+	case a.MaxQuestions < 1 || a.MaxQuestions > 100:
+		return errors.New("--questions: want 1 to 100")
+	case a.MaxAge < 1 || a.MaxAge > 1_000_000:
+		return errors.New("--age: want 1 to 1000000")
+	}
+	for _, t := range a.Tools {
+		if strings.ContainsAny(t, "*?[]{}") {
+			return fmt.Errorf("--tools: %w: name tools one by one", autonomy.ErrWildcard)
+		}
+		if !toolName(t) {
+			return errors.New("--tools: a tool name is lowercase letters, digits and _")
+		}
+	}
+	if !pipelineName(a.Session) {
+		return errors.New("--session: letters, digits and _.:-, at most 128")
+	}
+	if !pipelineName(a.Approver) {
+		return errors.New("--approver: letters, digits and _.:-, at most 128")
+	}
+	return nil
+}
+
+func toolName(s string) bool {
+	if s == "" || len(s) > 64 || s[0] < 'a' || s[0] > 'z' {
+		return false
+	}
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '_') {
+			return false
+		}
+	}
+	return true
+}
+
+func pipelineName(s string) bool { return s != "" && pipeline.SessionOf(s) == s }
+
+// autoFlags are the autonomy flags of the commands that answer
+// questions: the grants file the approve command writes, the decision
+// register, and --writes for the demo store.
+type autoFlags struct {
+	grantsPath   string
+	registerPath string
+	writes       bool
+
+	// Opened by open: main's Authority (handed only to the approving
+	// layers: the grants inbox here and the HTTP approvals endpoint),
+	// the register, and the inbox.
+	auth   *autonomy.Authority
+	reg    *register.Register
+	closer io.Closer
+	inbox  *grantInbox
+}
+
+func (f *autoFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&f.grantsPath, "grants", "", "apply the grants `FILE` provenant approve writes, before each question (the local operator's approvals)")
+	fs.StringVar(&f.registerPath, "register", "", "record every write and approval as a decision in the register at `DB` (a DuckDB file, or a postgres:// DSN); default: in memory")
+	fs.BoolVar(&f.writes, "writes", false, "serve the store file's write tool (open_restock_task), as a catalog's `writes: {enabled: true}` does; each write still needs an L3 grant")
+}
+
+// open creates the Authority and opens the register.
+func (f *autoFlags) open(ctx context.Context) error {
+	f.auth = autonomy.NewAuthority()
+	if f.registerPath == "" {
+		return nil
+	}
+	var (
+		store register.Store
+		err   error
+	)
+	if strings.HasPrefix(f.registerPath, "postgres://") || strings.HasPrefix(f.registerPath, "postgresql://") {
+		var s *regpostgres.Store
+		s, err = regpostgres.Open(ctx, f.registerPath, nil)
+		store, f.closer = s, s
+	} else {
+		var s *regduckdb.Store
+		s, err = regduckdb.Open(ctx, f.registerPath, nil)
+		store, f.closer = s, s
+	}
+	if err != nil {
+		return fmt.Errorf("open register: %w", err)
+	}
+	if f.reg, err = register.Open(ctx, store); err != nil {
+		f.close()
+		return fmt.Errorf("open register: %w", err)
+	}
+	return nil
+}
+
+// apply puts the gate store (closed over the Authority), the register
+// and --writes in an engine's options.
+func (f *autoFlags) apply(opts *engine.Options, logger *slog.Logger) {
+	a := &engine.Autonomy{Writes: f.writes}
+	if f.reg != nil {
+		a.Register = f.reg
+	}
+	auth, path := f.auth, f.grantsPath
+	a.Gates = func(tools []autonomy.Tool) (autonomy.Store, error) {
+		s, err := autonomy.NewSessions(tools, &autonomy.GateOptions{Authority: auth})
+		if err != nil || path == "" {
+			return s, err
+		}
+		f.inbox = &grantInbox{Sessions: s, auth: auth, path: path, logger: logger}
+		return f.inbox, nil
+	}
+	opts.Autonomy = a
+}
+
+// serving tells the inbox which pipeline records its approvals.
+func (f *autoFlags) serving(p *pipeline.Pipeline) {
+	if f.inbox != nil {
+		f.inbox.mu.Lock()
+		f.inbox.p = p
+		f.inbox.mu.Unlock()
+	}
+}
+
+func (f *autoFlags) close() error {
+	if f.closer != nil {
+		err := f.closer.Close()
+		f.closer = nil
+		return err
+	}
+	return nil
+}
+
+// grantInbox is the gate store of a process with --grants: before each
+// question (Tick) it applies the approvals appended to the grants file
+// since it last looked, on the word of the approver each names (the
+// local operator, who alone can write the file), and has the pipeline
+// record them.
+type grantInbox struct {
+	*autonomy.Sessions
+	auth   *autonomy.Authority
+	path   string
+	logger *slog.Logger
+
+	mu     sync.Mutex
+	offset int64
+	p      *pipeline.Pipeline
+}
+
+// Tick applies new approvals, then advances the clock.
+func (in *grantInbox) Tick() int64 {
+	in.poll(context.Background())
+	return in.Sessions.Tick()
+}
+
+// poll reads the complete lines appended since the last poll and applies
+// each approval; a line that does not hold one is logged and skipped.
+func (in *grantInbox) poll(ctx context.Context) {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	f, err := os.Open(in.path)
+	if errors.Is(err, os.ErrNotExist) {
+		return
+	}
+	if err != nil {
+		in.logger.Warn("read grants", slog.String("error", err.Error()))
+		return
+	}
+	defer f.Close()
+	if _, err := f.Seek(in.offset, io.SeekStart); err != nil {
+		return
+	}
+	r := bufio.NewReader(f)
+	for {
+		line, err := r.ReadBytes('\n')
+		if err != nil {
+			return // a line without its newline is still being written
+		}
+		in.offset += int64(len(line))
+		var a approval
+		if err := strictjson.Decode(line, &a, nil); err != nil {
+			in.logger.Warn("grants: skipped a line that is not an approval", slog.Int64("offset", in.offset-int64(len(line))))
+			continue
+		}
+		if err := a.check(); err != nil {
+			in.logger.Warn("grants: skipped an approval", slog.String("grant_id", a.GrantID), slog.String("error", err.Error()))
+			continue
+		}
+		tier, _ := autonomy.ParseTier(a.Tier)
+		dec, now, err := in.auth.Grant(in.Sessions, a.Approver, a.Session, autonomy.GrantRequest{
+			GrantID: a.GrantID, Tools: a.Tools, Tier: tier, MaxQuestions: a.MaxQuestions, MaxAge: a.MaxAge,
+			DecisionID: "dec-" + a.GrantID,
+		})
+		if err != nil {
+			in.logger.Warn("grants: refused an approval", slog.String("grant_id", a.GrantID), slog.String("error", err.Error()))
+			continue
+		}
+		if in.p != nil {
+			if err := in.p.RecordApproval(ctx, pipeline.Approval{Decided: dec, Now: now}); err != nil {
+				in.logger.Error("grants: record approval", slog.String("grant_id", a.GrantID), slog.String("error", err.Error()))
+			}
+		}
+		in.logger.Info("grant applied", slog.String("grant_id", a.GrantID), slog.String("session", a.Session), slog.String("approver", a.Approver))
+	}
+}

@@ -1,0 +1,119 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/provenant/provenant/answer"
+	"github.com/provenant/provenant/eventlog"
+	"github.com/provenant/provenant/eventlog/eventschema"
+	"github.com/provenant/provenant/tool"
+)
+
+// TestApprove_Grants: `approve` appends a grant to the grants file; a
+// process with --grants and --writes refuses the write before it, and
+// answers it after, for as many questions as granted; the approval and
+// the write are decision records in the --register DuckDB file, and
+// elevation.requested, elevation.decided, decision.recorded and
+// elevation.expired are in the --log event log, each valid against its
+// schema.
+func TestApprove_Grants(t *testing.T) {
+	dir := t.TempDir()
+	grants := filepath.Join(dir, "grants.jsonl")
+	logPath := filepath.Join(dir, "events.jsonl")
+	var ef engineFlags
+	fs := newFlagSet("test", "", "", io.Discard)
+	ef.register(fs)
+	ef.gov.register(fs, surfaceCLI)
+	if err := fs.Parse([]string{"--writes", "--grants", grants, "--register", filepath.Join(dir, "register.duckdb"), "--log", logPath}); err != nil {
+		t.Fatal(err)
+	}
+	ctx := t.Context()
+	if err := ef.gov.open(ctx, &ef); err != nil {
+		t.Fatal(err)
+	}
+	defer ef.gov.close()
+	_, e, err := ef.start(ctx, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	write := func(key string) answer.Answer {
+		return e.Pipeline.Call(ctx, tool.Proposal{Tool: "open_restock_task", Params: map[string]any{
+			"store_id": "st-003", "product_id": "pr-007", "quantity": 4, "request_key": key}})
+	}
+	if a := write("k-1"); a.Reason().Kind != answer.ReasonNeedsApproval {
+		t.Fatalf("before approval: %s %v; want needs_approval", a.Outcome(), a.Reason())
+	}
+	var out bytes.Buffer
+	if err := runApprove(ctx, []string{"--grants", grants, "--tools", "open_restock_task", "--questions", "2", "--approver", "alice"}, &out, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(out.String(), "approved g-") {
+		t.Errorf("approve printed %q", out.String())
+	}
+	for _, key := range []string{"k-1", "k-2"} {
+		if a := write(key); a.Outcome() != answer.Answered {
+			t.Fatalf("granted, %s: %s %v", key, a.Outcome(), a.Reason())
+		}
+	}
+	if a := write("k-3"); a.Reason().Kind != answer.ReasonNeedsApproval {
+		t.Errorf("after 2 questions: %s %v; want needs_approval", a.Outcome(), a.Reason())
+	}
+	if h := ef.gov.auto.reg.Head(); h.Len != 3 {
+		t.Errorf("register holds %d records; want 3 (the approval and two writes)", h.Len)
+	}
+	ef.gov.close()
+	b, err := os.ReadFile(logPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]bool{"elevation.requested": false, "elevation.decided": false, "decision.recorded": false, "elevation.expired": false}
+	validator, err := eventschema.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range bytes.Split(bytes.TrimSpace(b), []byte("\n")) {
+		ev, err := eventlog.Decode(line)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, ok := want[string(ev.Type)]; ok {
+			want[string(ev.Type)] = true
+		}
+		if err := validator.ValidateEvent(line); err != nil {
+			t.Errorf("%s does not match its schema: %v", ev.Type, err)
+		}
+	}
+	for typ, seen := range want {
+		if !seen {
+			t.Errorf("no %s event in the log", typ)
+		}
+	}
+}
+
+func TestApprove_Refuses(t *testing.T) {
+	grants := filepath.Join(t.TempDir(), "grants.jsonl")
+	for name, args := range map[string][]string{
+		"wildcard":    {"--tools", "open_*"},
+		"no tools":    {"--tools", ""},
+		"tier L1":     {"--tools", "open_restock_task", "--tier", "L1"},
+		"no approver": {"--tools", "open_restock_task", "--approver", ""},
+		"questions":   {"--tools", "open_restock_task", "--questions", "0"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			args := append([]string{"--grants", grants, "--approver", "alice"}, args...)
+			if err := runApprove(t.Context(), args, io.Discard, io.Discard); !errors.Is(err, errUsage) {
+				t.Errorf("approve = %v; want a usage error", err)
+			}
+		})
+	}
+	if _, err := os.Stat(grants); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("a refused approval wrote the grants file")
+	}
+}
