@@ -103,6 +103,9 @@ type Backend struct {
 	// Rows, when set, pages provenance listed in part
 	// (GET /v1/results/{id}/rows).
 	Rows pipeline.RowPager
+	// Approvals, when set, takes approvals of elevations from
+	// authenticated approvers (POST /v1/approvals, approvals.go).
+	Approvals Approvals
 }
 
 // Options configures New.
@@ -178,6 +181,7 @@ func New(opts *Options) *Server {
 	s.mux.HandleFunc("GET /openapi.json", s.handleOpenAPI)
 	s.mux.HandleFunc("POST /v1/ground", s.handleGround)
 	s.mux.HandleFunc("GET /v1/results/{id}/rows", s.handleRows)
+	s.mux.HandleFunc("POST /v1/approvals", s.handleApprovals)
 	s.mux.HandleFunc("/mcp", s.handleMCP)
 	if o.Metrics != nil {
 		s.mux.Handle("GET /metrics", o.Metrics)

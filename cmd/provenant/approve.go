@@ -17,6 +17,8 @@ import (
 
 	"github.com/provenant/provenant/autonomy"
 	"github.com/provenant/provenant/engine"
+	"github.com/provenant/provenant/eventlog"
+	"github.com/provenant/provenant/httpapi"
 	"github.com/provenant/provenant/internal/strictjson"
 	"github.com/provenant/provenant/pipeline"
 	"github.com/provenant/provenant/register"
@@ -293,4 +295,43 @@ func (in *grantInbox) poll(ctx context.Context) {
 		}
 		in.logger.Info("grant applied", slog.String("grant_id", a.GrantID), slog.String("session", a.Session), slog.String("approver", a.Approver))
 	}
+}
+
+// httpApprovals is the HTTP approvals endpoint's Approvals: main's
+// Authority, the pipeline whose gates it raises and records the
+// approvals in. httpapi calls it only for an authenticated approver.
+type httpApprovals struct {
+	auth *autonomy.Authority
+	p    *pipeline.Pipeline
+}
+
+var _ httpapi.Approvals = httpApprovals{}
+
+// Approve grants req on the word of approver, the authenticated
+// principal's name.
+func (h httpApprovals) Approve(ctx context.Context, approver string, req httpapi.ApprovalRequest) (eventlog.ElevationDecided, error) {
+	if req.Age == 0 {
+		req.Age = 1000
+	}
+	a := approval{Session: req.Session, Tools: req.Tools, Tier: req.Tier, MaxQuestions: req.Questions, MaxAge: req.Age, Approver: approver}
+	if err := a.check(); err != nil {
+		if errors.Is(err, autonomy.ErrWildcard) {
+			return eventlog.ElevationDecided{}, err
+		}
+		return eventlog.ElevationDecided{}, fmt.Errorf("approve: %w: %v", autonomy.ErrGrant, err)
+	}
+	var b [8]byte
+	rand.Read(b[:])
+	tier, _ := autonomy.ParseTier(a.Tier)
+	id := "g-" + hex.EncodeToString(b[:])
+	dec, now, err := h.auth.Grant(h.p.Gates(), approver, a.Session, autonomy.GrantRequest{
+		GrantID: id, Tools: a.Tools, Tier: tier, MaxQuestions: a.MaxQuestions, MaxAge: a.MaxAge, DecisionID: "dec-" + id,
+	})
+	if err != nil {
+		return eventlog.ElevationDecided{}, err
+	}
+	if err := h.p.RecordApproval(ctx, pipeline.Approval{Decided: dec, Now: now}); err != nil {
+		return dec, err
+	}
+	return dec, nil
 }
