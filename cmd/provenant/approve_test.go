@@ -10,8 +10,11 @@ import (
 	"testing"
 
 	"github.com/provenant/provenant/answer"
+	"github.com/provenant/provenant/autonomy"
 	"github.com/provenant/provenant/eventlog"
 	"github.com/provenant/provenant/eventlog/eventschema"
+	"github.com/provenant/provenant/httpapi"
+	"github.com/provenant/provenant/pipeline"
 	"github.com/provenant/provenant/tool"
 )
 
@@ -115,5 +118,43 @@ func TestApprove_Refuses(t *testing.T) {
 	}
 	if _, err := os.Stat(grants); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("a refused approval wrote the grants file")
+	}
+}
+
+// TestHTTPApprovals_Grant: the endpoint's Approvals raises the named
+// session only, under the approver it is given, and records the
+// approval in the register.
+func TestHTTPApprovals_Grant(t *testing.T) {
+	var ef engineFlags
+	fs := newFlagSet("test", "", "", io.Discard)
+	ef.register(fs)
+	ef.gov.register(fs, surfaceHTTP)
+	if err := fs.Parse([]string{"--writes"}); err != nil {
+		t.Fatal(err)
+	}
+	ctx := t.Context()
+	if err := ef.gov.open(ctx, &ef); err != nil {
+		t.Fatal(err)
+	}
+	defer ef.gov.close()
+	_, e, err := ef.start(ctx, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	h := httpApprovals{auth: ef.gov.auto.auth, p: e.Pipeline}
+	if _, err := h.Approve(ctx, "alice", httpapi.ApprovalRequest{Session: "ops", Tools: []string{"open_*"}, Tier: "L3", Questions: 1}); !errors.Is(err, autonomy.ErrWildcard) {
+		t.Errorf("wildcard: %v; want ErrWildcard", err)
+	}
+	dec, err := h.Approve(ctx, "alice", httpapi.ApprovalRequest{Session: "ops", Tools: []string{"open_restock_task"}, Tier: "L3", Questions: 1})
+	if err != nil || dec.Approver != "alice" || dec.Decision != "granted" {
+		t.Fatalf("Approve = %+v, %v", dec, err)
+	}
+	p := tool.Proposal{Tool: "open_restock_task", Params: map[string]any{"store_id": "st-003", "product_id": "pr-007", "quantity": 1, "request_key": "k"}}
+	if a := e.Pipeline.Call(pipeline.WithSession(ctx, "other"), p); a.Reason().Kind != answer.ReasonNeedsApproval {
+		t.Errorf("another session: %s %v; want needs_approval", a.Outcome(), a.Reason())
+	}
+	if a := e.Pipeline.Call(pipeline.WithSession(ctx, "ops"), p); a.Outcome() != answer.Answered {
+		t.Errorf("granted session: %s %v", a.Outcome(), a.Reason())
 	}
 }
