@@ -118,3 +118,18 @@ func compareRank(a, b Record, asOf int64) int {
 func SortRank(rs []Record, asOf int64) {
 	slices.SortStableFunc(rs, func(a, b Record) int { return compareRank(a, b, asOf) })
 }
+
+// FoldSubject maps a subject to one representative of its class under
+// the equality a subject cue uses (Cues.Match: strings.EqualFold after
+// trimming space): each rune to the smallest rune of its simple-fold
+// orbit. A store may index subjects by it: two subjects match exactly
+// when their folds are equal.
+func FoldSubject(s string) string {
+	return strings.Map(func(r rune) rune {
+		least := r
+		for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
+			least = min(least, f)
+		}
+		return least
+	}, strings.TrimSpace(s))
+}
