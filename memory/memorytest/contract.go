@@ -3,9 +3,9 @@ package memorytest
 import (
 	"context"
 	"errors"
-	"reflect"
 	"fmt"
 	"math/rand/v2"
+	"reflect"
 	"slices"
 	"testing"
 
