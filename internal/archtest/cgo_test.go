@@ -28,7 +28,7 @@ import (
 // real engine over the retail demo.
 var duckdbLinkers = []string{"store/duckdb", "engine", "engine/enginetest", "pipeline", "httpapi", "mcpserver",
 	"eval", "eval/loadgen", "adversarial", "cmd/provenant", "bench/scale", "sandbox/duckdb",
-	"memory/duckdb"}
+	"memory/duckdb", "memory/enginecheck"}
 
 // duckdbPaths are the import paths that mean a binary links DuckDB.
 var duckdbPaths = []string{"store/duckdb", "sandbox/duckdb", "github.com/duckdb/duckdb-go/v2"}
