@@ -10,7 +10,7 @@ import (
 // github.com/gowebpki/jcs (the canonical JSON of a sheet) and each other.
 // Persistent stores implement memory.Store in leaf packages of their own.
 func TestMemoryIsPure(t *testing.T) {
-	own := []string{"memory", "memory/memstore", "memory/memorytest", "memory/internal/sqljournal"}
+	own := []string{"memory", "memory/memstore", "memory/memorytest", "memory/internal/sqljournal", "memory/memapi"}
 	for _, pkg := range own {
 		t.Run(pkg, func(t *testing.T) {
 			for _, d := range closure(t, pkg) {
