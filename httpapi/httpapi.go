@@ -127,6 +127,8 @@ type Options struct {
 	// Limits bounds body reading and requests in flight (Limit,
 	// limits.go); nil means defaults, with MaxBodyBytes from above.
 	Limits *LimitOptions
+	// Memory, when set, serves the memory endpoints (memory.go).
+	Memory *MemoryOptions
 }
 
 // Server is the HTTP API. Safe for concurrent use.
@@ -181,6 +183,9 @@ func New(opts *Options) *Server {
 	s.mux.HandleFunc("/mcp", s.handleMCP)
 	if o.Metrics != nil {
 		s.mux.Handle("GET /metrics", o.Metrics)
+	}
+	if o.Memory != nil {
+		s.addMemoryRoutes()
 	}
 	lim := LimitOptions{MaxBodyBytes: o.MaxBodyBytes}
 	if o.Limits != nil {
