@@ -52,6 +52,7 @@ var commands = []command{
 	{"import", "validate JSON Lines, CSV or Parquet rows and append them to a dataset in one transaction", "INPUT..."},
 	{"sql", "run one SQL statement in the sandbox, as a model's free SQL would run, and print one JSON object", "STATEMENT"},
 	{"version", "print the version and VCS revision", ""},
+	{"memory", "remember, annotate and recall an agent's notes (add, annotate, recall)", "SUBCOMMAND"},
 }
 
 // dispatch runs the named command, or reports it unknown.
@@ -77,6 +78,8 @@ func dispatch(ctx context.Context, name string, args []string, stdout, stderr io
 		return runImport(ctx, args, stdout, stderr)
 	case "sql":
 		return runSQL(ctx, args, stdout, stderr)
+	case "memory":
+		return runMemory(ctx, args, stdout, stderr)
 	case workerSubcommand: // hidden: the sandbox's worker process
 		return runSQLWorker(ctx, args)
 	}
