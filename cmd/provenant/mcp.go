@@ -13,6 +13,8 @@ func runMCP(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	var ef engineFlags
 	ef.register(fs)
 	ef.wallClock = true // a server reads the clock as each question arrives
+	var mem servedMemory
+	mem.register(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -20,11 +22,20 @@ func runMCP(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		fs.Usage()
 		return errUsage
 	}
+	svc, err := mem.service(ctx)
+	if err != nil {
+		return err
+	}
+	defer mem.Close()
 	// Standard output carries the protocol: logs go to standard error.
 	logger, e, err := ef.start(ctx, stderr)
 	if err != nil {
 		return err
 	}
 	defer e.Close()
-	return mcpserver.ServeStdio(ctx, mcpserver.New(e.Pipeline, e, &mcpserver.Options{Logger: logger, Rows: e.RowPager()}))
+	opts := &mcpserver.Options{Logger: logger, Rows: e.RowPager()}
+	if svc != nil {
+		opts.Memory = &mcpserver.MemoryOptions{Service: svc, Agent: mem.jf.agent}
+	}
+	return mcpserver.ServeStdio(ctx, mcpserver.New(e.Pipeline, e, opts))
 }

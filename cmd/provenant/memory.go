@@ -357,3 +357,42 @@ func printSheet(w io.Writer, s *memory.Sheet) error {
 		ct.Candidates, ct.GateRejected, ct.Selected, ct.Retracted, ct.Superseded, ct.Corrupt, ct.Contradictions, ct.Claims)
 	return err
 }
+
+// servedMemory is the memory flags of serve and mcp: off unless --memory
+// is given.
+type servedMemory struct {
+	on    bool
+	jf    journalFlags
+	close func() error
+}
+
+func (m *servedMemory) register(fs *flag.FlagSet) {
+	fs.BoolVar(&m.on, "memory", false, "offer the memory tools remember, annotate and recall (the writer and reader: the authenticated principal, or --memory-agent)")
+	fs.StringVar(&m.jf.path, "journal", "", "with --memory: the DuckDB journal `FILE` (default: memory.duckdb under the user configuration directory)")
+	fs.StringVar(&m.jf.dsn, "journal-postgres", "", "with --memory: the PostgreSQL `DSN` holding the journal")
+	fs.StringVar(&m.jf.agent, "memory-agent", "local", "with --memory: the agent `ID` of a caller no principal names (stdio, or a server without --principals)")
+}
+
+// service opens the journal when --memory is on; nil when off.
+func (m *servedMemory) service(ctx context.Context) (*memapi.Service, error) {
+	if !m.on {
+		if m.jf.path != "" || m.jf.dsn != "" {
+			return nil, usagef("--journal and --journal-postgres need --memory")
+		}
+		return nil, nil
+	}
+	j, closeJournal, err := m.jf.open(ctx)
+	if err != nil {
+		return nil, err
+	}
+	m.close = closeJournal
+	return &memapi.Service{Journal: j}, nil
+}
+
+// Close closes the journal, if one was opened.
+func (m *servedMemory) Close() error {
+	if m.close == nil {
+		return nil
+	}
+	return m.close()
+}

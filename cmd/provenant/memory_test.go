@@ -4,9 +4,13 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/provenant/provenant/engine"
 	"github.com/provenant/provenant/engine/enginetest"
@@ -117,5 +121,32 @@ func TestMemory_CLIErrors(t *testing.T) {
 				t.Errorf("the message repeats the input: %v %s", err, errOut)
 			}
 		})
+	}
+}
+
+// TestMemory_MCPStdio: `provenant mcp --memory` offers the memory tools
+// over standard input and output, writing to the --journal file as the
+// --memory-agent; without --memory, --journal is a usage error.
+func TestMemory_MCPStdio(t *testing.T) {
+	journal := filepath.Join(t.TempDir(), "journal.duckdb")
+	cmd := exec.Command(os.Args[0], "mcp", "--log-level", "error", "--memory", "--journal", journal, "--memory-agent", "desk")
+	cmd.Env = append(os.Environ(), "PROVENANT_RUN_MAIN=1")
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "stdio-test", Version: "1"}, nil).
+		Connect(t.Context(), &mcp.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "remember", Arguments: map[string]any{"key": "m-1", "text": "note", "subject": "s"}})
+	if err != nil || res.IsError {
+		t.Fatalf("remember: %+v, %v", res, err)
+	}
+	cs.Close()
+	out, _, err := runMem(t, "recall", "--journal", journal, "--agent", "desk", "--subject", "s", "--check=false", "--json")
+	if err != nil || !strings.Contains(out, `"agent":"desk"`) || !strings.Contains(out, `"key":"m-1"`) {
+		t.Fatalf("recall after the mcp session: %s, %v", out, err)
+	}
+	var o, e bytes.Buffer
+	if err := Run(t.Context(), []string{"mcp", "--journal", journal}, &o, &e); !errors.Is(err, errUsage) {
+		t.Errorf("mcp --journal without --memory: %v, want a usage error", err)
 	}
 }
