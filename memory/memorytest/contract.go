@@ -153,6 +153,28 @@ func RunStore(t *testing.T, open func(t *testing.T, entries []memory.Entry) memo
 		}
 	})
 
+	t.Run("chains", func(t *testing.T) {
+		cr, ok := st.(memory.ChainsReader)
+		if !ok {
+			t.Skip("the store reads chains one at a time")
+		}
+		roots := []string{"m-000000", "m-000001", "m-000100", "m-000399", "m-999999"}
+		got, err := cr.Chains(ctx, roots)
+		if err != nil {
+			t.Fatalf("chains: %v", err)
+		}
+		for _, root := range roots {
+			var keys []string
+			for _, e := range got[root] {
+				keys = append(keys, e.Record.Key)
+			}
+			slices.Sort(keys)
+			if want := closure(entries, root); !slices.Equal(keys, want) {
+				t.Errorf("batched chain of %s: %v, want %v", root, keys, want)
+			}
+		}
+	})
+
 	t.Run("cancelled", func(t *testing.T) {
 		cctx, cancel := context.WithCancel(ctx)
 		cancel()
@@ -252,5 +274,35 @@ func RunJournal(t *testing.T, open func(t *testing.T) memory.Journal) {
 	}
 	if len(chain) != 1 || !reflect.DeepEqual(chain[0].Record, confirm) {
 		t.Fatalf("chain %+v, want the confirm", chain)
+	}
+
+	// Chains built append by append are the transitive closure of
+	// targets, as from a snapshot.
+	deep := Journal(2, 150)
+	for _, e := range deep {
+		if err := j.Append(ctx, e.Record, e.Visibility); err != nil {
+			t.Fatalf("append %s: %v", e.Record.Key, err)
+		}
+	}
+	deepest := 0
+	for _, e := range deep {
+		root := e.Record.Key
+		es, err := j.Chain(ctx, root)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var keys []string
+		for _, e := range es {
+			keys = append(keys, e.Record.Key)
+		}
+		slices.Sort(keys)
+		want := closure(deep, root)
+		if !slices.Equal(keys, want) {
+			t.Errorf("chain of %s after appends: %v, want %v", root, keys, want)
+		}
+		deepest = max(deepest, len(want))
+	}
+	if deepest < 3 {
+		t.Fatalf("the longest chain holds %d records: the contract checks no depth", deepest)
 	}
 }

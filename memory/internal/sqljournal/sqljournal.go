@@ -2,8 +2,11 @@
 // the DuckDB and PostgreSQL stores (memory/duckdb, memory/postgres): one
 // append-only table, memory_journal, whose rows hold each record and its
 // visibility as JSON beside the columns retrieval filters on (agent, kind,
-// target, folded subject, logical time, validity). The SQL is the subset
-// both databases speak: $n parameters, a recursive CTE for chains.
+// target, folded subject, logical time, validity), and a table of each
+// annotation's ancestry (what its targets lead to), so that a chain of
+// any depth is one indexed read, and the chains of a sheet one query
+// (memory.ChainsReader). The SQL is the subset both databases speak: $n
+// parameters, a recursive CTE to rebuild the ancestry after a Load.
 //
 // Retrieval filters in SQL on what SQL can judge exactly (subject,
 // partition, time, validity, exclusions, kind) and leaves the rest to
@@ -44,6 +47,29 @@ var Schema = []string{
 	)`,
 	`CREATE INDEX IF NOT EXISTS memory_journal_target ON memory_journal (target)`,
 	`CREATE INDEX IF NOT EXISTS memory_journal_subject ON memory_journal (subject_fold)`,
+	// memory_ancestry holds, for each annotation, every record its
+	// targets lead to (its target, its target's target, ...): the chain
+	// of a key is the records whose ancestry names it, one indexed read
+	// whatever its depth. Append adds a record's rows; Load rebuilds it.
+	`CREATE TABLE IF NOT EXISTS memory_ancestry (
+		key TEXT NOT NULL,
+		ancestor TEXT NOT NULL
+	)`,
+	`CREATE INDEX IF NOT EXISTS memory_ancestry_ancestor ON memory_ancestry (ancestor)`,
+}
+
+// rebuildAncestry recomputes memory_ancestry from the targets (UNION, so
+// that a cycle of corrupt records ends; a record is never its own
+// ancestor).
+var rebuildAncestry = []string{
+	`DELETE FROM memory_ancestry`,
+	`INSERT INTO memory_ancestry (key, ancestor)
+	WITH RECURSIVE up(key, ancestor) AS (
+		SELECT key, target FROM memory_journal WHERE target <> ''
+		UNION
+		SELECT u.key, j.target FROM up u JOIN memory_journal j ON j.key = u.ancestor WHERE j.target <> ''
+	)
+	SELECT key, ancestor FROM up WHERE key <> ancestor`,
 }
 
 // Store is a memory journal in a SQL database.
@@ -127,6 +153,14 @@ func (s *Store) Append(ctx context.Context, r memory.Record, v memory.Visibility
 		// A concurrent append of the same key loses on the primary key.
 		return fmt.Errorf("append record: %w", err)
 	}
+	if r.Target != "" {
+		// The target is older than the record, so its ancestry is
+		// complete: the record's is the target and the target's.
+		if _, err := tx.ExecContext(ctx, `INSERT INTO memory_ancestry (key, ancestor)
+			SELECT CAST($1 AS TEXT), CAST($2 AS TEXT) UNION SELECT CAST($1 AS TEXT), ancestor FROM memory_ancestry WHERE key = $2`, r.Key, r.Target); err != nil {
+			return fmt.Errorf("append record: %w", err)
+		}
+	}
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("append record: %w", err)
 	}
@@ -158,6 +192,11 @@ func (s *Store) Load(ctx context.Context, entries []memory.Entry) error {
 			return fmt.Errorf("load journal: %w", err)
 		}
 		if _, err := stmt.ExecContext(ctx, args...); err != nil {
+			return fmt.Errorf("load journal: %w", err)
+		}
+	}
+	for _, stmt := range rebuildAncestry {
+		if _, err := tx.ExecContext(ctx, stmt); err != nil {
 			return fmt.Errorf("load journal: %w", err)
 		}
 	}
@@ -267,26 +306,34 @@ func (s *Store) Visibility(ctx context.Context, keys []string) (map[string]memor
 	return out, nil
 }
 
-// chainQuery is the transitive closure of targets from $1 (UNION, not
-// UNION ALL, so a cycle of corrupt records ends).
-const chainQuery = `WITH RECURSIVE chain(key) AS (
-	SELECT key FROM memory_journal WHERE target = $1 AND key <> $1
-	UNION
-	SELECT j.key FROM memory_journal j JOIN chain c ON j.target = c.key WHERE j.key <> $1
-)
-SELECT j.record, j.visibility FROM memory_journal j JOIN chain c ON j.key = c.key`
-
-// Chain reads the annotation chain of key in one recursive query.
+// Chain reads the annotation chain of key: one indexed read of the
+// records whose ancestry names it.
 func (s *Store) Chain(ctx context.Context, key string) ([]memory.Entry, error) {
-	rows, err := s.db.QueryContext(ctx, chainQuery, key)
+	chains, err := s.Chains(ctx, []string{key})
+	if err != nil {
+		return nil, err
+	}
+	return chains[key], nil
+}
+
+// Chains reads the annotation chains of keys in one query
+// (memory.ChainsReader).
+func (s *Store) Chains(ctx context.Context, keys []string) (map[string][]memory.Entry, error) {
+	out := make(map[string][]memory.Entry, len(keys))
+	if len(keys) == 0 {
+		return out, ctx.Err()
+	}
+	var args []any
+	rows, err := s.db.QueryContext(ctx, `SELECT a.ancestor, j.record, j.visibility
+		FROM memory_ancestry a JOIN memory_journal j ON j.key = a.key
+		WHERE a.ancestor IN (`+params(&args, keys)+`)`, args...)
 	if err != nil {
 		return nil, fmt.Errorf("read chain: %w", err)
 	}
 	defer rows.Close()
-	var out []memory.Entry
 	for rows.Next() {
-		var rec, vis string
-		if err := rows.Scan(&rec, &vis); err != nil {
+		var root, rec, vis string
+		if err := rows.Scan(&root, &rec, &vis); err != nil {
 			return nil, fmt.Errorf("read chain: %w", err)
 		}
 		var e memory.Entry
@@ -298,7 +345,7 @@ func (s *Store) Chain(ctx context.Context, key string) ([]memory.Entry, error) {
 			// closed on it.
 			e.Visibility = memory.Visibility{Agent: " "}
 		}
-		out = append(out, e)
+		out[root] = append(out[root], e)
 	}
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("read chain: %w", err)
