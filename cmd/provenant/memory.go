@@ -98,7 +98,7 @@ func (f *journalFlags) open(ctx context.Context) (memory.Journal, func() error, 
 			return nil, nil, err
 		}
 	}
-	st, err := memduckdb.Open(ctx, path)
+	st, err := memduckdb.Open(ctx, path, nil)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -97,6 +97,9 @@ const insert = `INSERT INTO memory_journal
 	(key, seq, agent, kind, target, subject_fold, time, valid_from, valid_to, record, visibility)
 	VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`
 
+const insertMany = `INSERT INTO memory_journal
+	(key, seq, agent, kind, target, subject_fold, time, valid_from, valid_to, record, visibility) VALUES `
+
 func row(e memory.Entry, seq int64) ([]any, error) {
 	rec, err := json.Marshal(e.Record)
 	if err != nil {
@@ -180,20 +183,30 @@ func (s *Store) Load(ctx context.Context, entries []memory.Entry) error {
 	if err := tx.QueryRowContext(ctx, `SELECT COALESCE(MAX(seq), 0) FROM memory_journal`).Scan(&seq); err != nil {
 		return fmt.Errorf("load journal: %w", err)
 	}
-	stmt, err := tx.PrepareContext(ctx, insert)
-	if err != nil {
-		return fmt.Errorf("load journal: %w", err)
-	}
-	defer stmt.Close()
-	for _, e := range entries {
-		seq++
-		args, err := row(e, seq)
-		if err != nil {
+	// Many rows per statement: a statement's fixed cost, not a row's,
+	// is what a bulk load pays.
+	const perStatement = 256
+	for len(entries) > 0 {
+		n := min(perStatement, len(entries))
+		var args []any
+		values := make([]string, n)
+		for i, e := range entries[:n] {
+			seq++
+			vals, err := row(e, seq)
+			if err != nil {
+				return fmt.Errorf("load journal: %w", err)
+			}
+			ph := make([]string, len(vals))
+			for k, v := range vals {
+				args = append(args, v)
+				ph[k] = "$" + strconv.Itoa(len(args))
+			}
+			values[i] = "(" + strings.Join(ph, ", ") + ")"
+		}
+		if _, err := tx.ExecContext(ctx, insertMany+strings.Join(values, ", "), args...); err != nil {
 			return fmt.Errorf("load journal: %w", err)
 		}
-		if _, err := stmt.ExecContext(ctx, args...); err != nil {
-			return fmt.Errorf("load journal: %w", err)
-		}
+		entries = entries[n:]
 	}
 	for _, stmt := range rebuildAncestry {
 		if _, err := tx.ExecContext(ctx, stmt); err != nil {
@@ -204,6 +217,34 @@ func (s *Store) Load(ctx context.Context, entries []memory.Entry) error {
 		return fmt.Errorf("load journal: %w", err)
 	}
 	return nil
+}
+
+// Entries reads the whole journal in append order.
+func (s *Store) Entries(ctx context.Context) ([]memory.Entry, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT record, visibility FROM memory_journal ORDER BY seq`)
+	if err != nil {
+		return nil, fmt.Errorf("read journal: %w", err)
+	}
+	defer rows.Close()
+	var out []memory.Entry
+	for rows.Next() {
+		var rec, vis string
+		if err := rows.Scan(&rec, &vis); err != nil {
+			return nil, fmt.Errorf("read journal: %w", err)
+		}
+		var e memory.Entry
+		if err := json.Unmarshal([]byte(rec), &e.Record); err != nil {
+			return nil, fmt.Errorf("read journal: decode record: %w", err)
+		}
+		if err := json.Unmarshal([]byte(vis), &e.Visibility); err != nil {
+			e.Visibility = memory.Visibility{Agent: " "} // invalid: the gate fails closed
+		}
+		out = append(out, e)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("read journal: %w", err)
+	}
+	return out, nil
 }
 
 // Len is the number of records in the journal.
