@@ -119,7 +119,9 @@ func (s *Store) Retrieve(ctx context.Context, q memory.Retrieval) ([]memory.Reco
 	s.mu.RLock()
 	var hits []memory.Record
 	if strings.TrimSpace(q.Cues.Subject) != "" {
-		for _, i := range s.bySubject[fold(q.Cues.Subject)] {
+		idx := s.bySubject[fold(q.Cues.Subject)]
+		hits = make([]memory.Record, 0, len(idx))
+		for _, i := range idx {
 			if q.Admits(s.entries[i].Record) {
 				hits = append(hits, s.entries[i].Record)
 			}
