@@ -150,3 +150,45 @@ func TestMemory_MCPStdio(t *testing.T) {
 		t.Errorf("mcp --journal without --memory: %v, want a usage error", err)
 	}
 }
+
+// TestMemory_CLIExample is the README's worked example of recall,
+// command for command, over the embedded demo store.
+func TestMemory_CLIExample(t *testing.T) {
+	journal := filepath.Join(t.TempDir(), "journal.duckdb")
+	steps := [][]string{
+		{"add", "--agent", "stock-bot", "--key", "m-001", "--subject", "pr-007@st-003", "--relevance", "0.9",
+			"--provenance", `{"tool_call":{"tool":"get_stock_state","arguments":{"product_id":"pr-007","store_id":"st-003","as_of":"2026-01-08T00:00:00Z"}},"value":"IN_STOCK","row_keys":["evt-001234"]}`,
+			"pr-007 is IN_STOCK at st-003"},
+		{"add", "--agent", "stock-bot", "--key", "m-002", "--subject", "pr-007@st-003", "--relevance", "0.8",
+			"--provenance", `{"tool_call":{"tool":"get_price","arguments":{"product_id":"pr-007","store_id":"st-003","as_of":"2026-01-08T00:00:00Z"}},"value":781}`,
+			"pr-007 costs 781 cents at st-003"},
+		{"add", "--agent", "stock-bot", "--key", "m-003", "--subject", "pr-007@st-003", "--relevance", "0.7", "pr-007 is shelved in aisle A3"},
+		{"annotate", "--agent", "planner", "--key", "m-004", "--stated", "--subject", "pr-007@st-003", "--relevance", "0.7",
+			"supersede", "m-003", "pr-007 moved to aisle B1"},
+		{"add", "--agent", "stock-bot", "--key", "m-005", "--subject", "pr-007@st-003", "--relevance", "0.5",
+			"--provenance", `{"tool_call":{"tool":"get_stock_state","arguments":{"product_id":"pr-007","store_id":"st-003"}},"value":"IN_STOCK"}`,
+			"pr-007 is in stock (asked without a date)"},
+	}
+	for _, s := range steps {
+		if _, errOut, err := runMem(t, append(s, "--journal", journal)...); err != nil {
+			t.Fatalf("%s: %v %s", s[0], err, errOut)
+		}
+	}
+	out, errOut, err := runMem(t, "recall", "--journal", journal, "--agent", "stock-bot", "--subject", "pr-007@st-003", "--log-level", "error")
+	if err != nil {
+		t.Fatalf("recall: %v %s", err, errOut)
+	}
+	const want = `1. m-001 claim by stock-bot: "pr-007 is IN_STOCK at st-003"
+   staleness 0.900; outdated: now "OVERSTOCK" (newer events [evt-003571])
+2. m-002 claim by stock-bot: "pr-007 costs 781 cents at st-003"
+   staleness 0.800; current
+3. m-004 supersede by planner: "pr-007 moved to aisle B1"
+   staleness 0.700; supersedes m-003
+4. m-005 claim by stock-bot: "pr-007 is in stock (asked without a date)"
+   staleness 0.500; unverifiable: refused
+counts: candidates 5, gate_rejected 0, selected 5, retracted 0, superseded 1, corrupt 0, contradictions 0, claims 4
+`
+	if out != want {
+		t.Errorf("recall printed\n%s\nwant (the README's example)\n%s", out, want)
+	}
+}
