@@ -130,6 +130,9 @@ type Answer struct {
 	grounding  *grounding.Report
 	confidence *Confidence
 	governance Governance
+	// attempts and specialCause: see repair.go.
+	attempts     []Attempt
+	specialCause string
 }
 
 // Governance says what kind of computation an answer's value came from.
@@ -339,6 +342,9 @@ type wire struct {
 	ResultIDs  []string          `json:"result_ids"`
 	Grounding  *grounding.Report `json:"grounding"`
 	Confidence *Confidence       `json:"confidence"`
+	// Attempts and SpecialCause: see repair.go; absent when empty.
+	Attempts     []Attempt `json:"attempts,omitempty"`
+	SpecialCause string    `json:"special_cause,omitempty"`
 }
 
 // DataVersion names the snapshot the answer was read from, for an engine
@@ -348,7 +354,8 @@ func (a Answer) DataVersion() string { return a.dataVer }
 // MarshalJSON writes the documented answer object with every key present.
 func (a Answer) MarshalJSON() ([]byte, error) {
 	w := wire{Outcome: a.outcome, Params: a.args, Text: a.text, Verdict: a.verdict, DataVer: a.dataVer, Governance: a.governance,
-		ResultIDs: a.resultIDs, Grounding: a.grounding, Confidence: a.confidence}
+		ResultIDs: a.resultIDs, Grounding: a.grounding, Confidence: a.confidence,
+		Attempts: a.attempts, SpecialCause: a.specialCause}
 	// Plain data, not the Marshalers: encoding/json scans a Marshaler's
 	// output once more, a pass over every event id of a window.
 	if a.value != nil {

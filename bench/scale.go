@@ -67,12 +67,8 @@ var scaleTargets = []struct {
 	{"count_rows_in_window", 20},
 }
 
-// ScaleTable renders `go run ./bench/scale`: per tool shape and database,
-// p50 / p95 / p99 and calls per second at each size; then, per database
-// and size, the first answer after opening, the peak resident memory and
-// the import rate. Every run's lines are shown (a later run of the same
-// database and size is a separate row).
-func ScaleTable(rec *Record) (string, error) {
+// scaleReports reads the JSON report lines of every run of rec, in order.
+func scaleReports(rec *Record) ([]ScaleReport, error) {
 	var reps []ScaleReport
 	for i, out := range rec.Outputs {
 		sc := bufio.NewScanner(strings.NewReader(out))
@@ -84,13 +80,29 @@ func ScaleTable(rec *Record) (string, error) {
 			}
 			var r ScaleReport
 			if err := json.Unmarshal([]byte(line), &r); err != nil {
-				return "", fmt.Errorf("render scale table: run %d: %w", i+1, err)
+				return nil, fmt.Errorf("read report: run %d: %w", i+1, err)
 			}
 			reps = append(reps, r)
 		}
+		if err := sc.Err(); err != nil {
+			return nil, fmt.Errorf("read report: run %d: %w", i+1, err)
+		}
 	}
 	if len(reps) == 0 {
-		return "", fmt.Errorf("render scale table: %w: no reports", ErrRecord)
+		return nil, fmt.Errorf("read reports: %w: none", ErrRecord)
+	}
+	return reps, nil
+}
+
+// ScaleTable renders `go run ./bench/scale`: per tool shape and database,
+// p50 / p95 / p99 and calls per second at each size; then, per database
+// and size, the first answer after opening, the peak resident memory and
+// the import rate. Every run's lines are shown (a later run of the same
+// database and size is a separate row).
+func ScaleTable(rec *Record) (string, error) {
+	reps, err := scaleReports(rec)
+	if err != nil {
+		return "", fmt.Errorf("render scale table: %w", err)
 	}
 	var sizes []int
 	var backends []string
@@ -200,24 +212,9 @@ const metricTargetMS = 50
 // phase, database and number of clients, p50 / p95 / p99 and calls per
 // second at each dataset (the demo first, then the generated sizes).
 func ScaleMetricTable(rec *Record) (string, error) {
-	var reps []ScaleReport
-	for i, out := range rec.Outputs {
-		sc := bufio.NewScanner(strings.NewReader(out))
-		sc.Buffer(make([]byte, 0, 64<<10), 1<<20)
-		for sc.Scan() {
-			line := strings.TrimSpace(sc.Text())
-			if !strings.HasPrefix(line, "{") {
-				continue
-			}
-			var r ScaleReport
-			if err := json.Unmarshal([]byte(line), &r); err != nil {
-				return "", fmt.Errorf("render scale metric table: run %d: %w", i+1, err)
-			}
-			reps = append(reps, r)
-		}
-	}
-	if len(reps) == 0 {
-		return "", fmt.Errorf("render scale metric table: %w: no reports", ErrRecord)
+	reps, err := scaleReports(rec)
+	if err != nil {
+		return "", fmt.Errorf("render scale metric table: %w", err)
 	}
 	label := func(r ScaleReport) string {
 		if r.Dataset != "" {

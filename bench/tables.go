@@ -22,6 +22,7 @@ var Renderers = map[string]func(*Record) (string, error){
 	"scale-duckdb-earlier":  ScaleTable,
 	"scale-metric-duckdb":   ScaleMetricTable,
 	"scale-metric-postgres": ScaleMetricTable,
+	"repair-eval":           RepairTable,
 }
 
 // Provenance is the line under every generated table: the command, the

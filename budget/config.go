@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/provenant/provenant/internal/editdist"
 )
 
 // Config holds the budgets a deployment grants: one per session, and one
@@ -367,36 +369,16 @@ func (c Config) Validate() error {
 // nearest returns the name in valid closest to s by edit distance (the
 // first of equals).
 func nearest(s string, valid []string) string {
+	if len(s) > 64 {
+		s = s[:64] // a long key is far from every name anyway; bound the work
+	}
 	best, bestD := "", math.MaxInt
 	for _, v := range valid {
-		if d := editDistance(strings.ToLower(s), v); d < bestD {
+		if d := editdist.Distance(strings.ToLower(s), v); d < bestD {
 			best, bestD = v, d
 		}
 	}
 	return best
-}
-
-func editDistance(a, b string) int {
-	if len(a) > 64 {
-		a = a[:64] // a long key is far from every name anyway
-	}
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
 
 // Format writes c in the form ParseConfig reads.

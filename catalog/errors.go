@@ -7,6 +7,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/provenant/provenant/internal/editdist"
 )
 
 // ErrInvalid is matched (errors.Is) by every ErrorList: the catalog could
@@ -110,7 +112,7 @@ func unknown(what, s string, valid []string) string {
 func nearest(s string, valid []string) string {
 	best, bestD := "", -1
 	for _, v := range valid {
-		d := distance(strings.ToLower(s), strings.ToLower(v))
+		d := editdist.Distance(strings.ToLower(s), strings.ToLower(v))
 		// On a tie, the one that shares the longer prefix with s.
 		if bestD < 0 || d < bestD || d == bestD && commonPrefix(s, v) > commonPrefix(s, best) {
 			best, bestD = v, d
@@ -120,28 +122,6 @@ func nearest(s string, valid []string) string {
 		return ""
 	}
 	return best
-}
-
-// distance is the Levenshtein distance between a and b, by runes.
-func distance(a, b string) int {
-	ra, rb := []rune(a), []rune(b)
-	prev := make([]int, len(rb)+1)
-	cur := make([]int, len(rb)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(ra); i++ {
-		cur[0] = i
-		for j := 1; j <= len(rb); j++ {
-			cost := 1
-			if ra[i-1] == rb[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(rb)]
 }
 
 // quote returns "`s`" when s may be echoed, else "".

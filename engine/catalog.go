@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"sync"
 
 	"github.com/provenant/provenant/catalog"
@@ -75,7 +76,11 @@ func openCatalog(ctx context.Context, cat *catalog.Catalog, src shape.Source, op
 	if limit <= 0 {
 		limit = shape.DefaultMaxKeys
 	}
-	sr := &shapeRunner{eng: eng, cat: cat, limit: limit, kept: &keeper{}, hideVersion: storeFile}
+	metricSlots := o.MetricConcurrency
+	if metricSlots <= 0 {
+		metricSlots = runtime.GOMAXPROCS(0)
+	}
+	sr := &shapeRunner{eng: eng, cat: cat, limit: limit, kept: &keeper{}, hideVersion: storeFile, metricSlots: newSlots(metricSlots)}
 	// The wall admits the ids an entity's reference table declares, read
 	// once here; for an entity without one it knows the ids' pattern, and
 	// an id that matches but names nothing is a grounded zero (no
@@ -135,6 +140,7 @@ func openCatalog(ctx context.Context, cat *catalog.Catalog, src shape.Source, op
 		Keeper:           sr.kept,
 		Now:              o.Now,
 		FreeSQL:          free,
+		Repair:           repairOptions(o.Repair, cat, sr),
 	})
 	// The shape engine's prepared statements go before the database does
 	// (OnClose adds a caller's closers after this one).
@@ -155,6 +161,9 @@ type shapeRunner struct {
 	kept  *keeper // results listed in part, for Rows
 	// hideVersion: the answers carry no data_version (Open's store file).
 	hideVersion bool
+	// metricSlots bounds the metric reads in flight
+	// (Options.MetricConcurrency).
+	metricSlots *slots
 }
 
 var (

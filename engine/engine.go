@@ -104,6 +104,16 @@ type Options struct {
 	// (metric.Options.MaxGoRows: 0 for metric.DefaultMaxGoRows, negative
 	// for SQL always).
 	MetricGoRows int
+	// MetricConcurrency is the most query_metric reads (the compiled
+	// query with its re-derivation, the resolver's re-derivation, a rows
+	// page) that run at once on the engine's database; a call waits for
+	// its turn within its deadline. 0 means runtime.GOMAXPROCS(0). A
+	// metric read sorts every row that reaches its window, and DuckDB's
+	// memory limit holds for the whole database: sixteen week-long reads
+	// at once over 10,000,000 events exhausted the served file's 256 MB
+	// (bench/scale -metrics), where DuckDB's window operator fails rather
+	// than spill. On as many cores as slots, waiting costs no throughput.
+	MetricConcurrency int
 	// FreeSQL is the sandbox runner of a catalog that opts in to free
 	// SQL (`sql: {free: true}`): query_sql joins its menu and its calls
 	// run there. Required for such a catalog, ignored for any other
@@ -112,6 +122,10 @@ type Options struct {
 	// Tool defaults to shape.QuerySQL, Tables to the catalog's
 	// allowlist.
 	FreeSQL *pipeline.FreeSQL
+	// Repair runs the repair loop (pipeline.Repair) with the catalog's
+	// metrics (definition, domain, history over earlier windows) filled
+	// in; nil: off.
+	Repair *pipeline.Repair
 }
 
 // LoadDataset reads a store file, or the embedded demo store when path is

@@ -172,6 +172,11 @@ func (r *shapeRunner) executeMetric(ctx context.Context, c tool.Call) (fact.Resu
 		q       *metric.Query
 		version string
 	)
+	release, err := r.metricSlots.acquire(ctx)
+	if err != nil {
+		return fact.Result{}, fmt.Errorf("execute metric: %w", err)
+	}
+	defer release()
 	err = r.with(ctx, func(s *shape.Snapshot) error {
 		db, o, err := s.MetricQuerier(ctx)
 		if err != nil {
@@ -227,6 +232,11 @@ func (r *shapeRunner) resolveMetric(ctx context.Context, c tool.Call, fr fact.Re
 		return fact.Verdict{}, fmt.Errorf("resolve metric: %w", metric.ErrInvalidRequest)
 	}
 	var re *metric.Table
+	release, err := r.metricSlots.acquire(ctx)
+	if err != nil {
+		return fact.Verdict{}, fmt.Errorf("resolve metric: %w", err)
+	}
+	defer release()
 	err = r.with(ctx, func(s *shape.Snapshot) error {
 		db, o, err := s.MetricQuerier(ctx)
 		if err != nil {
@@ -285,6 +295,11 @@ func (r *shapeRunner) metricRows(ctx context.Context, c tool.Call) (shape.Result
 		re      *metric.Table
 		version string
 	)
+	release, err := r.metricSlots.acquire(ctx)
+	if err != nil {
+		return shape.Result{}, fmt.Errorf("page metric rows: %w", err)
+	}
+	defer release()
 	err = r.with(ctx, func(s *shape.Snapshot) error {
 		db, o, err := s.MetricQuerier(ctx)
 		if err != nil {

@@ -18,6 +18,7 @@ import (
 
 	"github.com/provenant/provenant/answer"
 	"github.com/provenant/provenant/fact"
+	"github.com/provenant/provenant/internal/editdist"
 	"github.com/provenant/provenant/internal/strictjson"
 	"github.com/provenant/provenant/retail"
 	"github.com/provenant/provenant/tool"
@@ -301,36 +302,16 @@ func unknownFieldReason(uf *yaml.UnknownFieldError, e *Error) string {
 
 // nearest returns the key within edit distance 2 of s, if any.
 func nearest(s string, keys []string) string {
+	if len(s) > 64 {
+		return "" // no key is that long; bound the work
+	}
 	best, bestD := "", 3
 	for _, k := range keys {
-		if d := editDistance(strings.ToLower(s), k); d < bestD {
+		if d := editdist.Distance(strings.ToLower(s), k); d < bestD {
 			best, bestD = k, d
 		}
 	}
 	return best
-}
-
-func editDistance(a, b string) int {
-	if len(a) > 64 || len(b) > 64 {
-		return 99
-	}
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
 
 // itemLabel names items[i] with its id when the id is well formed: from

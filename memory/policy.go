@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"math"
 	"slices"
+
+	"github.com/provenant/provenant/internal/editdist"
 )
 
 // Prefer names the rule that picks one of several competing supersessions
@@ -218,29 +220,9 @@ func nearest(s string, candidates []string) string {
 	}
 	best, bestD := candidates[0], math.MaxInt
 	for _, c := range candidates {
-		if d := editDistance(s, c); d < bestD {
+		if d := editdist.Distance(s, c); d < bestD {
 			best, bestD = c, d
 		}
 	}
 	return best
-}
-
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }

@@ -510,19 +510,7 @@ func (r *resolved) compute(rows []*row, refs map[string]map[string]map[string]*s
 		g.row.Value = r.metricValue(r.metric, vals, 0)
 		t.Rows = append(t.Rows, g.row)
 	}
-	slices.SortFunc(t.Rows, compareGroups)
-	if r.metric.Type.Value == catalog.MetricCumulative && t.Bucketed {
-		// Running totals over each group's buckets, in bucket order.
-		run := map[string]float64{}
-		for i, row := range t.Rows {
-			k := Row{Dims: row.Dims}.groupKey()
-			if row.Value != nil {
-				run[k] += *row.Value
-			}
-			v := run[k]
-			t.Rows[i].Value = &v
-		}
-	}
+	r.order(t)
 	slices.Sort(keys)
 	t.Keys = slices.Compact(keys)
 	return t
@@ -616,6 +604,24 @@ func measureValue(m *catalog.Measure, a acc) *float64 {
 		}
 	}
 	return &v
+}
+
+// order sorts t's groups and, for a cumulative metric by bucket, turns
+// each group's values into running totals over its buckets, in bucket
+// order: the last step both re-derivations share.
+func (r *resolved) order(t *Table) {
+	slices.SortFunc(t.Rows, compareGroups)
+	if r.metric.Type.Value == catalog.MetricCumulative && t.Bucketed {
+		run := map[string]float64{}
+		for i, row := range t.Rows {
+			k := Row{Dims: row.Dims}.groupKey()
+			if row.Value != nil {
+				run[k] += *row.Value
+			}
+			v := run[k]
+			t.Rows[i].Value = &v
+		}
+	}
 }
 
 func (r *resolved) metricValue(m *catalog.Metric, vals map[string]*float64, depth int) *float64 {

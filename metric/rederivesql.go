@@ -596,18 +596,7 @@ func (g *sqlRederiver) readGroups(ctx context.Context, db Querier, q string, arg
 		}
 		t.Rows = append(t.Rows, Row{Dims: []*string{}, Value: r.metricValue(r.metric, mv, 0)})
 	}
-	slices.SortFunc(t.Rows, compareGroups)
-	if r.metric.Type.Value == catalog.MetricCumulative && t.Bucketed {
-		run := map[string]float64{}
-		for i, row := range t.Rows {
-			k := Row{Dims: row.Dims}.groupKey()
-			if row.Value != nil {
-				run[k] += *row.Value
-			}
-			v := run[k]
-			t.Rows[i].Value = &v
-		}
-	}
+	r.order(t)
 	return t, nil
 }
 

@@ -21,4 +21,7 @@ const (
 	// KeyFailureClass is a free SQL statement's failure class, written
 	// only when there is one (Record.FailureClass).
 	KeyFailureClass = "failure_class"
+	// KeyRepairAttempts are the failure classes of the repair loop's
+	// attempts, written only when there were some (Record.RepairAttempts).
+	KeyRepairAttempts = "repair_attempts"
 )

@@ -20,6 +20,7 @@ import (
 	"github.com/provenant/provenant/grounding"
 	"github.com/provenant/provenant/ledger"
 	"github.com/provenant/provenant/provider"
+	"github.com/provenant/provenant/repair"
 	"github.com/provenant/provenant/tool"
 )
 
@@ -95,6 +96,9 @@ type Record struct {
 	// empty_result, budget_exceeded, permission_denied,
 	// schema_violation); "" otherwise.
 	FailureClass string
+	// RepairAttempts are, per repair attempt, the failure class that
+	// caused it, in order (see repair.go); nil when none was made.
+	RepairAttempts []string
 }
 
 // Options configures a Pipeline; nil means defaults.
@@ -136,6 +140,8 @@ type Options struct {
 	// FreeSQL, when set, runs the calls of its tool in the sandbox (see
 	// freesql.go); nil: no free SQL.
 	FreeSQL *FreeSQL
+	// Repair, when set, runs the repair loop (see repair.go); nil: off.
+	Repair *Repair
 }
 
 // Pipeline answers questions. Safe for concurrent use.
@@ -180,6 +186,9 @@ func New(prov provider.Provider, wall *tool.Wall, exec Executor, res Resolver, o
 	}
 	if opts.ResultIDs == nil {
 		opts.ResultIDs = ledger.NewAllocator(nil)
+	}
+	if r := opts.Repair; r != nil && (r.Retries < 0 || r.Retries > repair.MaxRetries) {
+		panic("pipeline: repair retries must be within 0..3")
 	}
 	if fs := opts.FreeSQL; fs != nil {
 		if fs.Tool == "" || fs.Runner == nil {
@@ -303,7 +312,7 @@ func (p *Pipeline) ask(ctx context.Context, question string, rec *Record) answer
 	if p.votes(*proposal) {
 		return p.vote(ctx, q, *proposal, rec, compose)
 	}
-	return p.run(ctx, q, *proposal, rec, compose)
+	return p.askRepair(ctx, q, *proposal, rec, compose)
 }
 
 // abstention maps a provider's reasoned abstention to the answer's
@@ -535,6 +544,9 @@ func (p *Pipeline) log(ctx context.Context, rec Record, questionLen int) {
 	}
 	if rec.FailureClass != "" {
 		attrs = append(attrs, slog.String(KeyFailureClass, rec.FailureClass))
+	}
+	if len(rec.RepairAttempts) > 0 {
+		attrs = append(attrs, slog.Any(KeyRepairAttempts, rec.RepairAttempts))
 	}
 	p.opts.Logger.LogAttrs(ctx, slog.LevelInfo, "ask", attrs...)
 }

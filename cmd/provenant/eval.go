@@ -32,6 +32,9 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	calibrate := fs.Bool("calibrate", false,
 		"calibrate an abstention policy on the calibration split (in-coverage items at even positions) over the noisy instrument at --noise (default 0.2) and write it to --out; exits non-zero, writing the curve but no policy, when no threshold qualifies")
 	calSeeds := fs.Int("calibration-seeds", eval.DefaultSeeds, "with --calibrate: the `N` seeds 1..N of the noisy instrument, one pass of the split each")
+	repairEval := fs.Bool("repair", false,
+		"measure the repair loop: the metric items of the retail and warehouse demos (or the --catalog one) through the noisy instrument with metric-selection faults at --metric-noise (default 0.2), seeds 1..--repair-seeds, with the loop off and at --repair-retries, per failure class")
+	repairSeeds := fs.Int("repair-seeds", eval.DefaultSeeds, "with --repair: the `K` seeds 1..K of the noisy instrument")
 	outDir := fs.String("out", "", "with --calibrate (required): the `DIR` for policy.json, curve.json and risk-coverage.svg; eval/calibration holds the committed ones")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -49,6 +52,12 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 			return err
 		}
 		logger = l
+	}
+	if *repairEval {
+		if *calibrate || ef.freeSQL {
+			return usagef("--repair goes with neither --calibrate nor --free-sql")
+		}
+		return runEvalRepair(ctx, fs, &ef, *repairSeeds, *asJSON, logger, stdout)
 	}
 	if ef.freeSQL {
 		if *calibrate {

@@ -68,6 +68,9 @@ type engineFlags struct {
 
 	// anthropic: --provider anthropic's flags, and --api for record and replay.
 	anthropic anthropicFlags
+
+	// repair: --repair-retries and --metric-noise (see repair.go).
+	repair repairFlags
 }
 
 func (f *engineFlags) register(fs *flag.FlagSet) {
@@ -98,6 +101,7 @@ func (f *engineFlags) register(fs *flag.FlagSet) {
 	fs.Uint64Var(&f.noiseSeed, "noise-seed", 1, "with --provider noisy: the `SEED` of its random streams (a seed replays its noise exactly)")
 	fs.StringVar(&f.noisyInner, "noisy-inner", "rules", "with --provider noisy: the `PROVIDER` it wraps (rules, openai, anthropic, record or replay)")
 	f.anthropic.register(fs)
+	f.repair.register(fs)
 	fs.StringVar(&f.now, "now", "",
 		"the clock `T` (RFC 3339, UTC, like 2026-01-07T12:00:00Z) that today, yesterday, last week or a question naming no time is resolved against (default: the wall clock)")
 }
@@ -135,6 +139,9 @@ func (f *engineFlags) setup(w io.Writer) (*slog.Logger, engine.Options, error) {
 // engineOptions returns the engine options the flags choose, with the
 // provider built.
 func (f *engineFlags) engineOptions(logger *slog.Logger) (engine.Options, error) {
+	if err := f.repair.parse(); err != nil {
+		return engine.Options{}, err
+	}
 	p, err := f.buildProvider(logger)
 	if err != nil {
 		return engine.Options{}, err
@@ -146,7 +153,7 @@ func (f *engineFlags) engineOptions(logger *slog.Logger) (engine.Options, error)
 	if err != nil {
 		return engine.Options{}, err
 	}
-	opts := engine.Options{Provider: p, Logger: logger, RefuseUngrounded: f.refuseUngrounded, Now: now}
+	opts := engine.Options{Provider: p, Logger: logger, RefuseUngrounded: f.refuseUngrounded, Now: now, Repair: f.repair.loop()}
 	if f.selfConsistency != 0 {
 		sc := &pipeline.SelfConsistency{Samples: f.selfConsistency}
 		if err := sc.Validate(); err != nil {
@@ -233,6 +240,9 @@ func (f *engineFlags) buildProvider(logger *slog.Logger) (provider.Provider, err
 	if f.noise != 0 {
 		return nil, usagef("--noise needs --provider noisy")
 	}
+	if f.repair.metricNoise != 0 {
+		return nil, usagef("--metric-noise needs --provider noisy (or eval --repair)")
+	}
 	var transport http.RoundTripper
 	switch f.provider {
 	case "rules":
@@ -289,12 +299,16 @@ func (f *engineFlags) buildNoisy(logger *slog.Logger) (provider.Provider, error)
 		return nil, usagef("--noisy-inner: want rules, openai, anthropic, record or replay (not noisy)")
 	}
 	inner := *f
-	inner.provider, inner.noise = f.noisyInner, 0
+	inner.provider, inner.noise, inner.repair.metricNoise = f.noisyInner, 0, 0
 	p, err := inner.buildProvider(logger)
 	if err != nil {
 		return nil, err
 	}
-	n, err := noisy.New(p, noisy.Options{Seed: f.noiseSeed, Rates: noisy.Uniform(f.noise)})
+	rates, err := f.repair.rates(f.noise)
+	if err != nil {
+		return nil, err
+	}
+	n, err := noisy.New(p, noisy.Options{Seed: f.noiseSeed, Rates: rates})
 	if err != nil {
 		return nil, fmt.Errorf("choose provider: %w", err)
 	}

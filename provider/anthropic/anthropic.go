@@ -30,6 +30,11 @@
 // the wall, which rejects it as it would have without the retry. There is
 // never a second retry.
 //
+// Repair (provider.Repairer) is one follow-up turn after a proposal failed
+// verification: the question, the failed call as the assistant's
+// tool_use, and the pipeline's repair message as its tool_result (see
+// repair.go).
+//
 // Any failure to get a usable reply (connection refused, timeout, a non-2xx
 // status, an unparsable body, an empty sentence, a cassette miss, on the
 // first request or on the retry) wraps provider.ErrUnavailable together
@@ -166,19 +171,7 @@ func (p *Provider) Select(ctx context.Context, question string, menu []tool.Def)
 	if len(menu) == 0 {
 		return nil, nil
 	}
-	tools := make([]sdk.ToolUnionParam, 0, len(menu))
-	for _, d := range menu {
-		schema, strict := toolcall.Schema(d)
-		t := &sdk.ToolParam{
-			Name:        d.Name,
-			Description: sdk.String(d.Description),
-			InputSchema: inputSchema(schema),
-		}
-		if strict {
-			t.Strict = sdk.Bool(true)
-		}
-		tools = append(tools, sdk.ToolUnionParam{OfTool: t})
-	}
+	tools := menuTools(menu)
 	messages := []sdk.MessageParam{sdk.NewUserMessage(sdk.NewTextBlock(question))}
 	use, err := p.selectCall(ctx, "select tool", messages, tools)
 	if err != nil || use == nil {
@@ -206,6 +199,24 @@ func (p *Provider) Select(ctx context.Context, question string, menu []tool.Def)
 		return nil, err
 	}
 	return proposal(use.Name, use.Input), nil
+}
+
+// menuTools offers the menu as tools, strict where the schema allows.
+func menuTools(menu []tool.Def) []sdk.ToolUnionParam {
+	tools := make([]sdk.ToolUnionParam, 0, len(menu))
+	for _, d := range menu {
+		schema, strict := toolcall.Schema(d)
+		t := &sdk.ToolParam{
+			Name:        d.Name,
+			Description: sdk.String(d.Description),
+			InputSchema: inputSchema(schema),
+		}
+		if strict {
+			t.Strict = sdk.Bool(true)
+		}
+		tools = append(tools, sdk.ToolUnionParam{OfTool: t})
+	}
+	return tools
 }
 
 // inputSchema is a tool's input schema in the SDK's shape: the properties

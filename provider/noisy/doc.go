@@ -29,6 +29,26 @@
 //     (get_revenue, get_stock_level, ...), parameters kept.
 //   - wrong_abstain: no proposal at all.
 //
+// On a metric tool's proposal (query_metric), three metric-selection
+// faults come between wrong_param and raw_query (their rates are 0 under
+// Uniform; MetricUniform, the CLI's --metric-noise, sets them):
+//
+//   - wrong_metric: another declared metric.
+//   - wrong_dimension: a grouping dimension replaced by another, or one
+//     added.
+//   - wrong_window: the window moved back by its own length, or by 364
+//     days.
+//
+// # Repair
+//
+// The instrument implements provider.Repairer: Repair re-proposes from
+// the inner provider's clean work (its Repair, or its Select on the
+// question) and repeats each fault Select made on the question, at the
+// fault's own rate, from the stream "noisy/repair/<fault>" keyed by
+// Select's key and "repair=<attempt>": a fault repeats with the noise's
+// own seeded chance, and a fault Select did not make is never made (a
+// clean proposal the checks flagged comes back unchanged).
+//
 // An abstention from the inner provider is passed through untouched: the
 // instrument perturbs what the inner model did; it does not invent
 // coverage. A fault that cannot apply (wrong_param on a tool the menu does

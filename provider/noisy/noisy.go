@@ -35,11 +35,17 @@ type Rates struct {
 	WrongAbstain      float64 // no proposal where the inner provider made one
 	FabricatedNumeral float64 // one number in the sentence replaced
 	TransposedNumeral float64 // two adjacent digits of one number swapped
+	// Metric-selection faults (see metric.go), on query_metric proposals
+	// only; Uniform leaves them 0, MetricUniform sets them.
+	WrongMetric    float64 // another declared metric
+	WrongDimension float64 // a grouping dimension changed or added
+	WrongWindow    float64 // the window moved back
 }
 
 // Uniform returns Rates with every rate set to rate (the CLI's --noise).
 func Uniform(rate float64) Rates {
-	return Rates{rate, rate, rate, rate, rate, rate, rate}
+	return Rates{WrongTool: rate, WrongParam: rate, HallucinatedTool: rate, RawQuery: rate,
+		WrongAbstain: rate, FabricatedNumeral: rate, TransposedNumeral: rate}
 }
 
 type rateField struct {
@@ -58,6 +64,9 @@ func (r Rates) fields() []rateField {
 		{"WrongAbstain", "wrong_abstain", r.WrongAbstain},
 		{"FabricatedNumeral", "fabricated_numeral", r.FabricatedNumeral},
 		{"TransposedNumeral", "transposed_numeral", r.TransposedNumeral},
+		{"WrongMetric", "wrong_metric", r.WrongMetric},
+		{"WrongDimension", "wrong_dimension", r.WrongDimension},
+		{"WrongWindow", "wrong_window", r.WrongWindow},
 	}
 }
 
@@ -106,9 +115,18 @@ func (p *Provider) Name() string { return p.name }
 
 func name(inner string, opts Options) string {
 	fs := opts.Rates.fields()
+	base := opts.Rates
+	base.WrongMetric, base.WrongDimension, base.WrongWindow = 0, 0, 0
+	m := opts.Rates.WrongMetric
+	metricUniform := opts.Rates.WrongDimension == m && opts.Rates.WrongWindow == m
 	var parts []string
-	if Uniform(fs[0].rate) == opts.Rates {
-		parts = append(parts, "rate="+formatRate(fs[0].rate))
+	if Uniform(fs[0].rate) == base && metricUniform {
+		if fs[0].rate != 0 || m == 0 {
+			parts = append(parts, "rate="+formatRate(fs[0].rate))
+		}
+		if m != 0 {
+			parts = append(parts, "metric_rate="+formatRate(m))
+		}
 	} else {
 		for _, f := range fs {
 			if f.rate != 0 {
@@ -159,23 +177,42 @@ func (p *Provider) Select(ctx context.Context, question string, menu []tool.Def)
 		return in, err
 	}
 	prop := tool.Proposal{Tool: in.Tool, Params: maps.Clone(in.Params), Asked: in.Asked}
-	key := selectKey(ctx, question)
-	if r := p.stream(streamWrongTool, key); fires(r, p.rates.WrongTool) {
+	return p.perturb(p.decideSelect(selectKey(ctx, question)), prop, question, menu), nil
+}
+
+// decide reports whether the fault of a stream fires at rate, and the
+// stream its application draws from.
+type decide func(stream string, rate float64) (*rand.Rand, bool)
+
+// decideSelect is Select's decision: the first draw of the fault's own
+// stream keyed by key.
+func (p *Provider) decideSelect(key string) decide {
+	return func(name string, rate float64) (*rand.Rand, bool) {
+		r := p.stream(name, key)
+		return r, fires(r, rate)
+	}
+}
+
+// perturb applies the select faults to prop, each when decide says so;
+// nil is a wrong abstention.
+func (p *Provider) perturb(d decide, prop tool.Proposal, question string, menu []tool.Def) *tool.Proposal {
+	if r, ok := d(streamWrongTool, p.rates.WrongTool); ok {
 		prop = wrongTool(r, prop, question, menu)
 	}
-	if r := p.stream(streamWrongParam, key); fires(r, p.rates.WrongParam) {
+	if r, ok := d(streamWrongParam, p.rates.WrongParam); ok {
 		prop = wrongParam(r, prop, question, menu)
 	}
-	if r := p.stream(streamRawQuery, key); fires(r, p.rates.RawQuery) {
+	prop = p.metricFaults(d, prop, menu)
+	if r, ok := d(streamRawQuery, p.rates.RawQuery); ok {
 		prop = rawQuery(r, prop, menu)
 	}
-	if r := p.stream(streamHallucinatedTool, key); fires(r, p.rates.HallucinatedTool) {
+	if r, ok := d(streamHallucinatedTool, p.rates.HallucinatedTool); ok {
 		prop = hallucinate(r, prop, menu)
 	}
-	if r := p.stream(streamWrongAbstain, key); fires(r, p.rates.WrongAbstain) {
-		return nil, nil
+	if _, ok := d(streamWrongAbstain, p.rates.WrongAbstain); ok {
+		return nil
 	}
-	return &prop, nil
+	return &prop
 }
 
 // selectKey is the question, and, for a sample index other than 0 (see

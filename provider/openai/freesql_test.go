@@ -1,62 +1,24 @@
 package openai
 
 import (
-	"encoding/json"
 	"net/http"
-	"strings"
 	"testing"
 
-	"github.com/provenant/provenant/catalogs/catalogstest"
-	"github.com/provenant/provenant/fact"
+	"github.com/provenant/provenant/provider/internal/providertest"
 	"github.com/provenant/provenant/provider/openai/openaitest"
-	"github.com/provenant/provenant/tool"
 )
 
-// querySQL is the free SQL tool as a catalog that opts in derives it
-// (shape.SQLDef): one statement of at most 8,192 bytes.
-var querySQL = tool.Def{Name: "query_sql", Description: "Last resort: run one read-only SELECT.", Class: "free_sql", Value: fact.KindTable,
-	Params: []tool.Param{{Name: "sql", Kind: tool.Statement, MaxBytes: 8192, Description: "Exactly one SELECT."}}}
-
-// TestSelect_FreeSQL: with query_sql on the menu it is offered to the
-// model like any tool (its schema a bounded string, so sent without
-// strict mode), and a statement the model writes, hostile or not, comes
-// back as a proposal with the statement as it was written: judging it is
-// the wall's and the sandbox's job, not the provider's.
+// TestSelect_FreeSQL: query_sql is offered like any tool and a statement
+// comes back as written (providertest.RunSelectFreeSQL).
 func TestSelect_FreeSQL(t *testing.T) {
-	stmts := map[string]string{
-		"free: count stores": "SELECT count(*) AS n FROM stores",
-		"free: hostile":      "COPY events TO '/tmp/x.csv'; SELECT 1",
-	}
 	srv := openaitest.NewServer(t)
 	srv.Script = func(w http.ResponseWriter, r *http.Request, job openaitest.Job, question string) bool {
-		stmt, ok := stmts[question]
-		if !ok || job == openaitest.Compose {
-			return false
+		stmt, ok := providertest.FreeSQLStatements[question]
+		if ok && job != openaitest.Compose {
+			openaitest.Reply(w, "m", "", openaitest.ToolCall{Name: "query_sql", Args: providertest.FreeSQLArgs(stmt)})
 		}
-		args, _ := json.Marshal(map[string]string{"sql": stmt})
-		openaitest.Reply(w, "m", "", openaitest.ToolCall{Name: "query_sql", Args: string(args)})
-		return true
+		return ok && job != openaitest.Compose
 	}
 	p := newProvider(t, Options{BaseURL: srv.BaseURL()})
-	menu := append(catalogstest.Retail().Menu(), querySQL)
-	for q, stmt := range stmts {
-		t.Run(q, func(t *testing.T) {
-			got, err := p.Select(t.Context(), q, menu)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got == nil || got.Tool != "query_sql" || got.Params["sql"] != stmt {
-				t.Fatalf("Select = %+v, want query_sql with the statement", got)
-			}
-			if n := srv.Requests(); n == 0 {
-				t.Fatal("the server saw no request")
-			}
-			body := string(srv.Last(t).Body)
-			for _, want := range []string{`"name":"query_sql"`, `"maxLength":8192`} {
-				if !strings.Contains(body, want) {
-					t.Errorf("request lacks %s", want)
-				}
-			}
-		})
-	}
+	providertest.RunSelectFreeSQL(t, p, func(t *testing.T) []byte { return srv.Last(t).Body })
 }

@@ -16,6 +16,11 @@
 // wall, which rejects it as it would have without the retry. There is
 // never a second retry.
 //
+// Repair (provider.Repairer) is one follow-up turn after a proposal failed
+// verification: the selection conversation, the failed call as the
+// assistant's, and the pipeline's repair message as that call's tool
+// reply (see repair.go).
+//
 // Everything the server returns is untrusted. The proposal is handed to
 // the wall as the model wrote it:
 //   - the first tool call is used; any further calls are ignored (the
@@ -159,19 +164,7 @@ func (p *Provider) Select(ctx context.Context, question string, menu []tool.Def)
 	if len(menu) == 0 {
 		return nil, nil
 	}
-	tools := make([]oai.ChatCompletionToolUnionParam, 0, len(menu))
-	for _, d := range menu {
-		schema, strict := toolcall.Schema(d)
-		fn := shared.FunctionDefinitionParam{
-			Name:        d.Name,
-			Description: oai.String(d.Description),
-			Parameters:  shared.FunctionParameters(schema),
-		}
-		if strict {
-			fn.Strict = oai.Bool(true)
-		}
-		tools = append(tools, oai.ChatCompletionFunctionTool(fn))
-	}
+	tools := functionTools(menu)
 	messages := []oai.ChatCompletionMessageParamUnion{
 		oai.SystemMessage(toolcall.SelectPrompt),
 		oai.UserMessage(question),
@@ -205,6 +198,25 @@ func (p *Provider) Select(ctx context.Context, question string, menu []tool.Def)
 		return nil, err
 	}
 	return proposal(call.Function.Name, call.Function.Arguments), nil
+}
+
+// functionTools offers the menu as function tools, strict where the
+// schema allows.
+func functionTools(menu []tool.Def) []oai.ChatCompletionToolUnionParam {
+	tools := make([]oai.ChatCompletionToolUnionParam, 0, len(menu))
+	for _, d := range menu {
+		schema, strict := toolcall.Schema(d)
+		fn := shared.FunctionDefinitionParam{
+			Name:        d.Name,
+			Description: oai.String(d.Description),
+			Parameters:  shared.FunctionParameters(schema),
+		}
+		if strict {
+			fn.Strict = oai.Bool(true)
+		}
+		tools = append(tools, oai.ChatCompletionFunctionTool(fn))
+	}
+	return tools
 }
 
 // selectCall sends one selection request and returns the first tool call

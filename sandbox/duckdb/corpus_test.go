@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/provenant/provenant/sandbox"
 )
@@ -78,12 +79,24 @@ func judge(it corpusItem, res sandbox.Result) string {
 // TestHostileCorpus runs every hostile statement through the validator
 // and the worker: each is stopped before execution or by the budget, at
 // the layer and with the class it records.
+// corpusLimits are the default limits with a wall-clock net of two
+// minutes: no corpus item is meant to reach the net (each names the layer
+// that stops it before), and at the default ten seconds a statement the
+// row budget stops after it ran (budget-08, an inequality self-join) could
+// reach it first on a machine loaded by other work, which would record the
+// wrong layer. The net itself is tested in TestWallClock.
+func corpusLimits() sandbox.Limits {
+	l := sandbox.DefaultLimits()
+	l.WallClock = 2 * time.Minute
+	return l
+}
+
 func TestHostileCorpus(t *testing.T) {
 	items := loadCorpus(t)
 	if len(items) < 150 {
 		t.Fatalf("hostile corpus has %d statements, want at least 150", len(items))
 	}
-	r := newRunner(t, sandbox.Limits{})
+	r := newRunner(t, corpusLimits())
 	stopped := map[string]map[string]int{} // category -> layer (or "ran") -> count
 	for _, it := range items {
 		t.Run(it.ID, func(t *testing.T) {
@@ -173,7 +186,7 @@ func TestHostileCorpus_WorkerAlone(t *testing.T) {
 	if testing.Short() {
 		t.Skip("one worker process per statement")
 	}
-	r := newRunner(t, sandbox.Limits{})
+	r := newRunner(t, corpusLimits())
 	for _, it := range loadCorpus(t) {
 		t.Run(it.ID, func(t *testing.T) {
 			res, err := r.Execute(context.Background(), it.SQL)

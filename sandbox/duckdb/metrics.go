@@ -10,6 +10,7 @@ import (
 	"github.com/provenant/provenant/catalog"
 	"github.com/provenant/provenant/metric"
 	"github.com/provenant/provenant/sandbox"
+	"github.com/provenant/provenant/shape"
 )
 
 // CheckMetrics checks that every governed metric of cat (a valid catalog)
@@ -60,41 +61,53 @@ func CheckMetrics(ctx context.Context, cat *catalog.Catalog) (int, error) {
 // checkMetric returns the number of m's compiled queries judged and the
 // first problem with them, or "".
 func checkMetric(ctx context.Context, v *Validator, cat *catalog.Catalog, m *catalog.Metric) (n int, problem string, err error) {
+	// A dataset with derived structures is read through its validity
+	// intervals (shape.Derive's column), a second form of each query.
+	intervals := &metric.Options{ValidTo: map[string]string{}}
+	for _, ds := range cat.Datasets {
+		intervals.ValidTo[ds.Name.Value] = shape.ValidToColumn
+	}
+	variants := []struct {
+		opts *metric.Options
+		name string
+	}{{nil, ""}, {intervals, ", through validity intervals"}}
 	for _, req := range metric.Representative(cat, m) {
-		n++
-		what := "compiled query (grain " + req.Grain
-		if len(req.Dimensions) > 0 {
-			what += ", dimensions " + strings.Join(req.Dimensions, ", ")
-		}
-		what += ")"
-		q, err := metric.Compile(cat, req, nil)
-		if err != nil {
-			return n, fmt.Sprintf("%s does not compile: %v", what, err), nil
-		}
-		err = v.Validate(ctx, q.SQL)
-		var rej *sandbox.Rejection
-		switch {
-		case err == nil:
-			continue
-		case !errors.As(err, &rej):
-			return n, "", fmt.Errorf("check metric %s: %w", m.Name.Value, err)
-		case rej.Kind == "table":
-			// The tree check is the verdict; the compiler's own list of
-			// the tables it read names the table (the operator's config).
-			for _, t := range q.Tables {
-				if !slices.Contains(cat.Allowlist(), strings.ToLower(t)) {
-					where := "not declared"
-					if slices.ContainsFunc(cat.Deny(), func(d string) bool { return strings.EqualFold(d, t) }) {
-						where = "in `sql.deny`"
-					}
-					return n, fmt.Sprintf("%s reads table `%s`, which is outside the read allowlist (%s)", what, t, where), nil
-				}
+		for _, run := range variants {
+			n++
+			what := "compiled query (grain " + req.Grain
+			if len(req.Dimensions) > 0 {
+				what += ", dimensions " + strings.Join(req.Dimensions, ", ")
 			}
-			return n, what + " reads a table outside the read allowlist", nil
-		case rej.Layer == sandbox.LayerParse:
-			return n, fmt.Sprintf("%s does not parse with DuckDB's parser (%s)", what, rej.Kind), nil
+			what += run.name + ")"
+			q, err := metric.Compile(cat, req, run.opts)
+			if err != nil {
+				return n, fmt.Sprintf("%s does not compile: %v", what, err), nil
+			}
+			err = v.Validate(ctx, q.SQL)
+			var rej *sandbox.Rejection
+			switch {
+			case err == nil:
+				continue
+			case !errors.As(err, &rej):
+				return n, "", fmt.Errorf("check metric %s: %w", m.Name.Value, err)
+			case rej.Kind == "table":
+				// The tree check is the verdict; the compiler's own list of
+				// the tables it read names the table (the operator's config).
+				for _, t := range q.Tables {
+					if !slices.Contains(cat.Allowlist(), strings.ToLower(t)) {
+						where := "not declared"
+						if slices.ContainsFunc(cat.Deny(), func(d string) bool { return strings.EqualFold(d, t) }) {
+							where = "in `sql.deny`"
+						}
+						return n, fmt.Sprintf("%s reads table `%s`, which is outside the read allowlist (%s)", what, t, where), nil
+					}
+				}
+				return n, what + " reads a table outside the read allowlist", nil
+			case rej.Layer == sandbox.LayerParse:
+				return n, fmt.Sprintf("%s does not parse with DuckDB's parser (%s)", what, rej.Kind), nil
+			}
+			return n, fmt.Sprintf("%s is refused by the SQL sandbox policy: %v", what, rej), nil
 		}
-		return n, fmt.Sprintf("%s is refused by the SQL sandbox policy: %v", what, rej), nil
 	}
 	return n, "", nil
 }
