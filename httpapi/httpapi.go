@@ -172,7 +172,7 @@ func New(opts *Options) *Server {
 	if err != nil {
 		panic("httpapi: " + err.Error())
 	}
-	s := &Server{opts: o, docs: newDocs(o.Registry), paramNames: o.Registry.ParamNames(), mux: http.NewServeMux(), hosts: hosts}
+	s := &Server{opts: o, docs: newDocs(o.Registry, o.Memory != nil), paramNames: o.Registry.ParamNames(), mux: http.NewServeMux(), hosts: hosts}
 	s.mux.HandleFunc("POST /v1/ask", s.handleAsk)
 	s.mux.HandleFunc("GET /healthz", s.handleHealth)
 	s.mux.HandleFunc("GET /v1/tools", s.handleTools)

@@ -28,6 +28,7 @@ import (
 	"github.com/provenant/provenant/memory"
 	"github.com/provenant/provenant/memory/enginecheck"
 	"github.com/provenant/provenant/memory/memapi"
+	"github.com/provenant/provenant/tool"
 )
 
 // MemoryOptions configures the memory endpoints.
@@ -136,4 +137,44 @@ func (s *Server) handleRecall(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeJSON(w, http.StatusOK, sheet)
+}
+
+// addMemoryPaths adds the memory endpoints to an OpenAPI document, their
+// request bodies the registry's schemas.
+func addMemoryPaths(doc map[string]any) {
+	paths := doc["paths"].(map[string]any)
+	errs := func(extra map[string]any) map[string]any {
+		out := map[string]any{
+			"400": jsonResponse("A malformed request, or a record or query the memory refuses (invalid_record, invalid_recall).", ref("Error")),
+			"413": jsonResponse("The body is too large.", ref("Error")),
+			"415": jsonResponse("The Content-Type is not application/json.", ref("Error")),
+		}
+		for k, v := range extra {
+			out[k] = v
+		}
+		return out
+	}
+	written := jsonResponse("The record's key and logical time.", map[string]any{
+		"type":       "object",
+		"properties": map[string]any{"key": map[string]any{"type": "string"}, "time": map[string]any{"type": "integer"}},
+	})
+	conflict := map[string]any{"409": jsonResponse("The key is already in the journal (duplicate_key).", ref("Error"))}
+	for _, op := range []struct {
+		path, id, summary, description string
+		schema                         map[string]any
+		responses                      map[string]any
+	}{
+		{"/v1/memory/remember", tool.RememberName, "Remember a claim, an observation or a note", tool.RememberDescription,
+			tool.RememberSchema(), errs(map[string]any{"200": written, "409": conflict["409"]})},
+		{"/v1/memory/annotate", tool.AnnotateName, "Confirm, retract or supersede a record", tool.AnnotateDescription,
+			tool.AnnotateSchema(), errs(map[string]any{"200": written, "409": conflict["409"],
+				"404": jsonResponse("The target is not in the journal (unknown_target).", ref("Error"))})},
+		{"/v1/memory/recall", tool.RecallName, "Recall a belief sheet", tool.RecallDescription,
+			tool.RecallSchema(), errs(map[string]any{"200": jsonResponse("The belief sheet.", map[string]any{"type": "object"})})},
+	} {
+		o := operation(op.id, op.summary, op.description+" The writer and reader are the authenticated principal.", op.schema, op.responses)
+		o["tags"] = []any{"memory"}
+		paths[op.path] = map[string]any{"post": o}
+	}
+	doc["tags"] = append(doc["tags"].([]any), map[string]any{"name": "memory", "description": "An agent's memory journal (with --memory)."})
 }
