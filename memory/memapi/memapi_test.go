@@ -3,6 +3,7 @@ package memapi_test
 import (
 	"errors"
 	"reflect"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -72,9 +73,13 @@ func TestService(t *testing.T) {
 	if err != nil || w.Key != "m-1" || w.Time != 101 {
 		t.Fatalf("remember: %+v, %v", w, err)
 	}
-	if _, err := s.Remember(ctx, "stock-bot", memapi.RememberRequest{Text: "pricing secret", Subject: "pr-007@st-003",
-		Visibility: &memapi.Visibility{Private: true}}); err != nil {
+	w, err = s.Remember(ctx, "stock-bot", memapi.RememberRequest{Text: "pricing secret", Subject: "pr-007@st-003",
+		Visibility: &memapi.Visibility{Private: true}})
+	if err != nil {
 		t.Fatal(err)
+	}
+	if !regexp.MustCompile(`^m-[0-9a-f]{16}$`).MatchString(w.Key) {
+		t.Errorf("assigned key %q, want m- and 16 hex digits", w.Key)
 	}
 	if _, err := s.Annotate(ctx, "planner", memapi.AnnotateRequest{Key: "m-3", Kind: memory.KindSupersede, Target: "m-1",
 		Text: "pr-007 was restocked at st-003", Subject: "pr-007@st-003", Stated: true}); err != nil {
