@@ -22,7 +22,7 @@ func runMCP(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		fs.Usage()
 		return errUsage
 	}
-	svc, err := mem.service(ctx)
+	svc, err := mem.service(ctx, ef.postgres)
 	if err != nil {
 		return err
 	}

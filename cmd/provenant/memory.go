@@ -368,18 +368,24 @@ type servedMemory struct {
 
 func (m *servedMemory) register(fs *flag.FlagSet) {
 	fs.BoolVar(&m.on, "memory", false, "offer the memory tools remember, annotate and recall (the writer and reader: the authenticated principal, or --memory-agent)")
-	fs.StringVar(&m.jf.path, "journal", "", "with --memory: the DuckDB journal `FILE` (default: memory.duckdb under the user configuration directory)")
+	fs.StringVar(&m.jf.path, "journal", "", "with --memory: the DuckDB journal `FILE` (default: the --postgres database when that is the source, else memory.duckdb under the user configuration directory)")
 	fs.StringVar(&m.jf.dsn, "journal-postgres", "", "with --memory: the PostgreSQL `DSN` holding the journal")
 	fs.StringVar(&m.jf.agent, "memory-agent", "local", "with --memory: the agent `ID` of a caller no principal names (stdio, or a server without --principals)")
 }
 
-// service opens the journal when --memory is on; nil when off.
-func (m *servedMemory) service(ctx context.Context) (*memapi.Service, error) {
+// service opens the journal when --memory is on; nil when off. With
+// neither --journal nor --journal-postgres, the journal is in the
+// engine's PostgreSQL database when that is the source (source, the
+// --postgres DSN), and in the default DuckDB file otherwise.
+func (m *servedMemory) service(ctx context.Context, source string) (*memapi.Service, error) {
 	if !m.on {
 		if m.jf.path != "" || m.jf.dsn != "" {
 			return nil, usagef("--journal and --journal-postgres need --memory")
 		}
 		return nil, nil
+	}
+	if m.jf.path == "" && m.jf.dsn == "" {
+		m.jf.dsn = source
 	}
 	j, closeJournal, err := m.jf.open(ctx)
 	if err != nil {

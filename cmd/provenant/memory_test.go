@@ -15,6 +15,8 @@ import (
 	"github.com/provenant/provenant/engine"
 	"github.com/provenant/provenant/engine/enginetest"
 	"github.com/provenant/provenant/memory"
+	mempostgres "github.com/provenant/provenant/memory/postgres"
+	"github.com/provenant/provenant/store/postgres/pgtest"
 	"github.com/provenant/provenant/tool"
 )
 
@@ -190,5 +192,21 @@ counts: candidates 5, gate_rejected 0, selected 5, retracted 0, superseded 1, co
 `
 	if out != want {
 		t.Errorf("recall printed\n%s\nwant (the README's example)\n%s", out, want)
+	}
+}
+
+// TestMemory_ServedJournal: with --memory and no journal flag, a server
+// whose data is in PostgreSQL keeps its journal there (skipped outside
+// CI unless PROVENANT_POSTGRES_DSN is set).
+func TestMemory_ServedJournal(t *testing.T) {
+	dsn := pgtest.Schema(t)
+	m := servedMemory{on: true}
+	svc, err := m.service(t.Context(), dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	if _, ok := svc.Journal.(*mempostgres.Store); !ok {
+		t.Fatalf("journal %T, want the PostgreSQL one", svc.Journal)
 	}
 }

@@ -116,7 +116,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		srvOpts.Auth = principals
 		logger.Info("principals configured", "principals", principals.Len())
 	}
-	memSvc, err := mem.service(ctx)
+	memSvc, err := mem.service(ctx, ef.postgres)
 	if err != nil {
 		return err
 	}
