@@ -19,6 +19,7 @@ import (
 	"database/sql"
 	"fmt"
 	"sync"
+	"sync/atomic"
 
 	"github.com/provenant/provenant/memory"
 	"github.com/provenant/provenant/memory/internal/sqljournal"
@@ -40,10 +41,11 @@ type Options struct {
 
 // Store is a memory journal in a DuckDB database.
 type Store struct {
-	db    *sqljournal.Store
-	mu    sync.Mutex      // orders appends, so the copy matches the table
-	cache *memstore.Store // nil: read through
-	close func() error
+	db          *sqljournal.Store
+	mu          sync.Mutex                     // orders appends and loads, so the copy matches the table
+	readThrough bool                           // no copy
+	copy        atomic.Pointer[memstore.Store] // the copy, unless readThrough
+	close       func() error
 }
 
 // Open opens (creating it if missing) the DuckDB database file at path
@@ -83,8 +85,8 @@ func New(ctx context.Context, db *sql.DB, opts *Options) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Store{db: j, close: func() error { return nil }}
-	if opts == nil || !opts.ReadThrough {
+	s := &Store{db: j, readThrough: opts != nil && opts.ReadThrough, close: func() error { return nil }}
+	if !s.readThrough {
 		if err := s.reload(ctx); err != nil {
 			return nil, err
 		}
@@ -102,7 +104,7 @@ func (s *Store) reload(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("open memory journal: %w", err)
 	}
-	s.cache = c
+	s.copy.Store(c)
 	return nil
 }
 
@@ -121,8 +123,8 @@ func (s *Store) Append(ctx context.Context, r memory.Record, v memory.Visibility
 	if err := s.db.Append(ctx, r, v); err != nil {
 		return err
 	}
-	if s.cache != nil {
-		if err := s.cache.Append(context.WithoutCancel(ctx), r, v); err != nil {
+	if !s.readThrough {
+		if err := s.copy.Load().Append(context.WithoutCancel(ctx), r, v); err != nil {
 			// The table holds the record; the copy must too.
 			return fmt.Errorf("append record: copy out of step: %w", err)
 		}
@@ -138,7 +140,7 @@ func (s *Store) Load(ctx context.Context, entries []memory.Entry) error {
 	if err := s.db.Load(ctx, entries); err != nil {
 		return err
 	}
-	if s.cache != nil {
+	if !s.readThrough {
 		return s.reload(ctx)
 	}
 	return nil
@@ -146,36 +148,37 @@ func (s *Store) Load(ctx context.Context, entries []memory.Entry) error {
 
 // Retrieve implements memory.Store.
 func (s *Store) Retrieve(ctx context.Context, q memory.Retrieval) ([]memory.Record, error) {
-	if s.cache != nil {
-		return s.cache.Retrieve(ctx, q)
+	if !s.readThrough {
+		return s.copy.Load().Retrieve(ctx, q)
 	}
 	return s.db.Retrieve(ctx, q)
 }
 
 // Visibility implements memory.Store.
 func (s *Store) Visibility(ctx context.Context, keys []string) (map[string]memory.Visibility, error) {
-	if s.cache != nil {
-		return s.cache.Visibility(ctx, keys)
+	if !s.readThrough {
+		return s.copy.Load().Visibility(ctx, keys)
 	}
 	return s.db.Visibility(ctx, keys)
 }
 
 // Chain implements memory.Store.
 func (s *Store) Chain(ctx context.Context, key string) ([]memory.Entry, error) {
-	if s.cache != nil {
-		return s.cache.Chain(ctx, key)
+	if !s.readThrough {
+		return s.copy.Load().Chain(ctx, key)
 	}
 	return s.db.Chain(ctx, key)
 }
 
 // Chains implements memory.ChainsReader.
 func (s *Store) Chains(ctx context.Context, keys []string) (map[string][]memory.Entry, error) {
-	if s.cache == nil {
+	if s.readThrough {
 		return s.db.Chains(ctx, keys)
 	}
+	c := s.copy.Load()
 	out := make(map[string][]memory.Entry, len(keys))
 	for _, k := range keys {
-		es, err := s.cache.Chain(ctx, k)
+		es, err := c.Chain(ctx, k)
 		if err != nil {
 			return nil, err
 		}
