@@ -57,6 +57,7 @@ const (
 	ReasonAmbiguous        ReasonKind = "ambiguous"         // a name matches several declared ids (the slot and up to five named)
 	ReasonUnknownName      ReasonKind = "unknown_name"      // a name matches no declared id (the slot named)
 	ReasonNotUnderstood    ReasonKind = "not_understood"    // a tool matches, but words of the question are outside its vocabulary
+	ReasonBudgetExhausted  ReasonKind = "budget_exhausted"  // a budget reservation was denied (the components short named)
 
 	// Rejections: the wall's kinds (package tool).
 	ReasonUnregistered = ReasonKind(tool.Unregistered)
@@ -84,7 +85,8 @@ const (
 var (
 	AbstainKinds = []ReasonKind{ReasonEmptyQuestion, ReasonQuestionTooLong, ReasonNoTool,
 		ReasonGroundingRefused, ReasonBelowThreshold, ReasonNoMajority,
-		ReasonMissingSlot, ReasonAmbiguous, ReasonUnknownName, ReasonNotUnderstood}
+		ReasonMissingSlot, ReasonAmbiguous, ReasonUnknownName, ReasonNotUnderstood,
+		ReasonBudgetExhausted}
 	RejectKinds = []ReasonKind{ReasonUnregistered, ReasonInvalid, ReasonRawQuery, ReasonOutOfScope}
 	ErrorKinds  = []ReasonKind{ReasonModelUnavailable, ReasonVerificationFailed, ReasonInternal, ReasonTimeout}
 	// StatementRejectKinds are the rejections of a free SQL statement

@@ -23,6 +23,7 @@ var Renderers = map[string]func(*Record) (string, error){
 	"scale-metric-duckdb":   ScaleMetricTable,
 	"scale-metric-postgres": ScaleMetricTable,
 	"repair-eval":           RepairTable,
+	"govstore":              GovStoreTable,
 }
 
 // Provenance is the line under every generated table: the command, the
@@ -225,4 +226,71 @@ func Thousands(v float64) string {
 		s = s[:i] + "," + s[i:]
 	}
 	return s
+}
+
+// rateLine matches a Go benchmark result line that reports a throughput
+// metric: name, GOMAXPROCS suffix, and the events/s or records/s value.
+var rateLine = regexp.MustCompile(`^(Benchmark\S+?)(?:-\d+)?\s.*?\s([0-9.e+]+) (?:events|records)/s`)
+
+// Rates returns every events/s or records/s sample in rec, by benchmark
+// name, over all runs.
+func Rates(rec *Record) map[string][]float64 {
+	m := map[string][]float64{}
+	for _, out := range rec.Outputs {
+		for _, line := range strings.Split(out, "\n") {
+			if s := rateLine.FindStringSubmatch(line); s != nil {
+				if v, err := strconv.ParseFloat(s[2], 64); err == nil {
+					m[s[1]] = append(m[s[1]], v)
+				}
+			}
+		}
+	}
+	return m
+}
+
+// govStoreRows are the rows of the audit store table: a label and the
+// benchmarks of its append (one writer, four writers) and verify columns
+// ("" for none).
+var govStoreRows = []struct{ label, append1, append4, verify string }{
+	{"event log, JSONL file (fsync per event)", "BenchmarkFileAppend", "", "BenchmarkEventFileVerify"},
+	{"event log, DuckDB file", "BenchmarkEventDuckDBAppend", "", "BenchmarkEventDuckDBVerify"},
+	{"event log, PostgreSQL", "BenchmarkEventPostgresAppend", "BenchmarkEventPostgresAppend4", "BenchmarkEventPostgresVerify"},
+	{"decision register, DuckDB file", "BenchmarkRecordDuckDBAppend", "", "BenchmarkRecordDuckDBVerify"},
+	{"decision register, PostgreSQL", "BenchmarkRecordPostgresAppend", "BenchmarkRecordPostgresAppend4", "BenchmarkRecordPostgresVerify"},
+}
+
+// GovStoreTable renders the audit stores' benchmarks: acknowledged
+// appends per second (one writer; four at once where the store is
+// shared) and events or records verified per second (read back from the
+// store and checked), each the median of its samples with the range.
+func GovStoreTable(rec *Record) (string, error) {
+	m := Rates(rec)
+	var b strings.Builder
+	b.WriteString("| store | appends/s, 1 writer | appends/s, 4 writers | verified/s |\n|---|---|---|---|\n")
+	n := 0
+	cell := func(name string) (string, error) {
+		if name == "" {
+			return "—", nil
+		}
+		xs := m[name]
+		if len(xs) == 0 {
+			return "", fmt.Errorf("render audit store table: no samples of %s", name)
+		}
+		n = max(n, len(xs))
+		return fmt.Sprintf("%s (%s–%s)", Thousands(Median(xs)), Thousands(slices.Min(xs)), Thousands(slices.Max(xs))), nil
+	}
+	for _, r := range govStoreRows {
+		var cells [3]string
+		for i, name := range []string{r.append1, r.append4, r.verify} {
+			c, err := cell(name)
+			if err != nil {
+				return "", err
+			}
+			cells[i] = c
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", r.label, cells[0], cells[1], cells[2])
+	}
+	fmt.Fprintf(&b, "\nMedian (fastest–slowest) of up to %d samples. An append counts when it is acknowledged: fsynced (file) or committed (DuckDB, PostgreSQL). Verify reads 1,000 events or records back from the store and checks them (the event log: export in canonical order, then Verify; the register: register.Verify, every hash recomputed).\n\n", n)
+	b.WriteString(Provenance(rec))
+	return b.String(), nil
 }

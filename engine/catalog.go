@@ -140,6 +140,8 @@ func openCatalog(ctx context.Context, cat *catalog.Catalog, src shape.Source, op
 		Keeper:           sr.kept,
 		Now:              o.Now,
 		FreeSQL:          free,
+		Events:           o.Events,
+		Budget:           o.Budget,
 		Repair:           repairOptions(o.Repair, cat, sr),
 	})
 	// The shape engine's prepared statements go before the database does

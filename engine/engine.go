@@ -21,6 +21,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/provenant/provenant/budget"
 	"github.com/provenant/provenant/calibration"
 	"github.com/provenant/provenant/catalog"
 	"github.com/provenant/provenant/catalogs"
@@ -122,6 +123,10 @@ type Options struct {
 	// Tool defaults to shape.QuerySQL, Tables to the catalog's
 	// allowlist.
 	FreeSQL *pipeline.FreeSQL
+	// Events and Budget: the pipeline's event log and budgets; nil means
+	// none. See pipeline.Options.
+	Events *pipeline.Events
+	Budget *budget.Config
 	// Repair runs the repair loop (pipeline.Repair) with the catalog's
 	// metrics (definition, domain, history over earlier windows) filled
 	// in; nil: off.

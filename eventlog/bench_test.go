@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/provenant/provenant/eventlog"
+	"github.com/provenant/provenant/internal/govchild"
 )
 
 func benchLog(b *testing.B, n int) []byte {
@@ -82,4 +83,16 @@ func cpuTime() time.Duration {
 		return 0
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// BenchmarkEventFileVerify reads back 1,000 events from a file store,
+// exports and verifies them: events/s, comparable with the database
+// stores' BenchmarkEvent*Verify.
+func BenchmarkEventFileVerify(b *testing.B) {
+	s, err := eventlog.OpenFileStore(b.Context(), filepath.Join(b.TempDir(), "events.jsonl"), nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	govchild.BenchVerifyEvents(b, s)
 }

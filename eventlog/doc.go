@@ -33,9 +33,13 @@
 //
 // # Stores and acknowledgement
 //
-// A Store appends and scans (MemStore, FileStore). Append returning nil
-// is the acknowledgement: for FileStore the event's whole line, newline
-// included, was written and fsynced. A torn last line was therefore never
+// A Store appends and scans (MemStore, FileStore; eventlog/postgres and
+// eventlog/duckdb in a database; eventlog/eventlogtest is the contract
+// suite all of them pass). A store refuses an event whose seq is not the
+// next of its (run, producer), or whose logical time goes back
+// (CheckNext, ErrSequence). Append returning nil is the acknowledgement:
+// for FileStore the event's whole line, newline included, was written
+// and fsynced; for a database store, the transaction committed. A torn last line was therefore never
 // acknowledged; it is reported on open (TailError) and removed only when
 // asked (FileOptions.RepairTornTail). A complete line that does not
 // decode may have been acknowledged and is reported as corruption

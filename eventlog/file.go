@@ -72,6 +72,7 @@ type FileStore struct {
 	size   int64 // the end of the last acknowledged line
 	lines  int
 	broken error
+	last   map[runProducer]producerState // the largest seq and time of each (run, producer)
 
 	// Repaired is the torn tail removed on open, or nil.
 	Repaired *TailError
@@ -95,8 +96,13 @@ func OpenFileStore(ctx context.Context, path string, opts *FileOptions) (*FileSt
 			return nil, fmt.Errorf("open event log: %w", err)
 		}
 	}
-	s := &FileStore{path: path, f: f}
-	end, lines, err := scanFile(ctx, f, -1, nil)
+	s := &FileStore{path: path, f: f, last: map[runProducer]producerState{}}
+	end, lines, err := scanFile(ctx, f, -1, func(e Event) error {
+		k := runProducer{e.Run, e.Producer}
+		st := s.last[k]
+		s.last[k] = producerState{seq: max(st.seq, e.Seq), time: max(st.time, e.Time)}
+		return nil
+	})
 	if err != nil {
 		f.Close()
 		return nil, err
@@ -214,6 +220,11 @@ func (s *FileStore) Append(ctx context.Context, e Event) error {
 	if s.broken != nil {
 		return fmt.Errorf("append event: %w", s.broken)
 	}
+	k := runProducer{e.Run, e.Producer}
+	st := s.last[k]
+	if err := CheckNext(e, st.seq, st.time); err != nil {
+		return fmt.Errorf("append event: %w", err)
+	}
 	if _, err := s.f.Write(b); err != nil {
 		if terr := s.f.Truncate(s.size); terr != nil {
 			s.broken = ErrClosed
@@ -228,6 +239,7 @@ func (s *FileStore) Append(ctx context.Context, e Event) error {
 	}
 	s.size += int64(len(b))
 	s.lines++
+	s.last[k] = producerState{seq: e.Seq, time: e.Time}
 	return nil
 }
 

@@ -16,10 +16,15 @@ import (
 
 // Store holds events in the order they were appended. Append returns
 // nil only once the event is acknowledged: for a durable store, once it
-// survives a crash of the process and the machine (see FileStore). Scan
-// calls fn for every acknowledged event in append order and stops at
-// the first error fn returns. Implementations are safe for concurrent
-// use.
+// survives a crash of the process and the machine (see FileStore).
+// Append refuses, storing nothing, an event whose seq is not one more
+// than the last stored seq of its (run, producer) (1 for the first) or
+// whose logical time is before that event's, with an error wrapping
+// ErrSequence (CheckNext): a writer whose view of the log is stale never
+// writes a duplicate or a gap. Scan calls fn for every acknowledged event
+// in append order and stops at the first error fn returns.
+// Implementations are safe for concurrent use; the contract suite
+// eventlog/eventlogtest holds every implementation to this.
 type Store interface {
 	Append(ctx context.Context, e Event) error
 	Scan(ctx context.Context, fn func(Event) error) error
@@ -30,10 +35,25 @@ var (
 	_ Store = (*FileStore)(nil)
 )
 
+// CheckNext reports whether e may follow the last stored event of its
+// (run, producer), whose seq and logical time are lastSeq and lastTime
+// (0 and 0 when there is none): e.Seq must be lastSeq+1 and e.Time at
+// least lastTime. The error wraps ErrSequence and quotes no content.
+func CheckNext(e Event, lastSeq, lastTime int64) error {
+	if e.Seq != lastSeq+1 {
+		return fmt.Errorf("%w: seq %d, want %d for its (run, producer)", ErrSequence, e.Seq, lastSeq+1)
+	}
+	if e.Time < lastTime {
+		return fmt.Errorf("%w: logical time goes back for its (run, producer)", ErrSequence)
+	}
+	return nil
+}
+
 // MemStore is a Store in memory, for tests and one-shot runs.
 type MemStore struct {
 	mu     sync.Mutex
 	events []Event
+	last   map[runProducer]producerState
 }
 
 // Append validates e and keeps it.
@@ -46,8 +66,17 @@ func (m *MemStore) Append(ctx context.Context, e Event) error {
 	}
 	e.Payload = append(json.RawMessage(nil), e.Payload...)
 	m.mu.Lock()
+	defer m.mu.Unlock()
+	k := runProducer{e.Run, e.Producer}
+	st := m.last[k]
+	if err := CheckNext(e, st.seq, st.time); err != nil {
+		return fmt.Errorf("append event: %w", err)
+	}
+	if m.last == nil {
+		m.last = map[runProducer]producerState{}
+	}
+	m.last[k] = producerState{seq: e.Seq, time: e.Time}
 	m.events = append(m.events, e)
-	m.mu.Unlock()
 	return nil
 }
 

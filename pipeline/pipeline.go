@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/provenant/provenant/answer"
+	"github.com/provenant/provenant/budget"
 	"github.com/provenant/provenant/calibration"
 	"github.com/provenant/provenant/fact"
 	"github.com/provenant/provenant/grounding"
@@ -99,6 +100,8 @@ type Record struct {
 	// RepairAttempts are, per repair attempt, the failure class that
 	// caused it, in order (see repair.go); nil when none was made.
 	RepairAttempts []string
+
+	ev *trace // the request's events and budget; nil without either
 }
 
 // Options configures a Pipeline; nil means defaults.
@@ -140,6 +143,13 @@ type Options struct {
 	// FreeSQL, when set, runs the calls of its tool in the sandbox (see
 	// freesql.go); nil: no free SQL.
 	FreeSQL *FreeSQL
+	// Events, when set, receives typed events for every request (see
+	// events.go); nil: no event log.
+	Events *Events
+	// Budget, when set, gives the pipeline one session budget and each
+	// request a question budget carved out of it (see events.go); nil:
+	// no budgets.
+	Budget *budget.Config
 	// Repair, when set, runs the repair loop (see repair.go); nil: off.
 	Repair *Repair
 }
@@ -152,6 +162,8 @@ type Pipeline struct {
 	res  Resolver
 	opts Options
 	menu []tool.Def
+
+	audit *audit
 }
 
 // New returns a pipeline over the provider, the wall, the executor and
@@ -197,7 +209,7 @@ func New(prov provider.Provider, wall *tool.Wall, exec Executor, res Resolver, o
 		f := withFreeSQL(*fs, exec, res)
 		exec, res = f, f
 	}
-	return &Pipeline{prov: prov, wall: wall, exec: exec, res: res, opts: o, menu: wall.Registry().Menu()}
+	return &Pipeline{prov: prov, wall: wall, exec: exec, res: res, opts: o, menu: wall.Registry().Menu(), audit: newAudit(o.Events, o.Budget)}
 }
 
 // pin pins one snapshot for a request's reads, when the executor reads a
@@ -224,14 +236,22 @@ func (p *Pipeline) ProviderName() string { return p.prov.Name() }
 // Ask answers one question: the model selects a call and composes the
 // sentence.
 func (p *Pipeline) Ask(ctx context.Context, question string) answer.Answer {
-	return p.serve(ctx, len(question), func(rec *Record) answer.Answer { return p.ask(ctx, question, rec) })
+	return p.serve(ctx, len(question), p.proposer(), func(rec *Record) answer.Answer {
+		if a, ok := p.admit(ctx, rec, &question); !ok {
+			return a
+		}
+		return p.ask(p.metered(ctx, rec), question, rec)
+	})
 }
 
 // Call answers a tool call a client proposed directly (the MCP and REST
 // surfaces): the same wall, execution, re-derivation and stapling as Ask,
 // with no model; the sentence is rendered from the value by code.
 func (p *Pipeline) Call(ctx context.Context, proposal tool.Proposal) answer.Answer {
-	return p.serve(ctx, 0, func(rec *Record) answer.Answer {
+	return p.serve(ctx, 0, "client", func(rec *Record) answer.Answer {
+		if a, ok := p.admit(ctx, rec, nil); !ok {
+			return a
+		}
 		return p.run(ctx, "", proposal, rec, func(r fact.Result) (string, error) {
 			return p.sentence(r), nil
 		})
@@ -240,11 +260,14 @@ func (p *Pipeline) Call(ctx context.Context, proposal tool.Proposal) answer.Answ
 
 // serve runs one request: it contains panics, and writes the one log line
 // and the one observation.
-func (p *Pipeline) serve(ctx context.Context, questionLen int, handle func(*Record) answer.Answer) answer.Answer {
+func (p *Pipeline) serve(ctx context.Context, questionLen int, proposer string, handle func(*Record) answer.Answer) answer.Answer {
 	var (
 		rec = Record{Validation: "skipped", Provenance: "skipped"}
 		a   answer.Answer
 	)
+	if p.audit.events != nil || p.audit.session != nil {
+		rec.ev = p.begin(proposer)
+	}
 	func() {
 		defer func() {
 			if r := recover(); r != nil {
@@ -255,6 +278,7 @@ func (p *Pipeline) serve(ctx context.Context, questionLen int, handle func(*Reco
 		}()
 		a = handle(&rec)
 	}()
+	a = p.end(ctx, &rec, a)
 	rec.Outcome, rec.Tool, rec.Stage = a.Outcome(), a.Tool(), a.Stage()
 	if rec.ErrorKind == "" && a.Outcome() == answer.Error {
 		rec.ErrorKind = a.Reason().Kind
@@ -367,6 +391,7 @@ func (p *Pipeline) execute(ctx context.Context, proposal tool.Proposal, rec *Rec
 		if rej.Kind != tool.Unregistered {
 			name = proposal.Tool
 		}
+		p.rejected(ctx, rec, name, "wall", string(rej.Kind))
 		return fail(answer.Reject(name, rej))
 	}
 	rec.Validation = "passed"
@@ -375,11 +400,17 @@ func (p *Pipeline) execute(ctx context.Context, proposal tool.Proposal, rec *Rec
 	if a, done := timedOut(ctx, rec, nil, answer.StageExecute, &call); done {
 		return fail(a)
 	}
+	audited, denied := p.beforeCall(ctx, rec, call)
+	if denied != nil {
+		return fail(*denied)
+	}
 	result, err := p.exec.Execute(ctx, call)
+	p.afterCall(ctx, rec, call, audited, result, err)
 	if a, done := timedOut(ctx, rec, err, answer.StageExecute, &call); done {
 		return fail(a)
 	}
 	if a, ok := statementRejection(err, call, rec); ok {
+		p.rejected(ctx, rec, call.Tool(), "sandbox", rec.FailureClass)
 		return fail(a)
 	}
 	if err != nil {
@@ -408,6 +439,7 @@ func (p *Pipeline) finish(ctx context.Context, question string, call tool.Call, 
 	}
 	if !verdict.OK() {
 		rec.Provenance = "failed"
+		p.rejected(ctx, rec, call.Tool(), "resolver", string(answer.ReasonVerificationFailed))
 		rec.ErrorDetail = fmt.Sprintf("verdict: provenance_valid=%t value_matches=%t complete=%t",
 			verdict.ProvenanceValid, verdict.ValueMatches, verdict.Complete)
 		return answer.Unverified(call.Tool(), call.Args(), verdict)
@@ -445,6 +477,7 @@ func (p *Pipeline) finish(ctx context.Context, question string, call tool.Call, 
 	if text != nil {
 		r := grounding.Check(*text, led.Grounding(), question, *p.opts.Grounding)
 		report = &r
+		p.grounded(ctx, rec, entry.ID, r)
 		rec.Grounding = "pass"
 		if r.Verdict == grounding.Refuse {
 			rec.Grounding = "refused"

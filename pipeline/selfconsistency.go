@@ -191,7 +191,7 @@ func (p *Pipeline) vote(ctx context.Context, question string, first tool.Proposa
 				continue
 			}
 		}
-		var srec Record
+		srec := Record{ev: rec.ev}
 		start := time.Now()
 		call, result, failed := p.execute(ctx, *prop, &srec)
 		span += time.Since(start)

@@ -80,7 +80,11 @@
 // A Store appends and scans in order; its Append is a compare-and-append
 // on the head hash, so several writers (several processes over one
 // database) keep one linear chain: a Register that finds the head moved
-// reads and checks what the others appended and tries again. MemStore is
-// the in-memory Store. The package imports the standard library and
+// reads and checks what the others appended and tries again. A store
+// that can hold its head while a record is linked (a database row lock)
+// is a LockingStore, and a Register then waits on it instead of retrying.
+// MemStore is the in-memory Store; register/postgres and register/duckdb
+// are the database stores, and register/registertest the contract suite
+// all of them pass. The package imports the standard library and
 // github.com/gowebpki/jcs only.
 package register

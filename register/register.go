@@ -41,6 +41,19 @@ type Store interface {
 	Scan(ctx context.Context, from int, fn func(i int, r Record) error) error
 }
 
+// LockingStore is a Store that holds its head while the caller links the
+// next record: AppendLocked takes the head (a row lock, in a database),
+// calls link with it, and appends the record link returns — whose Prev
+// must be the head's hash — before it lets the head go. An error from
+// link is returned as it is, and nothing is appended. Register.Append
+// uses it when the store has it, so that writers in several processes
+// wait for each other on the head instead of racing for it and retrying
+// on ErrStale.
+type LockingStore interface {
+	Store
+	AppendLocked(ctx context.Context, link func(ctx context.Context, head Head) (Record, error)) error
+}
+
 // MemStore is a Store in memory.
 type MemStore struct {
 	mu   sync.RWMutex
@@ -326,6 +339,9 @@ func (g *Register) Append(ctx context.Context, r Record) (Record, error) {
 	r = r.Clone()
 	g.mu.Lock()
 	defer g.mu.Unlock()
+	if ls, ok := g.store.(LockingStore); ok {
+		return g.appendLocked(ctx, ls, r)
+	}
 	for range maxRetries {
 		if err := g.c.refs(r); err != nil {
 			return Record{}, err
@@ -349,4 +365,44 @@ func (g *Register) Append(ctx context.Context, r Record) (Record, error) {
 		}
 	}
 	return Record{}, fmt.Errorf("append record: %d tries: %w", maxRetries, ErrStale)
+}
+
+// appendLocked links r to the head while ls holds it, first reading and
+// checking what other writers appended since this Register last looked.
+// A store whose head is behind the records it scans (one that does not
+// lock, and so read an older head) is tried again.
+func (g *Register) appendLocked(ctx context.Context, ls LockingStore, r Record) (Record, error) {
+	var err error
+	for range maxRetries {
+		var out Record
+		err = ls.AppendLocked(ctx, func(ctx context.Context, head Head) (Record, error) {
+			if head != g.c.head {
+				if err := g.catchUp(ctx); err != nil {
+					return Record{}, fmt.Errorf("append record: %w", err)
+				}
+				if head != g.c.head {
+					return Record{}, fmt.Errorf("append record: %w", ErrStale)
+				}
+			}
+			if err := g.c.refs(r); err != nil {
+				return Record{}, err
+			}
+			out = r
+			out.Prev = head.Hash
+			h, err := ComputeHash(out)
+			if err != nil {
+				return Record{}, err
+			}
+			out.Hash = h
+			return out, nil
+		})
+		if err == nil {
+			g.c.add(out)
+			return out.Clone(), nil
+		}
+		if !errors.Is(err, ErrStale) {
+			return Record{}, err
+		}
+	}
+	return Record{}, fmt.Errorf("append record: %d tries: %w", maxRetries, err)
 }

@@ -15,11 +15,16 @@ func runAsk(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		`provenant ask --json "What is the stock state of pr-007 at st-003 as of 2026-01-06T08:00:00Z?"`, stderr)
 	var ef engineFlags
 	ef.register(fs)
+	ef.gov.register(fs, surfaceCLI)
 	asJSON := fs.Bool("json", false, "print the answer as one JSON object")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	question := strings.Join(fs.Args(), " ")
+	if err := ef.gov.open(ctx, &ef); err != nil {
+		return err
+	}
+	defer ef.gov.close()
 
 	_, e, err := ef.start(ctx, stderr)
 	if err != nil {

@@ -26,6 +26,7 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		"provenant eval --json --require-gates > report.json\n  provenant eval --gold phrasing\n  provenant eval --free-sql --catalog warehouse", stderr)
 	var ef engineFlags
 	ef.register(fs)
+	ef.gov.register(fs, surfaceEval)
 	goldPath := fs.String("gold", "", "the gold set: `NAME` of an embedded suite for the demo store (demo, the default; phrasing, questions as people ask them, issue 9) or a gold file's PATH (./phrasing for a file so named); with --catalog warehouse, its demo database's set unless a PATH is given")
 	asJSON := fs.Bool("json", false, "print the report as one JSON object")
 	requireGates := fs.Bool("require-gates", false, "exit non-zero when any gate is below 100%")
@@ -42,6 +43,10 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if *calibrate && *outDir == "" {
 		return usagef("--calibrate needs --out DIR (write to a new directory and compare it with eval/calibration, the committed artifact)")
 	}
+	if err := ef.gov.open(ctx, &ef); err != nil {
+		return err
+	}
+	defer ef.gov.close()
 
 	// One log line per question would bury the table; the pipeline's
 	// request log goes to stderr only when --log-level is given.

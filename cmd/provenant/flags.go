@@ -69,6 +69,9 @@ type engineFlags struct {
 	// anthropic: --provider anthropic's flags, and --api for record and replay.
 	anthropic anthropicFlags
 
+	// gov: the event log, budget and seed flags (govern.go), registered
+	// by the commands that take them.
+	gov govFlags
 	// repair: --repair-retries and --metric-noise (see repair.go).
 	repair repairFlags
 }
@@ -154,6 +157,7 @@ func (f *engineFlags) engineOptions(logger *slog.Logger) (engine.Options, error)
 		return engine.Options{}, err
 	}
 	opts := engine.Options{Provider: p, Logger: logger, RefuseUngrounded: f.refuseUngrounded, Now: now, Repair: f.repair.loop()}
+	f.gov.apply(&opts)
 	if f.selfConsistency != 0 {
 		sc := &pipeline.SelfConsistency{Samples: f.selfConsistency}
 		if err := sc.Validate(); err != nil {

@@ -12,6 +12,7 @@ func runMCP(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		`provenant mcp --store scans.json   (Claude Desktop: {"mcpServers": {"provenant": {"command": "provenant", "args": ["mcp"]}}})`, stderr)
 	var ef engineFlags
 	ef.register(fs)
+	ef.gov.register(fs, surfaceMCP)
 	ef.wallClock = true // a server reads the clock as each question arrives
 	var mem servedMemory
 	mem.register(fs)
@@ -27,6 +28,10 @@ func runMCP(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		return err
 	}
 	defer mem.Close()
+	if err := ef.gov.open(ctx, &ef); err != nil {
+		return err
+	}
+	defer ef.gov.close()
 	// Standard output carries the protocol: logs go to standard error.
 	logger, e, err := ef.start(ctx, stderr)
 	if err != nil {

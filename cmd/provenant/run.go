@@ -51,6 +51,8 @@ var commands = []command{
 	{"validate", "check a catalog file and report every error with its position", ""},
 	{"import", "validate JSON Lines, CSV or Parquet rows and append them to a dataset in one transaction", "INPUT..."},
 	{"sql", "run one SQL statement in the sandbox, as a model's free SQL would run, and print one JSON object", "STATEMENT"},
+	{"log", "export or verify an event log (log export, log verify)", "SUBCOMMAND"},
+	{"register", "verify or export a decision register (register verify, register export)", "SUBCOMMAND"},
 	{"version", "print the version and VCS revision", ""},
 	{"memory", "remember, annotate and recall an agent's notes (add, annotate, recall)", "SUBCOMMAND"},
 }
@@ -78,6 +80,10 @@ func dispatch(ctx context.Context, name string, args []string, stdout, stderr io
 		return runImport(ctx, args, stdout, stderr)
 	case "sql":
 		return runSQL(ctx, args, stdout, stderr)
+	case "log":
+		return runLog(ctx, args, stdout, stderr)
+	case "register":
+		return runRegister(ctx, args, stdout, stderr)
 	case "memory":
 		return runMemory(ctx, args, stdout, stderr)
 	case workerSubcommand: // hidden: the sandbox's worker process

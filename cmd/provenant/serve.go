@@ -42,6 +42,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs := newFlagSet("serve", "serve [flags]", "provenant serve --addr 127.0.0.1:8080", stderr)
 	var ef engineFlags
 	ef.register(fs)
+	ef.gov.register(fs, surfaceHTTP)
 	ef.wallClock = true // a server reads the clock as each question arrives
 	addr := fs.String("addr", "127.0.0.1:8080", "listen `ADDRESS` (loopback by default)")
 	shutdownTimeout := fs.Duration("shutdown-timeout", server.DefaultShutdownTimeout, "how long to let in-flight requests finish on shutdown")
@@ -63,6 +64,10 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		fs.Usage()
 		return errUsage
 	}
+	if err := ef.gov.open(ctx, &ef); err != nil {
+		return err
+	}
+	defer ef.gov.close()
 	var hosts []string
 	if *allowedHosts != "" {
 		hosts = strings.Split(*allowedHosts, ",")

@@ -11,7 +11,8 @@ import (
 )
 
 // ctorPackages hold the constructors TestConstructorStyle checks.
-var ctorPackages = []string{"pipeline", "engine", "shape", "ingest", "ledger", "store/duckdb", "store/postgres", "metrics", "sandbox/duckdb"}
+var ctorPackages = []string{"pipeline", "engine", "shape", "ingest", "ledger", "store/duckdb", "store/postgres", "metrics", "sandbox/duckdb",
+	"eventlog/postgres", "eventlog/duckdb", "register/postgres", "register/duckdb"}
 
 // optionsType reports whether e names an options struct (Options,
 // AllocatorOptions, pkg.Options), and whether through a pointer.

@@ -254,6 +254,7 @@ func (p *Provider) selectCall(ctx context.Context, stage string, messages []sdk.
 	if m == nil || !m.JSON.Content.Valid() { // a "null" body, or no content array
 		return nil, unavailable(stage, errors.New("response has no content"))
 	}
+	provider.Report(ctx, m.Usage.InputTokens+m.Usage.OutputTokens)
 	for i := range m.Content {
 		if m.Content[i].Type == "tool_use" {
 			return &m.Content[i], nil
@@ -296,6 +297,7 @@ func (p *Provider) Compose(ctx context.Context, in provider.ComposeInput) (strin
 	if m == nil || !m.JSON.Content.Valid() { // a "null" body, or no content array
 		return "", unavailable("compose sentence", errors.New("response has no content"))
 	}
+	provider.Report(ctx, m.Usage.InputTokens+m.Usage.OutputTokens)
 	var text []string
 	for _, b := range m.Content {
 		if b.Type == "text" {

@@ -237,6 +237,7 @@ func (p *Provider) selectCall(ctx context.Context, stage string, messages []oai.
 	if c == nil || len(c.Choices) == 0 { // a "null" body decodes to nil
 		return nil, unavailable(stage, errors.New("response has no choices"))
 	}
+	provider.Report(ctx, c.Usage.TotalTokens)
 	calls := c.Choices[0].Message.ToolCalls
 	if len(calls) == 0 {
 		return nil, nil
@@ -274,6 +275,7 @@ func (p *Provider) Compose(ctx context.Context, in provider.ComposeInput) (strin
 	if c == nil || len(c.Choices) == 0 { // a "null" body decodes to nil
 		return "", unavailable("compose sentence", errors.New("response has no choices"))
 	}
+	provider.Report(ctx, c.Usage.TotalTokens)
 	s := reply.OneLine(c.Choices[0].Message.Content)
 	switch {
 	case s == "":

@@ -1,0 +1,214 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/provenant/provenant/budget"
+	"github.com/provenant/provenant/engine"
+	"github.com/provenant/provenant/eventlog"
+	"github.com/provenant/provenant/internal/strictjson"
+	"github.com/provenant/provenant/ledger"
+	"github.com/provenant/provenant/pipeline"
+)
+
+// govFlags are the audit flags of the commands that answer questions
+// (ask, serve, mcp, eval): the event log, its profile, the seed of a
+// deterministic run and the budgets.
+type govFlags struct {
+	surface     string
+	logPath     string
+	logRepair   bool
+	profilePath string
+	budgetPath  string
+	seed        int64
+
+	// Opened by open.
+	store     *eventlog.FileStore
+	profile   *os.File
+	events    *pipeline.Events
+	budget    *budget.Config
+	resultIDs ledger.IDSource
+}
+
+// The surfaces, as the event log names them.
+const (
+	surfaceCLI  = pipeline.SurfaceCLI
+	surfaceHTTP = pipeline.SurfaceHTTP
+	surfaceMCP  = pipeline.SurfaceMCP
+	surfaceEval = pipeline.SurfaceEval
+)
+
+// noSeed is --seed's default: not a deterministic run.
+const noSeed = -1
+
+func (g *govFlags) register(fs *flag.FlagSet, surface string) {
+	g.surface = surface
+	fs.StringVar(&g.logPath, "log", "", "append every request's typed events to the event log `FILE` (JSON Lines, fsynced per event; read it with provenant log export and log verify)")
+	fs.BoolVar(&g.logRepair, "log-repair", false, "with --log: truncate a torn last line (a crash mid-append, never acknowledged) instead of refusing to open the log")
+	fs.StringVar(&g.profilePath, "profile", "", "with --log: write wall-clock timings, keyed by event id, to `FILE` (JSON Lines; never part of the log or its hash)")
+	fs.StringVar(&g.budgetPath, "budget", "", "per-session and per-question budgets from `FILE` (YAML or JSON: session and question, each with usd, tokens, tool_calls, sim_seconds, rows_scanned); a call that does not fit abstains with budget_exhausted")
+	fs.Int64Var(&g.seed, "seed", noSeed, "with --log: a deterministic run with this `SEED` (0 to 2^53-1; --provider rules or replay): event ids, the run id and result ids derive from it, so the same questions give the same log hash (default: not deterministic)")
+}
+
+// open reads the budget file and opens the event log the flags name; the
+// caller defers close. provider is --provider (and inner its --noisy-inner).
+func (g *govFlags) open(ctx context.Context, ef *engineFlags) error {
+	if g.budgetPath != "" {
+		cfg, err := readBudget(g.budgetPath)
+		if err != nil {
+			return err
+		}
+		g.budget = &cfg
+	}
+	deterministic := g.seed != noSeed
+	switch {
+	case g.logPath == "" && (deterministic || g.profilePath != "" || g.logRepair):
+		return usagef("--seed, --profile and --log-repair go with --log FILE")
+	case deterministic && (g.seed < 0 || g.seed > eventlog.MaxSafeInteger):
+		return usagef("--seed: want an integer from 0 to 2^53-1")
+	case deterministic && !deterministicProvider(ef):
+		return usagef("--seed: a deterministic run needs --provider rules or replay")
+	}
+	if g.logPath == "" {
+		return nil
+	}
+	store, err := eventlog.OpenFileStore(ctx, g.logPath, &eventlog.FileOptions{RepairTornTail: g.logRepair})
+	if err != nil {
+		if errors.Is(err, eventlog.ErrTornTail) {
+			return fmt.Errorf("open event log: %w (a crash cut the last append short; --log-repair truncates it)", err)
+		}
+		return fmt.Errorf("open event log: %w", err)
+	}
+	g.store = store
+	opts := &eventlog.Options{}
+	if deterministic {
+		opts.Seed, opts.Deterministic = g.seed, true
+		g.resultIDs = &ledger.Sequence{}
+	}
+	if g.profilePath != "" {
+		f, err := os.OpenFile(g.profilePath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+		if err != nil {
+			g.close()
+			return fmt.Errorf("open profile: %w", err)
+		}
+		g.profile = f
+		opts.Profile = eventlog.NewProfileWriter(f)
+	}
+	l, err := eventlog.NewLog(ctx, store, opts)
+	if err != nil {
+		g.close()
+		return fmt.Errorf("open event log: %w", err)
+	}
+	// A resumed run (the same seed appending again) goes on from its last
+	// logical time, so its times never go back and no request id repeats.
+	var last int64
+	err = store.Scan(ctx, func(e eventlog.Event) error {
+		if e.Run == l.Run() && e.Producer == producer {
+			last = max(last, e.Time)
+		}
+		return nil
+	})
+	if err != nil {
+		g.close()
+		return fmt.Errorf("open event log: %w", err)
+	}
+	g.events = &pipeline.Events{Log: l, Producer: producer, Surface: g.surface, Clock: last}
+	return nil
+}
+
+// producer names the pipeline in the event log.
+const producer = "pipeline"
+
+// deterministicProvider reports whether the flags choose a provider that
+// answers the same questions the same way every run.
+func deterministicProvider(ef *engineFlags) bool {
+	p := ef.provider
+	if p == "noisy" {
+		p = ef.noisyInner // the noise is seeded (--noise-seed)
+	}
+	return p == "rules" || p == "replay"
+}
+
+// apply puts the opened log and budgets in an engine's options.
+func (g *govFlags) apply(opts *engine.Options) {
+	opts.Events, opts.Budget = g.events, g.budget
+	if g.resultIDs != nil {
+		opts.ResultIDs = g.resultIDs
+	}
+}
+
+// close closes the event log and the profile.
+func (g *govFlags) close() error {
+	var errs []error
+	if g.store != nil {
+		errs = append(errs, g.store.Close())
+		g.store = nil
+	}
+	if g.profile != nil {
+		errs = append(errs, g.profile.Close())
+		g.profile = nil
+	}
+	return errors.Join(errs...)
+}
+
+// readBudget reads a budget file: JSON when it starts with "{", the YAML
+// subset budget.ParseConfig reads otherwise. Errors name the key at fault
+// (and the nearest valid one), never a value the file wrote.
+func readBudget(path string) (budget.Config, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return budget.Config{}, fmt.Errorf("open budget: %w", err)
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, budget.MaxConfigBytes+1))
+	if err != nil {
+		return budget.Config{}, fmt.Errorf("read budget: %w", err)
+	}
+	if len(b) > budget.MaxConfigBytes {
+		return budget.Config{}, fmt.Errorf("read budget: file exceeds %d bytes", budget.MaxConfigBytes)
+	}
+	return parseBudget(b)
+}
+
+// parseBudget reads a budget document: JSON when it starts with "{",
+// budget.ParseConfig's YAML subset otherwise.
+func parseBudget(b []byte) (budget.Config, error) {
+	var (
+		cfg budget.Config
+		err error
+	)
+	if t := bytes.TrimLeft(b, " \t\r\n"); len(t) > 0 && t[0] == '{' {
+		var m map[string]any
+		if err := strictjson.Decode(t, &m, nil); err != nil {
+			return budget.Config{}, fmt.Errorf("read budget: %s", strictjson.Message(err, "malformed JSON"))
+		}
+		cfg, err = budget.FromMap(numbersAsText(m).(map[string]any))
+	} else {
+		cfg, err = budget.ParseConfig(bytes.NewReader(b))
+	}
+	if err != nil {
+		return budget.Config{}, fmt.Errorf("read budget: %w", err)
+	}
+	return cfg, nil
+}
+
+// numbersAsText turns the json.Numbers strictjson decodes into their text,
+// which budget.FromMap reads exactly as ParseConfig reads an amount.
+func numbersAsText(v any) any {
+	switch v := v.(type) {
+	case json.Number:
+		return string(v)
+	case map[string]any:
+		for k, x := range v {
+			v[k] = numbersAsText(x)
+		}
+	}
+	return v
+}

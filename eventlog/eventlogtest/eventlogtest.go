@@ -1,0 +1,356 @@
+// Package eventlogtest is the contract suite every eventlog.Store passes:
+// MemStore, FileStore, eventlog/duckdb and eventlog/postgres run the same
+// Run. It checks append order, dense sequences under concurrent writers,
+// the refusal of a stale writer's event, reopening and continuing a run,
+// and that a reopened store verifies to the hash it had.
+package eventlogtest
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"reflect"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/provenant/provenant/eventlog"
+)
+
+// Opener opens a handle on one store's place (a file, a database
+// schema). Each call opens the same place anew; for an in-memory store
+// it returns the one store. The suite closes a handle that has a Close
+// method before it opens the next, and at the end of the test.
+type Opener func(t *testing.T) eventlog.Store
+
+// Run runs the suite. newPlace makes a fresh, empty place for one test
+// and returns its Opener.
+func Run(t *testing.T, newPlace func(t *testing.T) Opener) {
+	tests := []struct {
+		name string
+		fn   func(t *testing.T, open Opener)
+	}{
+		{"AppendScanOrder", testAppendScanOrder},
+		{"DenseSequencesConcurrent", testDense},
+		{"ConcurrentLogs", testConcurrentLogs},
+		{"StaleWriterRefused", testStale},
+		{"ReopenAndContinue", testReopen},
+		{"VerifyAfterReopen", testVerifyAfterReopen},
+		{"ScanStopsAtError", testScanStops},
+		{"CancelledAppendStoresNothing", testCancelled},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) { tt.fn(t, newPlace(t)) })
+	}
+}
+
+// Payload returns the i'th of a few valid payloads of different types.
+func Payload(i int) eventlog.Payload {
+	q := fmt.Sprintf("q-%d", i)
+	switch i % 4 {
+	case 0:
+		return eventlog.QuestionReceived{QuestionID: q, Session: "s-1", Surface: "http", Question: "How many stores are out of stock?"}
+	case 1:
+		return eventlog.ToolReturned{QuestionID: q, CallID: "c-1", Tool: "count_stores_with_condition", Outcome: "ok", ResultID: "res-1", RowsScanned: int64(i)}
+	case 2:
+		return eventlog.Abstained{QuestionID: q, Reason: "budget_exhausted"}
+	default:
+		return eventlog.ElevationRequested{Session: "s-1", QuestionID: q, Tool: "open_restock_task", TierNeeded: "L3", TierCurrent: "L1"}
+	}
+}
+
+func fixedNow() time.Time { return time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC) }
+
+// logOptions: a deterministic run with a fixed clock and identity, so
+// that every field of the envelope round-trips.
+func logOptions(run string) *eventlog.Options {
+	return &eventlog.Options{Run: run, Seed: 7, Deterministic: true, Now: fixedNow, Host: "host-a", PID: 41}
+}
+
+// handle opens a store and closes it at the end of the test.
+func handle(t *testing.T, open Opener) eventlog.Store {
+	t.Helper()
+	s := open(t)
+	t.Cleanup(func() { closeStore(t, s) })
+	return s
+}
+
+func closeStore(t *testing.T, s eventlog.Store) {
+	t.Helper()
+	if c, ok := s.(io.Closer); ok {
+		if err := c.Close(); err != nil {
+			t.Errorf("close store: %v", err)
+		}
+	}
+}
+
+func newLog(t *testing.T, s eventlog.Store, run string) *eventlog.Log {
+	t.Helper()
+	l, err := eventlog.NewLog(t.Context(), s, logOptions(run))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return l
+}
+
+func readAll(t *testing.T, s eventlog.Store) []eventlog.Event {
+	t.Helper()
+	got, err := eventlog.ReadAll(t.Context(), s)
+	if err != nil {
+		t.Fatalf("scan: %v", err)
+	}
+	return got
+}
+
+// verify exports s and verifies the export, returning its report.
+func verify(t *testing.T, s eventlog.Store) eventlog.Report {
+	t.Helper()
+	var buf bytes.Buffer
+	exp, err := eventlog.Export(t.Context(), &buf, s)
+	if err != nil {
+		t.Fatalf("export: %v", err)
+	}
+	rep, err := eventlog.Verify(t.Context(), &buf, &eventlog.VerifyOptions{Canonical: true, Want: &exp.Hash})
+	if err != nil {
+		t.Fatalf("verify: %v", err)
+	}
+	return rep
+}
+
+// CheckDense fails t unless events hold, for each (run, producer), the
+// seqs 1, 2, ..., n in order, and no id twice.
+func CheckDense(t testing.TB, events []eventlog.Event) {
+	t.Helper()
+	type key struct{ run, producer string }
+	last := map[key]int64{}
+	ids := map[string]bool{}
+	for i, e := range events {
+		k := key{e.Run, e.Producer}
+		if e.Seq != last[k]+1 {
+			t.Fatalf("event %d: seq %d of (%s, %s); want %d", i, e.Seq, e.Run, e.Producer, last[k]+1)
+		}
+		last[k] = e.Seq
+		if ids[e.ID] {
+			t.Fatalf("event %d: id repeats", i)
+		}
+		ids[e.ID] = true
+	}
+}
+
+func testAppendScanOrder(t *testing.T, open Opener) {
+	s := handle(t, open)
+	if got := readAll(t, s); len(got) != 0 {
+		t.Fatalf("a new store holds %d events", len(got))
+	}
+	l := newLog(t, s, "run-order")
+	var want []eventlog.Event
+	for i := range 12 {
+		e, err := l.Append(t.Context(), eventlog.Entry{Producer: []string{"pipeline", "budget", "gate"}[i%3], Time: int64(i / 2), Correlation: "q-1", Payload: Payload(i)})
+		if err != nil {
+			t.Fatalf("append %d: %v", i, err)
+		}
+		want = append(want, e)
+	}
+	if got := readAll(t, s); !reflect.DeepEqual(got, want) {
+		t.Fatalf("scan returned %d events that differ from the %d appended, or in another order", len(got), len(want))
+	}
+}
+
+func testDense(t *testing.T, open Opener) {
+	s := handle(t, open)
+	l := newLog(t, s, "run-dense")
+	const producers, each = 4, 15
+	var wg sync.WaitGroup
+	errs := make(chan error, producers)
+	for p := range producers {
+		wg.Go(func() {
+			for i := range each {
+				if _, err := l.Append(t.Context(), eventlog.Entry{Producer: fmt.Sprintf("p%d", p), Time: int64(i), Payload: Payload(i)}); err != nil {
+					errs <- err
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatalf("append: %v", err)
+	}
+	got := readAll(t, s)
+	if len(got) != producers*each {
+		t.Fatalf("%d events stored; want %d", len(got), producers*each)
+	}
+	CheckDense(t, got)
+	if rep := verify(t, s); rep.Events != producers*each || rep.Producers != producers {
+		t.Errorf("verify: %d events of %d producers; want %d of %d", rep.Events, rep.Producers, producers*each, producers)
+	}
+}
+
+// testConcurrentLogs: several Logs (runs) append to one store at once, as
+// the writers of several requests or processes do; the store keeps every
+// event, each (run, producer) dense.
+func testConcurrentLogs(t *testing.T, open Opener) {
+	s := handle(t, open)
+	const logs, each = 4, 12
+	var wg sync.WaitGroup
+	errs := make(chan error, logs)
+	for r := range logs {
+		l := newLog(t, s, fmt.Sprintf("run-%d", r))
+		wg.Go(func() {
+			for i := range each {
+				if _, err := l.Append(t.Context(), eventlog.Entry{Producer: "pipeline", Time: int64(i), Payload: Payload(i)}); err != nil {
+					errs <- err
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatalf("append: %v", err)
+	}
+	got := readAll(t, s)
+	if len(got) != logs*each {
+		t.Fatalf("%d events stored; want %d", len(got), logs*each)
+	}
+	CheckDense(t, got)
+	if rep := verify(t, s); rep.Runs != logs {
+		t.Errorf("verify: %d runs; want %d", rep.Runs, logs)
+	}
+}
+
+func testStale(t *testing.T, open Opener) {
+	s := handle(t, open)
+	// Two writers of one run and producer: b read the store before a
+	// appended, so b's next seq is one a already used.
+	a, b := newLog(t, s, "run-shared"), newLog(t, s, "run-shared")
+	first, err := a.Append(t.Context(), eventlog.Entry{Producer: "pipeline", Time: 5, Payload: Payload(0)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.Append(t.Context(), eventlog.Entry{Producer: "pipeline", Time: 5, Payload: Payload(1)}); !errors.Is(err, eventlog.ErrSequence) {
+		t.Errorf("stale writer's append = %v; want ErrSequence", err)
+	}
+	next := func(seq, tm int64) eventlog.Event {
+		env := first.Envelope()
+		env.Seq, env.Time = seq, tm
+		env.ID = eventlog.EventID(env.Seed, env.Run, env.Producer, seq)
+		e, err := eventlog.NewEvent(env, Payload(2))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return e
+	}
+	for _, tt := range []struct {
+		name string
+		e    eventlog.Event
+		want error
+	}{
+		{"seq repeated", next(1, 5), eventlog.ErrSequence},
+		{"seq skipped", next(3, 5), eventlog.ErrSequence},
+		{"seq from zero again", func() eventlog.Event { e := next(2, 5); e.Producer = "other"; return e }(), eventlog.ErrSequence},
+		{"logical time back", next(2, 4), eventlog.ErrSequence},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if err := s.Append(t.Context(), tt.e); !errors.Is(err, tt.want) {
+				t.Errorf("append = %v; want %v", err, tt.want)
+			}
+		})
+	}
+	got := readAll(t, s)
+	if len(got) != 1 || got[0].ID != first.ID {
+		t.Fatalf("after refused appends the store holds %d events; want the 1 acknowledged", len(got))
+	}
+	// The next seq in order is accepted.
+	if err := s.Append(t.Context(), next(2, 5)); err != nil {
+		t.Errorf("append seq 2 = %v", err)
+	}
+	verify(t, s)
+}
+
+func testReopen(t *testing.T, open Opener) {
+	s := handle(t, open)
+	l := newLog(t, s, "run-reopen")
+	for i := range 5 {
+		if _, err := l.Append(t.Context(), eventlog.Entry{Producer: "pipeline", Time: int64(i), Payload: Payload(i)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	before := readAll(t, s)
+	closeStore(t, s)
+	s = handle(t, open)
+	if got := readAll(t, s); !reflect.DeepEqual(got, before) {
+		t.Fatalf("reopened store holds %d events differing from the %d appended", len(got), len(before))
+	}
+	l = newLog(t, s, "run-reopen")
+	e, err := l.Append(t.Context(), eventlog.Entry{Producer: "pipeline", Time: 9, Payload: Payload(9)})
+	if err != nil || e.Seq != 6 {
+		t.Fatalf("append after reopen: seq %d, %v; want 6", e.Seq, err)
+	}
+	got := readAll(t, s)
+	if len(got) != 6 {
+		t.Fatalf("%d events after reopen and append; want 6", len(got))
+	}
+	CheckDense(t, got)
+}
+
+func testVerifyAfterReopen(t *testing.T, open Opener) {
+	s := handle(t, open)
+	l := newLog(t, s, "run-verify")
+	for i := range 8 {
+		if _, err := l.Append(t.Context(), eventlog.Entry{Producer: []string{"a", "b"}[i%2], Time: int64(i), Payload: Payload(i)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	before := verify(t, s)
+	closeStore(t, s)
+	s = handle(t, open)
+	var buf bytes.Buffer
+	if _, err := eventlog.Export(t.Context(), &buf, s); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := eventlog.Verify(t.Context(), &buf, &eventlog.VerifyOptions{Canonical: true, Want: &before.Hash, Chain: before.Chain})
+	if err != nil {
+		t.Fatalf("verify after reopen: %v", err)
+	}
+	if rep.Events != 8 {
+		t.Errorf("verify after reopen: %d events; want 8", rep.Events)
+	}
+}
+
+func testScanStops(t *testing.T, open Opener) {
+	s := handle(t, open)
+	l := newLog(t, s, "run-stop")
+	for i := range 3 {
+		if _, err := l.Append(t.Context(), eventlog.Entry{Producer: "p", Time: int64(i), Payload: Payload(i)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	stop := errors.New("stop")
+	n := 0
+	err := s.Scan(t.Context(), func(eventlog.Event) error { n++; return stop })
+	if !errors.Is(err, stop) || n != 1 {
+		t.Errorf("scan = %v after %d calls; want fn's error after 1", err, n)
+	}
+}
+
+func testCancelled(t *testing.T, open Opener) {
+	s := handle(t, open)
+	l := newLog(t, s, "run-cancel")
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	if _, err := l.Append(ctx, eventlog.Entry{Producer: "p", Payload: Payload(0)}); !errors.Is(err, context.Canceled) {
+		t.Errorf("append with a cancelled context = %v; want context.Canceled", err)
+	}
+	if got := readAll(t, s); len(got) != 0 {
+		t.Errorf("a cancelled append stored %d events", len(got))
+	}
+	// The seq was not used up.
+	if e, err := l.Append(t.Context(), eventlog.Entry{Producer: "p", Payload: Payload(0)}); err != nil || e.Seq != 1 {
+		t.Errorf("append after the cancelled one: seq %d, %v; want 1", e.Seq, err)
+	}
+}

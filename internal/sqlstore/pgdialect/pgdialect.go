@@ -1,0 +1,58 @@
+// Package pgdialect is the PostgreSQL side of package sqlstore: the
+// dialect (the head row locked with SELECT ... FOR UPDATE; SQLSTATE
+// 23505 a conflict, 40001 and 40P01 a retry) and opening a pool from a
+// DSN. eventlog/postgres and register/postgres share it.
+package pgdialect
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/stdlib"
+
+	"github.com/provenant/provenant/internal/sqlstore"
+)
+
+// Dialect is PostgreSQL's.
+var Dialect = sqlstore.Dialect{ForUpdate: " FOR UPDATE", Classify: classify}
+
+func classify(err error) sqlstore.Kind {
+	var pe *pgconn.PgError
+	if !errors.As(err, &pe) {
+		return sqlstore.KindOther
+	}
+	switch pe.Code {
+	case "23505", "42P06", "42P07": // unique_violation; duplicate schema or table from a concurrent CREATE ... IF NOT EXISTS
+		return sqlstore.KindUnique
+	case "40001", "40P01": // serialization_failure, deadlock_detected
+		return sqlstore.KindRetry
+	}
+	return sqlstore.KindOther
+}
+
+// MaxConns bounds the connections a pool opened by Open holds.
+const MaxConns = 8
+
+// Open connects to the database dsn names (a URL or key=value string, as
+// pgx parses it) and checks that it answers. The error never quotes the
+// DSN, which may hold a password.
+func Open(ctx context.Context, dsn string) (*sql.DB, error) {
+	cfg, err := pgx.ParseConfig(dsn)
+	if err != nil {
+		return nil, errors.New("open postgres: malformed DSN")
+	}
+	db := stdlib.OpenDB(*cfg)
+	db.SetMaxOpenConns(MaxConns)
+	db.SetMaxIdleConns(MaxConns)
+	db.SetConnMaxIdleTime(5 * time.Minute)
+	if err := db.PingContext(ctx); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("open postgres: %w", err)
+	}
+	return db, nil
+}

@@ -1,0 +1,176 @@
+// Package sqlstore is the SQL the database-backed event log and decision
+// register stores share (eventlog/postgres, eventlog/duckdb,
+// register/postgres, register/duckdb). It speaks database/sql and imports
+// no driver: each leaf package passes a Dialect saying how its database
+// locks the head row and how to tell a conflict from a failure.
+//
+// Each store keeps a one-row head table and an append-only table of
+// records in a named schema. An append is one transaction: lock the head
+// row (SELECT ... FOR UPDATE where the database has it), check the new
+// record against the head, insert it at the next position, move the head,
+// commit. The head row serialises appends across processes; primary keys
+// and unique constraints (position, id, (run, producer, seq) for events,
+// prev for register records) are the backstop, so that even a locking
+// mistake could not store two records at one position or fork the
+// register's chain. Nothing here is a process-local lock but the optional
+// Dialect.Serialize, which DuckDB (one process per file) uses to avoid
+// retrying its own optimistic conflicts.
+//
+// The SQL is kept to what PostgreSQL-wire distributed engines run:
+// CREATE SCHEMA/TABLE IF NOT EXISTS, PRIMARY KEY and UNIQUE constraints,
+// INSERT ... ON CONFLICT DO NOTHING, SELECT ... FOR UPDATE, ORDER BY with
+// LIMIT, and transactions; no advisory locks, sequences, triggers,
+// stored procedures or JSON operators.
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"regexp"
+	"sync"
+	"time"
+)
+
+// The errors of this package; the leaf packages re-export them.
+var (
+	// ErrGap: a stored table is missing a position (a record deleted
+	// from under the store) or holds one out of place.
+	ErrGap = errors.New("stored positions not dense")
+	// ErrSchema: a schema name that is not a plain lower-case SQL
+	// identifier.
+	ErrSchema = errors.New("invalid schema name")
+	// ErrConflict: an append kept meeting concurrent appends after every
+	// retry.
+	ErrConflict = errors.New("append kept conflicting")
+)
+
+// Kind classifies a database error.
+type Kind int
+
+// The kinds of database error a Dialect tells apart.
+const (
+	KindOther  Kind = iota // a failure: returned as it is
+	KindUnique             // a unique or primary key violation
+	KindRetry              // a serialisation failure, deadlock or write conflict: try again
+)
+
+// Dialect is what differs between databases.
+type Dialect struct {
+	// ForUpdate is appended to the head row's SELECT to lock it (" FOR
+	// UPDATE"), or empty where the database detects the write conflict
+	// on the head row's UPDATE instead.
+	ForUpdate string
+	// Classify tells a conflict from a failure.
+	Classify func(error) Kind
+	// Serialize runs one store's appends one at a time in this process,
+	// for a database that only one process opens (DuckDB).
+	Serialize bool
+}
+
+// DefaultSchema is the schema the stores use when none is named.
+const DefaultSchema = "provenant"
+
+var schemaPattern = regexp.MustCompile(`^[a-z_][a-z0-9_]{0,62}$`)
+
+// CheckSchema accepts a schema name that needs no quoting: lower-case
+// letters, digits and underscores, not starting with a digit, at most 63
+// bytes. An empty name means DefaultSchema.
+func CheckSchema(name string) (string, error) {
+	if name == "" {
+		return DefaultSchema, nil
+	}
+	if !schemaPattern.MatchString(name) {
+		return "", fmt.Errorf("open store: %w: want lower-case letters, digits and underscores", ErrSchema)
+	}
+	return name, nil
+}
+
+// maxTries bounds the attempts of one append and of the table set-up.
+const maxTries = 50
+
+// setup runs DDL statements in order, each idempotent; it tries again
+// when a concurrent set-up (another process creating the same schema)
+// makes one fail with a conflict.
+func setup(ctx context.Context, db *sql.DB, d Dialect, stmts []string) error {
+	var err error
+	for try := range maxTries {
+		err = nil
+		for _, q := range stmts {
+			if _, err = db.ExecContext(ctx, q); err != nil {
+				break
+			}
+		}
+		if err == nil {
+			return nil
+		}
+		if d.Classify(err) == KindOther && try > 2 {
+			return err
+		}
+		if err := pause(ctx, try); err != nil {
+			return err
+		}
+	}
+	return err
+}
+
+// pause waits a little longer at each try.
+func pause(ctx context.Context, try int) error {
+	t := time.NewTimer(time.Duration(min(try+1, 20)) * time.Millisecond)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
+
+// errStop aborts a transaction without retrying: the append was refused.
+type errStop struct{ err error }
+
+func (e errStop) Error() string { return e.err.Error() }
+
+// inTx runs fn in a transaction and commits, trying again on conflicts;
+// fn returns errStop to refuse. Errors are returned unwrapped from
+// errStop.
+func inTx(ctx context.Context, db *sql.DB, d Dialect, mu *sync.Mutex, fn func(*sql.Tx) error) error {
+	if d.Serialize {
+		mu.Lock()
+		defer mu.Unlock()
+	}
+	var err error
+	for try := range maxTries {
+		err = once(ctx, db, fn)
+		var stop errStop
+		if errors.As(err, &stop) {
+			return stop.err
+		}
+		if err == nil {
+			return nil
+		}
+		if d.Classify(err) == KindOther {
+			return err
+		}
+		if perr := pause(ctx, try); perr != nil {
+			return perr
+		}
+	}
+	return fmt.Errorf("%w: %d tries: %w", ErrConflict, maxTries, err)
+}
+
+func once(ctx context.Context, db *sql.DB, fn func(*sql.Tx) error) error {
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	if err := fn(tx); err != nil {
+		tx.Rollback()
+		return err
+	}
+	return tx.Commit()
+}
+
+// scanBatch is how many rows one query of a Scan reads.
+const scanBatch = 1000
