@@ -80,6 +80,13 @@ func RequireToken(auth Authenticator, next http.Handler, opts *AuthOptions) http
 
 type principalKey struct{}
 
+// principalFrom returns the principal RequireToken accepted for the
+// request under ctx, if any.
+func principalFrom(ctx context.Context) (principal.Principal, bool) {
+	p, ok := ctx.Value(principalKey{}).(principal.Principal)
+	return p, ok
+}
+
 func authenticate(auth Authenticator, r *http.Request) (principal.Principal, bool) {
 	vs := r.Header.Values("Authorization")
 	if len(vs) != 1 {

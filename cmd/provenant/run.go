@@ -55,6 +55,7 @@ var commands = []command{
 	{"register", "verify or export a decision register (register verify, register export)", "SUBCOMMAND"},
 	{"approve", "grant a session named tools at a higher autonomy tier, as the local operator (for --grants)", ""},
 	{"version", "print the version and VCS revision", ""},
+	{"memory", "remember, annotate and recall an agent's notes (add, annotate, recall)", "SUBCOMMAND"},
 }
 
 // dispatch runs the named command, or reports it unknown.
@@ -86,6 +87,8 @@ func dispatch(ctx context.Context, name string, args []string, stdout, stderr io
 		return runRegister(ctx, args, stdout, stderr)
 	case "approve":
 		return runApprove(ctx, args, stdout, stderr)
+	case "memory":
+		return runMemory(ctx, args, stdout, stderr)
 	case workerSubcommand: // hidden: the sandbox's worker process
 		return runSQLWorker(ctx, args)
 	}

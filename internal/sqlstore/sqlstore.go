@@ -30,6 +30,7 @@ import (
 	"fmt"
 	"regexp"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -44,6 +45,8 @@ var (
 	// ErrConflict: an append kept meeting concurrent appends after every
 	// retry.
 	ErrConflict = errors.New("append kept conflicting")
+	// ErrClosed: the store was used after Close.
+	ErrClosed = errors.New("store closed")
 )
 
 // Kind classifies a database error.
@@ -174,3 +177,33 @@ func once(ctx context.Context, db *sql.DB, fn func(*sql.Tx) error) error {
 
 // scanBatch is how many rows one query of a Scan reads.
 const scanBatch = 1000
+
+// closer is what both stores share about their end: whether Close was
+// called, and whether it closes the database too (a store Open made).
+type closer struct {
+	closed atomic.Bool
+	owns   bool
+	db     *sql.DB
+}
+
+// check is ErrClosed, wrapped with what the caller was doing, once the
+// store is closed.
+func (c *closer) check(doing string) error {
+	if c.closed.Load() {
+		return fmt.Errorf("%s: %w", doing, ErrClosed)
+	}
+	return nil
+}
+
+// Close ends the store; later calls fail with ErrClosed. It closes the
+// database when the store owns it (Open made it), and only the first
+// time.
+func (c *closer) Close() error {
+	if !c.closed.CompareAndSwap(false, true) || !c.owns {
+		return nil
+	}
+	if err := c.db.Close(); err != nil {
+		return fmt.Errorf("close store: %w", err)
+	}
+	return nil
+}
