@@ -11,6 +11,7 @@ import (
 	"github.com/provenant/provenant/engine"
 	"github.com/provenant/provenant/engine/enginetest"
 	"github.com/provenant/provenant/eventlog"
+	"github.com/provenant/provenant/grounding"
 	"github.com/provenant/provenant/pipeline"
 	"github.com/provenant/provenant/register"
 	"github.com/provenant/provenant/task"
@@ -115,6 +116,9 @@ func TestWrite_Gated(t *testing.T) {
 	a = call(restock("k-1", 12, "st-003"))
 	if a.Outcome() != answer.Answered {
 		t.Fatalf("granted: %s %v", a.Outcome(), a.Reason())
+	}
+	if r, ok := a.Grounding(); !ok || r.Verdict == grounding.Refuse {
+		t.Errorf("the write's sentence %q does not pass the grounding check: %+v", a.Text(), r)
 	}
 	v, _ := a.Value()
 	if !slices.Equal(v.IDs, []string{task.ID("k-1")}) {

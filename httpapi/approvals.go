@@ -8,7 +8,6 @@ import (
 	"github.com/provenant/provenant/autonomy"
 	"github.com/provenant/provenant/eventlog"
 	"github.com/provenant/provenant/internal/strictjson"
-	"github.com/provenant/provenant/principal"
 )
 
 // Approvals applies a human's approval of an elevation. The server
@@ -43,7 +42,7 @@ func (s *Server) handleApprovals(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, CodeNoApprovals, "this server takes no approvals")
 		return
 	}
-	p, ok := r.Context().Value(principalKey{}).(principal.Principal)
+	p, ok := principalFrom(r.Context())
 	if !ok || !p.Approver {
 		writeError(w, http.StatusForbidden, CodeNotApprover, "only an authenticated approver may approve an elevation")
 		return

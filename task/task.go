@@ -27,8 +27,9 @@ import (
 	"strconv"
 )
 
-// IDPattern is what every task id matches.
-const IDPattern = `^task-[0-9a-f]{20}$`
+// IDPattern is what every task id matches: letters only after the
+// prefix, so that no digit of an id reads as a numeral in a sentence.
+const IDPattern = `^task-[a-p]{20}$`
 
 // KeyPattern is what a request key matches.
 const KeyPattern = `^[A-Za-z0-9][A-Za-z0-9_.:-]{0,63}$`
@@ -100,10 +101,19 @@ func (r Request) Validate() error {
 }
 
 // ID returns the id of the task a request key names: "task-" and the
-// first 20 hex digits of SHA-256("task\x00" + key).
+// first 20 hex digits of SHA-256("task\x00" + key), each written as a
+// letter (0 as a, ..., f as p).
 func ID(key string) string {
 	sum := sha256.Sum256([]byte("task\x00" + key))
-	return "task-" + hex.EncodeToString(sum[:10])
+	h := []byte(hex.EncodeToString(sum[:10]))
+	for i, c := range h {
+		if c <= '9' {
+			h[i] = 'a' + (c - '0')
+		} else {
+			h[i] = 'a' + 10 + (c - 'a')
+		}
+	}
+	return "task-" + string(h)
 }
 
 // ValidID reports whether id is spelt as a task id.
