@@ -16,7 +16,7 @@ func req() task.Request {
 
 func TestID(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
-		k := rapid.StringMatching(task.KeyPattern[1 : len(task.KeyPattern)-1]).Draw(t, "key")
+		k := rapid.StringMatching(task.KeyPattern[1:len(task.KeyPattern)-1]).Draw(t, "key")
 		id := task.ID(k)
 		if !task.ValidID(id) {
 			t.Fatalf("ID(%q) = %q does not match %s", k, id, task.IDPattern)
