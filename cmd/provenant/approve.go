@@ -27,15 +27,19 @@ import (
 )
 
 // approval is one line of a grants file: what `provenant approve`
-// writes and a serving process applies.
+// writes and a serving process applies. A line with only Applied set is
+// the serving process's mark that it applied that grant: a grant is
+// applied once, whichever process reads the file next and however often
+// it is restarted.
 type approval struct {
-	GrantID      string   `json:"grant_id"`
-	Session      string   `json:"session"`
-	Tools        []string `json:"tools"`
-	Tier         string   `json:"tier"`
-	MaxQuestions int64    `json:"max_questions"`
-	MaxAge       int64    `json:"max_age"`
-	Approver     string   `json:"approver"`
+	GrantID      string   `json:"grant_id,omitempty"`
+	Session      string   `json:"session,omitempty"`
+	Tools        []string `json:"tools,omitempty"`
+	Tier         string   `json:"tier,omitempty"`
+	MaxQuestions int64    `json:"max_questions,omitempty"`
+	MaxAge       int64    `json:"max_age,omitempty"`
+	Approver     string   `json:"approver,omitempty"`
+	Applied      string   `json:"applied,omitempty"`
 }
 
 // runApprove is `provenant approve`: the local operator's approval of an
@@ -235,9 +239,10 @@ type grantInbox struct {
 	path   string
 	logger *slog.Logger
 
-	mu     sync.Mutex
-	offset int64
-	p      *pipeline.Pipeline
+	mu      sync.Mutex
+	offset  int64
+	applied map[string]bool // grant ids marked applied in the file
+	p       *pipeline.Pipeline
 }
 
 // Tick applies new approvals, then advances the clock.
@@ -247,11 +252,15 @@ func (in *grantInbox) Tick() int64 {
 }
 
 // poll reads the complete lines appended since the last poll and applies
-// each approval; a line that does not hold one is logged and skipped.
+// each approval not marked applied, marking it; a line that does not hold
+// one is logged and skipped.
 func (in *grantInbox) poll(ctx context.Context) {
 	in.mu.Lock()
 	defer in.mu.Unlock()
-	f, err := os.Open(in.path)
+	if in.applied == nil {
+		in.applied = map[string]bool{}
+	}
+	f, err := os.OpenFile(in.path, os.O_RDWR|os.O_APPEND, 0)
 	if errors.Is(err, os.ErrNotExist) {
 		return
 	}
@@ -263,11 +272,13 @@ func (in *grantInbox) poll(ctx context.Context) {
 	if _, err := f.Seek(in.offset, io.SeekStart); err != nil {
 		return
 	}
+	// Read every new complete line first: a grant's mark may follow it.
+	var grants []approval
 	r := bufio.NewReader(f)
 	for {
 		line, err := r.ReadBytes('\n')
 		if err != nil {
-			return // a line without its newline is still being written
+			break // a line without its newline is still being written
 		}
 		in.offset += int64(len(line))
 		var a approval
@@ -275,26 +286,49 @@ func (in *grantInbox) poll(ctx context.Context) {
 			in.logger.Warn("grants: skipped a line that is not an approval", slog.Int64("offset", in.offset-int64(len(line))))
 			continue
 		}
-		if err := a.check(); err != nil {
-			in.logger.Warn("grants: skipped an approval", slog.String("grant_id", a.GrantID), slog.String("error", err.Error()))
+		if a.Applied != "" {
+			in.applied[a.Applied] = true
 			continue
 		}
-		tier, _ := autonomy.ParseTier(a.Tier)
-		dec, now, err := in.auth.Grant(in.Sessions, a.Approver, a.Session, autonomy.GrantRequest{
-			GrantID: a.GrantID, Tools: a.Tools, Tier: tier, MaxQuestions: a.MaxQuestions, MaxAge: a.MaxAge,
-			DecisionID: "dec-" + a.GrantID,
-		})
-		if err != nil {
-			in.logger.Warn("grants: refused an approval", slog.String("grant_id", a.GrantID), slog.String("error", err.Error()))
-			continue
-		}
-		if in.p != nil {
-			if err := in.p.RecordApproval(ctx, pipeline.Approval{Decided: dec, Now: now}); err != nil {
-				in.logger.Error("grants: record approval", slog.String("grant_id", a.GrantID), slog.String("error", err.Error()))
-			}
-		}
-		in.logger.Info("grant applied", slog.String("grant_id", a.GrantID), slog.String("session", a.Session), slog.String("approver", a.Approver))
+		grants = append(grants, a)
 	}
+	for _, a := range grants {
+		if in.applied[a.GrantID] {
+			continue
+		}
+		in.apply(ctx, f, a)
+	}
+}
+
+// apply grants one approval and marks it applied in the file (the mark
+// comes back on the next poll, already known).
+func (in *grantInbox) apply(ctx context.Context, f *os.File, a approval) {
+	if err := a.check(); err != nil || a.GrantID == "" {
+		in.logger.Warn("grants: skipped an approval", slog.String("error", fmt.Sprint(err)))
+		return
+	}
+	mark, _ := json.Marshal(approval{Applied: a.GrantID})
+	if _, err := f.Write(append(mark, '\n')); err != nil || f.Sync() != nil {
+		// Unmarked, it would be applied again after a restart: not now.
+		in.logger.Error("grants: cannot mark an approval applied; not applied", slog.String("grant_id", a.GrantID))
+		return
+	}
+	in.applied[a.GrantID] = true
+	tier, _ := autonomy.ParseTier(a.Tier)
+	dec, now, err := in.auth.Grant(in.Sessions, a.Approver, a.Session, autonomy.GrantRequest{
+		GrantID: a.GrantID, Tools: a.Tools, Tier: tier, MaxQuestions: a.MaxQuestions, MaxAge: a.MaxAge,
+		DecisionID: "dec-" + a.GrantID,
+	})
+	if err != nil {
+		in.logger.Warn("grants: refused an approval", slog.String("grant_id", a.GrantID), slog.String("error", err.Error()))
+		return
+	}
+	if in.p != nil {
+		if err := in.p.RecordApproval(ctx, pipeline.Approval{Decided: dec, Now: now}); err != nil {
+			in.logger.Error("grants: record approval", slog.String("grant_id", a.GrantID), slog.String("error", err.Error()))
+		}
+	}
+	in.logger.Info("grant applied", slog.String("grant_id", a.GrantID), slog.String("session", a.Session), slog.String("approver", a.Approver))
 }
 
 // httpApprovals is the HTTP approvals endpoint's Approvals: main's

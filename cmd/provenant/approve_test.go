@@ -158,3 +158,53 @@ func TestHTTPApprovals_Grant(t *testing.T) {
 		t.Errorf("granted session: %s %v", a.Outcome(), a.Reason())
 	}
 }
+
+// openWithGrants opens the demo engine with --writes and --grants path,
+// as a fresh process would.
+func openWithGrants(t *testing.T, path string) (*engineFlags, func(key string) answer.Answer) {
+	t.Helper()
+	ef := &engineFlags{}
+	fs := newFlagSet("test", "", "", io.Discard)
+	ef.register(fs)
+	ef.gov.register(fs, surfaceCLI)
+	if err := fs.Parse([]string{"--writes", "--grants", path}); err != nil {
+		t.Fatal(err)
+	}
+	if err := ef.gov.open(t.Context(), ef); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ef.gov.close() })
+	_, e, err := ef.start(t.Context(), io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { e.Close() })
+	return ef, func(key string) answer.Answer {
+		return e.Pipeline.Call(t.Context(), tool.Proposal{Tool: "open_restock_task", Params: map[string]any{
+			"store_id": "st-003", "product_id": "pr-007", "quantity": 4, "request_key": key}})
+	}
+}
+
+// TestApprove_AppliedOnce: a grant is applied once: a process started
+// later on the same grants file (a restart) does not apply it again.
+func TestApprove_AppliedOnce(t *testing.T) {
+	grants := filepath.Join(t.TempDir(), "grants.jsonl")
+	if err := runApprove(t.Context(), []string{"--grants", grants, "--tools", "open_restock_task", "--questions", "5", "--approver", "alice"}, io.Discard, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	_, first := openWithGrants(t, grants)
+	if a := first("k-1"); a.Outcome() != answer.Answered {
+		t.Fatalf("first process: %s %v", a.Outcome(), a.Reason())
+	}
+	_, restarted := openWithGrants(t, grants)
+	if a := restarted("k-2"); a.Reason().Kind != answer.ReasonNeedsApproval {
+		t.Errorf("restarted process: %s %v; want needs_approval (the grant was applied before)", a.Outcome(), a.Reason())
+	}
+	b, err := os.ReadFile(grants)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(string(b), `"applied":"g-`); n != 1 {
+		t.Errorf("grants file marks %d applications; want 1:\n%s", n, b)
+	}
+}
