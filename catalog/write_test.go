@@ -37,6 +37,7 @@ func TestValidate_Autonomy(t *testing.T) {
 		{"read tool defaults", base, nil},
 		{"write tool with table", withWrite(t, writeTool, "writes: {table: tasks}\n"), nil},
 		{"write tool enabled", withWrite(t, writeTool, "writes: {enabled: true, table: tasks}\n"), nil},
+		{"none at L3", edit(t, "    dataset: scans\n    attribute: state\n", "    dataset: scans\n    attribute: state\n    tier: L3\n")},
 		{"unknown tier", edit(t, "    dataset: scans\n    attribute: state\n", "    dataset: scans\n    attribute: state\n    tier: L4\n"),
 			[]string{"x.yaml:36:11: unknown tier `L4`"}},
 		{"unknown effect near", edit(t, "    dataset: scans\n    attribute: state\n", "    dataset: scans\n    attribute: state\n    effect: writ\n"),
@@ -122,6 +123,33 @@ func TestAutonomy_Examples(t *testing.T) {
 				if !c.Served(tool) {
 					t.Errorf("%s not served with writes enabled", tool.Name.Value)
 				}
+			}
+		})
+	}
+}
+
+// TestSchema_Autonomy: the JSON Schema and Load agree on tiers, effects
+// and the write shape.
+func TestSchema_Autonomy(t *testing.T) {
+	s := compileSchema(t)
+	valid := withWrite(t, writeTool, "writes: {enabled: false, table: tasks}\n")
+	if err := s.Validate(yamlInstance(t, valid)); err != nil {
+		t.Fatalf("schema refuses a valid write tool: %v", err)
+	}
+	tests := []struct{ name, src string }{
+		{"write at L2", strings.Replace(valid, "tier: L3", "tier: L2", 1)},
+		{"unknown tier", edit(t, "    dataset: scans\n    attribute: state\n", "    dataset: scans\n    attribute: state\n    tier: L4\n")},
+		{"write on a read shape", edit(t, "    dataset: scans\n    attribute: state\n", "    dataset: scans\n    attribute: state\n    tier: L3\n    effect: write\n")},
+		{"append_task without task", strings.Replace(valid, "    task:\n      kind: restock\n      entities: [store, product]\n      quantity: {min: 1, max: 100}\n", "", 1)},
+		{"writes unknown key", strings.Replace(valid, "enabled: false", "enable: false", 1)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if err := s.Validate(yamlInstance(t, tt.src)); err == nil {
+				t.Errorf("schema accepts a catalog with %s", tt.name)
+			}
+			if _, err := Load(strings.NewReader(tt.src), "c.yaml"); err == nil {
+				t.Errorf("Load accepts a catalog with %s", tt.name)
 			}
 		})
 	}
