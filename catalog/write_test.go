@@ -37,7 +37,6 @@ func TestValidate_Autonomy(t *testing.T) {
 		{"read tool defaults", base, nil},
 		{"write tool with table", withWrite(t, writeTool, "writes: {table: tasks}\n"), nil},
 		{"write tool enabled", withWrite(t, writeTool, "writes: {enabled: true, table: tasks}\n"), nil},
-		{"none at L3", edit(t, "    dataset: scans\n    attribute: state\n", "    dataset: scans\n    attribute: state\n    tier: L3\n")},
 		{"unknown tier", edit(t, "    dataset: scans\n    attribute: state\n", "    dataset: scans\n    attribute: state\n    tier: L4\n"),
 			[]string{"x.yaml:36:11: unknown tier `L4`"}},
 		{"unknown effect near", edit(t, "    dataset: scans\n    attribute: state\n", "    dataset: scans\n    attribute: state\n    effect: writ\n"),
@@ -138,6 +137,7 @@ func TestSchema_Autonomy(t *testing.T) {
 	}
 	tests := []struct{ name, src string }{
 		{"write at L2", strings.Replace(valid, "tier: L3", "tier: L2", 1)},
+		{"none at L3", edit(t, "    dataset: scans\n    attribute: state\n", "    dataset: scans\n    attribute: state\n    tier: L3\n")},
 		{"unknown tier", edit(t, "    dataset: scans\n    attribute: state\n", "    dataset: scans\n    attribute: state\n    tier: L4\n")},
 		{"write on a read shape", edit(t, "    dataset: scans\n    attribute: state\n", "    dataset: scans\n    attribute: state\n    tier: L3\n    effect: write\n")},
 		{"append_task without task", strings.Replace(valid, "    task:\n      kind: restock\n      entities: [store, product]\n      quantity: {min: 1, max: 100}\n", "", 1)},
