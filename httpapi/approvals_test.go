@@ -44,7 +44,7 @@ const (
 
 func approvalServer(t *testing.T, auth bool, fa *fakeApprovals) *httptest.Server {
 	t.Helper()
-	opts := &httpapi.Options{Registry: catalogstest.Retail()}
+	opts := &httpapi.Options{Registry: catalogstest.Retail(), Approvals: auth}
 	if auth {
 		set, err := principal.Parse(strings.NewReader(`principals:
   - name: alice
@@ -139,5 +139,29 @@ func TestApprovals_Unauthenticated(t *testing.T) {
 	}
 	if len(fa.approvers) != 0 {
 		t.Errorf("approvers = %v; want none", fa.approvers)
+	}
+}
+
+// TestApprovals_OpenAPI: the document lists POST /v1/approvals when the
+// server takes approvals, and not otherwise.
+func TestApprovals_OpenAPI(t *testing.T) {
+	for _, on := range []bool{true, false} {
+		srv := approvalServer(t, on, &fakeApprovals{})
+		req, _ := http.NewRequestWithContext(t.Context(), "GET", srv.URL+"/openapi.json", nil)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var doc struct {
+			Paths map[string]any `json:"paths"`
+		}
+		err = json.NewDecoder(resp.Body).Decode(&doc)
+		resp.Body.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, ok := doc.Paths["/v1/approvals"]; ok != on {
+			t.Errorf("approvals %t: /v1/approvals listed %t", on, ok)
+		}
 	}
 }

@@ -132,6 +132,9 @@ type Options struct {
 	Limits *LimitOptions
 	// Memory, when set, serves the memory endpoints (memory.go).
 	Memory *MemoryOptions
+	// Approvals documents POST /v1/approvals in /openapi.json: set it
+	// when the backend will take approvals (Backend.Approvals).
+	Approvals bool
 }
 
 // Server is the HTTP API. Safe for concurrent use.
@@ -175,7 +178,7 @@ func New(opts *Options) *Server {
 	if err != nil {
 		panic("httpapi: " + err.Error())
 	}
-	s := &Server{opts: o, docs: newDocs(o.Registry, o.Memory != nil), paramNames: o.Registry.ParamNames(), mux: http.NewServeMux(), hosts: hosts}
+	s := &Server{opts: o, docs: newDocs(o.Registry, o.Memory != nil, o.Approvals), paramNames: o.Registry.ParamNames(), mux: http.NewServeMux(), hosts: hosts}
 	s.mux.HandleFunc("POST /v1/ask", s.handleAsk)
 	s.mux.HandleFunc("GET /healthz", s.handleHealth)
 	s.mux.HandleFunc("GET /v1/tools", s.handleTools)

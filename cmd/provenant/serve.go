@@ -122,6 +122,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		none := tool.StoresOnly()
 		opts.DefaultScope = &none
 		srvOpts.Auth = principals
+		srvOpts.Approvals = true // POST /v1/approvals, for approver principals
 		logger.Info("principals configured", "principals", principals.Len())
 	}
 	memSvc, err := mem.service(ctx, ef.postgres)
