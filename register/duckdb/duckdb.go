@@ -17,7 +17,6 @@ package duckdb
 import (
 	"context"
 	"database/sql"
-	"fmt"
 
 	"github.com/provenant/provenant/internal/sqlstore"
 	"github.com/provenant/provenant/internal/sqlstore/duckdialect"
@@ -41,12 +40,9 @@ var (
 	ErrClosed = sqlstore.ErrClosed
 )
 
-// Options configures a Store. nil means defaults.
-type Options struct {
-	// Schema names the schema the tables live in; empty means
-	// "provenant". Lower-case letters, digits and underscores only.
-	Schema string
-}
+// Options configures a Store (the schema its tables live in, "provenant"
+// unless set). nil means defaults.
+type Options = sqlstore.Options
 
 // Store is a decision register in DuckDB. Its methods are
 // sqlstore.RegisterStore's (Append, AppendLocked, Scan, Len, Close). It is
@@ -58,32 +54,11 @@ type Store = sqlstore.RegisterStore
 // in-memory database), creates the schema and tables if missing, and
 // returns a Store that closes the connection on Close.
 func Open(ctx context.Context, path string, opts *Options) (*Store, error) {
-	db, err := duckdialect.Open(ctx, path)
-	if err != nil {
-		return nil, fmt.Errorf("open register store: %w", err)
-	}
-	s, err := open(ctx, db, opts, true)
-	if err != nil {
-		db.Close()
-		return nil, err
-	}
-	return s, nil
+	return sqlstore.OpenRegister(ctx, duckdialect.Open, path, nil, duckdialect.Dialect, opts)
 }
 
 // New returns a Store on db, creating the schema and tables if missing.
 // Close leaves db open.
 func New(ctx context.Context, db *sql.DB, opts *Options) (*Store, error) {
-	return open(ctx, db, opts, false)
-}
-
-func open(ctx context.Context, db *sql.DB, opts *Options, owns bool) (*Store, error) {
-	var o Options
-	if opts != nil {
-		o = *opts
-	}
-	s, err := sqlstore.NewRegisterStore(ctx, db, duckdialect.Dialect, o.Schema, owns)
-	if err != nil {
-		return nil, fmt.Errorf("open register store: %w", err)
-	}
-	return s, nil
+	return sqlstore.OpenRegister(ctx, nil, "", db, duckdialect.Dialect, opts)
 }

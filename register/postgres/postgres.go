@@ -17,7 +17,6 @@ package postgres
 import (
 	"context"
 	"database/sql"
-	"fmt"
 
 	"github.com/provenant/provenant/internal/sqlstore"
 	"github.com/provenant/provenant/internal/sqlstore/pgdialect"
@@ -41,12 +40,9 @@ var (
 	ErrClosed = sqlstore.ErrClosed
 )
 
-// Options configures a Store. nil means defaults.
-type Options struct {
-	// Schema names the schema the tables live in; empty means
-	// "provenant". Lower-case letters, digits and underscores only.
-	Schema string
-}
+// Options configures a Store (the schema its tables live in, "provenant"
+// unless set). nil means defaults.
+type Options = sqlstore.Options
 
 // Store is a decision register in PostgreSQL. Its methods are
 // sqlstore.RegisterStore's (Append, AppendLocked, Scan, Len, Close). It is
@@ -58,32 +54,11 @@ type Store = sqlstore.RegisterStore
 // pgx parses it), creates the schema and tables if missing, and returns a
 // Store that closes the connection on Close.
 func Open(ctx context.Context, dsn string, opts *Options) (*Store, error) {
-	db, err := pgdialect.Open(ctx, dsn)
-	if err != nil {
-		return nil, fmt.Errorf("open register store: %w", err)
-	}
-	s, err := open(ctx, db, opts, true)
-	if err != nil {
-		db.Close()
-		return nil, err
-	}
-	return s, nil
+	return sqlstore.OpenRegister(ctx, pgdialect.Open, dsn, nil, pgdialect.Dialect, opts)
 }
 
 // New returns a Store on db, creating the schema and tables if missing.
 // Close leaves db open.
 func New(ctx context.Context, db *sql.DB, opts *Options) (*Store, error) {
-	return open(ctx, db, opts, false)
-}
-
-func open(ctx context.Context, db *sql.DB, opts *Options, owns bool) (*Store, error) {
-	var o Options
-	if opts != nil {
-		o = *opts
-	}
-	s, err := sqlstore.NewRegisterStore(ctx, db, pgdialect.Dialect, o.Schema, owns)
-	if err != nil {
-		return nil, fmt.Errorf("open register store: %w", err)
-	}
-	return s, nil
+	return sqlstore.OpenRegister(ctx, nil, "", db, pgdialect.Dialect, opts)
 }
