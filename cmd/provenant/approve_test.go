@@ -60,6 +60,9 @@ func TestApprove_Grants(t *testing.T) {
 	if !strings.HasPrefix(out.String(), "approved g-") {
 		t.Errorf("approve printed %q", out.String())
 	}
+	if st, err := os.Stat(grants); err != nil || st.Mode().Perm() != 0o600 {
+		t.Errorf("grants file mode = %v, %v; want 0600 (only the operator writes approvals)", st.Mode().Perm(), err)
+	}
 	for _, key := range []string{"k-1", "k-2"} {
 		if a := write(key); a.Outcome() != answer.Answered {
 			t.Fatalf("granted, %s: %s %v", key, a.Outcome(), a.Reason())
