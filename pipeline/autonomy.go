@@ -24,6 +24,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -156,7 +157,14 @@ func newGating(o *Autonomy, menu []tool.Def) *gating {
 		panic("pipeline: invalid default session name")
 	}
 	if g.gates == nil {
-		s, err := autonomy.NewSessions(Declarations(menu), nil)
+		decls := Declarations(menu)
+		if !slices.ContainsFunc(decls, func(t autonomy.Tool) bool { return t.Tier > autonomy.L1 }) {
+			// Every tool is L1 and no grant can be taken: no gate to
+			// keep (gateCheck admits an L1 tool without one, and
+			// refuses any other).
+			return g
+		}
+		s, err := autonomy.NewSessions(decls, nil)
 		if err != nil {
 			panic("pipeline: " + err.Error())
 		}
@@ -193,6 +201,9 @@ type gateState struct {
 // beginGate begins the request's question on its session's gate,
 // recording the grants that lapse.
 func (p *Pipeline) beginGate(ctx context.Context, rec *Record) {
+	if p.gating.gates == nil {
+		return // every tool is L1: nothing to gate
+	}
 	session := p.gating.session
 	if s, ok := ctx.Value(sessionKey{}).(string); ok {
 		session = s
@@ -225,9 +236,14 @@ func (p *Pipeline) beginGate(ctx context.Context, rec *Record) {
 func (p *Pipeline) gateCheck(ctx context.Context, rec *Record, c tool.Call) (answer.Answer, bool) {
 	gs := rec.gate
 	def := c.Def()
-	if gs == nil || (gs.err != nil && def.Tier == "" && def.Effect == "") {
-		// No gate (a tool at L1 needs none).
+	l1 := def.Tier == "" || def.Tier == autonomy.L1.String()
+	if l1 && (gs == nil || gs.err != nil) {
+		// No gate, and a tool at L1 needs none.
 		return answer.Answer{}, false
+	}
+	if gs == nil {
+		rec.Validation = string(answer.ReasonNeedsApproval)
+		return answer.RejectAction(c.Tool(), answer.ReasonNeedsApproval, "the session has no autonomy gate"), true
 	}
 	if gs.err != nil {
 		rec.Validation = string(answer.ReasonNeedsApproval)
@@ -518,5 +534,6 @@ func (p *Pipeline) emitApproval(ctx context.Context, tr *trace, pl eventlog.Payl
 }
 
 // Gates returns the pipeline's gate store (to look a session's gate up;
-// it grants nothing without an Approver).
+// it grants nothing without an Approver); nil when every tool is L1 and
+// none was configured.
 func (p *Pipeline) Gates() autonomy.Store { return p.gating.gates }

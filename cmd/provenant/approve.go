@@ -354,6 +354,9 @@ func (h httpApprovals) Approve(ctx context.Context, approver string, req httpapi
 		}
 		return eventlog.ElevationDecided{}, fmt.Errorf("approve: %w: %v", autonomy.ErrGrant, err)
 	}
+	if h.p.Gates() == nil {
+		return eventlog.ElevationDecided{}, fmt.Errorf("approve: %w: no tool above L1 to grant", autonomy.ErrGrant)
+	}
 	var b [8]byte
 	rand.Read(b[:])
 	tier, _ := autonomy.ParseTier(a.Tier)
