@@ -524,6 +524,18 @@ func (p *Pipeline) RecordApproval(ctx context.Context, a Approval) error {
 	return tr.err
 }
 
+// RecordRevocation records a human's revocation of a grant the
+// approving layer has already ended on the gate: elevation.expired with
+// reason revoked.
+func (p *Pipeline) RecordRevocation(ctx context.Context, e eventlog.ElevationExpired) error {
+	if err := e.Validate(); err != nil {
+		return fmt.Errorf("record revocation: %w", err)
+	}
+	tr := &trace{id: "revocation:" + e.GrantID, proposer: "operator", start: time.Now()}
+	p.emitApproval(ctx, tr, e)
+	return tr.err
+}
+
 func (p *Pipeline) emitApproval(ctx context.Context, tr *trace, pl eventlog.Payload) {
 	if p.audit.events != nil {
 		p.emit(ctx, tr, pl)

@@ -40,6 +40,9 @@ type approval struct {
 	MaxAge       int64    `json:"max_age,omitempty"`
 	Approver     string   `json:"approver,omitempty"`
 	Applied      string   `json:"applied,omitempty"`
+	// Revoke names a grant of Session that Approver ends before it
+	// lapses (provenant approve --revoke).
+	Revoke string `json:"revoke,omitempty"`
 }
 
 // runApprove is `provenant approve`: the local operator's approval of an
@@ -56,10 +59,22 @@ func runApprove(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	questions := fs.Int64("questions", 1, "the grant lapses after `N` questions of the session")
 	age := fs.Int64("age", 1000, "or after `A` units of logical time (one a question, across sessions), whichever comes first")
 	approver := fs.String("approver", "", "the approving operator's `NAME` (letters, digits, _.:-) (required)")
+	revoke := fs.String("revoke", "", "instead of granting, end the live grant `GRANT_ID` of --session before it lapses")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if err := noArgs(fs, *grants); err != nil {
+		return err
+	}
+	if *revoke != "" {
+		r := approval{Revoke: *revoke, Session: *session, Approver: *approver}
+		if !pipelineName(r.Revoke) || !pipelineName(r.Session) || !pipelineName(r.Approver) {
+			return usagef("approve: --revoke, --session and --approver: letters, digits and _.:-, at most 128")
+		}
+		if err := appendLine(*grants, r); err != nil {
+			return err
+		}
+		_, err := fmt.Fprintf(stdout, "revoked %s of session %s by %s\n", r.Revoke, r.Session, r.Approver)
 		return err
 	}
 	a := approval{Session: *session, Tier: *tier, MaxQuestions: *questions, MaxAge: *age, Approver: *approver}
@@ -74,11 +89,22 @@ func runApprove(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if err := a.check(); err != nil {
 		return usagef("approve: %v", err)
 	}
+	if err := appendLine(*grants, a); err != nil {
+		return err
+	}
+	_, err := fmt.Fprintf(stdout, "approved %s: %s at %s for session %s by %s, for %d question(s) or %d units of logical time\n",
+		a.GrantID, strings.Join(a.Tools, ","), a.Tier, a.Session, a.Approver, a.MaxQuestions, a.MaxAge)
+	return err
+}
+
+// appendLine appends one line to the grants file (created 0600) and
+// syncs it.
+func appendLine(path string, a approval) error {
 	line, err := json.Marshal(a)
 	if err != nil {
 		return err
 	}
-	f, err := os.OpenFile(*grants, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
 	if err != nil {
 		return fmt.Errorf("open grants: %w", err)
 	}
@@ -89,9 +115,7 @@ func runApprove(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if err := f.Sync(); err != nil {
 		return fmt.Errorf("sync grants: %w", err)
 	}
-	_, err = fmt.Fprintf(stdout, "approved %s: %s at %s for session %s by %s, for %d question(s) or %d units of logical time\n",
-		a.GrantID, strings.Join(a.Tools, ","), a.Tier, a.Session, a.Approver, a.MaxQuestions, a.MaxAge)
-	return err
+	return nil
 }
 
 // check holds an approval to the form a gate accepts, naming the field
@@ -293,11 +317,39 @@ func (in *grantInbox) poll(ctx context.Context) {
 		grants = append(grants, a)
 	}
 	for _, a := range grants {
-		if in.applied[a.GrantID] {
-			continue
+		switch {
+		case a.Revoke != "":
+			in.revoke(ctx, a)
+		case !in.applied[a.GrantID]:
+			in.apply(ctx, f, a)
 		}
-		in.apply(ctx, f, a)
 	}
+}
+
+// revoke ends a live grant on the word of the approver the line names
+// (a grant no longer live, or revoked before a restart, is logged).
+func (in *grantInbox) revoke(ctx context.Context, a approval) {
+	ap, err := in.auth.Approver(a.Approver)
+	if err != nil {
+		in.logger.Warn("grants: skipped a revocation", slog.String("error", err.Error()))
+		return
+	}
+	g, err := in.Sessions.Gate(a.Session)
+	if err != nil {
+		in.logger.Warn("grants: skipped a revocation", slog.String("error", err.Error()))
+		return
+	}
+	exp, err := g.Revoke(ap, a.Revoke)
+	if err != nil {
+		in.logger.Info("grants: nothing to revoke", slog.String("grant_id", a.Revoke))
+		return
+	}
+	if in.p != nil {
+		if err := in.p.RecordRevocation(ctx, exp); err != nil {
+			in.logger.Error("grants: record revocation", slog.String("grant_id", a.Revoke), slog.String("error", err.Error()))
+		}
+	}
+	in.logger.Info("grant revoked", slog.String("grant_id", a.Revoke), slog.String("approver", a.Approver))
 }
 
 // apply grants one approval and marks it applied in the file (the mark

@@ -211,3 +211,27 @@ func TestApprove_AppliedOnce(t *testing.T) {
 		t.Errorf("grants file marks %d applications; want 1:\n%s", n, b)
 	}
 }
+
+// TestApprove_Revoke: `approve --revoke` ends a live grant before it
+// lapses; the next write is refused.
+func TestApprove_Revoke(t *testing.T) {
+	grants := filepath.Join(t.TempDir(), "grants.jsonl")
+	var out bytes.Buffer
+	if err := runApprove(t.Context(), []string{"--grants", grants, "--tools", "open_restock_task", "--questions", "5", "--approver", "alice"}, &out, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	id, _, _ := strings.Cut(strings.TrimPrefix(out.String(), "approved "), ":")
+	_, write := openWithGrants(t, grants)
+	if a := write("k-1"); a.Outcome() != answer.Answered {
+		t.Fatalf("granted: %s %v", a.Outcome(), a.Reason())
+	}
+	if err := runApprove(t.Context(), []string{"--grants", grants, "--revoke", id, "--approver", "bob"}, io.Discard, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	if a := write("k-2"); a.Reason().Kind != answer.ReasonNeedsApproval {
+		t.Errorf("after the revocation: %s %v; want needs_approval", a.Outcome(), a.Reason())
+	}
+	if err := runApprove(t.Context(), []string{"--grants", grants, "--revoke", "g-*", "--approver", "bob"}, io.Discard, io.Discard); !errors.Is(err, errUsage) {
+		t.Errorf("revoke of a pattern: %v; want a usage error", err)
+	}
+}
