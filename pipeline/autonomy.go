@@ -236,18 +236,19 @@ func (p *Pipeline) beginGate(ctx context.Context, rec *Record) {
 func (p *Pipeline) gateCheck(ctx context.Context, rec *Record, c tool.Call) (answer.Answer, bool) {
 	gs := rec.gate
 	def := c.Def()
-	l1 := def.Tier == "" || def.Tier == autonomy.L1.String()
-	if l1 && (gs == nil || gs.err != nil) {
-		// No gate, and a tool at L1 needs none.
+	if def.Tier == "" || def.Tier == autonomy.L1.String() {
+		// Every session holds L1: a tool at L1 needs no gate.
 		return answer.Answer{}, false
 	}
 	if gs == nil {
 		rec.Validation = string(answer.ReasonNeedsApproval)
+		p.rejected(ctx, rec, c.Tool(), "gate", string(answer.ReasonNeedsApproval))
 		return answer.RejectAction(c.Tool(), answer.ReasonNeedsApproval, "the session has no autonomy gate"), true
 	}
 	if gs.err != nil {
 		rec.Validation = string(answer.ReasonNeedsApproval)
 		rec.ErrorDetail = detail(gs.err)
+		p.rejected(ctx, rec, c.Tool(), "gate", string(answer.ReasonNeedsApproval))
 		return answer.RejectAction(c.Tool(), answer.ReasonNeedsApproval, "the session's autonomy gate is unavailable"), true
 	}
 	err := gs.gate.Check(c.Tool())
@@ -258,11 +259,13 @@ func (p *Pipeline) gateCheck(ctx context.Context, rec *Record, c tool.Call) (ans
 	var r *autonomy.Refusal
 	if !errors.As(err, &r) {
 		// A tool the gate has no declaration for: refused, fail closed.
+		p.rejected(ctx, rec, c.Tool(), "gate", string(answer.ReasonNeedsApproval))
 		return answer.RejectAction(c.Tool(), answer.ReasonNeedsApproval, "the tool has no autonomy declaration"), true
 	}
 	if req, err := gs.gate.Request(c.Tool(), p.questionID(rec)); err == nil {
 		p.govEvent(ctx, rec, req)
 	}
+	p.rejected(ctx, rec, c.Tool(), "gate", string(answer.ReasonNeedsApproval))
 	return answer.RejectAction(c.Tool(), answer.ReasonNeedsApproval,
 		fmt.Sprintf("%s needs %s and the session holds %s: a human approver must grant it (provenant approve, or POST /v1/approvals)", c.Tool(), r.Needed, r.Current)), true
 }

@@ -47,6 +47,7 @@ import (
 	"github.com/provenant/provenant/fact"
 	"github.com/provenant/provenant/grounding"
 	"github.com/provenant/provenant/provider"
+	"github.com/provenant/provenant/task"
 	"github.com/provenant/provenant/tool"
 )
 
@@ -347,7 +348,7 @@ func (p *Pipeline) afterCall(ctx context.Context, rec *Record, c tool.Call, cl c
 		outcome = "timeout"
 	case err != nil:
 		outcome = "error"
-		if _, ok := errors.AsType[*StatementFailure](err); ok {
+		if _, ok := errors.AsType[*StatementFailure](err); ok || errors.Is(err, task.ErrKeyReused) {
 			outcome = "refused"
 		}
 	default:
