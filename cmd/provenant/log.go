@@ -105,9 +105,9 @@ func runLogVerify(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if fromDB {
 		r, err = verifyStateLog(ctx, sdb, opts)
 	} else {
-		f, err := os.Open(*path)
-		if err != nil {
-			return fmt.Errorf("open event log: %w", err)
+		f, ferr := os.Open(*path)
+		if ferr != nil {
+			return fmt.Errorf("open event log: %w", ferr)
 		}
 		defer f.Close()
 		r, err = eventlog.Verify(ctx, f, opts)
