@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync"
 	"syscall"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/provenant/provenant/eventlog"
 	evpostgres "github.com/provenant/provenant/eventlog/postgres"
+	"github.com/provenant/provenant/ingest/ingesttest"
 	"github.com/provenant/provenant/store/postgres/pgtest"
 )
 
@@ -296,4 +298,77 @@ func TestServeStateDB_CrashKeepsAcknowledgedEvents(t *testing.T) {
 		}
 	}
 	t.Logf("%d answers received before the kill, all in the log (%d events)", len(acked), len(events))
+}
+
+// stateTables counts the tables of schema in the database dsn names.
+func stateTables(t *testing.T, dsn, schema string) int {
+	t.Helper()
+	cfg, err := pgx.ParseConfig(dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn, err := pgx.ConnectConfig(t.Context(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(t.Context())
+	var n int
+	if err := conn.QueryRow(t.Context(), "SELECT count(*) FROM information_schema.tables WHERE table_schema = $1", schema).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// TestStateDB_PostgresDefault: over a catalog whose source is PostgreSQL
+// (--postgres), ask keeps its audit state in that database, schema
+// provenant, without being asked; --state-schema moves it, --state-db
+// none, --log FILE and eval keep none there. The database is a throwaway
+// one (pgtest.Database), so schema provenant is the test's own.
+func TestStateDB_PostgresDefault(t *testing.T) {
+	dsn := pgtest.Database(t, "")
+	in := writeFile(t, t.TempDir(), "events.jsonl", string(ingesttest.DemoJSONL(t, 200)))
+	if _, stderr, err := runCLI(t, "import", "--catalog", ingesttest.WarehouseCatalogFile(t), "--dataset", "status_events", "--postgres", dsn, in); err != nil {
+		t.Fatalf("import: %v\n%s", err, stderr)
+	}
+	const question = "How many devices have condition LOW_BATTERY as of 2026-01-09T00:00:00Z?"
+	ask := func(extra ...string) {
+		t.Helper()
+		args := append([]string{"ask", "--log-level", "error", "--catalog", "warehouse", "--postgres", dsn}, extra...)
+		if _, stderr, err := runCLI(t, append(args, question)...); err != nil {
+			t.Fatalf("%v: %v\n%s", extra, err, stderr)
+		}
+	}
+	questions := func(schema string) int {
+		t.Helper()
+		n := 0
+		for _, e := range readStateLog(t, dsn, schema) {
+			if e.Type == eventlog.TypeQuestionReceived {
+				n++
+			}
+		}
+		return n
+	}
+
+	ask()
+	if got := stateTables(t, dsn, "provenant"); got != 4 {
+		t.Fatalf("after ask --postgres: schema provenant holds %d tables, want the 4 audit tables", got)
+	}
+	if got := questions("provenant"); got != 1 {
+		t.Fatalf("schema provenant's log holds %d questions, want 1", got)
+	}
+	ask("--state-db", "none")
+	ask("--log", filepath.Join(t.TempDir(), "events.jsonl"))
+	if _, stderr, err := runCLI(t, "eval", "--catalog", "warehouse", "--postgres", dsn, "--json"); err != nil {
+		t.Fatalf("eval: %v\n%s", err, stderr)
+	}
+	if got := questions("provenant"); got != 1 {
+		t.Errorf("after --state-db none, --log and eval: schema provenant's log holds %d questions, want still 1", got)
+	}
+	ask("--state-schema", "audit")
+	if got := questions("audit"); got != 1 {
+		t.Errorf("--state-schema audit: its log holds %d questions, want 1", got)
+	}
+	if out, _, err := runCLI(t, "log", "verify", "--state-db", dsn); err != nil || !strings.Contains(out, " 1 runs") {
+		t.Errorf("log verify --state-db (schema provenant) = %q, %v", out, err)
+	}
 }
