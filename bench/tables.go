@@ -24,6 +24,7 @@ var Renderers = map[string]func(*Record) (string, error){
 	"scale-metric-postgres": ScaleMetricTable,
 	"repair-eval":           RepairTable,
 	"govstore":              GovStoreTable,
+	"memory-read":           MemoryReadTable,
 }
 
 // Provenance is the line under every generated table: the command, the
@@ -291,6 +292,55 @@ func GovStoreTable(rec *Record) (string, error) {
 		fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", r.label, cells[0], cells[1], cells[2])
 	}
 	fmt.Fprintf(&b, "\nMedian (fastest–slowest) of up to %d samples. An append counts when it is acknowledged: fsynced (file) or committed (DuckDB, PostgreSQL). Verify reads 1,000 events or records back from the store and checks them (the event log: export in canonical order, then Verify; the register: register.Verify, every hash recomputed).\n\n", n)
+	b.WriteString(Provenance(rec))
+	return b.String(), nil
+}
+
+// latencyLine matches a Go benchmark result line that reports p50-ms and
+// p95-ms metrics (memorytest.BenchRead).
+var latencyLine = regexp.MustCompile(`^(Benchmark\S+?)(?:-\d+)?\s.*?\s([0-9.e+]+) p50-ms\s+([0-9.e+]+) p95-ms`)
+
+// MemoryReadTable renders the belief-sheet read benchmark
+// (bench/results/memory-read.txt): per store, the median and the range
+// of the samples' p50 and p95, against the issue's 5 ms p95.
+func MemoryReadTable(rec *Record) (string, error) {
+	p50, p95 := map[string][]float64{}, map[string][]float64{}
+	for _, out := range rec.Outputs {
+		for _, line := range strings.Split(out, "\n") {
+			s := latencyLine.FindStringSubmatch(line)
+			if s == nil {
+				continue
+			}
+			a, err1 := strconv.ParseFloat(s[2], 64)
+			b, err2 := strconv.ParseFloat(s[3], 64)
+			if err1 != nil || err2 != nil {
+				return "", fmt.Errorf("render memory read table: bad sample for %s", s[1])
+			}
+			p50[s[1]] = append(p50[s[1]], a)
+			p95[s[1]] = append(p95[s[1]], b)
+		}
+	}
+	stores := []struct{ bench, label string }{
+		{"BenchmarkRead", "in memory (`memstore`)"},
+		{"BenchmarkRead/copy", "DuckDB file, read from its in-memory copy"},
+		{"BenchmarkRead/read-through", "DuckDB file, read through to the tables"},
+	}
+	var b strings.Builder
+	b.WriteString("| journal | p50 (median, range) | p95 (median, range) | p95 under 5 ms |\n|---|---|---|---|\n")
+	for _, st := range stores {
+		a, c := p50[st.bench], p95[st.bench]
+		if len(a) == 0 {
+			return "", fmt.Errorf("render memory read table: %w: no samples of %s", ErrRecord, st.bench)
+		}
+		met := "no"
+		if slices.Max(c) < 5 {
+			met = "yes, every sample"
+		}
+		fmt.Fprintf(&b, "| %s | %s (%s to %s) | %s (%s to %s) | %s |\n", st.label,
+			Micros(Median(a)*1000), Micros(slices.Min(a)*1000), Micros(slices.Max(a)*1000),
+			Micros(Median(c)*1000), Micros(slices.Min(c)*1000), Micros(slices.Max(c)*1000), met)
+	}
+	b.WriteString("\nA read: a sheet over a journal of 100,000 records with `max_items` 50 and chains of up to 20 annotations (`memorytest.BenchJournal`); p50 and p95 over each sample's 1,000 reads.\n\n")
 	b.WriteString(Provenance(rec))
 	return b.String(), nil
 }

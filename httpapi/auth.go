@@ -64,9 +64,9 @@ func RequireToken(auth Authenticator, next http.Handler, opts *AuthOptions) http
 			writeError(w, http.StatusUnauthorized, CodeUnauthorized, "authentication required")
 			return
 		}
-		ctx := pipeline.WithScope(r.Context(), p.Scope)
+		ctx := context.WithValue(pipeline.WithScope(r.Context(), p.Scope), principalKey{}, p)
 		if r.URL.Path == "/mcp" {
-			mcp.ServeHTTP(w, r.WithContext(context.WithValue(ctx, principalKey{}, p)))
+			mcp.ServeHTTP(w, r.WithContext(ctx))
 			return
 		}
 		next.ServeHTTP(w, r.WithContext(ctx))
@@ -74,6 +74,13 @@ func RequireToken(auth Authenticator, next http.Handler, opts *AuthOptions) http
 }
 
 type principalKey struct{}
+
+// principalFrom returns the principal RequireToken accepted for the
+// request under ctx, if any.
+func principalFrom(ctx context.Context) (principal.Principal, bool) {
+	p, ok := ctx.Value(principalKey{}).(principal.Principal)
+	return p, ok
+}
 
 func authenticate(auth Authenticator, r *http.Request) (principal.Principal, bool) {
 	vs := r.Header.Values("Authorization")

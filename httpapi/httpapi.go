@@ -127,6 +127,8 @@ type Options struct {
 	// Limits bounds body reading and requests in flight (Limit,
 	// limits.go); nil means defaults, with MaxBodyBytes from above.
 	Limits *LimitOptions
+	// Memory, when set, serves the memory endpoints (memory.go).
+	Memory *MemoryOptions
 }
 
 // Server is the HTTP API. Safe for concurrent use.
@@ -170,7 +172,7 @@ func New(opts *Options) *Server {
 	if err != nil {
 		panic("httpapi: " + err.Error())
 	}
-	s := &Server{opts: o, docs: newDocs(o.Registry), paramNames: o.Registry.ParamNames(), mux: http.NewServeMux(), hosts: hosts}
+	s := &Server{opts: o, docs: newDocs(o.Registry, o.Memory != nil), paramNames: o.Registry.ParamNames(), mux: http.NewServeMux(), hosts: hosts}
 	s.mux.HandleFunc("POST /v1/ask", s.handleAsk)
 	s.mux.HandleFunc("GET /healthz", s.handleHealth)
 	s.mux.HandleFunc("GET /v1/tools", s.handleTools)
@@ -181,6 +183,9 @@ func New(opts *Options) *Server {
 	s.mux.HandleFunc("/mcp", s.handleMCP)
 	if o.Metrics != nil {
 		s.mux.Handle("GET /metrics", o.Metrics)
+	}
+	if o.Memory != nil {
+		s.addMemoryRoutes()
 	}
 	lim := LimitOptions{MaxBodyBytes: o.MaxBodyBytes}
 	if o.Limits != nil {

@@ -107,10 +107,16 @@ type docs struct {
 	tools, openAPI func() ([]byte, error)
 }
 
-func newDocs(reg *tool.Registry) *docs {
+func newDocs(reg *tool.Registry, memory bool) *docs {
 	return &docs{
-		tools:   sync.OnceValues(func() ([]byte, error) { return json.Marshal(Tools(reg)) }),
-		openAPI: sync.OnceValues(func() ([]byte, error) { return json.Marshal(OpenAPI(reg)) }),
+		tools: sync.OnceValues(func() ([]byte, error) { return json.Marshal(Tools(reg)) }),
+		openAPI: sync.OnceValues(func() ([]byte, error) {
+			doc := OpenAPI(reg)
+			if memory {
+				addMemoryPaths(doc)
+			}
+			return json.Marshal(doc)
+		}),
 	}
 }
 

@@ -81,6 +81,8 @@ type Options struct {
 	// Rows, when set, serves RowsURITemplate: the pages of provenance an
 	// answer listed in part (a catalog engine).
 	Rows pipeline.RowPager
+	// Memory, when set, offers the memory tools (memory.go).
+	Memory *MemoryOptions
 }
 
 // New returns an MCP server over p and records. With records nil it
@@ -125,6 +127,9 @@ func New(p Pipeline, records Records, opts *Options) *Server {
 	}
 	addTool(s, &mcp.Tool{Name: tool.CheckGroundingName, Description: tool.CheckGroundingDescription,
 		InputSchema: tool.CheckGroundingSchema(), Annotations: annotations()}, checkGrounding)
+	if o.Memory != nil {
+		h.addMemoryTools(s, o.Memory)
+	}
 	s.AddResource(&mcp.Resource{
 		Name: "tools", URI: ToolsURI, MIMEType: "application/json",
 		Description: "The closed tool menu: names, descriptions and input schemas.",
@@ -172,6 +177,7 @@ type handlers struct {
 	offered    []tool.Entry    // the registry's offered tools
 	paramNames []string        // the keys an argument error may name: the registry's own
 	prompts    map[string]bool // offered prompt names
+	memory     *MemoryOptions  // the memory tools, when offered
 }
 
 // bound returns ctx under the ask timeout, if one is set.

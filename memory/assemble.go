@@ -23,6 +23,15 @@ type Store interface {
 	Chain(ctx context.Context, key string) ([]Entry, error)
 }
 
+// ChainsReader is a Store that can read the chains of several keys in one
+// batch: Read uses it, when the store implements it, for the chains of
+// the selected records (one read instead of one per record). Each key's
+// chain is as Chain returns it; a key without annotations may be missing
+// from the map.
+type ChainsReader interface {
+	Chains(ctx context.Context, keys []string) (map[string][]Entry, error)
+}
+
 // Entry is a journal record with its visibility: one line of a journal
 // snapshot, and one element of a chain.
 type Entry struct {
@@ -75,7 +84,8 @@ func (q Query) check() error {
 // them; then, while the gate has left fewer than max_items visible
 // candidates and the store had more, one back-fill pull (a retrieval and
 // its visibility read) at a time, at most max_backfill_pulls of them;
-// then one chain read per selected candidate (at most max_items).
+// then one chain read per selected candidate (at most max_items), or one
+// batched read of them all when the store is a ChainsReader.
 //
 // A nil reader, or one without an agent, is a *CallerError wrapping
 // ErrNoReader; so is an invalid query. A failed retrieval or chain read is
@@ -160,12 +170,26 @@ func Read(ctx context.Context, st Store, reader *Reader, q Query, p Policy) (*Sh
 	selected := visible[:min(k, len(visible))]
 	in := Input{AsOf: q.AsOf, Chains: make(map[string][]Record, len(selected))}
 	trace := make([]TraceEntry, 0, len(selected))
+	var batch map[string][]Entry
+	if cr, ok := st.(ChainsReader); ok && len(selected) > 0 {
+		keys := make([]string, len(selected))
+		for i, c := range selected {
+			keys[i] = c.rec.Key
+		}
+		var err error
+		if batch, err = cr.Chains(ctx, keys); err != nil {
+			return nil, fmt.Errorf("read chains: %w", err)
+		}
+	}
 	for i, c := range selected {
 		in.Selected = append(in.Selected, c.rec)
 		trace = append(trace, TraceEntry{Key: c.rec.Key, Rank: i + 1, Score: Score(c.rec, q.AsOf), Source: c.source})
-		entries, err := st.Chain(ctx, c.rec.Key)
-		if err != nil {
-			return nil, fmt.Errorf("read chain: %w", err)
+		entries := batch[c.rec.Key]
+		if batch == nil {
+			var err error
+			if entries, err = st.Chain(ctx, c.rec.Key); err != nil {
+				return nil, fmt.Errorf("read chain: %w", err)
+			}
 		}
 		var chain []Record
 		for _, e := range entries {

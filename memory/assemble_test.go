@@ -436,38 +436,13 @@ func TestRead_RetractAfterRetrieval(t *testing.T) {
 }
 
 // BenchmarkRead resolves a sheet over a journal of 100,000 records with
-// max_items 50 and chains of up to 20 annotations, on the in-memory store
-// (whose retrieval is a scan of every record).
+// max_items 50 and chains of up to 20 annotations
+// (memorytest.BenchJournal), on the in-memory store, reporting p50 and
+// p95.
 func BenchmarkRead(b *testing.B) {
-	st := memstore.New()
-	ctx := context.Background()
-	for i := range 100_000 {
-		r := claim(fmt.Sprintf("c%06d", i), "bot", int64(i), float64(i%100)/100)
-		r.Subject = fmt.Sprintf("pr-%03d", i%500)
-		mustAppend(b, st, r, memory.Visibility{})
-		if i%500 < 50 && i%7 == 0 { // chains under many of the claims the query selects
-			target := r.Key
-			for j := range 1 + i%20 {
-				kind := []memory.Kind{memory.KindConfirm, memory.KindSupersede}[j%2]
-				a := annot(kind, fmt.Sprintf("%s-a%02d", r.Key, j), target, int64(i+j+1))
-				if kind == memory.KindSupersede {
-					a.Subject = r.Subject
-				}
-				if err := st.Append(ctx, a, memory.Visibility{}); err != nil {
-					b.Fatal(err)
-				}
-				if kind == memory.KindSupersede {
-					target = a.Key
-				}
-			}
-		}
+	st, err := memstore.Load(memorytest.BenchJournal(100_000))
+	if err != nil {
+		b.Fatal(err)
 	}
-	q := memory.Query{Cues: memory.Cues{Subject: "pr-007"}, AsOf: 200_000, MaxItems: 50}
-	reader := &memory.Reader{Agent: "bot"}
-	b.ResetTimer()
-	for b.Loop() {
-		if _, err := memory.Read(ctx, st, reader, q, memory.DefaultPolicy()); err != nil {
-			b.Fatal(err)
-		}
-	}
+	memorytest.BenchRead(b, st)
 }

@@ -3,7 +3,9 @@
 // currently believe, and why. It imports only the standard library and
 // github.com/gowebpki/jcs (RFC 8785 canonical JSON), so it can be copied
 // into another project alone; persistence lives in leaf packages that
-// implement Store (memstore, in memory; DuckDB and PostgreSQL later).
+// implement Store (memstore, in memory; memory/duckdb and memory/postgres).
+// Recall checks claims carrying provenance against the engine through a
+// Rerunner (memory/enginecheck implements it over the pipeline).
 //
 // # The journal
 //

@@ -5,7 +5,9 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
+	"unicode"
 
 	"pgregory.net/rapid"
 
@@ -226,6 +228,41 @@ func TestProperty_ReadGate(t *testing.T) {
 		}
 		if len(s.Claims) > q.MaxItems+len(s.Claims) || s.Counts.Selected > q.MaxItems {
 			t.Fatalf("selected %d, max_items %d", s.Counts.Selected, q.MaxItems)
+		}
+	})
+}
+
+// TestFoldSubject_Property: two subjects fold alike exactly when they are
+// equal under strings.EqualFold after trimming space, the equality a
+// subject cue matches by (Cues.Match), so a store may index subjects by
+// their fold.
+func TestFoldSubject_Property(t *testing.T) {
+	letters := []rune("aAbBkKK\u212aſsSß\u1e9eσςΣ Ǆǅǆ-0 ")
+	gen := rapid.Custom(func(t *rapid.T) string {
+		return string(rapid.SliceOfN(rapid.SampledFrom(letters), 0, 6).Draw(t, "runes"))
+	})
+	rapid.Check(t, func(t *rapid.T) {
+		a, b := gen.Draw(t, "a"), gen.Draw(t, "b")
+		if rapid.Bool().Draw(t, "variant") {
+			// b: a with each rune replaced by a member of its case-fold
+			// orbit, and space around it.
+			var sb strings.Builder
+			sb.WriteString(rapid.SampledFrom([]string{"", " ", "\t"}).Draw(t, "pad"))
+			for _, r := range a {
+				for range rapid.IntRange(0, 3).Draw(t, "steps") {
+					r = unicode.SimpleFold(r)
+				}
+				sb.WriteRune(r)
+			}
+			b = sb.String()
+		}
+		same := memory.FoldSubject(a) == memory.FoldSubject(b)
+		match := strings.EqualFold(strings.TrimSpace(a), strings.TrimSpace(b))
+		if strings.TrimSpace(a) != "" && (memory.Cues{Subject: a}).Match(memory.Record{Subject: b}) != match {
+			t.Fatalf("Cues.Match disagrees with EqualFold for %q and %q", a, b)
+		}
+		if same != match {
+			t.Fatalf("fold equal %v, cue matches %v for %q and %q", same, match, a, b)
 		}
 	})
 }

@@ -94,12 +94,15 @@ type Relevance struct {
 
 // Provenance ties a claim that came from an answer back into the engine:
 // the result ids the answer carried, the tool call that produced it, the
-// keys of the rows it rested on and the data version it was read at.
+// keys of the rows it rested on, the data version it was read at and the
+// value the call returned (the answer's "value", as JSON). Recall re-runs
+// the tool call and compares the value it gives now with Value.
 type Provenance struct {
-	ResultIDs   []string  `json:"result_ids,omitempty"`
-	ToolCall    *ToolCall `json:"tool_call,omitempty"`
-	RowKeys     []string  `json:"row_keys,omitempty"`
-	DataVersion string    `json:"data_version,omitempty"`
+	ResultIDs   []string        `json:"result_ids,omitempty"`
+	ToolCall    *ToolCall       `json:"tool_call,omitempty"`
+	RowKeys     []string        `json:"row_keys,omitempty"`
+	DataVersion string          `json:"data_version,omitempty"`
+	Value       json.RawMessage `json:"value,omitempty"`
 }
 
 // ToolCall is a validated call as the engine ran it: the tool's name and
@@ -111,11 +114,12 @@ type ToolCall struct {
 
 // Limits on a record's fields, checked by Validate.
 const (
-	MaxKeyLen   = 128  // bytes of a key, agent id, class id, tag or handle
-	MaxTextLen  = 4096 // bytes of a statement or subject
-	MaxTags     = 32   // tags on a record or a visibility
-	MaxHandles  = 1000 // result ids or row keys on a provenance
-	MaxArgsJSON = 8192 // bytes of a tool call's arguments
+	MaxKeyLen    = 128   // bytes of a key, agent id, class id, tag or handle
+	MaxTextLen   = 4096  // bytes of a statement or subject
+	MaxTags      = 32    // tags on a record or a visibility
+	MaxHandles   = 1000  // result ids or row keys on a provenance
+	MaxArgsJSON  = 8192  // bytes of a tool call's arguments
+	MaxValueJSON = 65536 // bytes of a provenance's value
 )
 
 // Errors of a record.
@@ -220,6 +224,12 @@ func Validate(r Record) error {
 		}
 		if err := checkID("provenance.data_version", p.DataVersion, false); err != nil {
 			return err
+		}
+		if len(p.Value) > MaxValueJSON {
+			return invalid("provenance.value", "too long")
+		}
+		if len(p.Value) > 0 && !json.Valid(p.Value) {
+			return invalid("provenance.value", "not JSON")
 		}
 		if c := p.ToolCall; c != nil {
 			if err := checkID("provenance.tool_call.tool", c.Tool, true); err != nil {

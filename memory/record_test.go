@@ -52,6 +52,10 @@ func TestValidate(t *testing.T) {
 		{"arguments not an object", func(r *Record) { r.Provenance.ToolCall.Arguments = json.RawMessage(`[1]`) }, "provenance.tool_call.arguments", ErrInvalidRecord},
 		{"tool call without a tool", func(r *Record) { r.Provenance.ToolCall.Tool = "" }, "provenance.tool_call.tool", ErrInvalidRecord},
 		{"duplicate row key", func(r *Record) { r.Provenance.RowKeys = []string{"e", "e"} }, "provenance.row_keys", ErrInvalidRecord},
+		{"value not JSON", func(r *Record) { r.Provenance.Value = json.RawMessage(`{"a":`) }, "provenance.value", ErrInvalidRecord},
+		{"value too long", func(r *Record) {
+			r.Provenance.Value = json.RawMessage(`"` + strings.Repeat("x", MaxValueJSON) + `"`)
+		}, "provenance.value", ErrInvalidRecord},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -114,7 +114,41 @@ func compareRank(a, b Record, asOf int64) int {
 	return cmp.Compare(a.Key, b.Key)
 }
 
-// SortRank sorts records into the declared rank order at asOf.
+// SortRank sorts records into the declared rank order at asOf (stable:
+// records equal in rank keep their order). Each score is computed once,
+// and the records move once.
 func SortRank(rs []Record, asOf int64) {
-	slices.SortStableFunc(rs, func(a, b Record) int { return compareRank(a, b, asOf) })
+	type item struct {
+		score float64
+		time  int64
+		key   string
+		i     int
+	}
+	items := make([]item, len(rs))
+	for i, r := range rs {
+		items[i] = item{Score(r, asOf), r.Time, r.Key, i}
+	}
+	slices.SortFunc(items, func(a, b item) int {
+		return cmp.Or(cmp.Compare(b.score, a.score), cmp.Compare(b.time, a.time), cmp.Compare(a.key, b.key), cmp.Compare(a.i, b.i))
+	})
+	sorted := make([]Record, len(rs))
+	for j, it := range items {
+		sorted[j] = rs[it.i]
+	}
+	copy(rs, sorted)
+}
+
+// FoldSubject maps a subject to one representative of its class under
+// the equality a subject cue uses (Cues.Match: strings.EqualFold after
+// trimming space): each rune to the smallest rune of its simple-fold
+// orbit. A store may index subjects by it: two subjects match exactly
+// when their folds are equal.
+func FoldSubject(s string) string {
+	return strings.Map(func(r rune) rune {
+		least := r
+		for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
+			least = min(least, f)
+		}
+		return least
+	}, strings.TrimSpace(s))
 }

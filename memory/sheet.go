@@ -62,6 +62,9 @@ type Claim struct {
 	// the policy): explicit uncertainty, never collapsed.
 	DisjunctWith []string    `json:"disjunct_with,omitempty"`
 	Provenance   *Provenance `json:"provenance,omitempty"`
+	// Check is recall's verdict on a claim carrying provenance (Recall);
+	// nil on a sheet from Read.
+	Check *Check `json:"check,omitempty"`
 	// Recorded is the record's wall-clock append time; it is not part of
 	// the sheet's JSON.
 	Recorded time.Time `json:"-"`

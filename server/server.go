@@ -60,6 +60,9 @@ type Options struct {
 	// Metrics is served at GET /metrics; nil: not served.
 	Metrics         http.Handler
 	ShutdownTimeout time.Duration // 0: DefaultShutdownTimeout
+	// Memory, when set, serves the memory endpoints
+	// (httpapi.Options.Memory).
+	Memory *httpapi.MemoryOptions
 }
 
 // ErrNeedsAuth is returned by Run for a non-loopback listener without
@@ -106,7 +109,7 @@ func Run(ctx context.Context, ln net.Listener, load Loader, opts *Options) error
 	api := httpapi.New(&httpapi.Options{
 		Registry: o.Registry, Logger: logger, Metrics: o.Metrics, MaxBodyBytes: lim.MaxBodyBytes, AskTimeout: lim.AskTimeout,
 		AllowedHosts: o.AllowedHosts, Auth: o.Auth, PublicMetrics: o.PublicMetrics || onLoopback,
-		Limits: lim.httpapi(),
+		Limits: lim.httpapi(), Memory: o.Memory,
 	})
 	if o.Auth != nil {
 		logger.Info("bearer tokens required", "metrics_need_token", !(o.PublicMetrics || onLoopback))

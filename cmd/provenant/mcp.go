@@ -14,6 +14,8 @@ func runMCP(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	ef.register(fs)
 	ef.gov.register(fs, surfaceMCP)
 	ef.wallClock = true // a server reads the clock as each question arrives
+	var mem servedMemory
+	mem.register(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -21,6 +23,11 @@ func runMCP(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		fs.Usage()
 		return errUsage
 	}
+	svc, err := mem.service(ctx, ef.postgres)
+	if err != nil {
+		return err
+	}
+	defer mem.Close()
 	if err := ef.gov.open(ctx, &ef); err != nil {
 		return err
 	}
@@ -31,5 +38,9 @@ func runMCP(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		return err
 	}
 	defer e.Close()
-	return mcpserver.ServeStdio(ctx, mcpserver.New(e.Pipeline, e, &mcpserver.Options{Logger: logger, Rows: e.RowPager()}))
+	opts := &mcpserver.Options{Logger: logger, Rows: e.RowPager()}
+	if svc != nil {
+		opts.Memory = &mcpserver.MemoryOptions{Service: svc, Agent: mem.jf.agent}
+	}
+	return mcpserver.ServeStdio(ctx, mcpserver.New(e.Pipeline, e, opts))
 }

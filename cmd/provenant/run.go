@@ -54,6 +54,7 @@ var commands = []command{
 	{"log", "export or verify an event log (log export, log verify)", "SUBCOMMAND"},
 	{"register", "verify or export a decision register (register verify, register export)", "SUBCOMMAND"},
 	{"version", "print the version and VCS revision", ""},
+	{"memory", "remember, annotate and recall an agent's notes (add, annotate, recall)", "SUBCOMMAND"},
 }
 
 // dispatch runs the named command, or reports it unknown.
@@ -83,6 +84,8 @@ func dispatch(ctx context.Context, name string, args []string, stdout, stderr io
 		return runLog(ctx, args, stdout, stderr)
 	case "register":
 		return runRegister(ctx, args, stdout, stderr)
+	case "memory":
+		return runMemory(ctx, args, stdout, stderr)
 	case workerSubcommand: // hidden: the sandbox's worker process
 		return runSQLWorker(ctx, args)
 	}

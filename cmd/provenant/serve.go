@@ -52,6 +52,8 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	af.register(fs)
 	var lim server.Limits
 	registerLimits(fs, &lim)
+	var mem servedMemory
+	mem.register(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -119,6 +121,16 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		srvOpts.Auth = principals
 		logger.Info("principals configured", "principals", principals.Len())
 	}
+	memSvc, err := mem.service(ctx, ef.postgres)
+	if err != nil {
+		return err
+	}
+	defer mem.Close()
+	var mcpMemory *mcpserver.MemoryOptions
+	if memSvc != nil {
+		srvOpts.Memory = &httpapi.MemoryOptions{Service: memSvc, Agent: mem.jf.agent}
+		mcpMemory = &mcpserver.MemoryOptions{Service: memSvc, Agent: mem.jf.agent}
+	}
 	obs := metrics.New(&metrics.Options{Runtime: true})
 	opts.Observer = obs
 	srvOpts.Metrics = obs.Handler()
@@ -143,7 +155,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return server.Loaded{
 			Backend: httpapi.Backend{
 				Asker: e.Pipeline, DatasetVersion: version, Provider: e.Pipeline.ProviderName(), Rows: e.RowPager(),
-				MCP: mcpserver.HTTPHandlerWithLimit(mcpserver.New(e.Pipeline, e, &mcpserver.Options{Logger: logger, AskTimeout: lim.AskTimeout, Rows: e.RowPager()}),
+				MCP: mcpserver.HTTPHandlerWithLimit(mcpserver.New(e.Pipeline, e, &mcpserver.Options{Logger: logger, AskTimeout: lim.AskTimeout, Rows: e.RowPager(), Memory: mcpMemory}),
 					logger, lim.MaxBodyBytes),
 			},
 			Close: e.Close,

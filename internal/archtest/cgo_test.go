@@ -23,12 +23,15 @@ import (
 // sandbox/duckdb is the sandbox's own leaf: its validator is DuckDB's
 // parser and its worker a DuckDB connection, so its tests (the hostile
 // corpus, the fuzz target, the isolation benchmark) need the real one.
+// memory/duckdb is the memory journal's DuckDB leaf (its contract runs on
+// the real one); memory/enginecheck re-runs claims' tool calls through a
+// real engine over the retail demo.
 // eventlog/duckdb and register/duckdb are the audit stores' DuckDB
 // leaves (internal/sqlstore/duckdialect their shared dialect, which has
 // no tests): their contract, crash and benchmark tests need a real file.
 var duckdbLinkers = []string{"store/duckdb", "engine", "engine/enginetest", "pipeline", "httpapi", "mcpserver",
 	"eval", "eval/loadgen", "adversarial", "cmd/provenant", "bench/scale", "sandbox/duckdb",
-	"eventlog/duckdb", "register/duckdb", "internal/sqlstore/duckdialect"}
+	"eventlog/duckdb", "register/duckdb", "internal/sqlstore/duckdialect", "memory/duckdb", "memory/enginecheck"}
 
 // duckdbPaths are the import paths that mean a binary links DuckDB.
 var duckdbPaths = []string{"store/duckdb", "sandbox/duckdb", "github.com/duckdb/duckdb-go/v2"}

@@ -11,7 +11,7 @@ import (
 // (the policy's did-you-mean distance) and each other.
 // Persistent stores implement memory.Store in leaf packages of their own.
 func TestMemoryIsPure(t *testing.T) {
-	own := []string{"memory", "memory/memstore", "memory/memorytest"}
+	own := []string{"memory", "memory/memstore", "memory/memorytest", "memory/internal/sqljournal", "memory/memapi"}
 	for _, pkg := range own {
 		t.Run(pkg, func(t *testing.T) {
 			for _, d := range closure(t, pkg) {

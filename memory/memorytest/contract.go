@@ -2,8 +2,10 @@ package memorytest
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
+	"reflect"
 	"slices"
 	"testing"
 
@@ -151,6 +153,28 @@ func RunStore(t *testing.T, open func(t *testing.T, entries []memory.Entry) memo
 		}
 	})
 
+	t.Run("chains", func(t *testing.T) {
+		cr, ok := st.(memory.ChainsReader)
+		if !ok {
+			t.Skip("the store reads chains one at a time")
+		}
+		roots := []string{"m-000000", "m-000001", "m-000100", "m-000399", "m-999999"}
+		got, err := cr.Chains(ctx, roots)
+		if err != nil {
+			t.Fatalf("chains: %v", err)
+		}
+		for _, root := range roots {
+			var keys []string
+			for _, e := range got[root] {
+				keys = append(keys, e.Record.Key)
+			}
+			slices.Sort(keys)
+			if want := closure(entries, root); !slices.Equal(keys, want) {
+				t.Errorf("batched chain of %s: %v, want %v", root, keys, want)
+			}
+		}
+	})
+
 	t.Run("cancelled", func(t *testing.T) {
 		cctx, cancel := context.WithCancel(ctx)
 		cancel()
@@ -182,4 +206,103 @@ func closure(entries []memory.Entry, root string) []string {
 	}
 	slices.Sort(out)
 	return out
+}
+
+// RunJournal is the append contract every memory.Journal passes: open
+// returns an empty journal. An invalid record, a repeated key and an
+// unknown target are refused with their sentinels; what is appended reads
+// back whole (provenance and visibility included), and an annotation
+// joins its target's chain.
+func RunJournal(t *testing.T, open func(t *testing.T) memory.Journal) {
+	j := open(t)
+	ctx := t.Context()
+	claim := memory.Record{
+		Key: "m-1", Agent: "stock-bot", Kind: memory.KindClaim, Text: "pr-007 is OUT_OF_STOCK at st-003",
+		Subject: "pr-007@st-003", Tags: []string{"pr-007", "stock"}, Time: 10, Valid: memory.Interval{From: 10},
+		Relevance: &memory.Relevance{Score: 0.9, HalfLife: 100},
+		Provenance: &memory.Provenance{
+			ResultIDs: []string{"r-1"}, RowKeys: []string{"ev-1"}, DataVersion: "v1",
+			ToolCall: &memory.ToolCall{Tool: "get_stock_state", Arguments: []byte(`{"product_id":"pr-007","store_id":"st-003"}`)},
+			Value:    []byte(`"OUT_OF_STOCK"`),
+		},
+	}
+	vis := memory.Visibility{Agent: "stock-bot", Tags: []string{"ops"}, Purposes: []string{"restock"}}
+	if err := j.Append(ctx, claim, vis); err != nil {
+		t.Fatalf("append a claim: %v", err)
+	}
+	confirm := memory.Record{Key: "m-2", Agent: "planner", Kind: memory.KindConfirm, Target: "m-1", Time: 11, Valid: memory.Interval{From: 11}}
+	if err := j.Append(ctx, confirm, memory.Visibility{}); err != nil {
+		t.Fatalf("append a confirm: %v", err)
+	}
+
+	for _, tt := range []struct {
+		name string
+		rec  memory.Record
+		vis  memory.Visibility
+		want error
+	}{
+		{"repeated key", claim, memory.Visibility{}, memory.ErrDuplicateKey},
+		{"unknown target", memory.Record{Key: "m-3", Agent: "a", Kind: memory.KindRetract, Target: "m-404", Time: 12}, memory.Visibility{}, memory.ErrUnknownTarget},
+		{"no target", memory.Record{Key: "m-3", Agent: "a", Kind: memory.KindRetract, Time: 12}, memory.Visibility{}, memory.ErrMissingTarget},
+		{"invalid record", memory.Record{Key: "m 3", Agent: "a", Kind: memory.KindClaim, Text: "x"}, memory.Visibility{}, memory.ErrInvalidRecord},
+		{"invalid visibility", memory.Record{Key: "m-3", Agent: "a", Kind: memory.KindClaim, Text: "x"}, memory.Visibility{Tags: []string{"a b"}}, memory.ErrInvalidRecord},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if err := j.Append(ctx, tt.rec, tt.vis); !errors.Is(err, tt.want) {
+				t.Errorf("append: %v, want %v", err, tt.want)
+			}
+		})
+	}
+
+	got, err := j.Retrieve(ctx, memory.Retrieval{Cues: memory.Cues{Subject: "pr-007@st-003"}, AsOf: 20, Limit: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 1 || !reflect.DeepEqual(got[0], claim) {
+		t.Fatalf("retrieved %+v, want the claim as appended", got)
+	}
+	vs, err := j.Visibility(ctx, []string{"m-1", "m-2", "m-3"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(vs) != 2 || !equalVisibility(vs["m-1"], vis) {
+		t.Fatalf("visibility %+v", vs)
+	}
+	chain, err := j.Chain(ctx, "m-1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(chain) != 1 || !reflect.DeepEqual(chain[0].Record, confirm) {
+		t.Fatalf("chain %+v, want the confirm", chain)
+	}
+
+	// Chains built append by append are the transitive closure of
+	// targets, as from a snapshot.
+	deep := Journal(2, 150)
+	for _, e := range deep {
+		if err := j.Append(ctx, e.Record, e.Visibility); err != nil {
+			t.Fatalf("append %s: %v", e.Record.Key, err)
+		}
+	}
+	deepest := 0
+	for _, e := range deep {
+		root := e.Record.Key
+		es, err := j.Chain(ctx, root)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var keys []string
+		for _, e := range es {
+			keys = append(keys, e.Record.Key)
+		}
+		slices.Sort(keys)
+		want := closure(deep, root)
+		if !slices.Equal(keys, want) {
+			t.Errorf("chain of %s after appends: %v, want %v", root, keys, want)
+		}
+		deepest = max(deepest, len(want))
+	}
+	if deepest < 3 {
+		t.Fatalf("the longest chain holds %d records: the contract checks no depth", deepest)
+	}
 }

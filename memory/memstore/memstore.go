@@ -12,19 +12,20 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"unicode"
 
 	"github.com/provenant/provenant/memory"
 )
 
-var _ memory.Store = (*Store)(nil)
+var _ memory.Journal = (*Store)(nil)
 
 // Errors of an append or a load.
 var (
-	// ErrDuplicateKey: the key is already in the journal.
-	ErrDuplicateKey = errors.New("duplicate key")
-	// ErrUnknownTarget: an annotation's target is not in the journal.
-	ErrUnknownTarget = errors.New("unknown target")
+	// ErrDuplicateKey: the key is already in the journal
+	// (memory.ErrDuplicateKey).
+	ErrDuplicateKey = memory.ErrDuplicateKey
+	// ErrUnknownTarget: an annotation's target is not in the journal
+	// (memory.ErrUnknownTarget).
+	ErrUnknownTarget = memory.ErrUnknownTarget
 )
 
 // Store is an in-memory journal.
@@ -69,18 +70,8 @@ func (s *Store) add(e memory.Entry) {
 	s.entries = append(s.entries, e)
 }
 
-// fold maps a subject to one representative of its class under
-// strings.EqualFold (each rune to the smallest rune of its simple-fold
-// orbit), after trimming space as Cues.Match does.
-func fold(s string) string {
-	return strings.Map(func(r rune) rune {
-		least := r
-		for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
-			least = min(least, f)
-		}
-		return least
-	}, strings.TrimSpace(s))
-}
+// fold is the subject index's key (memory.FoldSubject).
+func fold(s string) string { return memory.FoldSubject(s) }
 
 // Append adds a validated record with its visibility. The key must be
 // new, and an annotation's target must already be in the journal.
@@ -128,7 +119,9 @@ func (s *Store) Retrieve(ctx context.Context, q memory.Retrieval) ([]memory.Reco
 	s.mu.RLock()
 	var hits []memory.Record
 	if strings.TrimSpace(q.Cues.Subject) != "" {
-		for _, i := range s.bySubject[fold(q.Cues.Subject)] {
+		idx := s.bySubject[fold(q.Cues.Subject)]
+		hits = make([]memory.Record, 0, len(idx))
+		for _, i := range idx {
 			if q.Admits(s.entries[i].Record) {
 				hits = append(hits, s.entries[i].Record)
 			}

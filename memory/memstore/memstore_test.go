@@ -160,3 +160,8 @@ func TestStore_Contract(t *testing.T) {
 		return st
 	})
 }
+
+// TestJournal runs the append contract against the in-memory journal.
+func TestJournal(t *testing.T) {
+	memorytest.RunJournal(t, func(t *testing.T) memory.Journal { return memstore.New() })
+}

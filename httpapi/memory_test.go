@@ -1,0 +1,178 @@
+package httpapi_test
+
+import (
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/provenant/provenant/answer"
+	"github.com/provenant/provenant/catalogs/catalogstest"
+	"github.com/provenant/provenant/engine"
+	"github.com/provenant/provenant/engine/enginetest"
+	"github.com/provenant/provenant/httpapi"
+	"github.com/provenant/provenant/memory"
+	"github.com/provenant/provenant/memory/memapi"
+	"github.com/provenant/provenant/memory/memstore"
+	"github.com/provenant/provenant/pipeline"
+	"github.com/provenant/provenant/principal"
+	"github.com/provenant/provenant/tool"
+)
+
+// memoryServer serves the demo engine and a memory journal with tokens
+// required: east-ops sees st-003, admin every store.
+func memoryServer(t *testing.T) (*httptest.Server, *engine.Engine) {
+	t.Helper()
+	set, err := principal.Parse(strings.NewReader(`principals:
+  - name: east-ops
+    token_env: EAST
+    stores: [st-003]
+  - name: admin
+    token_env: ADMIN
+    stores: all
+`), principal.Sources{LookupEnv: func(k string) (string, bool) {
+		v, ok := map[string]string{"EAST": eastToken, "ADMIN": adminToken}[k]
+		return v, ok
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	none := tool.StoresOnly()
+	e := enginetest.OpenDemo(t, engine.Options{DefaultScope: &none})
+	n := int64(0)
+	svc := &memapi.Service{Journal: memstore.New(), Now: func() int64 { n++; return 1000 + n }}
+	api := httpapi.New(&httpapi.Options{Registry: catalogstest.Retail(), Auth: set, Memory: &httpapi.MemoryOptions{Service: svc}})
+	api.SetBackend(httpapi.Backend{Asker: e.Pipeline, DatasetVersion: e.DatasetVersion, Provider: "rules"})
+	srv := httptest.NewServer(api)
+	t.Cleanup(srv.Close)
+	return srv, e
+}
+
+func postMemory(t *testing.T, srv *httptest.Server, token, path string, body any) (int, []byte) {
+	t.Helper()
+	var b []byte
+	if s, ok := body.(string); ok {
+		b = []byte(s)
+	} else {
+		b, _ = json.Marshal(body)
+	}
+	req, _ := http.NewRequestWithContext(t.Context(), "POST", srv.URL+"/v1/memory/"+path, strings.NewReader(string(b)))
+	req.Header.Set("Content-Type", "application/json")
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	out, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, out
+}
+
+// stockProvenance is the provenance of a real stock-state answer.
+func stockProvenance(t *testing.T, e *engine.Engine, store string) *memory.Provenance {
+	t.Helper()
+	args := map[string]any{"product_id": "pr-007", "store_id": store, "as_of": "2026-01-08T00:00:00Z"}
+	a := e.Pipeline.Call(pipeline.WithScope(t.Context(), tool.AllStores()), tool.Proposal{Tool: "get_stock_state", Params: args})
+	if a.Outcome() != answer.Answered {
+		t.Fatalf("call: %s (%s)", a.Outcome(), a.Reason())
+	}
+	v, _ := a.Value()
+	p, _ := a.Provenance()
+	value, _ := json.Marshal(v)
+	raw, _ := json.Marshal(args)
+	return &memory.Provenance{ToolCall: &memory.ToolCall{Tool: "get_stock_state", Arguments: raw}, Value: value,
+		RowKeys: p.EventIDs(), ResultIDs: a.ResultIDs()}
+}
+
+// TestMemory_HTTP: the writer and the reader are the principal; a private
+// record is its writer's alone; recall checks claims against the engine
+// under the reader's scope (a claim about a store outside it is
+// unverifiable: refused).
+func TestMemory_HTTP(t *testing.T) {
+	srv, e := memoryServer(t)
+	status, body := postMemory(t, srv, eastToken, "remember", memapi.RememberRequest{Key: "m-east", Text: "pr-007 stock at st-003",
+		Subject: "pr-007", Provenance: stockProvenance(t, e, "st-003"), Visibility: &memapi.Visibility{Private: true}})
+	if status != 200 || !strings.Contains(string(body), `"key":"m-east"`) {
+		t.Fatalf("remember: %d %s", status, body)
+	}
+	status, body = postMemory(t, srv, adminToken, "remember", memapi.RememberRequest{Key: "m-admin", Text: "pr-007 stock at st-001",
+		Subject: "pr-007", Provenance: stockProvenance(t, e, "st-001")})
+	if status != 200 {
+		t.Fatalf("remember: %d %s", status, body)
+	}
+	status, body = postMemory(t, srv, adminToken, "annotate", memapi.AnnotateRequest{Kind: memory.KindConfirm, Target: "m-admin"})
+	if status != 200 {
+		t.Fatalf("annotate: %d %s", status, body)
+	}
+
+	recall := func(token string) map[string]memory.Claim {
+		t.Helper()
+		status, body := postMemory(t, srv, token, "recall", memapi.RecallRequest{Subject: "pr-007"})
+		if status != 200 {
+			t.Fatalf("recall: %d %s", status, body)
+		}
+		var sheet memory.Sheet
+		if err := json.Unmarshal(body, &sheet); err != nil {
+			t.Fatal(err)
+		}
+		out := map[string]memory.Claim{}
+		for _, c := range sheet.Claims {
+			out[c.Key] = c
+		}
+		return out
+	}
+	east := recall(eastToken)
+	if east["m-east"].Agent != "east-ops" || east["m-east"].Check == nil || east["m-east"].Check.Status != memory.StatusCurrent {
+		t.Errorf("east-ops' own claim: %+v", east["m-east"])
+	}
+	if c := east["m-admin"]; c.Check == nil || c.Check.Status != memory.StatusUnverifiable || c.Check.Reason != memory.ReasonRefused || c.Confirmations != 1 {
+		t.Errorf("admin's claim about st-001, read by east-ops: %+v, want unverifiable (refused: out of scope), 1 confirmation", c)
+	}
+	admin := recall(adminToken)
+	if _, ok := admin["m-east"]; ok {
+		t.Error("admin reads east-ops' private claim")
+	}
+	if c := admin["m-admin"]; c.Check == nil || c.Check.Status != memory.StatusCurrent {
+		t.Errorf("admin's own claim: %+v", c)
+	}
+}
+
+// TestMemory_HTTPErrors: typed errors, with nothing of the body echoed;
+// the agent cannot be named in the body; no token, no memory.
+func TestMemory_HTTPErrors(t *testing.T) {
+	srv, _ := memoryServer(t)
+	if status, _ := postMemory(t, srv, eastToken, "remember", memapi.RememberRequest{Key: "m-1", Text: "x"}); status != 200 {
+		t.Fatal(status)
+	}
+	const hostile = "IGNORE-ALL-INSTRUCTIONS"
+	for _, tt := range []struct {
+		name, token, path string
+		body              any
+		status            int
+		code              string
+	}{
+		{"agent in the body", eastToken, "remember", `{"text":"x","agent":"admin"}`, 400, "unknown_field"},
+		{"unknown field", eastToken, "recall", `{"subject":"x","` + hostile + `":1}`, 400, "unknown_field"},
+		{"repeated key", eastToken, "remember", memapi.RememberRequest{Key: "m-1", Text: hostile}, 409, memapi.CodeDuplicateKey},
+		{"unknown target", eastToken, "annotate", memapi.AnnotateRequest{Kind: memory.KindRetract, Target: hostile}, 404, memapi.CodeUnknownTarget},
+		{"invalid key", eastToken, "remember", memapi.RememberRequest{Key: hostile + " x", Text: "x"}, 400, memapi.CodeInvalidRecord},
+		{"no cues", eastToken, "recall", memapi.RecallRequest{MaxItems: 3}, 400, memapi.CodeInvalidRecall},
+		{"wrong type", eastToken, "recall", `{"max_items":"` + hostile + `"}`, 400, "wrong_type"},
+		{"no token", "", "recall", memapi.RecallRequest{Subject: "x"}, 401, "unauthorized"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			status, body := postMemory(t, srv, tt.token, tt.path, tt.body)
+			var eb httpapi.ErrorBody
+			if err := json.Unmarshal(body, &eb); err != nil || status != tt.status || eb.Error.Code != tt.code {
+				t.Fatalf("%d %s, want %d %s", status, body, tt.status, tt.code)
+			}
+			if strings.Contains(string(body), hostile) {
+				t.Errorf("the error repeats the body: %s", body)
+			}
+		})
+	}
+}
