@@ -144,7 +144,7 @@ func (s *stateFlags) register(fs interface {
 }, what string) {
 	fs.StringVar(&s.db, "state-db", "",
 		what+" in a database: `DSN` postgres://… or key=value for PostgreSQL, duckdb:PATH for a DuckDB file, none for no state")
-	fs.StringVar(&s.schema, "state-schema", "", "with --state-db or the --postgres default: the `SCHEMA` of the audit tables (default provenant)")
+	fs.StringVar(&s.schema, "state-schema", "", "with --state-db, or a catalog over --postgres: the `SCHEMA` of the audit tables (default provenant)")
 }
 
 // parse reads the flags: the database (kind stateNone, given false,
