@@ -171,30 +171,18 @@ func openLogSource(ctx context.Context, fs interface{ NArg() int }, path string,
 		}
 		return s, s.Close, nil
 	}
-	st, err := openStateForReading(ctx, sdb)
+	st, err := openStateForReading(ctx, sdb, tableEvents)
 	if err != nil {
 		return nil, nil, err
 	}
 	return st.events, st.close, nil
 }
 
-// openStateForReading opens a state database that must exist: a DuckDB
-// file is not created (PostgreSQL's tables are created empty if missing,
-// as the stores do on every open).
-func openStateForReading(ctx context.Context, sdb stateDB) (*stateStores, error) {
-	if sdb.kind == stateDuckDB {
-		if _, err := os.Stat(sdb.where); err != nil {
-			return nil, fmt.Errorf("open state database: %w", err)
-		}
-	}
-	return openState(ctx, sdb)
-}
-
 // verifyStateLog exports the event log of a state database in canonical
 // order and verifies the export (an error names the event by its index
 // in that order).
 func verifyStateLog(ctx context.Context, sdb stateDB, opts *eventlog.VerifyOptions) (eventlog.Report, error) {
-	st, err := openStateForReading(ctx, sdb)
+	st, err := openStateForReading(ctx, sdb, tableEvents)
 	if err != nil {
 		return eventlog.Report{}, err
 	}

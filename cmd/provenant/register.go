@@ -67,7 +67,7 @@ func runRegisterVerify(ctx context.Context, args []string, stdout, stderr io.Wri
 	}
 	var store register.Store
 	if given {
-		st, err := openStateForReading(ctx, sdb)
+		st, err := openStateForReading(ctx, sdb, tableRecords)
 		if err != nil {
 			return err
 		}

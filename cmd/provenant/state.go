@@ -16,7 +16,9 @@ package main
 // state only when asked.
 
 import (
+	"cmp"
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"os"
@@ -28,6 +30,8 @@ import (
 	evduckdb "github.com/provenant/provenant/eventlog/duckdb"
 	evpostgres "github.com/provenant/provenant/eventlog/postgres"
 	"github.com/provenant/provenant/internal/sqlstore"
+	"github.com/provenant/provenant/internal/sqlstore/duckdialect"
+	"github.com/provenant/provenant/internal/sqlstore/pgdialect"
 	"github.com/provenant/provenant/register"
 	regduckdb "github.com/provenant/provenant/register/duckdb"
 	regpostgres "github.com/provenant/provenant/register/postgres"
@@ -129,6 +133,76 @@ func openState(ctx context.Context, db stateDB) (*stateStores, error) {
 		return &stateStores{events: ev, reg: reg, close: func() error { return errors.Join(ev.Close(), reg.Close()) }}, nil
 	}
 	return nil, errors.New("open state database: no database named")
+}
+
+// The tables a state database's reader looks for: the event log's and
+// the register's.
+const (
+	tableEvents  = "eventlog_events"
+	tableRecords = "register_records"
+)
+
+// errNoState: the state database has no audit tables in the schema named
+// (a mistyped --state-schema, or nothing ever written there).
+var errNoState = errors.New("no audit tables in that schema (check --state-schema)")
+
+// openStateForReading opens a state database that must already hold the
+// given table in its schema: a DuckDB file that does not exist, or a
+// schema without the table, is an error, and nothing is created (a
+// verification of the wrong place must not pass as an empty log).
+func openStateForReading(ctx context.Context, sdb stateDB, table string) (*stateStores, error) {
+	var (
+		db  *sql.DB
+		err error
+	)
+	switch sdb.kind {
+	case statePostgres:
+		db, err = pgdialect.Open(ctx, sdb.where)
+	case stateDuckDB:
+		if _, err = os.Stat(sdb.where); err == nil {
+			db, err = duckdialect.Open(ctx, sdb.where)
+		}
+	default:
+		err = errors.New("no database named")
+	}
+	if err != nil {
+		return nil, fmt.Errorf("open state database: %w", err)
+	}
+	schema := cmp.Or(sdb.schema, sqlstore.DefaultSchema)
+	var n int
+	err = db.QueryRowContext(ctx, "SELECT count(*) FROM information_schema.tables WHERE table_schema = $1 AND table_name = $2", schema, table).Scan(&n)
+	if err == nil && n == 0 {
+		err = errNoState
+	}
+	if err != nil {
+		db.Close()
+		return nil, fmt.Errorf("open state database: %w", err)
+	}
+	st := &stateStores{}
+	if sdb.kind == statePostgres {
+		ev, err := evpostgres.New(ctx, db, &evpostgres.Options{Schema: sdb.schema})
+		if err == nil {
+			st.events = ev
+			st.reg, err = regpostgres.New(ctx, db, &regpostgres.Options{Schema: sdb.schema})
+		}
+		if err != nil {
+			db.Close()
+			return nil, fmt.Errorf("open state database: %w", err)
+		}
+	} else {
+		ev, err := evduckdb.New(ctx, db, &evduckdb.Options{Schema: sdb.schema})
+		if err == nil {
+			st.events = ev
+			st.reg, err = regduckdb.New(ctx, db, &regduckdb.Options{Schema: sdb.schema})
+		}
+		if err != nil {
+			db.Close()
+			return nil, fmt.Errorf("open state database: %w", err)
+		}
+	}
+	// The stores opened with New leave db open: it is closed last.
+	st.close = db.Close
+	return st, nil
 }
 
 // stateFlags are --state-db and --state-schema, as the log and register

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"os/exec"
 	"path/filepath"
@@ -370,5 +371,14 @@ func TestStateDB_PostgresDefault(t *testing.T) {
 	}
 	if out, _, err := runCLI(t, "log", "verify", "--state-db", dsn); err != nil || !strings.Contains(out, " 1 runs") {
 		t.Errorf("log verify --state-db (schema provenant) = %q, %v", out, err)
+	}
+	// Verifying a schema that holds nothing fails and creates nothing.
+	for _, cmd := range []string{"log", "register"} {
+		if out, _, err := runCLI(t, cmd, "verify", "--state-db", dsn, "--state-schema", "nosuch"); !errors.Is(err, errNoState) {
+			t.Errorf("%s verify over an empty schema = %q, %v; want errNoState", cmd, out, err)
+		}
+	}
+	if got := stateTables(t, dsn, "nosuch"); got != 0 {
+		t.Errorf("verify created %d tables in schema nosuch", got)
 	}
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -161,6 +162,15 @@ func TestStateDB_DuckDB(t *testing.T) {
 	}
 	if out, _, err := runCLI(t, "register", "verify", "--state-db", "duckdb:"+path); err != nil || !strings.HasPrefix(out, "ok: 0 records") {
 		t.Errorf("register verify = %q, %v", out, err)
+	}
+	// A schema that holds no audit state is an error, not an empty log.
+	for _, args := range [][]string{
+		{"log", "verify", "--state-db", "duckdb:" + path, "--state-schema", "nosuch"},
+		{"register", "verify", "--state-db", "duckdb:" + path, "--state-schema", "nosuch"},
+	} {
+		if out, _, err := runCLI(t, args...); err == nil || !errors.Is(err, errNoState) {
+			t.Errorf("%s over a schema without audit tables = %q, %v; want errNoState", args[0], out, err)
+		}
 	}
 	missing := filepath.Join(t.TempDir(), "missing.duckdb")
 	if _, _, err := runCLI(t, "log", "verify", "--state-db", "duckdb:"+missing); err == nil {
