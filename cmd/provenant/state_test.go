@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -112,6 +113,8 @@ func TestStateDB_UnreachableNotQuoted(t *testing.T) {
 		{"log", "verify", "--state-db", "postgres://provenant:hunter2@127.0.0.1:1/none?connect_timeout=2"},
 		{"register", "verify", "--state-db", "postgres://provenant:hunter2@127.0.0.1:1/none?connect_timeout=2"},
 		{"ask", "--state-db", "postgres://provenant:hunter2@[::1:bad/none", "q"},
+		// The default place (a catalog over --postgres) says how to choose another.
+		{"ask", "--catalog", "warehouse", "--postgres", "postgres://provenant:hunter2@127.0.0.1:1/none?connect_timeout=2", "q"},
 	} {
 		t.Run(args[0], func(t *testing.T) {
 			code, stdout, stderr := runMainCLI(t, args...)
@@ -123,6 +126,9 @@ func TestStateDB_UnreachableNotQuoted(t *testing.T) {
 			}
 			if strings.Contains(stderr+stdout, "hunter2") {
 				t.Errorf("the password is repeated: %q", stderr)
+			}
+			if slices.Contains(args, "--postgres") && !strings.Contains(stderr, "--state-db none keeps none") {
+				t.Errorf("stderr = %q, want the default explained", stderr)
 			}
 		})
 	}
