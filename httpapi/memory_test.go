@@ -176,3 +176,49 @@ func TestMemory_HTTPErrors(t *testing.T) {
 		})
 	}
 }
+
+// TestMemory_OpenAPI: with memory on, /openapi.json describes the three
+// memory endpoints, each request body the registry's schema for the tool
+// of the same name; with memory off, none of them.
+func TestMemory_OpenAPI(t *testing.T) {
+	doc := func(t *testing.T, api *httpapi.Server) map[string]any {
+		t.Helper()
+		srv := httptest.NewServer(api)
+		t.Cleanup(srv.Close)
+		resp, err := http.Get(srv.URL + "/openapi.json")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var d map[string]any
+		if err := json.NewDecoder(resp.Body).Decode(&d); err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
+	schemas := map[string]map[string]any{
+		"/v1/memory/remember": tool.RememberSchema(),
+		"/v1/memory/annotate": tool.AnnotateSchema(),
+		"/v1/memory/recall":   tool.RecallSchema(),
+	}
+	svc := &memapi.Service{Journal: memstore.New(), Now: func() int64 { return 1 }}
+	on := doc(t, httpapi.New(&httpapi.Options{Registry: catalogstest.Retail(), Memory: &httpapi.MemoryOptions{Service: svc}}))
+	off := doc(t, httpapi.New(&httpapi.Options{Registry: catalogstest.Retail()}))
+	for path, want := range schemas {
+		t.Run(path, func(t *testing.T) {
+			if _, ok := off["paths"].(map[string]any)[path]; ok {
+				t.Errorf("%s described with memory off", path)
+			}
+			p, ok := on["paths"].(map[string]any)[path].(map[string]any)
+			if !ok {
+				t.Fatalf("%s not described with memory on", path)
+			}
+			got := p["post"].(map[string]any)["requestBody"].(map[string]any)["content"].(map[string]any)["application/json"].(map[string]any)["schema"]
+			wantJSON, _ := json.Marshal(want)
+			gotJSON, _ := json.Marshal(got)
+			if string(gotJSON) != string(wantJSON) {
+				t.Errorf("request schema\n got %s\nwant %s", gotJSON, wantJSON)
+			}
+		})
+	}
+}

@@ -17,9 +17,6 @@ package postgres
 import (
 	"context"
 	"database/sql"
-	"errors"
-	"fmt"
-	"sync/atomic"
 
 	"github.com/provenant/provenant/eventlog"
 	"github.com/provenant/provenant/internal/sqlstore"
@@ -40,105 +37,27 @@ var (
 	// ErrConflict: an append met concurrent appends on every retry.
 	ErrConflict = sqlstore.ErrConflict
 	// ErrClosed: the store was used after Close.
-	ErrClosed = errors.New("event store closed")
+	ErrClosed = sqlstore.ErrClosed
 )
 
-// Options configures a Store. nil means defaults.
-type Options struct {
-	// Schema names the schema the tables live in; empty means
-	// "provenant". Lower-case letters, digits and underscores only.
-	Schema string
-}
+// Options configures a Store (the schema its tables live in, "provenant"
+// unless set). nil means defaults.
+type Options = sqlstore.Options
 
-// Store is an event log in PostgreSQL. It is safe for concurrent use.
-type Store struct {
-	s      atomic.Pointer[sqlstore.EventStore] // nil once closed
-	db     *sql.DB
-	closes bool
-}
+// Store is an event log in PostgreSQL. Its methods are
+// sqlstore.EventStore's (Append, Scan, Last, Len, Close). It is safe for
+// concurrent use.
+type Store = sqlstore.EventStore
 
-// Open connects to the database dsn names (a URL or key=value string, as pgx parses it), creates the schema and tables if missing,
-// and returns a Store that closes the connection on Close.
+// Open connects to the database dsn names (a URL or key=value string, as
+// pgx parses it), creates the schema and tables if missing, and returns a
+// Store that closes the connection on Close.
 func Open(ctx context.Context, dsn string, opts *Options) (*Store, error) {
-	db, err := pgdialect.Open(ctx, dsn)
-	if err != nil {
-		return nil, fmt.Errorf("open event store: %w", err)
-	}
-	s, err := New(ctx, db, opts)
-	if err != nil {
-		db.Close()
-		return nil, err
-	}
-	s.closes = true
-	return s, nil
+	return sqlstore.OpenEvents(ctx, pgdialect.Open, dsn, nil, pgdialect.Dialect, opts)
 }
 
 // New returns a Store on db, creating the schema and tables if missing.
 // Close leaves db open.
 func New(ctx context.Context, db *sql.DB, opts *Options) (*Store, error) {
-	var o Options
-	if opts != nil {
-		o = *opts
-	}
-	s, err := sqlstore.NewEventStore(ctx, db, pgdialect.Dialect, o.Schema)
-	if err != nil {
-		return nil, fmt.Errorf("open event store: %w", err)
-	}
-	st := &Store{db: db}
-	st.s.Store(s)
-	return st, nil
-}
-
-// Append stores e; nil means committed. An event that does not follow
-// the last stored one of its (run, producer) wraps eventlog.ErrSequence,
-// a duplicate id eventlog.ErrOrder; nothing is stored then.
-func (s *Store) Append(ctx context.Context, e eventlog.Event) error {
-	st := s.s.Load()
-	if st == nil {
-		return fmt.Errorf("append event: %w", ErrClosed)
-	}
-	return st.Append(ctx, e)
-}
-
-// Scan calls fn for every event committed when it starts, in append
-// order.
-func (s *Store) Scan(ctx context.Context, fn func(eventlog.Event) error) error {
-	st := s.s.Load()
-	if st == nil {
-		return fmt.Errorf("scan events: %w", ErrClosed)
-	}
-	return st.Scan(ctx, fn)
-}
-
-// Last returns the seq and logical time of the last stored event of
-// (run, producer), or 0 and 0: what a writer sharing a producer with
-// other processes reads before building its next event.
-func (s *Store) Last(ctx context.Context, run, producer string) (seq, time int64, err error) {
-	st := s.s.Load()
-	if st == nil {
-		return 0, 0, fmt.Errorf("read last event: %w", ErrClosed)
-	}
-	return st.Last(ctx, run, producer)
-}
-
-// Len returns how many events the store holds.
-func (s *Store) Len(ctx context.Context) (int64, error) {
-	st := s.s.Load()
-	if st == nil {
-		return 0, fmt.Errorf("count events: %w", ErrClosed)
-	}
-	return st.Len(ctx)
-}
-
-// Close closes the connection if Open made it.
-func (s *Store) Close() error {
-	if s.s.Swap(nil) == nil {
-		return nil
-	}
-	if s.closes {
-		if err := s.db.Close(); err != nil {
-			return fmt.Errorf("close event store: %w", err)
-		}
-	}
-	return nil
+	return sqlstore.OpenEvents(ctx, nil, "", db, pgdialect.Dialect, opts)
 }

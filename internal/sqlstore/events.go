@@ -15,6 +15,7 @@ import (
 // eventlog_head (one row: the last position) and eventlog_events (pos,
 // id, run, producer, seq, logical time, and the event's JSON line).
 type EventStore struct {
+	closer
 	db *sql.DB
 	d  Dialect
 	mu sync.Mutex
@@ -23,8 +24,8 @@ type EventStore struct {
 }
 
 // NewEventStore creates the schema and tables if missing and returns the
-// store.
-func NewEventStore(ctx context.Context, db *sql.DB, d Dialect, schema string) (*EventStore, error) {
+// store; with owns, its Close closes db too.
+func NewEventStore(ctx context.Context, db *sql.DB, d Dialect, schema string, owns bool) (*EventStore, error) {
 	schema, err := CheckSchema(schema)
 	if err != nil {
 		return nil, err
@@ -48,7 +49,8 @@ func NewEventStore(ctx context.Context, db *sql.DB, d Dialect, schema string) (*
 		return nil, fmt.Errorf("create event tables: %w", err)
 	}
 	return &EventStore{
-		db: db, d: d,
+		closer: closer{owns: owns, db: db},
+		db:     db, d: d,
 		qHead:   "SELECT pos FROM " + head + " WHERE id = 1" + d.ForUpdate,
 		qLast:   "SELECT seq, ltime FROM " + events + " WHERE run = $1 AND producer = $2 ORDER BY seq DESC LIMIT 1",
 		qID:     "SELECT count(*) FROM " + events + " WHERE id = $1",
@@ -64,6 +66,9 @@ func NewEventStore(ctx context.Context, db *sql.DB, d Dialect, schema string) (*
 // follow its (run, producer)'s last one and (ErrOrder) an id already
 // stored. nil means committed.
 func (s *EventStore) Append(ctx context.Context, e eventlog.Event) error {
+	if err := s.check("append event"); err != nil {
+		return err
+	}
 	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("append event: %w", err)
 	}
@@ -110,6 +115,9 @@ func (s *EventStore) Append(ctx context.Context, e eventlog.Event) error {
 // (run, producer), 0 and 0 when there is none: what a writer sharing the
 // producer with other processes reads before building its next event.
 func (s *EventStore) Last(ctx context.Context, run, producer string) (seq, time int64, err error) {
+	if err := s.check("read last event"); err != nil {
+		return 0, 0, err
+	}
 	err = s.db.QueryRowContext(ctx, s.qLast, run, producer).Scan(&seq, &time)
 	if errors.Is(err, sql.ErrNoRows) {
 		return 0, 0, nil
@@ -122,6 +130,9 @@ func (s *EventStore) Last(ctx context.Context, run, producer string) (seq, time 
 
 // Len returns how many events the store holds.
 func (s *EventStore) Len(ctx context.Context) (int64, error) {
+	if err := s.check("count events"); err != nil {
+		return 0, err
+	}
 	var n int64
 	if err := s.db.QueryRowContext(ctx, s.qLen).Scan(&n); err != nil {
 		return 0, fmt.Errorf("count events: %w", err)
@@ -134,6 +145,9 @@ func (s *EventStore) Len(ctx context.Context) (int64, error) {
 // that does not decode, or whose run, producer or seq differ from its
 // row's, is eventlog.ErrCorrupt.
 func (s *EventStore) Scan(ctx context.Context, fn func(eventlog.Event) error) error {
+	if err := s.check("scan events"); err != nil {
+		return err
+	}
 	end, err := s.Len(ctx)
 	if err != nil {
 		return fmt.Errorf("scan events: %w", err)

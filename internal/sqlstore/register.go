@@ -16,6 +16,7 @@ import (
 // line). prev is UNIQUE: two records can never follow one head, so the
 // chain cannot fork even past the head row's lock.
 type RegisterStore struct {
+	closer
 	db *sql.DB
 	d  Dialect
 	mu sync.Mutex
@@ -24,8 +25,8 @@ type RegisterStore struct {
 }
 
 // NewRegisterStore creates the schema and tables if missing and returns
-// the store.
-func NewRegisterStore(ctx context.Context, db *sql.DB, d Dialect, schema string) (*RegisterStore, error) {
+// the store; with owns, its Close closes db too.
+func NewRegisterStore(ctx context.Context, db *sql.DB, d Dialect, schema string, owns bool) (*RegisterStore, error) {
 	schema, err := CheckSchema(schema)
 	if err != nil {
 		return nil, err
@@ -46,7 +47,8 @@ func NewRegisterStore(ctx context.Context, db *sql.DB, d Dialect, schema string)
 		return nil, fmt.Errorf("create register tables: %w", err)
 	}
 	return &RegisterStore{
-		db: db, d: d,
+		closer: closer{owns: owns, db: db},
+		db:     db, d: d,
 		qHead:   "SELECT len, hash FROM " + head + " WHERE id = 1" + d.ForUpdate,
 		qInsert: "INSERT INTO " + recs + " (idx, id, prev, hash, line) VALUES ($1, $2, $3, $4, $5)",
 		qMove:   "UPDATE " + head + " SET len = $1, hash = $2 WHERE id = 1",
@@ -59,6 +61,9 @@ func NewRegisterStore(ctx context.Context, db *sql.DB, d Dialect, schema string)
 // transaction that first locks the head row; otherwise it stores nothing
 // and returns an error wrapping register.ErrStale. nil means committed.
 func (s *RegisterStore) Append(ctx context.Context, r register.Record) error {
+	if err := s.check("append record"); err != nil {
+		return err
+	}
 	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("append record: %w", err)
 	}
@@ -97,6 +102,9 @@ func (s *RegisterStore) Append(ctx context.Context, r register.Record) error {
 // if the transaction meets a conflict and is tried anew. A record whose
 // Prev is not the head's hash is refused with register.ErrStale.
 func (s *RegisterStore) AppendLocked(ctx context.Context, link func(context.Context, register.Head) (register.Record, error)) error {
+	if err := s.check("append record"); err != nil {
+		return err
+	}
 	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("append record: %w", err)
 	}
@@ -147,6 +155,9 @@ func (s *RegisterStore) insert(ctx context.Context, tx *sql.Tx, n int64, hash st
 
 // Len returns how many records the store holds.
 func (s *RegisterStore) Len(ctx context.Context) (int, error) {
+	if err := s.check("count records"); err != nil {
+		return 0, err
+	}
 	var n int64
 	if err := s.db.QueryRowContext(ctx, s.qLen).Scan(&n); err != nil {
 		return 0, fmt.Errorf("count records: %w", err)
@@ -159,6 +170,9 @@ func (s *RegisterStore) Len(ctx context.Context) (int, error) {
 // ErrGap; a line that is not a record's canonical JSON is a
 // *register.DecodeError.
 func (s *RegisterStore) Scan(ctx context.Context, from int, fn func(int, register.Record) error) error {
+	if err := s.check("scan register"); err != nil {
+		return err
+	}
 	end, err := s.Len(ctx)
 	if err != nil {
 		return fmt.Errorf("scan register: %w", err)

@@ -30,6 +30,7 @@ import (
 	"fmt"
 	"regexp"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -44,6 +45,8 @@ var (
 	// ErrConflict: an append kept meeting concurrent appends after every
 	// retry.
 	ErrConflict = errors.New("append kept conflicting")
+	// ErrClosed: the store was used after Close.
+	ErrClosed = errors.New("store closed")
 )
 
 // Kind classifies a database error.
@@ -174,3 +177,89 @@ func once(ctx context.Context, db *sql.DB, fn func(*sql.Tx) error) error {
 
 // scanBatch is how many rows one query of a Scan reads.
 const scanBatch = 1000
+
+// closer is what both stores share about their end: whether Close was
+// called, and whether it closes the database too (a store Open made).
+type closer struct {
+	closed atomic.Bool
+	owns   bool
+	db     *sql.DB
+}
+
+// check is ErrClosed, wrapped with what the caller was doing, once the
+// store is closed.
+func (c *closer) check(doing string) error {
+	if c.closed.Load() {
+		return fmt.Errorf("%s: %w", doing, ErrClosed)
+	}
+	return nil
+}
+
+// Close ends the store; later calls fail with ErrClosed. It closes the
+// database when the store owns it (Open made it), and only the first
+// time.
+func (c *closer) Close() error {
+	if !c.closed.CompareAndSwap(false, true) || !c.owns {
+		return nil
+	}
+	if err := c.db.Close(); err != nil {
+		return fmt.Errorf("close store: %w", err)
+	}
+	return nil
+}
+
+// Options configures a store. nil means defaults.
+type Options struct {
+	// Schema names the schema the tables live in; empty means
+	// "provenant". Lower-case letters, digits and underscores only.
+	Schema string
+}
+
+// Opener connects to a database: a dialect's Open.
+type Opener func(ctx context.Context, target string) (*sql.DB, error)
+
+// open connects with connect (nil: db is given and stays the caller's),
+// then builds the store with build, closing what it opened if that fails.
+func open[S any](ctx context.Context, connect Opener, target string, db *sql.DB, what string,
+	build func(db *sql.DB, owns bool) (S, error)) (S, error) {
+	owns := connect != nil
+	if owns {
+		var err error
+		if db, err = connect(ctx, target); err != nil {
+			var zero S
+			return zero, fmt.Errorf("open %s: %w", what, err)
+		}
+	}
+	s, err := build(db, owns)
+	if err != nil {
+		if owns {
+			db.Close()
+		}
+		var zero S
+		return zero, fmt.Errorf("open %s: %w", what, err)
+	}
+	return s, nil
+}
+
+func schemaOf(opts *Options) string {
+	if opts == nil {
+		return ""
+	}
+	return opts.Schema
+}
+
+// OpenEvents returns an event store in the database connect reaches at
+// target (the store closes it on Close), or, with a nil connect, on db
+// (which Close leaves open).
+func OpenEvents(ctx context.Context, connect Opener, target string, db *sql.DB, d Dialect, opts *Options) (*EventStore, error) {
+	return open(ctx, connect, target, db, "event store", func(db *sql.DB, owns bool) (*EventStore, error) {
+		return NewEventStore(ctx, db, d, schemaOf(opts), owns)
+	})
+}
+
+// OpenRegister is OpenEvents for a register store.
+func OpenRegister(ctx context.Context, connect Opener, target string, db *sql.DB, d Dialect, opts *Options) (*RegisterStore, error) {
+	return open(ctx, connect, target, db, "register store", func(db *sql.DB, owns bool) (*RegisterStore, error) {
+		return NewRegisterStore(ctx, db, d, schemaOf(opts), owns)
+	})
+}

@@ -17,9 +17,6 @@ package postgres
 import (
 	"context"
 	"database/sql"
-	"errors"
-	"fmt"
-	"sync/atomic"
 
 	"github.com/provenant/provenant/internal/sqlstore"
 	"github.com/provenant/provenant/internal/sqlstore/pgdialect"
@@ -40,105 +37,28 @@ var (
 	// ErrConflict: an append met concurrent appends on every retry.
 	ErrConflict = sqlstore.ErrConflict
 	// ErrClosed: the store was used after Close.
-	ErrClosed = errors.New("register store closed")
+	ErrClosed = sqlstore.ErrClosed
 )
 
-// Options configures a Store. nil means defaults.
-type Options struct {
-	// Schema names the schema the tables live in; empty means
-	// "provenant". Lower-case letters, digits and underscores only.
-	Schema string
-}
+// Options configures a Store (the schema its tables live in, "provenant"
+// unless set). nil means defaults.
+type Options = sqlstore.Options
 
-// Store is a decision register in PostgreSQL. It is safe for concurrent use,
-// and several processes may append to one register: register.Register
-// catches up and tries again on ErrStale.
-type Store struct {
-	s      atomic.Pointer[sqlstore.RegisterStore] // nil once closed
-	db     *sql.DB
-	closes bool
-}
+// Store is a decision register in PostgreSQL. Its methods are
+// sqlstore.RegisterStore's (Append, AppendLocked, Scan, Len, Close). It is
+// safe for concurrent use, and several processes may append to one
+// register: register.Register catches up and tries again on ErrStale.
+type Store = sqlstore.RegisterStore
 
-// Open connects to the database dsn names (a URL or key=value string, as pgx parses it), creates the schema and tables if missing,
-// and returns a Store that closes the connection on Close.
+// Open connects to the database dsn names (a URL or key=value string, as
+// pgx parses it), creates the schema and tables if missing, and returns a
+// Store that closes the connection on Close.
 func Open(ctx context.Context, dsn string, opts *Options) (*Store, error) {
-	db, err := pgdialect.Open(ctx, dsn)
-	if err != nil {
-		return nil, fmt.Errorf("open register store: %w", err)
-	}
-	s, err := New(ctx, db, opts)
-	if err != nil {
-		db.Close()
-		return nil, err
-	}
-	s.closes = true
-	return s, nil
+	return sqlstore.OpenRegister(ctx, pgdialect.Open, dsn, nil, pgdialect.Dialect, opts)
 }
 
 // New returns a Store on db, creating the schema and tables if missing.
 // Close leaves db open.
 func New(ctx context.Context, db *sql.DB, opts *Options) (*Store, error) {
-	var o Options
-	if opts != nil {
-		o = *opts
-	}
-	s, err := sqlstore.NewRegisterStore(ctx, db, pgdialect.Dialect, o.Schema)
-	if err != nil {
-		return nil, fmt.Errorf("open register store: %w", err)
-	}
-	st := &Store{db: db}
-	st.s.Store(s)
-	return st, nil
-}
-
-// Append implements register.Store; nil means committed.
-func (s *Store) Append(ctx context.Context, r register.Record) error {
-	st := s.s.Load()
-	if st == nil {
-		return fmt.Errorf("append record: %w", ErrClosed)
-	}
-	return st.Append(ctx, r)
-}
-
-// AppendLocked implements register.LockingStore: the head row stays
-// locked while link runs and the record it returns is stored, so
-// register.Register never races other writers for the head.
-func (s *Store) AppendLocked(ctx context.Context, link func(context.Context, register.Head) (register.Record, error)) error {
-	st := s.s.Load()
-	if st == nil {
-		return fmt.Errorf("append record: %w", ErrClosed)
-	}
-	return st.AppendLocked(ctx, link)
-}
-
-// Scan implements register.Store, up to the head as it was when Scan
-// started.
-func (s *Store) Scan(ctx context.Context, from int, fn func(int, register.Record) error) error {
-	st := s.s.Load()
-	if st == nil {
-		return fmt.Errorf("scan register: %w", ErrClosed)
-	}
-	return st.Scan(ctx, from, fn)
-}
-
-// Len returns how many records the store holds.
-func (s *Store) Len(ctx context.Context) (int, error) {
-	st := s.s.Load()
-	if st == nil {
-		return 0, fmt.Errorf("count records: %w", ErrClosed)
-	}
-	return st.Len(ctx)
-}
-
-// Close closes the connection if Open made it.
-func (s *Store) Close() error {
-	if s.s.Swap(nil) == nil {
-		return nil
-	}
-	if s.closes {
-		if err := s.db.Close(); err != nil {
-			return fmt.Errorf("close register store: %w", err)
-		}
-	}
-	return nil
+	return sqlstore.OpenRegister(ctx, nil, "", db, pgdialect.Dialect, opts)
 }
