@@ -266,3 +266,43 @@ func TestGov_RegisterFile(t *testing.T) {
 		t.Error("a register file with a torn last line opened")
 	}
 }
+
+// FuzzParseStateDB: any --state-db value either parses into a kind whose
+// place is the value's (less the duckdb: prefix) or is a usage error that
+// does not repeat it.
+func FuzzParseStateDB(f *testing.F) {
+	for _, s := range []string{"none", "postgres://u:p@h/d", "postgresql://h/d", "host=h dbname=d", "duckdb:a.duckdb", "duckdb:", "", "x", "=", "mysql://u:p@h/d"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		got, err := parseStateDB(s)
+		if err != nil {
+			if !errors.Is(err, errUsage) {
+				t.Fatalf("error %v is not a usage error", err)
+			}
+			// The message is one of two fixed texts: nothing of s is in it.
+			_, other := parseStateDB("x")
+			_, empty := parseStateDB(duckdbPrefix)
+			if err.Error() != other.Error() && err.Error() != empty.Error() {
+				t.Fatalf("the error depends on the value: %v", err)
+			}
+			return
+		}
+		switch got.kind {
+		case stateNone:
+			if s != stateNoneWord {
+				t.Fatalf("%q parsed as none", s)
+			}
+		case stateDuckDB:
+			if got.where == "" || duckdbPrefix+got.where != s {
+				t.Fatalf("%q parsed as DuckDB file %q", s, got.where)
+			}
+		case statePostgres:
+			if got.where != s {
+				t.Fatalf("%q parsed as DSN %q", s, got.where)
+			}
+		default:
+			t.Fatalf("%q parsed as kind %d", s, got.kind)
+		}
+	})
+}
