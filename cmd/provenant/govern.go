@@ -67,8 +67,9 @@ func (g *govFlags) register(fs *flag.FlagSet, surface string) {
 	fs.Int64Var(&g.seed, "seed", noSeed, "with --log: a deterministic run with this `SEED` (0 to 2^53-1; --provider rules or replay): event ids, the run id and result ids derive from it, so the same questions give the same log hash (default: not deterministic)")
 }
 
-// open reads the budget file and opens the event log the flags name; the
-// caller defers close. provider is --provider (and inner its --noisy-inner).
+// open reads the budget file and opens the event log and the decision
+// register the flags name (a state database, --log, --register, or the
+// --postgres default: stateDB); the caller defers close. provider is --provider (and inner its --noisy-inner).
 func (g *govFlags) open(ctx context.Context, ef *engineFlags) error {
 	if g.budgetPath != "" {
 		cfg, err := readBudget(g.budgetPath)
