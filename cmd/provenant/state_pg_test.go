@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -230,46 +229,7 @@ func TestServeStateDB_CrashKeepsAcknowledgedEvents(t *testing.T) {
 	r, cmd := startServe(t, "--state-db", dsn, "--state-schema", schema)
 	base := r.ready(t, time.After(replicaStartTimeout))
 
-	var (
-		mu    sync.Mutex
-		acked = map[string]bool{}
-		count int
-		wg    sync.WaitGroup
-	)
-	for c := range 4 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := 0; ; i++ {
-				status, outcome, ids, err := askStatus(base, stateQuestions[(c+i)%3])
-				if err != nil || status != http.StatusOK {
-					return
-				}
-				mu.Lock()
-				count++
-				if outcome == "answered" {
-					for _, id := range ids {
-						acked[id] = true
-					}
-				}
-				mu.Unlock()
-			}
-		}()
-	}
-	for {
-		mu.Lock()
-		n := count
-		mu.Unlock()
-		if n >= 40 {
-			break
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
-		t.Fatal(err)
-	}
-	wg.Wait()
-	cmd.Wait()
+	acked := killUnderLoad(t, cmd, base, stateQuestions[:3])
 
 	r2, _ := startServe(t, "--state-db", dsn, "--state-schema", schema)
 	base2 := r2.ready(t, time.After(replicaStartTimeout))
