@@ -24,8 +24,9 @@ type Autonomy struct {
 	Gates func(tools []autonomy.Tool) (autonomy.Store, error)
 	// Session names the session of a request that carries none.
 	Session string
-	// Register records every write as a decision; nil: an in-memory
-	// register, verified but lost at exit.
+	// Register records every write and approval as a decision; nil:
+	// Options.Register, or else an in-memory register, verified but lost
+	// at exit.
 	Register pipeline.DecisionRegister
 	// OnEvent receives the autonomy events (pipeline.Autonomy.OnEvent).
 	OnEvent func(context.Context, eventlog.Payload)
@@ -38,10 +39,13 @@ type Autonomy struct {
 // autonomyOptions builds the pipeline's autonomy options: the gate store
 // over reg's menu and, for a catalog whose writes are enabled, the task
 // writer over its tasks table in src (created when missing).
-func autonomyOptions(ctx context.Context, cat *catalog.Catalog, src shape.Source, reg *tool.Registry, o *Autonomy) (*pipeline.Autonomy, error) {
+func autonomyOptions(ctx context.Context, cat *catalog.Catalog, src shape.Source, reg *tool.Registry, o *Autonomy, decisions DecisionRegister) (*pipeline.Autonomy, error) {
 	var a Autonomy
 	if o != nil {
 		a = *o
+	}
+	if a.Register == nil && decisions != nil {
+		a.Register = decisions
 	}
 	out := &pipeline.Autonomy{Session: a.Session, Register: a.Register, OnEvent: a.OnEvent}
 	if a.Gates != nil {

@@ -129,7 +129,7 @@ func openCatalog(ctx context.Context, cat *catalog.Catalog, src shape.Source, op
 		}
 		free = &f
 	}
-	auto, err := autonomyOptions(ctx, cat, src, reg, o.Autonomy)
+	auto, err := autonomyOptions(ctx, cat, src, reg, o.Autonomy, o.Register)
 	if err != nil {
 		eng.Close()
 		return nil, fmt.Errorf("open engine: %w", err)
@@ -152,7 +152,7 @@ func openCatalog(ctx context.Context, cat *catalog.Catalog, src shape.Source, op
 	})
 	// The shape engine's prepared statements go before the database does
 	// (OnClose adds a caller's closers after this one).
-	return &Engine{Pipeline: p, Registry: reg, Catalog: cat, runner: sr, wall: wall, closers: []func() error{eng.Close}}, nil
+	return &Engine{Pipeline: p, Registry: reg, Catalog: cat, Register: o.Register, runner: sr, wall: wall, closers: []func() error{eng.Close}}, nil
 }
 
 // Parts returns the wall, the executor and the resolver of the engine's

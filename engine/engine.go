@@ -29,6 +29,7 @@ import (
 	"github.com/provenant/provenant/ledger"
 	"github.com/provenant/provenant/pipeline"
 	"github.com/provenant/provenant/provider"
+	"github.com/provenant/provenant/register"
 	"github.com/provenant/provenant/retail"
 	"github.com/provenant/provenant/retail/demo"
 	"github.com/provenant/provenant/retail/storefile"
@@ -46,6 +47,9 @@ type Engine struct {
 	// DatasetVersion is the version of the store file Open imported ("" for
 	// OpenCatalog: each answer names its own data_version).
 	DatasetVersion string
+	// Register is where decisions are recorded (Options.Register); nil
+	// when the command opened none.
+	Register DecisionRegister
 
 	runner    *shapeRunner
 	wall      *tool.Wall
@@ -67,6 +71,17 @@ type Database struct {
 // Opener opens a fresh, empty Database: the embedded DuckDB in memory in
 // the command and the tests. Close on the engine closes its DB.
 type Opener func(ctx context.Context) (*Database, error)
+
+// DecisionRegister is where the engine's decisions are recorded: a
+// *register.Register over the store the command opened (a register file,
+// or the register of a state database shared by several processes). The
+// write path appends a decision record for every write it makes.
+type DecisionRegister interface {
+	Append(ctx context.Context, r register.Record) (register.Record, error)
+	Head() register.Head
+}
+
+var _ DecisionRegister = (*register.Register)(nil)
 
 // Options configures Open; nil means defaults.
 type Options struct {
@@ -127,6 +142,8 @@ type Options struct {
 	// none. See pipeline.Options.
 	Events *pipeline.Events
 	Budget *budget.Config
+	// Register is the decision register; nil means none (Engine.Register).
+	Register DecisionRegister
 	// Repair runs the repair loop (pipeline.Repair) with the catalog's
 	// metrics (definition, domain, history over earlier windows) filled
 	// in; nil: off.

@@ -206,6 +206,17 @@ type Log struct {
 
 	mu    sync.Mutex
 	state map[string]producerState
+	// last, when set, reads a producer's state on its first append
+	// instead of a scan at open (a store that can: LastReader).
+	last LastReader
+}
+
+// LastReader is a Store that can say where one (run, producer) stands:
+// the seq and logical time of its last stored event, or 0 and 0. NewLog
+// then reads each producer's state when it first appends, instead of
+// scanning the whole store when it opens (the database stores).
+type LastReader interface {
+	Last(ctx context.Context, run, producer string) (seq, time int64, err error)
 }
 
 type producerState struct {
@@ -213,8 +224,10 @@ type producerState struct {
 	time int64
 }
 
-// NewLog returns a Log appending to store. It scans the store once for
-// the run's last sequence number and time of every producer.
+// NewLog returns a Log appending to store. A run drawn at random here is
+// new, so nothing is read; a named or deterministic run continues where
+// the store has it: read per producer on its first append when the store
+// is a LastReader, else by one scan of the store now.
 func NewLog(ctx context.Context, store Store, opts *Options) (*Log, error) {
 	var o Options
 	if opts != nil {
@@ -239,6 +252,7 @@ func NewLog(ctx context.Context, store Store, opts *Options) (*Log, error) {
 			o.PID = int64(os.Getpid())
 		}
 	}
+	fresh := o.Run == "" && !o.Deterministic
 	if o.Run == "" {
 		if o.Deterministic {
 			sum := sha256.Sum256(fmt.Appendf(nil, "provenant/eventlog/run\x00%d", o.Seed))
@@ -255,6 +269,15 @@ func NewLog(ctx context.Context, store Store, opts *Options) (*Log, error) {
 		return nil, fmt.Errorf("open log: %w: run: want a name matching %s", ErrInvalid, namePattern)
 	}
 	l := &Log{store: store, opts: o, state: map[string]producerState{}}
+	if fresh {
+		// 64 random bits name a run no store holds; were it otherwise,
+		// the store would refuse the repeated seq (ErrSequence).
+		return l, nil
+	}
+	if lr, ok := store.(LastReader); ok {
+		l.last = lr
+		return l, nil
+	}
 	err := store.Scan(ctx, func(e Event) error {
 		if e.Run == o.Run {
 			st := l.state[e.Producer]
@@ -292,7 +315,15 @@ func EventID(seed int64, run, producer string, seq int64) string {
 func (l *Log) Append(ctx context.Context, e Entry) (Event, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	st := l.state[e.Producer]
+	st, known := l.state[e.Producer]
+	if !known && l.last != nil {
+		seq, t, err := l.last.Last(ctx, l.opts.Run, e.Producer)
+		if err != nil {
+			return Event{}, fmt.Errorf("append event: read the producer's last event: %w", err)
+		}
+		st = producerState{seq: seq, time: t}
+		l.state[e.Producer] = st
+	}
 	if e.Time < st.time {
 		return Event{}, fmt.Errorf("append event: %w: logical time goes back for its producer", ErrSequence)
 	}

@@ -264,3 +264,93 @@ func storeOf(events []eventlog.Event) *eventlog.MemStore {
 	}
 	return s
 }
+
+// countingStore counts a MemStore's scans and, when it reads lasts, its
+// per-producer reads.
+type countingStore struct {
+	*eventlog.MemStore
+	scans int
+}
+
+func (s *countingStore) Scan(ctx context.Context, fn func(eventlog.Event) error) error {
+	s.scans++
+	return s.MemStore.Scan(ctx, fn)
+}
+
+type lastStore struct {
+	countingStore
+	lasts int
+}
+
+func (s *lastStore) Last(ctx context.Context, run, producer string) (seq, t int64, err error) {
+	s.lasts++
+	err = s.MemStore.Scan(ctx, func(e eventlog.Event) error {
+		if e.Run == run && e.Producer == producer {
+			seq, t = max(seq, e.Seq), max(t, e.Time)
+		}
+		return nil
+	})
+	return seq, t, err
+}
+
+// TestLog_OpenReadsWhatItNeeds: a run drawn at random reads nothing of
+// the store; a named run scans a plain store once, or asks a LastReader
+// once per producer at its first append, and continues its seqs either
+// way.
+func TestLog_OpenReadsWhatItNeeds(t *testing.T) {
+	ctx := t.Context()
+	appendTwo := func(t *testing.T, l *eventlog.Log) []int64 {
+		var seqs []int64
+		for _, p := range []string{"a", "a", "b"} {
+			e, err := l.Append(ctx, eventlog.Entry{Producer: p, Payload: abstain("q")})
+			if err != nil {
+				t.Fatal(err)
+			}
+			seqs = append(seqs, e.Seq)
+		}
+		return seqs
+	}
+	t.Run("random run", func(t *testing.T) {
+		s := &countingStore{MemStore: &eventlog.MemStore{}}
+		for range 2 {
+			l, err := eventlog.NewLog(ctx, s, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := appendTwo(t, l); !slices.Equal(got, []int64{1, 2, 1}) {
+				t.Errorf("seqs %v, want a new run's 1 2 1", got)
+			}
+		}
+		if s.scans != 0 {
+			t.Errorf("%d scans for random runs, want none", s.scans)
+		}
+	})
+	t.Run("named run, plain store", func(t *testing.T) {
+		s := &countingStore{MemStore: &eventlog.MemStore{}}
+		var got []int64
+		for range 2 {
+			l, err := eventlog.NewLog(ctx, s, &eventlog.Options{Run: "run-x"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got = append(got, appendTwo(t, l)...)
+		}
+		if !slices.Equal(got, []int64{1, 2, 1, 3, 4, 2}) || s.scans != 2 {
+			t.Errorf("seqs %v after %d scans, want 1 2 1 3 4 2 after 2", got, s.scans)
+		}
+	})
+	t.Run("named run, LastReader", func(t *testing.T) {
+		s := &lastStore{countingStore: countingStore{MemStore: &eventlog.MemStore{}}}
+		var got []int64
+		for range 2 {
+			l, err := eventlog.NewLog(ctx, s, &eventlog.Options{Run: "run-x"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got = append(got, appendTwo(t, l)...)
+		}
+		if !slices.Equal(got, []int64{1, 2, 1, 3, 4, 2}) || s.scans != 0 || s.lasts != 4 {
+			t.Errorf("seqs %v after %d scans and %d last reads, want 1 2 1 3 4 2 after 0 and 4", got, s.scans, s.lasts)
+		}
+	})
+}

@@ -21,9 +21,6 @@ import (
 	"github.com/provenant/provenant/httpapi"
 	"github.com/provenant/provenant/internal/strictjson"
 	"github.com/provenant/provenant/pipeline"
-	"github.com/provenant/provenant/register"
-	regduckdb "github.com/provenant/provenant/register/duckdb"
-	regpostgres "github.com/provenant/provenant/register/postgres"
 )
 
 // approval is one line of a grants file: what `provenant approve`
@@ -63,8 +60,11 @@ func runApprove(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	if err := noArgs(fs, *grants); err != nil {
-		return err
+	switch {
+	case fs.NArg() > 0:
+		return usagef("unexpected argument (the file goes after its flag)")
+	case *grants == "":
+		return usagef("approve: --grants FILE is required")
 	}
 	if *revoke != "" {
 		r := approval{Revoke: *revoke, Session: *session, Approver: *approver}
@@ -164,64 +164,33 @@ func toolName(s string) bool {
 func pipelineName(s string) bool { return s != "" && pipeline.SessionOf(s) == s }
 
 // autoFlags are the autonomy flags of the commands that answer
-// questions: the grants file the approve command writes, the decision
-// register, and --writes for the demo store.
+// questions: the grants file the approve command writes, and --writes
+// for the demo store. Writes and approvals are recorded in the register
+// the audit flags open (--register FILE, --state-db).
 type autoFlags struct {
-	grantsPath   string
-	registerPath string
-	writes       bool
+	grantsPath string
+	writes     bool
 
-	// Opened by open: main's Authority (handed only to the approving
+	// Set by open: main's Authority (handed only to the approving
 	// layers: the grants inbox here and the HTTP approvals endpoint),
-	// the register, and the inbox.
-	auth   *autonomy.Authority
-	reg    *register.Register
-	closer io.Closer
-	inbox  *grantInbox
+	// and the inbox.
+	auth  *autonomy.Authority
+	inbox *grantInbox
 }
 
 func (f *autoFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.grantsPath, "grants", "", "apply the grants `FILE` provenant approve writes, before each question (the local operator's approvals)")
-	fs.StringVar(&f.registerPath, "register", "", "record every write and approval as a decision in the register at `DB` (a DuckDB file, or a postgres:// DSN); default: in memory")
 	fs.BoolVar(&f.writes, "writes", false, "serve the store file's write tool (open_restock_task), as a catalog's `writes: {enabled: true}` does; each write still needs an L3 grant")
 }
 
-// open creates the Authority and opens the register.
-func (f *autoFlags) open(ctx context.Context) error {
-	f.auth = autonomy.NewAuthority()
-	if f.registerPath == "" {
-		return nil
-	}
-	var (
-		store register.Store
-		err   error
-	)
-	if strings.HasPrefix(f.registerPath, "postgres://") || strings.HasPrefix(f.registerPath, "postgresql://") {
-		var s *regpostgres.Store
-		s, err = regpostgres.Open(ctx, f.registerPath, nil)
-		store, f.closer = s, s
-	} else {
-		var s *regduckdb.Store
-		s, err = regduckdb.Open(ctx, f.registerPath, nil)
-		store, f.closer = s, s
-	}
-	if err != nil {
-		return fmt.Errorf("open register: %w", err)
-	}
-	if f.reg, err = register.Open(ctx, store); err != nil {
-		f.close()
-		return fmt.Errorf("open register: %w", err)
-	}
-	return nil
-}
+// open creates the Authority.
+func (f *autoFlags) open() { f.auth = autonomy.NewAuthority() }
 
-// apply puts the gate store (closed over the Authority), the register
-// and --writes in an engine's options.
+// apply puts the gate store (closed over the Authority) and --writes in
+// an engine's options; the engine records writes and approvals in
+// opts.Register.
 func (f *autoFlags) apply(opts *engine.Options, logger *slog.Logger) {
 	a := &engine.Autonomy{Writes: f.writes}
-	if f.reg != nil {
-		a.Register = f.reg
-	}
 	auth, path := f.auth, f.grantsPath
 	a.Gates = func(tools []autonomy.Tool) (autonomy.Store, error) {
 		s, err := autonomy.NewSessions(tools, &autonomy.GateOptions{Authority: auth})
@@ -241,15 +210,6 @@ func (f *autoFlags) serving(p *pipeline.Pipeline) {
 		f.inbox.p = p
 		f.inbox.mu.Unlock()
 	}
-}
-
-func (f *autoFlags) close() error {
-	if f.closer != nil {
-		err := f.closer.Close()
-		f.closer = nil
-		return err
-	}
-	return nil
 }
 
 // grantInbox is the gate store of a process with --grants: before each

@@ -29,11 +29,12 @@ func TestApprove_Grants(t *testing.T) {
 	dir := t.TempDir()
 	grants := filepath.Join(dir, "grants.jsonl")
 	logPath := filepath.Join(dir, "events.jsonl")
+	regPath := filepath.Join(dir, "decisions.jsonl")
 	var ef engineFlags
 	fs := newFlagSet("test", "", "", io.Discard)
 	ef.register(fs)
 	ef.gov.register(fs, surfaceCLI)
-	if err := fs.Parse([]string{"--writes", "--grants", grants, "--register", filepath.Join(dir, "register.duckdb"), "--log", logPath}); err != nil {
+	if err := fs.Parse([]string{"--writes", "--grants", grants, "--register", regPath, "--log", logPath}); err != nil {
 		t.Fatal(err)
 	}
 	ctx := t.Context()
@@ -71,10 +72,14 @@ func TestApprove_Grants(t *testing.T) {
 	if a := write("k-3"); a.Reason().Kind != answer.ReasonNeedsApproval {
 		t.Errorf("after 2 questions: %s %v; want needs_approval", a.Outcome(), a.Reason())
 	}
-	if h := ef.gov.auto.reg.Head(); h.Len != 3 {
+	if h := ef.gov.reg.Head(); h.Len != 3 {
 		t.Errorf("register holds %d records; want 3 (the approval and two writes)", h.Len)
 	}
 	ef.gov.close()
+	var verified bytes.Buffer
+	if err := runRegister(ctx, []string{"verify", "--register", regPath}, &verified, io.Discard); err != nil || !strings.HasPrefix(verified.String(), "ok: 3 records") {
+		t.Errorf("register verify = %q, %v; want ok: 3 records", verified.String(), err)
+	}
 	b, err := os.ReadFile(logPath)
 	if err != nil {
 		t.Fatal(err)

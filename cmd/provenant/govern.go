@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 
 	"github.com/provenant/provenant/budget"
 	"github.com/provenant/provenant/engine"
@@ -16,6 +17,7 @@ import (
 	"github.com/provenant/provenant/internal/strictjson"
 	"github.com/provenant/provenant/ledger"
 	"github.com/provenant/provenant/pipeline"
+	"github.com/provenant/provenant/register"
 )
 
 // govFlags are the audit flags of the commands that answer questions
@@ -28,9 +30,15 @@ type govFlags struct {
 	profilePath string
 	budgetPath  string
 	seed        int64
+	// state: --state-db and --state-schema (state.go); registerPath:
+	// --register FILE.
+	state        stateFlags
+	registerPath string
 
 	// Opened by open.
-	store     *eventlog.FileStore
+	store     eventlog.Store
+	closers   []func() error
+	reg       *register.Register
 	profile   *os.File
 	events    *pipeline.Events
 	budget    *budget.Config
@@ -57,16 +65,17 @@ func (g *govFlags) register(fs *flag.FlagSet, surface string) {
 	fs.BoolVar(&g.logRepair, "log-repair", false, "with --log: truncate a torn last line (a crash mid-append, never acknowledged) instead of refusing to open the log")
 	fs.StringVar(&g.profilePath, "profile", "", "with --log: write wall-clock timings, keyed by event id, to `FILE` (JSON Lines; never part of the log or its hash)")
 	fs.StringVar(&g.budgetPath, "budget", "", "per-session and per-question budgets from `FILE` (YAML or JSON: session and question, each with usd, tokens, tool_calls, sim_seconds, rows_scanned); a call that does not fit abstains with budget_exhausted")
+	g.state.register(fs, "keep the event log and the decision register")
+	fs.StringVar(&g.registerPath, "register", "", "append decision records to the register `FILE` (JSON Lines, fsynced per record; one process; read it with provenant register verify)")
 	g.auto.register(fs)
 	fs.Int64Var(&g.seed, "seed", noSeed, "with --log: a deterministic run with this `SEED` (0 to 2^53-1; --provider rules or replay): event ids, the run id and result ids derive from it, so the same questions give the same log hash (default: not deterministic)")
 }
 
-// open reads the budget file and opens the event log the flags name; the
-// caller defers close. provider is --provider (and inner its --noisy-inner).
+// open reads the budget file and opens the event log and the decision
+// register the flags name (a state database, --log, --register, or the
+// --postgres default: stateDB); the caller defers close. provider is --provider (and inner its --noisy-inner).
 func (g *govFlags) open(ctx context.Context, ef *engineFlags) error {
-	if err := g.auto.open(ctx); err != nil {
-		return err
-	}
+	g.auto.open()
 	if g.budgetPath != "" {
 		cfg, err := readBudget(g.budgetPath)
 		if err != nil {
@@ -74,24 +83,65 @@ func (g *govFlags) open(ctx context.Context, ef *engineFlags) error {
 		}
 		g.budget = &cfg
 	}
+	sdb, err := g.stateDB(ef)
+	if err != nil {
+		return err
+	}
 	deterministic := g.seed != noSeed
+	hasLog := g.logPath != "" || sdb.kind != stateNone
 	switch {
-	case g.logPath == "" && (deterministic || g.profilePath != "" || g.logRepair):
-		return usagef("--seed, --profile and --log-repair go with --log FILE")
+	case !hasLog && (deterministic || g.profilePath != ""):
+		return usagef("--seed and --profile go with an event log (--log FILE or --state-db)")
+	case g.logPath == "" && g.logRepair:
+		return usagef("--log-repair goes with --log FILE")
 	case deterministic && (g.seed < 0 || g.seed > eventlog.MaxSafeInteger):
 		return usagef("--seed: want an integer from 0 to 2^53-1")
 	case deterministic && !deterministicProvider(ef):
 		return usagef("--seed: a deterministic run needs --provider rules or replay")
 	}
-	if g.logPath == "" {
-		return nil
-	}
-	store, err := eventlog.OpenFileStore(ctx, g.logPath, &eventlog.FileOptions{RepairTornTail: g.logRepair})
-	if err != nil {
-		if errors.Is(err, eventlog.ErrTornTail) {
-			return fmt.Errorf("open event log: %w (a crash cut the last append short; --log-repair truncates it)", err)
+	var (
+		store eventlog.Store
+		regs  register.Store
+	)
+	switch {
+	case sdb.kind != stateNone:
+		st, err := openState(ctx, sdb)
+		if err != nil {
+			if !g.state.given() {
+				return fmt.Errorf("%w (the audit state of a catalog over --postgres goes to that database, schema provenant, by default: --state-db names another place, --state-db none keeps none)", err)
+			}
+			return err
 		}
-		return fmt.Errorf("open event log: %w", err)
+		g.closers = append(g.closers, st.close)
+		store, regs = st.events, st.reg
+	case g.logPath != "":
+		fstore, err := eventlog.OpenFileStore(ctx, g.logPath, &eventlog.FileOptions{RepairTornTail: g.logRepair})
+		if err != nil {
+			if errors.Is(err, eventlog.ErrTornTail) {
+				return fmt.Errorf("open event log: %w (a crash cut the last append short; --log-repair truncates it)", err)
+			}
+			return fmt.Errorf("open event log: %w", err)
+		}
+		g.closers = append(g.closers, fstore.Close)
+		store = fstore
+	}
+	if g.registerPath != "" {
+		rf, err := openRegisterFile(ctx, g.registerPath)
+		if err != nil {
+			g.close()
+			return err
+		}
+		g.closers = append(g.closers, rf.Close)
+		regs = rf
+	}
+	if regs != nil {
+		if g.reg, err = register.Open(ctx, regs); err != nil {
+			g.close()
+			return fmt.Errorf("open register: %w", err)
+		}
+	}
+	if store == nil {
+		return nil
 	}
 	g.store = store
 	opts := &eventlog.Options{}
@@ -115,13 +165,16 @@ func (g *govFlags) open(ctx context.Context, ef *engineFlags) error {
 	}
 	// A resumed run (the same seed appending again) goes on from its last
 	// logical time, so its times never go back and no request id repeats.
+	// (A run that is not deterministic has a random id: nothing to resume.)
 	var last int64
-	err = store.Scan(ctx, func(e eventlog.Event) error {
-		if e.Run == l.Run() && e.Producer == producer {
-			last = max(last, e.Time)
-		}
-		return nil
-	})
+	if deterministic {
+		err = store.Scan(ctx, func(e eventlog.Event) error {
+			if e.Run == l.Run() && e.Producer == producer {
+				last = max(last, e.Time)
+			}
+			return nil
+		})
+	}
 	if err != nil {
 		g.close()
 		return fmt.Errorf("open event log: %w", err)
@@ -146,19 +199,47 @@ func deterministicProvider(ef *engineFlags) bool {
 // apply puts the opened log and budgets in an engine's options.
 func (g *govFlags) apply(opts *engine.Options) {
 	opts.Events, opts.Budget = g.events, g.budget
+	if g.reg != nil {
+		opts.Register = g.reg
+	}
 	g.auto.apply(opts, opts.Logger)
 	if g.resultIDs != nil {
 		opts.ResultIDs = g.resultIDs
 	}
 }
 
+// stateDB resolves where the audit state goes: --state-db when given;
+// else, for ask, serve and mcp with neither --log nor --register, the
+// PostgreSQL database of a catalog over --postgres, schema provenant;
+// else none.
+func (g *govFlags) stateDB(ef *engineFlags) (stateDB, error) {
+	sdb, given, err := g.state.parse()
+	if err != nil {
+		return stateDB{}, err
+	}
+	files := g.logPath != "" || g.registerPath != ""
+	switch {
+	case given && files:
+		return stateDB{}, usagef("--state-db holds the event log and the register: it goes with neither --log nor --register")
+	case given && sdb.kind == stateDuckDB && ef.db != "" && sdb.where == ef.db:
+		return stateDB{}, usagef("--state-db: the catalog's --db file is opened read only: name another DuckDB file")
+	case given:
+		return sdb, nil
+	case !files && g.surface != surfaceEval && ef.postgres != "" && !ef.storeFile():
+		return stateDB{kind: statePostgres, where: ef.postgres, schema: g.state.schema}, nil
+	case g.state.schema != "":
+		return stateDB{}, usagef("--state-schema goes with --state-db, or with --postgres when the audit state goes there by default")
+	}
+	return stateDB{}, nil
+}
+
 // close closes the event log and the profile.
 func (g *govFlags) close() error {
-	errs := []error{g.auto.close()}
-	if g.store != nil {
-		errs = append(errs, g.store.Close())
-		g.store = nil
+	var errs []error
+	for _, c := range slices.Backward(g.closers) {
+		errs = append(errs, c())
 	}
+	g.closers, g.store, g.reg = nil, nil, nil
 	if g.profile != nil {
 		errs = append(errs, g.profile.Close())
 		g.profile = nil

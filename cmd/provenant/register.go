@@ -12,13 +12,13 @@ import (
 // runRegister runs `provenant register verify` and `provenant register
 // export` over a decision register file (register's JSON Lines format).
 func runRegister(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	const synopsis = "register verify|export --register FILE"
+	const synopsis = "register verify|export (--register FILE | --state-db DSN)"
 	help := func(w io.Writer) {
 		fmt.Fprintf(w, "Usage: provenant %s\n\n"+
 			"  verify  recompute the register's hash chain and name the first bad record;\n"+
 			"          print the head (records and last hash) to publish\n"+
 			"  export  verify, then write the register as canonical JSON Lines on standard output\n\n"+
-			"Example:\n  provenant register verify --register decisions.jsonl\n", synopsis)
+			"Example:\n  provenant register verify --register decisions.jsonl\n  provenant register verify --state-db postgres://provenant@db.internal/shop\n", synopsis)
 	}
 	if len(args) == 0 {
 		help(stderr)
@@ -43,22 +43,45 @@ func runRegisterVerify(ctx context.Context, args []string, stdout, stderr io.Wri
 	if export {
 		name, example = "register export", "provenant register export --register decisions.jsonl > copy.jsonl"
 	}
-	fs := newFlagSet(name, name+" --register FILE", example, stderr)
-	path := fs.String("register", "", "the decision register `FILE` (JSON Lines, one canonical record a line) (required)")
+	fs := newFlagSet(name, name+" (--register FILE | --state-db DSN)", example, stderr)
+	path := fs.String("register", "", "the decision register `FILE` (JSON Lines, one canonical record a line) (this or --state-db)")
+	var sf stateFlags
+	sf.register(fs, "the decision register")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	if err := noArgs(fs, *path); err != nil {
+	sdb, given, err := sf.parse()
+	switch {
+	case err != nil:
 		return err
+	case fs.NArg() > 0:
+		return usagef("unexpected argument (the file goes after its flag)")
+	case given && *path != "":
+		return usagef("want one of --register FILE and --state-db, not both")
+	case given && sdb.kind == stateNone:
+		return usagef("--state-db none names no register: want a database")
+	case !given && sf.schema != "":
+		return usagef("--state-schema goes with --state-db")
+	case !given && *path == "":
+		return usagef("want --register FILE or --state-db (see -h)")
 	}
-	f, err := os.Open(*path)
-	if err != nil {
-		return fmt.Errorf("open register: %w", err)
-	}
-	defer f.Close()
-	store, err := register.Load(ctx, f)
-	if err != nil {
-		return fmt.Errorf("load register: %w", err)
+	var store register.Store
+	if given {
+		st, err := openStateForReading(ctx, sdb, tableRecords)
+		if err != nil {
+			return err
+		}
+		defer st.close()
+		store = st.reg
+	} else {
+		f, err := os.Open(*path)
+		if err != nil {
+			return fmt.Errorf("open register: %w", err)
+		}
+		defer f.Close()
+		if store, err = register.Load(ctx, f); err != nil {
+			return fmt.Errorf("load register: %w", err)
+		}
 	}
 	head, err := register.Verify(ctx, store)
 	if err != nil {

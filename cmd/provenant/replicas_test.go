@@ -1,16 +1,12 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
 	"net/url"
-	"os"
-	"os/exec"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -30,42 +26,12 @@ type replica struct {
 	addr chan string // the listening address, once serve logs it
 }
 
-// startReplica starts a replica; it is killed at cleanup, on failure too.
-// Both replicas are started before either is waited for, so they load the
-// demo store at the same time.
+// startReplica starts a replica (startServe); it is killed at cleanup,
+// on failure too. Both replicas are started before either is waited
+// for, so they load the demo store at the same time.
 func startReplica(t *testing.T) *replica {
 	t.Helper()
-	cmd := exec.Command(os.Args[0], "serve", "--addr", "127.0.0.1:0", "--log-level", "info")
-	cmd.Env = append(os.Environ(), "PROVENANT_RUN_MAIN=1")
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatalf("start replica: %v", err)
-	}
-	t.Cleanup(func() {
-		cmd.Process.Kill()
-		cmd.Wait()
-	})
-	// serve logs the address it listens on (a JSON line, msg "listening")
-	// before it loads; the rest of its log is read so it never blocks.
-	r := &replica{addr: make(chan string, 1)}
-	go func() {
-		sc := bufio.NewScanner(stderr)
-		found := false
-		for sc.Scan() {
-			var line struct {
-				Msg  string `json:"msg"`
-				Addr string `json:"addr"`
-			}
-			if !found && json.Unmarshal(sc.Bytes(), &line) == nil && line.Msg == "listening" && line.Addr != "" {
-				found = true
-				r.addr <- line.Addr
-			}
-		}
-		io.Copy(io.Discard, stderr)
-	}()
+	r, _ := startServe(t)
 	return r
 }
 

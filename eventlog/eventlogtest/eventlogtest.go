@@ -225,14 +225,22 @@ func testConcurrentLogs(t *testing.T, open Opener) {
 
 func testStale(t *testing.T, open Opener) {
 	s := handle(t, open)
-	// Two writers of one run and producer: b read the store before a
-	// appended, so b's next seq is one a already used.
-	a, b := newLog(t, s, "run-shared"), newLog(t, s, "run-shared")
+	// Two writers of one run and producer: a appends, b appends after it,
+	// and a, which last saw its own append, is now stale: its next seq is
+	// one b already used. (A log reads where a producer stands when it
+	// opens or, over a LastReader, at the producer's first append: either
+	// way b sees a's event and a does not see b's.)
+	a := newLog(t, s, "run-shared")
 	first, err := a.Append(t.Context(), eventlog.Entry{Producer: "pipeline", Time: 5, Payload: Payload(0)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := b.Append(t.Context(), eventlog.Entry{Producer: "pipeline", Time: 5, Payload: Payload(1)}); !errors.Is(err, eventlog.ErrSequence) {
+	b := newLog(t, s, "run-shared")
+	second, err := b.Append(t.Context(), eventlog.Entry{Producer: "pipeline", Time: 5, Payload: Payload(1)})
+	if err != nil || second.Seq != 2 {
+		t.Fatalf("second writer's append = seq %d, %v; want seq 2", second.Seq, err)
+	}
+	if _, err := a.Append(t.Context(), eventlog.Entry{Producer: "pipeline", Time: 5, Payload: Payload(1)}); !errors.Is(err, eventlog.ErrSequence) {
 		t.Errorf("stale writer's append = %v; want ErrSequence", err)
 	}
 	next := func(seq, tm int64) eventlog.Event {
@@ -250,10 +258,10 @@ func testStale(t *testing.T, open Opener) {
 		e    eventlog.Event
 		want error
 	}{
-		{"seq repeated", next(1, 5), eventlog.ErrSequence},
-		{"seq skipped", next(3, 5), eventlog.ErrSequence},
-		{"seq from zero again", func() eventlog.Event { e := next(2, 5); e.Producer = "other"; return e }(), eventlog.ErrSequence},
-		{"logical time back", next(2, 4), eventlog.ErrSequence},
+		{"seq repeated", next(2, 5), eventlog.ErrSequence},
+		{"seq skipped", next(4, 5), eventlog.ErrSequence},
+		{"seq from zero again", func() eventlog.Event { e := next(3, 5); e.Producer = "other"; return e }(), eventlog.ErrSequence},
+		{"logical time back", next(3, 4), eventlog.ErrSequence},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			if err := s.Append(t.Context(), tt.e); !errors.Is(err, tt.want) {
@@ -262,12 +270,12 @@ func testStale(t *testing.T, open Opener) {
 		})
 	}
 	got := readAll(t, s)
-	if len(got) != 1 || got[0].ID != first.ID {
-		t.Fatalf("after refused appends the store holds %d events; want the 1 acknowledged", len(got))
+	if len(got) != 2 || got[0].ID != first.ID || got[1].ID != second.ID {
+		t.Fatalf("after refused appends the store holds %d events; want the 2 acknowledged", len(got))
 	}
 	// The next seq in order is accepted.
-	if err := s.Append(t.Context(), next(2, 5)); err != nil {
-		t.Errorf("append seq 2 = %v", err)
+	if err := s.Append(t.Context(), next(3, 5)); err != nil {
+		t.Errorf("append seq 3 = %v", err)
 	}
 	verify(t, s)
 }
