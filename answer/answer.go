@@ -73,6 +73,11 @@ const (
 	ReasonPermissionDenied ReasonKind = "permission_denied" // it asked for something the sandbox forbids
 	ReasonSchemaViolation  ReasonKind = "schema_violation"  // it is not one well-formed SELECT over the allowlisted tables' columns
 
+	// Rejections of an action (a call of a tool above L1): the autonomy
+	// gate's, and a write's.
+	ReasonNeedsApproval ReasonKind = "needs_approval"     // the session's tier is below the tool's: a human must grant it (tool and tiers named)
+	ReasonKeyReused     ReasonKind = "request_key_reused" // a write's request key already opened a task with other arguments
+
 	// Errors.
 	ReasonModelUnavailable   ReasonKind = "model_unavailable"   // the model was unreachable
 	ReasonVerificationFailed ReasonKind = "verification_failed" // the resolver's verdict failed
@@ -94,6 +99,9 @@ var (
 	// wall's kinds.
 	StatementRejectKinds = []ReasonKind{ReasonSQLError, ReasonEmptyResult, ReasonBudgetExceeded,
 		ReasonPermissionDenied, ReasonSchemaViolation}
+	// ActionRejectKinds are the rejections of an action (RejectAction):
+	// the autonomy gate's refusal and a write's reused request key.
+	ActionRejectKinds = []ReasonKind{ReasonNeedsApproval, ReasonKeyReused}
 )
 
 // Reason says why a request did not end in an answer: a kind from a
@@ -233,6 +241,16 @@ func Reject(tool string, r *tool.Rejection) Answer {
 // on a kind outside StatementRejectKinds.
 func RejectStatement(tool string, kind ReasonKind, detail string) Answer {
 	mustKind(kind, StatementRejectKinds)
+	return Answer{outcome: Rejected, tool: tool, reason: Reason{Kind: kind, Detail: detail}}
+}
+
+// RejectAction is the answer when the autonomy gate refuses a call the
+// wall admitted (needs_approval), or a write refuses its request key
+// (request_key_reused): outcome rejected. detail names the tool and the
+// tiers, never an argument. It panics on a kind outside
+// ActionRejectKinds.
+func RejectAction(tool string, kind ReasonKind, detail string) Answer {
+	mustKind(kind, ActionRejectKinds)
 	return Answer{outcome: Rejected, tool: tool, reason: Reason{Kind: kind, Detail: detail}}
 }
 

@@ -55,6 +55,9 @@ type Catalog struct {
 	// SQL is the `sql:` section: the deny list and a hand-written copy
 	// of the read allowlist (sql.go); nil when absent.
 	SQL *SQL
+	// Writes is the `writes:` section: whether write tools are served
+	// (write.go); nil when absent, which means they are not.
+	Writes *Writes
 }
 
 // Prompt is a prompt template over the catalog's tools: text with {name}
@@ -205,6 +208,13 @@ type Tool struct {
 	// Optional.
 	Keywords []Ref
 	Answer   *Answer
+	// Tier and Effect are the tool's autonomy tier (L1, L2, L3) and
+	// side-effect class (none, simulate, write); unset means L1 and none
+	// (see write.go).
+	Tier   Ref
+	Effect Ref
+	// Task is an append_task tool's task: what row it appends.
+	Task *Task
 }
 
 // Answer holds the sentence templates (package phrase) an answer is
@@ -255,6 +265,11 @@ const (
 	// given At value meeting Filter in the half-open window [start, end).
 	// Class window. Zero: a count of 0.
 	ShapeCountRowsInWindow = "count_rows_in_window"
+	// ShapeAppendTask appends one task row to the catalog's tasks table
+	// (Writes.Tasks): the task's kind, the ids of Task.Entities, a
+	// quantity and a client-supplied request key. Class action. It is a
+	// write: tier L3, effect write, served only when writes are enabled.
+	ShapeAppendTask = "append_task"
 )
 
 // shapeClass is the question class each shape's tools declare.
@@ -263,15 +278,16 @@ var shapeClass = map[string]string{
 	ShapeCountEntitiesWhere:  "aggregate",
 	ShapeListEntitiesInState: "list",
 	ShapeCountRowsInWindow:   "window",
+	ShapeAppendTask:          "action",
 }
 
 // Shapes returns the closed set of tool shapes.
 func Shapes() []string {
-	return []string{ShapeLatestValue, ShapeCountEntitiesWhere, ShapeListEntitiesInState, ShapeCountRowsInWindow}
+	return []string{ShapeLatestValue, ShapeCountEntitiesWhere, ShapeListEntitiesInState, ShapeCountRowsInWindow, ShapeAppendTask}
 }
 
 // Classes returns the closed set of question classes.
-func Classes() []string { return []string{"scalar", "aggregate", "list", "window"} }
+func Classes() []string { return []string{"scalar", "aggregate", "list", "window", "action"} }
 
 // Ops returns the closed set of comparison operators.
 func Ops() []string { return []string{"eq", "ne", "in", "not_in", "lt", "le", "gt", "ge"} }

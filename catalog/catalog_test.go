@@ -15,9 +15,9 @@ func TestLoad_Examples(t *testing.T) {
 		wantScope string
 	}{
 		{"retail.yaml", []string{"get_stock_state", "get_price", "get_compliance_flag",
-			"count_stores_with_condition", "list_products_in_state", "count_events_in_window"}, "store"},
+			"count_stores_with_condition", "list_products_in_state", "count_events_in_window", "open_restock_task"}, "store"},
 		{"warehouse.yaml", []string{"get_device_status", "get_battery_level", "get_temperature",
-			"count_devices_with_condition", "list_devices_in_status", "count_status_events_in_window"}, "zone"},
+			"count_devices_with_condition", "list_devices_in_status", "count_status_events_in_window", "open_work_order"}, "zone"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {
@@ -399,6 +399,7 @@ func TestParams_Retail(t *testing.T) {
 		"count_stores_with_condition": "condition,as_of",
 		"list_products_in_state":      "store_id,state,as_of",
 		"count_events_in_window":      "store_id,state,start,end",
+		"open_restock_task":           "store_id,product_id,quantity,request_key",
 	}
 	for _, tool := range c.Tools {
 		t.Run(tool.Name.Value, func(t *testing.T) {

@@ -326,6 +326,7 @@ func (d *decoder) catalog(n ast.Node) *Catalog {
 			})
 		}},
 		{"sql", false, func(v ast.Node) { c.SQL = d.sql(v) }},
+		{"writes", false, func(v ast.Node) { c.Writes = d.writes(v) }},
 	})
 	return c
 }
@@ -538,7 +539,7 @@ func (d *decoder) tool(n ast.Node) *Tool {
 				t.Filter = f
 			}
 		}},
-		{"phrasings", true, func(v ast.Node) { t.Phrasings = d.strs(v, "phrasings") }},
+		{"phrasings", false, func(v ast.Node) { t.Phrasings = d.strs(v, "phrasings") }},
 		{"keywords", false, func(v ast.Node) { t.Keywords = d.strs(v, "keywords") }},
 		{"answer", false, func(v ast.Node) {
 			a := &Answer{Pos: nodePos(v)}
@@ -550,6 +551,9 @@ func (d *decoder) tool(n ast.Node) *Tool {
 				t.Answer = a
 			}
 		}},
+		d.strInto("tier", false, &t.Tier),
+		d.strInto("effect", false, &t.Effect),
+		{"task", false, func(v ast.Node) { t.Task = d.task(v) }},
 	}) {
 		return nil
 	}

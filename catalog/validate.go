@@ -85,6 +85,11 @@ func (c *Catalog) Validate() error {
 			v.add(t.Dataset.Pos, "%s", unknown("dataset", t.Dataset.Value, sortedKeys(datasets)))
 		}
 		validateTool(v, t, ds)
+		if t.Shape.Value == ShapeAppendTask {
+			validateTask(v, t, ds, c.ScopeEntity.Value)
+		} else if t.Task != nil {
+			v.add(t.Task.Pos, "tool %s: shape `%s` takes no `task`", show(t.Name.Value), t.Shape.Value)
+		}
 		if ds != nil && !scopeChecked[ds.Name.Value] {
 			scopeChecked[ds.Name.Value] = true
 			if ds.entity(c.ScopeEntity.Value) == nil {
@@ -103,6 +108,7 @@ func (c *Catalog) Validate() error {
 	}
 	validateMetrics(v, c, datasets)
 	validateSQL(v, c)
+	validateWrites(v, c)
 	return v.err()
 }
 
@@ -460,7 +466,7 @@ func validateTool(v *errs, t *Tool, ds *Dataset) {
 	if strings.TrimSpace(t.Description.Value) == "" {
 		v.add(t.Description.Pos, "`description`: want a non-empty string")
 	}
-	if len(t.Phrasings) == 0 {
+	if len(t.Phrasings) == 0 && t.Shape.Value != ShapeAppendTask {
 		v.add(t.Pos, "tool %s: want at least one phrasing", show(t.Name.Value))
 	}
 	for _, p := range t.Phrasings {
@@ -606,8 +612,8 @@ func validateAnswer(v *errs, t *Tool, params []string) {
 		switch {
 		case value && shape != ShapeLatestValue:
 			v.add(r.Pos, "answer: {value} is for shape `%s`; use {count:one|many} or {ids}", ShapeLatestValue)
-		case ids && shape != ShapeCountEntitiesWhere && shape != ShapeListEntitiesInState:
-			v.add(r.Pos, "answer: {ids} is for shapes `%s` and `%s`", ShapeCountEntitiesWhere, ShapeListEntitiesInState)
+		case ids && shape != ShapeCountEntitiesWhere && shape != ShapeListEntitiesInState && shape != ShapeAppendTask:
+			v.add(r.Pos, "answer: {ids} is for shapes `%s`, `%s` and `%s`", ShapeCountEntitiesWhere, ShapeListEntitiesInState, ShapeAppendTask)
 		case count && shape == ShapeLatestValue:
 			v.add(r.Pos, "answer: {count...} is not for shape `%s`; use {value}", ShapeLatestValue)
 		}
@@ -660,6 +666,14 @@ func (t *Tool) params(ds *Dataset, col func(string) string) []string {
 			return nil
 		}
 		return []string{col(t.At.Value), t.Filter.Param.Value, "start", "end"}
+	case ShapeAppendTask:
+		if t.Task == nil {
+			return nil
+		}
+		for _, e := range t.Task.Entities {
+			out = append(out, col(e.Value))
+		}
+		return append(out, ParamQuantity, ParamRequestKey)
 	}
 	return nil
 }

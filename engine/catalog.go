@@ -129,6 +129,11 @@ func openCatalog(ctx context.Context, cat *catalog.Catalog, src shape.Source, op
 		}
 		free = &f
 	}
+	auto, err := autonomyOptions(ctx, cat, src, reg, o.Autonomy, o.Register)
+	if err != nil {
+		eng.Close()
+		return nil, fmt.Errorf("open engine: %w", err)
+	}
 	p := pipeline.New(o.Provider, wall, sr, sr, &pipeline.Options{
 		Observer:         o.Observer,
 		Logger:           o.Logger,
@@ -143,6 +148,7 @@ func openCatalog(ctx context.Context, cat *catalog.Catalog, src shape.Source, op
 		Events:           o.Events,
 		Budget:           o.Budget,
 		Repair:           repairOptions(o.Repair, cat, sr),
+		Autonomy:         auto,
 	})
 	// The shape engine's prepared statements go before the database does
 	// (OnClose adds a caller's closers after this one).

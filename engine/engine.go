@@ -148,6 +148,10 @@ type Options struct {
 	// metrics (definition, domain, history over earlier windows) filled
 	// in; nil: off.
 	Repair *pipeline.Repair
+	// Autonomy is the autonomy gate and the write path (see
+	// autonomy.go in this package); nil: every session at L1, and a
+	// catalog's write tools, when it enables them, refused.
+	Autonomy *Autonomy
 }
 
 // LoadDataset reads a store file, or the embedded demo store when path is
@@ -182,6 +186,10 @@ func Open(ctx context.Context, d *retail.Dataset, open Opener, opts *Options) (*
 		// A store file has no catalog file to opt in with: a sandbox
 		// runner is the opt-in.
 		cat = cat.WithFreeSQL()
+	}
+	if opts != nil && opts.Autonomy != nil && opts.Autonomy.Writes {
+		// Nor to enable writes with: the option is.
+		cat = cat.WithWrites()
 	}
 	db, err := open(ctx)
 	if err != nil {

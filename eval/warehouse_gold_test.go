@@ -597,7 +597,7 @@ func TestWarehouseGoldFile_Coverage(t *testing.T) {
 		}
 	}
 	cat := loadWarehouse(t).cat
-	for _, tl := range cat.Tools {
+	for _, tl := range cat.ReadTools() {
 		name := tl.Name.Value
 		if answered[name] < 2 {
 			t.Errorf("tool %s: %d answered items, want at least 2", name, answered[name])
@@ -735,7 +735,7 @@ func TestRunTarget_Warehouse(t *testing.T) {
 		},
 		DataVersions: map[string]string{},
 	}
-	for _, tl := range d.cat.Tools {
+	for _, tl := range d.cat.ReadTools() {
 		target.DataVersions[tl.Name.Value] = version
 	}
 	target.DataVersions[shape.QueryMetric] = version

@@ -64,7 +64,12 @@ func RequireToken(auth Authenticator, next http.Handler, opts *AuthOptions) http
 			writeError(w, http.StatusUnauthorized, CodeUnauthorized, "authentication required")
 			return
 		}
-		ctx := context.WithValue(pipeline.WithScope(r.Context(), p.Scope), principalKey{}, p)
+		// The principal's scope, its session (its autonomy gate: a
+		// grant to it is its own) and itself (for the approvals
+		// endpoint, which names the approver from it).
+		ctx := pipeline.WithScope(r.Context(), p.Scope)
+		ctx = pipeline.WithSession(ctx, pipeline.SessionOf(p.Name))
+		ctx = context.WithValue(ctx, principalKey{}, p)
 		if r.URL.Path == "/mcp" {
 			mcp.ServeHTTP(w, r.WithContext(ctx))
 			return

@@ -44,6 +44,7 @@ var routes = []struct{ method, path, body string }{
 	{"POST", "/v1/ground", `{"text":"1","ledger":{"numerals":[]}}`},
 	{"GET", "/openapi.json", ""},
 	{"GET", "/v1/results/res-x/rows", ""},
+	{"POST", "/v1/approvals", `{"session":"s","tools":["t"],"tier":"L3","questions":1}`},
 	{"GET", "/metrics", ""},
 	{"POST", "/mcp", `{"jsonrpc":"2.0","id":1,"method":"ping"}`},
 	{"GET", "/no/such/path", ""},

@@ -103,6 +103,9 @@ type Backend struct {
 	// Rows, when set, pages provenance listed in part
 	// (GET /v1/results/{id}/rows).
 	Rows pipeline.RowPager
+	// Approvals, when set, takes approvals of elevations from
+	// authenticated approvers (POST /v1/approvals, approvals.go).
+	Approvals Approvals
 }
 
 // Options configures New.
@@ -129,6 +132,9 @@ type Options struct {
 	Limits *LimitOptions
 	// Memory, when set, serves the memory endpoints (memory.go).
 	Memory *MemoryOptions
+	// Approvals documents POST /v1/approvals in /openapi.json: set it
+	// when the backend will take approvals (Backend.Approvals).
+	Approvals bool
 }
 
 // Server is the HTTP API. Safe for concurrent use.
@@ -172,7 +178,7 @@ func New(opts *Options) *Server {
 	if err != nil {
 		panic("httpapi: " + err.Error())
 	}
-	s := &Server{opts: o, docs: newDocs(o.Registry, o.Memory != nil), paramNames: o.Registry.ParamNames(), mux: http.NewServeMux(), hosts: hosts}
+	s := &Server{opts: o, docs: newDocs(o.Registry, o.Memory != nil, o.Approvals), paramNames: o.Registry.ParamNames(), mux: http.NewServeMux(), hosts: hosts}
 	s.mux.HandleFunc("POST /v1/ask", s.handleAsk)
 	s.mux.HandleFunc("GET /healthz", s.handleHealth)
 	s.mux.HandleFunc("GET /v1/tools", s.handleTools)
@@ -180,6 +186,7 @@ func New(opts *Options) *Server {
 	s.mux.HandleFunc("GET /openapi.json", s.handleOpenAPI)
 	s.mux.HandleFunc("POST /v1/ground", s.handleGround)
 	s.mux.HandleFunc("GET /v1/results/{id}/rows", s.handleRows)
+	s.mux.HandleFunc("POST /v1/approvals", s.handleApprovals)
 	s.mux.HandleFunc("/mcp", s.handleMCP)
 	if o.Metrics != nil {
 		s.mux.Handle("GET /metrics", o.Metrics)

@@ -107,13 +107,16 @@ type docs struct {
 	tools, openAPI func() ([]byte, error)
 }
 
-func newDocs(reg *tool.Registry, memory bool) *docs {
+func newDocs(reg *tool.Registry, memory, approvals bool) *docs {
 	return &docs{
 		tools: sync.OnceValues(func() ([]byte, error) { return json.Marshal(Tools(reg)) }),
 		openAPI: sync.OnceValues(func() ([]byte, error) {
 			doc := OpenAPI(reg)
 			if memory {
 				addMemoryPaths(doc)
+			}
+			if approvals {
+				addApprovalPaths(doc)
 			}
 			return json.Marshal(doc)
 		}),

@@ -15,6 +15,7 @@ import (
 	"iter"
 	"maps"
 	"slices"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -235,6 +236,12 @@ func Numerals(r fact.Result, d tool.Def) []grounding.Numeral {
 		switch {
 		case p.Kind == tool.EntityID:
 			id(r.Args[p.Name])
+		case p.Kind == tool.Integer && d.Writes():
+			// A write's integer argument (a task's quantity) is what
+			// the call asked for: its sentence may cite it.
+			if n, err := strconv.ParseInt(r.Args[p.Name], 10, 64); err == nil {
+				out = append(out, grounding.Numeral{Value: float64(n)})
+			}
 		case p.Kind.Structured() && r.Args[p.Name] != "":
 			// An array or object argument (a metric's filters): the
 			// strings in it are values the call named ("zone-02").

@@ -196,6 +196,10 @@ func withScope(ctx context.Context, extra *mcp.RequestExtra) context.Context {
 	if extra == nil || extra.TokenInfo == nil {
 		return ctx
 	}
+	if u := extra.TokenInfo.UserID; u != "" {
+		// The principal's own session: its autonomy gate.
+		ctx = pipeline.WithSession(ctx, pipeline.SessionOf(u))
+	}
 	if s, ok := extra.TokenInfo.Extra[pipeline.TokenInfoScopeKey].(tool.Scope); ok {
 		return pipeline.WithScope(ctx, s)
 	}

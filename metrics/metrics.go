@@ -51,7 +51,7 @@ var (
 		string(answer.Answered), string(answer.Absence), string(answer.Abstained),
 		string(answer.Rejected), string(answer.Error),
 	}
-	rejectKinds = kindStrings(answer.RejectKinds)
+	rejectKinds = kindStrings(slices.Concat(answer.RejectKinds, answer.ActionRejectKinds))
 	resolutions = []string{"verified", "failed"}
 	groundings  = []string{"pass", "refused"}
 	// stages of an error; "none" when the error carries no stage.

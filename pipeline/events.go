@@ -47,6 +47,7 @@ import (
 	"github.com/provenant/provenant/fact"
 	"github.com/provenant/provenant/grounding"
 	"github.com/provenant/provenant/provider"
+	"github.com/provenant/provenant/task"
 	"github.com/provenant/provenant/tool"
 )
 
@@ -327,7 +328,7 @@ func (p *Pipeline) beforeCall(ctx context.Context, rec *Record, c tool.Call) (ca
 	}
 	out.invoked = p.emit(ctx, tr, eventlog.ToolInvoked{
 		QuestionID: tr.id, CallID: callID, Tool: c.Tool(), Arguments: args,
-		ProposedBy: tr.proposer, Effect: "none",
+		ProposedBy: tr.proposer, Effect: cmp.Or(c.Def().Effect, "none"),
 	})
 	out.start = time.Now()
 	return out, nil
@@ -347,7 +348,7 @@ func (p *Pipeline) afterCall(ctx context.Context, rec *Record, c tool.Call, cl c
 		outcome = "timeout"
 	case err != nil:
 		outcome = "error"
-		if _, ok := errors.AsType[*StatementFailure](err); ok {
+		if _, ok := errors.AsType[*StatementFailure](err); ok || errors.Is(err, task.ErrKeyReused) {
 			outcome = "refused"
 		}
 	default:

@@ -101,7 +101,8 @@ type Record struct {
 	// caused it, in order (see repair.go); nil when none was made.
 	RepairAttempts []string
 
-	ev *trace // the request's events and budget; nil without either
+	ev   *trace     // the request's events and budget; nil without either
+	gate *gateState // the request's autonomy gate (autonomy.go)
 }
 
 // Options configures a Pipeline; nil means defaults.
@@ -152,6 +153,9 @@ type Options struct {
 	Budget *budget.Config
 	// Repair, when set, runs the repair loop (see repair.go); nil: off.
 	Repair *Repair
+	// Autonomy configures the autonomy gate and the write path (see
+	// autonomy.go); nil: every session at L1, and no writes.
+	Autonomy *Autonomy
 }
 
 // Pipeline answers questions. Safe for concurrent use.
@@ -163,7 +167,8 @@ type Pipeline struct {
 	opts Options
 	menu []tool.Def
 
-	audit *audit
+	audit  *audit
+	gating *gating // the autonomy gate and the write path (autonomy.go)
 }
 
 // New returns a pipeline over the provider, the wall, the executor and
@@ -209,7 +214,11 @@ func New(prov provider.Provider, wall *tool.Wall, exec Executor, res Resolver, o
 		f := withFreeSQL(*fs, exec, res)
 		exec, res = f, f
 	}
-	return &Pipeline{prov: prov, wall: wall, exec: exec, res: res, opts: o, menu: wall.Registry().Menu(), audit: newAudit(o.Events, o.Budget)}
+	p := &Pipeline{prov: prov, wall: wall, opts: o, menu: wall.Registry().Menu(), audit: newAudit(o.Events, o.Budget)}
+	p.gating = newGating(o.Autonomy, p.menu)
+	w := &writes{p: p, exec: exec, res: res}
+	p.exec, p.res = w, w
+	return p
 }
 
 // pin pins one snapshot for a request's reads, when the executor reads a
@@ -268,6 +277,7 @@ func (p *Pipeline) serve(ctx context.Context, questionLen int, proposer string, 
 	if p.audit.events != nil || p.audit.session != nil {
 		rec.ev = p.begin(proposer)
 	}
+	p.beginGate(ctx, &rec)
 	func() {
 		defer func() {
 			if r := recover(); r != nil {
@@ -395,6 +405,10 @@ func (p *Pipeline) execute(ctx context.Context, proposal tool.Proposal, rec *Rec
 		return fail(answer.Reject(name, rej))
 	}
 	rec.Validation = "passed"
+	if a, refused := p.gateCheck(ctx, rec, call); refused {
+		return fail(a)
+	}
+	ctx = withRecord(ctx, rec)
 
 	rec.Stage = answer.StageExecute
 	if a, done := timedOut(ctx, rec, nil, answer.StageExecute, &call); done {
@@ -411,6 +425,9 @@ func (p *Pipeline) execute(ctx context.Context, proposal tool.Proposal, rec *Rec
 	}
 	if a, ok := statementRejection(err, call, rec); ok {
 		p.rejected(ctx, rec, call.Tool(), "sandbox", rec.FailureClass)
+		return fail(a)
+	}
+	if a, ok := writeRejection(err, call, rec); ok {
 		return fail(a)
 	}
 	if err != nil {

@@ -53,11 +53,12 @@ type SelfConsistency struct {
 
 // DefaultHard returns the default hard classes of reg by tool name: every
 // tool whose value is not a scalar, that is aggregates (entity counts),
-// lists and windows (row counts).
+// lists and windows (row counts). A write is never voted on: each sample
+// would be a write.
 func DefaultHard(reg *tool.Registry) map[string]bool {
 	hard := map[string]bool{}
 	for _, d := range reg.Menu() {
-		if !d.Value.Scalar() {
+		if !d.Value.Scalar() && !d.Writes() {
 			hard[d.Name] = true
 		}
 	}
@@ -97,6 +98,9 @@ func (sc SelfConsistency) withDefaults(reg *tool.Registry) *SelfConsistency {
 // on.
 func (p *Pipeline) votes(first tool.Proposal) bool {
 	sc := p.opts.SelfConsistency
+	if d, ok := p.wall.Registry().Lookup(first.Tool); ok && d.Writes() {
+		return false // each sample would be a write
+	}
 	return sc != nil && sc.Samples > 1 && sc.Hard[first.Tool]
 }
 

@@ -10,6 +10,10 @@
 //	  - name: auditor
 //	    token_file: /run/secrets/auditor
 //	    stores: all
+//	  - name: alice
+//	    token_file: /run/secrets/alice
+//	    stores: all
+//	    approver: true                 # may approve elevations (POST /v1/approvals)
 //
 // A principal lists the values of the catalog's scope entity under
 // scope: (scope: [zone-01] for the warehouse catalog); stores: is the
@@ -48,7 +52,15 @@ const MinTokenBytes = 16
 type Principal struct {
 	Name  string
 	Scope tool.Scope
+	// Approver: the principal is a human operator who may approve an
+	// elevation of a session's autonomy tier (approver: true in the
+	// file; off unless written). Its name then matches ApproverName.
+	Approver bool
 }
+
+// ApproverName is what an approver's name matches: it is the name the
+// grant and the decision record carry.
+var ApproverName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.:-]{0,63}$`)
 
 type entry struct {
 	digest [sha256.Size]byte
@@ -85,7 +97,7 @@ func Single(name string, src Source, from Sources) (*Set, error) {
 	if err != nil {
 		return nil, fmt.Errorf("configure token: %w", err)
 	}
-	return &Set{entries: []entry{{sha256.Sum256([]byte(token)), Principal{name, tool.AllStores()}}}}, nil
+	return &Set{entries: []entry{{sha256.Sum256([]byte(token)), Principal{Name: name, Scope: tool.AllStores()}}}}, nil
 }
 
 // Source is where one token is: exactly one of an environment variable
@@ -207,6 +219,7 @@ type file struct {
 		TokenFile string `yaml:"token_file"`
 		Stores    any    `yaml:"stores"`
 		Scope     any    `yaml:"scope"`
+		Approver  bool   `yaml:"approver"`
 	} `yaml:"principals"`
 }
 
@@ -243,6 +256,8 @@ func Parse(r io.Reader, src Sources) (*Set, error) {
 			return nil, invalid("%s: duplicate name", at)
 		case (p.TokenEnv == "") == (p.TokenFile == ""):
 			return nil, invalid("%s (%s): give exactly one of token_env and token_file", at, p.Name)
+		case p.Approver && !ApproverName.MatchString(p.Name):
+			return nil, invalid("%s: an approver's name is a letter or digit, then up to 63 of letters, digits, _ . : -", at)
 		}
 		names[p.Name] = true
 		token, err := src.token(Source{Env: p.TokenEnv, File: p.TokenFile})
@@ -267,7 +282,7 @@ func Parse(r io.Reader, src Sources) (*Set, error) {
 			return nil, invalid("%s (%s): the token is another principal's", at, p.Name)
 		}
 		digests[d] = true
-		s.entries = append(s.entries, entry{d, Principal{p.Name, scope}})
+		s.entries = append(s.entries, entry{d, Principal{Name: p.Name, Scope: scope, Approver: p.Approver}})
 	}
 	return s, nil
 }

@@ -63,6 +63,8 @@ type Options struct {
 	// Memory, when set, serves the memory endpoints
 	// (httpapi.Options.Memory).
 	Memory *httpapi.MemoryOptions
+	// Approvals documents POST /v1/approvals (httpapi.Options.Approvals).
+	Approvals bool
 }
 
 // ErrNeedsAuth is returned by Run for a non-loopback listener without
@@ -109,7 +111,7 @@ func Run(ctx context.Context, ln net.Listener, load Loader, opts *Options) error
 	api := httpapi.New(&httpapi.Options{
 		Registry: o.Registry, Logger: logger, Metrics: o.Metrics, MaxBodyBytes: lim.MaxBodyBytes, AskTimeout: lim.AskTimeout,
 		AllowedHosts: o.AllowedHosts, Auth: o.Auth, PublicMetrics: o.PublicMetrics || onLoopback,
-		Limits: lim.httpapi(), Memory: o.Memory,
+		Limits: lim.httpapi(), Memory: o.Memory, Approvals: o.Approvals,
 	})
 	if o.Auth != nil {
 		logger.Info("bearer tokens required", "metrics_need_token", !(o.PublicMetrics || onLoopback))

@@ -9,6 +9,7 @@ import (
 
 	"github.com/provenant/provenant/catalog"
 	"github.com/provenant/provenant/fact"
+	"github.com/provenant/provenant/task"
 	"github.com/provenant/provenant/tool"
 )
 
@@ -19,11 +20,19 @@ import (
 func Defs(cat *catalog.Catalog) ([]tool.Def, error) {
 	defs := make([]tool.Def, 0, len(cat.Tools))
 	for _, t := range cat.Tools {
+		if !cat.Served(t) {
+			// A write tool of a catalog that does not enable writes is
+			// on no menu: no surface offers it and the wall refuses it.
+			continue
+		}
 		ds := cat.Dataset(t.Dataset.Value)
 		if ds == nil {
 			return nil, fmt.Errorf("derive tool %s: dataset is not declared", t.Name.Value)
 		}
 		d := tool.Def{Name: t.Name.Value, Description: t.Description.Value, Class: t.Class.Value, Currency: cat.Currency.Value}
+		if t.Tier.Value != "" || t.Effect.Value != "" {
+			d.Tier, d.Effect = t.TierOf().String(), t.EffectOf().String()
+		}
 		for _, ph := range t.Phrasings {
 			d.Phrasings = append(d.Phrasings, ph.Value)
 		}
@@ -69,6 +78,8 @@ func Defs(cat *catalog.Catalog) ([]tool.Def, error) {
 			d.IDsField, d.IDsPattern = e.Name.Value+"_ids", e.Pattern.Value
 		case catalog.ShapeCountRowsInWindow:
 			d.Value = fact.KindRowCount
+		case catalog.ShapeAppendTask:
+			d.Value, d.IDsField, d.IDsPattern = fact.KindEntityList, TaskIDsField, task.IDPattern
 		}
 		defs = append(defs, d)
 	}
@@ -147,8 +158,22 @@ func promptDefs(cat *catalog.Catalog, defs []tool.Def) ([]tool.Prompt, error) {
 	return out, nil
 }
 
+// TaskIDsField is the ids field of an append_task tool's value: the id
+// of the task it opened (or the one its request key opened before).
+const TaskIDsField = "task_ids"
+
 // param derives one parameter of t.
 func param(ds *catalog.Dataset, t *catalog.Tool, name, row string) (tool.Param, error) {
+	if t.Shape.Value == catalog.ShapeAppendTask && t.Task != nil {
+		switch name {
+		case catalog.ParamQuantity:
+			return tool.Param{Name: name, Kind: tool.Integer, Min: int(t.Task.QuantityMin), Max: int(t.Task.QuantityMax),
+				Description: fmt.Sprintf("The task's quantity, from %d to %d.", t.Task.QuantityMin, t.Task.QuantityMax)}, nil
+		case catalog.ParamRequestKey:
+			return tool.Param{Name: name, Kind: tool.Token, Pattern: task.KeyPattern, Hint: "1 to 64 letters, digits and _.:-",
+				Description: "The client's request key: the same key with the same arguments returns the task it opened instead of opening a second one; with other arguments it is refused."}, nil
+		}
+	}
 	switch name {
 	case "as_of":
 		return tool.Param{Name: name, Kind: tool.Timestamp,

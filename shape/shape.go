@@ -238,7 +238,7 @@ func New(ctx context.Context, cat *catalog.Catalog, src Source, o *Options) (*En
 			e.validTo[ds.Name.Value] = ValidToColumn
 		}
 	}
-	for _, t := range cat.Tools {
+	for _, t := range cat.ReadTools() {
 		p, err := compile(cat, t, src)
 		if err != nil {
 			return nil, fmt.Errorf("new shape engine: tool %s: %w", t.Name.Value, err)

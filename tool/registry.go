@@ -155,7 +155,20 @@ type Def struct {
 	// enumerated values and their synonyms. A question naming one is read
 	// as an eq filter on that dimension.
 	Filters []FilterWords `json:"-"`
+
+	// Tier and Effect are the tool's autonomy tier ("L1", "L2", "L3")
+	// and side-effect class ("none", "simulate", "write"), as the
+	// catalog declares them; empty means L1 and none (package autonomy
+	// holds the invariants).
+	Tier   string `json:",omitempty"`
+	Effect string `json:",omitempty"`
 }
+
+// Writes reports whether the tool changes state (Effect "write"). The
+// model-free parser never proposes such a tool (Vocabulary leaves it
+// out): a write is proposed by a client or a model, and the gate holds
+// it to its tier.
+func (d Def) Writes() bool { return d.Effect == "write" }
 
 // FilterWords are the words that name the values of one filterable
 // dimension: Entity's ids (the entity of another tool's slot), or Values.

@@ -17,6 +17,9 @@ import (
 func Vocabulary(menu []Def) phrase.Vocabulary {
 	var v phrase.Vocabulary
 	for _, d := range menu {
+		if d.Writes() {
+			continue
+		}
 		tv := phrase.ToolVocab{Name: d.Name, Phrasings: slices.Clone(d.Phrasings), Keywords: slices.Clone(d.Keywords)}
 		for _, a := range d.Asks {
 			tv.Asks = append(tv.Asks, phrase.Value{Value: a.Value, Synonyms: slices.Clone(a.Phrases)})

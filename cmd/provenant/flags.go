@@ -186,6 +186,9 @@ func (f *engineFlags) start(ctx context.Context, w io.Writer) (*slog.Logger, *en
 		return nil, nil, err
 	}
 	e, err := f.openEngine(ctx, opts)
+	if err == nil {
+		f.gov.auto.serving(e.Pipeline)
+	}
 	return logger, e, err
 }
 

@@ -43,6 +43,9 @@ type govFlags struct {
 	events    *pipeline.Events
 	budget    *budget.Config
 	resultIDs ledger.IDSource
+
+	// auto: the autonomy flags (approve.go).
+	auto autoFlags
 }
 
 // The surfaces, as the event log names them.
@@ -64,6 +67,7 @@ func (g *govFlags) register(fs *flag.FlagSet, surface string) {
 	fs.StringVar(&g.budgetPath, "budget", "", "per-session and per-question budgets from `FILE` (YAML or JSON: session and question, each with usd, tokens, tool_calls, sim_seconds, rows_scanned); a call that does not fit abstains with budget_exhausted")
 	g.state.register(fs, "keep the event log and the decision register")
 	fs.StringVar(&g.registerPath, "register", "", "append decision records to the register `FILE` (JSON Lines, fsynced per record; one process; read it with provenant register verify)")
+	g.auto.register(fs)
 	fs.Int64Var(&g.seed, "seed", noSeed, "with --log: a deterministic run with this `SEED` (0 to 2^53-1; --provider rules or replay): event ids, the run id and result ids derive from it, so the same questions give the same log hash (default: not deterministic)")
 }
 
@@ -71,6 +75,7 @@ func (g *govFlags) register(fs *flag.FlagSet, surface string) {
 // register the flags name (a state database, --log, --register, or the
 // --postgres default: stateDB); the caller defers close. provider is --provider (and inner its --noisy-inner).
 func (g *govFlags) open(ctx context.Context, ef *engineFlags) error {
+	g.auto.open()
 	if g.budgetPath != "" {
 		cfg, err := readBudget(g.budgetPath)
 		if err != nil {
@@ -197,6 +202,7 @@ func (g *govFlags) apply(opts *engine.Options) {
 	if g.reg != nil {
 		opts.Register = g.reg
 	}
+	g.auto.apply(opts, opts.Logger)
 	if g.resultIDs != nil {
 		opts.ResultIDs = g.resultIDs
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/provenant/provenant/shape"
 	"github.com/provenant/provenant/store/duckdb"
 	"github.com/provenant/provenant/store/postgres"
+	"github.com/provenant/provenant/task/sqlstore"
 )
 
 // runImport appends JSON Lines, CSV or Parquet files to the table of a
@@ -76,6 +77,13 @@ func runImport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		sink = postgres.NewSink(db, opts)
 	}
 	defer db.Close()
+	if t := l.Catalog.TasksTable(); t != "" {
+		// The tasks table a write tool appends to, so that a catalog
+		// that enables writes later finds it (the engine also creates it).
+		if err := sqlstore.Create(ctx, db, t); err != nil {
+			return err
+		}
+	}
 
 	defer func() {
 		if reader != nil && reader != db { // an in-memory DuckDB of openInput's

@@ -39,6 +39,12 @@ func countRows(t *testing.T, path string) (n, maxSeq int64) {
 	if err := db.QueryRowContext(t.Context(), `SELECT count(*) FROM duckdb_tables() WHERE table_name = 'status_events'`).Scan(&exists); err != nil || exists == 0 {
 		return 0, 0
 	}
+	// Every import creates the catalog's tasks table (writes: table:
+	// tasks), empty.
+	var tasks int64
+	if err := db.QueryRowContext(t.Context(), `SELECT count(*) FROM tasks`).Scan(&tasks); err != nil || tasks != 0 {
+		t.Errorf("tasks table: %d rows, %v; want it created, empty", tasks, err)
+	}
 	if err := db.QueryRowContext(t.Context(), `SELECT count(*), coalesce(max(_ingest_seq), 0) FROM status_events`).Scan(&n, &maxSeq); err != nil {
 		t.Fatal(err)
 	}
@@ -169,6 +175,11 @@ func TestImport_Postgres(t *testing.T) {
 	}
 	if n != 250 || seq != 250 {
 		t.Errorf("table: %d rows, data version %d; want 250, 250", n, seq)
+	}
+	// The catalog's tasks table (writes: table: tasks), created empty.
+	var tasks int64
+	if err := pg.QueryRowContext(t.Context(), `SELECT count(*) FROM tasks`).Scan(&tasks); err != nil || tasks != 0 {
+		t.Errorf("tasks table: %d rows, %v; want it created, empty", tasks, err)
 	}
 	// A Parquet input, read through an in-memory DuckDB.
 	pq := filepath.Join(dir, "more.parquet")

@@ -53,6 +53,7 @@ var commands = []command{
 	{"sql", "run one SQL statement in the sandbox, as a model's free SQL would run, and print one JSON object", "STATEMENT"},
 	{"log", "export or verify an event log (log export, log verify)", "SUBCOMMAND"},
 	{"register", "verify or export a decision register (register verify, register export)", "SUBCOMMAND"},
+	{"approve", "grant a session named tools at a higher autonomy tier, as the local operator (for --grants)", ""},
 	{"version", "print the version and VCS revision", ""},
 	{"memory", "remember, annotate and recall an agent's notes (add, annotate, recall)", "SUBCOMMAND"},
 }
@@ -84,6 +85,8 @@ func dispatch(ctx context.Context, name string, args []string, stdout, stderr io
 		return runLog(ctx, args, stdout, stderr)
 	case "register":
 		return runRegister(ctx, args, stdout, stderr)
+	case "approve":
+		return runApprove(ctx, args, stdout, stderr)
 	case "memory":
 		return runMemory(ctx, args, stdout, stderr)
 	case workerSubcommand: // hidden: the sandbox's worker process

@@ -93,6 +93,9 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			return err
 		}
 	}
+	if ef.gov.auto.writes && ef.storeFile() {
+		scopeCat = scopeCat.WithWrites() // --writes: the store file's write tool
+	}
 	// The menu the engine will serve (the catalog's tools and, when it
 	// declares metrics, query_metric), described before it has loaded.
 	registry, err := shape.NewMenuRegistry(scopeCat)
@@ -119,6 +122,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		none := tool.StoresOnly()
 		opts.DefaultScope = &none
 		srvOpts.Auth = principals
+		srvOpts.Approvals = true // POST /v1/approvals, for approver principals
 		logger.Info("principals configured", "principals", principals.Len())
 	}
 	memSvc, err := mem.service(ctx, ef.postgres)
@@ -145,6 +149,12 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		if err != nil {
 			return server.Loaded{}, err
 		}
+		ef.gov.auto.serving(e.Pipeline)
+		var approvals httpapi.Approvals
+		if principals != nil {
+			// Approvals only from authenticated approvers.
+			approvals = httpApprovals{auth: ef.gov.auto.auth, p: e.Pipeline}
+		}
 		version := e.DatasetVersion
 		if version == "" {
 			version = e.Catalog.Name.Value + "@" + e.Catalog.Version.Value
@@ -154,7 +164,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		}
 		return server.Loaded{
 			Backend: httpapi.Backend{
-				Asker: e.Pipeline, DatasetVersion: version, Provider: e.Pipeline.ProviderName(), Rows: e.RowPager(),
+				Asker: e.Pipeline, DatasetVersion: version, Provider: e.Pipeline.ProviderName(), Rows: e.RowPager(), Approvals: approvals,
 				MCP: mcpserver.HTTPHandlerWithLimit(mcpserver.New(e.Pipeline, e, &mcpserver.Options{Logger: logger, AskTimeout: lim.AskTimeout, Rows: e.RowPager(), Memory: mcpMemory}),
 					logger, lim.MaxBodyBytes),
 			},

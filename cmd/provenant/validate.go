@@ -77,8 +77,19 @@ func runValidate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if *runFixtures {
 		metrics += fmt.Sprintf(", %d fixture case(s) match", cases)
 	}
+	// Tools counts the tools served: a write tool counts only when the
+	// catalog enables writes, and then it is named apart.
+	served := 0
+	for _, t := range c.Tools {
+		if c.Served(t) {
+			served++
+		}
+	}
+	if n := len(c.WriteTools()); n > 0 {
+		metrics += fmt.Sprintf(", writes enabled (%d write tool(s), each behind an L3 grant)", n)
+	}
 	_, err = fmt.Fprintf(stdout, "%s: valid (catalog %s version %q: %d dataset(s), %d tool(s)%s)\n",
-		*path, c.Name.Value, c.Version.Value, len(c.Datasets), len(c.Tools), metrics)
+		*path, c.Name.Value, c.Version.Value, len(c.Datasets), served, metrics)
 	return err
 }
 

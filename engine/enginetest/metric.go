@@ -79,6 +79,12 @@ func OpenFixture(tb testing.TB, cat *catalog.Catalog, m *catalog.Metric) (*engin
 // rows sink imports (with Derived's options).
 func OpenFixtureOn(tb testing.TB, cat *catalog.Catalog, m *catalog.Metric, src shape.Source, sink ingest.Sink) (*engine.Engine, *fixture.File) {
 	tb.Helper()
+	return OpenFixtureWith(tb, cat, m, src, sink, nil)
+}
+
+// OpenFixtureWith is OpenFixtureOn with the engine's options.
+func OpenFixtureWith(tb testing.TB, cat *catalog.Catalog, m *catalog.Metric, src shape.Source, sink ingest.Sink, opts *engine.Options) (*engine.Engine, *fixture.File) {
+	tb.Helper()
 	fsys := catalogs.Files()
 	fx, err := fixture.Read(fsys, m.Fixture.Value)
 	if err != nil {
@@ -123,7 +129,7 @@ func OpenFixtureOn(tb testing.TB, cat *catalog.Catalog, m *catalog.Metric, src s
 			tb.Fatal(err)
 		}
 	}
-	e, err := engine.OpenCatalog(ctx, cat, src, nil)
+	e, err := engine.OpenCatalog(ctx, cat, src, opts)
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -49,7 +49,7 @@ func RunDeadline(t *testing.T, b Backend) {
 				t.Fatal(err)
 			}
 			defer snap.Close()
-			for _, tl := range cat.Tools {
+			for _, tl := range cat.ReadTools() {
 				call := shape.Call{Tool: tl.Name.Value, Args: fixedArgs(cat, tl.Name.Value, fx.Pools), Scope: shape.All()}
 				if r, err := snap.Execute(cancelled, call); !errors.Is(err, context.Canceled) || r.Value.Observed {
 					t.Errorf("%s: Execute(cancelled) = %+v, %v; want no value and an error wrapping context.Canceled", tl.Name.Value, r.Value, err)

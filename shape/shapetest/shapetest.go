@@ -240,7 +240,7 @@ func q(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }
 // genCall draws a call of any tool of c, with arguments from the pools,
 // the declared values and the instants (some off the grid), and a scope.
 func genCall(t *rapid.T, c *catalog.Catalog, pools map[string][]string) shape.Call {
-	tl := rapid.SampledFrom(c.Tools).Draw(t, "tool")
+	tl := rapid.SampledFrom(c.ReadTools()).Draw(t, "tool")
 	ds := c.Dataset(tl.Dataset.Value)
 	args := map[string]string{}
 	when := func(label string) string {

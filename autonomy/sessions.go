@@ -1,0 +1,145 @@
+package autonomy
+
+import (
+	"fmt"
+	"slices"
+	"sync"
+
+	"github.com/provenant/provenant/eventlog"
+)
+
+// Store is where the gates of every session live, with the one logical
+// clock they share. Sessions keeps them in memory; a store in the
+// database (so that grants survive a restart and several processes
+// share them) is left for later.
+type Store interface {
+	// Gate returns the session's gate, created at the default tier on
+	// first use.
+	Gate(session string) (*Gate, error)
+	// Tick advances the logical clock by one and returns it: a question
+	// begins at that time.
+	Tick() int64
+	// Now returns the logical time without advancing it.
+	Now() int64
+}
+
+// Sessions is an in-memory Store: one Gate per session over one set of
+// declared tools, with one GateOptions (its Authority included). Safe
+// for concurrent use.
+type Sessions struct {
+	tools []Tool
+	opts  GateOptions
+
+	mu    sync.Mutex
+	gates map[string]*Gate
+	clock int64
+}
+
+var _ Store = (*Sessions)(nil)
+
+// MaxSessions bounds how many sessions a Sessions holds: a session name
+// comes from an authenticated identity, but the bound keeps memory
+// finite whatever calls it.
+const MaxSessions = 100_000
+
+// NewSessions returns a store whose gates declare tools (each held to
+// CheckTool) under opts (nil: defaults, and no grant is ever accepted).
+func NewSessions(tools []Tool, opts *GateOptions) (*Sessions, error) {
+	var o GateOptions
+	if opts != nil {
+		o = *opts
+	}
+	// Check the declarations once, here.
+	if _, err := NewGate("check", tools, &o); err != nil {
+		return nil, fmt.Errorf("new sessions: %w", err)
+	}
+	return &Sessions{tools: slices.Clone(tools), opts: o, gates: map[string]*Gate{}}, nil
+}
+
+// Gate returns the session's gate.
+func (s *Sessions) Gate(session string) (*Gate, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if g, ok := s.gates[session]; ok {
+		return g, nil
+	}
+	if len(s.gates) >= MaxSessions {
+		return nil, fmt.Errorf("open session gate: more than %d sessions", MaxSessions)
+	}
+	g, err := NewGate(session, s.tools, &s.opts)
+	if err != nil {
+		return nil, fmt.Errorf("open session gate: %w", err)
+	}
+	g.now = s.clock
+	s.gates[session] = g
+	return g, nil
+}
+
+// Tick advances the clock.
+func (s *Sessions) Tick() int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.clock++
+	return s.clock
+}
+
+// Now returns the clock.
+func (s *Sessions) Now() int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.clock
+}
+
+// Grantor returns the approver's name behind the session's tier for
+// tool: the human who approved the live grant that raises it the most,
+// "" when the session holds the tool at its default.
+func (g *Gate) Grantor(tool string) string {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	best, name := g.opts.Default, ""
+	for _, gr := range g.grants {
+		if slices.Contains(gr.tools, tool) && gr.tier > best {
+			best, name = gr.tier, gr.approver.name
+		}
+	}
+	return name
+}
+
+// Session returns the gate's session name.
+func (g *Gate) Session() string { return g.session }
+
+// Tools returns the declared tools, sorted by name.
+func (g *Gate) Tools() []Tool {
+	out := make([]Tool, 0, len(g.tools))
+	for _, t := range g.tools {
+		out = append(out, t)
+	}
+	slices.SortFunc(out, func(a, b Tool) int {
+		switch {
+		case a.Name < b.Name:
+			return -1
+		case a.Name > b.Name:
+			return 1
+		}
+		return 0
+	})
+	return out
+}
+
+// Grant applies a human's grant to session's gate in store, at the
+// store's logical time, on the word of the operator named approver
+// (whom the caller authenticated). Only a holder of the Authority can
+// call it. It returns the elevation.decided payload and the time.
+func (a *Authority) Grant(store Store, approver, session string, req GrantRequest) (eventlog.ElevationDecided, int64, error) {
+	ap, err := a.Approver(approver)
+	if err != nil {
+		return eventlog.ElevationDecided{}, 0, err
+	}
+	g, err := store.Gate(session)
+	if err != nil {
+		return eventlog.ElevationDecided{}, 0, err
+	}
+	now := store.Now()
+	d, err := g.Grant(ap, req, now)
+	return d, now, err
+}

@@ -1,0 +1,386 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"strings"
+	"sync"
+
+	"github.com/provenant/provenant/autonomy"
+	"github.com/provenant/provenant/engine"
+	"github.com/provenant/provenant/eventlog"
+	"github.com/provenant/provenant/httpapi"
+	"github.com/provenant/provenant/internal/strictjson"
+	"github.com/provenant/provenant/pipeline"
+)
+
+// approval is one line of a grants file: what `provenant approve`
+// writes and a serving process applies. A line with only Applied set is
+// the serving process's mark that it applied that grant: a grant is
+// applied once, whichever process reads the file next and however often
+// it is restarted.
+type approval struct {
+	GrantID      string   `json:"grant_id,omitempty"`
+	Session      string   `json:"session,omitempty"`
+	Tools        []string `json:"tools,omitempty"`
+	Tier         string   `json:"tier,omitempty"`
+	MaxQuestions int64    `json:"max_questions,omitempty"`
+	MaxAge       int64    `json:"max_age,omitempty"`
+	Approver     string   `json:"approver,omitempty"`
+	Applied      string   `json:"applied,omitempty"`
+	// Revoke names a grant of Session that Approver ends before it
+	// lapses (provenant approve --revoke).
+	Revoke string `json:"revoke,omitempty"`
+}
+
+// runApprove is `provenant approve`: the local operator's approval of an
+// elevation. It appends the grant to the grants file a serving process
+// (ask, serve, mcp with --grants FILE) applies before its next question;
+// the operator at the terminal is the authenticated approver.
+func runApprove(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("approve", "approve --grants FILE --session S --tools a,b --tier L3 --questions N --approver NAME",
+		"provenant approve --grants grants.jsonl --session local --tools open_restock_task --tier L3 --questions 3 --approver alice", stderr)
+	grants := fs.String("grants", "", "the grants `FILE` a serving process reads (--grants on ask, serve and mcp; created 0600 if missing) (required)")
+	session := fs.String("session", pipeline.DefaultSession, "the `SESSION` to raise: local for the CLI and an unauthenticated server, a principal's name for its requests")
+	tools := fs.String("tools", "", "the tools to grant, by name, comma-separated (`a,b`; never a pattern) (required)")
+	tier := fs.String("tier", "L3", "the `TIER` to grant: L2 or L3")
+	questions := fs.Int64("questions", 1, "the grant lapses after `N` questions of the session")
+	age := fs.Int64("age", 1000, "or after `A` units of logical time (one a question, across sessions), whichever comes first")
+	approver := fs.String("approver", "", "the approving operator's `NAME` (letters, digits, _.:-) (required)")
+	revoke := fs.String("revoke", "", "instead of granting, end the live grant `GRANT_ID` of --session before it lapses")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	switch {
+	case fs.NArg() > 0:
+		return usagef("unexpected argument (the file goes after its flag)")
+	case *grants == "":
+		return usagef("approve: --grants FILE is required")
+	}
+	if *revoke != "" {
+		r := approval{Revoke: *revoke, Session: *session, Approver: *approver}
+		if !pipelineName(r.Revoke) || !pipelineName(r.Session) || !pipelineName(r.Approver) {
+			return usagef("approve: --revoke, --session and --approver: letters, digits and _.:-, at most 128")
+		}
+		if err := appendLine(*grants, r); err != nil {
+			return err
+		}
+		_, err := fmt.Fprintf(stdout, "revoked %s of session %s by %s\n", r.Revoke, r.Session, r.Approver)
+		return err
+	}
+	a := approval{Session: *session, Tier: *tier, MaxQuestions: *questions, MaxAge: *age, Approver: *approver}
+	for _, t := range strings.Split(*tools, ",") {
+		if t = strings.TrimSpace(t); t != "" {
+			a.Tools = append(a.Tools, t)
+		}
+	}
+	var b [8]byte
+	rand.Read(b[:])
+	a.GrantID = "g-" + hex.EncodeToString(b[:])
+	if err := a.check(); err != nil {
+		return usagef("approve: %v", err)
+	}
+	if err := appendLine(*grants, a); err != nil {
+		return err
+	}
+	_, err := fmt.Fprintf(stdout, "approved %s: %s at %s for session %s by %s, for %d question(s) or %d units of logical time\n",
+		a.GrantID, strings.Join(a.Tools, ","), a.Tier, a.Session, a.Approver, a.MaxQuestions, a.MaxAge)
+	return err
+}
+
+// appendLine appends one line to the grants file (created 0600) and
+// syncs it.
+func appendLine(path string, a approval) error {
+	line, err := json.Marshal(a)
+	if err != nil {
+		return err
+	}
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	if err != nil {
+		return fmt.Errorf("open grants: %w", err)
+	}
+	defer f.Close()
+	if _, err := f.Write(append(line, '\n')); err != nil {
+		return fmt.Errorf("write grant: %w", err)
+	}
+	if err := f.Sync(); err != nil {
+		return fmt.Errorf("sync grants: %w", err)
+	}
+	return nil
+}
+
+// check holds an approval to the form a gate accepts, naming the field
+// at fault and never repeating a value.
+func (a approval) check() error {
+	tier, err := autonomy.ParseTier(a.Tier)
+	switch {
+	case err != nil || tier == autonomy.L1:
+		return errors.New("--tier: want L2 or L3")
+	case len(a.Tools) == 0:
+		return errors.New("--tools: name at least one tool")
+	case a.MaxQuestions < 1 || a.MaxQuestions > 100:
+		return errors.New("--questions: want 1 to 100")
+	case a.MaxAge < 1 || a.MaxAge > 1_000_000:
+		return errors.New("--age: want 1 to 1000000")
+	}
+	for _, t := range a.Tools {
+		if strings.ContainsAny(t, "*?[]{}") {
+			return fmt.Errorf("--tools: %w: name tools one by one", autonomy.ErrWildcard)
+		}
+		if !toolName(t) {
+			return errors.New("--tools: a tool name is lowercase letters, digits and _")
+		}
+	}
+	if !pipelineName(a.Session) {
+		return errors.New("--session: letters, digits and _.:-, at most 128")
+	}
+	if !pipelineName(a.Approver) {
+		return errors.New("--approver: letters, digits and _.:-, at most 128")
+	}
+	return nil
+}
+
+func toolName(s string) bool {
+	if s == "" || len(s) > 64 || s[0] < 'a' || s[0] > 'z' {
+		return false
+	}
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '_') {
+			return false
+		}
+	}
+	return true
+}
+
+func pipelineName(s string) bool { return s != "" && pipeline.SessionOf(s) == s }
+
+// autoFlags are the autonomy flags of the commands that answer
+// questions: the grants file the approve command writes, and --writes
+// for the demo store. Writes and approvals are recorded in the register
+// the audit flags open (--register FILE, --state-db).
+type autoFlags struct {
+	grantsPath string
+	writes     bool
+
+	// Set by open: main's Authority (handed only to the approving
+	// layers: the grants inbox here and the HTTP approvals endpoint),
+	// and the inbox.
+	auth  *autonomy.Authority
+	inbox *grantInbox
+}
+
+func (f *autoFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&f.grantsPath, "grants", "", "apply the grants `FILE` provenant approve writes, before each question (the local operator's approvals)")
+	fs.BoolVar(&f.writes, "writes", false, "serve the store file's write tool (open_restock_task), as a catalog's `writes: {enabled: true}` does; each write still needs an L3 grant")
+}
+
+// open creates the Authority.
+func (f *autoFlags) open() { f.auth = autonomy.NewAuthority() }
+
+// apply puts the gate store (closed over the Authority) and --writes in
+// an engine's options; the engine records writes and approvals in
+// opts.Register.
+func (f *autoFlags) apply(opts *engine.Options, logger *slog.Logger) {
+	a := &engine.Autonomy{Writes: f.writes}
+	auth, path := f.auth, f.grantsPath
+	a.Gates = func(tools []autonomy.Tool) (autonomy.Store, error) {
+		s, err := autonomy.NewSessions(tools, &autonomy.GateOptions{Authority: auth})
+		if err != nil || path == "" {
+			return s, err
+		}
+		f.inbox = &grantInbox{Sessions: s, auth: auth, path: path, logger: logger}
+		return f.inbox, nil
+	}
+	opts.Autonomy = a
+}
+
+// serving tells the inbox which pipeline records its approvals.
+func (f *autoFlags) serving(p *pipeline.Pipeline) {
+	if f.inbox != nil {
+		f.inbox.mu.Lock()
+		f.inbox.p = p
+		f.inbox.mu.Unlock()
+	}
+}
+
+// grantInbox is the gate store of a process with --grants: before each
+// question (Tick) it applies the approvals appended to the grants file
+// since it last looked, on the word of the approver each names (the
+// local operator, who alone can write the file), and has the pipeline
+// record them.
+type grantInbox struct {
+	*autonomy.Sessions
+	auth   *autonomy.Authority
+	path   string
+	logger *slog.Logger
+
+	mu      sync.Mutex
+	offset  int64
+	applied map[string]bool // grant ids marked applied in the file
+	p       *pipeline.Pipeline
+}
+
+// Tick applies new approvals, then advances the clock.
+func (in *grantInbox) Tick() int64 {
+	in.poll(context.Background())
+	return in.Sessions.Tick()
+}
+
+// poll reads the complete lines appended since the last poll and applies
+// each approval not marked applied, marking it; a line that does not hold
+// one is logged and skipped.
+func (in *grantInbox) poll(ctx context.Context) {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	if in.applied == nil {
+		in.applied = map[string]bool{}
+	}
+	f, err := os.OpenFile(in.path, os.O_RDWR|os.O_APPEND, 0)
+	if errors.Is(err, os.ErrNotExist) {
+		return
+	}
+	if err != nil {
+		in.logger.Warn("read grants", slog.String("error", err.Error()))
+		return
+	}
+	defer f.Close()
+	if _, err := f.Seek(in.offset, io.SeekStart); err != nil {
+		return
+	}
+	// Read every new complete line first: a grant's mark may follow it.
+	var grants []approval
+	r := bufio.NewReader(f)
+	for {
+		line, err := r.ReadBytes('\n')
+		if err != nil {
+			break // a line without its newline is still being written
+		}
+		in.offset += int64(len(line))
+		var a approval
+		if err := strictjson.Decode(line, &a, nil); err != nil {
+			in.logger.Warn("grants: skipped a line that is not an approval", slog.Int64("offset", in.offset-int64(len(line))))
+			continue
+		}
+		if a.Applied != "" {
+			in.applied[a.Applied] = true
+			continue
+		}
+		grants = append(grants, a)
+	}
+	for _, a := range grants {
+		switch {
+		case a.Revoke != "":
+			in.revoke(ctx, a)
+		case !in.applied[a.GrantID]:
+			in.apply(ctx, f, a)
+		}
+	}
+}
+
+// revoke ends a live grant on the word of the approver the line names
+// (a grant no longer live, or revoked before a restart, is logged).
+func (in *grantInbox) revoke(ctx context.Context, a approval) {
+	ap, err := in.auth.Approver(a.Approver)
+	if err != nil {
+		in.logger.Warn("grants: skipped a revocation", slog.String("error", err.Error()))
+		return
+	}
+	g, err := in.Sessions.Gate(a.Session)
+	if err != nil {
+		in.logger.Warn("grants: skipped a revocation", slog.String("error", err.Error()))
+		return
+	}
+	exp, err := g.Revoke(ap, a.Revoke)
+	if err != nil {
+		in.logger.Info("grants: nothing to revoke", slog.String("grant_id", a.Revoke))
+		return
+	}
+	if in.p != nil {
+		if err := in.p.RecordRevocation(ctx, exp); err != nil {
+			in.logger.Error("grants: record revocation", slog.String("grant_id", a.Revoke), slog.String("error", err.Error()))
+		}
+	}
+	in.logger.Info("grant revoked", slog.String("grant_id", a.Revoke), slog.String("approver", a.Approver))
+}
+
+// apply grants one approval and marks it applied in the file (the mark
+// comes back on the next poll, already known).
+func (in *grantInbox) apply(ctx context.Context, f *os.File, a approval) {
+	if err := a.check(); err != nil || a.GrantID == "" {
+		in.logger.Warn("grants: skipped an approval", slog.String("error", fmt.Sprint(err)))
+		return
+	}
+	mark, _ := json.Marshal(approval{Applied: a.GrantID})
+	if _, err := f.Write(append(mark, '\n')); err != nil || f.Sync() != nil {
+		// Unmarked, it would be applied again after a restart: not now.
+		in.logger.Error("grants: cannot mark an approval applied; not applied", slog.String("grant_id", a.GrantID))
+		return
+	}
+	in.applied[a.GrantID] = true
+	tier, _ := autonomy.ParseTier(a.Tier)
+	dec, now, err := in.auth.Grant(in.Sessions, a.Approver, a.Session, autonomy.GrantRequest{
+		GrantID: a.GrantID, Tools: a.Tools, Tier: tier, MaxQuestions: a.MaxQuestions, MaxAge: a.MaxAge,
+		DecisionID: "dec-" + a.GrantID,
+	})
+	if err != nil {
+		in.logger.Warn("grants: refused an approval", slog.String("grant_id", a.GrantID), slog.String("error", err.Error()))
+		return
+	}
+	if in.p != nil {
+		if err := in.p.RecordApproval(ctx, pipeline.Approval{Decided: dec, Now: now}); err != nil {
+			in.logger.Error("grants: record approval", slog.String("grant_id", a.GrantID), slog.String("error", err.Error()))
+		}
+	}
+	in.logger.Info("grant applied", slog.String("grant_id", a.GrantID), slog.String("session", a.Session), slog.String("approver", a.Approver))
+}
+
+// httpApprovals is the HTTP approvals endpoint's Approvals: main's
+// Authority, the pipeline whose gates it raises and records the
+// approvals in. httpapi calls it only for an authenticated approver.
+type httpApprovals struct {
+	auth *autonomy.Authority
+	p    *pipeline.Pipeline
+}
+
+var _ httpapi.Approvals = httpApprovals{}
+
+// Approve grants req on the word of approver, the authenticated
+// principal's name.
+func (h httpApprovals) Approve(ctx context.Context, approver string, req httpapi.ApprovalRequest) (eventlog.ElevationDecided, error) {
+	if req.Age == 0 {
+		req.Age = 1000
+	}
+	a := approval{Session: req.Session, Tools: req.Tools, Tier: req.Tier, MaxQuestions: req.Questions, MaxAge: req.Age, Approver: approver}
+	if err := a.check(); err != nil {
+		if errors.Is(err, autonomy.ErrWildcard) {
+			return eventlog.ElevationDecided{}, err
+		}
+		return eventlog.ElevationDecided{}, fmt.Errorf("approve: %w: %v", autonomy.ErrGrant, err)
+	}
+	if h.p.Gates() == nil {
+		return eventlog.ElevationDecided{}, fmt.Errorf("approve: %w: no tool above L1 to grant", autonomy.ErrGrant)
+	}
+	var b [8]byte
+	rand.Read(b[:])
+	tier, _ := autonomy.ParseTier(a.Tier)
+	id := "g-" + hex.EncodeToString(b[:])
+	dec, now, err := h.auth.Grant(h.p.Gates(), approver, a.Session, autonomy.GrantRequest{
+		GrantID: id, Tools: a.Tools, Tier: tier, MaxQuestions: a.MaxQuestions, MaxAge: a.MaxAge, DecisionID: "dec-" + id,
+	})
+	if err != nil {
+		return eventlog.ElevationDecided{}, err
+	}
+	if err := h.p.RecordApproval(ctx, pipeline.Approval{Decided: dec, Now: now}); err != nil {
+		return dec, err
+	}
+	return dec, nil
+}
