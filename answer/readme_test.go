@@ -26,7 +26,7 @@ func TestREADMEReasons(t *testing.T) {
 	if row == "" {
 		t.Fatal("README.md has no | `reason` | row")
 	}
-	kinds := slices.Concat(answer.AbstainKinds, answer.RejectKinds, answer.ErrorKinds)
+	kinds := slices.Concat(answer.AbstainKinds, answer.RejectKinds, answer.FailureClasses, answer.ActionRejectKinds, answer.ErrorKinds)
 	for _, k := range kinds {
 		if !strings.Contains(row, "`"+string(k)+"`") {
 			t.Errorf("README reason row lacks `%s`", k)
