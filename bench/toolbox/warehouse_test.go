@@ -24,6 +24,9 @@ func TestWarehouseToolsMatchCatalog(t *testing.T) {
 		t.Errorf("catalog tools %v, bench tools %v", names, warehouseTools)
 	}
 	for _, tl := range cat.Tools {
+		if !cat.Served(tl) {
+			continue // the write tool, off in this catalog: not on the menu the bench compares
+		}
 		if got := warehouseShapes[tl.Name.Value]; got != tl.Shape.Value {
 			t.Errorf("%s: shape %q, catalog's %q", tl.Name.Value, got, tl.Shape.Value)
 		}

@@ -8,14 +8,15 @@ import (
 	"database/sql"
 	"fmt"
 
-	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/stdlib"
-
 	"github.com/provenant/provenant/memory"
 	"github.com/provenant/provenant/memory/internal/sqljournal"
+	pgstore "github.com/provenant/provenant/store/postgres"
 )
 
 var _ memory.Journal = (*Store)(nil)
+
+// MaxConns bounds the connections a pool opened by Open holds.
+const MaxConns = 8
 
 // Store is a memory journal in a PostgreSQL database.
 type Store struct {
@@ -26,13 +27,8 @@ type Store struct {
 // Open connects to the database dsn names and creates the journal table
 // if missing. Close releases the connections.
 func Open(ctx context.Context, dsn string) (*Store, error) {
-	cfg, err := pgx.ParseConfig(dsn)
+	db, err := pgstore.OpenPool(ctx, dsn, MaxConns)
 	if err != nil {
-		return nil, fmt.Errorf("open memory journal: malformed DSN")
-	}
-	db := stdlib.OpenDB(*cfg)
-	if err := db.PingContext(ctx); err != nil {
-		db.Close()
 		return nil, fmt.Errorf("open memory journal: %w", err)
 	}
 	s, err := New(ctx, db)

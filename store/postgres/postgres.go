@@ -31,8 +31,16 @@ var _ ingest.Sink = (*Sink)(nil)
 const MaxConns = 32
 
 // Open connects to the PostgreSQL database dsn names (a URL or key=value
-// string, as pgx parses it) and checks that it answers.
+// string, as pgx parses it) and checks that it answers, with a pool of
+// MaxConns connections.
 func Open(ctx context.Context, dsn string) (*sql.DB, error) {
+	return OpenPool(ctx, dsn, MaxConns)
+}
+
+// OpenPool is Open with a pool of at most conns connections, busy or
+// idle: what every PostgreSQL store of this module opens. The error never
+// quotes the DSN, which may hold a password.
+func OpenPool(ctx context.Context, dsn string, conns int) (*sql.DB, error) {
 	cfg, err := pgx.ParseConfig(dsn)
 	if err != nil {
 		// pgx's message can quote the DSN, password included.
@@ -43,8 +51,8 @@ func Open(ctx context.Context, dsn string) (*sql.DB, error) {
 	// calls every other connection would be closed and a new backend
 	// forked (tens of milliseconds of server CPU) per call. Keep a pool
 	// as large as the calls in flight are likely to be.
-	db.SetMaxOpenConns(MaxConns)
-	db.SetMaxIdleConns(MaxConns)
+	db.SetMaxOpenConns(conns)
+	db.SetMaxIdleConns(conns)
 	db.SetConnMaxIdleTime(5 * time.Minute)
 	if err := db.PingContext(ctx); err != nil {
 		db.Close()

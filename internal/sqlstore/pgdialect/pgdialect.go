@@ -8,14 +8,11 @@ import (
 	"context"
 	"database/sql"
 	"errors"
-	"fmt"
-	"time"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
-	"github.com/jackc/pgx/v5/stdlib"
 
 	"github.com/provenant/provenant/internal/sqlstore"
+	"github.com/provenant/provenant/store/postgres"
 )
 
 // Dialect is PostgreSQL's.
@@ -39,20 +36,8 @@ func classify(err error) sqlstore.Kind {
 const MaxConns = 8
 
 // Open connects to the database dsn names (a URL or key=value string, as
-// pgx parses it) and checks that it answers. The error never quotes the
-// DSN, which may hold a password.
+// pgx parses it) with a pool of MaxConns and checks that it answers. The
+// error never quotes the DSN, which may hold a password.
 func Open(ctx context.Context, dsn string) (*sql.DB, error) {
-	cfg, err := pgx.ParseConfig(dsn)
-	if err != nil {
-		return nil, errors.New("open postgres: malformed DSN")
-	}
-	db := stdlib.OpenDB(*cfg)
-	db.SetMaxOpenConns(MaxConns)
-	db.SetMaxIdleConns(MaxConns)
-	db.SetConnMaxIdleTime(5 * time.Minute)
-	if err := db.PingContext(ctx); err != nil {
-		db.Close()
-		return nil, fmt.Errorf("open postgres: %w", err)
-	}
-	return db, nil
+	return postgres.OpenPool(ctx, dsn, MaxConns)
 }
