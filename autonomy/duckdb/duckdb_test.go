@@ -72,3 +72,46 @@ func TestStore_Reopen(t *testing.T) {
 		t.Errorf("check after reopen: %v", err)
 	}
 }
+
+// TestStore_FailsClosed: a ledger that cannot be read refuses: the
+// gate's check fails (not a pass), nobody is the grantor, the clock
+// reads -1 (a time every gate refuses), and onError hears each failure.
+func TestStore_FailsClosed(t *testing.T) {
+	auth := autonomy.NewAuthority()
+	l, err := duckdb.Open(t.Context(), "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var failures int
+	s, err := autonomy.NewLedgerStore(l, autonomytest.Tools, &autonomy.GateOptions{Authority: auth}, func(error) { failures++ })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := auth.Grant(s, "alice", "s1", autonomy.GrantRequest{GrantID: "g1", Tools: []string{"open_task"},
+		Tier: autonomy.L3, MaxQuestions: 2, MaxAge: 10}); err != nil {
+		t.Fatal(err)
+	}
+	g, err := s.Gate("s1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := g.Check("open_task"); err != nil {
+		t.Fatalf("check while open: %v", err)
+	}
+	l.Close()
+	if err := g.Check("open_task"); err == nil {
+		t.Error("check on a closed ledger passed; want an error")
+	}
+	if got := g.Grantor("open_task"); got != "" {
+		t.Errorf("grantor on a closed ledger: %q, want none", got)
+	}
+	if got := s.Tick(); got != -1 {
+		t.Errorf("tick on a closed ledger: %d, want -1", got)
+	}
+	if _, err := g.BeginQuestion(1); err == nil {
+		t.Error("begin question on a closed ledger: want an error")
+	}
+	if failures < 3 {
+		t.Errorf("onError heard %d failures, want at least 3", failures)
+	}
+}
