@@ -2,6 +2,7 @@ package memory
 
 import (
 	"context"
+	"errors"
 	"fmt"
 )
 
@@ -31,6 +32,21 @@ type Store interface {
 type ChainsReader interface {
 	Chains(ctx context.Context, keys []string) (map[string][]Entry, error)
 }
+
+// EntryRetriever is a Store whose retrieval can return each record's
+// visibility with it, read from the same place in the same call. Read
+// uses it for back-fill pulls, so that a pull is one retrieval and a read
+// keeps to one batched visibility read (the first retrieval's), as the
+// I/O budget says. A visibility the store cannot read is an error
+// wrapping ErrUndecided, on which Read fails closed. A store without it
+// is still served: each pull then also reads its candidates' visibility.
+type EntryRetriever interface {
+	RetrieveEntries(ctx context.Context, q Retrieval) ([]Entry, error)
+}
+
+// ErrUndecided is wrapped by an EntryRetriever's error for a record whose
+// visibility it could not read.
+var ErrUndecided = errors.New("visibility undecided")
 
 // Entry is a journal record with its visibility: one line of a journal
 // snapshot, and one element of a chain.
@@ -82,10 +98,12 @@ func (q Query) check() error {
 // cues. It costs, per call: one retrieval of max_items times the policy's
 // gate_overfetch_multiplier candidates and one batched visibility read of
 // them; then, while the gate has left fewer than max_items visible
-// candidates and the store had more, one back-fill pull (a retrieval and
-// its visibility read) at a time, at most max_backfill_pulls of them;
-// then one chain read per selected candidate (at most max_items), or one
-// batched read of them all when the store is a ChainsReader.
+// candidates and the store had more, one back-fill pull at a time, at
+// most max_backfill_pulls of them: one retrieval that brings its
+// candidates' visibility when the store is an EntryRetriever (else a
+// retrieval and a visibility read); then one chain read per selected
+// candidate (at most max_items), or one batched read of them all when the
+// store is a ChainsReader.
 //
 // A nil reader, or one without an agent, is a *CallerError wrapping
 // ErrNoReader; so is an invalid query. A failed retrieval or chain read is
@@ -116,10 +134,28 @@ func Read(ctx context.Context, st Store, reader *Reader, q Query, p Policy) (*Sh
 	var visible []candidate
 	seen := map[string]bool{}
 	rejected, pulls := 0, 0
+	er, entries := st.(EntryRetriever)
 	for offset := 0; ; offset += fetch {
-		recs, err := st.Retrieve(ctx, Retrieval{
-			Cues: q.Cues, Partition: q.Partition, AsOf: q.AsOf, Exclude: q.Exclude, Offset: offset, Limit: fetch,
-		})
+		rq := Retrieval{Cues: q.Cues, Partition: q.Partition, AsOf: q.AsOf, Exclude: q.Exclude, Offset: offset, Limit: fetch}
+		var (
+			recs []Record
+			vis  map[string]Visibility // a pull's, read with its records
+			err  error
+		)
+		if pulls > 0 && entries {
+			var es []Entry
+			es, err = er.RetrieveEntries(ctx, rq)
+			if errors.Is(err, ErrUndecided) {
+				return failClosed("the visibility of a back-filled candidate could not be read")
+			}
+			vis = make(map[string]Visibility, len(es))
+			for _, e := range es {
+				recs = append(recs, e.Record)
+				vis[e.Record.Key] = e.Visibility
+			}
+		} else {
+			recs, err = st.Retrieve(ctx, rq)
+		}
 		if err != nil {
 			return nil, fmt.Errorf("retrieve candidates: %w", err)
 		}
@@ -137,9 +173,10 @@ func Read(ctx context.Context, st Store, reader *Reader, q Query, p Policy) (*Sh
 			}
 		}
 		if len(keys) > 0 {
-			vis, err := st.Visibility(ctx, keys)
-			if err != nil {
-				return failClosed("the visibility read failed")
+			if vis == nil {
+				if vis, err = st.Visibility(ctx, keys); err != nil {
+					return failClosed("the visibility read failed")
+				}
 			}
 			source := "retrieval"
 			if pulls > 0 {

@@ -117,25 +117,34 @@ func compareRank(a, b Record, asOf int64) int {
 // SortRank sorts records into the declared rank order at asOf (stable:
 // records equal in rank keep their order). Each score is computed once,
 // and the records move once.
-func SortRank(rs []Record, asOf int64) {
+func SortRank(rs []Record, asOf int64) { sortRank(rs, func(r Record) Record { return r }, asOf) }
+
+// SortRankEntries is SortRank for entries, by their records.
+func SortRankEntries(es []Entry, asOf int64) {
+	sortRank(es, func(e Entry) Record { return e.Record }, asOf)
+}
+
+// sortRank sorts xs by their records' rank, scoring each once.
+func sortRank[T any](xs []T, rec func(T) Record, asOf int64) {
 	type item struct {
 		score float64
 		time  int64
 		key   string
 		i     int
 	}
-	items := make([]item, len(rs))
-	for i, r := range rs {
+	items := make([]item, len(xs))
+	for i, x := range xs {
+		r := rec(x)
 		items[i] = item{Score(r, asOf), r.Time, r.Key, i}
 	}
 	slices.SortFunc(items, func(a, b item) int {
 		return cmp.Or(cmp.Compare(b.score, a.score), cmp.Compare(b.time, a.time), cmp.Compare(a.key, b.key), cmp.Compare(a.i, b.i))
 	})
-	sorted := make([]Record, len(rs))
+	sorted := make([]T, len(xs))
 	for j, it := range items {
-		sorted[j] = rs[it.i]
+		sorted[j] = xs[it.i]
 	}
-	copy(rs, sorted)
+	copy(xs, sorted)
 }
 
 // FoldSubject maps a subject to one representative of its class under

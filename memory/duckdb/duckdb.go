@@ -154,6 +154,14 @@ func (s *Store) Retrieve(ctx context.Context, q memory.Retrieval) ([]memory.Reco
 	return s.db.Retrieve(ctx, q)
 }
 
+// RetrieveEntries implements memory.EntryRetriever.
+func (s *Store) RetrieveEntries(ctx context.Context, q memory.Retrieval) ([]memory.Entry, error) {
+	if !s.readThrough {
+		return s.copy.Load().RetrieveEntries(ctx, q)
+	}
+	return s.db.RetrieveEntries(ctx, q)
+}
+
 // Visibility implements memory.Store.
 func (s *Store) Visibility(ctx context.Context, keys []string) (map[string]memory.Visibility, error) {
 	if !s.readThrough {

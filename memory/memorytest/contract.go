@@ -74,7 +74,8 @@ func Journal(seed uint64, n int) []memory.Entry {
 // RunStore is the contract every memory.Store passes: open returns a
 // store holding exactly the given entries. It checks retrieval pages
 // against Retrieval.Admits and the declared rank order, the batched
-// visibility read, and chains against the transitive closure of targets.
+// visibility read, retrieval with visibility (an EntryRetriever's) against
+// both, and chains against the transitive closure of targets.
 func RunStore(t *testing.T, open func(t *testing.T, entries []memory.Entry) memory.Store) {
 	entries := Journal(1, 400)
 	st := open(t, entries)
@@ -114,6 +115,38 @@ func RunStore(t *testing.T, open func(t *testing.T, entries []memory.Entry) memo
 				}
 				if !slices.EqualFunc(got, want, func(a, b memory.Record) bool { return a.Key == b.Key }) {
 					t.Fatalf("retrieval %+v with limit %d: got %d records, want %d (or another order)", q.Cues, limit, len(got), len(want))
+				}
+			}
+		}
+	})
+
+	t.Run("retrieve entries", func(t *testing.T) {
+		er, ok := st.(memory.EntryRetriever)
+		if !ok {
+			t.Skip("not an EntryRetriever")
+		}
+		vis := map[string]memory.Visibility{}
+		for _, e := range entries {
+			vis[e.Record.Key] = e.Visibility
+		}
+		for _, q := range []memory.Retrieval{
+			{Cues: memory.Cues{Subject: "pr-007@st-003"}, AsOf: 100, Offset: 3, Limit: 20},
+			{Cues: memory.Cues{Tags: []string{"stock"}}, AsOf: 60, Limit: 1000},
+		} {
+			recs, err := st.Retrieve(ctx, q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			es, err := er.RetrieveEntries(ctx, q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(recs) == 0 || len(es) != len(recs) {
+				t.Fatalf("RetrieveEntries gave %d entries, Retrieve %d records", len(es), len(recs))
+			}
+			for i, e := range es {
+				if e.Record.Key != recs[i].Key || !equalVisibility(e.Visibility, vis[e.Record.Key]) {
+					t.Errorf("entry %d: %s with %+v, want %s with %+v", i, e.Record.Key, e.Visibility, recs[i].Key, vis[recs[i].Key])
 				}
 			}
 		}

@@ -5,12 +5,16 @@ package memorytest
 
 import (
 	"context"
+	"fmt"
 	"sync/atomic"
 
 	"github.com/provenant/provenant/memory"
 )
 
-var _ memory.Store = (*Counting)(nil)
+var (
+	_ memory.Store          = (*Counting)(nil)
+	_ memory.EntryRetriever = (*Counting)(nil)
+)
 
 // Counting passes every call to Store and counts it.
 type Counting struct {
@@ -45,6 +49,38 @@ func (c *Counting) Reset() {
 func (c *Counting) Retrieve(ctx context.Context, q memory.Retrieval) ([]memory.Record, error) {
 	c.retrievals.Add(1)
 	return c.Store.Retrieve(ctx, q)
+}
+
+// RetrieveEntries counts one retrieval when the wrapped store reads
+// visibility with its records (memory.EntryRetriever); over one that
+// does not, it is a retrieval and a batched visibility read, counted as
+// such.
+func (c *Counting) RetrieveEntries(ctx context.Context, q memory.Retrieval) ([]memory.Entry, error) {
+	if er, ok := c.Store.(memory.EntryRetriever); ok {
+		c.retrievals.Add(1)
+		return er.RetrieveEntries(ctx, q)
+	}
+	recs, err := c.Retrieve(ctx, q)
+	if err != nil || len(recs) == 0 {
+		return nil, err
+	}
+	keys := make([]string, len(recs))
+	for i, r := range recs {
+		keys[i] = r.Key
+	}
+	vis, err := c.Visibility(ctx, keys)
+	if err != nil {
+		return nil, fmt.Errorf("retrieve entries: %w", memory.ErrUndecided)
+	}
+	es := make([]memory.Entry, 0, len(recs))
+	for _, r := range recs {
+		v, ok := vis[r.Key]
+		if !ok {
+			return nil, fmt.Errorf("retrieve entries: %w", memory.ErrUndecided)
+		}
+		es = append(es, memory.Entry{Record: r, Visibility: v})
+	}
+	return es, nil
 }
 
 // Visibility counts one batched visibility read.

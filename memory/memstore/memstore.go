@@ -110,6 +110,20 @@ func (s *Store) Len() int {
 // subject is cued) for the ones q admits and returns a page of them in
 // rank order.
 func (s *Store) Retrieve(ctx context.Context, q memory.Retrieval) ([]memory.Record, error) {
+	es, err := s.RetrieveEntries(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	recs := make([]memory.Record, len(es))
+	for i, e := range es {
+		recs[i] = e.Record
+	}
+	return recs, nil
+}
+
+// RetrieveEntries is Retrieve with each record's visibility
+// (memory.EntryRetriever).
+func (s *Store) RetrieveEntries(ctx context.Context, q memory.Retrieval) ([]memory.Entry, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("retrieve records: %w", err)
 	}
@@ -117,24 +131,24 @@ func (s *Store) Retrieve(ctx context.Context, q memory.Retrieval) ([]memory.Reco
 		return nil, errors.New("retrieve records: negative offset or limit")
 	}
 	s.mu.RLock()
-	var hits []memory.Record
+	var hits []memory.Entry
 	if strings.TrimSpace(q.Cues.Subject) != "" {
 		idx := s.bySubject[fold(q.Cues.Subject)]
-		hits = make([]memory.Record, 0, len(idx))
+		hits = make([]memory.Entry, 0, len(idx))
 		for _, i := range idx {
 			if q.Admits(s.entries[i].Record) {
-				hits = append(hits, s.entries[i].Record)
+				hits = append(hits, s.entries[i])
 			}
 		}
 	} else {
 		for _, e := range s.entries {
 			if q.Admits(e.Record) {
-				hits = append(hits, e.Record)
+				hits = append(hits, e)
 			}
 		}
 	}
 	s.mu.RUnlock()
-	memory.SortRank(hits, q.AsOf)
+	memory.SortRankEntries(hits, q.AsOf)
 	if q.Offset >= len(hits) {
 		return nil, nil
 	}

@@ -270,6 +270,28 @@ func params(args *[]any, xs []string) string {
 // validity, exclusions, kind), keeps those q admits, ranks them in the
 // declared order and returns the page.
 func (s *Store) Retrieve(ctx context.Context, q memory.Retrieval) ([]memory.Record, error) {
+	es, err := s.retrieve(ctx, q, false)
+	if err != nil {
+		return nil, err
+	}
+	recs := make([]memory.Record, len(es))
+	for i, e := range es {
+		recs[i] = e.Record
+	}
+	return recs, nil
+}
+
+// RetrieveEntries is Retrieve with each record's visibility, from the same
+// rows (memory.EntryRetriever); a visibility that does not decode is an
+// error wrapping memory.ErrUndecided.
+func (s *Store) RetrieveEntries(ctx context.Context, q memory.Retrieval) ([]memory.Entry, error) {
+	return s.retrieve(ctx, q, true)
+}
+
+// retrieve reads the records q admits with their visibility; with
+// needVisibility, one that does not decode is an error, else it is left
+// zero (Retrieve returns the records alone).
+func (s *Store) retrieve(ctx context.Context, q memory.Retrieval, needVisibility bool) ([]memory.Entry, error) {
 	if q.Offset < 0 || q.Limit < 0 {
 		return nil, errors.New("retrieve records: negative offset or limit")
 	}
@@ -287,29 +309,34 @@ func (s *Store) Retrieve(ctx context.Context, q memory.Retrieval) ([]memory.Reco
 	if len(q.Exclude) > 0 {
 		where = append(where, "key NOT IN ("+params(&args, q.Exclude)+")")
 	}
-	rows, err := s.db.QueryContext(ctx, "SELECT record FROM memory_journal WHERE "+strings.Join(where, " AND "), args...)
+	rows, err := s.db.QueryContext(ctx, "SELECT record, visibility FROM memory_journal WHERE "+strings.Join(where, " AND "), args...)
 	if err != nil {
 		return nil, fmt.Errorf("retrieve records: %w", err)
 	}
 	defer rows.Close()
-	var hits []memory.Record
+	var hits []memory.Entry
 	for rows.Next() {
-		var raw string
-		if err := rows.Scan(&raw); err != nil {
+		var raw, vis string
+		if err := rows.Scan(&raw, &vis); err != nil {
 			return nil, fmt.Errorf("retrieve records: %w", err)
 		}
 		var r memory.Record
 		if err := json.Unmarshal([]byte(raw), &r); err != nil {
 			return nil, fmt.Errorf("retrieve records: decode record: %w", err)
 		}
-		if q.Admits(r) {
-			hits = append(hits, r)
+		if !q.Admits(r) {
+			continue
 		}
+		var v memory.Visibility
+		if err := json.Unmarshal([]byte(vis), &v); err != nil && needVisibility {
+			return nil, fmt.Errorf("retrieve records: visibility of a record: %w", memory.ErrUndecided)
+		}
+		hits = append(hits, memory.Entry{Record: r, Visibility: v})
 	}
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("retrieve records: %w", err)
 	}
-	memory.SortRank(hits, q.AsOf)
+	memory.SortRankEntries(hits, q.AsOf)
 	if q.Offset >= len(hits) {
 		return nil, nil
 	}
