@@ -234,6 +234,11 @@ type Gate struct {
 	tools   map[string]Tool
 	opts    GateOptions
 
+	// ledger, when set, holds the state (LedgerStore): every call
+	// loads it, and every change is an Update of it.
+	ledger  Ledger
+	onError func(error)
+
 	mu     sync.Mutex
 	now    int64
 	grants []*grant
@@ -296,6 +301,7 @@ func (g *Gate) Default() Tier { return g.opts.Default }
 func (g *Gate) Effective() Tier {
 	g.mu.Lock()
 	defer g.mu.Unlock()
+	g.load()
 	t := g.opts.Default
 	for _, gr := range g.grants {
 		t = max(t, gr.tier)
@@ -307,6 +313,7 @@ func (g *Gate) Effective() Tier {
 func (g *Gate) TierFor(tool string) Tier {
 	g.mu.Lock()
 	defer g.mu.Unlock()
+	g.load()
 	return g.tierFor(tool)
 }
 
@@ -344,6 +351,9 @@ func (g *Gate) Check(tool string) error {
 	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
+	if err := g.load(); err != nil {
+		return fmt.Errorf("check call: %w", err)
+	}
 	if cur := g.tierFor(tool); cur < t.Tier {
 		return &Refusal{Tool: tool, Needed: t.Tier, Current: cur}
 	}
@@ -426,19 +436,25 @@ func (g *Gate) Grant(a Approver, req GrantRequest, now int64) (eventlog.Elevatio
 	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	if now < g.now {
-		return eventlog.ElevationDecided{}, fmt.Errorf("grant elevation: %w", ErrTime)
-	}
-	for _, gr := range g.grants {
-		if gr.id == req.GrantID {
-			return eventlog.ElevationDecided{}, fmt.Errorf("grant elevation: %w: grant id in use", ErrGrant)
+	err := g.update(func() error {
+		if now < g.now {
+			return fmt.Errorf("grant elevation: %w", ErrTime)
 		}
-	}
-	g.now = now
-	g.grants = append(g.grants, &grant{
-		id: req.GrantID, tools: slices.Clone(req.Tools), tier: req.Tier, approver: a,
-		granted: now, maxQ: req.MaxQuestions, maxAge: req.MaxAge,
+		for _, gr := range g.grants {
+			if gr.id == req.GrantID {
+				return fmt.Errorf("grant elevation: %w: grant id in use", ErrGrant)
+			}
+		}
+		g.now = now
+		g.grants = append(g.grants, &grant{
+			id: req.GrantID, tools: slices.Clone(req.Tools), tier: req.Tier, approver: a,
+			granted: now, maxQ: req.MaxQuestions, maxAge: req.MaxAge,
+		})
+		return nil
 	})
+	if err != nil {
+		return eventlog.ElevationDecided{}, err
+	}
 	return p, nil
 }
 
@@ -459,8 +475,25 @@ func (g *Gate) Advance(now int64) ([]eventlog.ElevationExpired, error) {
 func (g *Gate) advance(now int64, question bool) ([]eventlog.ElevationExpired, error) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
+	var out []eventlog.ElevationExpired
+	err := g.update(func() error {
+		var ok bool
+		if out, ok = g.advanceLocked(now, question); !ok {
+			return fmt.Errorf("advance gate: %w", ErrTime)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// advanceLocked is advance on the loaded state; g.mu is held. It changes
+// nothing and returns false when now is before the gate's time.
+func (g *Gate) advanceLocked(now int64, question bool) ([]eventlog.ElevationExpired, bool) {
 	if now < g.now {
-		return nil, fmt.Errorf("advance gate: %w", ErrTime)
+		return nil, false
 	}
 	g.now = now
 	var out []eventlog.ElevationExpired
@@ -487,13 +520,14 @@ func (g *Gate) advance(now int64, question bool) ([]eventlog.ElevationExpired, e
 	}
 	clear(g.grants[len(keep):])
 	g.grants = keep
-	return out, nil
+	return out, true
 }
 
 // Active returns the ids of the active grants, in the order granted.
 func (g *Gate) Active() []string {
 	g.mu.Lock()
 	defer g.mu.Unlock()
+	g.load()
 	out := make([]string, len(g.grants))
 	for i, gr := range g.grants {
 		out[i] = gr.id
@@ -526,14 +560,22 @@ func (g *Gate) Revoke(a Approver, grantID string) (eventlog.ElevationExpired, er
 	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	for i, gr := range g.grants {
-		if gr.id == grantID {
-			g.grants = slices.Delete(g.grants, i, i+1)
-			return eventlog.ElevationExpired{
-				Session: g.session, GrantID: gr.id, Tools: slices.Clone(gr.tools),
-				Reason: "revoked", TierRestored: g.opts.Default.String(),
-			}, nil
+	var out eventlog.ElevationExpired
+	err := g.update(func() error {
+		for i, gr := range g.grants {
+			if gr.id == grantID {
+				g.grants = slices.Delete(g.grants, i, i+1)
+				out = eventlog.ElevationExpired{
+					Session: g.session, GrantID: gr.id, Tools: slices.Clone(gr.tools),
+					Reason: "revoked", TierRestored: g.opts.Default.String(),
+				}
+				return nil
+			}
 		}
+		return fmt.Errorf("revoke elevation: %w: no active grant has that id", ErrGrant)
+	})
+	if err != nil {
+		return eventlog.ElevationExpired{}, err
 	}
-	return eventlog.ElevationExpired{}, fmt.Errorf("revoke elevation: %w: no active grant has that id", ErrGrant)
+	return out, nil
 }

@@ -9,9 +9,10 @@ import (
 )
 
 // Store is where the gates of every session live, with the one logical
-// clock they share. Sessions keeps them in memory; a store in the
-// database (so that grants survive a restart and several processes
-// share them) is left for later.
+// clock they share. Sessions keeps them in memory; a LedgerStore keeps
+// them in a Ledger (autonomy/postgres, autonomy/duckdb: the state
+// database), so that grants survive a restart and several processes
+// share them.
 type Store interface {
 	// Gate returns the session's gate, created at the default tier on
 	// first use.
@@ -96,6 +97,7 @@ func (s *Sessions) Now() int64 {
 func (g *Gate) Grantor(tool string) string {
 	g.mu.Lock()
 	defer g.mu.Unlock()
+	g.load()
 	best, name := g.opts.Default, ""
 	for _, gr := range g.grants {
 		if slices.Contains(gr.tools, tool) && gr.tier > best {

@@ -198,6 +198,10 @@ type gateState struct {
 	err  error // the gate could not be opened: every call above L1 is refused
 }
 
+// maxBeginTries bounds how often a question's beginning tries a later
+// logical time after meeting ErrTime.
+const maxBeginTries = 10
+
 // beginGate begins the request's question on its session's gate,
 // recording the grants that lapse.
 func (p *Pipeline) beginGate(ctx context.Context, rec *Record) {
@@ -216,14 +220,15 @@ func (p *Pipeline) beginGate(ctx context.Context, rec *Record) {
 	}
 	gs.now = p.gating.gates.Tick()
 	expired, err := gs.gate.BeginQuestion(gs.now)
-	if err != nil {
-		// Another request took a later time first: its question has
-		// begun; this one counts at that time.
+	for try := 0; errors.Is(err, autonomy.ErrTime) && try < maxBeginTries; try++ {
+		// Another request (in this process or, with a shared gate
+		// store, another) took a later time first: its question has
+		// begun; this one counts at the clock's time.
 		expired, err = gs.gate.BeginQuestion(max(gs.now, p.gating.gates.Now()))
-		if err != nil {
-			gs.err = err
-			return
-		}
+	}
+	if err != nil {
+		gs.err = err
+		return
 	}
 	for _, e := range expired {
 		p.govEvent(ctx, rec, e)

@@ -176,6 +176,10 @@ type autoFlags struct {
 	// and the inbox.
 	auth  *autonomy.Authority
 	inbox *grantInbox
+	// ledger, set by govFlags.open when a state database is open,
+	// keeps the gates' live grants and clock there: shared by every
+	// process on it, kept across restarts. nil: in memory.
+	ledger autonomy.Ledger
 }
 
 func (f *autoFlags) register(fs *flag.FlagSet) {
@@ -191,13 +195,25 @@ func (f *autoFlags) open() { f.auth = autonomy.NewAuthority() }
 // opts.Register.
 func (f *autoFlags) apply(opts *engine.Options, logger *slog.Logger) {
 	a := &engine.Autonomy{Writes: f.writes}
-	auth, path := f.auth, f.grantsPath
+	auth, path, ledger := f.auth, f.grantsPath, f.ledger
 	a.Gates = func(tools []autonomy.Tool) (autonomy.Store, error) {
-		s, err := autonomy.NewSessions(tools, &autonomy.GateOptions{Authority: auth})
+		var (
+			s   autonomy.Store
+			err error
+		)
+		if ledger != nil {
+			s, err = autonomy.NewLedgerStore(ledger, tools, &autonomy.GateOptions{Authority: auth}, func(err error) {
+				if logger != nil {
+					logger.Error("autonomy gate store: refused what it could not read", slog.String("error", err.Error()))
+				}
+			})
+		} else {
+			s, err = autonomy.NewSessions(tools, &autonomy.GateOptions{Authority: auth})
+		}
 		if err != nil || path == "" {
 			return s, err
 		}
-		f.inbox = &grantInbox{Sessions: s, auth: auth, path: path, logger: logger}
+		f.inbox = &grantInbox{Store: s, auth: auth, path: path, logger: logger}
 		return f.inbox, nil
 	}
 	opts.Autonomy = a
@@ -218,7 +234,7 @@ func (f *autoFlags) serving(p *pipeline.Pipeline) {
 // local operator, who alone can write the file), and has the pipeline
 // record them.
 type grantInbox struct {
-	*autonomy.Sessions
+	autonomy.Store
 	auth   *autonomy.Authority
 	path   string
 	logger *slog.Logger
@@ -232,7 +248,7 @@ type grantInbox struct {
 // Tick applies new approvals, then advances the clock.
 func (in *grantInbox) Tick() int64 {
 	in.poll(context.Background())
-	return in.Sessions.Tick()
+	return in.Store.Tick()
 }
 
 // poll reads the complete lines appended since the last poll and applies
@@ -294,7 +310,7 @@ func (in *grantInbox) revoke(ctx context.Context, a approval) {
 		in.logger.Warn("grants: skipped a revocation", slog.String("error", err.Error()))
 		return
 	}
-	g, err := in.Sessions.Gate(a.Session)
+	g, err := in.Store.Gate(a.Session)
 	if err != nil {
 		in.logger.Warn("grants: skipped a revocation", slog.String("error", err.Error()))
 		return
@@ -327,7 +343,7 @@ func (in *grantInbox) apply(ctx context.Context, f *os.File, a approval) {
 	}
 	in.applied[a.GrantID] = true
 	tier, _ := autonomy.ParseTier(a.Tier)
-	dec, now, err := in.auth.Grant(in.Sessions, a.Approver, a.Session, autonomy.GrantRequest{
+	dec, now, err := in.auth.Grant(in.Store, a.Approver, a.Session, autonomy.GrantRequest{
 		GrantID: a.GrantID, Tools: a.Tools, Tier: tier, MaxQuestions: a.MaxQuestions, MaxAge: a.MaxAge,
 		DecisionID: "dec-" + a.GrantID,
 	})

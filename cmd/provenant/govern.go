@@ -114,6 +114,7 @@ func (g *govFlags) open(ctx context.Context, ef *engineFlags) error {
 		}
 		g.closers = append(g.closers, st.close)
 		store, regs = st.events, st.reg
+		g.auto.ledger = st.grants
 	case g.logPath != "":
 		fstore, err := eventlog.OpenFileStore(ctx, g.logPath, &eventlog.FileOptions{RepairTornTail: g.logRepair})
 		if err != nil {

@@ -26,6 +26,9 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/provenant/provenant/autonomy"
+	auduckdb "github.com/provenant/provenant/autonomy/duckdb"
+	aupostgres "github.com/provenant/provenant/autonomy/postgres"
 	"github.com/provenant/provenant/eventlog"
 	evduckdb "github.com/provenant/provenant/eventlog/duckdb"
 	evpostgres "github.com/provenant/provenant/eventlog/postgres"
@@ -102,11 +105,14 @@ func checkStateSchema(s string) error {
 type stateStores struct {
 	events eventlog.Store
 	reg    register.Store
+	// grants keeps the live autonomy grants and the gates' logical
+	// clock (openState only; nil from openStateForReading).
+	grants autonomy.Ledger
 	close  func() error
 }
 
-// openState opens the event log and the register of a state database,
-// creating their tables if missing. Errors name the store, never the DSN.
+// openState opens the event log, the register and the grant ledger of a
+// state database, creating their tables if missing. Errors name the store, never the DSN.
 func openState(ctx context.Context, db stateDB) (*stateStores, error) {
 	switch db.kind {
 	case statePostgres:
@@ -119,7 +125,14 @@ func openState(ctx context.Context, db stateDB) (*stateStores, error) {
 			ev.Close()
 			return nil, fmt.Errorf("open state database: %w", err)
 		}
-		return &stateStores{events: ev, reg: reg, close: func() error { return errors.Join(ev.Close(), reg.Close()) }}, nil
+		gr, err := aupostgres.Open(ctx, db.where, &aupostgres.Options{Schema: db.schema})
+		if err != nil {
+			ev.Close()
+			reg.Close()
+			return nil, fmt.Errorf("open state database: %w", err)
+		}
+		return &stateStores{events: ev, reg: reg, grants: gr,
+			close: func() error { return errors.Join(ev.Close(), reg.Close(), gr.Close()) }}, nil
 	case stateDuckDB:
 		ev, err := evduckdb.Open(ctx, db.where, &evduckdb.Options{Schema: db.schema})
 		if err != nil {
@@ -130,7 +143,14 @@ func openState(ctx context.Context, db stateDB) (*stateStores, error) {
 			ev.Close()
 			return nil, fmt.Errorf("open state database: %w", err)
 		}
-		return &stateStores{events: ev, reg: reg, close: func() error { return errors.Join(ev.Close(), reg.Close()) }}, nil
+		gr, err := auduckdb.Open(ctx, db.where, &auduckdb.Options{Schema: db.schema})
+		if err != nil {
+			ev.Close()
+			reg.Close()
+			return nil, fmt.Errorf("open state database: %w", err)
+		}
+		return &stateStores{events: ev, reg: reg, grants: gr,
+			close: func() error { return errors.Join(ev.Close(), reg.Close(), gr.Close()) }}, nil
 	}
 	return nil, errors.New("open state database: no database named")
 }

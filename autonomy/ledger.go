@@ -1,0 +1,185 @@
+package autonomy
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"time"
+)
+
+// GrantRow is a live grant as a Ledger keeps it: the approver by name
+// (the gate that reads it back vouches for it with its own Authority:
+// only a holder of one writes a grant).
+type GrantRow struct {
+	ID           string
+	Tools        []string
+	Tier         Tier
+	Approver     string
+	Granted      int64 // logical time
+	Questions    int64 // questions begun since the grant
+	MaxQuestions int64
+	MaxAge       int64
+}
+
+// SessionState is a session's gate state: its last logical time and its
+// live grants, in the order granted.
+type SessionState struct {
+	Now    int64
+	Grants []GrantRow
+}
+
+// Ledger keeps every session's gate state and the shared logical clock
+// outside the process (autonomy/postgres, autonomy/duckdb), so that a
+// restart keeps the live grants and several processes share them.
+type Ledger interface {
+	// Load returns the session's state (zero for a session never
+	// updated).
+	Load(ctx context.Context, session string) (SessionState, error)
+	// Update runs fn on the session's state and stores what fn leaves,
+	// atomically with respect to every other Update of the session, in
+	// this process or another; an error from fn stores nothing and is
+	// returned. fn may run more than once (a retried transaction).
+	Update(ctx context.Context, session string, fn func(*SessionState) error) error
+	// Tick advances the clock by one and returns it; Now reads it.
+	Tick(ctx context.Context) (int64, error)
+	Now(ctx context.Context) (int64, error)
+}
+
+// LedgerStore is a Store over a Ledger: its gates read and write their
+// grants in the ledger, on every call.
+type LedgerStore struct {
+	ledger Ledger
+	tools  []Tool
+	opts   GateOptions
+	// onError, when set, hears the ledger's failures that a method
+	// without an error result turns into a refusal.
+	onError func(error)
+}
+
+var _ Store = (*LedgerStore)(nil)
+
+// LedgerTimeout bounds one ledger call of a gate method that takes no
+// context.
+const LedgerTimeout = 30 * time.Second
+
+// NewLedgerStore returns a store whose gates declare tools (each held to
+// CheckTool) under opts (nil: defaults, and no grant is ever accepted),
+// and keep their state in l. onError, when not nil, hears the ledger
+// failures the gates turn into refusals.
+func NewLedgerStore(l Ledger, tools []Tool, opts *GateOptions, onError func(error)) (*LedgerStore, error) {
+	var o GateOptions
+	if opts != nil {
+		o = *opts
+	}
+	if _, err := NewGate("check", tools, &o); err != nil {
+		return nil, fmt.Errorf("new ledger store: %w", err)
+	}
+	return &LedgerStore{ledger: l, tools: slices.Clone(tools), opts: o, onError: onError}, nil
+}
+
+// Gate returns the session's gate: a handle on its state in the ledger.
+func (s *LedgerStore) Gate(session string) (*Gate, error) {
+	g, err := NewGate(session, s.tools, &s.opts)
+	if err != nil {
+		return nil, fmt.Errorf("open session gate: %w", err)
+	}
+	g.ledger = s.ledger
+	g.onError = s.onError
+	return g, nil
+}
+
+// Tick advances the ledger's clock; a failure returns -1, a time every
+// gate refuses (ErrTime).
+func (s *LedgerStore) Tick() int64 {
+	ctx, cancel := context.WithTimeout(context.Background(), LedgerTimeout)
+	defer cancel()
+	n, err := s.ledger.Tick(ctx)
+	if err != nil {
+		s.report(err)
+		return -1
+	}
+	return n
+}
+
+// Now reads the ledger's clock; a failure returns -1 (see Tick).
+func (s *LedgerStore) Now() int64 {
+	ctx, cancel := context.WithTimeout(context.Background(), LedgerTimeout)
+	defer cancel()
+	n, err := s.ledger.Now(ctx)
+	if err != nil {
+		s.report(err)
+		return -1
+	}
+	return n
+}
+
+func (s *LedgerStore) report(err error) {
+	if s.onError != nil {
+		s.onError(err)
+	}
+}
+
+// load reads the gate's state from its ledger into g.now and g.grants;
+// g.mu is held. Without a ledger it does nothing.
+func (g *Gate) load() error {
+	if g.ledger == nil {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), LedgerTimeout)
+	defer cancel()
+	st, err := g.ledger.Load(ctx, g.session)
+	if err != nil {
+		g.grants = nil // fail closed: the default tier only
+		if g.onError != nil {
+			g.onError(err)
+		}
+		return fmt.Errorf("load gate: %w", err)
+	}
+	g.setState(st)
+	return nil
+}
+
+// update runs fn on the gate's state, in the ledger's Update when there
+// is one; g.mu is held.
+func (g *Gate) update(fn func() error) error {
+	if g.ledger == nil {
+		return fn()
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), LedgerTimeout)
+	defer cancel()
+	err := g.ledger.Update(ctx, g.session, func(st *SessionState) error {
+		g.setState(*st)
+		if err := fn(); err != nil {
+			return err
+		}
+		*st = g.state()
+		return nil
+	})
+	if err != nil {
+		g.grants = nil
+	}
+	return err
+}
+
+func (g *Gate) setState(st SessionState) {
+	g.now = st.Now
+	g.grants = make([]*grant, len(st.Grants))
+	for i, r := range st.Grants {
+		g.grants[i] = &grant{
+			id: r.ID, tools: slices.Clone(r.Tools), tier: r.Tier,
+			approver: Approver{name: r.Approver, authority: g.opts.Authority},
+			granted:  r.Granted, questions: r.Questions, maxQ: r.MaxQuestions, maxAge: r.MaxAge,
+		}
+	}
+}
+
+func (g *Gate) state() SessionState {
+	st := SessionState{Now: g.now, Grants: make([]GrantRow, len(g.grants))}
+	for i, gr := range g.grants {
+		st.Grants[i] = GrantRow{
+			ID: gr.id, Tools: slices.Clone(gr.tools), Tier: gr.tier, Approver: gr.approver.name,
+			Granted: gr.granted, Questions: gr.questions, MaxQuestions: gr.maxQ, MaxAge: gr.maxAge,
+		}
+	}
+	return st
+}
