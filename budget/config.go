@@ -1,10 +1,8 @@
 package budget
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
-	"io"
 	"math"
 	"slices"
 	"strconv"
@@ -56,122 +54,6 @@ var sectionNames = []string{"session", "question"}
 
 // MaxConfigBytes bounds a configuration document.
 const MaxConfigBytes = 64 << 10
-
-// ParseConfig reads a configuration document in a small subset of YAML:
-//
-//	# comments run to the end of the line
-//	session:
-//	  usd: 5.00          # dollars, at most six decimal places
-//	  tokens: 200000
-//	  tool_calls: 100
-//	  sim_seconds: 3600
-//	  rows_scanned: 10000000
-//	question:
-//	  usd: 0.50
-//	  tokens: 20000
-//	  tool_calls: 10
-//	  sim_seconds: 600
-//	  rows_scanned: 1000000
-//
-// Both budgets and all five components of each are required; amounts are
-// whole numbers (usd a decimal), optionally quoted. Tabs, flow style,
-// deeper nesting and duplicate keys are errors. The result is validated
-// (Validate). Every error is a *ConfigError with the line.
-func ParseConfig(r io.Reader) (Config, error) {
-	data, err := io.ReadAll(io.LimitReader(r, MaxConfigBytes+1))
-	if err != nil {
-		return Config{}, fmt.Errorf("read budget config: %w", err)
-	}
-	if len(data) > MaxConfigBytes {
-		return Config{}, &ConfigError{Problem: fmt.Sprintf("longer than %d bytes", MaxConfigBytes)}
-	}
-	var (
-		cfg      Config
-		seen     = map[string]map[Component]bool{}
-		secLine  = map[string]int{}
-		section  string // current section, "" before the first
-		indent   = -1   // the current section's indentation, -1 before its first key
-		lineNo   int
-		sc       = bufio.NewScanner(strings.NewReader(string(data)))
-		lastLine int
-	)
-	sc.Buffer(make([]byte, 0, 4096), MaxConfigBytes+1)
-	for sc.Scan() {
-		lineNo++
-		lastLine = lineNo
-		raw := sc.Text()
-		if strings.ContainsRune(raw, '\t') {
-			return Config{}, &ConfigError{Line: lineNo, Problem: "a tab (indent with spaces)"}
-		}
-		line := stripComment(raw)
-		if strings.TrimSpace(line) == "" || (lineNo == 1 && strings.TrimSpace(line) == "---") {
-			continue
-		}
-		ind := len(line) - len(strings.TrimLeft(line, " "))
-		key, value, ok := strings.Cut(strings.TrimSpace(line), ":")
-		key = strings.TrimSpace(key)
-		value = strings.TrimSpace(value)
-		if !ok || key == "" {
-			return Config{}, &ConfigError{Line: lineNo, Path: section, Problem: "expected key: value"}
-		}
-		if ind == 0 {
-			if !slices.Contains(sectionNames, key) {
-				return Config{}, &ConfigError{Line: lineNo, Problem: "unknown key", Nearest: nearest(key, sectionNames)}
-			}
-			if _, dup := seen[key]; dup {
-				return Config{}, &ConfigError{Line: lineNo, Path: key, Problem: fmt.Sprintf("repeats line %d", secLine[key])}
-			}
-			if value != "" {
-				return Config{}, &ConfigError{Line: lineNo, Path: key, Problem: "expected a mapping of the five components on the lines below"}
-			}
-			section, indent = key, -1
-			seen[key] = map[Component]bool{}
-			secLine[key] = lineNo
-			continue
-		}
-		if section == "" {
-			return Config{}, &ConfigError{Line: lineNo, Problem: "indented line before session: or question:"}
-		}
-		if indent == -1 {
-			indent = ind
-		} else if ind != indent {
-			return Config{}, &ConfigError{Line: lineNo, Path: section, Problem: "indentation differs from the lines above"}
-		}
-		c, known := ParseComponent(key)
-		if !known {
-			return Config{}, &ConfigError{Line: lineNo, Path: section, Problem: "unknown key", Nearest: nearest(key, componentNames[:])}
-		}
-		path := section + "." + c.String()
-		if seen[section][c] {
-			return Config{}, &ConfigError{Line: lineNo, Path: path, Problem: "repeated"}
-		}
-		seen[section][c] = true
-		v, problem := parseScalar(c, unquote(value))
-		if problem != "" {
-			return Config{}, &ConfigError{Line: lineNo, Path: path, Problem: problem}
-		}
-		if section == "session" {
-			cfg.Session = cfg.Session.With(c, v)
-		} else {
-			cfg.Question = cfg.Question.With(c, v)
-		}
-	}
-	if err := sc.Err(); err != nil {
-		return Config{}, &ConfigError{Line: lineNo + 1, Problem: "unreadable line"}
-	}
-	for _, s := range sectionNames {
-		if _, ok := seen[s]; !ok {
-			return Config{}, &ConfigError{Line: lastLine, Path: s, Problem: "missing"}
-		}
-		if m := missing(seen[s]); m != "" {
-			return Config{}, &ConfigError{Line: secLine[s], Path: s, Problem: "missing " + m}
-		}
-	}
-	if err := cfg.Validate(); err != nil {
-		return Config{}, err
-	}
-	return cfg, nil
-}
 
 func stripComment(s string) string {
 	for i := 0; i < len(s); i++ {
@@ -229,8 +111,8 @@ func parseScalar(c Component, s string) (int64, string) {
 
 // FromMap reads a Config from what a YAML or JSON decoder made of a
 // document: a map with the keys "session" and "question", each a map of
-// the five components. An amount may be a string (as ParseConfig reads
-// it), an integer, or a float64 that is whole (usd: any float64, read by
+// the five components. An amount may be a string (a scalar's text as
+// written, read exactly), an integer, or a float64 that is whole (usd: any float64, read by
 // its shortest decimal form, so 0.1 is exactly 100000 micro-dollars).
 // Errors are *ConfigError with Line 0, the first in key order.
 func FromMap(m map[string]any) (Config, error) {
@@ -379,23 +261,4 @@ func nearest(s string, valid []string) string {
 		}
 	}
 	return best
-}
-
-// Format writes c in the form ParseConfig reads.
-func (c Config) Format() string {
-	var b strings.Builder
-	for _, s := range []struct {
-		name string
-		a    Amount
-	}{{"session", c.Session}, {"question", c.Question}} {
-		b.WriteString(s.name + ":\n")
-		for _, comp := range Components() {
-			v := strconv.FormatInt(s.a.Get(comp), 10)
-			if comp == USD {
-				v = s.a.USD.String()
-			}
-			b.WriteString("  " + comp.String() + ": " + v + "\n")
-		}
-	}
-	return b.String()
 }

@@ -64,8 +64,9 @@
 //
 // # Configuration
 //
-// ParseConfig reads the per-session and per-question budgets from a small
-// YAML subset, and FromMap from a map a YAML or JSON decoder produced.
+// FromMap reads the per-session and per-question budgets from the map a
+// YAML or JSON decoder made of a file (the command line parses YAML with
+// goccy/go-yaml, keeping each amount's text, so none is rounded).
 // Every budget must name all five components: an unknown key is an error
 // naming the nearest valid one, a missing component is an error naming it,
 // and a negative amount is an error. The package imports only the standard

@@ -69,22 +69,14 @@ func ExampleOptions_events() {
 	// budget.exceeded [tool_calls]
 }
 
-func ExampleParseConfig() {
-	doc := `
-session:
-  usd: 5.00
-  tokens: 200000
-  tool_calls: 100
-  sim_seconds: 3600
-  rows_scanned: 10000000
-question:
-  usd: 0.50
-  tokens: 20000
-  tool_calls: 10
-  sim_secs: 600
-  rows_scanned: 1000000
-`
-	_, err := budget.ParseConfig(strings.NewReader(doc))
+func ExampleFromMap() {
+	// What a YAML or JSON decoder makes of a budget file; amounts may be
+	// written as text, read exactly.
+	doc := map[string]any{
+		"session":  map[string]any{"usd": "5.00", "tokens": 200000, "tool_calls": 100, "sim_seconds": 3600, "rows_scanned": 10000000},
+		"question": map[string]any{"usd": "0.50", "tokens": 20000, "tool_calls": 10, "sim_secs": 600, "rows_scanned": 1000000},
+	}
+	_, err := budget.FromMap(doc)
 	fmt.Println(err)
-	// Output: parse budget config: line 12: question: unknown key (did you mean sim_seconds?)
+	// Output: parse budget config: question: unknown key (did you mean sim_seconds?)
 }

@@ -32,31 +32,6 @@ func FuzzParseUSD(f *testing.F) {
 	})
 }
 
-func FuzzParseConfig(f *testing.F) {
-	f.Add(goodConfig)
-	f.Add("session:\n  usd: 1\n")
-	f.Add("---\nsession:\n    usd: '1'\n")
-	f.Add("question:\n  tokens: -5\n")
-	f.Add("session: {}\n")
-	f.Fuzz(func(t *testing.T, doc string) {
-		c, err := ParseConfig(strings.NewReader(doc))
-		if err != nil {
-			var ce *ConfigError
-			if !errors.As(err, &ce) || !errors.Is(err, ErrConfig) {
-				t.Fatalf("error %v is not a *ConfigError", err)
-			}
-			return
-		}
-		if err := c.Validate(); err != nil {
-			t.Fatalf("accepted an invalid config: %v", err)
-		}
-		back, err := ParseConfig(strings.NewReader(c.Format()))
-		if err != nil || back != c {
-			t.Fatalf("Format of %+v reads back as %+v, %v", c, back, err)
-		}
-	})
-}
-
 // FuzzFromMap feeds FromMap what encoding/json makes of arbitrary bytes.
 func FuzzFromMap(f *testing.F) {
 	f.Add(`{"session":{"usd":5,"tokens":1,"tool_calls":1,"sim_seconds":1,"rows_scanned":1},"question":{"usd":"0.5","tokens":1,"tool_calls":1,"sim_seconds":1,"rows_scanned":1}}`)

@@ -248,8 +248,8 @@ func (g *govFlags) close() error {
 	return errors.Join(errs...)
 }
 
-// readBudget reads a budget file: JSON when it starts with "{", the YAML
-// subset budget.ParseConfig reads otherwise. Errors name the key at fault
+// readBudget reads a budget file: JSON when it starts with "{", YAML
+// otherwise (parseBudgetYAML). Errors name the key at fault
 // (and the nearest valid one), never a value the file wrote.
 func readBudget(path string) (budget.Config, error) {
 	f, err := os.Open(path)
@@ -268,7 +268,7 @@ func readBudget(path string) (budget.Config, error) {
 }
 
 // parseBudget reads a budget document: JSON when it starts with "{",
-// budget.ParseConfig's YAML subset otherwise.
+// YAML otherwise (parseBudgetYAML).
 func parseBudget(b []byte) (budget.Config, error) {
 	var (
 		cfg budget.Config
@@ -281,7 +281,7 @@ func parseBudget(b []byte) (budget.Config, error) {
 		}
 		cfg, err = budget.FromMap(numbersAsText(m).(map[string]any))
 	} else {
-		cfg, err = budget.ParseConfig(bytes.NewReader(b))
+		cfg, err = parseBudgetYAML(b)
 	}
 	if err != nil {
 		return budget.Config{}, fmt.Errorf("read budget: %w", err)
@@ -290,7 +290,7 @@ func parseBudget(b []byte) (budget.Config, error) {
 }
 
 // numbersAsText turns the json.Numbers strictjson decodes into their text,
-// which budget.FromMap reads exactly as ParseConfig reads an amount.
+// which budget.FromMap reads exactly, as it reads a YAML amount's text.
 func numbersAsText(v any) any {
 	switch v := v.(type) {
 	case json.Number:
