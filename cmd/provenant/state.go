@@ -111,48 +111,45 @@ type stateStores struct {
 	close  func() error
 }
 
+// stateBackend opens a state database's three stores, as its leaf
+// packages do.
+type stateBackend struct {
+	events   func(context.Context, string, *sqlstore.Options) (*sqlstore.EventStore, error)
+	register func(context.Context, string, *sqlstore.Options) (*sqlstore.RegisterStore, error)
+	grants   func(context.Context, string, *sqlstore.Options) (*sqlstore.GrantStore, error)
+}
+
+var stateBackends = map[stateKind]stateBackend{
+	statePostgres: {evpostgres.Open, regpostgres.Open, aupostgres.Open},
+	stateDuckDB:   {evduckdb.Open, regduckdb.Open, auduckdb.Open},
+}
+
 // openState opens the event log, the register and the grant ledger of a
-// state database, creating their tables if missing. Errors name the store, never the DSN.
+// state database, creating their tables if missing. Errors name the
+// store, never the DSN.
 func openState(ctx context.Context, db stateDB) (*stateStores, error) {
-	switch db.kind {
-	case statePostgres:
-		ev, err := evpostgres.Open(ctx, db.where, &evpostgres.Options{Schema: db.schema})
-		if err != nil {
-			return nil, fmt.Errorf("open state database: %w", err)
-		}
-		reg, err := regpostgres.Open(ctx, db.where, &regpostgres.Options{Schema: db.schema})
-		if err != nil {
-			ev.Close()
-			return nil, fmt.Errorf("open state database: %w", err)
-		}
-		gr, err := aupostgres.Open(ctx, db.where, &aupostgres.Options{Schema: db.schema})
-		if err != nil {
-			ev.Close()
-			reg.Close()
-			return nil, fmt.Errorf("open state database: %w", err)
-		}
-		return &stateStores{events: ev, reg: reg, grants: gr,
-			close: func() error { return errors.Join(ev.Close(), reg.Close(), gr.Close()) }}, nil
-	case stateDuckDB:
-		ev, err := evduckdb.Open(ctx, db.where, &evduckdb.Options{Schema: db.schema})
-		if err != nil {
-			return nil, fmt.Errorf("open state database: %w", err)
-		}
-		reg, err := regduckdb.Open(ctx, db.where, &regduckdb.Options{Schema: db.schema})
-		if err != nil {
-			ev.Close()
-			return nil, fmt.Errorf("open state database: %w", err)
-		}
-		gr, err := auduckdb.Open(ctx, db.where, &auduckdb.Options{Schema: db.schema})
-		if err != nil {
-			ev.Close()
-			reg.Close()
-			return nil, fmt.Errorf("open state database: %w", err)
-		}
-		return &stateStores{events: ev, reg: reg, grants: gr,
-			close: func() error { return errors.Join(ev.Close(), reg.Close(), gr.Close()) }}, nil
+	b, ok := stateBackends[db.kind]
+	if !ok {
+		return nil, errors.New("open state database: no database named")
 	}
-	return nil, errors.New("open state database: no database named")
+	o := &sqlstore.Options{Schema: db.schema}
+	ev, err := b.events(ctx, db.where, o)
+	if err != nil {
+		return nil, fmt.Errorf("open state database: %w", err)
+	}
+	reg, err := b.register(ctx, db.where, o)
+	if err != nil {
+		ev.Close()
+		return nil, fmt.Errorf("open state database: %w", err)
+	}
+	gr, err := b.grants(ctx, db.where, o)
+	if err != nil {
+		ev.Close()
+		reg.Close()
+		return nil, fmt.Errorf("open state database: %w", err)
+	}
+	return &stateStores{events: ev, reg: reg, grants: gr,
+		close: func() error { return errors.Join(ev.Close(), reg.Close(), gr.Close()) }}, nil
 }
 
 // The tables a state database's reader looks for: the event log's and
