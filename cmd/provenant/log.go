@@ -13,29 +13,13 @@ import (
 
 // runLog runs `provenant log export` and `provenant log verify`.
 func runLog(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	const synopsis = "log export|verify (--log FILE | --state-db DSN) [flags]"
-	help := func(w io.Writer) {
-		fmt.Fprintf(w, "Usage: provenant %s\n\n"+
-			"  export  write the event log as canonical JSON Lines (sorted by logical time,\n"+
-			"          producer, seq) on standard output, and its log hash on standard error\n"+
-			"  verify  check every event (decoding, JSON Schema, ids, dense seqs, logical\n"+
-			"          time, causation, the hash) and name the first bad one\n\n"+
-			"Example:\n  provenant log verify --log events.jsonl\n  provenant log verify --state-db postgres://provenant@db.internal/shop\n", synopsis)
-	}
-	if len(args) == 0 {
-		help(stderr)
-		return errUsage
-	}
-	switch args[0] {
-	case "-h", "-help", "--help", "help":
-		help(stdout)
-		return errHelp
-	case "export":
-		return runLogExport(ctx, args[1:], stdout, stderr)
-	case "verify":
-		return runLogVerify(ctx, args[1:], stdout, stderr)
-	}
-	return usagef("log: unknown subcommand (want export or verify)")
+	const usage = "Usage: provenant log export|verify (--log FILE | --state-db DSN) [flags]\n\n" +
+		"  export  write the event log as canonical JSON Lines (sorted by logical time,\n" +
+		"          producer, seq) on standard output, and its log hash on standard error\n" +
+		"  verify  check every event (decoding, JSON Schema, ids, dense seqs, logical\n" +
+		"          time, causation, the hash) and name the first bad one\n\n" +
+		"Example:\n  provenant log verify --log events.jsonl\n  provenant log verify --state-db postgres://provenant@db.internal/shop\n"
+	return runGroup(ctx, "log", usage, []subcommand{{"export", runLogExport}, {"verify", runLogVerify}}, args, stdout, stderr)
 }
 
 func runLogExport(ctx context.Context, args []string, stdout, stderr io.Writer) error {

@@ -36,22 +36,7 @@ Run "provenant memory SUBCOMMAND -h" for its flags and an example.
 Example:
   provenant memory add --agent stock-bot --subject pr-007@st-003 "pr-007 is out of stock at st-003"
 `
-	if len(args) == 0 {
-		fmt.Fprint(stderr, usage)
-		return errUsage
-	}
-	switch args[0] {
-	case "-h", "-help", "--help", "help":
-		fmt.Fprint(stderr, usage)
-		return errHelp
-	case "add":
-		return runMemoryAdd(ctx, args[1:], stdout, stderr)
-	case "annotate":
-		return runMemoryAnnotate(ctx, args[1:], stdout, stderr)
-	case "recall":
-		return runMemoryRecall(ctx, args[1:], stdout, stderr)
-	}
-	return usagef("unknown memory subcommand (want add, annotate or recall)")
+	return runGroup(ctx, "memory", usage, []subcommand{{"add", runMemoryAdd}, {"annotate", runMemoryAnnotate}, {"recall", runMemoryRecall}}, args, stdout, stderr)
 }
 
 // journalFlags choose the journal and the agent.

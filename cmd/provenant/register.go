@@ -12,28 +12,18 @@ import (
 // runRegister runs `provenant register verify` and `provenant register
 // export` over a decision register file (register's JSON Lines format).
 func runRegister(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	const synopsis = "register verify|export (--register FILE | --state-db DSN)"
-	help := func(w io.Writer) {
-		fmt.Fprintf(w, "Usage: provenant %s\n\n"+
-			"  verify  recompute the register's hash chain and name the first bad record;\n"+
-			"          print the head (records and last hash) to publish\n"+
-			"  export  verify, then write the register as canonical JSON Lines on standard output\n\n"+
-			"Example:\n  provenant register verify --register decisions.jsonl\n  provenant register verify --state-db postgres://provenant@db.internal/shop\n", synopsis)
+	const usage = "Usage: provenant register verify|export (--register FILE | --state-db DSN)\n\n" +
+		"  verify  recompute the register's hash chain and name the first bad record;\n" +
+		"          print the head (records and last hash) to publish\n" +
+		"  export  verify, then write the register as canonical JSON Lines on standard output\n\n" +
+		"Example:\n  provenant register verify --register decisions.jsonl\n  provenant register verify --state-db postgres://provenant@db.internal/shop\n"
+	verify := func(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+		return runRegisterVerify(ctx, args, stdout, stderr, false)
 	}
-	if len(args) == 0 {
-		help(stderr)
-		return errUsage
+	export := func(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+		return runRegisterVerify(ctx, args, stdout, stderr, true)
 	}
-	switch args[0] {
-	case "-h", "-help", "--help", "help":
-		help(stdout)
-		return errHelp
-	case "verify":
-		return runRegisterVerify(ctx, args[1:], stdout, stderr, false)
-	case "export":
-		return runRegisterVerify(ctx, args[1:], stdout, stderr, true)
-	}
-	return usagef("register: unknown subcommand (want verify or export)")
+	return runGroup(ctx, "register", usage, []subcommand{{"verify", verify}, {"export", export}}, args, stdout, stderr)
 }
 
 // runRegisterVerify loads and verifies a register file, then prints its
