@@ -3,8 +3,6 @@ package postgres_test
 import (
 	"testing"
 
-	"github.com/jackc/pgx/v5"
-
 	"github.com/provenant/provenant/autonomy"
 	"github.com/provenant/provenant/autonomy/autonomytest"
 	"github.com/provenant/provenant/autonomy/postgres"
@@ -15,12 +13,7 @@ import (
 // connection pool on one throwaway schema: another process.
 func TestStore_Contract(t *testing.T) {
 	autonomytest.Run(t, autonomytest.Backend{Shared: true, New: func(t *testing.T) autonomytest.Opener {
-		dsn := pgtest.Schema(t)
-		cfg, err := pgx.ParseConfig(dsn)
-		if err != nil {
-			t.Fatal(err)
-		}
-		schema := cfg.RuntimeParams["search_path"]
+		dsn, schema := pgtest.SchemaNamed(t)
 		return func(tools []autonomy.Tool, opts *autonomy.GateOptions) (autonomy.Store, error) {
 			l, err := postgres.Open(t.Context(), dsn, &postgres.Options{Schema: schema})
 			if err != nil {

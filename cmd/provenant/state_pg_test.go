@@ -26,12 +26,7 @@ import (
 // skipped, naming the variable; in CI (CI=true) it is required.
 func statePlace(t *testing.T) (dsn, schema string) {
 	t.Helper()
-	dsn = pgtest.Schema(t)
-	cfg, err := pgx.ParseConfig(dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return dsn, cfg.RuntimeParams["search_path"]
+	return pgtest.SchemaNamed(t)
 }
 
 // stateQuestions are answerable and unanswerable questions over the demo

@@ -5,11 +5,12 @@ import (
 
 	"github.com/provenant/provenant/eventlog/postgres"
 	"github.com/provenant/provenant/internal/govchild"
+	"github.com/provenant/provenant/store/postgres/pgtest"
 )
 
 func benchStore(b *testing.B) *postgres.Store {
 	b.Helper()
-	dsn, schema := place(b)
+	dsn, schema := pgtest.SchemaNamed(b)
 	s, err := postgres.Open(b.Context(), dsn, &postgres.Options{Schema: schema})
 	if err != nil {
 		b.Fatal(err)

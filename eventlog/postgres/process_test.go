@@ -11,6 +11,7 @@ import (
 	"github.com/provenant/provenant/internal/govchild"
 	"github.com/provenant/provenant/register"
 	regpg "github.com/provenant/provenant/register/postgres"
+	"github.com/provenant/provenant/store/postgres/pgtest"
 )
 
 // The child's PostgreSQL place.
@@ -61,7 +62,7 @@ func reopen(t *testing.T, dsn, schema string) (*postgres.Store, *regpg.Store) {
 // are dense and unique, and the stores hold exactly what the children
 // acknowledged.
 func TestProcesses_ShareOneChain(t *testing.T) {
-	dsn, schema := place(t)
+	dsn, schema := pgtest.SchemaNamed(t)
 	env := []string{envDSN + "=" + dsn, envSchema + "=" + schema}
 	const children, rounds = 3, 40
 	var kids []*govchild.Child
@@ -106,7 +107,7 @@ func TestProcesses_ShareOneChain(t *testing.T) {
 // child continues the first's run); each time, on reopening, both verify
 // and every acknowledged id is there.
 func TestCrash_KillMidLoad(t *testing.T) {
-	dsn, schema := place(t)
+	dsn, schema := pgtest.SchemaNamed(t)
 	env := []string{envDSN + "=" + dsn, envSchema + "=" + schema}
 	var acks govchild.Acks
 	for round := range 2 {

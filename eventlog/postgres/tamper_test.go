@@ -11,6 +11,7 @@ import (
 	"github.com/provenant/provenant/eventlog"
 	"github.com/provenant/provenant/eventlog/eventlogtest"
 	"github.com/provenant/provenant/eventlog/postgres"
+	"github.com/provenant/provenant/store/postgres/pgtest"
 )
 
 // TestStore_Tamper edits the stored log behind the store's back and
@@ -29,7 +30,7 @@ func TestStore_Tamper(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			dsn, schema := place(t)
+			dsn, schema := pgtest.SchemaNamed(t)
 			s, err := postgres.Open(t.Context(), dsn, &postgres.Options{Schema: schema})
 			if err != nil {
 				t.Fatal(err)

@@ -6,12 +6,13 @@ import (
 	"github.com/provenant/provenant/internal/govchild"
 	"github.com/provenant/provenant/register"
 	"github.com/provenant/provenant/register/postgres"
+	"github.com/provenant/provenant/store/postgres/pgtest"
 )
 
 // benchStores opens n handles on one fresh schema.
 func benchStores(b *testing.B, n int) []register.Store {
 	b.Helper()
-	dsn, schema := place(b)
+	dsn, schema := pgtest.SchemaNamed(b)
 	var out []register.Store
 	for range n {
 		s, err := postgres.Open(b.Context(), dsn, &postgres.Options{Schema: schema})

@@ -10,6 +10,7 @@ import (
 	"github.com/provenant/provenant/register"
 	"github.com/provenant/provenant/register/postgres"
 	"github.com/provenant/provenant/register/registertest"
+	"github.com/provenant/provenant/store/postgres/pgtest"
 )
 
 // TestStore_Tamper edits the stored register behind the store's back, as
@@ -29,7 +30,7 @@ func TestStore_Tamper(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			dsn, schema := place(t)
+			dsn, schema := pgtest.SchemaNamed(t)
 			s, err := postgres.Open(t.Context(), dsn, &postgres.Options{Schema: schema})
 			if err != nil {
 				t.Fatal(err)

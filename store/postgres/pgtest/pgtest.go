@@ -44,9 +44,17 @@ func DSN(tb testing.TB) string {
 // fails the test.
 func Schema(tb testing.TB) string {
 	tb.Helper()
-	dsn := DSN(tb)
-	schema := create(tb, dsn, "SCHEMA", "", " CASCADE")
-	return withSearchPath(dsn, schema)
+	dsn, _ := SchemaNamed(tb)
+	return dsn
+}
+
+// SchemaNamed is Schema that also returns the schema's name, for stores
+// that take the schema as an option rather than from search_path.
+func SchemaNamed(tb testing.TB) (dsn, schema string) {
+	tb.Helper()
+	dsn = DSN(tb)
+	schema = create(tb, dsn, "SCHEMA", "", " CASCADE")
+	return withSearchPath(dsn, schema), schema
 }
 
 // create makes an object of the given kind (SCHEMA, DATABASE) with a
