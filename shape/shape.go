@@ -78,6 +78,9 @@ type Source struct {
 	// (unquoted; schema.table allowed), such as a view over files. A
 	// dataset not in the map is read from its declared table.
 	Relations map[string]string
+	// Pipeline, when set, runs a call's executor and resolver queries
+	// in one round trip (see Pipeliner); nil: each in its own.
+	Pipeline Pipeliner
 	// Versions maps a dataset name to a fixed data version, for a dataset
 	// without an ingestion sequence (files read in place). A dataset not
 	// in the map reads its version from SeqColumn.
@@ -389,6 +392,18 @@ type Snapshot struct {
 	// of the kept checkpoint index the query used.
 	fold      bool
 	foldIndex string
+	// A pipelined call (Source.Pipeline, executeBatched): collecting
+	// records the formulations' queries in pending instead of running
+	// them; replay holds the rows the pipeline read, by stmtKey; batched:
+	// the snapshot's first reads were a pipeline's, committed, and a
+	// further read resumes it (resume); cps is the checkpoint index the
+	// pipelined formulations used, kept for the snapshot's life.
+	collecting bool
+	pending    []Stmt
+	replay     map[string]Rowset
+	batched    bool
+	cps        *checkpoints
+	cpsRel     string
 }
 
 // Begin opens a snapshot. The caller must Close it.
@@ -411,11 +426,17 @@ func (s *Snapshot) begin(ctx context.Context) error {
 	if s.tx != nil {
 		return nil
 	}
+	if s.collecting {
+		return errPending
+	}
 	tx, err := s.e.src.DB.BeginTx(ctx, s.e.src.Snapshot)
 	if err != nil {
 		return fmt.Errorf("begin snapshot: %w", err)
 	}
 	s.tx = tx
+	if s.batched {
+		return s.resume(ctx)
+	}
 	return nil
 }
 
@@ -636,16 +657,6 @@ func (e *Engine) stmt(sqlText string) *sql.Stmt {
 		e.stmts[sqlText] = st
 	})
 	return nil
-}
-
-// query runs one of a call's queries in the snapshot, as a prepared
-// statement.
-func (s *Snapshot) query(ctx context.Context, sqlText string, args ...any) (*sql.Rows, error) {
-	st := s.e.stmt(sqlText)
-	if st == nil {
-		return s.tx.QueryContext(ctx, sqlText, args...)
-	}
-	return s.tx.StmtContext(ctx, st).QueryContext(ctx, args...)
 }
 
 // queryRow runs one of a call's single-row queries in the snapshot, as a
