@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/provenant/provenant/fact"
 )
 
 // Pipeliner is a Source's optional capability to run a snapshot's
@@ -262,4 +264,151 @@ func (s *Snapshot) index(p *plan) *checkpoints {
 		return s.cps
 	}
 	return s.e.index(p)
+}
+
+// Digester is a Pipeliner's optional capability to compute a key set's
+// count and digest in the database (store/postgres's), so that a window
+// past the provenance limit ships its first keys only, not every key of
+// the window (twice: the executor's and the resolver's).
+type Digester interface {
+	// DigestSQL renders an aggregate over the text column col of the
+	// rows it aggregates: Digest of its values (each followed by a
+	// newline, in bytewise order, SHA-256, lowercase hex), NULL over none.
+	DigestSQL(col string) string
+	// KeyOrder renders an ORDER BY term that orders the text column col
+	// bytewise, as Go's sort of the keys does.
+	KeyOrder(col string) string
+}
+
+// digester returns the Source's Digester, or nil: none, or the call lists
+// every key (ExecuteAll).
+func (s *Snapshot) digester() Digester {
+	if s.listAll {
+		return nil
+	}
+	dg, _ := s.e.src.Pipeline.(Digester)
+	return dg
+}
+
+// keySet is a set of provenance keys by its count, its digest and its
+// first keys (sorted; all of them up to the engine's MaxKeys).
+type keySet struct {
+	n      int
+	digest string
+	listed []string
+}
+
+// fullSet is the key set of keys, all of them read.
+func (s *Snapshot) fullSet(keys []string) keySet {
+	keys = distinctSorted(keys)
+	listed := keys
+	if len(listed) > s.e.maxKeys {
+		listed = listed[:s.e.maxKeys:s.e.maxKeys]
+	}
+	return keySet{n: len(keys), digest: Digest(keys), listed: listed}
+}
+
+// named aliases a projection's columns _p0, _p1, … (a set operation's
+// columns are its first query's), so that a query over its rows can name
+// them.
+func named(proj []string) []string {
+	out := make([]string, len(proj))
+	for i, e := range proj {
+		out[i] = e + " AS _p" + strconv.Itoa(i)
+	}
+	return out
+}
+
+// digestQuery renders, over the rows of rel (a query whose column key
+// is a provenance key), one query that returns the number of rows, the
+// number of distinct keys and their digest in every row, and beside them
+// the first MaxKeys rows by key (cols of them; none when there are no
+// rows: a one-row relation left-joined).
+func (s *Snapshot) digestQuery(dg Digester, q *query, rel, key string, cols []string) string {
+	f := make([]string, len(cols))
+	for i, c := range cols {
+		f[i] = "f." + c
+	}
+	return "WITH _r AS (" + rel + ") SELECT a._n, a._nd, a._d, " + strings.Join(f, ", ") +
+		" FROM (SELECT (SELECT COUNT(*) FROM _r) AS _n, COUNT(*) AS _nd, " + dg.DigestSQL("d."+key) +
+		" AS _d FROM (SELECT DISTINCT " + key + " FROM _r) d) a LEFT JOIN (SELECT * FROM _r ORDER BY " +
+		dg.KeyOrder(key) + " LIMIT " + q.param(int64(s.e.maxKeys)) + ") f ON 1 = 1"
+}
+
+// digestHead reads a digestQuery's first columns: the row count, the
+// key count and the digest.
+type digestHead struct {
+	n, nd sql.NullInt64
+	d     sql.NullString
+}
+
+func (h *digestHead) dest() []any { return []any{&h.n, &h.nd, &h.d} }
+
+// set is the key set of keys (the first rows' keys): all of them when
+// the query found no more than MaxKeys, else the first ones with the
+// count and digest read in SQL.
+func (h *digestHead) set(s *Snapshot, keys []string) keySet {
+	if int(h.nd.Int64) <= s.e.maxKeys {
+		return s.fullSet(keys)
+	}
+	listed := distinctSorted(keys)
+	return keySet{n: int(h.nd.Int64), digest: h.d.String, listed: listed}
+}
+
+// execWindowDigest is execWindow with the count and digest in SQL: the
+// keys of sqlText (column _k), the first MaxKeys of them shipped.
+func (s *Snapshot) execWindowDigest(ctx context.Context, p *plan, dg Digester, q *query, sqlText string) (fact.Value, []string, error) {
+	var h digestHead
+	var k sql.NullString
+	var keys []string
+	err := s.execRows(ctx, p, s.digestQuery(dg, q, sqlText, "_k", []string{"_k"}), q.args, append(h.dest(), &k), func() error {
+		if k.Valid {
+			keys = append(keys, k.String)
+		}
+		return nil
+	})
+	if err != nil {
+		return fact.Value{}, nil, fmt.Errorf("query %s: %w", p.tool.Name.Value, err)
+	}
+	set := h.set(s, keys)
+	s.agg = &set
+	return fact.RowCount(int(h.n.Int64)), keys, nil
+}
+
+// resolveWindowDigest is resolveWindow's read with the count and digest
+// in SQL: the rows of sqlText (a rowProjection, named), the first
+// MaxKeys of them shipped, those of asserted keys kept.
+func (s *Snapshot) resolveWindowDigest(ctx context.Context, p *plan, dg Digester, q *query, sqlText string, asserted map[string]struct{}) (fact.Value, []string, map[string]row, *keySet, error) {
+	cols := make([]string, len(p.rowProjection("a")))
+	for i := range cols {
+		cols[i] = "_p" + strconv.Itoa(i)
+	}
+	rs, err := s.query(ctx, s.digestQuery(dg, q, sqlText, "_p0", cols), q.args...)
+	if err != nil {
+		return fact.Value{}, nil, nil, nil, fmt.Errorf("resolve %s: %w", p.tool.Name.Value, err)
+	}
+	defer rs.Close()
+	var h digestHead
+	sc := p.newRowScan()
+	dest := append(h.dest(), sc.nullDest()...)
+	known := map[string]row{}
+	var keys []string
+	for rs.Next() {
+		if err := rs.Scan(dest...); err != nil {
+			return fact.Value{}, nil, nil, nil, fmt.Errorf("resolve %s: %w", p.tool.Name.Value, err)
+		}
+		if !sc.nk.Valid {
+			continue // no rows: the counts' row alone
+		}
+		sc.fromNull()
+		keys = append(keys, sc.key)
+		if _, ok := asserted[sc.key]; ok {
+			addRow(known, sc.key, sc.row(p))
+		}
+	}
+	if err := rs.Err(); err != nil {
+		return fact.Value{}, nil, nil, nil, fmt.Errorf("resolve %s: %w", p.tool.Name.Value, err)
+	}
+	set := h.set(s, keys)
+	return fact.RowCount(int(h.n.Int64)), keys, known, &set, nil
 }

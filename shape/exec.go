@@ -118,12 +118,15 @@ func (s *Snapshot) result(ctx context.Context, p *plan, v fact.Value, keys []str
 	if err != nil {
 		return Result{}, err
 	}
-	keys = distinctSorted(keys)
-	r := Result{Tool: p.tool.Name.Value, Value: v, Rows: len(keys), Digest: Digest(keys), DataVersion: version}
-	if !s.listAll && len(keys) > s.e.maxKeys {
-		keys = keys[:s.e.maxKeys:s.e.maxKeys]
+	set := s.fullSet(keys)
+	if s.agg != nil { // the count and digest were read in SQL (execWindowDigest)
+		set = *s.agg
 	}
-	r.Keys = keys
+	s.agg = nil
+	r := Result{Tool: p.tool.Name.Value, Value: v, Rows: set.n, Digest: set.digest, DataVersion: version, Keys: set.listed}
+	if s.listAll {
+		r.Keys = distinctSorted(keys)
+	}
 	return r, nil
 }
 
@@ -421,10 +424,13 @@ func (s *Snapshot) execWindow(ctx context.Context, p *plan, c Call) (fact.Value,
 	if err != nil {
 		return fact.Value{}, nil, err
 	}
-	sqlText := "SELECT CAST(" + col("x", p.ds.Key.Value) + " AS VARCHAR) FROM " + p.rel + " x WHERE " +
+	sqlText := "SELECT CAST(" + col("x", p.ds.Key.Value) + " AS VARCHAR) AS _k FROM " + p.rel + " x WHERE " +
 		col("x", p.at.Column.Value) + " = " + q.param(atValue) + " AND " + cond +
 		" AND " + col("x", p.ds.Time.Value) + " >= " + q.instant(start) +
 		" AND " + col("x", p.ds.Time.Value) + " < " + q.instant(end) + p.scopeSQL(q, "x", c.Scope)
+	if dg := s.digester(); dg != nil {
+		return s.execWindowDigest(ctx, p, dg, q, sqlText)
+	}
 	keys, err := s.keyRows(ctx, p, sqlText, q.args)
 	if err != nil {
 		return fact.Value{}, nil, err

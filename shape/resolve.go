@@ -34,6 +34,9 @@ func (s *Snapshot) Resolve(ctx context.Context, c Call, r Result) (Verdict, erro
 	if err != nil {
 		return Verdict{}, err
 	}
+	if d.set != nil {
+		return s.verdictOn(ctx, p, c, r, d.v, *d.set, d.consistent, d.known)
+	}
 	return s.verdict(ctx, p, c, r, d.v, d.keys, d.consistent, d.known)
 }
 
@@ -46,6 +49,9 @@ type rederived struct {
 	// among them is judged on that row, any other is looked up.
 	known      map[string]row
 	consistent bool
+	// set, when not nil, is the re-derived key set by its count and
+	// digest (read in SQL) and first keys; keys are then those first.
+	set *keySet
 }
 
 // rederive runs the resolver's formulation of c; asserted are the keys
@@ -65,7 +71,7 @@ func (s *Snapshot) rederive(ctx context.Context, p *plan, c Call, asserted []str
 		for _, k := range asserted {
 			set[k] = struct{}{}
 		}
-		d.v, d.keys, d.known, err = s.resolveWindow(ctx, p, c, set)
+		d.v, d.keys, d.known, d.set, err = s.resolveWindow(ctx, p, c, set)
 	default:
 		d.v, d.keys, err = s.resolveEntities(ctx, p, c)
 	}
@@ -75,15 +81,16 @@ func (s *Snapshot) rederive(ctx context.Context, p *plan, c Call, asserted []str
 // verdict compares the re-derived value and keys with r's, then judges
 // every listed key's row (known, or looked up).
 func (s *Snapshot) verdict(ctx context.Context, p *plan, c Call, r Result, v fact.Value, keys []string, consistent bool, known map[string]row) (Verdict, error) {
-	keys = distinctSorted(keys)
-	listed := keys
-	if len(listed) > s.e.maxKeys {
-		listed = listed[:s.e.maxKeys]
-	}
+	return s.verdictOn(ctx, p, c, r, v, s.fullSet(keys), consistent, known)
+}
+
+// verdictOn is verdict on a re-derived key set given by its count,
+// digest and first keys.
+func (s *Snapshot) verdictOn(ctx context.Context, p *plan, c Call, r Result, v fact.Value, set keySet, consistent bool, known map[string]row) (Verdict, error) {
 	verdict := Verdict{
 		ValueMatches: consistent && v.Equal(r.Value),
-		Complete:     consistent && len(keys) == r.Rows && Digest(keys) == r.Digest && slices.Equal(listed, r.Keys),
-		Enumerated:   len(keys),
+		Complete:     consistent && set.n == r.Rows && set.digest == r.Digest && slices.Equal(set.listed, r.Keys),
+		Enumerated:   set.n,
 	}
 	var err error
 	verdict.ProvenanceValid, err = s.judgeKeys(ctx, p, c, r, known)
@@ -211,10 +218,10 @@ func (s *Snapshot) resolveEntities(ctx context.Context, p *plan, c Call) (fact.V
 	return s.entityRows(ctx, p, sqlText, q.args)
 }
 
-func (s *Snapshot) resolveWindow(ctx context.Context, p *plan, c Call, asserted map[string]struct{}) (fact.Value, []string, map[string]row, error) {
+func (s *Snapshot) resolveWindow(ctx context.Context, p *plan, c Call, asserted map[string]struct{}) (fact.Value, []string, map[string]row, *keySet, error) {
 	start, end, atValue, pr, err := p.windowArgs(c)
 	if err != nil {
-		return fact.Value{}, nil, nil, err
+		return fact.Value{}, nil, nil, nil, err
 	}
 	q := &query{}
 	at := q.param(atValue)
@@ -224,7 +231,7 @@ func (s *Snapshot) resolveWindow(ctx context.Context, p *plan, c Call, asserted 
 	if p.derived {
 		_, cpTS, err := s.checkpoint(ctx, p, start)
 		if err != nil {
-			return fact.Value{}, nil, nil, err
+			return fact.Value{}, nil, nil, nil, err
 		}
 		lower = "CAST(" + q.param(cpTS) + " AS TIMESTAMP)"
 	}
@@ -233,7 +240,7 @@ func (s *Snapshot) resolveWindow(ctx context.Context, p *plan, c Call, asserted 
 		if err != nil {
 			return "", err
 		}
-		sqlText := "SELECT " + strings.Join(p.rowProjection(alias), ", ") + " FROM " + p.rel + " " + alias +
+		sqlText := "SELECT " + strings.Join(named(p.rowProjection(alias)), ", ") + " FROM " + p.rel + " " + alias +
 			" WHERE " + col(alias, p.at.Column.Value) + " = " + at + " AND " + cond +
 			" AND " + col(alias, p.ds.Time.Value) + " < " + bound
 		if lower != "" {
@@ -243,15 +250,18 @@ func (s *Snapshot) resolveWindow(ctx context.Context, p *plan, c Call, asserted 
 	}
 	upTo, err := prefix("a", q.instant(end))
 	if err != nil {
-		return fact.Value{}, nil, nil, err
+		return fact.Value{}, nil, nil, nil, err
 	}
 	upTo += p.scopeSQL(q, "a", c.Scope)
 	before, err := prefix("b", q.instant(start))
 	if err != nil {
-		return fact.Value{}, nil, nil, err
+		return fact.Value{}, nil, nil, nil, err
 	}
 	// Whole rows (the columns a judgement reads), so that the judgement of
 	// the asserted keys needs no second read; only theirs are kept.
+	if dg := s.digester(); dg != nil {
+		return s.resolveWindowDigest(ctx, p, dg, q, upTo+" EXCEPT "+before, asserted)
+	}
 	known := map[string]row{}
 	var keys []string
 	if err := s.scanRows(ctx, p, upTo+" EXCEPT "+before, q.args, func(k string, sc *rowScan) {
@@ -260,9 +270,9 @@ func (s *Snapshot) resolveWindow(ctx context.Context, p *plan, c Call, asserted 
 			addRow(known, k, sc.row(p))
 		}
 	}); err != nil {
-		return fact.Value{}, nil, nil, fmt.Errorf("resolve %s: %w", p.tool.Name.Value, err)
+		return fact.Value{}, nil, nil, nil, fmt.Errorf("resolve %s: %w", p.tool.Name.Value, err)
 	}
-	return fact.RowCount(len(keys)), keys, known, nil
+	return fact.RowCount(len(keys)), keys, known, nil, nil
 }
 
 // resolveLive re-derives an as-of shape through the derived structures:

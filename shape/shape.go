@@ -404,6 +404,9 @@ type Snapshot struct {
 	batched    bool
 	cps        *checkpoints
 	cpsRel     string
+	// agg is the key set of the executor's last query when it read the
+	// count and digest in SQL (execWindowDigest), for result.
+	agg *keySet
 }
 
 // Begin opens a snapshot. The caller must Close it.

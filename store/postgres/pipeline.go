@@ -158,3 +158,17 @@ func beginSQL(opts *sql.TxOptions) (string, error) {
 	}
 	return s, nil
 }
+
+var _ shape.Digester = (*Pipeliner)(nil)
+
+// DigestSQL renders shape.Digest of the text column col in SQL: SHA-256
+// over the values, each followed by a newline, in bytewise order
+// (COLLATE "C", in a UTF8 database the order of Go's string sort), as
+// lowercase hex. string_agg with ORDER BY, sha256 (PostgreSQL 11),
+// convert_to and encode.
+func (p *Pipeliner) DigestSQL(col string) string {
+	return "encode(sha256(convert_to(string_agg(" + col + " || chr(10), '' ORDER BY " + p.KeyOrder(col) + "), 'UTF8')), 'hex')"
+}
+
+// KeyOrder orders the text column col bytewise.
+func (p *Pipeliner) KeyOrder(col string) string { return col + ` COLLATE "C"` }
