@@ -411,12 +411,17 @@ type Snapshot struct {
 
 // Begin opens a snapshot. The caller must Close it.
 //
-// An engine that holds every dataset in memory begins its database
-// transaction only when a call needs it (records, summaries, declared
+// An engine that holds every dataset in memory, or whose Source has a
+// Pipeline, begins its database transaction only when a call needs it (records, summaries, declared
 // ids): a call answered in memory costs no round trip.
 func (e *Engine) Begin(ctx context.Context) (*Snapshot, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("begin snapshot: %w", err)
+	}
 	s := &Snapshot{e: e, versions: map[string]string{}}
-	if len(e.mems) < len(e.cat.Datasets) {
+	// With a Pipeline, the first call's reads are the transaction
+	// (executeBatched); any other read begins it then.
+	if len(e.mems) < len(e.cat.Datasets) && e.src.Pipeline == nil {
 		if err := s.begin(ctx); err != nil {
 			return nil, err
 		}
