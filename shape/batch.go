@@ -321,18 +321,20 @@ func named(proj []string) []string {
 
 // digestQuery renders, over the rows of rel (a query whose column key
 // is a provenance key), one query that returns the number of rows, the
-// number of distinct keys and their digest in every row, and beside them
-// the first MaxKeys rows by key (cols of them; none when there are no
-// rows: a one-row relation left-joined).
+// number of distinct keys and, when they are more than MaxKeys, their
+// digest (a subquery PostgreSQL evaluates only then), in every row, and
+// beside them the first MaxKeys rows by key (cols of them; none when
+// there are no rows: a one-row relation left-joined).
 func (s *Snapshot) digestQuery(dg Digester, q *query, rel, key string, cols []string) string {
 	f := make([]string, len(cols))
 	for i, c := range cols {
 		f[i] = "f." + c
 	}
-	return "WITH _r AS (" + rel + ") SELECT a._n, a._nd, a._d, " + strings.Join(f, ", ") +
-		" FROM (SELECT (SELECT COUNT(*) FROM _r) AS _n, COUNT(*) AS _nd, " + dg.DigestSQL("d."+key) +
-		" AS _d FROM (SELECT DISTINCT " + key + " FROM _r) d) a LEFT JOIN (SELECT * FROM _r ORDER BY " +
-		dg.KeyOrder(key) + " LIMIT " + q.param(int64(s.e.maxKeys)) + ") f ON 1 = 1"
+	limit := q.param(int64(s.e.maxKeys))
+	return "WITH _r AS (" + rel + ") SELECT a._n, a._nd, CASE WHEN a._nd > " + limit + " THEN (SELECT " + dg.DigestSQL("d."+key) +
+		" FROM (SELECT DISTINCT " + key + " FROM _r) d) END, " + strings.Join(f, ", ") +
+		" FROM (SELECT COUNT(*) AS _n, COUNT(DISTINCT " + key + ") AS _nd FROM _r) a LEFT JOIN (SELECT * FROM _r ORDER BY " +
+		dg.KeyOrder(key) + " LIMIT " + limit + ") f ON 1 = 1"
 }
 
 // digestHead reads a digestQuery's first columns: the row count, the

@@ -31,7 +31,11 @@
 // REPEATABLE READ on PostgreSQL. The answer names that snapshot with a
 // data version: the highest ingestion sequence (_ingest_seq) the snapshot
 // holds, read by the executor's own query, or a fixed version for files.
-// Each query is prepared once per connection and kept.
+// Each query is prepared once per connection and kept. On PostgreSQL
+// (Source.Pipeline) the transaction's BEGIN, the data version, the
+// executor's query, the resolver's and COMMIT go in one round trip, and a
+// window past the provenance limit has its count and digest computed in
+// the database (Digester), by each formulation over its own rows.
 //
 // Ties go to the greatest time, then the greatest key. A condition or
 // state on an empty (null) value is never met. The scope entity's values a

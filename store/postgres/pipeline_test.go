@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"context"
 	"database/sql"
+	"fmt"
 	"reflect"
 	"slices"
+	"strings"
 	"sync/atomic"
 	"testing"
 
@@ -84,19 +86,8 @@ func (c *counter) TraceBatchEnd(context.Context, *pgx.Conn, pgx.TraceBatchEndDat
 // the one the engine gives without (the window's count and digest read in
 // SQL equal to Go's, past the provenance limit), judged correct.
 func TestPipeline_OneRoundTrip(t *testing.T) {
-	cfg, err := pgx.ParseConfig(pgtest.Schema(t))
-	if err != nil {
-		t.Fatal(err)
-	}
 	cnt := &counter{}
-	cfg.Tracer = cnt
-	db := stdlib.OpenDB(*cfg)
-	t.Cleanup(func() { db.Close() })
-	l := ingesttest.WarehouseLayout(t)
-	sink := postgres.NewSink(db, shape.ImportOptions(nil))
-	if _, err := ingest.Import(t.Context(), sink, l, ingest.NewCSV("events.csv", l, bytes.NewReader(ingesttest.DemoCSV(t, 20_000)))); err != nil {
-		t.Fatal(err)
-	}
+	db := demoDB(t, cnt, 20_000)
 	cat := ingesttest.WarehouseCatalog(t)
 	opts := &sql.TxOptions{Isolation: sql.LevelRepeatableRead, ReadOnly: true}
 	piped, err := shape.New(t.Context(), cat, shape.Source{DB: db, Snapshot: opts, Pipeline: postgres.NewPipeliner(db)}, nil)
@@ -126,20 +117,7 @@ func TestPipeline_OneRoundTrip(t *testing.T) {
 		}
 		return r, v
 	}
-	const asOf = "2026-01-09T12:00:00Z"
-	tests := []struct {
-		name    string
-		call    shape.Call
-		minRows int
-	}{
-		{"latest_value", shape.Call{Tool: "get_device_status", Args: map[string]string{"device_id": "dev-0001", "as_of": asOf}, Scope: shape.All()}, 1},
-		{"latest_value absent", shape.Call{Tool: "get_device_status", Args: map[string]string{"device_id": "dev-0001", "as_of": "2025-01-01T00:00:00Z"}, Scope: shape.All()}, 0},
-		{"count_entities_where", shape.Call{Tool: "count_devices_with_condition", Args: map[string]string{"condition": "NEEDS_ATTENTION", "as_of": asOf}, Scope: shape.All()}, 1},
-		{"list_entities_in_state", shape.Call{Tool: "list_devices_in_status", Args: map[string]string{"zone_id": "zone-01", "status": "RUNNING", "as_of": asOf}, Scope: shape.All()}, 1},
-		{"list_entities_in_state scoped out", shape.Call{Tool: "list_devices_in_status", Args: map[string]string{"zone_id": "zone-01", "status": "RUNNING", "as_of": asOf}, Scope: shape.Only("zone-02")}, 0},
-		{"count_rows_in_window", shape.Call{Tool: "count_status_events_in_window", Args: map[string]string{"zone_id": "zone-01", "status": "RUNNING", "start": "2026-01-05T00:00:00Z", "end": "2026-01-12T00:00:00Z"}, Scope: shape.All()}, shape.DefaultMaxKeys + 1},
-		{"count_rows_in_window small", shape.Call{Tool: "count_status_events_in_window", Args: map[string]string{"zone_id": "zone-01", "status": "RUNNING", "start": "2026-01-06T08:00:00Z", "end": "2026-01-06T10:00:00Z"}, Scope: shape.All()}, 1},
-	}
+	tests := pipelineCalls
 	// The first calls read the checkpoint index, once.
 	for _, tt := range tests {
 		answer(t, piped, tt.call)
@@ -162,5 +140,90 @@ func TestPipeline_OneRoundTrip(t *testing.T) {
 				t.Errorf("verdict = %+v, want every clause to hold", v)
 			}
 		})
+	}
+}
+
+const asOf = "2026-01-09T12:00:00Z"
+
+// pipelineCalls are a call of every tool shape on the warehouse demo
+// (ingesttest.DemoCSV), with the fewest provenance rows each must have.
+var pipelineCalls = []struct {
+	name    string
+	call    shape.Call
+	minRows int
+}{
+	{"latest_value", shape.Call{Tool: "get_device_status", Args: map[string]string{"device_id": "dev-0001", "as_of": asOf}, Scope: shape.All()}, 1},
+	{"latest_value absent", shape.Call{Tool: "get_device_status", Args: map[string]string{"device_id": "dev-0001", "as_of": "2025-01-01T00:00:00Z"}, Scope: shape.All()}, 0},
+	{"count_entities_where", shape.Call{Tool: "count_devices_with_condition", Args: map[string]string{"condition": "NEEDS_ATTENTION", "as_of": asOf}, Scope: shape.All()}, 1},
+	{"list_entities_in_state", shape.Call{Tool: "list_devices_in_status", Args: map[string]string{"zone_id": "zone-01", "status": "RUNNING", "as_of": asOf}, Scope: shape.All()}, 1},
+	{"list_entities_in_state scoped out", shape.Call{Tool: "list_devices_in_status", Args: map[string]string{"zone_id": "zone-01", "status": "RUNNING", "as_of": asOf}, Scope: shape.Only("zone-02")}, 0},
+	{"count_rows_in_window", shape.Call{Tool: "count_status_events_in_window", Args: map[string]string{"zone_id": "zone-01", "status": "RUNNING", "start": "2026-01-05T00:00:00Z", "end": "2026-01-12T00:00:00Z"}, Scope: shape.All()}, shape.DefaultMaxKeys + 1},
+	{"count_rows_in_window small", shape.Call{Tool: "count_status_events_in_window", Args: map[string]string{"zone_id": "zone-01", "status": "RUNNING", "start": "2026-01-06T08:00:00Z", "end": "2026-01-06T10:00:00Z"}, Scope: shape.All()}, 1},
+}
+
+// demoDB is a fresh schema holding n warehouse demo events, imported and
+// derived, on connections traced by cnt.
+func demoDB(tb testing.TB, cnt *counter, n int) *sql.DB {
+	tb.Helper()
+	cfg, err := pgx.ParseConfig(pgtest.Schema(tb))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	cfg.Tracer = cnt
+	db := stdlib.OpenDB(*cfg)
+	tb.Cleanup(func() { db.Close() })
+	l := ingesttest.WarehouseLayout(tb)
+	sink := postgres.NewSink(db, shape.ImportOptions(nil))
+	if _, err := ingest.Import(tb.Context(), sink, l, ingest.NewCSV("events.csv", l, bytes.NewReader(ingesttest.DemoCSV(tb, n)))); err != nil {
+		tb.Fatal(err)
+	}
+	return db
+}
+
+// BenchmarkCall: one call of each tool shape, executed and re-derived on
+// one snapshot (Begin, Execute, Resolve, Close), one client, over 100,000
+// warehouse demo events (40 devices, 6 zones, 7 days), with the
+// Pipeliner (pipeline=true: one round trip, a window's count and digest
+// in SQL), with it but without the digest in SQL (pipeline=nodigest) and
+// without (pipeline=false: each statement its own round trip, every key
+// of a window shipped twice). Compare with benchstat -col /pipeline.
+func BenchmarkCall(b *testing.B) {
+	db := demoDB(b, &counter{}, 100_000)
+	cat := ingesttest.WarehouseCatalog(b)
+	opts := &sql.TxOptions{Isolation: sql.LevelRepeatableRead, ReadOnly: true}
+	for _, tt := range pipelineCalls {
+		if strings.Contains(tt.name, " ") && tt.name != "count_rows_in_window small" {
+			continue
+		}
+		for _, piped := range []string{"false", "true", "nodigest"} {
+			b.Run(fmt.Sprintf("shape=%s/pipeline=%v", strings.ReplaceAll(tt.name, " ", "_"), piped), func(b *testing.B) {
+				src := shape.Source{DB: db, Snapshot: opts}
+				if piped == "true" {
+					src.Pipeline = postgres.NewPipeliner(db)
+				}
+				if piped == "nodigest" {
+					src.Pipeline = struct{ shape.Pipeliner }{postgres.NewPipeliner(db)}
+				}
+				eng, err := shape.New(b.Context(), cat, src, nil)
+				if err != nil {
+					b.Fatal(err)
+				}
+				defer eng.Close()
+				for b.Loop() {
+					snap, err := eng.Begin(b.Context())
+					if err != nil {
+						b.Fatal(err)
+					}
+					r, err := snap.Execute(b.Context(), tt.call)
+					if err != nil {
+						b.Fatal(err)
+					}
+					if v, err := snap.Resolve(b.Context(), tt.call, r); err != nil || !v.OK() {
+						b.Fatalf("verdict %+v, %v", v, err)
+					}
+					snap.Close()
+				}
+			})
+		}
 	}
 }
