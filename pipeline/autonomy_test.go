@@ -104,7 +104,7 @@ func TestGate_Pipeline(t *testing.T) {
 			reg, _ := register.Open(t.Context(), store)
 			exec, w := &countingExec{}, &fakeWriter{reused: reused}
 			p := pipeline.New(fakeProvider{}, wall, exec, verifies{}, &pipeline.Options{Autonomy: &pipeline.Autonomy{Gates: gates, Writer: w, Register: reg}})
-			if _, _, err := auth.Grant(gates, "alice", pipeline.DefaultSession, autonomy.GrantRequest{GrantID: "g-1", Tools: []string{"open_task"}, Tier: autonomy.L3, MaxQuestions: 1, MaxAge: 10}); err != nil {
+			if _, _, err := auth.Grant(t.Context(), gates, "alice", pipeline.DefaultSession, autonomy.GrantRequest{GrantID: "g-1", Tools: []string{"open_task"}, Tier: autonomy.L3, MaxQuestions: 1, MaxAge: 10}); err != nil {
 				t.Fatal(err)
 			}
 			a := p.Call(t.Context(), writeCall)
