@@ -143,7 +143,7 @@ func TestGate_RequestThenGrantThenExpire(t *testing.T) {
 		t.Errorf("a tool the grant does not name: %v; want refused", err)
 	}
 	for q := range 2 {
-		exp, err := g.BeginQuestion(t.Context(), int64(11 + q))
+		exp, err := g.BeginQuestion(t.Context(), int64(11+q))
 		if err != nil || len(exp) != 0 {
 			t.Fatalf("question %d: expired %v, %v", q, exp, err)
 		}

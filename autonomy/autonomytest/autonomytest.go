@@ -143,17 +143,17 @@ func Run(t *testing.T, b Backend) {
 		grant(t, s, auth, "s1", "g1", 100, 3)
 		g := gate(t, s, "s1")
 		now := now(t, s)
-		if exp, err := g.Advance(t.Context(), now + 2); err != nil || len(exp) != 0 {
+		if exp, err := g.Advance(t.Context(), now+2); err != nil || len(exp) != 0 {
 			t.Fatalf("advance within age: %v %v", exp, err)
 		}
-		if _, err := g.Advance(t.Context(), now + 1); !errors.Is(err, autonomy.ErrTime) {
+		if _, err := g.Advance(t.Context(), now+1); !errors.Is(err, autonomy.ErrTime) {
 			t.Errorf("advance back: got %v, want ErrTime", err)
 		}
-		exp, err := g.Advance(t.Context(), now + 3)
+		exp, err := g.Advance(t.Context(), now+3)
 		if err != nil || len(exp) != 1 || exp[0].Reason != "age" {
 			t.Fatalf("advance to age: got %v %v, want one age expiry", exp, err)
 		}
-		if exp, err := g.Advance(t.Context(), now + 4); err != nil || len(exp) != 0 {
+		if exp, err := g.Advance(t.Context(), now+4); err != nil || len(exp) != 0 {
 			t.Errorf("advance again: got %v %v, want nothing", exp, err)
 		}
 	})
