@@ -447,11 +447,8 @@ func (h httpApprovals) Approve(ctx context.Context, approver string, req httpapi
 		req.Age = 1000
 	}
 	a := approval{Session: req.Session, Tools: req.Tools, Tier: req.Tier, MaxQuestions: req.Questions, MaxAge: req.Age, Approver: approver}
-	if err := a.check(); err != nil {
-		if errors.Is(err, autonomy.ErrWildcard) {
-			return eventlog.ElevationDecided{}, err
-		}
-		return eventlog.ElevationDecided{}, fmt.Errorf("approve: %w: %v", autonomy.ErrGrant, err)
+	if err := a.checkHTTP("approve"); err != nil {
+		return eventlog.ElevationDecided{}, err
 	}
 	if h.p.Gates() == nil {
 		return eventlog.ElevationDecided{}, fmt.Errorf("approve: %w: no tool above L1 to grant", autonomy.ErrGrant)
@@ -461,6 +458,22 @@ func (h httpApprovals) Approve(ctx context.Context, approver string, req httpapi
 	dec, now, err := h.auth.Grant(ctx, h.p.Gates(), approver, a.Session, autonomy.GrantRequest{
 		GrantID: id, Tools: a.Tools, Tier: tier, MaxQuestions: a.MaxQuestions, MaxAge: a.MaxAge, DecisionID: "dec-" + id,
 	})
+	return h.record(ctx, dec, now, err)
+}
+
+// checkHTTP is check for a request body: a wildcard stays ErrWildcard,
+// any other fault is autonomy.ErrGrant (the endpoint's 400).
+func (a approval) checkHTTP(verb string) error {
+	err := a.check()
+	if err == nil || errors.Is(err, autonomy.ErrWildcard) {
+		return err
+	}
+	return fmt.Errorf("%s: %w: %v", verb, autonomy.ErrGrant, err)
+}
+
+// record has the pipeline record a decision the gate made (err: it made
+// none).
+func (h httpApprovals) record(ctx context.Context, dec eventlog.ElevationDecided, now int64, err error) (eventlog.ElevationDecided, error) {
 	if err != nil {
 		return eventlog.ElevationDecided{}, err
 	}
@@ -474,23 +487,14 @@ func (h httpApprovals) Approve(ctx context.Context, approver string, req httpapi
 // authenticated principal's name, and records the denial.
 func (h httpApprovals) Deny(ctx context.Context, approver string, req httpapi.DenialRequest) (eventlog.ElevationDecided, error) {
 	a := approval{Session: req.Session, Tools: req.Tools, Tier: req.Tier, Approver: approver, Deny: true, GrantID: newDecisionID("d-")}
-	if err := a.check(); err != nil {
-		if errors.Is(err, autonomy.ErrWildcard) {
-			return eventlog.ElevationDecided{}, err
-		}
-		return eventlog.ElevationDecided{}, fmt.Errorf("deny: %w: %v", autonomy.ErrGrant, err)
+	if err := a.checkHTTP("deny"); err != nil {
+		return eventlog.ElevationDecided{}, err
 	}
 	if h.p.Gates() == nil {
 		return eventlog.ElevationDecided{}, fmt.Errorf("deny: %w", autonomy.ErrNotPending)
 	}
 	dec, now, err := denyElevation(ctx, h.auth, h.p.Gates(), a)
-	if err != nil {
-		return eventlog.ElevationDecided{}, err
-	}
-	if err := h.p.RecordApproval(ctx, pipeline.Approval{Decided: dec, Now: now}); err != nil {
-		return dec, err
-	}
-	return dec, nil
+	return h.record(ctx, dec, now, err)
 }
 
 // Revoke ends the live grant req names on the word of approver, the

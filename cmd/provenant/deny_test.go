@@ -19,17 +19,15 @@ import (
 	"github.com/provenant/provenant/tool"
 )
 
-// openAudited opens the demo engine with --writes, a --register file and
-// the given flags, as a fresh process would: its pipeline and the
-// register file's path.
-func openAudited(t *testing.T, surface string, args ...string) (*engineFlags, *pipeline.Pipeline, string) {
+// openDemo opens the demo engine with the audit and autonomy flags
+// args for surface, as a fresh process would, closing it at cleanup.
+func openDemo(t *testing.T, surface string, args ...string) (*engineFlags, *pipeline.Pipeline) {
 	t.Helper()
-	regPath := filepath.Join(t.TempDir(), "decisions.jsonl")
 	ef := &engineFlags{}
 	fs := newFlagSet("test", "", "", io.Discard)
 	ef.register(fs)
 	ef.gov.register(fs, surface)
-	if err := fs.Parse(append([]string{"--writes", "--register", regPath}, args...)); err != nil {
+	if err := fs.Parse(args); err != nil {
 		t.Fatal(err)
 	}
 	if err := ef.gov.open(t.Context(), ef); err != nil {
@@ -41,7 +39,16 @@ func openAudited(t *testing.T, surface string, args ...string) (*engineFlags, *p
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { e.Close() })
-	return ef, e.Pipeline, regPath
+	return ef, e.Pipeline
+}
+
+// openAudited is openDemo with --writes and a --register file: also the
+// file's path.
+func openAudited(t *testing.T, surface string, args ...string) (*engineFlags, *pipeline.Pipeline, string) {
+	t.Helper()
+	regPath := filepath.Join(t.TempDir(), "decisions.jsonl")
+	ef, p := openDemo(t, surface, append([]string{"--writes", "--register", regPath}, args...)...)
+	return ef, p, regPath
 }
 
 // decisions reads the register file's records: actor, approver and the
