@@ -436,7 +436,7 @@ type checkpoints struct {
 // the kept index is used whatever its version, which is noted so that
 // Execute can answer again should it not be the snapshot's.
 func (s *Snapshot) checkpoint(ctx context.Context, p *plan, t time.Time) (int64, string, error) {
-	cps := s.e.index(p)
+	cps := s.index(p)
 	if s.fold && cps != nil {
 		s.foldIndex = cps.version
 	} else if version, err := s.DataVersion(ctx, p.ds.Name.Value); err != nil {

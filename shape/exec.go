@@ -21,6 +21,9 @@ func (s *Snapshot) Execute(ctx context.Context, c Call) (Result, error) {
 	if p.mem != nil {
 		return s.memExecute(p, c)
 	}
+	if r, ok, err := s.executeBatched(ctx, p, c); ok || err != nil {
+		return r, err
+	}
 	if err := s.begin(ctx); err != nil {
 		return Result{}, err
 	}
@@ -78,7 +81,8 @@ func (s *Snapshot) execute(ctx context.Context, p *plan, c Call) (fact.Value, []
 // query's rows, so that it comes back when the query has none.
 func (s *Snapshot) execRows(ctx context.Context, p *plan, sqlText string, args []any, dest []any, each func() error) error {
 	var ver, present sql.NullInt64
-	if s.fold {
+	fold := s.fold && !s.collecting
+	if fold {
 		sqlText = "SELECT v._ver, w.* FROM (SELECT MAX(" + ident(SeqColumn) + ") AS _ver FROM " + p.rel +
 			") v LEFT JOIN (SELECT 1 AS _present, x.* FROM (" + sqlText + ") x) w ON 1 = 1"
 		dest = append([]any{&ver, &present}, dest...)
@@ -92,7 +96,7 @@ func (s *Snapshot) execRows(ctx context.Context, p *plan, sqlText string, args [
 		if err := rows.Scan(dest...); err != nil {
 			return err
 		}
-		if s.fold && !present.Valid {
+		if fold && !present.Valid {
 			continue // the version's row: the query has none
 		}
 		if err := each(); err != nil {
@@ -102,7 +106,7 @@ func (s *Snapshot) execRows(ctx context.Context, p *plan, sqlText string, args [
 	if err := rows.Err(); err != nil {
 		return err
 	}
-	if s.fold {
+	if fold {
 		s.versions[p.ds.Name.Value] = fmt.Sprintf("seq:%d", ver.Int64)
 	}
 	return nil
@@ -114,12 +118,15 @@ func (s *Snapshot) result(ctx context.Context, p *plan, v fact.Value, keys []str
 	if err != nil {
 		return Result{}, err
 	}
-	keys = distinctSorted(keys)
-	r := Result{Tool: p.tool.Name.Value, Value: v, Rows: len(keys), Digest: Digest(keys), DataVersion: version}
-	if !s.listAll && len(keys) > s.e.maxKeys {
-		keys = keys[:s.e.maxKeys:s.e.maxKeys]
+	set := s.fullSet(keys)
+	if s.agg != nil { // the count and digest were read in SQL (execWindowDigest)
+		set = *s.agg
 	}
-	r.Keys = keys
+	s.agg = nil
+	r := Result{Tool: p.tool.Name.Value, Value: v, Rows: set.n, Digest: set.digest, DataVersion: version, Keys: set.listed}
+	if s.listAll {
+		r.Keys = distinctSorted(keys)
+	}
 	return r, nil
 }
 
@@ -417,10 +424,13 @@ func (s *Snapshot) execWindow(ctx context.Context, p *plan, c Call) (fact.Value,
 	if err != nil {
 		return fact.Value{}, nil, err
 	}
-	sqlText := "SELECT CAST(" + col("x", p.ds.Key.Value) + " AS VARCHAR) FROM " + p.rel + " x WHERE " +
+	sqlText := "SELECT CAST(" + col("x", p.ds.Key.Value) + " AS VARCHAR) AS _k FROM " + p.rel + " x WHERE " +
 		col("x", p.at.Column.Value) + " = " + q.param(atValue) + " AND " + cond +
 		" AND " + col("x", p.ds.Time.Value) + " >= " + q.instant(start) +
 		" AND " + col("x", p.ds.Time.Value) + " < " + q.instant(end) + p.scopeSQL(q, "x", c.Scope)
+	if dg := s.digester(); dg != nil {
+		return s.execWindowDigest(ctx, p, dg, q, sqlText)
+	}
 	keys, err := s.keyRows(ctx, p, sqlText, q.args)
 	if err != nil {
 		return fact.Value{}, nil, err

@@ -30,49 +30,67 @@ func (s *Snapshot) Resolve(ctx context.Context, c Call, r Result) (Verdict, erro
 	if p.mem != nil {
 		return s.memResolve(ctx, p, c, r)
 	}
-	if err := s.begin(ctx); err != nil {
-		return Verdict{}, err
-	}
-	var (
-		v    fact.Value
-		keys []string
-		// known are rows the re-derivation read, by key: an asserted key
-		// among them is judged on that row, any other is looked up.
-		known map[string]row
-	)
-	consistent := true
-	switch {
-	case p.derived && p.tool.Shape.Value != catalog.ShapeCountRowsInWindow:
-		v, keys, known, consistent, err = s.resolveLive(ctx, p, c)
-	case p.tool.Shape.Value == catalog.ShapeLatestValue:
-		v, keys, err = s.resolveLatest(ctx, p, c)
-	case p.tool.Shape.Value == catalog.ShapeCountRowsInWindow:
-		asserted := make(map[string]struct{}, len(r.Keys))
-		for _, k := range r.Keys {
-			asserted[k] = struct{}{}
-		}
-		v, keys, known, err = s.resolveWindow(ctx, p, c, asserted)
-	default:
-		v, keys, err = s.resolveEntities(ctx, p, c)
-	}
+	d, err := s.rederive(ctx, p, c, r.Keys)
 	if err != nil {
 		return Verdict{}, err
 	}
-	return s.verdict(ctx, p, c, r, v, keys, consistent, known)
+	if d.set != nil {
+		return s.verdictOn(ctx, p, c, r, d.v, *d.set, d.consistent, d.known)
+	}
+	return s.verdict(ctx, p, c, r, d.v, d.keys, d.consistent, d.known)
+}
+
+// rederived is the resolver's re-derivation of a call, before it judges
+// an answer.
+type rederived struct {
+	v    fact.Value
+	keys []string
+	// known are rows the re-derivation read, by key: an asserted key
+	// among them is judged on that row, any other is looked up.
+	known      map[string]row
+	consistent bool
+	// set, when not nil, is the re-derived key set by its count and
+	// digest (read in SQL) and first keys; keys are then those first.
+	set *keySet
+}
+
+// rederive runs the resolver's formulation of c; asserted are the keys
+// an answer lists, whose rows a window's re-derivation keeps.
+func (s *Snapshot) rederive(ctx context.Context, p *plan, c Call, asserted []string) (rederived, error) {
+	var (
+		d   = rederived{consistent: true}
+		err error
+	)
+	switch {
+	case p.derived && p.tool.Shape.Value != catalog.ShapeCountRowsInWindow:
+		d.v, d.keys, d.known, d.consistent, err = s.resolveLive(ctx, p, c)
+	case p.tool.Shape.Value == catalog.ShapeLatestValue:
+		d.v, d.keys, err = s.resolveLatest(ctx, p, c)
+	case p.tool.Shape.Value == catalog.ShapeCountRowsInWindow:
+		set := make(map[string]struct{}, len(asserted))
+		for _, k := range asserted {
+			set[k] = struct{}{}
+		}
+		d.v, d.keys, d.known, d.set, err = s.resolveWindow(ctx, p, c, set)
+	default:
+		d.v, d.keys, err = s.resolveEntities(ctx, p, c)
+	}
+	return d, err
 }
 
 // verdict compares the re-derived value and keys with r's, then judges
 // every listed key's row (known, or looked up).
 func (s *Snapshot) verdict(ctx context.Context, p *plan, c Call, r Result, v fact.Value, keys []string, consistent bool, known map[string]row) (Verdict, error) {
-	keys = distinctSorted(keys)
-	listed := keys
-	if len(listed) > s.e.maxKeys {
-		listed = listed[:s.e.maxKeys]
-	}
+	return s.verdictOn(ctx, p, c, r, v, s.fullSet(keys), consistent, known)
+}
+
+// verdictOn is verdict on a re-derived key set given by its count,
+// digest and first keys.
+func (s *Snapshot) verdictOn(ctx context.Context, p *plan, c Call, r Result, v fact.Value, set keySet, consistent bool, known map[string]row) (Verdict, error) {
 	verdict := Verdict{
 		ValueMatches: consistent && v.Equal(r.Value),
-		Complete:     consistent && len(keys) == r.Rows && Digest(keys) == r.Digest && slices.Equal(listed, r.Keys),
-		Enumerated:   len(keys),
+		Complete:     consistent && set.n == r.Rows && set.digest == r.Digest && slices.Equal(set.listed, r.Keys),
+		Enumerated:   set.n,
 	}
 	var err error
 	verdict.ProvenanceValid, err = s.judgeKeys(ctx, p, c, r, known)
@@ -200,10 +218,10 @@ func (s *Snapshot) resolveEntities(ctx context.Context, p *plan, c Call) (fact.V
 	return s.entityRows(ctx, p, sqlText, q.args)
 }
 
-func (s *Snapshot) resolveWindow(ctx context.Context, p *plan, c Call, asserted map[string]struct{}) (fact.Value, []string, map[string]row, error) {
+func (s *Snapshot) resolveWindow(ctx context.Context, p *plan, c Call, asserted map[string]struct{}) (fact.Value, []string, map[string]row, *keySet, error) {
 	start, end, atValue, pr, err := p.windowArgs(c)
 	if err != nil {
-		return fact.Value{}, nil, nil, err
+		return fact.Value{}, nil, nil, nil, err
 	}
 	q := &query{}
 	at := q.param(atValue)
@@ -213,7 +231,7 @@ func (s *Snapshot) resolveWindow(ctx context.Context, p *plan, c Call, asserted 
 	if p.derived {
 		_, cpTS, err := s.checkpoint(ctx, p, start)
 		if err != nil {
-			return fact.Value{}, nil, nil, err
+			return fact.Value{}, nil, nil, nil, err
 		}
 		lower = "CAST(" + q.param(cpTS) + " AS TIMESTAMP)"
 	}
@@ -222,7 +240,7 @@ func (s *Snapshot) resolveWindow(ctx context.Context, p *plan, c Call, asserted 
 		if err != nil {
 			return "", err
 		}
-		sqlText := "SELECT " + strings.Join(p.rowProjection(alias), ", ") + " FROM " + p.rel + " " + alias +
+		sqlText := "SELECT " + strings.Join(named(p.rowProjection(alias)), ", ") + " FROM " + p.rel + " " + alias +
 			" WHERE " + col(alias, p.at.Column.Value) + " = " + at + " AND " + cond +
 			" AND " + col(alias, p.ds.Time.Value) + " < " + bound
 		if lower != "" {
@@ -232,15 +250,18 @@ func (s *Snapshot) resolveWindow(ctx context.Context, p *plan, c Call, asserted 
 	}
 	upTo, err := prefix("a", q.instant(end))
 	if err != nil {
-		return fact.Value{}, nil, nil, err
+		return fact.Value{}, nil, nil, nil, err
 	}
 	upTo += p.scopeSQL(q, "a", c.Scope)
 	before, err := prefix("b", q.instant(start))
 	if err != nil {
-		return fact.Value{}, nil, nil, err
+		return fact.Value{}, nil, nil, nil, err
 	}
 	// Whole rows (the columns a judgement reads), so that the judgement of
 	// the asserted keys needs no second read; only theirs are kept.
+	if dg := s.digester(); dg != nil {
+		return s.resolveWindowDigest(ctx, p, dg, q, upTo+" EXCEPT "+before, asserted)
+	}
 	known := map[string]row{}
 	var keys []string
 	if err := s.scanRows(ctx, p, upTo+" EXCEPT "+before, q.args, func(k string, sc *rowScan) {
@@ -249,9 +270,9 @@ func (s *Snapshot) resolveWindow(ctx context.Context, p *plan, c Call, asserted 
 			addRow(known, k, sc.row(p))
 		}
 	}); err != nil {
-		return fact.Value{}, nil, nil, fmt.Errorf("resolve %s: %w", p.tool.Name.Value, err)
+		return fact.Value{}, nil, nil, nil, fmt.Errorf("resolve %s: %w", p.tool.Name.Value, err)
 	}
-	return fact.RowCount(len(keys)), keys, known, nil
+	return fact.RowCount(len(keys)), keys, known, nil, nil
 }
 
 // resolveLive re-derives an as-of shape through the derived structures:
@@ -324,16 +345,16 @@ func (s *Snapshot) resolveLive(ctx context.Context, p *plan, c Call) (v fact.Val
 		out = col("a", p.entity.Column.Value)
 	}
 	flag += p.scopeSQL(q, "a", c.Scope)
-	// Only the rows that meet the call come back, each carrying the number
-	// of live rows (a window count over them all) and the census (how
+	// The rows that meet the call come back, each carrying the number of
+	// live rows (a window count over them all), beside the census (how
 	// many series had begun by as_of, an uncorrelated subquery computed
-	// once); when none meets it, both are read on their own.
-	census := func(q *query) string {
-		cen := "SELECT COUNT(*) FROM " + p.censusRel + " s WHERE s._first_ts <= " + q.instant(asOf)
-		if w := restrict(q)("s"); w != "" {
-			cen += " AND " + w
-		}
-		return cen
+	// once); when none meets it, one live row comes back unflagged for
+	// its count, and when there is none, the census alone (a one-row
+	// relation left-joined): one query whatever the answer, so that a
+	// pipeline holds it all.
+	census := "SELECT COUNT(*) FROM " + p.censusRel + " s WHERE s._first_ts <= " + q.instant(asOf)
+	if w := restrict(q)("s"); w != "" {
+		census += " AND " + w
 	}
 	proj := p.rowProjection("a")
 	inner := make([]string, len(proj))
@@ -342,26 +363,24 @@ func (s *Snapshot) resolveLive(ctx context.Context, p *plan, c Call) (v fact.Val
 		inner[i] = e + " AS _p" + strconv.Itoa(i)
 		outer[i] = "z._p" + strconv.Itoa(i)
 	}
-	live := func(q *query) string {
-		t := q.instant(asOf)
-		return "FROM (" + p.candidates(q, cpID, cpTS, t, restrict(q), true) + ") a WHERE " + col("a", ValidToColumn) + " > " + t
-	}
-	sqlText := "SELECT z._k, z._o, z._live, (" + census(q) + "), " + strings.Join(outer, ", ") + " FROM (SELECT CAST(" +
-		col("a", p.ds.Key.Value) + " AS VARCHAR) AS _k, " + out + " AS _o, CASE WHEN " + flag + " THEN 1 ELSE 0 END AS _f, COUNT(*) OVER () AS _live, " +
-		strings.Join(inner, ", ") + " " + live(q) + ") z WHERE z._f = 1"
+	t := q.instant(asOf)
+	live := "FROM (" + p.candidates(q, cpID, cpTS, t, restrict(q), true) + ") a WHERE " + col("a", ValidToColumn) + " > " + t
+	sqlText := "SELECT z._k, z._o, z._f, z._live, n._n, " + strings.Join(outer, ", ") + " FROM (SELECT (" + census + ") AS _n) n LEFT JOIN (SELECT * FROM (SELECT CAST(" +
+		col("a", p.ds.Key.Value) + " AS VARCHAR) AS _k, " + out + " AS _o, CASE WHEN " + flag + " THEN 1 ELSE 0 END AS _f, COUNT(*) OVER () AS _live, ROW_NUMBER() OVER () AS _rn, " +
+		strings.Join(inner, ", ") + " " + live + ") y WHERE y._f = 1 OR y._rn = 1) z ON 1 = 1"
 	rows, err := s.query(ctx, sqlText, q.args...)
 	if err != nil {
 		return fact.Value{}, nil, nil, false, fmt.Errorf("resolve %s: %w", p.tool.Name.Value, err)
 	}
 	defer rows.Close()
-	nLive, begun := int64(-1), int64(-1)
+	var nLive, begun, flagged sql.NullInt64
 	var ids []string
 	known = map[string]row{}
 	if p.tool.Shape.Value == catalog.ShapeLatestValue {
 		v = fact.NoObservation(attrKind(p.attr))
 	}
 	// One set of destinations, reused for every row.
-	var k string
+	var k sql.NullString
 	var id sql.NullString
 	var dest any = &id
 	var cell *cell
@@ -370,12 +389,16 @@ func (s *Snapshot) resolveLive(ctx context.Context, p *plan, c Call) (v fact.Val
 		dest = cell.dest()
 	}
 	sc := p.newRowScan()
-	scan := append([]any{&k, dest, &nLive, &begun}, sc.dest...)
+	scan := append([]any{&k, dest, &flagged, &nLive, &begun}, sc.nullDest()...)
 	for rows.Next() {
 		if err := rows.Scan(scan...); err != nil {
 			return fact.Value{}, nil, nil, false, fmt.Errorf("resolve %s: %w", p.tool.Name.Value, err)
 		}
-		keys = append(keys, k)
+		if flagged.Int64 != 1 {
+			continue // the count's row, or none
+		}
+		sc.fromNull()
+		keys = append(keys, k.String)
 		addRow(known, sc.key, sc.row(p))
 		if cell != nil && cell.valid() {
 			if v, err = cell.value(p.attr); err != nil {
@@ -388,16 +411,10 @@ func (s *Snapshot) resolveLive(ctx context.Context, p *plan, c Call) (v fact.Val
 	if err := rows.Err(); err != nil {
 		return fact.Value{}, nil, nil, false, fmt.Errorf("resolve %s: %w", p.tool.Name.Value, err)
 	}
-	if len(keys) == 0 {
-		cq := &query{}
-		if err := s.queryRow(ctx, "SELECT (SELECT COUNT(*) "+live(cq)+"), ("+census(cq)+")", cq.args...).Scan(&nLive, &begun); err != nil {
-			return fact.Value{}, nil, nil, false, fmt.Errorf("resolve %s: read census: %w", p.tool.Name.Value, err)
-		}
-	}
 	if p.tool.Shape.Value != catalog.ShapeLatestValue {
 		v = p.entityValue(ids)
 	}
-	return v, keys, known, nLive == begun, nil
+	return v, keys, known, nLive.Int64 == begun.Int64, nil
 }
 
 // row is one looked-up row: its time and the columns a judgement reads
@@ -602,6 +619,8 @@ func (p *plan) rowProjection(alias string) []string {
 type rowScan struct {
 	key  string
 	time time.Time
+	nk   sql.NullString
+	nt   sql.NullTime
 	sv   []sql.NullString
 	nv   []sql.NullFloat64
 	dest []any
@@ -619,6 +638,15 @@ func (p *plan) newRowScan() *rowScan {
 	}
 	return sc
 }
+
+// nullDest are the scan's destinations for a row that may be all null
+// (an outer join's): the key and time as nullable; fromNull then sets
+// them.
+func (sc *rowScan) nullDest() []any {
+	return append([]any{&sc.nk, &sc.nt}, sc.dest[2:]...)
+}
+
+func (sc *rowScan) fromNull() { sc.key, sc.time = sc.nk.String, sc.nt.Time }
 
 func (sc *rowScan) row(p *plan) row {
 	return row{time: sc.time, cols: p.cols, sv: slices.Clone(sc.sv), nv: slices.Clone(sc.nv)}

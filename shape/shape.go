@@ -31,7 +31,11 @@
 // REPEATABLE READ on PostgreSQL. The answer names that snapshot with a
 // data version: the highest ingestion sequence (_ingest_seq) the snapshot
 // holds, read by the executor's own query, or a fixed version for files.
-// Each query is prepared once per connection and kept.
+// Each query is prepared once per connection and kept. On PostgreSQL
+// (Source.Pipeline) the transaction's BEGIN, the data version, the
+// executor's query, the resolver's and COMMIT go in one round trip, and a
+// window past the provenance limit has its count and digest computed in
+// the database (Digester), by each formulation over its own rows.
 //
 // Ties go to the greatest time, then the greatest key. A condition or
 // state on an empty (null) value is never met. The scope entity's values a
@@ -78,6 +82,9 @@ type Source struct {
 	// (unquoted; schema.table allowed), such as a view over files. A
 	// dataset not in the map is read from its declared table.
 	Relations map[string]string
+	// Pipeline, when set, runs a call's executor and resolver queries
+	// in one round trip (see Pipeliner); nil: each in its own.
+	Pipeline Pipeliner
 	// Versions maps a dataset name to a fixed data version, for a dataset
 	// without an ingestion sequence (files read in place). A dataset not
 	// in the map reads its version from SeqColumn.
@@ -389,16 +396,36 @@ type Snapshot struct {
 	// of the kept checkpoint index the query used.
 	fold      bool
 	foldIndex string
+	// A pipelined call (Source.Pipeline, executeBatched): collecting
+	// records the formulations' queries in pending instead of running
+	// them; replay holds the rows the pipeline read, by stmtKey; batched:
+	// the snapshot's first reads were a pipeline's, committed, and a
+	// further read resumes it (resume); cps is the checkpoint index the
+	// pipelined formulations used, kept for the snapshot's life.
+	collecting bool
+	pending    []Stmt
+	replay     map[string]Rowset
+	batched    bool
+	cps        *checkpoints
+	cpsRel     string
+	// agg is the key set of the executor's last query when it read the
+	// count and digest in SQL (execWindowDigest), for result.
+	agg *keySet
 }
 
 // Begin opens a snapshot. The caller must Close it.
 //
-// An engine that holds every dataset in memory begins its database
-// transaction only when a call needs it (records, summaries, declared
+// An engine that holds every dataset in memory, or whose Source has a
+// Pipeline, begins its database transaction only when a call needs it (records, summaries, declared
 // ids): a call answered in memory costs no round trip.
 func (e *Engine) Begin(ctx context.Context) (*Snapshot, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("begin snapshot: %w", err)
+	}
 	s := &Snapshot{e: e, versions: map[string]string{}}
-	if len(e.mems) < len(e.cat.Datasets) {
+	// With a Pipeline, the first call's reads are the transaction
+	// (executeBatched); any other read begins it then.
+	if len(e.mems) < len(e.cat.Datasets) && e.src.Pipeline == nil {
 		if err := s.begin(ctx); err != nil {
 			return nil, err
 		}
@@ -411,11 +438,17 @@ func (s *Snapshot) begin(ctx context.Context) error {
 	if s.tx != nil {
 		return nil
 	}
+	if s.collecting {
+		return errPending
+	}
 	tx, err := s.e.src.DB.BeginTx(ctx, s.e.src.Snapshot)
 	if err != nil {
 		return fmt.Errorf("begin snapshot: %w", err)
 	}
 	s.tx = tx
+	if s.batched {
+		return s.resume(ctx)
+	}
 	return nil
 }
 
@@ -636,16 +669,6 @@ func (e *Engine) stmt(sqlText string) *sql.Stmt {
 		e.stmts[sqlText] = st
 	})
 	return nil
-}
-
-// query runs one of a call's queries in the snapshot, as a prepared
-// statement.
-func (s *Snapshot) query(ctx context.Context, sqlText string, args ...any) (*sql.Rows, error) {
-	st := s.e.stmt(sqlText)
-	if st == nil {
-		return s.tx.QueryContext(ctx, sqlText, args...)
-	}
-	return s.tx.StmtContext(ctx, st).QueryContext(ctx, args...)
 }
 
 // queryRow runs one of a call's single-row queries in the snapshot, as a

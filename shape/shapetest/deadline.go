@@ -31,7 +31,7 @@ func RunDeadline(t *testing.T, b Backend) {
 					t.Fatal(err)
 				}
 			}
-			eng, err := shape.New(ctx, cat, shape.Source{DB: db, Snapshot: opts, Relations: map[string]string{ds.Name.Value: rel}}, nil)
+			eng, err := shape.New(ctx, cat, shape.Source{DB: db, Snapshot: opts, Pipeline: b.pipeline(db), Relations: map[string]string{ds.Name.Value: rel}}, nil)
 			if err != nil {
 				t.Fatal(err)
 			}

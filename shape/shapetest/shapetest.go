@@ -31,6 +31,17 @@ type Backend struct {
 	// Open returns a fresh, empty database the suite may create tables
 	// in, and the transaction options of a snapshot on it.
 	Open func(t *testing.T) (*sql.DB, *sql.TxOptions)
+	// Pipeline, when set, is the backend's shape.Pipeliner on a database
+	// Open returned (Source.Pipeline).
+	Pipeline func(*sql.DB) shape.Pipeliner
+}
+
+// pipeline is b's Pipeliner on db, or nil.
+func (b Backend) pipeline(db *sql.DB) shape.Pipeliner {
+	if b.Pipeline == nil {
+		return nil
+	}
+	return b.Pipeline(db)
 }
 
 // CatalogDir is where the example catalogs are, relative to a backend
@@ -324,7 +335,7 @@ func Run(t *testing.T, b Backend) {
 					// row short, which leaves them in the database.
 					memoryRows := rapid.SampledFrom([]int{0, len(rows), len(rows) - 1}).Draw(rt, "memory_rows")
 					memory := memoryRows > 0 && memoryRows >= len(rows)
-					eng, err := shape.New(ctx, cat, shape.Source{DB: db, Snapshot: opts,
+					eng, err := shape.New(ctx, cat, shape.Source{DB: db, Snapshot: opts, Pipeline: b.pipeline(db),
 						Relations: map[string]string{ds.Name.Value: rel}}, &shape.Options{MaxKeys: maxKeys, Latest: latest, MemoryRows: memoryRows})
 					if err != nil {
 						rt.Fatal(err)
@@ -395,7 +406,7 @@ func RunIncremental(t *testing.T, b Backend) {
 				// One engine answers before and after the append: what it
 				// keeps (the checkpoint index, prepared statements) must
 				// follow the data.
-				eng, err := shape.New(ctx, cat, shape.Source{DB: db, Snapshot: opts,
+				eng, err := shape.New(ctx, cat, shape.Source{DB: db, Snapshot: opts, Pipeline: b.pipeline(db),
 					Relations: map[string]string{ds.Name.Value: two}}, nil)
 				if err != nil {
 					rt.Fatal(err)
@@ -498,7 +509,7 @@ func RunReimport(t *testing.T, b Backend) {
 	if err := derive(ctx, db, ds, rel, 2); err != nil {
 		t.Fatal(err)
 	}
-	eng, err := shape.New(ctx, cat, shape.Source{DB: db, Snapshot: opts, Relations: map[string]string{ds.Name.Value: rel}}, nil)
+	eng, err := shape.New(ctx, cat, shape.Source{DB: db, Snapshot: opts, Pipeline: b.pipeline(db), Relations: map[string]string{ds.Name.Value: rel}}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

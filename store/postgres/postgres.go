@@ -8,7 +8,11 @@
 // The SQL is what PostgreSQL-wire distributed engines (CockroachDB,
 // YugabyteDB) also run: CREATE TABLE/INDEX IF NOT EXISTS, a temporary
 // table (ON COMMIT DROP), COPY FROM STDIN, window functions (row_number,
-// first_value), EXISTS subqueries and INSERT ... SELECT.
+// first_value), EXISTS subqueries and INSERT ... SELECT; and, to answer
+// (Pipeliner), BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY and COMMIT
+// pipelined with the queries (the extended protocol's pipelining), and a
+// key set's digest in SQL: string_agg(... ORDER BY ... COLLATE "C"),
+// convert_to, sha256 and encode(..., 'hex').
 package postgres
 
 import (

@@ -6,6 +6,7 @@ import (
 
 	"github.com/provenant/provenant/shape"
 	"github.com/provenant/provenant/shape/shapetest"
+	"github.com/provenant/provenant/store/postgres"
 	"github.com/provenant/provenant/store/postgres/pgtest"
 )
 
@@ -14,6 +15,7 @@ var pgBackend = shapetest.Backend{
 	Open: func(t *testing.T) (*sql.DB, *sql.TxOptions) {
 		return pgtest.Open(t), &sql.TxOptions{Isolation: sql.LevelRepeatableRead, ReadOnly: true}
 	},
+	Pipeline: func(db *sql.DB) shape.Pipeliner { return postgres.NewPipeliner(db) },
 }
 
 // TestShapeContract_Incremental: deriving after two imports gives what

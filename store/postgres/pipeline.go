@@ -1,0 +1,174 @@
+package postgres
+
+import (
+	"context"
+	"database/sql"
+	"database/sql/driver"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/stdlib"
+
+	"github.com/provenant/provenant/shape"
+)
+
+var _ shape.Pipeliner = (*Pipeliner)(nil)
+
+// Pipeliner runs a snapshot's queries in one round trip: BEGIN, the
+// queries and COMMIT sent together as one pgx batch (the extended
+// protocol's pipelining, one Sync at the end), on one connection of the
+// pool. A statement a connection has not run before is described first
+// (pgx's statement cache), a second round trip the first time only.
+type Pipeliner struct {
+	db *sql.DB
+}
+
+// NewPipeliner returns the Pipeliner of db (Open), for shape.Source.
+func NewPipeliner(db *sql.DB) *Pipeliner { return &Pipeliner{db: db} }
+
+// Pipeline runs queries in one read transaction with the options opts
+// (nil: PostgreSQL's default isolation, read-write) and returns their
+// rows.
+func (p *Pipeliner) Pipeline(ctx context.Context, opts *sql.TxOptions, queries []shape.Stmt) ([]shape.Rowset, error) {
+	begin, err := beginSQL(opts)
+	if err != nil {
+		return nil, err
+	}
+	conn, err := p.db.Conn(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("run pipeline: %w", err)
+	}
+	defer conn.Close()
+	var out []shape.Rowset
+	err = conn.Raw(func(dc any) error {
+		sc, ok := dc.(*stdlib.Conn)
+		if !ok {
+			return errors.New("not a pgx connection")
+		}
+		c := sc.Conn()
+		b := &pgx.Batch{}
+		b.Queue(begin)
+		for _, q := range queries {
+			b.Queue(q.SQL, q.Args...)
+		}
+		b.Queue("COMMIT")
+		out, err = readBatch(c.SendBatch(ctx, b), len(queries))
+		if err != nil && !c.IsClosed() && c.PgConn().TxStatus() != 'I' {
+			// A failed query leaves the transaction open and aborted:
+			// end it before the connection goes back to the pool.
+			rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), rollbackTimeout)
+			defer cancel()
+			if _, rerr := c.Exec(rctx, "ROLLBACK"); rerr != nil {
+				c.Close(rctx) // the pool drops a closed connection
+			}
+		}
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("run pipeline: %w", err)
+	}
+	return out, nil
+}
+
+// rollbackTimeout bounds the ROLLBACK after a failed pipeline.
+const rollbackTimeout = 5 * time.Second
+
+// readBatch reads a batch of BEGIN, n queries and COMMIT.
+func readBatch(br pgx.BatchResults, n int) (_ []shape.Rowset, err error) {
+	defer func() {
+		if cerr := br.Close(); err == nil {
+			err = cerr
+		}
+	}()
+	if _, err := br.Exec(); err != nil {
+		return nil, fmt.Errorf("begin: %w", err)
+	}
+	out := make([]shape.Rowset, n)
+	for i := range n {
+		rows, err := br.Query()
+		if err != nil {
+			return nil, err
+		}
+		var set shape.Rowset
+		for rows.Next() {
+			vals, err := rows.Values()
+			if err != nil {
+				rows.Close()
+				return nil, err
+			}
+			for j, v := range vals {
+				if vals[j], err = driverValue(v); err != nil {
+					rows.Close()
+					return nil, err
+				}
+			}
+			set = append(set, vals)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return nil, err
+		}
+		out[i] = set
+	}
+	if _, err := br.Exec(); err != nil {
+		return nil, fmt.Errorf("commit: %w", err)
+	}
+	return out, nil
+}
+
+// driverValue turns a value pgx decoded into what database/sql's
+// drivers give: int64, float64, bool, []byte, string, time.Time or nil.
+func driverValue(v any) (any, error) {
+	switch x := v.(type) {
+	case nil, int64, float64, bool, []byte, string:
+		return x, nil
+	case int32:
+		return int64(x), nil
+	case int16:
+		return int64(x), nil
+	case float32:
+		return float64(x), nil
+	case driver.Valuer:
+		return x.Value()
+	}
+	return v, nil // time.Time, and what a destination may take as is
+}
+
+// beginSQL renders the BEGIN of a transaction with opts.
+func beginSQL(opts *sql.TxOptions) (string, error) {
+	s := "BEGIN"
+	if opts == nil {
+		return s, nil
+	}
+	switch opts.Isolation {
+	case sql.LevelDefault:
+	case sql.LevelReadCommitted:
+		s += " ISOLATION LEVEL READ COMMITTED"
+	case sql.LevelRepeatableRead, sql.LevelSnapshot:
+		s += " ISOLATION LEVEL REPEATABLE READ"
+	case sql.LevelSerializable:
+		s += " ISOLATION LEVEL SERIALIZABLE"
+	default:
+		return "", fmt.Errorf("run pipeline: isolation level %s is not supported", opts.Isolation)
+	}
+	if opts.ReadOnly {
+		s += " READ ONLY"
+	}
+	return s, nil
+}
+
+var _ shape.Digester = (*Pipeliner)(nil)
+
+// DigestSQL renders shape.Digest of the text column col in SQL: SHA-256
+// over the values, each followed by a newline, in bytewise order
+// (COLLATE "C", in a UTF8 database the order of Go's string sort), as
+// lowercase hex. string_agg with ORDER BY, sha256 (PostgreSQL 11),
+// convert_to and encode.
+func (p *Pipeliner) DigestSQL(col string) string {
+	return "encode(sha256(convert_to(string_agg(" + col + " || chr(10), '' ORDER BY " + p.KeyOrder(col) + "), 'UTF8')), 'hex')"
+}
+
+// KeyOrder orders the text column col bytewise.
+func (p *Pipeliner) KeyOrder(col string) string { return col + ` COLLATE "C"` }

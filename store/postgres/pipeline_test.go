@@ -1,0 +1,229 @@
+package postgres_test
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"fmt"
+	"reflect"
+	"slices"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/stdlib"
+
+	"github.com/provenant/provenant/ingest"
+	"github.com/provenant/provenant/ingest/ingesttest"
+
+	"github.com/provenant/provenant/shape"
+	"github.com/provenant/provenant/store/postgres"
+	"github.com/provenant/provenant/store/postgres/pgtest"
+)
+
+// TestDigestSQL: the digest PostgreSQL computes is shape.Digest, byte for
+// byte, on keys Go and a locale-aware collation order differently
+// (non-ASCII text, case, punctuation, a control character below the
+// newline, a key that is a prefix of another), whatever the column's
+// collation (here ICU's, which orders them otherwise).
+func TestDigestSQL(t *testing.T) {
+	db := pgtest.Open(t)
+	p := postgres.NewPipeliner(db)
+	tests := []struct {
+		name string
+		keys []string
+	}{
+		{"one", []string{"evt-1"}},
+		{"ascii", []string{"evt-10", "evt-9", "EVT-2", "evt_1", "evt-1"}},
+		{"non-ASCII", []string{"ünter", "unter", "Zoë", "zoe", "日本-1", "ß", "ss", "é", "e\u0301"}},
+		{"prefix and control", []string{"a", "a\tb", "ab", "a b", "a\u007f"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var got string
+			// The keys in an order of their own, so that the SQL's ORDER BY
+			// is what sorts them.
+			arr := slices.Clone(tt.keys)
+			slices.Reverse(arr)
+			q := "SELECT " + p.DigestSQL("k") + ` FROM (SELECT t COLLATE "und-x-icu" AS k FROM unnest($1::text[]) AS u(t)) x`
+			if err := db.QueryRowContext(t.Context(), q, arr).Scan(&got); err != nil {
+				t.Fatal(err)
+			}
+			if want := shape.Digest(tt.keys); got != want {
+				t.Errorf("digest in SQL = %s, shape.Digest = %s", got, want)
+			}
+			var first sql.NullString
+			if err := db.QueryRowContext(t.Context(), "SELECT k FROM (SELECT t COLLATE \"und-x-icu\" AS k FROM unnest($1::text[]) AS u(t)) x ORDER BY "+p.KeyOrder("k")+" LIMIT 1", arr).Scan(&first); err != nil {
+				t.Fatal(err)
+			}
+			if want := slices.Min(tt.keys); first.String != want {
+				t.Errorf("first key in SQL = %q, Go's = %q", first.String, want)
+			}
+		})
+	}
+}
+
+// counter counts the statements a database's connections send, outside
+// batches and in them.
+type counter struct{ queries, batches atomic.Int64 }
+
+func (c *counter) TraceQueryStart(ctx context.Context, _ *pgx.Conn, _ pgx.TraceQueryStartData) context.Context {
+	c.queries.Add(1)
+	return ctx
+}
+func (c *counter) TraceQueryEnd(context.Context, *pgx.Conn, pgx.TraceQueryEndData) {}
+func (c *counter) TraceBatchStart(ctx context.Context, _ *pgx.Conn, _ pgx.TraceBatchStartData) context.Context {
+	c.batches.Add(1)
+	return ctx
+}
+func (c *counter) TraceBatchQuery(context.Context, *pgx.Conn, pgx.TraceBatchQueryData) {}
+func (c *counter) TraceBatchEnd(context.Context, *pgx.Conn, pgx.TraceBatchEndData)     {}
+
+// TestPipeline_OneRoundTrip: with a Pipeliner, a call of every tool
+// shape, executed and re-derived on one snapshot, sends one batch and no
+// other statement (once the checkpoint index is kept), and its answer is
+// the one the engine gives without (the window's count and digest read in
+// SQL equal to Go's, past the provenance limit), judged correct.
+func TestPipeline_OneRoundTrip(t *testing.T) {
+	cnt := &counter{}
+	db := demoDB(t, cnt, 20_000)
+	cat := ingesttest.WarehouseCatalog(t)
+	opts := &sql.TxOptions{Isolation: sql.LevelRepeatableRead, ReadOnly: true}
+	piped, err := shape.New(t.Context(), cat, shape.Source{DB: db, Snapshot: opts, Pipeline: postgres.NewPipeliner(db)}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { piped.Close() })
+	plain, err := shape.New(t.Context(), cat, shape.Source{DB: db, Snapshot: opts}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { plain.Close() })
+	answer := func(t *testing.T, eng *shape.Engine, c shape.Call) (shape.Result, shape.Verdict) {
+		t.Helper()
+		snap, err := eng.Begin(t.Context())
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer snap.Close()
+		r, err := snap.Execute(t.Context(), c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		v, err := snap.Resolve(t.Context(), c, r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r, v
+	}
+	tests := pipelineCalls
+	// The first calls read the checkpoint index, once.
+	for _, tt := range tests {
+		answer(t, piped, tt.call)
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			want, _ := answer(t, plain, tt.call)
+			q0, b0 := cnt.queries.Load(), cnt.batches.Load()
+			got, v := answer(t, piped, tt.call)
+			if q, b := cnt.queries.Load()-q0, cnt.batches.Load()-b0; q != 0 || b != 1 {
+				t.Errorf("a call sent %d statements and %d batches, want 0 and 1", q, b)
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("pipelined answer = %+v, without a pipeline %+v", got, want)
+			}
+			if got.Rows < tt.minRows {
+				t.Errorf("rows = %d, want at least %d (the call does not test what it names)", got.Rows, tt.minRows)
+			}
+			if !v.OK() {
+				t.Errorf("verdict = %+v, want every clause to hold", v)
+			}
+		})
+	}
+}
+
+const asOf = "2026-01-09T12:00:00Z"
+
+// pipelineCalls are a call of every tool shape on the warehouse demo
+// (ingesttest.DemoCSV), with the fewest provenance rows each must have.
+var pipelineCalls = []struct {
+	name    string
+	call    shape.Call
+	minRows int
+}{
+	{"latest_value", shape.Call{Tool: "get_device_status", Args: map[string]string{"device_id": "dev-0001", "as_of": asOf}, Scope: shape.All()}, 1},
+	{"latest_value absent", shape.Call{Tool: "get_device_status", Args: map[string]string{"device_id": "dev-0001", "as_of": "2025-01-01T00:00:00Z"}, Scope: shape.All()}, 0},
+	{"count_entities_where", shape.Call{Tool: "count_devices_with_condition", Args: map[string]string{"condition": "NEEDS_ATTENTION", "as_of": asOf}, Scope: shape.All()}, 1},
+	{"list_entities_in_state", shape.Call{Tool: "list_devices_in_status", Args: map[string]string{"zone_id": "zone-01", "status": "RUNNING", "as_of": asOf}, Scope: shape.All()}, 1},
+	{"list_entities_in_state scoped out", shape.Call{Tool: "list_devices_in_status", Args: map[string]string{"zone_id": "zone-01", "status": "RUNNING", "as_of": asOf}, Scope: shape.Only("zone-02")}, 0},
+	{"count_rows_in_window", shape.Call{Tool: "count_status_events_in_window", Args: map[string]string{"zone_id": "zone-01", "status": "RUNNING", "start": "2026-01-05T00:00:00Z", "end": "2026-01-12T00:00:00Z"}, Scope: shape.All()}, shape.DefaultMaxKeys + 1},
+	{"count_rows_in_window small", shape.Call{Tool: "count_status_events_in_window", Args: map[string]string{"zone_id": "zone-01", "status": "RUNNING", "start": "2026-01-06T08:00:00Z", "end": "2026-01-06T10:00:00Z"}, Scope: shape.All()}, 1},
+}
+
+// demoDB is a fresh schema holding n warehouse demo events, imported and
+// derived, on connections traced by cnt.
+func demoDB(tb testing.TB, cnt *counter, n int) *sql.DB {
+	tb.Helper()
+	cfg, err := pgx.ParseConfig(pgtest.Schema(tb))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	cfg.Tracer = cnt
+	db := stdlib.OpenDB(*cfg)
+	tb.Cleanup(func() { db.Close() })
+	l := ingesttest.WarehouseLayout(tb)
+	sink := postgres.NewSink(db, shape.ImportOptions(nil))
+	if _, err := ingest.Import(tb.Context(), sink, l, ingest.NewCSV("events.csv", l, bytes.NewReader(ingesttest.DemoCSV(tb, n)))); err != nil {
+		tb.Fatal(err)
+	}
+	return db
+}
+
+// BenchmarkCall: one call of each tool shape, executed and re-derived on
+// one snapshot (Begin, Execute, Resolve, Close), one client, over 100,000
+// warehouse demo events (40 devices, 6 zones, 7 days), with the
+// Pipeliner (pipeline=true: one round trip, a window's count and digest
+// in SQL), with it but without the digest in SQL (pipeline=nodigest) and
+// without (pipeline=false: each statement its own round trip, every key
+// of a window shipped twice). Compare with benchstat -col /pipeline.
+func BenchmarkCall(b *testing.B) {
+	db := demoDB(b, &counter{}, 100_000)
+	cat := ingesttest.WarehouseCatalog(b)
+	opts := &sql.TxOptions{Isolation: sql.LevelRepeatableRead, ReadOnly: true}
+	for _, tt := range pipelineCalls {
+		if strings.Contains(tt.name, " ") && tt.name != "count_rows_in_window small" {
+			continue
+		}
+		for _, piped := range []string{"false", "true", "nodigest"} {
+			b.Run(fmt.Sprintf("shape=%s/pipeline=%v", strings.ReplaceAll(tt.name, " ", "_"), piped), func(b *testing.B) {
+				src := shape.Source{DB: db, Snapshot: opts}
+				if piped == "true" {
+					src.Pipeline = postgres.NewPipeliner(db)
+				}
+				if piped == "nodigest" {
+					src.Pipeline = struct{ shape.Pipeliner }{postgres.NewPipeliner(db)}
+				}
+				eng, err := shape.New(b.Context(), cat, src, nil)
+				if err != nil {
+					b.Fatal(err)
+				}
+				defer eng.Close()
+				for b.Loop() {
+					snap, err := eng.Begin(b.Context())
+					if err != nil {
+						b.Fatal(err)
+					}
+					r, err := snap.Execute(b.Context(), tt.call)
+					if err != nil {
+						b.Fatal(err)
+					}
+					if v, err := snap.Resolve(b.Context(), tt.call, r); err != nil || !v.OK() {
+						b.Fatalf("verdict %+v, %v", v, err)
+					}
+					snap.Close()
+				}
+			})
+		}
+	}
+}
