@@ -359,7 +359,7 @@ func serve(ctx context.Context, cat *catalog.Catalog, c config, b string, n int)
 	case "postgres":
 		src.DB, err = postgres.Open(ctx, pgDSN(c, n))
 		src.Snapshot = &sql.TxOptions{Isolation: sql.LevelRepeatableRead, ReadOnly: true}
-		src.Pipeline = postgres.NewPipeliner(src.DB)
+		src.Pipeline = postgres.NewPipeliner(src.DB).WithoutSQLDigest()
 	default:
 		return bench.ScaleReport{}, errors.New("-serve: unknown backend")
 	}

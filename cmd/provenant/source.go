@@ -110,7 +110,7 @@ func (f *engineFlags) openCatalogOn(ctx context.Context, cat *catalog.Catalog, o
 			}
 		}
 		src.Snapshot = &sql.TxOptions{Isolation: sql.LevelRepeatableRead, ReadOnly: true}
-		src.Pipeline = postgres.NewPipeliner(db)
+		src.Pipeline = postgres.NewPipeliner(db).WithoutSQLDigest()
 	case f.catalog == "warehouse":
 		var path string
 		if path, err = warehouseDemoDB(ctx, cat, opts.Logger.Info); err == nil {

@@ -14,6 +14,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/stdlib"
 
+	"github.com/provenant/provenant/catalog"
 	"github.com/provenant/provenant/ingest"
 	"github.com/provenant/provenant/ingest/ingesttest"
 
@@ -90,7 +91,19 @@ func TestPipeline_OneRoundTrip(t *testing.T) {
 	db := demoDB(t, cnt, 20_000)
 	cat := ingesttest.WarehouseCatalog(t)
 	opts := &sql.TxOptions{Isolation: sql.LevelRepeatableRead, ReadOnly: true}
-	piped, err := shape.New(t.Context(), cat, shape.Source{DB: db, Snapshot: opts, Pipeline: postgres.NewPipeliner(db)}, nil)
+	for _, variant := range []struct {
+		name string
+		p    shape.Pipeliner
+	}{
+		{"digest in SQL", postgres.NewPipeliner(db)},
+		{"keys shipped", postgres.NewPipeliner(db).WithoutSQLDigest()},
+	} {
+		t.Run(variant.name, func(t *testing.T) { testOneRoundTrip(t, cnt, db, cat, opts, variant.p) })
+	}
+}
+
+func testOneRoundTrip(t *testing.T, cnt *counter, db *sql.DB, cat *catalog.Catalog, opts *sql.TxOptions, p shape.Pipeliner) {
+	piped, err := shape.New(t.Context(), cat, shape.Source{DB: db, Snapshot: opts, Pipeline: p}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -202,7 +215,7 @@ func BenchmarkCall(b *testing.B) {
 					src.Pipeline = postgres.NewPipeliner(db)
 				}
 				if piped == "nodigest" {
-					src.Pipeline = struct{ shape.Pipeliner }{postgres.NewPipeliner(db)}
+					src.Pipeline = postgres.NewPipeliner(db).WithoutSQLDigest()
 				}
 				eng, err := shape.New(b.Context(), cat, src, nil)
 				if err != nil {
