@@ -369,12 +369,12 @@ type metered struct {
 func (m metered) Name() string { return "metered" }
 
 func (m metered) Select(ctx context.Context, q string, menu []tool.Def) (*tool.Proposal, error) {
-	provider.Report(ctx, m.selectTokens)
+	provider.Report(ctx, provider.Usage{Model: "metered", Input: m.selectTokens})
 	return m.Provider.Select(ctx, q, menu)
 }
 
 func (m metered) Compose(ctx context.Context, in provider.ComposeInput) (string, error) {
-	provider.Report(ctx, m.composeTokens)
+	provider.Report(ctx, provider.Usage{Model: "metered", Output: m.composeTokens})
 	return m.Provider.Compose(ctx, in)
 }
 
