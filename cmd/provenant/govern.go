@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"slices"
+	"strings"
 
 	"github.com/provenant/provenant/budget"
 	"github.com/provenant/provenant/engine"
@@ -80,6 +81,11 @@ func (g *govFlags) open(ctx context.Context, ef *engineFlags) error {
 		cfg, err := readBudget(g.budgetPath)
 		if err != nil {
 			return err
+		}
+		// The model's tokens are charged usd at its price: without one
+		// the usd budget could not be kept, so nothing starts.
+		if err := cfg.NeedPrice(ef.pricedModel()); err != nil {
+			return fmt.Errorf("read budget: %w", err)
 		}
 		g.budget = &cfg
 	}
@@ -186,6 +192,20 @@ func (g *govFlags) open(ctx context.Context, ef *engineFlags) error {
 
 // producer names the pipeline in the event log.
 const producer = "pipeline"
+
+// pricedModel is the model whose tokens the budget charges: --model
+// for a provider that runs one (openai, anthropic, record, replay, or
+// noisy over one), "" for rules.
+func (ef *engineFlags) pricedModel() string {
+	p := ef.provider
+	if p == "noisy" {
+		p = ef.noisyInner
+	}
+	if p == "rules" {
+		return ""
+	}
+	return strings.TrimSpace(ef.model)
+}
 
 // deterministicProvider reports whether the flags choose a provider that
 // answers the same questions the same way every run.
