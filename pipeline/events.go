@@ -116,17 +116,26 @@ func (e *Events) start() {
 // ship (an answer the log could not record ends in error internal).
 var ErrEventLog = errors.New("event log append failed")
 
+// SessionBudget is the account of the session's budget that each
+// question's budget is reserved from and settled back to: a
+// *budget.Session, over a state database's budget.Store when processes
+// share it (budget/postgres) or a restart must find it (budget/duckdb).
+type SessionBudget interface {
+	Reserve(ctx context.Context, a budget.Amount) (budget.Amount, error)
+	Settle(ctx context.Context, reserved, used budget.Amount) (budget.Amount, error)
+}
+
 // audit is a pipeline's event and budget state.
 type audit struct {
 	events   *Events // nil: no log
 	budgets  *budget.Config
-	session  *budget.Budget // nil: no budgets
-	requests atomic.Int64   // without events
+	session  SessionBudget // nil: no budgets
+	requests atomic.Int64  // without events
 }
 
 // newAudit validates and fills the event and budget options. It panics on
 // a programming error (a surface validates user input first).
-func newAudit(ev *Events, cfg *budget.Config) *audit {
+func newAudit(ev *Events, cfg *budget.Config, shared SessionBudget) *audit {
 	a := &audit{budgets: cfg}
 	if ev != nil {
 		if ev.Log == nil {
@@ -138,15 +147,21 @@ func newAudit(ev *Events, cfg *budget.Config) *audit {
 		if err := cfg.Validate(); err != nil {
 			panic("pipeline: " + err.Error())
 		}
+		if shared != nil {
+			a.session = shared
+			return a
+		}
 		name := "session"
 		if a.events != nil {
 			name = a.events.session()
 		}
-		b, err := budget.New(name, cfg.Session, nil)
+		// The session's own account, in this process's memory: a
+		// MemStore neither fails nor waits.
+		s, err := budget.OpenSession(context.Background(), &budget.MemStore{}, name, cfg.Session)
 		if err != nil {
 			panic("pipeline: " + err.Error())
 		}
-		a.session = b
+		a.session = s
 	}
 	return a
 }
@@ -231,7 +246,8 @@ func (p *Pipeline) admit(ctx context.Context, rec *Record, question *string) (an
 	if s == nil {
 		return answer.Answer{}, true
 	}
-	child, err := s.Child(tr.id, p.audit.budgets.Question)
+	q := p.audit.budgets.Question
+	remaining, err := s.Reserve(ctx, q)
 	if err != nil {
 		if d, ok := errors.AsType[*budget.DeniedError](err); ok {
 			tr.exhausted = d
@@ -244,10 +260,15 @@ func (p *Pipeline) admit(ctx context.Context, rec *Record, question *string) (an
 		rec.ErrorDetail = detail(err)
 		return answer.Fail(answer.StageSelect, answer.ReasonInternal, "", nil), false
 	}
-	tr.bud = child
+	// The question spends from a budget of its own, in this process;
+	// end settles what it did not use back to the session.
+	tr.bud, err = budget.New(tr.id, q, nil)
+	if err != nil {
+		panic("pipeline: " + err.Error()) // q was validated with the config
+	}
 	p.emit(ctx, tr, eventlog.BudgetReserved{
 		Scope: "session", ScopeID: p.session(), QuestionID: tr.id, ReservationID: tr.id,
-		Amount: amount(p.audit.budgets.Question), Remaining: amount(s.Remaining()),
+		Amount: amount(q), Remaining: amount(remaining),
 	})
 	return answer.Answer{}, true
 }
@@ -441,8 +462,16 @@ func (p *Pipeline) end(ctx context.Context, rec *Record, a answer.Answer) answer
 	}
 	if tr.bud != nil {
 		a = p.chargeModel(ctx, tr, a)
-		if _, err := tr.bud.Close(); err != nil && tr.err == nil {
-			tr.err = fmt.Errorf("close budget: %w", err)
+		// What the question did not use goes back to the session (a live
+		// reservation, which cannot happen, counts as used). Detached: a
+		// request that timed out still gives its remainder back.
+		st := tr.bud.Snapshot()
+		q := p.audit.budgets.Question
+		if _, err := p.audit.session.Settle(context.WithoutCancel(ctx), q, q.Sub(st.Remaining)); err != nil && tr.err == nil {
+			tr.err = fmt.Errorf("settle session budget: %w", err)
+		}
+		if st.Live > 0 && tr.err == nil {
+			tr.err = fmt.Errorf("close budget: %w", budget.ErrBusy)
 		}
 	}
 	if tr.err != nil {

@@ -452,3 +452,38 @@ func TestEvents_ModelWithoutPrice(t *testing.T) {
 		t.Fatalf("answer %s %q, want error internal", a.Outcome(), a.Reason())
 	}
 }
+
+// TestEvents_SharedSessionBudget: pipelines given one SessionBudget (as
+// two processes on one state database are) draw from one session
+// budget: a session of two calls answers one question on each and
+// abstains on the third, wherever it is asked, and the account shows the
+// two calls spent.
+func TestEvents_SharedSessionBudget(t *testing.T) {
+	cfg := &budget.Config{Session: amounts(2).With(budget.RowsScanned, 10_000_000).With(budget.Tokens, 10_000), Question: amounts(1)}
+	store := &budget.MemStore{}
+	sess, err := budget.OpenSession(t.Context(), store, "shared", cfg.Session)
+	if err != nil {
+		t.Fatal(err)
+	}
+	newPipeline := func() *pipeline.Pipeline {
+		wall, exec, res := enginetest.Parts(t, storetest.Fixture())
+		return pipeline.New(rules.Provider{}, wall, exec, res, &pipeline.Options{
+			Logger: slog.New(slog.DiscardHandler), ResultIDs: &ledger.Sequence{}, Budget: cfg, SessionBudget: sess})
+	}
+	p1, p2 := newPipeline(), newPipeline()
+	for i, tt := range []struct {
+		p    *pipeline.Pipeline
+		want answer.Outcome
+	}{{p1, answer.Answered}, {p2, answer.Answered}, {p1, answer.Abstained}} {
+		if a := tt.p.Ask(t.Context(), countQuestion); a.Outcome() != tt.want {
+			t.Fatalf("question %d: %s %q, want %s", i+1, a.Outcome(), a.Reason(), tt.want)
+		}
+	}
+	acct, err := store.Account(t.Context(), "shared")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if acct.Spent.ToolCalls != 2 || acct.Remaining.ToolCalls != 0 || !acct.Reserved.IsZero() {
+		t.Errorf("account %+v: want 2 tool calls spent, none left, nothing reserved", acct)
+	}
+}
