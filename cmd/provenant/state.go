@@ -27,10 +27,10 @@ import (
 	"sync"
 
 	"github.com/provenant/provenant/autonomy"
-	budduckdb "github.com/provenant/provenant/budget/duckdb"
-	budpostgres "github.com/provenant/provenant/budget/postgres"
 	auduckdb "github.com/provenant/provenant/autonomy/duckdb"
 	aupostgres "github.com/provenant/provenant/autonomy/postgres"
+	budduckdb "github.com/provenant/provenant/budget/duckdb"
+	budpostgres "github.com/provenant/provenant/budget/postgres"
 	"github.com/provenant/provenant/eventlog"
 	evduckdb "github.com/provenant/provenant/eventlog/duckdb"
 	evpostgres "github.com/provenant/provenant/eventlog/postgres"
