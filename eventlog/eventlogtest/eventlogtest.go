@@ -10,13 +10,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"reflect"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/provenant/provenant/eventlog"
+	"github.com/provenant/provenant/internal/contract"
 )
 
 // Opener opens a handle on one store's place (a file, a database
@@ -28,22 +28,16 @@ type Opener func(t *testing.T) eventlog.Store
 // Run runs the suite. newPlace makes a fresh, empty place for one test
 // and returns its Opener.
 func Run(t *testing.T, newPlace func(t *testing.T) Opener) {
-	tests := []struct {
-		name string
-		fn   func(t *testing.T, open Opener)
-	}{
-		{"AppendScanOrder", testAppendScanOrder},
-		{"DenseSequencesConcurrent", testDense},
-		{"ConcurrentLogs", testConcurrentLogs},
-		{"StaleWriterRefused", testStale},
-		{"ReopenAndContinue", testReopen},
-		{"VerifyAfterReopen", testVerifyAfterReopen},
-		{"ScanStopsAtError", testScanStops},
-		{"CancelledAppendStoresNothing", testCancelled},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) { tt.fn(t, newPlace(t)) })
-	}
+	contract.Run(t, newPlace, []contract.Case[Opener]{
+		{Name: "AppendScanOrder", Fn: testAppendScanOrder},
+		{Name: "DenseSequencesConcurrent", Fn: testDense},
+		{Name: "ConcurrentLogs", Fn: testConcurrentLogs},
+		{Name: "StaleWriterRefused", Fn: testStale},
+		{Name: "ReopenAndContinue", Fn: testReopen},
+		{Name: "VerifyAfterReopen", Fn: testVerifyAfterReopen},
+		{Name: "ScanStopsAtError", Fn: testScanStops},
+		{Name: "CancelledAppendStoresNothing", Fn: testCancelled},
+	})
 }
 
 // Payload returns the i'th of a few valid payloads of different types.
@@ -67,23 +61,6 @@ func fixedNow() time.Time { return time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
 // that every field of the envelope round-trips.
 func logOptions(run string) *eventlog.Options {
 	return &eventlog.Options{Run: run, Seed: 7, Deterministic: true, Now: fixedNow, Host: "host-a", PID: 41}
-}
-
-// handle opens a store and closes it at the end of the test.
-func handle(t *testing.T, open Opener) eventlog.Store {
-	t.Helper()
-	s := open(t)
-	t.Cleanup(func() { closeStore(t, s) })
-	return s
-}
-
-func closeStore(t *testing.T, s eventlog.Store) {
-	t.Helper()
-	if c, ok := s.(io.Closer); ok {
-		if err := c.Close(); err != nil {
-			t.Errorf("close store: %v", err)
-		}
-	}
 }
 
 func newLog(t *testing.T, s eventlog.Store, run string) *eventlog.Log {
@@ -140,7 +117,7 @@ func CheckDense(t testing.TB, events []eventlog.Event) {
 }
 
 func testAppendScanOrder(t *testing.T, open Opener) {
-	s := handle(t, open)
+	s := contract.Handle(t, open)
 	if got := readAll(t, s); len(got) != 0 {
 		t.Fatalf("a new store holds %d events", len(got))
 	}
@@ -159,7 +136,7 @@ func testAppendScanOrder(t *testing.T, open Opener) {
 }
 
 func testDense(t *testing.T, open Opener) {
-	s := handle(t, open)
+	s := contract.Handle(t, open)
 	l := newLog(t, s, "run-dense")
 	const producers, each = 4, 15
 	var wg sync.WaitGroup
@@ -193,7 +170,7 @@ func testDense(t *testing.T, open Opener) {
 // the writers of several requests or processes do; the store keeps every
 // event, each (run, producer) dense.
 func testConcurrentLogs(t *testing.T, open Opener) {
-	s := handle(t, open)
+	s := contract.Handle(t, open)
 	const logs, each = 4, 12
 	var wg sync.WaitGroup
 	errs := make(chan error, logs)
@@ -224,7 +201,7 @@ func testConcurrentLogs(t *testing.T, open Opener) {
 }
 
 func testStale(t *testing.T, open Opener) {
-	s := handle(t, open)
+	s := contract.Handle(t, open)
 	// Two writers of one run and producer: a appends, b appends after it,
 	// and a, which last saw its own append, is now stale: its next seq is
 	// one b already used. (A log reads where a producer stands when it
@@ -281,7 +258,7 @@ func testStale(t *testing.T, open Opener) {
 }
 
 func testReopen(t *testing.T, open Opener) {
-	s := handle(t, open)
+	s := contract.Handle(t, open)
 	l := newLog(t, s, "run-reopen")
 	for i := range 5 {
 		if _, err := l.Append(t.Context(), eventlog.Entry{Producer: "pipeline", Time: int64(i), Payload: Payload(i)}); err != nil {
@@ -289,8 +266,8 @@ func testReopen(t *testing.T, open Opener) {
 		}
 	}
 	before := readAll(t, s)
-	closeStore(t, s)
-	s = handle(t, open)
+	contract.Close(t, s)
+	s = contract.Handle(t, open)
 	if got := readAll(t, s); !reflect.DeepEqual(got, before) {
 		t.Fatalf("reopened store holds %d events differing from the %d appended", len(got), len(before))
 	}
@@ -307,7 +284,7 @@ func testReopen(t *testing.T, open Opener) {
 }
 
 func testVerifyAfterReopen(t *testing.T, open Opener) {
-	s := handle(t, open)
+	s := contract.Handle(t, open)
 	l := newLog(t, s, "run-verify")
 	for i := range 8 {
 		if _, err := l.Append(t.Context(), eventlog.Entry{Producer: []string{"a", "b"}[i%2], Time: int64(i), Payload: Payload(i)}); err != nil {
@@ -315,8 +292,8 @@ func testVerifyAfterReopen(t *testing.T, open Opener) {
 		}
 	}
 	before := verify(t, s)
-	closeStore(t, s)
-	s = handle(t, open)
+	contract.Close(t, s)
+	s = contract.Handle(t, open)
 	var buf bytes.Buffer
 	if _, err := eventlog.Export(t.Context(), &buf, s); err != nil {
 		t.Fatal(err)
@@ -331,7 +308,7 @@ func testVerifyAfterReopen(t *testing.T, open Opener) {
 }
 
 func testScanStops(t *testing.T, open Opener) {
-	s := handle(t, open)
+	s := contract.Handle(t, open)
 	l := newLog(t, s, "run-stop")
 	for i := range 3 {
 		if _, err := l.Append(t.Context(), eventlog.Entry{Producer: "p", Time: int64(i), Payload: Payload(i)}); err != nil {
@@ -347,7 +324,7 @@ func testScanStops(t *testing.T, open Opener) {
 }
 
 func testCancelled(t *testing.T, open Opener) {
-	s := handle(t, open)
+	s := contract.Handle(t, open)
 	l := newLog(t, s, "run-cancel")
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()

@@ -9,11 +9,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"reflect"
 	"sync"
 	"testing"
 
+	"github.com/provenant/provenant/internal/contract"
 	"github.com/provenant/provenant/register"
 )
 
@@ -26,20 +26,14 @@ type Opener func(t *testing.T) register.Store
 // Run runs the suite. newPlace makes a fresh, empty place for one test
 // and returns its Opener.
 func Run(t *testing.T, newPlace func(t *testing.T) Opener) {
-	tests := []struct {
-		name string
-		fn   func(t *testing.T, open Opener)
-	}{
-		{"AppendScanOrder", testAppendScan},
-		{"StaleHeadRefused", testStale},
-		{"WritersKeepOneChain", testWriters},
-		{"ReopenAndContinue", testReopen},
-		{"VerifyAfterReopen", testVerifyAfterReopen},
-		{"ScanStopsAtError", testScanStops},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) { tt.fn(t, newPlace(t)) })
-	}
+	contract.Run(t, newPlace, []contract.Case[Opener]{
+		{Name: "AppendScanOrder", Fn: testAppendScan},
+		{Name: "StaleHeadRefused", Fn: testStale},
+		{Name: "WritersKeepOneChain", Fn: testWriters},
+		{Name: "ReopenAndContinue", Fn: testReopen},
+		{Name: "VerifyAfterReopen", Fn: testVerifyAfterReopen},
+		{Name: "ScanStopsAtError", Fn: testScanStops},
+	})
 }
 
 // Decision returns a valid decision record with the given id and logical
@@ -67,22 +61,6 @@ func Outcome(id, ref string, time uint64) register.Record {
 		ID: id, Kind: register.KindOutcome, Time: time, Task: "task-" + ref, Actor: "pipeline", Tier: register.L1,
 		Outcome:      &register.Outcome{Decision: ref, Observed: "fill rate 0.9", Inputs: []string{"res-000009"}},
 		ModelVersion: "rules-1", PolicyVersion: "policy-2026-11", Seed: 42,
-	}
-}
-
-func handle(t *testing.T, open Opener) register.Store {
-	t.Helper()
-	s := open(t)
-	t.Cleanup(func() { closeStore(t, s) })
-	return s
-}
-
-func closeStore(t *testing.T, s register.Store) {
-	t.Helper()
-	if c, ok := s.(io.Closer); ok {
-		if err := c.Close(); err != nil {
-			t.Errorf("close store: %v", err)
-		}
 	}
 }
 
@@ -134,7 +112,7 @@ func appendSome(t *testing.T, g *register.Register, prefix string, n int) []regi
 }
 
 func testAppendScan(t *testing.T, open Opener) {
-	s := handle(t, open)
+	s := contract.Handle(t, open)
 	if got := records(t, s, 0); len(got) != 0 {
 		t.Fatalf("a new store holds %d records", len(got))
 	}
@@ -151,7 +129,7 @@ func testAppendScan(t *testing.T, open Opener) {
 }
 
 func testStale(t *testing.T, open Opener) {
-	s := handle(t, open)
+	s := contract.Handle(t, open)
 	want := appendSome(t, openRegister(t, s), "d", 2)
 	head := want[len(want)-1]
 	link := func(r register.Record, prev string) register.Record {
@@ -192,7 +170,7 @@ func testWriters(t *testing.T, open Opener) {
 	const writers, each = 3, 8
 	stores := make([]register.Store, writers)
 	for w := range stores {
-		stores[w] = handle(t, open)
+		stores[w] = contract.Handle(t, open)
 	}
 	var wg sync.WaitGroup
 	errs := make(chan error, writers)
@@ -223,10 +201,10 @@ func testWriters(t *testing.T, open Opener) {
 }
 
 func testReopen(t *testing.T, open Opener) {
-	s := handle(t, open)
+	s := contract.Handle(t, open)
 	before := appendSome(t, openRegister(t, s), "d", 3)
-	closeStore(t, s)
-	s = handle(t, open)
+	contract.Close(t, s)
+	s = contract.Handle(t, open)
 	if got := records(t, s, 0); !reflect.DeepEqual(got, before) {
 		t.Fatalf("reopened store holds %d records differing from the %d appended", len(got), len(before))
 	}
@@ -244,14 +222,14 @@ func testReopen(t *testing.T, open Opener) {
 }
 
 func testVerifyAfterReopen(t *testing.T, open Opener) {
-	s := handle(t, open)
+	s := contract.Handle(t, open)
 	appendSome(t, openRegister(t, s), "d", 4)
 	want, err := register.Verify(t.Context(), s)
 	if err != nil {
 		t.Fatal(err)
 	}
-	closeStore(t, s)
-	s = handle(t, open)
+	contract.Close(t, s)
+	s = contract.Handle(t, open)
 	got, err := register.Verify(t.Context(), s)
 	if err != nil || got != want {
 		t.Errorf("verify after reopen = %+v, %v; want %+v", got, err, want)
@@ -259,7 +237,7 @@ func testVerifyAfterReopen(t *testing.T, open Opener) {
 }
 
 func testScanStops(t *testing.T, open Opener) {
-	s := handle(t, open)
+	s := contract.Handle(t, open)
 	appendSome(t, openRegister(t, s), "d", 2)
 	stop := errors.New("stop")
 	n := 0
