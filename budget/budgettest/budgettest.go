@@ -19,6 +19,7 @@ import (
 	"testing"
 
 	"github.com/provenant/provenant/budget"
+	"github.com/provenant/provenant/internal/contract"
 )
 
 // Opener opens a handle on one store's place (a database schema, a
@@ -30,22 +31,16 @@ type Opener func(t *testing.T) budget.Store
 // Run runs the suite. newPlace makes a fresh, empty place for one test
 // and returns its Opener.
 func Run(t *testing.T, newPlace func(t *testing.T) Opener) {
-	tests := []struct {
-		name string
-		fn   func(t *testing.T, open Opener)
-	}{
-		{"OpenCreatesOnce", testOpen},
-		{"OpenResizes", testResize},
-		{"ReserveAndSettle", testReserveSettle},
-		{"DeniedTakesNothing", testDenied},
-		{"SettleRefusals", testSettleRefusals},
-		{"UnknownScope", testUnknown},
-		{"ConcurrentNeverOverGrants", testConcurrent},
-		{"Reopen", testReopen},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) { tt.fn(t, newPlace(t)) })
-	}
+	contract.Run(t, newPlace, []contract.Case[Opener]{
+		{Name: "OpenCreatesOnce", Fn: testOpen},
+		{Name: "OpenResizes", Fn: testResize},
+		{Name: "ReserveAndSettle", Fn: testReserveSettle},
+		{Name: "DeniedTakesNothing", Fn: testDenied},
+		{Name: "SettleRefusals", Fn: testSettleRefusals},
+		{Name: "UnknownScope", Fn: testUnknown},
+		{Name: "ConcurrentNeverOverGrants", Fn: testConcurrent},
+		{Name: "Reopen", Fn: testReopen},
+	})
 }
 
 func amt(usd budget.Micros, tokens, calls int64) budget.Amount {
@@ -56,18 +51,7 @@ var total = amt(5*budget.Dollar, 1000, 20).With(budget.SimSeconds, 60).With(budg
 
 func handle(t *testing.T, open Opener) budget.Store {
 	t.Helper()
-	s := open(t)
-	t.Cleanup(func() { closeStore(t, s) })
-	return s
-}
-
-func closeStore(t *testing.T, s budget.Store) {
-	t.Helper()
-	if c, ok := s.(interface{ Close() error }); ok {
-		if err := c.Close(); err != nil {
-			t.Errorf("close: %v", err)
-		}
-	}
+	return contract.Handle(t, open)
 }
 
 func account(t *testing.T, s budget.Store, scope string) budget.Account {
@@ -339,7 +323,7 @@ func testReopen(t *testing.T, open Opener) {
 		t.Fatal(err)
 	}
 	want := account(t, s, "s1")
-	closeStore(t, s)
+	contract.Close(t, s)
 	s2 := handle(t, open)
 	got, err := s2.Open(ctx, "s1", total)
 	if err != nil || got != want {
