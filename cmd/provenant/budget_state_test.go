@@ -8,9 +8,9 @@ import (
 	"testing"
 
 	"github.com/provenant/provenant/answer"
-	"github.com/provenant/provenant/budget"
 	budduckdb "github.com/provenant/provenant/budget/duckdb"
 	budpostgres "github.com/provenant/provenant/budget/postgres"
+	"github.com/provenant/provenant/internal/sqlstore"
 	"github.com/provenant/provenant/store/postgres/pgtest"
 )
 
@@ -63,17 +63,7 @@ func TestStateDB_SessionBudgetPersists(t *testing.T) {
 		t.Errorf("after raising the session to 3 calls: %s, want answered", got)
 	}
 	s, err := budduckdb.Open(t.Context(), path, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	acct, err := s.Account(t.Context(), budgetScope)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if acct.Spent.ToolCalls != 3 || acct.Remaining.ToolCalls != 0 || !acct.Reserved.IsZero() || acct.Total.ToolCalls != 3 {
-		t.Errorf("account %+v: want 3 of 3 tool calls spent, nothing reserved", acct)
-	}
+	checkSessionAccount(t, s, err, 3)
 }
 
 // TestStateDB_SessionBudgetShared: asks run at once against one
@@ -108,6 +98,14 @@ func TestStateDB_SessionBudgetShared(t *testing.T) {
 		t.Errorf("outcomes %v, want 4 answered and %d abstained", outcomes, asks-4)
 	}
 	s, err := budpostgres.Open(t.Context(), dsn, &budpostgres.Options{Schema: schema})
+	checkSessionAccount(t, s, err, 4)
+}
+
+// checkSessionAccount checks, on a budget store just opened (err its
+// error), that the session's account has spent all of its calls tool
+// calls and holds nothing reserved; it closes the store.
+func checkSessionAccount(t *testing.T, s *sqlstore.BudgetStore, err error, calls int64) {
+	t.Helper()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -116,8 +114,7 @@ func TestStateDB_SessionBudgetShared(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := budget.Amount{ToolCalls: 4}
-	if acct.Spent.ToolCalls != want.ToolCalls || acct.Remaining.ToolCalls != 0 || !acct.Reserved.IsZero() {
-		t.Errorf("account %+v: want 4 tool calls spent, none left, nothing reserved", acct)
+	if acct.Total.ToolCalls != calls || acct.Spent.ToolCalls != calls || acct.Remaining.ToolCalls != 0 || !acct.Reserved.IsZero() {
+		t.Errorf("account %+v: want %d of %d tool calls spent, none left, nothing reserved", acct, calls, calls)
 	}
 }
