@@ -35,6 +35,7 @@
 package autonomy
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"regexp"
@@ -133,6 +134,11 @@ var (
 	ErrGrant = errors.New("invalid grant")
 	// ErrTime: a logical time before the gate's last one.
 	ErrTime = errors.New("logical time goes back")
+	// ErrNoGrant: Revoke of a grant id no live grant of the session has.
+	ErrNoGrant = errors.New("no live grant has that id")
+	// ErrNotPending: Deny of tools the session already holds at their
+	// tier: no elevation of them is pending.
+	ErrNotPending = errors.New("no elevation pending")
 )
 
 // InvariantError is a tool declaration that breaks an invariant.
@@ -297,23 +303,29 @@ func NewGate(session string, tools []Tool, opts *GateOptions) (*Gate, error) {
 func (g *Gate) Default() Tier { return g.opts.Default }
 
 // Effective returns the highest tier the session holds for any tool: its
-// default, or an active grant's tier.
-func (g *Gate) Effective() Tier {
+// default, or an active grant's tier. A state it cannot read (a ledger
+// failure, ctx done) counts as no grant: the default.
+func (g *Gate) Effective(ctx context.Context) Tier {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	g.load()
 	t := g.opts.Default
+	if g.load(ctx) != nil {
+		return t
+	}
 	for _, gr := range g.grants {
 		t = max(t, gr.tier)
 	}
 	return t
 }
 
-// TierFor returns the tier the session holds for tool.
-func (g *Gate) TierFor(tool string) Tier {
+// TierFor returns the tier the session holds for tool (the default when
+// its state cannot be read).
+func (g *Gate) TierFor(ctx context.Context, tool string) Tier {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	g.load()
+	if g.load(ctx) != nil {
+		return g.opts.Default
+	}
 	return g.tierFor(tool)
 }
 
@@ -343,15 +355,17 @@ func (r *Refusal) Unwrap() error { return ErrRefused }
 
 // Check allows a call of tool or refuses it: ErrUnknownTool for an
 // undeclared name (not repeated), a *Refusal when the session's tier for
-// the tool is below the tool's.
-func (g *Gate) Check(tool string) error {
+// the tool is below the tool's, and ctx's error (or the ledger's) when
+// ctx is done or the state cannot be read: a call is never allowed on
+// state the gate did not read.
+func (g *Gate) Check(ctx context.Context, tool string) error {
 	t, ok := g.tools[tool]
 	if !ok {
 		return fmt.Errorf("check call: %w", ErrUnknownTool)
 	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	if err := g.load(); err != nil {
+	if err := g.load(ctx); err != nil {
 		return fmt.Errorf("check call: %w", err)
 	}
 	if cur := g.tierFor(tool); cur < t.Tier {
@@ -363,8 +377,8 @@ func (g *Gate) Check(tool string) error {
 // Request returns the elevation.requested payload for a call of tool the
 // gate refuses, during question questionID. It changes nothing: a
 // request asks a human, it never authorises.
-func (g *Gate) Request(tool, questionID string) (eventlog.ElevationRequested, error) {
-	err := g.Check(tool)
+func (g *Gate) Request(ctx context.Context, tool, questionID string) (eventlog.ElevationRequested, error) {
+	err := g.Check(ctx, tool)
 	var r *Refusal
 	if !errors.As(err, &r) {
 		if err == nil {
@@ -398,10 +412,13 @@ type GrantRequest struct {
 // human approver, at logical time now. The grant lapses when
 // MaxQuestions further questions have begun, or when now reaches the
 // grant's time plus MaxAge, whichever comes first. It returns the
-// elevation.decided payload to record.
-func (g *Gate) Grant(a Approver, req GrantRequest, now int64) (eventlog.ElevationDecided, error) {
+// elevation.decided payload to record. A done ctx grants nothing.
+func (g *Gate) Grant(ctx context.Context, a Approver, req GrantRequest, now int64) (eventlog.ElevationDecided, error) {
 	if a.authority == nil || a.authority != g.opts.Authority {
 		return eventlog.ElevationDecided{}, fmt.Errorf("grant elevation: %w", ErrNoApprover)
+	}
+	if err := ctx.Err(); err != nil {
+		return eventlog.ElevationDecided{}, fmt.Errorf("grant elevation: %w", err)
 	}
 	if len(req.Tools) == 0 {
 		return eventlog.ElevationDecided{}, fmt.Errorf("grant elevation: %w: no tools named", ErrGrant)
@@ -436,7 +453,7 @@ func (g *Gate) Grant(a Approver, req GrantRequest, now int64) (eventlog.Elevatio
 	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	err := g.update(func() error {
+	err := g.update(ctx, func() error {
 		if now < g.now {
 			return fmt.Errorf("grant elevation: %w", ErrTime)
 		}
@@ -461,22 +478,26 @@ func (g *Gate) Grant(a Approver, req GrantRequest, now int64) (eventlog.Elevatio
 // BeginQuestion counts a new question against every active grant at
 // logical time now, and expires the grants it exhausts or that have
 // aged out. It returns the elevation.expired payloads to record; with no
-// grant left the session is back at its default.
-func (g *Gate) BeginQuestion(now int64) ([]eventlog.ElevationExpired, error) {
-	return g.advance(now, true)
+// grant left the session is back at its default. A done ctx changes
+// nothing and returns its error.
+func (g *Gate) BeginQuestion(ctx context.Context, now int64) ([]eventlog.ElevationExpired, error) {
+	return g.advance(ctx, now, true)
 }
 
 // Advance moves logical time to now and expires the grants that have
 // aged out.
-func (g *Gate) Advance(now int64) ([]eventlog.ElevationExpired, error) {
-	return g.advance(now, false)
+func (g *Gate) Advance(ctx context.Context, now int64) ([]eventlog.ElevationExpired, error) {
+	return g.advance(ctx, now, false)
 }
 
-func (g *Gate) advance(now int64, question bool) ([]eventlog.ElevationExpired, error) {
+func (g *Gate) advance(ctx context.Context, now int64, question bool) ([]eventlog.ElevationExpired, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("advance gate: %w", err)
+	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	var out []eventlog.ElevationExpired
-	err := g.update(func() error {
+	err := g.update(ctx, func() error {
 		var ok bool
 		if out, ok = g.advanceLocked(now, question); !ok {
 			return fmt.Errorf("advance gate: %w", ErrTime)
@@ -523,11 +544,14 @@ func (g *Gate) advanceLocked(now int64, question bool) ([]eventlog.ElevationExpi
 	return out, true
 }
 
-// Active returns the ids of the active grants, in the order granted.
-func (g *Gate) Active() []string {
+// Active returns the ids of the active grants, in the order granted
+// (none when the state cannot be read).
+func (g *Gate) Active(ctx context.Context) []string {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	g.load()
+	if g.load(ctx) != nil {
+		return nil
+	}
 	out := make([]string, len(g.grants))
 	for i, gr := range g.grants {
 		out[i] = gr.id
@@ -535,11 +559,29 @@ func (g *Gate) Active() []string {
 	return out
 }
 
-// Deny records a human's refusal of req: the elevation.decided payload
-// with decision "denied". The session does not change.
-func (g *Gate) Deny(a Approver, req GrantRequest) (eventlog.ElevationDecided, error) {
+// Deny records a human's refusal of req, a pending elevation: every
+// tool req names is declared and the session's tier for it is below the
+// tool's (a call of it is refused and asks for elevation). It returns
+// the elevation.decided payload with decision "denied"; the session does
+// not change. A tool the session already holds is ErrNotPending; a done
+// ctx or an unreadable state refuses.
+func (g *Gate) Deny(ctx context.Context, a Approver, req GrantRequest) (eventlog.ElevationDecided, error) {
 	if a.authority == nil || a.authority != g.opts.Authority {
 		return eventlog.ElevationDecided{}, fmt.Errorf("deny elevation: %w", ErrNoApprover)
+	}
+	if len(req.Tools) == 0 {
+		return eventlog.ElevationDecided{}, fmt.Errorf("deny elevation: %w: no tools named", ErrGrant)
+	}
+	for _, name := range req.Tools {
+		if !toolName.MatchString(name) {
+			return eventlog.ElevationDecided{}, fmt.Errorf("deny elevation: %w: name tools one by one", ErrWildcard)
+		}
+		if _, ok := g.tools[name]; !ok {
+			return eventlog.ElevationDecided{}, fmt.Errorf("deny elevation: %w", ErrUnknownTool)
+		}
+	}
+	if !req.Tier.valid() || req.Tier <= g.opts.Default {
+		return eventlog.ElevationDecided{}, fmt.Errorf("deny elevation: %w: tier must be above the session's default", ErrGrant)
 	}
 	p := eventlog.ElevationDecided{
 		Session: g.session, Decision: "denied", GrantID: req.GrantID, Tools: slices.Clone(req.Tools),
@@ -549,19 +591,30 @@ func (g *Gate) Deny(a Approver, req GrantRequest) (eventlog.ElevationDecided, er
 	if err := p.Validate(); err != nil {
 		return eventlog.ElevationDecided{}, fmt.Errorf("deny elevation: %w", err)
 	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if err := g.load(ctx); err != nil {
+		return eventlog.ElevationDecided{}, fmt.Errorf("deny elevation: %w", err)
+	}
+	for _, name := range req.Tools {
+		if g.tierFor(name) >= g.tools[name].Tier {
+			return eventlog.ElevationDecided{}, fmt.Errorf("deny elevation: %w", ErrNotPending)
+		}
+	}
 	return p, nil
 }
 
 // Revoke ends an active grant on a human's word before it lapses, and
-// returns the elevation.expired payload with reason "revoked".
-func (g *Gate) Revoke(a Approver, grantID string) (eventlog.ElevationExpired, error) {
+// returns the elevation.expired payload with reason "revoked": ErrNoGrant
+// when no live grant of the session has the id. A done ctx ends nothing.
+func (g *Gate) Revoke(ctx context.Context, a Approver, grantID string) (eventlog.ElevationExpired, error) {
 	if a.authority == nil || a.authority != g.opts.Authority {
 		return eventlog.ElevationExpired{}, fmt.Errorf("revoke elevation: %w", ErrNoApprover)
 	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	var out eventlog.ElevationExpired
-	err := g.update(func() error {
+	err := g.update(ctx, func() error {
 		for i, gr := range g.grants {
 			if gr.id == grantID {
 				g.grants = slices.Delete(g.grants, i, i+1)
@@ -572,7 +625,7 @@ func (g *Gate) Revoke(a Approver, grantID string) (eventlog.ElevationExpired, er
 				return nil
 			}
 		}
-		return fmt.Errorf("revoke elevation: %w: no active grant has that id", ErrGrant)
+		return fmt.Errorf("revoke elevation: %w", ErrNoGrant)
 	})
 	if err != nil {
 		return eventlog.ElevationExpired{}, err

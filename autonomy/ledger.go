@@ -58,8 +58,8 @@ type LedgerStore struct {
 
 var _ Store = (*LedgerStore)(nil)
 
-// LedgerTimeout bounds one ledger call of a gate method that takes no
-// context.
+// LedgerTimeout caps one ledger call: each runs under the caller's
+// context, cut to at most this long.
 const LedgerTimeout = 30 * time.Second
 
 // NewLedgerStore returns a store whose gates declare tools (each held to
@@ -88,51 +88,55 @@ func (s *LedgerStore) Gate(session string) (*Gate, error) {
 	return g, nil
 }
 
-// Tick advances the ledger's clock; a failure returns -1, a time every
-// gate refuses (ErrTime).
-func (s *LedgerStore) Tick() int64 {
-	ctx, cancel := context.WithTimeout(context.Background(), LedgerTimeout)
+// Tick advances the ledger's clock, under ctx (capped at LedgerTimeout).
+func (s *LedgerStore) Tick(ctx context.Context) (int64, error) {
+	lctx, cancel := context.WithTimeout(ctx, LedgerTimeout)
 	defer cancel()
-	n, err := s.ledger.Tick(ctx)
+	n, err := s.ledger.Tick(lctx)
 	if err != nil {
-		s.report(err)
-		return -1
+		report(ctx, s.onError, err)
+		return 0, fmt.Errorf("tick clock: %w", err)
 	}
-	return n
+	return n, nil
 }
 
-// Now reads the ledger's clock; a failure returns -1 (see Tick).
-func (s *LedgerStore) Now() int64 {
-	ctx, cancel := context.WithTimeout(context.Background(), LedgerTimeout)
+// Now reads the ledger's clock, under ctx (capped at LedgerTimeout).
+func (s *LedgerStore) Now(ctx context.Context) (int64, error) {
+	lctx, cancel := context.WithTimeout(ctx, LedgerTimeout)
 	defer cancel()
-	n, err := s.ledger.Now(ctx)
+	n, err := s.ledger.Now(lctx)
 	if err != nil {
-		s.report(err)
-		return -1
+		report(ctx, s.onError, err)
+		return 0, fmt.Errorf("read clock: %w", err)
 	}
-	return n
+	return n, nil
 }
 
-func (s *LedgerStore) report(err error) {
-	if s.onError != nil {
-		s.onError(err)
+// report passes a ledger failure to onError, unless the caller's ctx is
+// done: a client that left or a deadline that passed is the request's
+// end, not the ledger's failure (the call is refused either way).
+func report(ctx context.Context, onError func(error), err error) {
+	if onError != nil && ctx.Err() == nil {
+		onError(err)
 	}
 }
 
 // load reads the gate's state from its ledger into g.now and g.grants;
-// g.mu is held. Without a ledger it does nothing.
-func (g *Gate) load() error {
+// g.mu is held. Without a ledger it only checks ctx. A failure (ctx done
+// included) leaves no grant in g: the default tier only.
+func (g *Gate) load(ctx context.Context) error {
 	if g.ledger == nil {
+		if err := ctx.Err(); err != nil {
+			return fmt.Errorf("load gate: %w", err)
+		}
 		return nil
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), LedgerTimeout)
+	lctx, cancel := context.WithTimeout(ctx, LedgerTimeout)
 	defer cancel()
-	st, err := g.ledger.Load(ctx, g.session)
+	st, err := g.ledger.Load(lctx, g.session)
 	if err != nil {
 		g.grants = nil // fail closed: the default tier only
-		if g.onError != nil {
-			g.onError(err)
-		}
+		report(ctx, g.onError, err)
 		return fmt.Errorf("load gate: %w", err)
 	}
 	g.setState(st)
@@ -140,12 +144,16 @@ func (g *Gate) load() error {
 }
 
 // update runs fn on the gate's state, in the ledger's Update when there
-// is one; g.mu is held.
-func (g *Gate) update(fn func() error) error {
+// is one, under ctx (capped at LedgerTimeout); g.mu is held. A done ctx
+// stores nothing.
+func (g *Gate) update(ctx context.Context, fn func() error) error {
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("update gate: %w", err)
+	}
 	if g.ledger == nil {
 		return fn()
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), LedgerTimeout)
+	ctx, cancel := context.WithTimeout(ctx, LedgerTimeout)
 	defer cancel()
 	err := g.ledger.Update(ctx, g.session, func(st *SessionState) error {
 		g.setState(*st)

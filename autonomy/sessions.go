@@ -1,6 +1,7 @@
 package autonomy
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"sync"
@@ -19,9 +20,9 @@ type Store interface {
 	Gate(session string) (*Gate, error)
 	// Tick advances the logical clock by one and returns it: a question
 	// begins at that time.
-	Tick() int64
+	Tick(ctx context.Context) (int64, error)
 	// Now returns the logical time without advancing it.
-	Now() int64
+	Now(ctx context.Context) (int64, error)
 }
 
 // Sessions is an in-memory Store: one Gate per session over one set of
@@ -76,29 +77,38 @@ func (s *Sessions) Gate(session string) (*Gate, error) {
 	return g, nil
 }
 
-// Tick advances the clock.
-func (s *Sessions) Tick() int64 {
+// Tick advances the clock; a done ctx leaves it and returns its error.
+func (s *Sessions) Tick(ctx context.Context) (int64, error) {
+	if err := ctx.Err(); err != nil {
+		return 0, fmt.Errorf("tick clock: %w", err)
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.clock++
-	return s.clock
+	return s.clock, nil
 }
 
 // Now returns the clock.
-func (s *Sessions) Now() int64 {
+func (s *Sessions) Now(ctx context.Context) (int64, error) {
+	if err := ctx.Err(); err != nil {
+		return 0, fmt.Errorf("read clock: %w", err)
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.clock
+	return s.clock, nil
 }
 
 // Grantor returns the approver's name behind the session's tier for
 // tool: the human who approved the live grant that raises it the most,
-// "" when the session holds the tool at its default.
-func (g *Gate) Grantor(tool string) string {
+// "" when the session holds the tool at its default (or its state cannot
+// be read).
+func (g *Gate) Grantor(ctx context.Context, tool string) string {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	g.load()
 	best, name := g.opts.Default, ""
+	if g.load(ctx) != nil {
+		return name
+	}
 	for _, gr := range g.grants {
 		if slices.Contains(gr.tools, tool) && gr.tier > best {
 			best, name = gr.tier, gr.approver.name
@@ -132,7 +142,7 @@ func (g *Gate) Tools() []Tool {
 // store's logical time, on the word of the operator named approver
 // (whom the caller authenticated). Only a holder of the Authority can
 // call it. It returns the elevation.decided payload and the time.
-func (a *Authority) Grant(store Store, approver, session string, req GrantRequest) (eventlog.ElevationDecided, int64, error) {
+func (a *Authority) Grant(ctx context.Context, store Store, approver, session string, req GrantRequest) (eventlog.ElevationDecided, int64, error) {
 	ap, err := a.Approver(approver)
 	if err != nil {
 		return eventlog.ElevationDecided{}, 0, err
@@ -141,7 +151,10 @@ func (a *Authority) Grant(store Store, approver, session string, req GrantReques
 	if err != nil {
 		return eventlog.ElevationDecided{}, 0, err
 	}
-	now := store.Now()
-	d, err := g.Grant(ap, req, now)
+	now, err := store.Now(ctx)
+	if err != nil {
+		return eventlog.ElevationDecided{}, 0, fmt.Errorf("grant elevation: %w", err)
+	}
+	d, err := g.Grant(ctx, ap, req, now)
 	return d, now, err
 }

@@ -156,7 +156,7 @@ func TestAutonomy_NoSelfElevation(t *testing.T) {
 		for i := range steps {
 			s := rapid.SampledFrom(sess).Draw(rt, "session")
 			ctx := pipeline.WithSession(rt.Context(), s)
-			switch rapid.SampledFrom([]int{0, 1, 1, 2, 2, 3, 4}).Draw(rt, "action") {
+			switch rapid.SampledFrom([]int{0, 1, 1, 2, 2, 3, 4, 5}).Draw(rt, "action") {
 			case 0: // a question, answered by whatever the model proposes
 				prov.mu.Lock()
 				prov.proposal = proposal("ask")
@@ -171,7 +171,7 @@ func TestAutonomy_NoSelfElevation(t *testing.T) {
 				tools := []string{rapid.SampledFrom([]string{"open_restock_task", "get_price"}).Draw(rt, "grant_tool")}
 				tier := rapid.SampledFrom([]autonomy.Tier{autonomy.L2, autonomy.L3}).Draw(rt, "grant_tier")
 				by := rapid.SampledFrom(humans).Draw(rt, "by")
-				_, _, err := auth.Grant(sessions, by, s, autonomy.GrantRequest{GrantID: id, Tools: tools, Tier: tier,
+				_, _, err := auth.Grant(rt.Context(), sessions, by, s, autonomy.GrantRequest{GrantID: id, Tools: tools, Tier: tier,
 					MaxQuestions: rapid.Int64Range(1, 5).Draw(rt, "maxq"), MaxAge: rapid.Int64Range(1, 20).Draw(rt, "maxage")})
 				if err == nil {
 					if granted[s] == nil {
@@ -183,17 +183,30 @@ func TestAutonomy_NoSelfElevation(t *testing.T) {
 				gate, _ := sessions.Gate(s)
 				other, _ := autonomy.NewAuthority().Approver("alice")
 				for _, a := range []autonomy.Approver{{}, other} {
-					if _, err := gate.Grant(a, autonomy.GrantRequest{GrantID: prefix + "forged", Tools: []string{"open_restock_task"},
-						Tier: autonomy.L3, MaxQuestions: 5, MaxAge: 5}, sessions.Now()); err == nil {
+					if _, err := gate.Grant(rt.Context(), a, autonomy.GrantRequest{GrantID: prefix + "forged", Tools: []string{"open_restock_task"},
+						Tier: autonomy.L3, MaxQuestions: 5, MaxAge: 5}, now(rt, sessions)); err == nil {
 						rt.Fatalf("step %d: a forged approver was accepted", i)
 					}
 				}
+			case 5: // a request or a human grant whose context is done (client left, deadline passed)
+				done, cancel := context.WithCancel(ctx)
+				cancel()
+				if a := e.Pipeline.Call(done, *proposal("late_call")); a.Tool() == "open_restock_task" && a.Outcome() == answer.Answered {
+					rt.Fatalf("step %d: a write ran on a done context", i)
+				}
+				nGrant++
+				id := fmt.Sprintf("%sg%d", prefix, nGrant)
+				by := rapid.SampledFrom(humans).Draw(rt, "late_by")
+				if _, _, err := auth.Grant(done, sessions, by, s, autonomy.GrantRequest{GrantID: id, Tools: []string{"open_restock_task"},
+					Tier: autonomy.L3, MaxQuestions: 5, MaxAge: 20}); err == nil {
+					rt.Fatalf("step %d: a grant on a done context was accepted", i)
+				}
 			case 4: // a human revokes a live grant
 				gate, _ := sessions.Gate(s)
-				if live := gate.Active(); len(live) > 0 {
+				if live := gate.Active(rt.Context()); len(live) > 0 {
 					id := rapid.SampledFrom(live).Draw(rt, "revoke")
 					a, _ := auth.Approver("alice")
-					if _, err := gate.Revoke(a, id); err != nil {
+					if _, err := gate.Revoke(rt.Context(), a, id); err != nil {
 						rt.Fatalf("revoke: %v", err)
 					}
 				}
@@ -205,18 +218,18 @@ func TestAutonomy_NoSelfElevation(t *testing.T) {
 					rt.Fatal(err)
 				}
 				maxHuman := autonomy.L1
-				for _, id := range gate.Active() {
+				for _, id := range gate.Active(rt.Context()) {
 					g, ok := granted[name][id]
 					if !ok {
 						rt.Fatalf("step %d: session %s holds grant %s no human made", i, name, id)
 					}
 					maxHuman = max(maxHuman, g.tier)
 				}
-				if eff := gate.Effective(); eff > maxHuman {
+				if eff := gate.Effective(rt.Context()); eff > maxHuman {
 					rt.Fatalf("step %d: session %s at %s; the human grants allow %s", i, name, eff, maxHuman)
 				}
-				if len(gate.Active()) == 0 && gate.Effective() != autonomy.L1 {
-					rt.Fatalf("step %d: session %s at %s with no grant", i, name, gate.Effective())
+				if len(gate.Active(rt.Context())) == 0 && gate.Effective(rt.Context()) != autonomy.L1 {
+					rt.Fatalf("step %d: session %s at %s with no grant", i, name, gate.Effective(rt.Context()))
 				}
 			}
 		}
@@ -246,4 +259,12 @@ func TestAutonomy_NoSelfElevation(t *testing.T) {
 	if writes == 0 || refused == 0 {
 		t.Errorf("writes answered %d, refused %d: the generator never exercised the gate both ways", writes, refused)
 	}
+}
+
+func now(rt *rapid.T, s autonomy.Store) int64 {
+	n, err := s.Now(rt.Context())
+	if err != nil {
+		rt.Fatal(err)
+	}
+	return n
 }

@@ -135,7 +135,11 @@ func (g *gated) grant(t *testing.T, session, id string, n int64, tools ...string
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := gate.Grant(alice, autonomy.GrantRequest{GrantID: id, Tools: tools, Tier: autonomy.L3, MaxQuestions: n, MaxAge: 1000}, g.sessions.Now()); err != nil {
+	now, err := g.sessions.Now(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := gate.Grant(t.Context(), alice, autonomy.GrantRequest{GrantID: id, Tools: tools, Tier: autonomy.L3, MaxQuestions: n, MaxAge: 1000}, now); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -3,9 +3,12 @@ package httpapi_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -35,6 +38,42 @@ func (f *fakeApprovals) Approve(_ context.Context, approver string, req httpapi.
 	f.mu.Unlock()
 	return eventlog.ElevationDecided{Session: req.Session, Decision: "granted", GrantID: "g-1", Tools: req.Tools,
 		Tier: req.Tier, Approver: approver, MaxQuestions: req.Questions, MaxAge: 1000}, nil
+}
+
+// Deny refuses a denial of a tool the session holds (fake: "get_price")
+// as not pending.
+func (f *fakeApprovals) Deny(_ context.Context, approver string, req httpapi.DenialRequest) (eventlog.ElevationDecided, error) {
+	for _, t := range req.Tools {
+		switch {
+		case strings.ContainsAny(t, "*?"):
+			return eventlog.ElevationDecided{}, autonomy.ErrWildcard
+		case t == "get_price":
+			return eventlog.ElevationDecided{}, fmt.Errorf("deny: %w", autonomy.ErrNotPending)
+		case t == "no_such_tool":
+			return eventlog.ElevationDecided{}, fmt.Errorf("deny: %w", autonomy.ErrUnknownTool)
+		}
+	}
+	f.mu.Lock()
+	f.approvers = append(f.approvers, approver)
+	f.mu.Unlock()
+	return eventlog.ElevationDecided{Session: req.Session, Decision: "denied", GrantID: "d-1", Tools: req.Tools,
+		Tier: req.Tier, Approver: approver, MaxQuestions: 1, MaxAge: 1}, nil
+}
+
+// Revoke knows one live grant, g-1; "g-broken" is the server's own
+// failure.
+func (f *fakeApprovals) Revoke(_ context.Context, approver string, req httpapi.RevocationRequest) (eventlog.ElevationExpired, error) {
+	switch req.GrantID {
+	case "g-1":
+	case "g-broken":
+		return eventlog.ElevationExpired{}, errors.New("ledger: connection refused")
+	default:
+		return eventlog.ElevationExpired{}, fmt.Errorf("revoke: %w", autonomy.ErrNoGrant)
+	}
+	f.mu.Lock()
+	f.approvers = append(f.approvers, approver)
+	f.mu.Unlock()
+	return eventlog.ElevationExpired{Session: req.Session, GrantID: req.GrantID, Tools: []string{"open_restock_task"}, Reason: "revoked", TierRestored: "L1"}, nil
 }
 
 const (
@@ -72,7 +111,12 @@ func approvalServer(t *testing.T, auth bool, fa *fakeApprovals) *httptest.Server
 
 func postApproval(t *testing.T, srv *httptest.Server, token, body string) (int, string) {
 	t.Helper()
-	req, _ := http.NewRequestWithContext(t.Context(), "POST", srv.URL+"/v1/approvals", strings.NewReader(body))
+	return postDecision(t, srv, "/v1/approvals", token, body)
+}
+
+func postDecision(t *testing.T, srv *httptest.Server, path, token, body string) (int, string) {
+	t.Helper()
+	req, _ := http.NewRequestWithContext(t.Context(), "POST", srv.URL+path, strings.NewReader(body))
 	req.Header.Set("Content-Type", "application/json")
 	if token != "" {
 		req.Header.Set("Authorization", "Bearer "+token)
@@ -128,22 +172,105 @@ func TestApprovals(t *testing.T) {
 	}
 }
 
+// TestDenialsAndRevocations: POST /v1/denials and /v1/revocations take
+// an authenticated approver's decision only, name the approver from the
+// token, read the body strictly, answer a refusal with a typed 4xx (403
+// not an approver, 404 nothing pending or no such grant, 400 invalid)
+// and never repeat a value the body sent.
+func TestDenialsAndRevocations(t *testing.T) {
+	const probe = "zz-probe-7f3a"
+	deny := `{"session":"ops","tools":["open_restock_task"],"tier":"L3"}`
+	revoke := `{"session":"ops","grant_id":"g-1"}`
+	tests := []struct {
+		name, path, token, body string
+		status                  int
+		code                    string
+	}{
+		{"deny: no token", "/v1/denials", "", deny, http.StatusUnauthorized, "unauthorized"},
+		{"deny: not an approver", "/v1/denials", opsToken, deny, http.StatusForbidden, httpapi.CodeNotApprover},
+		{"deny: approver named in the body", "/v1/denials", aliceToken, `{"session":"ops","tools":["open_restock_task"],"tier":"L3","approver":"` + probe + `"}`, http.StatusBadRequest, httpapi.CodeUnknownField},
+		{"deny: limits are not a denial's", "/v1/denials", aliceToken, `{"session":"ops","tools":["open_restock_task"],"tier":"L3","questions":2}`, http.StatusBadRequest, httpapi.CodeUnknownField},
+		{"deny: field twice", "/v1/denials", aliceToken, `{"session":"ops","session":"` + probe + `","tools":["open_restock_task"],"tier":"L3"}`, http.StatusBadRequest, httpapi.CodeDuplicateField},
+		{"deny: wildcard", "/v1/denials", aliceToken, `{"session":"ops","tools":["open_*` + probe + `"],"tier":"L3"}`, http.StatusBadRequest, httpapi.CodeInvalidDenial},
+		{"deny: undeclared tool", "/v1/denials", aliceToken, `{"session":"ops","tools":["no_such_tool"],"tier":"L3"}`, http.StatusBadRequest, httpapi.CodeInvalidDenial},
+		{"deny: nothing pending", "/v1/denials", aliceToken, `{"session":"ops","tools":["get_price"],"tier":"L3"}`, http.StatusNotFound, httpapi.CodeUnknownRequest},
+		{"deny: wrong content type", "/v1/denials", aliceToken, "", http.StatusUnsupportedMediaType, httpapi.CodeUnsupportedMediaType},
+		{"deny: approver", "/v1/denials", aliceToken, deny, http.StatusOK, ""},
+		{"revoke: no token", "/v1/revocations", "", revoke, http.StatusUnauthorized, "unauthorized"},
+		{"revoke: not an approver", "/v1/revocations", opsToken, revoke, http.StatusForbidden, httpapi.CodeNotApprover},
+		{"revoke: unknown field", "/v1/revocations", aliceToken, `{"session":"ops","grant_id":"g-1","` + probe + `":1}`, http.StatusBadRequest, httpapi.CodeUnknownField},
+		{"revoke: not a string", "/v1/revocations", aliceToken, `{"session":"ops","grant_id":17}`, http.StatusBadRequest, ""},
+		{"revoke: unknown grant", "/v1/revocations", aliceToken, `{"session":"ops","grant_id":"` + probe + `"}`, http.StatusNotFound, httpapi.CodeUnknownGrant},
+		{"revoke: the server's failure", "/v1/revocations", aliceToken, `{"session":"ops","grant_id":"g-broken"}`, http.StatusInternalServerError, httpapi.CodeInternal},
+		{"revoke: approver", "/v1/revocations", aliceToken, revoke, http.StatusOK, ""},
+	}
+	fa := &fakeApprovals{}
+	srv := approvalServer(t, true, fa)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var status int
+			var got string
+			if tt.status == http.StatusUnsupportedMediaType {
+				req, _ := http.NewRequestWithContext(t.Context(), "POST", srv.URL+tt.path, strings.NewReader(revoke))
+				req.Header.Set("Content-Type", "text/plain")
+				req.Header.Set("Authorization", "Bearer "+tt.token)
+				resp, err := http.DefaultClient.Do(req)
+				if err != nil {
+					t.Fatal(err)
+				}
+				b, _ := io.ReadAll(resp.Body)
+				resp.Body.Close()
+				status, got = resp.StatusCode, string(b)
+			} else {
+				status, got = postDecision(t, srv, tt.path, tt.token, tt.body)
+			}
+			if status != tt.status {
+				t.Fatalf("status = %d (%s); want %d", status, got, tt.status)
+			}
+			if tt.code != "" && !strings.Contains(got, `"code":"`+tt.code+`"`) {
+				t.Errorf("body = %s; want code %s", got, tt.code)
+			}
+			if strings.Contains(got, probe) || strings.Contains(got, "connection refused") {
+				t.Errorf("the reply repeats a value or an internal error: %s", got)
+			}
+		})
+	}
+	if want := []string{"alice", "alice"}; !slices.Equal(fa.approvers, want) {
+		t.Errorf("approvers = %v; want %v, named from the token", fa.approvers, want)
+	}
+	var dec eventlog.ElevationDecided
+	if _, got := postDecision(t, srv, "/v1/denials", aliceToken, deny); json.Unmarshal([]byte(got), &dec) != nil || dec.Decision != "denied" || dec.Approver != "alice" {
+		t.Errorf("denial = %s", got)
+	}
+	var exp eventlog.ElevationExpired
+	if _, got := postDecision(t, srv, "/v1/revocations", aliceToken, revoke); json.Unmarshal([]byte(got), &exp) != nil || exp.Reason != "revoked" {
+		t.Errorf("revocation = %s", got)
+	}
+}
+
 // TestApprovals_Unauthenticated: a server that authenticates no one
 // takes no approvals, whatever the request says.
 func TestApprovals_Unauthenticated(t *testing.T) {
 	fa := &fakeApprovals{}
 	srv := approvalServer(t, false, fa)
-	status, got := postApproval(t, srv, "", `{"session":"local","tools":["open_restock_task"],"tier":"L3","questions":2}`)
-	if status != http.StatusForbidden || !strings.Contains(got, httpapi.CodeNotApprover) {
-		t.Errorf("status = %d %s; want 403 not_approver", status, got)
+	for path, body := range map[string]string{
+		"/v1/approvals":   `{"session":"local","tools":["open_restock_task"],"tier":"L3","questions":2}`,
+		"/v1/denials":     `{"session":"local","tools":["open_restock_task"],"tier":"L3"}`,
+		"/v1/revocations": `{"session":"local","grant_id":"g-1"}`,
+	} {
+		status, got := postDecision(t, srv, path, "", body)
+		if status != http.StatusForbidden || !strings.Contains(got, httpapi.CodeNotApprover) {
+			t.Errorf("%s: status = %d %s; want 403 not_approver", path, status, got)
+		}
 	}
 	if len(fa.approvers) != 0 {
 		t.Errorf("approvers = %v; want none", fa.approvers)
 	}
 }
 
-// TestApprovals_OpenAPI: the document lists POST /v1/approvals when the
-// server takes approvals, and not otherwise.
+// TestApprovals_OpenAPI: the document lists POST /v1/approvals,
+// /v1/denials and /v1/revocations when the server takes approvals, and
+// not otherwise.
 func TestApprovals_OpenAPI(t *testing.T) {
 	for _, on := range []bool{true, false} {
 		srv := approvalServer(t, on, &fakeApprovals{})
@@ -160,8 +287,10 @@ func TestApprovals_OpenAPI(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, ok := doc.Paths["/v1/approvals"]; ok != on {
-			t.Errorf("approvals %t: /v1/approvals listed %t", on, ok)
+		for _, path := range []string{"/v1/approvals", "/v1/denials", "/v1/revocations"} {
+			if _, ok := doc.Paths[path]; ok != on {
+				t.Errorf("approvals %t: %s listed %t", on, path, ok)
+			}
 		}
 	}
 }

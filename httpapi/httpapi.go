@@ -103,8 +103,9 @@ type Backend struct {
 	// Rows, when set, pages provenance listed in part
 	// (GET /v1/results/{id}/rows).
 	Rows pipeline.RowPager
-	// Approvals, when set, takes approvals of elevations from
-	// authenticated approvers (POST /v1/approvals, approvals.go).
+	// Approvals, when set, takes the decisions of authenticated
+	// approvers on elevations (POST /v1/approvals, /v1/denials,
+	// /v1/revocations, approvals.go).
 	Approvals Approvals
 }
 
@@ -132,8 +133,9 @@ type Options struct {
 	Limits *LimitOptions
 	// Memory, when set, serves the memory endpoints (memory.go).
 	Memory *MemoryOptions
-	// Approvals documents POST /v1/approvals in /openapi.json: set it
-	// when the backend will take approvals (Backend.Approvals).
+	// Approvals documents POST /v1/approvals, /v1/denials and
+	// /v1/revocations in /openapi.json: set it when the backend will
+	// take approvals (Backend.Approvals).
 	Approvals bool
 }
 
@@ -187,6 +189,8 @@ func New(opts *Options) *Server {
 	s.mux.HandleFunc("POST /v1/ground", s.handleGround)
 	s.mux.HandleFunc("GET /v1/results/{id}/rows", s.handleRows)
 	s.mux.HandleFunc("POST /v1/approvals", s.handleApprovals)
+	s.mux.HandleFunc("POST /v1/denials", s.handleDenials)
+	s.mux.HandleFunc("POST /v1/revocations", s.handleRevocations)
 	s.mux.HandleFunc("/mcp", s.handleMCP)
 	if o.Metrics != nil {
 		s.mux.Handle("GET /metrics", o.Metrics)

@@ -218,13 +218,24 @@ func (p *Pipeline) beginGate(ctx context.Context, rec *Record) {
 	if gs.err != nil {
 		return
 	}
-	gs.now = p.gating.gates.Tick()
-	expired, err := gs.gate.BeginQuestion(gs.now)
+	// The request's ctx reaches the gate store: a request whose client
+	// left or whose deadline passed begins no question and is refused
+	// every call above L1 (gs.err).
+	gs.now, gs.err = p.gating.gates.Tick(ctx)
+	if gs.err != nil {
+		return
+	}
+	expired, err := gs.gate.BeginQuestion(ctx, gs.now)
 	for try := 0; errors.Is(err, autonomy.ErrTime) && try < maxBeginTries; try++ {
 		// Another request (in this process or, with a shared gate
 		// store, another) took a later time first: its question has
 		// begun; this one counts at the clock's time.
-		expired, err = gs.gate.BeginQuestion(max(gs.now, p.gating.gates.Now()))
+		later, nerr := p.gating.gates.Now(ctx)
+		if nerr != nil {
+			err = nerr
+			break
+		}
+		expired, err = gs.gate.BeginQuestion(ctx, max(gs.now, later))
 	}
 	if err != nil {
 		gs.err = err
@@ -251,28 +262,43 @@ func (p *Pipeline) gateCheck(ctx context.Context, rec *Record, c tool.Call) (ans
 		return answer.RejectAction(c.Tool(), answer.ReasonNeedsApproval, "the session has no autonomy gate"), true
 	}
 	if gs.err != nil {
-		rec.Validation = string(answer.ReasonNeedsApproval)
-		rec.ErrorDetail = detail(gs.err)
-		p.rejected(ctx, rec, c.Tool(), "gate", string(answer.ReasonNeedsApproval))
-		return answer.RejectAction(c.Tool(), answer.ReasonNeedsApproval, "the session's autonomy gate is unavailable"), true
+		return p.gateUnavailable(ctx, rec, c, gs.err), true
 	}
-	err := gs.gate.Check(c.Tool())
+	err := gs.gate.Check(ctx, c.Tool())
 	if err == nil {
 		return answer.Answer{}, false
 	}
-	rec.Validation = string(answer.ReasonNeedsApproval)
 	var r *autonomy.Refusal
-	if !errors.As(err, &r) {
+	switch {
+	case errors.Is(err, autonomy.ErrUnknownTool):
 		// A tool the gate has no declaration for: refused, fail closed.
+		rec.Validation = string(answer.ReasonNeedsApproval)
 		p.rejected(ctx, rec, c.Tool(), "gate", string(answer.ReasonNeedsApproval))
 		return answer.RejectAction(c.Tool(), answer.ReasonNeedsApproval, "the tool has no autonomy declaration"), true
+	case !errors.As(err, &r):
+		return p.gateUnavailable(ctx, rec, c, err), true
 	}
-	if req, err := gs.gate.Request(c.Tool(), p.questionID(rec)); err == nil {
+	rec.Validation = string(answer.ReasonNeedsApproval)
+	if req, err := gs.gate.Request(ctx, c.Tool(), p.questionID(rec)); err == nil {
 		p.govEvent(ctx, rec, req)
 	}
 	p.rejected(ctx, rec, c.Tool(), "gate", string(answer.ReasonNeedsApproval))
 	return answer.RejectAction(c.Tool(), answer.ReasonNeedsApproval,
 		fmt.Sprintf("%s needs %s and the session holds %s: a human approver must grant it (provenant approve, or POST /v1/approvals)", c.Tool(), r.Needed, r.Current)), true
+}
+
+// gateUnavailable refuses a call above L1 whose session's gate state
+// could not be read (err): the request's timeout when its ctx is done
+// (its deadline passed or its client left), else needs_approval. The
+// call never runs.
+func (p *Pipeline) gateUnavailable(ctx context.Context, rec *Record, c tool.Call, err error) answer.Answer {
+	if a, done := timedOut(ctx, rec, err, rec.Stage, &c); done {
+		return a
+	}
+	rec.Validation = string(answer.ReasonNeedsApproval)
+	rec.ErrorDetail = detail(err)
+	p.rejected(ctx, rec, c.Tool(), "gate", string(answer.ReasonNeedsApproval))
+	return answer.RejectAction(c.Tool(), answer.ReasonNeedsApproval, "the session's autonomy gate is unavailable")
 }
 
 // questionID names the request's question for the gate's events.
@@ -332,12 +358,12 @@ func (w *writes) Execute(ctx context.Context, c tool.Call) (fact.Result, error) 
 		return fact.Result{}, ErrNoWriter
 	}
 	rec, _ := ctx.Value(recordKey{}).(*Record)
-	if rec == nil || rec.gate == nil || rec.gate.gate == nil || rec.gate.gate.Check(c.Tool()) != nil {
+	if rec == nil || rec.gate == nil || rec.gate.gate == nil || rec.gate.gate.Check(ctx, c.Tool()) != nil {
 		// Defence in depth: execute checks the gate first.
 		return fact.Result{}, errUngated
 	}
 	gs := rec.gate
-	info := WriteInfo{Session: gs.gate.Session(), Approver: gs.gate.Grantor(c.Tool())}
+	info := WriteInfo{Session: gs.gate.Session(), Approver: gs.gate.Grantor(ctx, c.Tool())}
 	if info.Approver == "" {
 		// The tool is at the session's default tier: only an L1 write
 		// could be, and CheckTool refuses those.
@@ -417,16 +443,12 @@ func (p *Pipeline) recordWrite(ctx context.Context, rec *Record, c tool.Call, r 
 		ModelVersion:  cmp.Or(p.prov.Name(), "none"),
 		PolicyVersion: p.gating.policyVersion,
 	}
-	g := p.gating
-	g.regMu.Lock()
-	stored, err := g.reg.Append(context.WithoutCancel(ctx), rc)
-	head := g.reg.Head()
-	g.regMu.Unlock()
+	stored, index, err := p.gating.appendDecision(ctx, rc)
 	if err != nil {
 		return fmt.Errorf("record write: %w", err)
 	}
 	p.govEvent(ctx, rec, eventlog.DecisionRecorded{
-		DecisionID: stored.ID, Index: int64(head.Len - 1), RecordHash: stored.Hash,
+		DecisionID: stored.ID, Index: index, RecordHash: stored.Hash,
 		Subject: ids[0], Actor: stored.Actor, Tier: string(stored.Tier),
 	})
 	return nil
@@ -492,8 +514,12 @@ func (p *Pipeline) RecordApproval(ctx context.Context, a Approval) error {
 		if d.Decision != "granted" {
 			chosen, other = "deny", "grant"
 		}
-		change := d.Tier + " for " + strings.Join(d.Tools, ", ") + " in session " + d.Session +
-			fmt.Sprintf(" for %d questions or %d units of logical time", d.MaxQuestions, d.MaxAge)
+		change := d.Tier + " for " + strings.Join(d.Tools, ", ") + " in session " + d.Session
+		if d.Decision == "granted" {
+			// A denial names no limits: the request it refuses asked
+			// for none.
+			change += fmt.Sprintf(" for %d questions or %d units of logical time", d.MaxQuestions, d.MaxAge)
+		}
 		alt := map[string]register.Alternative{
 			"grant": {ID: "grant", Description: "Raise the session's tier for the named tools.", Change: change,
 				Effect: register.Effect{Estimate: float64(d.MaxQuestions), Low: 0, High: float64(d.MaxQuestions), Unit: "questions"}, Score: 1},
@@ -514,12 +540,8 @@ func (p *Pipeline) RecordApproval(ctx context.Context, a Approval) error {
 		if d.Decision != "granted" {
 			rc.Decision.Expected = "session " + d.Session + " stays at its tier"
 		}
-		g.regMu.Lock()
 		var err error
-		stored, err = g.reg.Append(context.WithoutCancel(ctx), rc)
-		index = int64(g.reg.Head().Len - 1)
-		g.regMu.Unlock()
-		if err != nil {
+		if stored, index, err = g.appendDecision(ctx, rc); err != nil {
 			return fmt.Errorf("record approval: %w", err)
 		}
 		d.DecisionID = stored.ID
@@ -532,16 +554,76 @@ func (p *Pipeline) RecordApproval(ctx context.Context, a Approval) error {
 	return tr.err
 }
 
-// RecordRevocation records a human's revocation of a grant the
-// approving layer has already ended on the gate: elevation.expired with
-// reason revoked.
-func (p *Pipeline) RecordRevocation(ctx context.Context, e eventlog.ElevationExpired) error {
+// Revocation is a human's revocation of a live grant, made by an
+// approving layer that has already ended it on the session's gate.
+type Revocation struct {
+	Expired eventlog.ElevationExpired // reason "revoked"
+	// Approver names the human who revoked it.
+	Approver string
+	// Now is the gates' logical time the revocation took effect at.
+	Now int64
+}
+
+// RecordRevocation records a revocation: a decision record in the
+// register (when the pipeline has one; alternatives: revoke and keep,
+// the approver named), then elevation.expired with reason revoked and
+// decision.recorded in the event log.
+func (p *Pipeline) RecordRevocation(ctx context.Context, r Revocation) error {
+	e := r.Expired
 	if err := e.Validate(); err != nil {
 		return fmt.Errorf("record revocation: %w", err)
 	}
+	if !sessionName(r.Approver) {
+		return fmt.Errorf("record revocation: %w: approver", eventlog.ErrInvalid)
+	}
 	tr := &trace{id: "revocation:" + e.GrantID, proposer: "operator", start: time.Now()}
+	var (
+		stored register.Record
+		index  int64
+	)
+	if g := p.gating; g.reg != nil {
+		tools := strings.Join(e.Tools, ", ")
+		rc := register.Record{
+			ID: "dec-rev-" + e.GrantID, Kind: register.KindDecision, Time: uint64(max(r.Now, 0)),
+			Task: e.GrantID, Actor: "operator:" + r.Approver, Tier: register.Tier(e.TierRestored),
+			Decision: &register.Decision{
+				Alternatives: []register.Alternative{
+					{ID: "revoke", Description: "End the grant before it lapses.", Change: "revoke grant " + e.GrantID + " (" + tools + ") of session " + e.Session,
+						Effect: register.Effect{Unit: "questions"}, Score: 1},
+					{ID: "keep", Description: "Let the grant run until it lapses.", Change: "none",
+						Effect: register.Effect{Unit: "questions"}, Score: 0},
+				},
+				Chosen:      "revoke",
+				Expected:    "session " + e.Session + " is back at " + e.TierRestored + " for " + tools,
+				Constraints: []string{"a live grant of the session", "revoked on a human approver's word"},
+			},
+			Approver: r.Approver, ModelVersion: "none", PolicyVersion: g.policyVersion,
+		}
+		var err error
+		if stored, index, err = g.appendDecision(ctx, rc); err != nil {
+			return fmt.Errorf("record revocation: %w", err)
+		}
+	}
 	p.emitApproval(ctx, tr, e)
+	if stored.ID != "" {
+		p.emitApproval(ctx, tr, eventlog.DecisionRecorded{DecisionID: stored.ID, Index: index, RecordHash: stored.Hash,
+			Subject: e.GrantID, Actor: stored.Actor, Tier: string(stored.Tier)})
+	}
 	return tr.err
+}
+
+// appendDecision appends a human's decision to the register, detached
+// from ctx's cancellation (the decision took effect on the gate: its
+// record must be written even if the client left), and returns it with
+// its index.
+func (g *gating) appendDecision(ctx context.Context, rc register.Record) (register.Record, int64, error) {
+	g.regMu.Lock()
+	defer g.regMu.Unlock()
+	stored, err := g.reg.Append(context.WithoutCancel(ctx), rc)
+	if err != nil {
+		return register.Record{}, 0, err
+	}
+	return stored, int64(g.reg.Head().Len - 1), nil
 }
 
 func (p *Pipeline) emitApproval(ctx context.Context, tr *trace, pl eventlog.Payload) {

@@ -91,6 +91,35 @@ func TestGate_Pipeline(t *testing.T) {
 		}()
 		pipeline.New(fakeProvider{}, writeMenu(t), &countingExec{}, verifies{}, &pipeline.Options{Autonomy: &pipeline.Autonomy{Writer: &fakeWriter{}}})
 	})
+	t.Run("granted, the request's context done: timeout, nothing written or counted", func(t *testing.T) {
+		auth := autonomy.NewAuthority()
+		wall := writeMenu(t)
+		gates, err := autonomy.NewSessions(pipeline.Declarations(wall.Registry().Menu()), &autonomy.GateOptions{Authority: auth})
+		if err != nil {
+			t.Fatal(err)
+		}
+		store := register.NewMemStore()
+		reg, _ := register.Open(t.Context(), store)
+		w := &fakeWriter{}
+		p := pipeline.New(fakeProvider{}, wall, &countingExec{}, verifies{}, &pipeline.Options{Autonomy: &pipeline.Autonomy{Gates: gates, Writer: w, Register: reg}})
+		if _, _, err := auth.Grant(t.Context(), gates, "alice", pipeline.DefaultSession, autonomy.GrantRequest{GrantID: "g-1", Tools: []string{"open_task"}, Tier: autonomy.L3, MaxQuestions: 1, MaxAge: 10}); err != nil {
+			t.Fatal(err)
+		}
+		done, cancel := context.WithCancel(t.Context())
+		cancel()
+		for range 3 {
+			if a := p.Call(done, writeCall); a.Outcome() != answer.Error || a.Reason().Kind != answer.ReasonTimeout {
+				t.Errorf("done context: %s %v; want error timeout", a.Outcome(), a.Reason())
+			}
+		}
+		if w.n.Load() != 0 || store.Len() != 0 {
+			t.Errorf("writer %d calls, register %d records; want none", w.n.Load(), store.Len())
+		}
+		// The grant's one question was not spent by the refused calls.
+		if a := p.Call(t.Context(), writeCall); a.Outcome() != answer.Answered {
+			t.Errorf("live context after: %s %v; want answered", a.Outcome(), a.Reason())
+		}
+	})
 	for _, reused := range []bool{false, true} {
 		name := map[bool]string{false: "granted: the writer writes, the register records", true: "granted, key reused: request_key_reused"}[reused]
 		t.Run(name, func(t *testing.T) {
@@ -104,7 +133,7 @@ func TestGate_Pipeline(t *testing.T) {
 			reg, _ := register.Open(t.Context(), store)
 			exec, w := &countingExec{}, &fakeWriter{reused: reused}
 			p := pipeline.New(fakeProvider{}, wall, exec, verifies{}, &pipeline.Options{Autonomy: &pipeline.Autonomy{Gates: gates, Writer: w, Register: reg}})
-			if _, _, err := auth.Grant(gates, "alice", pipeline.DefaultSession, autonomy.GrantRequest{GrantID: "g-1", Tools: []string{"open_task"}, Tier: autonomy.L3, MaxQuestions: 1, MaxAge: 10}); err != nil {
+			if _, _, err := auth.Grant(t.Context(), gates, "alice", pipeline.DefaultSession, autonomy.GrantRequest{GrantID: "g-1", Tools: []string{"open_task"}, Tier: autonomy.L3, MaxQuestions: 1, MaxAge: 10}); err != nil {
 				t.Fatal(err)
 			}
 			a := p.Call(t.Context(), writeCall)

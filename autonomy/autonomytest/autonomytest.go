@@ -7,10 +7,12 @@
 package autonomytest
 
 import (
+	"context"
 	"errors"
 	"slices"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/provenant/provenant/autonomy"
 )
@@ -45,7 +47,7 @@ func open(t *testing.T, o Opener, auth *autonomy.Authority) autonomy.Store {
 
 func grant(t *testing.T, s autonomy.Store, auth *autonomy.Authority, session, id string, q, age int64) {
 	t.Helper()
-	if _, _, err := auth.Grant(s, "alice", session, autonomy.GrantRequest{
+	if _, _, err := auth.Grant(t.Context(), s, "alice", session, autonomy.GrantRequest{
 		GrantID: id, Tools: []string{"open_task"}, Tier: autonomy.L3, MaxQuestions: q, MaxAge: age,
 	}); err != nil {
 		t.Fatalf("grant %s: %v", id, err)
@@ -61,29 +63,47 @@ func gate(t *testing.T, s autonomy.Store, session string) *autonomy.Gate {
 	return g
 }
 
+func tick(t *testing.T, s autonomy.Store) int64 {
+	t.Helper()
+	n, err := s.Tick(t.Context())
+	if err != nil {
+		t.Fatalf("tick: %v", err)
+	}
+	return n
+}
+
+func now(t *testing.T, s autonomy.Store) int64 {
+	t.Helper()
+	n, err := s.Now(t.Context())
+	if err != nil {
+		t.Fatalf("now: %v", err)
+	}
+	return n
+}
+
 // Run runs the contract.
 func Run(t *testing.T, b Backend) {
 	t.Run("GrantRaisesOneSession", func(t *testing.T) {
 		auth := autonomy.NewAuthority()
 		s := open(t, b.New(t), auth)
-		if err := gate(t, s, "s1").Check("open_task"); !errors.Is(err, autonomy.ErrRefused) {
+		if err := gate(t, s, "s1").Check(t.Context(), "open_task"); !errors.Is(err, autonomy.ErrRefused) {
 			t.Fatalf("check before grant: got %v, want ErrRefused", err)
 		}
 		grant(t, s, auth, "s1", "g1", 5, 100)
 		g := gate(t, s, "s1")
-		if err := g.Check("open_task"); err != nil {
+		if err := g.Check(t.Context(), "open_task"); err != nil {
 			t.Fatalf("check after grant: %v", err)
 		}
-		if got := g.Grantor("open_task"); got != "alice" {
+		if got := g.Grantor(t.Context(), "open_task"); got != "alice" {
 			t.Errorf("grantor: got %q, want alice", got)
 		}
-		if got := g.Active(); !slices.Equal(got, []string{"g1"}) {
+		if got := g.Active(t.Context()); !slices.Equal(got, []string{"g1"}) {
 			t.Errorf("active: got %v, want [g1]", got)
 		}
-		if err := gate(t, s, "s2").Check("open_task"); !errors.Is(err, autonomy.ErrRefused) {
+		if err := gate(t, s, "s2").Check(t.Context(), "open_task"); !errors.Is(err, autonomy.ErrRefused) {
 			t.Errorf("other session: got %v, want ErrRefused", err)
 		}
-		if _, _, err := auth.Grant(s, "alice", "s1", autonomy.GrantRequest{
+		if _, _, err := auth.Grant(t.Context(), s, "alice", "s1", autonomy.GrantRequest{
 			GrantID: "g1", Tools: []string{"open_task"}, Tier: autonomy.L3, MaxQuestions: 1, MaxAge: 1,
 		}); !errors.Is(err, autonomy.ErrGrant) {
 			t.Errorf("grant id reused: got %v, want ErrGrant", err)
@@ -91,9 +111,9 @@ func Run(t *testing.T, b Backend) {
 	})
 	t.Run("ClockTicks", func(t *testing.T) {
 		s := open(t, b.New(t), autonomy.NewAuthority())
-		a := s.Tick()
-		if b := s.Tick(); b != a+1 || s.Now() != b {
-			t.Errorf("ticks %d then %d, now %d: want consecutive, now the last", a, b, s.Now())
+		a := tick(t, s)
+		if b, now := tick(t, s), now(t, s); b != a+1 || now != b {
+			t.Errorf("ticks %d then %d, now %d: want consecutive, now the last", a, b, now)
 		}
 	})
 	t.Run("QuestionsExpireOnce", func(t *testing.T) {
@@ -102,7 +122,7 @@ func Run(t *testing.T, b Backend) {
 		grant(t, s, auth, "s1", "g1", 2, 1000)
 		var expired []string
 		for range 4 {
-			exp, err := gate(t, s, "s1").BeginQuestion(s.Tick())
+			exp, err := gate(t, s, "s1").BeginQuestion(t.Context(), tick(t, s))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -113,7 +133,7 @@ func Run(t *testing.T, b Backend) {
 		if !slices.Equal(expired, []string{"g1:questions"}) {
 			t.Errorf("expired: got %v, want [g1:questions]", expired)
 		}
-		if err := gate(t, s, "s1").Check("open_task"); !errors.Is(err, autonomy.ErrRefused) {
+		if err := gate(t, s, "s1").Check(t.Context(), "open_task"); !errors.Is(err, autonomy.ErrRefused) {
 			t.Errorf("check after expiry: got %v, want ErrRefused", err)
 		}
 	})
@@ -122,18 +142,18 @@ func Run(t *testing.T, b Backend) {
 		s := open(t, b.New(t), auth)
 		grant(t, s, auth, "s1", "g1", 100, 3)
 		g := gate(t, s, "s1")
-		now := s.Now()
-		if exp, err := g.Advance(now + 2); err != nil || len(exp) != 0 {
+		now := now(t, s)
+		if exp, err := g.Advance(t.Context(), now+2); err != nil || len(exp) != 0 {
 			t.Fatalf("advance within age: %v %v", exp, err)
 		}
-		if _, err := g.Advance(now + 1); !errors.Is(err, autonomy.ErrTime) {
+		if _, err := g.Advance(t.Context(), now+1); !errors.Is(err, autonomy.ErrTime) {
 			t.Errorf("advance back: got %v, want ErrTime", err)
 		}
-		exp, err := g.Advance(now + 3)
+		exp, err := g.Advance(t.Context(), now+3)
 		if err != nil || len(exp) != 1 || exp[0].Reason != "age" {
 			t.Fatalf("advance to age: got %v %v, want one age expiry", exp, err)
 		}
-		if exp, err := g.Advance(now + 4); err != nil || len(exp) != 0 {
+		if exp, err := g.Advance(t.Context(), now+4); err != nil || len(exp) != 0 {
 			t.Errorf("advance again: got %v %v, want nothing", exp, err)
 		}
 	})
@@ -142,16 +162,17 @@ func Run(t *testing.T, b Backend) {
 		s := open(t, b.New(t), auth)
 		grant(t, s, auth, "s1", "g1", 5, 100)
 		ap, _ := auth.Approver("bob")
-		if e, err := gate(t, s, "s1").Revoke(ap, "g1"); err != nil || e.Reason != "revoked" {
+		if e, err := gate(t, s, "s1").Revoke(t.Context(), ap, "g1"); err != nil || e.Reason != "revoked" {
 			t.Fatalf("revoke: %v %v", e, err)
 		}
-		if _, err := gate(t, s, "s1").Revoke(ap, "g1"); !errors.Is(err, autonomy.ErrGrant) {
-			t.Errorf("revoke again: got %v, want ErrGrant", err)
+		if _, err := gate(t, s, "s1").Revoke(t.Context(), ap, "g1"); !errors.Is(err, autonomy.ErrNoGrant) {
+			t.Errorf("revoke again: got %v, want ErrNoGrant", err)
 		}
-		if err := gate(t, s, "s1").Check("open_task"); !errors.Is(err, autonomy.ErrRefused) {
+		if err := gate(t, s, "s1").Check(t.Context(), "open_task"); !errors.Is(err, autonomy.ErrRefused) {
 			t.Errorf("check after revoke: got %v, want ErrRefused", err)
 		}
 	})
+	t.Run("CancelledContextRefuses", func(t *testing.T) { cancelledRefuses(t, b) })
 	if !b.Shared {
 		return
 	}
@@ -161,19 +182,19 @@ func Run(t *testing.T, b Backend) {
 		a, bs := open(t, o, authA), open(t, o, authB)
 		grant(t, a, authA, "s1", "g1", 3, 1000)
 		g := gate(t, bs, "s1")
-		if err := g.Check("open_task"); err != nil {
+		if err := g.Check(t.Context(), "open_task"); err != nil {
 			t.Fatalf("the other process's check: %v", err)
 		}
-		if got := g.Grantor("open_task"); got != "alice" {
+		if got := g.Grantor(t.Context(), "open_task"); got != "alice" {
 			t.Errorf("grantor seen by the other process: got %q", got)
 		}
-		t1 := a.Tick()
-		if t2 := bs.Tick(); t2 != t1+1 {
+		t1 := tick(t, a)
+		if t2 := tick(t, bs); t2 != t1+1 {
 			t.Errorf("clock: a ticked %d, b then %d: want one shared clock", t1, t2)
 		}
 		// A third process, opened later (a restart), sees the grant too.
 		c := open(t, o, autonomy.NewAuthority())
-		if err := gate(t, c, "s1").Check("open_task"); err != nil {
+		if err := gate(t, c, "s1").Check(t.Context(), "open_task"); err != nil {
 			t.Errorf("check after a restart: %v", err)
 		}
 	})
@@ -199,13 +220,22 @@ func Run(t *testing.T, b Backend) {
 						t.Error(err)
 						return
 					}
-					now := s.Tick()
+					now, err := s.Tick(t.Context())
+					if err != nil {
+						t.Error(err)
+						return
+					}
 					// Another question may begin at a later time between
 					// the tick and this one: count this one at the clock's
 					// time, as the pipeline does.
-					exp, err := g.BeginQuestion(now)
+					exp, err := g.BeginQuestion(t.Context(), now)
 					for try := 0; errors.Is(err, autonomy.ErrTime) && try < 100; try++ {
-						exp, err = g.BeginQuestion(max(now, s.Now()))
+						later, nerr := s.Now(t.Context())
+						if nerr != nil {
+							t.Error(nerr)
+							return
+						}
+						exp, err = g.BeginQuestion(t.Context(), max(now, later))
 					}
 					if err != nil {
 						t.Error(err)
@@ -223,4 +253,90 @@ func Run(t *testing.T, b Backend) {
 			t.Errorf("%d questions begun, %d expiries reported: want 12 and exactly 1", begun, expired)
 		}
 	})
+}
+
+// cancelledRefuses: a request whose context is done (its client left,
+// its deadline passed) is refused by every gate method and the clock,
+// and writes nothing: no grant, no revocation, no question counted, no
+// tick. Another process on the database (a fresh store, for a backend
+// that is not shared: the same one) sees the state unchanged.
+func cancelledRefuses(t *testing.T, b Backend) {
+	o := b.New(t)
+	auth := autonomy.NewAuthority()
+	s := open(t, o, auth)
+	other := s
+	if b.Shared {
+		other = open(t, o, autonomy.NewAuthority())
+	}
+	grant(t, s, auth, "s1", "g1", 2, 1000)
+	done, cancel := context.WithCancel(t.Context())
+	cancel()
+	expired, stop := context.WithDeadline(t.Context(), time.Unix(0, 0))
+	defer stop()
+	before := now(t, s)
+	ap, _ := auth.Approver("bob")
+	for name, ctx := range map[string]context.Context{"cancelled": done, "expired": expired} {
+		g := gate(t, s, "s1")
+		if _, _, err := auth.Grant(ctx, s, "alice", "s2", autonomy.GrantRequest{
+			GrantID: "g-" + name, Tools: []string{"open_task"}, Tier: autonomy.L3, MaxQuestions: 5, MaxAge: 100,
+		}); err == nil {
+			t.Errorf("%s: grant succeeded", name)
+		}
+		if _, err := gate(t, s, "s2").Grant(ctx, ap, autonomy.GrantRequest{
+			GrantID: "g-" + name, Tools: []string{"open_task"}, Tier: autonomy.L3, MaxQuestions: 5, MaxAge: 100,
+		}, before); err == nil {
+			t.Errorf("%s: gate grant succeeded", name)
+		}
+		if err := g.Check(ctx, "open_task"); err == nil {
+			t.Errorf("%s: check allowed the call", name)
+		}
+		if got := g.Effective(ctx); got != autonomy.L1 {
+			t.Errorf("%s: effective tier %s, want L1", name, got)
+		}
+		if got := g.TierFor(ctx, "open_task"); got != autonomy.L1 {
+			t.Errorf("%s: tier for open_task %s, want L1", name, got)
+		}
+		if got := g.Grantor(ctx, "open_task"); got != "" {
+			t.Errorf("%s: grantor %q, want none", name, got)
+		}
+		if got := g.Active(ctx); len(got) != 0 {
+			t.Errorf("%s: active %v, want none", name, got)
+		}
+		if _, err := s.Tick(ctx); err == nil {
+			t.Errorf("%s: tick succeeded", name)
+		}
+		if _, err := s.Now(ctx); err == nil {
+			t.Errorf("%s: now succeeded", name)
+		}
+		if _, err := g.BeginQuestion(ctx, before+1); err == nil {
+			t.Errorf("%s: begin question succeeded", name)
+		}
+		if _, err := g.Advance(ctx, before+1000); err == nil {
+			t.Errorf("%s: advance succeeded", name)
+		}
+		if _, err := g.Revoke(ctx, ap, "g1"); err == nil {
+			t.Errorf("%s: revoke succeeded", name)
+		}
+		if _, err := gate(t, s, "s2").Deny(ctx, ap, autonomy.GrantRequest{Tools: []string{"open_task"}, Tier: autonomy.L3}); err == nil {
+			t.Errorf("%s: deny succeeded", name)
+		}
+	}
+	// Nothing was written: the clock, the grants, the question count.
+	if got := now(t, other); got != before {
+		t.Errorf("clock moved to %d from %d", got, before)
+	}
+	if got := gate(t, other, "s1").Active(t.Context()); !slices.Equal(got, []string{"g1"}) {
+		t.Errorf("s1's grants: got %v, want [g1]", got)
+	}
+	if err := gate(t, other, "s2").Check(t.Context(), "open_task"); !errors.Is(err, autonomy.ErrRefused) {
+		t.Errorf("s2 after the refused grants: got %v, want ErrRefused", err)
+	}
+	// g1 allows two questions: had a refused one been counted, the
+	// second would expire it.
+	for q := range 2 {
+		exp, err := gate(t, other, "s1").BeginQuestion(t.Context(), tick(t, other))
+		if err != nil || len(exp) != 0 {
+			t.Errorf("question %d: expired %v, %v; want none", q+1, exp, err)
+		}
+	}
 }

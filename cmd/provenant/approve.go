@@ -40,6 +40,9 @@ type approval struct {
 	// Revoke names a grant of Session that Approver ends before it
 	// lapses (provenant approve --revoke).
 	Revoke string `json:"revoke,omitempty"`
+	// Deny: Approver refuses Session's pending elevation of Tools to
+	// Tier (provenant approve --deny); GrantID names the decision.
+	Deny bool `json:"deny,omitempty"`
 }
 
 // runApprove is `provenant approve`: the local operator's approval of an
@@ -57,6 +60,7 @@ func runApprove(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	age := fs.Int64("age", 1000, "or after `A` units of logical time (one a question, across sessions), whichever comes first")
 	approver := fs.String("approver", "", "the approving operator's `NAME` (letters, digits, _.:-) (required)")
 	revoke := fs.String("revoke", "", "instead of granting, end the live grant `GRANT_ID` of --session before it lapses")
+	deny := fs.Bool("deny", false, "instead of granting, refuse --session's pending elevation of --tools to --tier (a decision record, the session unchanged)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -65,6 +69,8 @@ func runApprove(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		return usagef("unexpected argument (the file goes after its flag)")
 	case *grants == "":
 		return usagef("approve: --grants FILE is required")
+	case *deny && *revoke != "":
+		return usagef("approve: --deny and --revoke: choose one")
 	}
 	if *revoke != "" {
 		r := approval{Revoke: *revoke, Session: *session, Approver: *approver}
@@ -83,18 +89,31 @@ func runApprove(ctx context.Context, args []string, stdout, stderr io.Writer) er
 			a.Tools = append(a.Tools, t)
 		}
 	}
-	var b [8]byte
-	rand.Read(b[:])
-	a.GrantID = "g-" + hex.EncodeToString(b[:])
+	a.GrantID = newDecisionID("g-")
+	if *deny {
+		a.Deny, a.GrantID = true, newDecisionID("d-")
+	}
 	if err := a.check(); err != nil {
 		return usagef("approve: %v", err)
 	}
 	if err := appendLine(*grants, a); err != nil {
 		return err
 	}
+	if a.Deny {
+		_, err := fmt.Fprintf(stdout, "denied %s: %s at %s for session %s by %s\n", a.GrantID, strings.Join(a.Tools, ","), a.Tier, a.Session, a.Approver)
+		return err
+	}
 	_, err := fmt.Fprintf(stdout, "approved %s: %s at %s for session %s by %s, for %d question(s) or %d units of logical time\n",
 		a.GrantID, strings.Join(a.Tools, ","), a.Tier, a.Session, a.Approver, a.MaxQuestions, a.MaxAge)
 	return err
+}
+
+// newDecisionID returns prefix and 64 random bits in hex: the id of a
+// grant ("g-") or a denial ("d-").
+func newDecisionID(prefix string) string {
+	var b [8]byte
+	rand.Read(b[:])
+	return prefix + hex.EncodeToString(b[:])
 }
 
 // appendLine appends one line to the grants file (created 0600) and
@@ -127,9 +146,9 @@ func (a approval) check() error {
 		return errors.New("--tier: want L2 or L3")
 	case len(a.Tools) == 0:
 		return errors.New("--tools: name at least one tool")
-	case a.MaxQuestions < 1 || a.MaxQuestions > 100:
+	case !a.Deny && (a.MaxQuestions < 1 || a.MaxQuestions > 100):
 		return errors.New("--questions: want 1 to 100")
-	case a.MaxAge < 1 || a.MaxAge > 1_000_000:
+	case !a.Deny && (a.MaxAge < 1 || a.MaxAge > 1_000_000):
 		return errors.New("--age: want 1 to 1000000")
 	}
 	for _, t := range a.Tools {
@@ -245,10 +264,16 @@ type grantInbox struct {
 	p       *pipeline.Pipeline
 }
 
-// Tick applies new approvals, then advances the clock.
-func (in *grantInbox) Tick() int64 {
-	in.poll(context.Background())
-	return in.Store.Tick()
+// Tick applies new approvals, then advances the clock under the
+// request's ctx. A request whose ctx is done reads no approval (the next
+// one does); once read, an approval is applied detached from the request
+// (still capped by the gate store's own timeout): it is marked applied
+// in the file before it is granted, so it must not be cut in between.
+func (in *grantInbox) Tick(ctx context.Context) (int64, error) {
+	if ctx.Err() == nil {
+		in.poll(context.WithoutCancel(ctx))
+	}
+	return in.Store.Tick(ctx)
 }
 
 // poll reads the complete lines appended since the last poll and applies
@@ -296,6 +321,8 @@ func (in *grantInbox) poll(ctx context.Context) {
 		switch {
 		case a.Revoke != "":
 			in.revoke(ctx, a)
+		case a.Deny:
+			in.deny(ctx, a)
 		case !in.applied[a.GrantID]:
 			in.apply(ctx, f, a)
 		}
@@ -315,17 +342,61 @@ func (in *grantInbox) revoke(ctx context.Context, a approval) {
 		in.logger.Warn("grants: skipped a revocation", slog.String("error", err.Error()))
 		return
 	}
-	exp, err := g.Revoke(ap, a.Revoke)
+	exp, err := g.Revoke(ctx, ap, a.Revoke)
 	if err != nil {
 		in.logger.Info("grants: nothing to revoke", slog.String("grant_id", a.Revoke))
 		return
 	}
+	now, _ := in.Store.Now(ctx)
 	if in.p != nil {
-		if err := in.p.RecordRevocation(ctx, exp); err != nil {
+		if err := in.p.RecordRevocation(ctx, pipeline.Revocation{Expired: exp, Approver: a.Approver, Now: now}); err != nil {
 			in.logger.Error("grants: record revocation", slog.String("grant_id", a.Revoke), slog.String("error", err.Error()))
 		}
 	}
 	in.logger.Info("grant revoked", slog.String("grant_id", a.Revoke), slog.String("approver", a.Approver))
+}
+
+// deny records the refusal of a pending elevation on the word of the
+// approver the line names. A denial changes no gate, so it needs no
+// mark: a process restarted on the file records it again only if the
+// elevation is still pending (a refusal of the same request, twice).
+func (in *grantInbox) deny(ctx context.Context, a approval) {
+	if err := a.check(); err != nil || a.GrantID == "" {
+		in.logger.Warn("grants: skipped a denial", slog.String("error", fmt.Sprint(err)))
+		return
+	}
+	dec, now, err := denyElevation(ctx, in.auth, in.Store, a)
+	if err != nil {
+		in.logger.Info("grants: nothing to deny", slog.String("decision", a.GrantID), slog.String("error", err.Error()))
+		return
+	}
+	if in.p != nil {
+		if err := in.p.RecordApproval(ctx, pipeline.Approval{Decided: dec, Now: now}); err != nil {
+			in.logger.Error("grants: record denial", slog.String("decision", a.GrantID), slog.String("error", err.Error()))
+		}
+	}
+	in.logger.Info("elevation denied", slog.String("decision", a.GrantID), slog.String("session", a.Session), slog.String("approver", a.Approver))
+}
+
+// denyElevation has the approver a names deny a's pending elevation on
+// the session's gate in store: the elevation.decided payload (decision
+// denied) and the logical time.
+func denyElevation(ctx context.Context, auth *autonomy.Authority, store autonomy.Store, a approval) (eventlog.ElevationDecided, int64, error) {
+	ap, err := auth.Approver(a.Approver)
+	if err != nil {
+		return eventlog.ElevationDecided{}, 0, err
+	}
+	g, err := store.Gate(a.Session)
+	if err != nil {
+		return eventlog.ElevationDecided{}, 0, err
+	}
+	now, err := store.Now(ctx)
+	if err != nil {
+		return eventlog.ElevationDecided{}, 0, err
+	}
+	tier, _ := autonomy.ParseTier(a.Tier)
+	dec, err := g.Deny(ctx, ap, autonomy.GrantRequest{GrantID: a.GrantID, Tools: a.Tools, Tier: tier, DecisionID: "dec-" + a.GrantID})
+	return dec, now, err
 }
 
 // apply grants one approval and marks it applied in the file (the mark
@@ -343,7 +414,7 @@ func (in *grantInbox) apply(ctx context.Context, f *os.File, a approval) {
 	}
 	in.applied[a.GrantID] = true
 	tier, _ := autonomy.ParseTier(a.Tier)
-	dec, now, err := in.auth.Grant(in.Store, a.Approver, a.Session, autonomy.GrantRequest{
+	dec, now, err := in.auth.Grant(ctx, in.Store, a.Approver, a.Session, autonomy.GrantRequest{
 		GrantID: a.GrantID, Tools: a.Tools, Tier: tier, MaxQuestions: a.MaxQuestions, MaxAge: a.MaxAge,
 		DecisionID: "dec-" + a.GrantID,
 	})
@@ -376,22 +447,33 @@ func (h httpApprovals) Approve(ctx context.Context, approver string, req httpapi
 		req.Age = 1000
 	}
 	a := approval{Session: req.Session, Tools: req.Tools, Tier: req.Tier, MaxQuestions: req.Questions, MaxAge: req.Age, Approver: approver}
-	if err := a.check(); err != nil {
-		if errors.Is(err, autonomy.ErrWildcard) {
-			return eventlog.ElevationDecided{}, err
-		}
-		return eventlog.ElevationDecided{}, fmt.Errorf("approve: %w: %v", autonomy.ErrGrant, err)
+	if err := a.checkHTTP("approve"); err != nil {
+		return eventlog.ElevationDecided{}, err
 	}
 	if h.p.Gates() == nil {
 		return eventlog.ElevationDecided{}, fmt.Errorf("approve: %w: no tool above L1 to grant", autonomy.ErrGrant)
 	}
-	var b [8]byte
-	rand.Read(b[:])
 	tier, _ := autonomy.ParseTier(a.Tier)
-	id := "g-" + hex.EncodeToString(b[:])
-	dec, now, err := h.auth.Grant(h.p.Gates(), approver, a.Session, autonomy.GrantRequest{
+	id := newDecisionID("g-")
+	dec, now, err := h.auth.Grant(ctx, h.p.Gates(), approver, a.Session, autonomy.GrantRequest{
 		GrantID: id, Tools: a.Tools, Tier: tier, MaxQuestions: a.MaxQuestions, MaxAge: a.MaxAge, DecisionID: "dec-" + id,
 	})
+	return h.record(ctx, dec, now, err)
+}
+
+// checkHTTP is check for a request body: a wildcard stays ErrWildcard,
+// any other fault is autonomy.ErrGrant (the endpoint's 400).
+func (a approval) checkHTTP(verb string) error {
+	err := a.check()
+	if err == nil || errors.Is(err, autonomy.ErrWildcard) {
+		return err
+	}
+	return fmt.Errorf("%s: %w: %v", verb, autonomy.ErrGrant, err)
+}
+
+// record has the pipeline record a decision the gate made (err: it made
+// none).
+func (h httpApprovals) record(ctx context.Context, dec eventlog.ElevationDecided, now int64, err error) (eventlog.ElevationDecided, error) {
 	if err != nil {
 		return eventlog.ElevationDecided{}, err
 	}
@@ -399,4 +481,52 @@ func (h httpApprovals) Approve(ctx context.Context, approver string, req httpapi
 		return dec, err
 	}
 	return dec, nil
+}
+
+// Deny refuses req, a pending elevation, on the word of approver, the
+// authenticated principal's name, and records the denial.
+func (h httpApprovals) Deny(ctx context.Context, approver string, req httpapi.DenialRequest) (eventlog.ElevationDecided, error) {
+	a := approval{Session: req.Session, Tools: req.Tools, Tier: req.Tier, Approver: approver, Deny: true, GrantID: newDecisionID("d-")}
+	if err := a.checkHTTP("deny"); err != nil {
+		return eventlog.ElevationDecided{}, err
+	}
+	if h.p.Gates() == nil {
+		return eventlog.ElevationDecided{}, fmt.Errorf("deny: %w", autonomy.ErrNotPending)
+	}
+	dec, now, err := denyElevation(ctx, h.auth, h.p.Gates(), a)
+	return h.record(ctx, dec, now, err)
+}
+
+// Revoke ends the live grant req names on the word of approver, the
+// authenticated principal's name, and records the revocation.
+func (h httpApprovals) Revoke(ctx context.Context, approver string, req httpapi.RevocationRequest) (eventlog.ElevationExpired, error) {
+	if !pipelineName(req.Session) || !pipelineName(req.GrantID) {
+		return eventlog.ElevationExpired{}, fmt.Errorf("revoke: %w: session and grant id: letters, digits and _.:-, at most 128", autonomy.ErrGrant)
+	}
+	ap, err := h.auth.Approver(approver)
+	if err != nil {
+		return eventlog.ElevationExpired{}, err
+	}
+	gates := h.p.Gates()
+	if gates == nil {
+		return eventlog.ElevationExpired{}, fmt.Errorf("revoke: %w", autonomy.ErrNoGrant)
+	}
+	g, err := gates.Gate(req.Session)
+	if err != nil {
+		return eventlog.ElevationExpired{}, err
+	}
+	exp, err := g.Revoke(ctx, ap, req.GrantID)
+	if err != nil {
+		return eventlog.ElevationExpired{}, err
+	}
+	// The grant has ended: record it whatever happens to the request.
+	ctx = context.WithoutCancel(ctx)
+	now, err := gates.Now(ctx)
+	if err != nil {
+		return exp, err
+	}
+	if err := h.p.RecordRevocation(ctx, pipeline.Revocation{Expired: exp, Approver: approver, Now: now}); err != nil {
+		return exp, err
+	}
+	return exp, nil
 }

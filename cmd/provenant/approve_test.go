@@ -171,24 +171,9 @@ func TestHTTPApprovals_Grant(t *testing.T) {
 // as a fresh process would.
 func openWithGrants(t *testing.T, path string) (*engineFlags, func(key string) answer.Answer) {
 	t.Helper()
-	ef := &engineFlags{}
-	fs := newFlagSet("test", "", "", io.Discard)
-	ef.register(fs)
-	ef.gov.register(fs, surfaceCLI)
-	if err := fs.Parse([]string{"--writes", "--grants", path}); err != nil {
-		t.Fatal(err)
-	}
-	if err := ef.gov.open(t.Context(), ef); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ef.gov.close() })
-	_, e, err := ef.start(t.Context(), io.Discard)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { e.Close() })
+	ef, p := openDemo(t, surfaceCLI, "--writes", "--grants", path)
 	return ef, func(key string) answer.Answer {
-		return e.Pipeline.Call(t.Context(), tool.Proposal{Tool: "open_restock_task", Params: map[string]any{
+		return p.Call(t.Context(), tool.Proposal{Tool: "open_restock_task", Params: map[string]any{
 			"store_id": "st-003", "product_id": "pr-007", "quantity": 4, "request_key": key}})
 	}
 }
