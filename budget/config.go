@@ -16,6 +16,10 @@ import (
 type Config struct {
 	Session  Amount
 	Question Amount
+	// Prices are the models' prices, by the model name a provider is
+	// configured with (--model); nil when the file has none. A model
+	// call's tokens are charged usd at its model's price.
+	Prices map[string]Price
 }
 
 // ErrConfig is wrapped by every *ConfigError.
@@ -51,6 +55,13 @@ func (e *ConfigError) Error() string {
 func (e *ConfigError) Unwrap() error { return ErrConfig }
 
 var sectionNames = []string{"session", "question"}
+
+// allSections are the top-level keys: the two budgets and the optional
+// prices.
+var allSections = []string{"session", "question", "prices"}
+
+// priceNames are the keys of one model's price.
+var priceNames = []string{"input", "output"}
 
 // MaxConfigBytes bounds a configuration document.
 const MaxConfigBytes = 64 << 10
@@ -117,7 +128,7 @@ func parseScalar(c Component, s string) (int64, string) {
 // Errors are *ConfigError with Line 0, the first in key order.
 func FromMap(m map[string]any) (Config, error) {
 	var cfg Config
-	if err := unknownKeys("", m, sectionNames); err != nil {
+	if err := unknownKeys("", m, allSections); err != nil {
 		return Config{}, err
 	}
 	for _, s := range sectionNames {
@@ -155,10 +166,63 @@ func FromMap(m map[string]any) (Config, error) {
 			cfg.Question = a
 		}
 	}
+	if raw, ok := m["prices"]; ok {
+		prices, err := pricesFromMap(raw)
+		if err != nil {
+			return Config{}, err
+		}
+		cfg.Prices = prices
+	}
 	if err := cfg.Validate(); err != nil {
 		return Config{}, err
 	}
 	return cfg, nil
+}
+
+// pricesFromMap reads the prices section: a map of model names (each
+// ValidModel) to a map of input and output, dollars per million tokens,
+// both required. A model name that is not valid is never repeated.
+func pricesFromMap(raw any) (map[string]Price, error) {
+	sec, ok := raw.(map[string]any)
+	if !ok {
+		if raw == nil {
+			return nil, nil // "prices:" with nothing under it
+		}
+		return nil, &ConfigError{Path: "prices", Problem: "expected a mapping of model names to prices"}
+	}
+	models := make([]string, 0, len(sec))
+	for model := range sec {
+		if !ValidModel(model) {
+			return nil, &ConfigError{Path: "prices", Problem: "not a model name (a letter or digit, then letters, digits and ._:/@+-, at most 128)"}
+		}
+		models = append(models, model)
+	}
+	slices.Sort(models)
+	out := make(map[string]Price, len(models))
+	for _, model := range models {
+		path := "prices." + model
+		pm, ok := sec[model].(map[string]any)
+		if !ok {
+			return nil, &ConfigError{Path: path, Problem: "expected a mapping of input and output"}
+		}
+		if err := unknownKeys(path, pm, priceNames); err != nil {
+			return nil, err
+		}
+		var v [2]int64
+		for i, k := range priceNames {
+			x, ok := pm[k]
+			if !ok {
+				return nil, &ConfigError{Path: path, Problem: "missing " + k}
+			}
+			n, problem := mapScalar(USD, x)
+			if problem != "" {
+				return nil, &ConfigError{Path: path + "." + k, Problem: problem}
+			}
+			v[i] = n
+		}
+		out[model] = Price{Input: Micros(v[0]), Output: Micros(v[1])}
+	}
+	return out, nil
 }
 
 func unknownKeys(path string, m map[string]any, valid []string) error {
@@ -240,6 +304,14 @@ func (c Config) Validate() error {
 	}{{"session", c.Session}, {"question", c.Question}} {
 		if neg := s.a.Negative(); neg != nil {
 			return &ConfigError{Path: s.name + "." + neg[0].String(), Problem: "negative amount"}
+		}
+	}
+	for model, p := range c.Prices {
+		if !ValidModel(model) {
+			return &ConfigError{Path: "prices", Problem: "not a model name"}
+		}
+		if p.Input < 0 || p.Output < 0 {
+			return &ConfigError{Path: "prices." + model, Problem: "negative amount"}
 		}
 	}
 	if over := c.Question.Exceeding(c.Session); over != nil {

@@ -54,6 +54,23 @@
 // (and closed children) used; remaining is never negative, so nothing is
 // ever granted beyond what remains.
 //
+// # Prices
+//
+// Config.Prices gives each model's Price: micro-dollars per million
+// tokens, input and output apart. Price.Cost charges tokens exactly, in
+// 128-bit integer arithmetic, rounded up to the next micro-dollar.
+// NeedPrice says whether a model's tokens can be charged.
+//
+// # Stores
+//
+// A session's budget can be kept outside the process that spends it: a
+// Store keeps an Account (total, remaining, reserved, spent) per scope,
+// reserving atomically when every component fits and settling a
+// reservation's unused part back (see store.go). MemStore keeps accounts
+// in memory; budget/postgres and budget/duckdb in a state database, where
+// several processes draw from one account and a restart finds it; all
+// pass budget/budgettest. A Session is one scope of a store.
+//
 // # Events
 //
 // Options.OnEvent receives an Event for every operation that took effect
@@ -64,7 +81,8 @@
 //
 // # Configuration
 //
-// FromMap reads the per-session and per-question budgets from the map a
+// FromMap reads the per-session and per-question budgets, and the
+// optional prices, from the map a
 // YAML or JSON decoder made of a file (the command line parses YAML with
 // goccy/go-yaml, keeping each amount's text, so none is rounded).
 // Every budget must name all five components: an unknown key is an error

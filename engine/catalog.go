@@ -147,6 +147,7 @@ func openCatalog(ctx context.Context, cat *catalog.Catalog, src shape.Source, op
 		FreeSQL:          free,
 		Events:           o.Events,
 		Budget:           o.Budget,
+		SessionBudget:    o.SessionBudget,
 		Repair:           repairOptions(o.Repair, cat, sr),
 		Autonomy:         auto,
 	})

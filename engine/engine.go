@@ -142,6 +142,9 @@ type Options struct {
 	// none. See pipeline.Options.
 	Events *pipeline.Events
 	Budget *budget.Config
+	// SessionBudget is where the session budget is kept (see
+	// pipeline.Options); nil: in memory.
+	SessionBudget pipeline.SessionBudget
 	// Register is the decision register; nil means none (Engine.Register).
 	Register DecisionRegister
 	// Repair runs the repair loop (pipeline.Repair) with the catalog's

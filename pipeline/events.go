@@ -34,6 +34,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math"
 	"strconv"
 	"strings"
 	"sync"
@@ -115,17 +116,26 @@ func (e *Events) start() {
 // ship (an answer the log could not record ends in error internal).
 var ErrEventLog = errors.New("event log append failed")
 
+// SessionBudget is the account of the session's budget that each
+// question's budget is reserved from and settled back to: a
+// *budget.Session, over a state database's budget.Store when processes
+// share it (budget/postgres) or a restart must find it (budget/duckdb).
+type SessionBudget interface {
+	Reserve(ctx context.Context, a budget.Amount) (budget.Amount, error)
+	Settle(ctx context.Context, reserved, used budget.Amount) (budget.Amount, error)
+}
+
 // audit is a pipeline's event and budget state.
 type audit struct {
 	events   *Events // nil: no log
 	budgets  *budget.Config
-	session  *budget.Budget // nil: no budgets
-	requests atomic.Int64   // without events
+	session  SessionBudget // nil: no budgets
+	requests atomic.Int64  // without events
 }
 
 // newAudit validates and fills the event and budget options. It panics on
 // a programming error (a surface validates user input first).
-func newAudit(ev *Events, cfg *budget.Config) *audit {
+func newAudit(ev *Events, cfg *budget.Config, shared SessionBudget) *audit {
 	a := &audit{budgets: cfg}
 	if ev != nil {
 		if ev.Log == nil {
@@ -137,15 +147,21 @@ func newAudit(ev *Events, cfg *budget.Config) *audit {
 		if err := cfg.Validate(); err != nil {
 			panic("pipeline: " + err.Error())
 		}
+		if shared != nil {
+			a.session = shared
+			return a
+		}
 		name := "session"
 		if a.events != nil {
 			name = a.events.session()
 		}
-		b, err := budget.New(name, cfg.Session, nil)
+		// The session's own account, in this process's memory: a
+		// MemStore neither fails nor waits.
+		s, err := budget.OpenSession(context.Background(), &budget.MemStore{}, name, cfg.Session)
 		if err != nil {
 			panic("pipeline: " + err.Error())
 		}
-		a.session = b
+		a.session = s
 	}
 	return a
 }
@@ -162,7 +178,7 @@ type trace struct {
 	exhausted *budget.DeniedError // the first denial
 	err       error               // the first failed append
 	meter     *provider.Meter     // the model's tokens, with budgets
-	charged   int64               // of the meter's tokens, those charged
+	charged   budget.Amount       // of the meter's tokens and their cost, what was charged
 }
 
 // begin starts a request's trace.
@@ -230,7 +246,8 @@ func (p *Pipeline) admit(ctx context.Context, rec *Record, question *string) (an
 	if s == nil {
 		return answer.Answer{}, true
 	}
-	child, err := s.Child(tr.id, p.audit.budgets.Question)
+	q := p.audit.budgets.Question
+	remaining, err := s.Reserve(ctx, q)
 	if err != nil {
 		if d, ok := errors.AsType[*budget.DeniedError](err); ok {
 			tr.exhausted = d
@@ -243,10 +260,15 @@ func (p *Pipeline) admit(ctx context.Context, rec *Record, question *string) (an
 		rec.ErrorDetail = detail(err)
 		return answer.Fail(answer.StageSelect, answer.ReasonInternal, "", nil), false
 	}
-	tr.bud = child
+	// The question spends from a budget of its own, in this process;
+	// end settles what it did not use back to the session.
+	tr.bud, err = budget.New(tr.id, q, nil)
+	if err != nil {
+		panic("pipeline: " + err.Error()) // q was validated with the config
+	}
 	p.emit(ctx, tr, eventlog.BudgetReserved{
 		Scope: "session", ScopeID: p.session(), QuestionID: tr.id, ReservationID: tr.id,
-		Amount: amount(p.audit.budgets.Question), Remaining: amount(s.Remaining()),
+		Amount: amount(q), Remaining: amount(remaining),
 	})
 	return answer.Answer{}, true
 }
@@ -261,12 +283,37 @@ func (p *Pipeline) metered(ctx context.Context, rec *Record) context.Context {
 	return provider.WithMeter(ctx, rec.ev.meter)
 }
 
-// pendingTokens returns the model tokens reported and not yet charged.
-func (tr *trace) pendingTokens() int64 {
+// ErrNoPrice: a model's tokens were reported and the budget has no price
+// for the model, so their cost cannot be charged to usd. The request
+// ends in error (commands refuse to start without the price: see
+// budget.Config.NeedPrice).
+var ErrNoPrice = errors.New("no price for the model")
+
+// pending returns the model tokens reported and not yet charged, and
+// their usd: the cost of all the tokens so far at each model's price
+// (rounded up once per model, so charging in parts never rounds twice),
+// less what was charged already.
+func (p *Pipeline) pending(tr *trace) (budget.Amount, error) {
 	if tr.meter == nil {
-		return 0
+		return budget.Amount{}, nil
 	}
-	return max(tr.meter.Tokens()-tr.charged, 0)
+	var (
+		tokens int64
+		usd    budget.Micros
+	)
+	for _, u := range tr.meter.Usage() {
+		tokens += u.Tokens()
+		price, ok := p.audit.budgets.Price(u.Model)
+		if !ok {
+			return budget.Amount{}, fmt.Errorf("charge model: %w", ErrNoPrice)
+		}
+		if c := price.Cost(u.Input, u.Output); c > math.MaxInt64-usd {
+			usd = math.MaxInt64 // more than any budget: denied, never wrapped
+		} else {
+			usd += c
+		}
+	}
+	return budget.Amount{Tokens: max(tokens-tr.charged.Tokens, 0), USD: max(usd-tr.charged.USD, 0)}, nil
 }
 
 // callAudit is one tool call's reservation and event ids.
@@ -290,7 +337,13 @@ func (p *Pipeline) beforeCall(ctx context.Context, rec *Record, c tool.Call) (ca
 		// Without an estimate a call may scan whatever the question has
 		// left (at least one row: a question with none left makes no call).
 		// The model's tokens so far (the selection's) are charged with it.
-		want := budget.Amount{ToolCalls: 1, RowsScanned: max(tr.bud.Remaining().RowsScanned, 1), Tokens: tr.pendingTokens()}
+		model, err := p.pending(tr)
+		if err != nil {
+			rec.ErrorDetail = detail(err)
+			a := answer.Fail(answer.StageExecute, answer.ReasonInternal, c.Tool(), c.Args())
+			return out, &a
+		}
+		want := budget.Amount{ToolCalls: 1, RowsScanned: max(tr.bud.Remaining().RowsScanned, 1), Tokens: model.Tokens, USD: model.USD}
 		if re, ok := p.exec.(RowEstimator); ok {
 			if n, ok := re.EstimateRows(c); ok && n >= 0 {
 				want.RowsScanned = n
@@ -355,8 +408,8 @@ func (p *Pipeline) afterCall(ctx context.Context, rec *Record, c tool.Call, cl c
 		rows = rowsScanned(r)
 	}
 	if cl.res != nil {
-		used := budget.Amount{ToolCalls: 1, RowsScanned: min(rows, cl.res.Amount().RowsScanned), Tokens: cl.res.Amount().Tokens}
-		tr.charged += used.Tokens
+		used := budget.Amount{ToolCalls: 1, RowsScanned: min(rows, cl.res.Amount().RowsScanned), Tokens: cl.res.Amount().Tokens, USD: cl.res.Amount().USD}
+		tr.charged = tr.charged.Add(budget.Amount{Tokens: used.Tokens, USD: used.USD})
 		if rows > used.RowsScanned {
 			// The call read more than its bound said: it is charged its
 			// whole reservation, and the overrun is logged, never hidden.
@@ -409,8 +462,16 @@ func (p *Pipeline) end(ctx context.Context, rec *Record, a answer.Answer) answer
 	}
 	if tr.bud != nil {
 		a = p.chargeModel(ctx, tr, a)
-		if _, err := tr.bud.Close(); err != nil && tr.err == nil {
-			tr.err = fmt.Errorf("close budget: %w", err)
+		// What the question did not use goes back to the session (a live
+		// reservation, which cannot happen, counts as used). Detached: a
+		// request that timed out still gives its remainder back.
+		st := tr.bud.Snapshot()
+		q := p.audit.budgets.Question
+		if _, err := p.audit.session.Settle(context.WithoutCancel(ctx), q, q.Sub(st.Remaining)); err != nil && tr.err == nil {
+			tr.err = fmt.Errorf("settle session budget: %w", err)
+		}
+		if st.Live > 0 && tr.err == nil {
+			tr.err = fmt.Errorf("close budget: %w", budget.ErrBusy)
 		}
 	}
 	if tr.err != nil {
@@ -439,14 +500,20 @@ func (p *Pipeline) end(ctx context.Context, rec *Record, a answer.Answer) answer
 }
 
 // chargeModel charges the model tokens no tool call carried (the
-// composition's, or a selection that led to no call). When they do not
-// fit, the answer does not ship: the request abstains budget_exhausted.
+// composition's, or a selection that led to no call), and their usd.
+// When they do not fit, the answer does not ship: the request abstains
+// budget_exhausted.
 func (p *Pipeline) chargeModel(ctx context.Context, tr *trace, a answer.Answer) answer.Answer {
-	n := tr.pendingTokens()
-	if n == 0 {
+	want, err := p.pending(tr)
+	if err != nil {
+		if tr.err == nil {
+			tr.err = err
+		}
 		return a
 	}
-	want := budget.Amount{Tokens: n}
+	if want.IsZero() {
+		return a
+	}
 	r, err := tr.bud.Reserve(want)
 	if err != nil {
 		d, ok := errors.AsType[*budget.DeniedError](err)
@@ -475,7 +542,7 @@ func (p *Pipeline) chargeModel(ctx context.Context, tr *trace, a answer.Answer) 
 	if _, err := tr.bud.Settle(r, want); err != nil && tr.err == nil {
 		tr.err = fmt.Errorf("settle budget: %w", err)
 	}
-	tr.charged += n
+	tr.charged = tr.charged.Add(want)
 	return a
 }
 

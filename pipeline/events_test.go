@@ -7,6 +7,7 @@ import (
 	"errors"
 	"log/slog"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -369,53 +370,120 @@ type metered struct {
 func (m metered) Name() string { return "metered" }
 
 func (m metered) Select(ctx context.Context, q string, menu []tool.Def) (*tool.Proposal, error) {
-	provider.Report(ctx, m.selectTokens)
+	provider.Report(ctx, provider.Usage{Model: "metered", Input: m.selectTokens})
 	return m.Provider.Select(ctx, q, menu)
 }
 
 func (m metered) Compose(ctx context.Context, in provider.ComposeInput) (string, error) {
-	provider.Report(ctx, m.composeTokens)
+	provider.Report(ctx, provider.Usage{Model: "metered", Output: m.composeTokens})
 	return m.Provider.Compose(ctx, in)
 }
 
-// TestEvents_ModelTokens: the tokens a provider reports are charged to
-// the question's budget: the selection's with the tool call, the
-// composition's at the end; either not fitting abstains budget_exhausted.
+// meteredPrice is the price of the metered provider's model: $1000 per
+// million input tokens, $2000 per million output tokens, so its 30
+// selection tokens cost 30000 micro-dollars and its 40 composition
+// tokens 80000.
+var meteredPrice = map[string]budget.Price{"metered": {Input: 1000 * budget.Dollar, Output: 2000 * budget.Dollar}}
+
+// TestEvents_ModelTokens: the tokens a provider reports, and their usd
+// at the model's price, are charged to the question's budget: the
+// selection's with the tool call, the composition's at the end; either
+// not fitting, in tokens or in usd, abstains budget_exhausted naming the
+// component.
 func TestEvents_ModelTokens(t *testing.T) {
 	tests := []struct {
 		name     string
-		tokens   int64 // the question's budget
+		tokens   int64         // the question's budget
+		usd      budget.Micros // the question's budget
 		kind     answer.ReasonKind
-		reserved []int64 // tokens of each question-scope budget.reserved
-		short    bool    // a budget.exceeded short of tokens
+		reserved []eventlog.Amount // tokens and usd of each question-scope budget.reserved
+		short    string            // the component a budget.exceeded is short of
 	}{
-		{"both fit", 100, "", []int64{30, 40}, false},
-		{"the sentence does not fit", 50, answer.ReasonBudgetExhausted, []int64{30}, true},
-		{"the selection does not fit", 20, answer.ReasonBudgetExhausted, nil, true},
+		{"both fit", 100, budget.Dollar, "", []eventlog.Amount{{Tokens: 30, USDMicros: 30000}, {Tokens: 40, USDMicros: 80000}}, ""},
+		{"the sentence does not fit", 50, budget.Dollar, answer.ReasonBudgetExhausted, []eventlog.Amount{{Tokens: 30, USDMicros: 30000}}, "tokens"},
+		{"the selection does not fit", 20, budget.Dollar, answer.ReasonBudgetExhausted, nil, "tokens"},
+		{"the sentence's usd does not fit", 100, 100_000, answer.ReasonBudgetExhausted, []eventlog.Amount{{Tokens: 30, USDMicros: 30000}}, "usd_micros"},
+		{"the selection's usd does not fit", 100, 29_999, answer.ReasonBudgetExhausted, nil, "usd_micros"},
+		{"usd exactly enough", 100, 110_000, "", []eventlog.Amount{{Tokens: 30, USDMicros: 30000}, {Tokens: 40, USDMicros: 80000}}, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			cfg := &budget.Config{Session: amounts(10), Question: amounts(1).With(budget.Tokens, tt.tokens)}
+			cfg := &budget.Config{Session: amounts(10), Question: amounts(1).With(budget.Tokens, tt.tokens).With(budget.USD, int64(tt.usd)), Prices: meteredPrice}
 			f := newAuditFixture(t, metered{selectTokens: 30, composeTokens: 40}, nil, cfg, true)
-			if a := f.p.Ask(t.Context(), countQuestion); a.Reason().Kind != tt.kind {
+			a := f.p.Ask(t.Context(), countQuestion)
+			if a.Reason().Kind != tt.kind {
 				t.Fatalf("answer %s %q, want reason %q", a.Outcome(), a.Reason(), tt.kind)
 			}
-			var reserved []int64
-			short := false
+			if tt.short == "usd_micros" && !strings.Contains(a.Reason().Detail, "usd") {
+				t.Errorf("abstention %q does not name usd", a.Reason().Detail)
+			}
+			var reserved []eventlog.Amount
+			var short []string
 			for _, e := range f.events(t) {
 				pl, _ := e.Decoded()
 				switch pl := pl.(type) {
 				case eventlog.BudgetReserved:
 					if pl.Scope == "question" {
-						reserved = append(reserved, pl.Amount.Tokens)
+						reserved = append(reserved, eventlog.Amount{Tokens: pl.Amount.Tokens, USDMicros: pl.Amount.USDMicros})
 					}
 				case eventlog.BudgetExceeded:
-					short = short || slices.Contains(pl.Short, "tokens")
+					short = append(short, pl.Short...)
 				}
 			}
-			if !slices.Equal(reserved, tt.reserved) || short != tt.short {
-				t.Errorf("question reservations of %v tokens, short of tokens %t; want %v, %t", reserved, short, tt.reserved, tt.short)
+			slices.Sort(short)
+			short = slices.Compact(short) // a denied selection is asked again at the end
+			wantShort := []string(nil)
+			if tt.short != "" {
+				wantShort = []string{tt.short}
+			}
+			if !slices.Equal(reserved, tt.reserved) || !slices.Equal(short, wantShort) {
+				t.Errorf("question reservations %+v, short of %v; want %+v, %v", reserved, short, tt.reserved, wantShort)
 			}
 		})
+	}
+}
+
+// TestEvents_ModelWithoutPrice: tokens of a model the budget has no
+// price for are never charged as free: the request ends in error.
+func TestEvents_ModelWithoutPrice(t *testing.T) {
+	cfg := &budget.Config{Session: amounts(10), Question: amounts(1)}
+	f := newAuditFixture(t, metered{selectTokens: 30, composeTokens: 40}, nil, cfg, true)
+	if a := f.p.Ask(t.Context(), countQuestion); a.Outcome() != answer.Error || a.Reason().Kind != answer.ReasonInternal {
+		t.Fatalf("answer %s %q, want error internal", a.Outcome(), a.Reason())
+	}
+}
+
+// TestEvents_SharedSessionBudget: pipelines given one SessionBudget (as
+// two processes on one state database are) draw from one session
+// budget: a session of two calls answers one question on each and
+// abstains on the third, wherever it is asked, and the account shows the
+// two calls spent.
+func TestEvents_SharedSessionBudget(t *testing.T) {
+	cfg := &budget.Config{Session: amounts(2).With(budget.RowsScanned, 10_000_000).With(budget.Tokens, 10_000), Question: amounts(1)}
+	store := &budget.MemStore{}
+	sess, err := budget.OpenSession(t.Context(), store, "shared", cfg.Session)
+	if err != nil {
+		t.Fatal(err)
+	}
+	newPipeline := func() *pipeline.Pipeline {
+		wall, exec, res := enginetest.Parts(t, storetest.Fixture())
+		return pipeline.New(rules.Provider{}, wall, exec, res, &pipeline.Options{
+			Logger: slog.New(slog.DiscardHandler), ResultIDs: &ledger.Sequence{}, Budget: cfg, SessionBudget: sess})
+	}
+	p1, p2 := newPipeline(), newPipeline()
+	for i, tt := range []struct {
+		p    *pipeline.Pipeline
+		want answer.Outcome
+	}{{p1, answer.Answered}, {p2, answer.Answered}, {p1, answer.Abstained}} {
+		if a := tt.p.Ask(t.Context(), countQuestion); a.Outcome() != tt.want {
+			t.Fatalf("question %d: %s %q, want %s", i+1, a.Outcome(), a.Reason(), tt.want)
+		}
+	}
+	acct, err := store.Account(t.Context(), "shared")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if acct.Spent.ToolCalls != 2 || acct.Remaining.ToolCalls != 0 || !acct.Reserved.IsZero() {
+		t.Errorf("account %+v: want 2 tool calls spent, none left, nothing reserved", acct)
 	}
 }

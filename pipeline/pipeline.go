@@ -151,6 +151,11 @@ type Options struct {
 	// request a question budget carved out of it (see events.go); nil:
 	// no budgets.
 	Budget *budget.Config
+	// SessionBudget, with Budget, is where the session's budget is kept
+	// (a *budget.Session over a state database's store: shared by every
+	// process on it, found again after a restart); nil: an account in
+	// this pipeline's memory holding Budget.Session.
+	SessionBudget SessionBudget
 	// Repair, when set, runs the repair loop (see repair.go); nil: off.
 	Repair *Repair
 	// Autonomy configures the autonomy gate and the write path (see
@@ -214,7 +219,7 @@ func New(prov provider.Provider, wall *tool.Wall, exec Executor, res Resolver, o
 		f := withFreeSQL(*fs, exec, res)
 		exec, res = f, f
 	}
-	p := &Pipeline{prov: prov, wall: wall, opts: o, menu: wall.Registry().Menu(), audit: newAudit(o.Events, o.Budget)}
+	p := &Pipeline{prov: prov, wall: wall, opts: o, menu: wall.Registry().Menu(), audit: newAudit(o.Events, o.Budget, o.SessionBudget)}
 	p.gating = newGating(o.Autonomy, p.menu)
 	w := &writes{p: p, exec: exec, res: res}
 	p.exec, p.res = w, w

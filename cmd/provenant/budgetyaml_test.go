@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -24,6 +25,16 @@ question:
   rows_scanned: 1000000
 `
 
+// pricesDoc is a prices section, from line 15 of goodBudget + pricesDoc.
+const pricesDoc = `prices:             # dollars per million tokens
+  gpt-4o-mini:
+    input: 0.15
+    output: 0.6
+  llama3.2:
+    input: 0
+    output: 0
+`
+
 func TestParseBudgetYAML(t *testing.T) {
 	amt := func(usd budget.Micros, tokens, calls, sim, rows int64) budget.Amount {
 		return budget.Amount{USD: usd, Tokens: tokens, ToolCalls: calls, SimSeconds: sim, RowsScanned: rows}
@@ -31,6 +42,11 @@ func TestParseBudgetYAML(t *testing.T) {
 	good := budget.Config{
 		Session:  amt(5*budget.Dollar, 200000, 100, 3600, 10000000),
 		Question: amt(budget.Dollar/2, 20000, 10, 600, 1000000),
+	}
+	withPrices := good
+	withPrices.Prices = map[string]budget.Price{
+		"gpt-4o-mini": {Input: 150_000, Output: 600_000},
+		"llama3.2":    {},
 	}
 	tests := []struct {
 		name    string
@@ -62,6 +78,17 @@ func TestParseBudgetYAML(t *testing.T) {
 		{"question above session", strings.Replace(goodBudget, "tool_calls: 10\n", "tool_calls: 101\n", 1), budget.Config{}, "question.tool_calls: larger than the session's", 0},
 		{"empty", "", budget.Config{}, "session: missing", 0},
 		{"not YAML", "session:\n  usd: [\n", budget.Config{}, "not a YAML document", 0},
+		{"prices", goodBudget + pricesDoc, withPrices, "", 0},
+		{"prices, none under it", goodBudget + "prices:\n", good, "", 0},
+		{"price's unknown key", goodBudget + strings.Replace(pricesDoc, "output: 0.6", "outptu: 0.6", 1), budget.Config{}, "prices.gpt-4o-mini: unknown key (did you mean output?)", 18},
+		{"price missing", goodBudget + strings.Replace(pricesDoc, "    output: 0.6\n", "", 1), budget.Config{}, "prices.gpt-4o-mini: missing output", 16},
+		{"price negative", goodBudget + strings.Replace(pricesDoc, "input: 0.15", "input: -0.15", 1), budget.Config{}, "prices.gpt-4o-mini.input: negative amount", 17},
+		{"price seven decimals", goodBudget + strings.Replace(pricesDoc, "input: 0.15", "input: 0.0000001", 1), budget.Config{}, "prices.gpt-4o-mini.input: not a dollar amount", 17},
+		{"price repeated", goodBudget + strings.Replace(pricesDoc, "    output: 0.6\n", "    output: 0.6\n    output: 0.6\n", 1), budget.Config{}, "prices.gpt-4o-mini.output: repeated", 19},
+		{"price not a mapping", goodBudget + "prices:\n  gpt-4o-mini: 0.15\n", budget.Config{}, "prices.gpt-4o-mini: expected a mapping of input and output", 16},
+		{"prices not a mapping", goodBudget + "prices: 5\n", budget.Config{}, "prices: expected a mapping of model names to prices", 15},
+		{"not a model name", goodBudget + strings.Replace(pricesDoc, "gpt-4o-mini:", "'-x y':", 1), budget.Config{}, "prices: not a model name", 16},
+		{"misspelt section", goodBudget + strings.Replace(pricesDoc, "prices:", "price:", 1), budget.Config{}, "unknown key (did you mean prices?)", 15},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -70,7 +97,7 @@ func TestParseBudgetYAML(t *testing.T) {
 				if err != nil {
 					t.Fatalf("parseBudgetYAML: %v", err)
 				}
-				if got != tt.want {
+				if !reflect.DeepEqual(got, tt.want) {
 					t.Errorf("parseBudgetYAML = %+v, want %+v", got, tt.want)
 				}
 				return
@@ -101,6 +128,9 @@ func TestParseBudgetYAML_NoEcho(t *testing.T) {
 		strings.Replace(goodBudget, "  tool_calls: 100\n", "  "+probe+": 1\n  "+probe+": 2\n", 1),
 		probe + "\n",
 		probe + ": [\n",
+		goodBudget + strings.Replace(pricesDoc, "gpt-4o-mini:", "'"+probe+" x':", 1),
+		goodBudget + strings.Replace(pricesDoc, "output: 0.6", probe+": 0.6", 1),
+		goodBudget + strings.Replace(pricesDoc, "output: 0.6", "output: "+probe, 1),
 	} {
 		_, err := parseBudgetYAML([]byte(doc))
 		if err == nil || strings.Contains(err.Error(), probe) {
@@ -116,6 +146,7 @@ func FuzzParseBudgetYAML(f *testing.F) {
 	f.Add("question:\n  tokens: -5\n")
 	f.Add("session: {}\n")
 	f.Add("a: &x 1\nb: *x\n")
+	f.Add(goodBudget + pricesDoc)
 	f.Fuzz(func(t *testing.T, doc string) {
 		c, err := parseBudgetYAML([]byte(doc))
 		if err != nil {

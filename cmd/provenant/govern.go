@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"slices"
+	"strings"
 
 	"github.com/provenant/provenant/budget"
 	"github.com/provenant/provenant/engine"
@@ -36,12 +37,15 @@ type govFlags struct {
 	registerPath string
 
 	// Opened by open.
-	store     eventlog.Store
-	closers   []func() error
-	reg       *register.Register
-	profile   *os.File
-	events    *pipeline.Events
-	budget    *budget.Config
+	store   eventlog.Store
+	closers []func() error
+	reg     *register.Register
+	profile *os.File
+	events  *pipeline.Events
+	budget  *budget.Config
+	// session is the session budget's account in the state database
+	// (nil: in the pipeline's memory).
+	session   *budget.Session
 	resultIDs ledger.IDSource
 
 	// auto: the autonomy flags (approve.go).
@@ -81,6 +85,11 @@ func (g *govFlags) open(ctx context.Context, ef *engineFlags) error {
 		if err != nil {
 			return err
 		}
+		// The model's tokens are charged usd at its price: without one
+		// the usd budget could not be kept, so nothing starts.
+		if err := cfg.NeedPrice(ef.pricedModel()); err != nil {
+			return fmt.Errorf("read budget: %w", err)
+		}
 		g.budget = &cfg
 	}
 	sdb, err := g.stateDB(ef)
@@ -115,6 +124,10 @@ func (g *govFlags) open(ctx context.Context, ef *engineFlags) error {
 		g.closers = append(g.closers, st.close)
 		store, regs = st.events, st.reg
 		g.auto.ledger = st.grants
+		if err := g.openSessionBudget(ctx, sdb); err != nil {
+			g.close()
+			return err
+		}
 	case g.logPath != "":
 		fstore, err := eventlog.OpenFileStore(ctx, g.logPath, &eventlog.FileOptions{RepairTornTail: g.logRepair})
 		if err != nil {
@@ -184,8 +197,46 @@ func (g *govFlags) open(ctx context.Context, ef *engineFlags) error {
 	return nil
 }
 
+// budgetScope names the session budget's account in a state database:
+// one session budget per database schema, drawn on by every process
+// there (ask, serve, mcp).
+const budgetScope = "session"
+
+// openSessionBudget keeps the session budget in the state database,
+// when there is a budget: the account is created with the file's
+// session budget, or resized to it. eval keeps its budget in memory: a
+// measurement run must spend the same on every run.
+func (g *govFlags) openSessionBudget(ctx context.Context, sdb stateDB) error {
+	if g.budget == nil || g.surface == surfaceEval {
+		return nil
+	}
+	bs, err := openBudgets(ctx, sdb)
+	if err != nil {
+		return err
+	}
+	g.closers = append(g.closers, bs.Close)
+	if g.session, err = budget.OpenSession(ctx, bs, budgetScope, g.budget.Session); err != nil {
+		return fmt.Errorf("open state database: %w", err)
+	}
+	return nil
+}
+
 // producer names the pipeline in the event log.
 const producer = "pipeline"
+
+// pricedModel is the model whose tokens the budget charges: --model
+// for a provider that runs one (openai, anthropic, record, replay, or
+// noisy over one), "" for rules.
+func (ef *engineFlags) pricedModel() string {
+	p := ef.provider
+	if p == "noisy" {
+		p = ef.noisyInner
+	}
+	if p == "rules" {
+		return ""
+	}
+	return strings.TrimSpace(ef.model)
+}
 
 // deterministicProvider reports whether the flags choose a provider that
 // answers the same questions the same way every run.
@@ -200,6 +251,9 @@ func deterministicProvider(ef *engineFlags) bool {
 // apply puts the opened log and budgets in an engine's options.
 func (g *govFlags) apply(opts *engine.Options) {
 	opts.Events, opts.Budget = g.events, g.budget
+	if g.session != nil {
+		opts.SessionBudget = g.session
+	}
 	if g.reg != nil {
 		opts.Register = g.reg
 	}

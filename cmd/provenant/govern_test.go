@@ -45,6 +45,7 @@ func TestAsk_Budget(t *testing.T) {
 		kind    answer.ReasonKind
 		wantErr []string // substrings of the error
 		notErr  string   // a value of the file the error must not repeat
+		args    []string // more flags
 	}{
 		{name: "fits", file: "b.yaml", content: budgetYAML("1"), outcome: answer.Answered},
 		{name: "no tool call", file: "b.yaml", content: budgetYAML("0"), outcome: answer.Abstained, kind: answer.ReasonBudgetExhausted},
@@ -60,11 +61,16 @@ func TestAsk_Budget(t *testing.T) {
 			  "question": {"usd": 1, "tokens": 10, "tool_calls": 0, "sim_seconds": 1, "rows_scanned": 100}}`,
 			wantErr: []string{"session", "did you mean tool_calls"}},
 		{name: "question above session", file: "b.yaml", content: budgetYAML("101"), wantErr: []string{"tool_calls"}},
+		{name: "a model without a price", file: "b.yaml", content: budgetYAML("1"), args: []string{"--provider", "openai", "--model", "gpt-4o-mini"},
+			wantErr: []string{"prices", "no price for model gpt-4o-mini", "prices.gpt-4o-mini.input"}},
+		{name: "a model with a price", file: "b.yaml", content: budgetYAML("1") + "prices:\n  gpt-4o-mini:\n    input: 0.15\n    output: 0.6\n",
+			args: []string{"--provider", "openai", "--model", "gpt-4o-mini", "--base-url", "http://127.0.0.1:1/v1"}, outcome: answer.Error, kind: answer.ReasonModelUnavailable},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			path := writeTemp(t, tt.file, tt.content)
-			out, _, err := runCLI(t, "ask", "--json", "--log-level", "error", "--budget", path, budgetQuestion)
+			args := append([]string{"ask", "--json", "--log-level", "error", "--budget", path}, tt.args...)
+			out, _, err := runCLI(t, append(args, budgetQuestion)...)
 			if tt.wantErr != nil {
 				if err == nil {
 					t.Fatalf("ask --budget: no error, want one naming %q", tt.wantErr)

@@ -29,6 +29,8 @@ import (
 	"github.com/provenant/provenant/autonomy"
 	auduckdb "github.com/provenant/provenant/autonomy/duckdb"
 	aupostgres "github.com/provenant/provenant/autonomy/postgres"
+	budduckdb "github.com/provenant/provenant/budget/duckdb"
+	budpostgres "github.com/provenant/provenant/budget/postgres"
 	"github.com/provenant/provenant/eventlog"
 	evduckdb "github.com/provenant/provenant/eventlog/duckdb"
 	evpostgres "github.com/provenant/provenant/eventlog/postgres"
@@ -111,17 +113,34 @@ type stateStores struct {
 	close  func() error
 }
 
-// stateBackend opens a state database's three stores, as its leaf
-// packages do.
+// stateBackend opens a state database's stores, as its leaf packages
+// do.
 type stateBackend struct {
 	events   func(context.Context, string, *sqlstore.Options) (*sqlstore.EventStore, error)
 	register func(context.Context, string, *sqlstore.Options) (*sqlstore.RegisterStore, error)
 	grants   func(context.Context, string, *sqlstore.Options) (*sqlstore.GrantStore, error)
+	// budgets keeps the session budgets (opened only with --budget).
+	budgets func(context.Context, string, *sqlstore.Options) (*sqlstore.BudgetStore, error)
 }
 
 var stateBackends = map[stateKind]stateBackend{
-	statePostgres: {evpostgres.Open, regpostgres.Open, aupostgres.Open},
-	stateDuckDB:   {evduckdb.Open, regduckdb.Open, auduckdb.Open},
+	statePostgres: {evpostgres.Open, regpostgres.Open, aupostgres.Open, budpostgres.Open},
+	stateDuckDB:   {evduckdb.Open, regduckdb.Open, auduckdb.Open, budduckdb.Open},
+}
+
+// openBudgets opens the budget store of a state database (its table
+// budget_accounts created if missing). Errors name the store, never the
+// DSN.
+func openBudgets(ctx context.Context, db stateDB) (*sqlstore.BudgetStore, error) {
+	b, ok := stateBackends[db.kind]
+	if !ok {
+		return nil, errors.New("open state database: no database named")
+	}
+	s, err := b.budgets(ctx, db.where, &sqlstore.Options{Schema: db.schema})
+	if err != nil {
+		return nil, fmt.Errorf("open state database: %w", err)
+	}
+	return s, nil
 }
 
 // openState opens the event log, the register and the grant ledger of a

@@ -30,11 +30,12 @@ import (
 // leaves (internal/sqlstore/duckdialect their shared dialect, which has
 // no tests): their contract, crash and benchmark tests need a real file.
 // autonomy/duckdb is the gate ledger's DuckDB leaf (its contract runs on
+// a real file); budget/duckdb the session budgets' (its contract runs on
 // a real file).
 var duckdbLinkers = []string{"store/duckdb", "engine", "engine/enginetest", "pipeline", "httpapi", "mcpserver",
 	"eval", "eval/loadgen", "adversarial", "cmd/provenant", "bench/scale", "sandbox/duckdb",
 	"eventlog/duckdb", "register/duckdb", "internal/sqlstore/duckdialect", "memory/duckdb", "memory/enginecheck",
-	"autonomy/duckdb"}
+	"autonomy/duckdb", "budget/duckdb"}
 
 // duckdbPaths are the import paths that mean a binary links DuckDB.
 var duckdbPaths = []string{"store/duckdb", "sandbox/duckdb", "github.com/duckdb/duckdb-go/v2"}

@@ -254,7 +254,7 @@ func (p *Provider) selectCall(ctx context.Context, stage string, messages []sdk.
 	if m == nil || !m.JSON.Content.Valid() { // a "null" body, or no content array
 		return nil, unavailable(stage, errors.New("response has no content"))
 	}
-	provider.Report(ctx, m.Usage.InputTokens+m.Usage.OutputTokens)
+	provider.Report(ctx, provider.Usage{Model: p.model, Input: m.Usage.InputTokens, Output: m.Usage.OutputTokens})
 	for i := range m.Content {
 		if m.Content[i].Type == "tool_use" {
 			return &m.Content[i], nil
@@ -297,7 +297,7 @@ func (p *Provider) Compose(ctx context.Context, in provider.ComposeInput) (strin
 	if m == nil || !m.JSON.Content.Valid() { // a "null" body, or no content array
 		return "", unavailable("compose sentence", errors.New("response has no content"))
 	}
-	provider.Report(ctx, m.Usage.InputTokens+m.Usage.OutputTokens)
+	provider.Report(ctx, provider.Usage{Model: p.model, Input: m.Usage.InputTokens, Output: m.Usage.OutputTokens})
 	var text []string
 	for _, b := range m.Content {
 		if b.Type == "text" {

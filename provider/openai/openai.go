@@ -237,7 +237,7 @@ func (p *Provider) selectCall(ctx context.Context, stage string, messages []oai.
 	if c == nil || len(c.Choices) == 0 { // a "null" body decodes to nil
 		return nil, unavailable(stage, errors.New("response has no choices"))
 	}
-	provider.Report(ctx, c.Usage.TotalTokens)
+	provider.Report(ctx, provider.Usage{Model: p.model, Input: c.Usage.PromptTokens, Output: c.Usage.CompletionTokens})
 	calls := c.Choices[0].Message.ToolCalls
 	if len(calls) == 0 {
 		return nil, nil
@@ -275,7 +275,7 @@ func (p *Provider) Compose(ctx context.Context, in provider.ComposeInput) (strin
 	if c == nil || len(c.Choices) == 0 { // a "null" body decodes to nil
 		return "", unavailable("compose sentence", errors.New("response has no choices"))
 	}
-	provider.Report(ctx, c.Usage.TotalTokens)
+	provider.Report(ctx, provider.Usage{Model: p.model, Input: c.Usage.PromptTokens, Output: c.Usage.CompletionTokens})
 	s := reply.OneLine(c.Choices[0].Message.Content)
 	switch {
 	case s == "":

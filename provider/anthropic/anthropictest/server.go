@@ -211,7 +211,7 @@ func Reply(w http.ResponseWriter, model, text string, uses ...ToolUse) {
 	json.NewEncoder(w).Encode(map[string]any{
 		"id": "msg_scripted", "type": "message", "role": "assistant", "model": model,
 		"content": content, "stop_reason": stop, "stop_sequence": nil,
-		"usage": map[string]int{"input_tokens": 1, "output_tokens": 1},
+		"usage": map[string]int{"input_tokens": 3, "output_tokens": 1},
 	})
 }
 

@@ -195,6 +195,6 @@ func Reply(w http.ResponseWriter, model, content string, calls ...ToolCall) {
 	json.NewEncoder(w).Encode(map[string]any{
 		"id": "chatcmpl-scripted", "object": "chat.completion", "created": 1767225600, "model": model,
 		"choices": []any{map[string]any{"index": 0, "message": msg, "finish_reason": finish}},
-		"usage":   map[string]int{"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
+		"usage":   map[string]int{"prompt_tokens": 3, "completion_tokens": 1, "total_tokens": 4},
 	})
 }
