@@ -119,7 +119,7 @@ func TestImportGraph(t *testing.T) {
 // outside the standard library and each other, so they can be copied into
 // another project alone.
 func TestPureLibraries(t *testing.T) {
-	pure := []string{"retail", "fact", "tool", "phrase", "answer", "grounding", "ledger", "stats", "calibration", "internal/strictjson", "sandbox", "internal/editdist", "repair", "task"}
+	pure := []string{"retail", "fact", "tool", "phrase", "answer", "grounding", "ledger", "stats", "calibration", "internal/strictjson", "sandbox", "internal/editdist", "repair", "task", "lthash"}
 	for _, pkg := range pure {
 		t.Run(pkg, func(t *testing.T) {
 			for _, d := range closure(t, pkg) {
