@@ -20,7 +20,7 @@ type EventStore struct {
 	d  Dialect
 	mu sync.Mutex
 
-	qHead, qLast, qID, qInsert, qMove, qLen, qBatch string
+	qHead, qLast, qCheck, qInsert, qLen, qBatch string
 }
 
 // NewEventStore creates the schema and tables if missing and returns the
@@ -51,18 +51,23 @@ func NewEventStore(ctx context.Context, db *sql.DB, d Dialect, schema string, ow
 	return &EventStore{
 		closer: closer{owns: owns, db: db},
 		db:     db, d: d,
-		qHead:   "SELECT pos FROM " + head + " WHERE id = 1" + d.ForUpdate,
-		qLast:   "SELECT seq, ltime FROM " + events + " WHERE run = $1 AND producer = $2 ORDER BY seq DESC LIMIT 1",
-		qID:     "SELECT count(*) FROM " + events + " WHERE id = $1",
+		// Advancing the head locks its row (a concurrent append waits on
+		// PostgreSQL, conflicts and retries on DuckDB) and gives the
+		// position in one statement; a refused append rolls it back.
+		qHead: "UPDATE " + head + " SET pos = pos + 1 WHERE id = 1 RETURNING pos",
+		qLast: "SELECT seq, ltime FROM " + events + " WHERE run = $1 AND producer = $2 ORDER BY seq DESC LIMIT 1",
+		// The producer's last event and whether the id is taken, in one
+		// round trip.
+		qCheck: "SELECT l.seq, l.ltime, (SELECT count(*) FROM " + events + " WHERE id = $3) FROM (SELECT 1 AS one) o LEFT JOIN (" +
+			"SELECT seq, ltime FROM " + events + " WHERE run = $1 AND producer = $2 ORDER BY seq DESC LIMIT 1) l ON true",
 		qInsert: "INSERT INTO " + events + " (pos, id, run, producer, seq, ltime, line) VALUES ($1, $2, $3, $4, $5, $6, $7)",
-		qMove:   "UPDATE " + head + " SET pos = $1 WHERE id = 1",
 		qLen:    "SELECT pos FROM " + head + " WHERE id = 1",
 		qBatch:  "SELECT pos, run, producer, seq, line FROM " + events + " WHERE pos > $1 AND pos <= $2 ORDER BY pos LIMIT " + fmt.Sprint(scanBatch),
 	}, nil
 }
 
 // Append stores e at the next position in one transaction that first
-// locks the head row; it refuses (ErrSequence) an event that does not
+// advances the head row, which locks it; it refuses (ErrSequence) an event that does not
 // follow its (run, producer)'s last one and (ErrOrder) an id already
 // stored. nil means committed.
 func (s *EventStore) Append(ctx context.Context, e eventlog.Event) error {
@@ -84,25 +89,18 @@ func (s *EventStore) Append(ctx context.Context, e eventlog.Event) error {
 		if err := tx.QueryRowContext(ctx, s.qHead).Scan(&pos); err != nil {
 			return err
 		}
-		var seq, ltime int64
-		err := tx.QueryRowContext(ctx, s.qLast, e.Run, e.Producer).Scan(&seq, &ltime)
-		if err != nil && !errors.Is(err, sql.ErrNoRows) {
-			return err
-		}
-		if err := eventlog.CheckNext(e, seq, ltime); err != nil {
-			return errStop{err}
-		}
+		var seq, ltime sql.NullInt64
 		var n int
-		if err := tx.QueryRowContext(ctx, s.qID, e.ID).Scan(&n); err != nil {
+		if err := tx.QueryRowContext(ctx, s.qCheck, e.Run, e.Producer, e.ID).Scan(&seq, &ltime, &n); err != nil {
 			return err
+		}
+		if err := eventlog.CheckNext(e, seq.Int64, ltime.Int64); err != nil {
+			return errStop{err}
 		}
 		if n > 0 {
 			return errStop{fmt.Errorf("%w: duplicate event id", eventlog.ErrOrder)}
 		}
-		if _, err := tx.ExecContext(ctx, s.qInsert, pos+1, e.ID, e.Run, e.Producer, e.Seq, e.Time, string(line)); err != nil {
-			return err
-		}
-		_, err = tx.ExecContext(ctx, s.qMove, pos+1)
+		_, err := tx.ExecContext(ctx, s.qInsert, pos, e.ID, e.Run, e.Producer, e.Seq, e.Time, string(line))
 		return err
 	})
 	if err != nil {
