@@ -3,9 +3,12 @@ package eventlog_test
 import (
 	"context"
 	"errors"
+	"slices"
 	"sync"
 	"testing"
 	"testing/synctest"
+
+	"pgregory.net/rapid"
 
 	"github.com/provenant/provenant/eventlog"
 )
@@ -201,4 +204,105 @@ func TestLog_PlainStoreStopsAtTheFailedAppend(t *testing.T) {
 	if got := seqs(t, s); len(got) != 2 || got[1] != 2 {
 		t.Errorf("stored seqs %v; want [1 2]", got)
 	}
+}
+
+// switchStore is a BatchStore over a MemStore whose writes fail while
+// failing is set.
+type switchStore struct {
+	eventlog.MemStore
+	failing bool
+}
+
+func (s *switchStore) AppendBatch(ctx context.Context, events []eventlog.Event) error {
+	if s.failing {
+		return errDisk
+	}
+	return s.MemStore.AppendBatch(ctx, events)
+}
+
+// TestLog_GroupCommitProperties (rapid): any sequence of submits (each
+// chained to an earlier event, or not), waits and failing writes leaves
+// the store holding exactly the events whose Wait returned nil, in
+// submission order, with dense seqs; an event chained to one that failed
+// is never stored; a Wait gives the same answer every time; and once the
+// store takes writes again, a new event is stored.
+func TestLog_GroupCommitProperties(t *testing.T) {
+	rapid.Check(t, func(rt *rapid.T) {
+		s := &switchStore{}
+		l, err := eventlog.NewLog(context.Background(), s, &eventlog.Options{Deterministic: true, Seed: 3})
+		if err != nil {
+			rt.Fatal(err)
+		}
+		type sub struct {
+			p     *eventlog.Pending
+			after int // index of the event it follows, -1 for none
+		}
+		var subs []sub
+		ctx := context.Background()
+		for range rapid.IntRange(0, 40).Draw(rt, "steps") {
+			switch rapid.IntRange(0, 3).Draw(rt, "op") {
+			case 0, 1:
+				after := -1
+				var ap *eventlog.Pending
+				if len(subs) > 0 && rapid.Bool().Draw(rt, "chained") {
+					after = rapid.IntRange(0, len(subs)-1).Draw(rt, "after")
+					ap = subs[after].p
+				}
+				producer := []string{"a", "b"}[rapid.IntRange(0, 1).Draw(rt, "producer")]
+				_, p, err := l.Submit(ctx, eventlog.Entry{Producer: producer, Payload: abstain("q")}, ap)
+				if err != nil {
+					if !errors.Is(err, eventlog.ErrAborted) || ap == nil || ap.Wait(ctx) == nil {
+						rt.Fatalf("submit refused with %v, its cause not failed", err)
+					}
+					continue
+				}
+				subs = append(subs, sub{p, after})
+			case 2:
+				if len(subs) > 0 {
+					subs[rapid.IntRange(0, len(subs)-1).Draw(rt, "wait")].p.Wait(ctx)
+				}
+			case 3:
+				s.failing = !s.failing
+			}
+		}
+		s.failing = false
+		// Whatever failed before, an event of its own is stored now.
+		_, fresh, err := l.Submit(ctx, eventlog.Entry{Producer: "a", Payload: abstain("q")}, nil)
+		if err != nil {
+			rt.Fatal(err)
+		}
+		if err := fresh.Wait(ctx); err != nil {
+			rt.Fatalf("an event after the store recovered: %v", err)
+		}
+		subs = append(subs, sub{fresh, -1})
+		var acked []string
+		ok := make([]bool, len(subs))
+		for i, sb := range subs {
+			err := sb.p.Wait(ctx)
+			if again := sb.p.Wait(ctx); (err == nil) != (again == nil) {
+				rt.Fatalf("event %d: Wait gave %v, then %v", i, err, again)
+			}
+			ok[i] = err == nil
+			if ok[i] {
+				acked = append(acked, sb.p.Event().ID)
+				if sb.after >= 0 && !ok[sb.after] {
+					rt.Fatalf("event %d stored though its cause %d failed", i, sb.after)
+				}
+			}
+		}
+		events, err := eventlog.ReadAll(ctx, s)
+		if err != nil {
+			rt.Fatal(err)
+		}
+		var got []string
+		for _, e := range events {
+			got = append(got, e.ID)
+		}
+		if !slices.Equal(got, acked) {
+			rt.Fatalf("store holds %d events; want the %d acknowledged, in submission order", len(got), len(acked))
+		}
+		if _, err := eventlog.VerifyEvents(ctx, events, nil); err != nil {
+			rt.Fatalf("verify: %v", err)
+		}
+	})
 }

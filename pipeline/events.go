@@ -24,6 +24,14 @@ package pipeline
 // the producer's times and sequence numbers rise together, and two runs
 // of the same questions in the same order write the same events. Wall-
 // clock durations go only to the log's profile, keyed by event id.
+//
+// Over an *eventlog.Log (a Submitter) a request's events are queued as
+// they happen and waited for once, after answer.emitted and before the
+// answer is returned, so one commit (shared with concurrent requests)
+// acknowledges them all; a call that writes also waits before it runs,
+// so its tool.invoked is acknowledged first. If the wait fails the
+// answer is error internal, and answer.emitted with outcome error is
+// appended after the request's last acknowledged event.
 
 import (
 	"cmp"

@@ -250,7 +250,7 @@ func (f *failingLog) Append(ctx context.Context, e eventlog.Entry) (eventlog.Eve
 }
 
 func (f *failingLog) Profile(id, name string, d time.Duration) { f.log.Profile(id, name, d) }
-func (f *failingLog) Run() string                             { return f.log.Run() }
+func (f *failingLog) Run() string                              { return f.log.Run() }
 
 // failingStore is a BatchStore that refuses the writes fail names
 // (counting from 1) and records the size of each write.
