@@ -28,7 +28,7 @@ func (a appendOnly) Append(ctx context.Context, e eventlog.Entry) (eventlog.Even
 	return a.l.Append(ctx, e)
 }
 func (a appendOnly) Profile(id, name string, d time.Duration) { a.l.Profile(id, name, d) }
-func (a appendOnly) Run() string                             { return a.l.Run() }
+func (a appendOnly) Run() string                              { return a.l.Run() }
 
 // BenchmarkCallToolAudited is BenchmarkCallTool/inprocess (get_price
 // through Pipeline.Call) with serve's audit state in PostgreSQL: the
