@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"slices"
 	"time"
+
+	"github.com/provenant/provenant/eventlog"
 )
 
 // GrantRow is a live grant as a Ledger keeps it: the approver by name
@@ -43,6 +45,15 @@ type Ledger interface {
 	// Tick advances the clock by one and returns it; Now reads it.
 	Tick(ctx context.Context) (int64, error)
 	Now(ctx context.Context) (int64, error)
+	// TickUpdate is Tick and Update in one atomic step (one transaction):
+	// it locks the session's state, advances the clock by one, runs fn on
+	// the state with the new time, and stores what fn leaves; an error
+	// from fn stores nothing, not even the tick, and is returned. No
+	// other Update or TickUpdate of the session falls between the tick
+	// and the store, so the new time is after every time an earlier
+	// TickUpdate of the session stored. fn may run more than once (a
+	// retried transaction); it returns the new time.
+	TickUpdate(ctx context.Context, session string, fn func(now int64, st *SessionState) error) (int64, error)
 }
 
 // LedgerStore is a Store over a Ledger: its gates read and write their
@@ -98,6 +109,38 @@ func (s *LedgerStore) Tick(ctx context.Context) (int64, error) {
 		return 0, fmt.Errorf("tick clock: %w", err)
 	}
 	return n, nil
+}
+
+// Begin ticks the ledger's clock and begins a question on the session's
+// gate at the new time (or the session's, if later), in one TickUpdate
+// of the ledger, under ctx (capped at LedgerTimeout).
+func (s *LedgerStore) Begin(ctx context.Context, session string) (Question, error) {
+	g, err := s.Gate(session)
+	if err != nil {
+		return Question{}, err
+	}
+	if err := ctx.Err(); err != nil {
+		return Question{}, fmt.Errorf("begin question: %w", err)
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	lctx, cancel := context.WithTimeout(ctx, LedgerTimeout)
+	defer cancel()
+	var out []eventlog.ElevationExpired
+	var at int64
+	_, err = s.ledger.TickUpdate(lctx, session, func(now int64, st *SessionState) error {
+		g.setState(*st)
+		at = max(now, g.now)
+		out, _ = g.advanceLocked(at, true)
+		*st = g.state()
+		return nil
+	})
+	if err != nil {
+		g.grants = nil // fail closed: the default tier only
+		report(ctx, s.onError, err)
+		return Question{}, fmt.Errorf("begin question: %w", err)
+	}
+	return Question{Gate: g, Now: at, Expired: out}, nil
 }
 
 // Now reads the ledger's clock, under ctx (capped at LedgerTimeout).

@@ -149,6 +149,33 @@ func (s *GrantStore) Update(ctx context.Context, session string, fn func(*autono
 	if err := s.check("update grants"); err != nil {
 		return err
 	}
+	_, err := s.update(ctx, session, false, func(_ int64, st *autonomy.SessionState) error { return fn(st) })
+	if err != nil {
+		return fmt.Errorf("update grants: %w", err)
+	}
+	return nil
+}
+
+// TickUpdate implements autonomy.Ledger: Update's transaction, with the
+// clock's row moved by one (and locked) after the session's row is
+// locked and before fn runs. The locks are taken in one order, the
+// session's row then the clock's, by every transaction that takes both;
+// Tick takes only the clock's, Update only the session's.
+func (s *GrantStore) TickUpdate(ctx context.Context, session string, fn func(int64, *autonomy.SessionState) error) (int64, error) {
+	if err := s.check("tick and update grants"); err != nil {
+		return 0, err
+	}
+	now, err := s.update(ctx, session, true, fn)
+	if err != nil {
+		return 0, fmt.Errorf("tick and update grants: %w", err)
+	}
+	return now, nil
+}
+
+// update is Update, and TickUpdate when tick is set (fn then hears the
+// new time; without tick, 0). It returns the new time.
+func (s *GrantStore) update(ctx context.Context, session string, tick bool, fn func(int64, *autonomy.SessionState) error) (int64, error) {
+	var now int64
 	err := inTx(ctx, s.db, s.d, &s.mu, func(tx *sql.Tx) error {
 		// A new session starts at the clock's time.
 		if _, err := tx.ExecContext(ctx, s.qNewSession, session); err != nil {
@@ -171,7 +198,14 @@ func (s *GrantStore) Update(ctx context.Context, session string, fn func(*autono
 			next = max(next, r.seq+1)
 		}
 		before := st.Now
-		if err := fn(&st); err != nil {
+		if tick {
+			// The clock's row, after the session's: its lock is held
+			// from here to the commit.
+			if err := tx.QueryRowContext(ctx, s.qTick).Scan(&now); err != nil {
+				return err
+			}
+		}
+		if err := fn(now, &st); err != nil {
 			return errStop{err}
 		}
 		kept := map[string]autonomy.GrantRow{}
@@ -220,10 +254,7 @@ func (s *GrantStore) Update(ctx context.Context, session string, fn func(*autono
 		}
 		return nil
 	})
-	if err != nil {
-		return fmt.Errorf("update grants: %w", err)
-	}
-	return nil
+	return now, err
 }
 
 // Tick implements autonomy.Ledger: the clock row, locked, moved by one.
