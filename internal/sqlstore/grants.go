@@ -27,6 +27,10 @@ type GrantStore struct {
 
 	qTick, qClock, qTouch, qNewSession, qSession, qSetSession,
 	qGrants, qInsert, qDelete, qCount string
+	// With Dialect.WritableCTE: qLock creates or locks the session's
+	// row and reads it in one statement; qTickSession ticks the clock
+	// and raises the session's time to it in one statement.
+	qLock, qTickSession string
 }
 
 var _ autonomy.Ledger = (*GrantStore)(nil)
@@ -79,6 +83,10 @@ func NewGrantStore(ctx context.Context, db *sql.DB, d Dialect, schema string, ow
 		qInsert:     "INSERT INTO " + grants + " (session, " + cols + ") VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",
 		qDelete:     "DELETE FROM " + grants + " WHERE session = $1 AND grant_id = $2",
 		qCount:      "UPDATE " + grants + " SET questions = $3 WHERE session = $1 AND grant_id = $2",
+		qLock: "INSERT INTO " + sessions + " AS s (session, now) SELECT $1, now FROM " + clock +
+			" WHERE id = 1 ON CONFLICT (session) DO UPDATE SET now = s.now RETURNING s.now",
+		qTickSession: "WITH c AS (UPDATE " + clock + " SET now = now + 1 WHERE id = 1 RETURNING now) UPDATE " + sessions +
+			" AS s SET now = GREATEST(s.now, c.now) FROM c WHERE s.session = $1 RETURNING c.now, s.now",
 	}, nil
 }
 
@@ -177,16 +185,25 @@ func (s *GrantStore) TickUpdate(ctx context.Context, session string, fn func(int
 func (s *GrantStore) update(ctx context.Context, session string, tick bool, fn func(int64, *autonomy.SessionState) error) (int64, error) {
 	var now int64
 	err := inTx(ctx, s.db, s.d, &s.mu, func(tx *sql.Tx) error {
-		// A new session starts at the clock's time.
-		if _, err := tx.ExecContext(ctx, s.qNewSession, session); err != nil {
-			return err
-		}
-		// Writing the session's row first takes its lock in every
-		// database (DuckDB, without FOR UPDATE, meets a concurrent
-		// Update of the session as a conflict, retried), and reads it.
 		var st autonomy.SessionState
-		if err := tx.QueryRowContext(ctx, s.qTouch, session).Scan(&st.Now); err != nil {
-			return err
+		if s.d.WritableCTE {
+			// One statement: the session's row created at the clock's
+			// time, or locked, and read.
+			if err := tx.QueryRowContext(ctx, s.qLock, session).Scan(&st.Now); err != nil {
+				return err
+			}
+		} else {
+			// A new session starts at the clock's time.
+			if _, err := tx.ExecContext(ctx, s.qNewSession, session); err != nil {
+				return err
+			}
+			// Writing the session's row first takes its lock in every
+			// database (DuckDB, without FOR UPDATE, meets a concurrent
+			// Update of the session as a conflict, retried), and reads
+			// it.
+			if err := tx.QueryRowContext(ctx, s.qTouch, session).Scan(&st.Now); err != nil {
+				return err
+			}
 		}
 		old, err := s.grants(ctx, tx, session)
 		if err != nil {
@@ -198,7 +215,15 @@ func (s *GrantStore) update(ctx context.Context, session string, tick bool, fn f
 			next = max(next, r.seq+1)
 		}
 		before := st.Now
-		if tick {
+		switch {
+		case tick && s.d.WritableCTE:
+			// The clock's row, after the session's (its lock is held
+			// from here to the commit, so last), moved by one, and the
+			// session's time raised to it, in one statement.
+			if err := tx.QueryRowContext(ctx, s.qTickSession, session).Scan(&now, &before); err != nil {
+				return err
+			}
+		case tick:
 			// The clock's row, after the session's: its lock is held
 			// from here to the commit.
 			if err := tx.QueryRowContext(ctx, s.qTick).Scan(&now); err != nil {
