@@ -112,8 +112,13 @@ func (s *LedgerStore) Tick(ctx context.Context) (int64, error) {
 }
 
 // Begin ticks the ledger's clock and begins a question on the session's
-// gate at the new time (or the session's, if later), in one TickUpdate
-// of the ledger, under ctx (capped at LedgerTimeout).
+// gate at the new time (or the session's, if later), under ctx (capped
+// at LedgerTimeout). A session that holds no grant has nothing to
+// count: Begin reads its state (Load) and ticks the clock (Tick), and
+// writes none of its state, so that questions of one session do not
+// queue on its state's lock; the question is before any grant the read
+// did not see. A session that holds a grant begins it in one TickUpdate:
+// the count and the expiry happen under the session's lock, once.
 func (s *LedgerStore) Begin(ctx context.Context, session string) (Question, error) {
 	g, err := s.Gate(session)
 	if err != nil {
@@ -126,6 +131,21 @@ func (s *LedgerStore) Begin(ctx context.Context, session string) (Question, erro
 	defer g.mu.Unlock()
 	lctx, cancel := context.WithTimeout(ctx, LedgerTimeout)
 	defer cancel()
+	st, err := s.ledger.Load(lctx, session)
+	if err != nil {
+		report(ctx, s.onError, err)
+		return Question{}, fmt.Errorf("begin question: %w", err)
+	}
+	if len(st.Grants) == 0 {
+		now, err := s.ledger.Tick(lctx)
+		if err != nil {
+			report(ctx, s.onError, err)
+			return Question{}, fmt.Errorf("begin question: %w", err)
+		}
+		g.setState(st)
+		g.now = max(now, st.Now)
+		return Question{Gate: g, Now: g.now}, nil
+	}
 	var out []eventlog.ElevationExpired
 	var at int64
 	_, err = s.ledger.TickUpdate(lctx, session, func(now int64, st *SessionState) error {

@@ -24,12 +24,14 @@ type Store interface {
 	// Now returns the logical time without advancing it.
 	Now(ctx context.Context) (int64, error)
 	// Begin is Tick and the session gate's BeginQuestion at the new time
-	// in one atomic step (for a LedgerStore, one transaction): no other
-	// question of the session begins between them, so the question
-	// begins at the time its tick returned (or, when Advance moved the
-	// session's time past the clock, at the session's time: time never
-	// goes back). A done ctx, or any error, ticks nothing and counts
-	// nothing.
+	// in one atomic step (for a LedgerStore, one transaction; for a
+	// session that holds no grant, a read and a tick: it has nothing to
+	// count): no other question that counts against the session's grants
+	// begins between them, so the question begins at the time its tick
+	// returned (or, when Advance moved the session's time past the
+	// clock, at the session's time: time never goes back), and each
+	// grant it ends is reported by it alone. A done ctx, or any error,
+	// ticks nothing and counts nothing.
 	Begin(ctx context.Context, session string) (Question, error)
 }
 
