@@ -515,3 +515,55 @@ func concurrentBegins(t *testing.T, b Backend) {
 		t.Errorf("check after the concurrent questions: got %v, want ErrRefused", err)
 	}
 }
+
+// RunLedger runs the checks of a Ledger's TickUpdate itself (the Store
+// contract reaches it only through Begin, whose fn never fails): an
+// error from fn stores nothing, not even the tick; what fn leaves is
+// stored with the tick. open returns a ledger on a fresh database.
+func RunLedger(t *testing.T, open func(t *testing.T) autonomy.Ledger) {
+	t.Run("TickUpdateErrorStoresNothing", func(t *testing.T) {
+		l := open(t)
+		ctx := t.Context()
+		if _, err := l.Tick(ctx); err != nil {
+			t.Fatal(err)
+		}
+		before, err := l.Now(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		errStop := errors.New("stop")
+		_, err = l.TickUpdate(ctx, "s1", func(now int64, st *autonomy.SessionState) error {
+			st.Now = now
+			st.Grants = append(st.Grants, autonomy.GrantRow{ID: "g1", Tools: []string{"open_task"}, Tier: autonomy.L3,
+				Approver: "alice", Granted: now, MaxQuestions: 1, MaxAge: 1})
+			return errStop
+		})
+		if !errors.Is(err, errStop) {
+			t.Errorf("tick update whose fn failed: got %v, want fn's error", err)
+		}
+		if now, err := l.Now(ctx); err != nil || now != before {
+			t.Errorf("clock after a failed tick update: %d, %v; want %d", now, err, before)
+		}
+		if st, err := l.Load(ctx, "s1"); err != nil || len(st.Grants) != 0 {
+			t.Errorf("state after a failed tick update: %+v, %v; want no grant", st, err)
+		}
+		var heard int64
+		now, err := l.TickUpdate(ctx, "s1", func(now int64, st *autonomy.SessionState) error {
+			heard = now
+			st.Now = now
+			st.Grants = append(st.Grants, autonomy.GrantRow{ID: "g1", Tools: []string{"open_task"}, Tier: autonomy.L3,
+				Approver: "alice", Granted: now, MaxQuestions: 1, MaxAge: 1})
+			return nil
+		})
+		if err != nil || now != before+1 || heard != now {
+			t.Fatalf("tick update: returned %d (fn heard %d), %v; want %d", now, heard, err, before+1)
+		}
+		st, err := l.Load(ctx, "s1")
+		if err != nil || st.Now != now || len(st.Grants) != 1 || st.Grants[0].ID != "g1" || st.Grants[0].Granted != now {
+			t.Errorf("state after a tick update: %+v, %v; want time %d and grant g1 granted then", st, err, now)
+		}
+		if got, err := l.Now(ctx); err != nil || got != now {
+			t.Errorf("clock after a tick update: %d, %v; want %d", got, err, now)
+		}
+	})
+}
