@@ -13,12 +13,14 @@ import (
 
 // GrantStore is an autonomy.Ledger in three tables of a schema:
 // autonomy_clock (one row: the shared logical clock), autonomy_sessions
-// (a row per session: its last logical time; the row an Update locks)
-// and autonomy_grants (a row per live grant, keyed by session and grant
-// id, UNIQUE on session and order). A grant that lapses or is revoked is
-// deleted in the Update that ends it, under the session row's lock, so
-// exactly one Update (in one process) sees it end; the DELETE must
-// remove the row, or the Update is refused, as a backstop.
+// (a row per session: its last logical time; the row an Update or a
+// TickUpdate locks) and autonomy_grants (a row per live grant, keyed by
+// session and grant id, UNIQUE on session and order). A grant that lapses
+// or is revoked is deleted in the Update (or TickUpdate) that ends it,
+// under the session row's lock, so exactly one of them (in one process)
+// sees it end; the DELETE must remove the row, or the change is refused,
+// as a backstop. A transaction that locks both the session's row and the
+// clock's (TickUpdate) locks the session's first.
 type GrantStore struct {
 	closer
 	db *sql.DB
