@@ -477,7 +477,8 @@ func (g *Gate) Grant(ctx context.Context, a Approver, req GrantRequest, now int6
 
 // BeginQuestion counts a new question against every active grant at
 // logical time now, and expires the grants it exhausts or that have
-// aged out. It returns the elevation.expired payloads to record; with no
+// aged out. A request begins its question with Store.Begin instead,
+// which ticks the clock and does this in one step. It returns the elevation.expired payloads to record; with no
 // grant left the session is back at its default. A done ctx changes
 // nothing and returns its error.
 func (g *Gate) BeginQuestion(ctx context.Context, now int64) ([]eventlog.ElevationExpired, error) {

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"slices"
 	"time"
+
+	"github.com/provenant/provenant/eventlog"
 )
 
 // GrantRow is a live grant as a Ledger keeps it: the approver by name
@@ -43,6 +45,15 @@ type Ledger interface {
 	// Tick advances the clock by one and returns it; Now reads it.
 	Tick(ctx context.Context) (int64, error)
 	Now(ctx context.Context) (int64, error)
+	// TickUpdate is Tick and Update in one atomic step (one transaction):
+	// it locks the session's state, advances the clock by one, runs fn on
+	// the state with the new time, and stores what fn leaves; an error
+	// from fn stores nothing, not even the tick, and is returned. No
+	// other Update or TickUpdate of the session falls between the tick
+	// and the store, so the new time is after every time an earlier
+	// TickUpdate of the session stored. fn may run more than once (a
+	// retried transaction); it returns the new time.
+	TickUpdate(ctx context.Context, session string, fn func(now int64, st *SessionState) error) (int64, error)
 }
 
 // LedgerStore is a Store over a Ledger: its gates read and write their
@@ -98,6 +109,58 @@ func (s *LedgerStore) Tick(ctx context.Context) (int64, error) {
 		return 0, fmt.Errorf("tick clock: %w", err)
 	}
 	return n, nil
+}
+
+// Begin ticks the ledger's clock and begins a question on the session's
+// gate at the new time (or the session's, if later), under ctx (capped
+// at LedgerTimeout). A session that holds no grant has nothing to
+// count: Begin reads its state (Load) and ticks the clock (Tick), and
+// writes none of its state, so that questions of one session do not
+// queue on its state's lock; the question is before any grant the read
+// did not see. A session that holds a grant begins it in one TickUpdate:
+// the count and the expiry happen under the session's lock, once.
+func (s *LedgerStore) Begin(ctx context.Context, session string) (Question, error) {
+	g, err := s.Gate(session)
+	if err != nil {
+		return Question{}, err
+	}
+	if err := ctx.Err(); err != nil {
+		return Question{}, fmt.Errorf("begin question: %w", err)
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	lctx, cancel := context.WithTimeout(ctx, LedgerTimeout)
+	defer cancel()
+	st, err := s.ledger.Load(lctx, session)
+	if err != nil {
+		report(ctx, s.onError, err)
+		return Question{}, fmt.Errorf("begin question: %w", err)
+	}
+	if len(st.Grants) == 0 {
+		now, err := s.ledger.Tick(lctx)
+		if err != nil {
+			report(ctx, s.onError, err)
+			return Question{}, fmt.Errorf("begin question: %w", err)
+		}
+		g.setState(st)
+		g.now = max(now, st.Now)
+		return Question{Gate: g, Now: g.now}, nil
+	}
+	var out []eventlog.ElevationExpired
+	var at int64
+	_, err = s.ledger.TickUpdate(lctx, session, func(now int64, st *SessionState) error {
+		g.setState(*st)
+		at = max(now, g.now)
+		out, _ = g.advanceLocked(at, true)
+		*st = g.state()
+		return nil
+	})
+	if err != nil {
+		g.grants = nil // fail closed: the default tier only
+		report(ctx, s.onError, err)
+		return Question{}, fmt.Errorf("begin question: %w", err)
+	}
+	return Question{Gate: g, Now: at, Expired: out}, nil
 }
 
 // Now reads the ledger's clock, under ctx (capped at LedgerTimeout).

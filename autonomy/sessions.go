@@ -23,6 +23,25 @@ type Store interface {
 	Tick(ctx context.Context) (int64, error)
 	// Now returns the logical time without advancing it.
 	Now(ctx context.Context) (int64, error)
+	// Begin is Tick and the session gate's BeginQuestion at the new time
+	// in one atomic step (for a LedgerStore, one transaction; for a
+	// session that holds no grant, a read and a tick: it has nothing to
+	// count): no other question that counts against the session's grants
+	// begins between them, so the question begins at the time its tick
+	// returned (or, when Advance moved the session's time past the
+	// clock, at the session's time: time never goes back), and each
+	// grant it ends is reported by it alone. A done ctx, or any error,
+	// ticks nothing and counts nothing.
+	Begin(ctx context.Context, session string) (Question, error)
+}
+
+// Question is a question begun on a session's gate (Store.Begin): the
+// gate, the logical time the question began at, and the elevation.expired
+// payloads of the grants its beginning ended, to record.
+type Question struct {
+	Gate    *Gate
+	Now     int64
+	Expired []eventlog.ElevationExpired
 }
 
 // Sessions is an in-memory Store: one Gate per session over one set of
@@ -86,6 +105,28 @@ func (s *Sessions) Tick(ctx context.Context) (int64, error) {
 	defer s.mu.Unlock()
 	s.clock++
 	return s.clock, nil
+}
+
+// Begin ticks the clock and begins a question on the session's gate at
+// the new time, holding the gate's lock throughout.
+func (s *Sessions) Begin(ctx context.Context, session string) (Question, error) {
+	g, err := s.Gate(session)
+	if err != nil {
+		return Question{}, err
+	}
+	if err := ctx.Err(); err != nil {
+		return Question{}, fmt.Errorf("begin question: %w", err)
+	}
+	// The gate's lock, then the clock's: no other question of the
+	// session begins between the tick and this one.
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	s.mu.Lock()
+	s.clock++
+	now := max(s.clock, g.now)
+	s.mu.Unlock()
+	out, _ := g.advanceLocked(now, true)
+	return Question{Gate: g, Now: now, Expired: out}, nil
 }
 
 // Now returns the clock.

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/provenant/provenant/answer"
+	"github.com/provenant/provenant/autonomy"
+	aupostgres "github.com/provenant/provenant/autonomy/postgres"
 	"github.com/provenant/provenant/budget"
 	"github.com/provenant/provenant/engine"
 	"github.com/provenant/provenant/engine/enginetest"
@@ -36,7 +38,10 @@ func (a appendOnly) Run() string                              { return a.l.Run()
 // budget.reserved twice, tool.invoked, tool.returned, answer.emitted).
 // mode=none writes no events (the ceiling), mode=append waits for each
 // event (the pipeline before group commit),
-// mode=submit once per request; clients=16 runs 16 goroutines at once
+// mode=submit once per request, mode=gate as submit with the autonomy
+// gate's ledger in autonomy/postgres on the same schema, as serve
+// --postgres wires it (each request ticks the shared clock and begins
+// its question on the session's row); clients=16 runs 16 goroutines at once
 // on one pipeline, as a serve process's concurrent requests. calls/s is
 // the throughput. Needs PostgreSQL (store/postgres/pgtest).
 //
@@ -48,7 +53,7 @@ func BenchmarkCallToolAudited(b *testing.B) {
 	}
 	big := budget.Amount{USD: 1 << 40, Tokens: 1 << 40, ToolCalls: 1 << 40, SimSeconds: 1 << 30, RowsScanned: 1 << 40}
 	cfg := &budget.Config{Session: big, Question: budget.Amount{USD: budget.Dollar, Tokens: 1000, ToolCalls: 4, SimSeconds: 60, RowsScanned: 1_000_000}}
-	for _, mode := range []string{"none", "append", "submit"} {
+	for _, mode := range []string{"none", "append", "submit", "gate"} {
 		for _, clients := range []int{1, 16} {
 			b.Run(fmt.Sprintf("mode=%s/clients=%d", mode, clients), func(b *testing.B) {
 				dsn, schema := pgtest.SchemaNamed(b)
@@ -68,6 +73,17 @@ func BenchmarkCallToolAudited(b *testing.B) {
 				opts := &engine.Options{Provider: rules.Provider{}, Budget: cfg, Events: &pipeline.Events{Log: log, Surface: pipeline.SurfaceMCP}}
 				if mode == "none" {
 					opts.Events = nil
+				}
+				if mode == "gate" {
+					ledger, err := aupostgres.Open(b.Context(), dsn, &aupostgres.Options{Schema: schema})
+					if err != nil {
+						b.Fatal(err)
+					}
+					b.Cleanup(func() { ledger.Close() })
+					opts.Autonomy = &engine.Autonomy{Gates: func(tools []autonomy.Tool) (autonomy.Store, error) {
+						return autonomy.NewLedgerStore(ledger, tools, &autonomy.GateOptions{Authority: autonomy.NewAuthority()},
+							func(err error) { b.Errorf("ledger: %v", err) })
+					}}
 				}
 				e, err := engine.Open(b.Context(), d, enginetest.OpenDuckDB, opts)
 				if err != nil {

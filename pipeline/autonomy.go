@@ -198,10 +198,6 @@ type gateState struct {
 	err  error // the gate could not be opened: every call above L1 is refused
 }
 
-// maxBeginTries bounds how often a question's beginning tries a later
-// logical time after meeting ErrTime.
-const maxBeginTries = 10
-
 // beginGate begins the request's question on its session's gate,
 // recording the grants that lapse.
 func (p *Pipeline) beginGate(ctx context.Context, rec *Record) {
@@ -214,34 +210,17 @@ func (p *Pipeline) beginGate(ctx context.Context, rec *Record) {
 	}
 	gs := &gateState{}
 	rec.gate = gs
-	gs.gate, gs.err = p.gating.gates.Gate(session)
-	if gs.err != nil {
-		return
-	}
 	// The request's ctx reaches the gate store: a request whose client
 	// left or whose deadline passed begins no question and is refused
-	// every call above L1 (gs.err).
-	gs.now, gs.err = p.gating.gates.Tick(ctx)
-	if gs.err != nil {
-		return
-	}
-	expired, err := gs.gate.BeginQuestion(ctx, gs.now)
-	for try := 0; errors.Is(err, autonomy.ErrTime) && try < maxBeginTries; try++ {
-		// Another request (in this process or, with a shared gate
-		// store, another) took a later time first: its question has
-		// begun; this one counts at the clock's time.
-		later, nerr := p.gating.gates.Now(ctx)
-		if nerr != nil {
-			err = nerr
-			break
-		}
-		expired, err = gs.gate.BeginQuestion(ctx, max(gs.now, later))
-	}
+	// every call above L1 (gs.err). The clock's tick and the question's
+	// beginning are one step of the store (one transaction of a ledger).
+	q, err := p.gating.gates.Begin(ctx, session)
 	if err != nil {
 		gs.err = err
 		return
 	}
-	for _, e := range expired {
+	gs.gate, gs.now = q.Gate, q.Now
+	for _, e := range q.Expired {
 		p.govEvent(ctx, rec, e)
 	}
 }

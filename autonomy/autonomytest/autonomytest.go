@@ -72,6 +72,15 @@ func tick(t *testing.T, s autonomy.Store) int64 {
 	return n
 }
 
+func begin(t *testing.T, s autonomy.Store, session string) autonomy.Question {
+	t.Helper()
+	q, err := s.Begin(t.Context(), session)
+	if err != nil {
+		t.Fatalf("begin: %v", err)
+	}
+	return q
+}
+
 func now(t *testing.T, s autonomy.Store) int64 {
 	t.Helper()
 	n, err := s.Now(t.Context())
@@ -172,6 +181,74 @@ func Run(t *testing.T, b Backend) {
 			t.Errorf("check after revoke: got %v, want ErrRefused", err)
 		}
 	})
+	t.Run("BeginTicksAndCounts", func(t *testing.T) {
+		auth := autonomy.NewAuthority()
+		s := open(t, b.New(t), auth)
+		grant(t, s, auth, "s1", "g1", 2, 1000)
+		var expired []string
+		last := now(t, s)
+		for i := range 4 {
+			q := begin(t, s, "s1")
+			if q.Now != last+1 {
+				t.Errorf("question %d began at %d, want the tick after %d", i+1, q.Now, last)
+			}
+			if q.Gate == nil || q.Gate.Session() != "s1" {
+				t.Fatalf("question %d: gate %v, want s1's", i+1, q.Gate)
+			}
+			last = q.Now
+			for _, e := range q.Expired {
+				expired = append(expired, e.GrantID+":"+e.Reason)
+			}
+			if i == 1 {
+				// Two questions begun: g1 is still live, for this gate
+				// and another of the session.
+				if err := q.Gate.Check(t.Context(), "open_task"); err != nil {
+					t.Errorf("check after 2 questions: %v", err)
+				}
+			}
+		}
+		if !slices.Equal(expired, []string{"g1:questions"}) {
+			t.Errorf("expired: got %v, want [g1:questions]", expired)
+		}
+		if got := now(t, s); got != last {
+			t.Errorf("clock %d after questions that began up to %d: want equal", got, last)
+		}
+		if got := tick(t, s); got != last+1 {
+			t.Errorf("tick after questions: got %d, want %d (one clock)", got, last+1)
+		}
+		if err := gate(t, s, "s1").Check(t.Context(), "open_task"); !errors.Is(err, autonomy.ErrRefused) {
+			t.Errorf("check after expiry: got %v, want ErrRefused", err)
+		}
+	})
+	t.Run("BeginNeverGoesBack", func(t *testing.T) {
+		auth := autonomy.NewAuthority()
+		s := open(t, b.New(t), auth)
+		grant(t, s, auth, "s1", "g1", 100, 12)
+		ahead := now(t, s) + 10
+		if _, err := gate(t, s, "s1").Advance(t.Context(), ahead); err != nil {
+			t.Fatal(err)
+		}
+		// The session's time is past the clock: the question begins
+		// there, not before it.
+		q := begin(t, s, "s1")
+		if q.Now != ahead || len(q.Expired) != 0 {
+			t.Errorf("begin: at %d expired %v, want at %d, nothing expired", q.Now, q.Expired, ahead)
+		}
+		if _, err := q.Gate.Advance(t.Context(), ahead-1); !errors.Is(err, autonomy.ErrTime) {
+			t.Errorf("advance back after begin: got %v, want ErrTime", err)
+		}
+		// Until the clock passes it, questions begin at the session's
+		// time; then at the clock's, which reaches the grant's age.
+		if q := begin(t, s, "s1"); q.Now != ahead || len(q.Expired) != 0 {
+			t.Errorf("begin again: at %d expired %v, want at %d, nothing expired", q.Now, q.Expired, ahead)
+		}
+		for tick(t, s) < ahead+1 {
+		}
+		if q := begin(t, s, "s1"); q.Now != ahead+2 || len(q.Expired) != 1 || q.Expired[0].Reason != "age" {
+			t.Errorf("begin at the grant's age: at %d expired %v, want at %d one age expiry", q.Now, q.Expired, ahead+2)
+		}
+	})
+	t.Run("ConcurrentBeginsExpireOnce", func(t *testing.T) { concurrentBegins(t, b) })
 	t.Run("CancelledContextRefuses", func(t *testing.T) { cancelledRefuses(t, b) })
 	if !b.Shared {
 		return
@@ -311,6 +388,9 @@ func cancelledRefuses(t *testing.T, b Backend) {
 		if _, err := g.BeginQuestion(ctx, before+1); err == nil {
 			t.Errorf("%s: begin question succeeded", name)
 		}
+		if _, err := s.Begin(ctx, "s1"); err == nil {
+			t.Errorf("%s: store begin succeeded", name)
+		}
 		if _, err := g.Advance(ctx, before+1000); err == nil {
 			t.Errorf("%s: advance succeeded", name)
 		}
@@ -339,4 +419,151 @@ func cancelledRefuses(t *testing.T, b Backend) {
 			t.Errorf("question %d: expired %v, %v; want none", q+1, exp, err)
 		}
 	}
+}
+
+// concurrentBegins: goroutines on several stores (for a shared backend,
+// several processes on one database) begin questions at once on one
+// session that holds a grant for a few questions, and on others, while
+// others tick: every question has its own time, the clock ends at the
+// count of ticks and questions, the grant is reported expired exactly
+// once, by the question that began right after its last counted one.
+func concurrentBegins(t *testing.T, b Backend) {
+	const (
+		workers = 8
+		each    = 5
+		maxQ    = 7
+	)
+	o := b.New(t)
+	auth := autonomy.NewAuthority()
+	stores := []autonomy.Store{open(t, o, auth)}
+	if b.Shared {
+		stores = append(stores, open(t, o, autonomy.NewAuthority()), open(t, o, autonomy.NewAuthority()))
+	}
+	grant(t, stores[0], auth, "s1", "g1", maxQ, 1_000_000)
+	start := now(t, stores[0])
+	type begun struct {
+		at      int64
+		expired int
+	}
+	var (
+		mu    sync.Mutex
+		s1    []begun
+		times = map[int64]bool{}
+		ticks int
+		wg    sync.WaitGroup
+	)
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			s := stores[w%len(stores)]
+			for i := range each {
+				if w%4 == 3 && i%2 == 0 {
+					// A bare tick among the questions.
+					n, err := s.Tick(t.Context())
+					if err != nil {
+						t.Error(err)
+						return
+					}
+					mu.Lock()
+					ticks++
+					if times[n] {
+						t.Errorf("time %d given twice", n)
+					}
+					times[n] = true
+					mu.Unlock()
+					continue
+				}
+				session := "s1"
+				if w%4 == 2 {
+					session = "s2"
+				}
+				q, err := s.Begin(t.Context(), session)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				mu.Lock()
+				if times[q.Now] {
+					t.Errorf("time %d given twice", q.Now)
+				}
+				times[q.Now] = true
+				if session == "s1" {
+					s1 = append(s1, begun{at: q.Now, expired: len(q.Expired)})
+				} else if len(q.Expired) != 0 {
+					t.Errorf("s2 expired %v: it holds no grant", q.Expired)
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	if got, want := now(t, stores[len(stores)-1]), start+int64(len(times)); got != want {
+		t.Errorf("clock at %d after %d ticks and questions from %d: want %d", got, len(times), start, want)
+	}
+	slices.SortFunc(s1, func(a, b begun) int { return int(a.at - b.at) })
+	var at []int
+	for i, q := range s1 {
+		for range q.expired {
+			at = append(at, i)
+		}
+	}
+	if len(s1) <= maxQ || !slices.Equal(at, []int{maxQ}) {
+		t.Errorf("%d questions of s1, expiries reported by the questions at %v in time order: want exactly one, at %d", len(s1), at, maxQ)
+	}
+	if err := gate(t, stores[0], "s1").Check(t.Context(), "open_task"); !errors.Is(err, autonomy.ErrRefused) {
+		t.Errorf("check after the concurrent questions: got %v, want ErrRefused", err)
+	}
+}
+
+// RunLedger runs the checks of a Ledger's TickUpdate itself (the Store
+// contract reaches it only through Begin, whose fn never fails): an
+// error from fn stores nothing, not even the tick; what fn leaves is
+// stored with the tick. open returns a ledger on a fresh database.
+func RunLedger(t *testing.T, open func(t *testing.T) autonomy.Ledger) {
+	t.Run("TickUpdateErrorStoresNothing", func(t *testing.T) {
+		l := open(t)
+		ctx := t.Context()
+		if _, err := l.Tick(ctx); err != nil {
+			t.Fatal(err)
+		}
+		before, err := l.Now(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		errStop := errors.New("stop")
+		_, err = l.TickUpdate(ctx, "s1", func(now int64, st *autonomy.SessionState) error {
+			st.Now = now
+			st.Grants = append(st.Grants, autonomy.GrantRow{ID: "g1", Tools: []string{"open_task"}, Tier: autonomy.L3,
+				Approver: "alice", Granted: now, MaxQuestions: 1, MaxAge: 1})
+			return errStop
+		})
+		if !errors.Is(err, errStop) {
+			t.Errorf("tick update whose fn failed: got %v, want fn's error", err)
+		}
+		if now, err := l.Now(ctx); err != nil || now != before {
+			t.Errorf("clock after a failed tick update: %d, %v; want %d", now, err, before)
+		}
+		if st, err := l.Load(ctx, "s1"); err != nil || len(st.Grants) != 0 {
+			t.Errorf("state after a failed tick update: %+v, %v; want no grant", st, err)
+		}
+		var heard int64
+		now, err := l.TickUpdate(ctx, "s1", func(now int64, st *autonomy.SessionState) error {
+			heard = now
+			st.Now = now
+			st.Grants = append(st.Grants, autonomy.GrantRow{ID: "g1", Tools: []string{"open_task"}, Tier: autonomy.L3,
+				Approver: "alice", Granted: now, MaxQuestions: 1, MaxAge: 1})
+			return nil
+		})
+		if err != nil || now != before+1 || heard != now {
+			t.Fatalf("tick update: returned %d (fn heard %d), %v; want %d", now, heard, err, before+1)
+		}
+		st, err := l.Load(ctx, "s1")
+		if err != nil || st.Now != now || len(st.Grants) != 1 || st.Grants[0].ID != "g1" || st.Grants[0].Granted != now {
+			t.Errorf("state after a tick update: %+v, %v; want time %d and grant g1 granted then", st, err, now)
+		}
+		if got, err := l.Now(ctx); err != nil || got != now {
+			t.Errorf("clock after a tick update: %d, %v; want %d", got, err, now)
+		}
+	})
 }

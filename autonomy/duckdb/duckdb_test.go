@@ -30,6 +30,18 @@ func TestStore_Contract(t *testing.T) {
 	}})
 }
 
+// TestStore_Ledger runs the ledger's own checks on an in-memory database.
+func TestStore_Ledger(t *testing.T) {
+	autonomytest.RunLedger(t, func(t *testing.T) autonomy.Ledger {
+		l, err := duckdb.Open(t.Context(), "", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { l.Close() })
+		return l
+	})
+}
+
 // TestStore_Reopen: a closed and reopened file keeps the live grants and
 // the clock.
 func TestStore_Reopen(t *testing.T) {
@@ -113,7 +125,10 @@ func TestStore_FailsClosed(t *testing.T) {
 	if _, err := g.BeginQuestion(t.Context(), 1); err == nil {
 		t.Error("begin question on a closed ledger: want an error")
 	}
-	if failures < 3 {
-		t.Errorf("onError heard %d failures, want at least 3", failures)
+	if _, err := s.Begin(t.Context(), "s1"); err == nil {
+		t.Error("store begin on a closed ledger: want an error")
+	}
+	if failures < 4 {
+		t.Errorf("onError heard %d failures, want at least 4", failures)
 	}
 }

@@ -6,7 +6,8 @@
 // autonomy_grants (a row per live grant; primary key session and grant
 // id). Several processes on one schema share every session's grants; a
 // restart keeps them; a grant that lapses is deleted by exactly one
-// process's Update, the one that reports its elevation.expired.
+// process's Update (or TickUpdate: a question's tick and count in one
+// transaction), the one that reports its elevation.expired.
 package postgres
 
 import (

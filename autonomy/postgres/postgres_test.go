@@ -24,3 +24,16 @@ func TestStore_Contract(t *testing.T) {
 		}
 	}})
 }
+
+// TestStore_Ledger runs the ledger's own checks on a throwaway schema.
+func TestStore_Ledger(t *testing.T) {
+	autonomytest.RunLedger(t, func(t *testing.T) autonomy.Ledger {
+		dsn, schema := pgtest.SchemaNamed(t)
+		l, err := postgres.Open(t.Context(), dsn, &postgres.Options{Schema: schema})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { l.Close() })
+		return l
+	})
+}

@@ -276,6 +276,15 @@ func (in *grantInbox) Tick(ctx context.Context) (int64, error) {
 	return in.Store.Tick(ctx)
 }
 
+// Begin applies new approvals, as Tick does, then ticks the clock and
+// begins the session's question under the request's ctx.
+func (in *grantInbox) Begin(ctx context.Context, session string) (autonomy.Question, error) {
+	if ctx.Err() == nil {
+		in.poll(context.WithoutCancel(ctx))
+	}
+	return in.Store.Begin(ctx, session)
+}
+
 // poll reads the complete lines appended since the last poll and applies
 // each approval not marked applied, marking it; a line that does not hold
 // one is logged and skipped.

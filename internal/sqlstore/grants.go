@@ -13,12 +13,14 @@ import (
 
 // GrantStore is an autonomy.Ledger in three tables of a schema:
 // autonomy_clock (one row: the shared logical clock), autonomy_sessions
-// (a row per session: its last logical time; the row an Update locks)
-// and autonomy_grants (a row per live grant, keyed by session and grant
-// id, UNIQUE on session and order). A grant that lapses or is revoked is
-// deleted in the Update that ends it, under the session row's lock, so
-// exactly one Update (in one process) sees it end; the DELETE must
-// remove the row, or the Update is refused, as a backstop.
+// (a row per session: its last logical time; the row an Update or a
+// TickUpdate locks) and autonomy_grants (a row per live grant, keyed by
+// session and grant id, UNIQUE on session and order). A grant that lapses
+// or is revoked is deleted in the Update (or TickUpdate) that ends it,
+// under the session row's lock, so exactly one of them (in one process)
+// sees it end; the DELETE must remove the row, or the change is refused,
+// as a backstop. A transaction that locks both the session's row and the
+// clock's (TickUpdate) locks the session's first.
 type GrantStore struct {
 	closer
 	db *sql.DB
@@ -27,6 +29,10 @@ type GrantStore struct {
 
 	qTick, qClock, qTouch, qNewSession, qSession, qSetSession,
 	qGrants, qInsert, qDelete, qCount string
+	// With Dialect.WritableCTE: qLock creates or locks the session's
+	// row and reads it in one statement; qTickSession ticks the clock
+	// and raises the session's time to it in one statement.
+	qLock, qTickSession string
 }
 
 var _ autonomy.Ledger = (*GrantStore)(nil)
@@ -79,6 +85,10 @@ func NewGrantStore(ctx context.Context, db *sql.DB, d Dialect, schema string, ow
 		qInsert:     "INSERT INTO " + grants + " (session, " + cols + ") VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",
 		qDelete:     "DELETE FROM " + grants + " WHERE session = $1 AND grant_id = $2",
 		qCount:      "UPDATE " + grants + " SET questions = $3 WHERE session = $1 AND grant_id = $2",
+		qLock: "INSERT INTO " + sessions + " AS s (session, now) SELECT $1, now FROM " + clock +
+			" WHERE id = 1 ON CONFLICT (session) DO UPDATE SET now = s.now RETURNING s.now",
+		qTickSession: "WITH c AS (UPDATE " + clock + " SET now = now + 1 WHERE id = 1 RETURNING now) UPDATE " + sessions +
+			" AS s SET now = GREATEST(s.now, c.now) FROM c WHERE s.session = $1 RETURNING c.now, s.now",
 	}, nil
 }
 
@@ -149,17 +159,53 @@ func (s *GrantStore) Update(ctx context.Context, session string, fn func(*autono
 	if err := s.check("update grants"); err != nil {
 		return err
 	}
+	_, err := s.update(ctx, session, false, func(_ int64, st *autonomy.SessionState) error { return fn(st) })
+	if err != nil {
+		return fmt.Errorf("update grants: %w", err)
+	}
+	return nil
+}
+
+// TickUpdate implements autonomy.Ledger: Update's transaction, with the
+// clock's row moved by one (and locked) after the session's row is
+// locked and before fn runs. The locks are taken in one order, the
+// session's row then the clock's, by every transaction that takes both;
+// Tick takes only the clock's, Update only the session's.
+func (s *GrantStore) TickUpdate(ctx context.Context, session string, fn func(int64, *autonomy.SessionState) error) (int64, error) {
+	if err := s.check("tick and update grants"); err != nil {
+		return 0, err
+	}
+	now, err := s.update(ctx, session, true, fn)
+	if err != nil {
+		return 0, fmt.Errorf("tick and update grants: %w", err)
+	}
+	return now, nil
+}
+
+// update is Update, and TickUpdate when tick is set (fn then hears the
+// new time; without tick, 0). It returns the new time.
+func (s *GrantStore) update(ctx context.Context, session string, tick bool, fn func(int64, *autonomy.SessionState) error) (int64, error) {
+	var now int64
 	err := inTx(ctx, s.db, s.d, &s.mu, func(tx *sql.Tx) error {
-		// A new session starts at the clock's time.
-		if _, err := tx.ExecContext(ctx, s.qNewSession, session); err != nil {
-			return err
-		}
-		// Writing the session's row first takes its lock in every
-		// database (DuckDB, without FOR UPDATE, meets a concurrent
-		// Update of the session as a conflict, retried), and reads it.
 		var st autonomy.SessionState
-		if err := tx.QueryRowContext(ctx, s.qTouch, session).Scan(&st.Now); err != nil {
-			return err
+		if s.d.WritableCTE {
+			// One statement: the session's row created at the clock's
+			// time, or locked, and read.
+			if err := tx.QueryRowContext(ctx, s.qLock, session).Scan(&st.Now); err != nil {
+				return err
+			}
+		} else {
+			// A new session starts at the clock's time.
+			if _, err := tx.ExecContext(ctx, s.qNewSession, session); err != nil {
+				return err
+			}
+			// Writing the session's row first takes its lock in every
+			// database (DuckDB, without FOR UPDATE, meets a concurrent
+			// Update of the session as a conflict, retried), and reads
+			// it.
+			if err := tx.QueryRowContext(ctx, s.qTouch, session).Scan(&st.Now); err != nil {
+				return err
+			}
 		}
 		old, err := s.grants(ctx, tx, session)
 		if err != nil {
@@ -171,7 +217,22 @@ func (s *GrantStore) Update(ctx context.Context, session string, fn func(*autono
 			next = max(next, r.seq+1)
 		}
 		before := st.Now
-		if err := fn(&st); err != nil {
+		switch {
+		case tick && s.d.WritableCTE:
+			// The clock's row, after the session's (its lock is held
+			// from here to the commit, so last), moved by one, and the
+			// session's time raised to it, in one statement.
+			if err := tx.QueryRowContext(ctx, s.qTickSession, session).Scan(&now, &before); err != nil {
+				return err
+			}
+		case tick:
+			// The clock's row, after the session's: its lock is held
+			// from here to the commit.
+			if err := tx.QueryRowContext(ctx, s.qTick).Scan(&now); err != nil {
+				return err
+			}
+		}
+		if err := fn(now, &st); err != nil {
 			return errStop{err}
 		}
 		kept := map[string]autonomy.GrantRow{}
@@ -220,10 +281,7 @@ func (s *GrantStore) Update(ctx context.Context, session string, fn func(*autono
 		}
 		return nil
 	})
-	if err != nil {
-		return fmt.Errorf("update grants: %w", err)
-	}
-	return nil
+	return now, err
 }
 
 // Tick implements autonomy.Ledger: the clock row, locked, moved by one.

@@ -70,6 +70,11 @@ type Dialect struct {
 	// Serialize runs one store's appends one at a time in this process,
 	// for a database that only one process opens (DuckDB).
 	Serialize bool
+	// WritableCTE: the database runs an UPDATE inside WITH and an
+	// INSERT ... ON CONFLICT DO UPDATE ... RETURNING (PostgreSQL), so the
+	// grant store locks a session's row in one statement and ticks the
+	// clock with the session's time in another.
+	WritableCTE bool
 }
 
 // DefaultSchema is the schema the stores use when none is named.
