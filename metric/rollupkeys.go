@@ -1,0 +1,295 @@
+package metric
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/provenant/provenant/catalog"
+	"github.com/provenant/provenant/lthash"
+)
+
+// Rollup names a dataset's per-hour key digests (shape's
+// TABLE__rollup_keys): for every hour (_hour) and combination of the group
+// columns, the number of rows with a key (_n) and the lthash of their keys
+// (_lthash, lthash.Hash.MarshalBinary).
+type Rollup struct {
+	Relation string
+	Groups   []string
+}
+
+// ErrNoRollup is returned by RollupKeys for a request its digests cannot
+// answer: the dataset has no digests or no validity intervals, the metric
+// counts no window rows (only the latest row of each series: few keys),
+// a filter or the scope is on a column the digests are not grouped by, or
+// the window is shorter than two hours. The caller reads the keys instead.
+var ErrNoRollup = errors.New("metric: request not answerable from key digests")
+
+// Edges chooses how RollupKeys treats a window's partial first and last
+// hours.
+type Edges int
+
+const (
+	// EdgesAdd hashes the keys of the window's rows in its partial hours
+	// and adds the stored digests of its whole hours only.
+	EdgesAdd Edges = iota
+	// EdgesNearest does the same for an edge of less than half an hour
+	// inside the window, and otherwise adds the edge hour's stored digest
+	// and removes the keys of its rows outside the window: at most half
+	// an hour of rows hashed at either end.
+	EdgesNearest
+)
+
+// KeySummary is the contributing rows' keys of a large result, summed
+// rather than listed.
+type KeySummary struct {
+	// Count is the number of contributing rows (with a key).
+	Count int
+	// Hash is the lthash of their keys, each once.
+	Hash lthash.Hash
+	// First are the least keys in bytewise order, at most the requested
+	// number, sorted.
+	First []string
+	// Stored and Hashed are the stored digests combined and the row keys
+	// hashed (added or removed), for measurement.
+	Stored, Hashed int
+}
+
+// RollupKeys sums the contributing rows' keys of req's table (the keys
+// RederiveSQL lists) from the stored per-hour digests: the count and the
+// lthash of the keys, and the first `first` keys in bytewise order. The
+// contributing rows of a metric that counts window rows or sequences a
+// series are the window's rows and, before the window, the rows whose
+// validity reaches into it (a duration measure: _valid_to after the start)
+// or holds its end (a latest measure), each admitted by the scope and the
+// filters. The window's whole hours come from the digests, the rest from
+// the rows (edges). Keys are assumed distinct (the dataset's key): the
+// count and digest are over rows.
+func RollupKeys(ctx context.Context, db Querier, cat *catalog.Catalog, req Request, o *Options, first int, edges Edges) (*KeySummary, error) {
+	r, err := resolve(cat, req)
+	if err != nil {
+		return nil, err
+	}
+	if o == nil {
+		o = &Options{}
+	}
+	ru, ok := o.Rollups[r.ds.Name.Value]
+	vt := o.ValidTo[r.ds.Name.Value]
+	if !ok || vt == "" || ru.Relation == "" {
+		return nil, ErrNoRollup
+	}
+	var hasWindow, hasDuration, hasLatest bool
+	for _, m := range r.measures {
+		switch kindOf(m) {
+		case kindRows:
+			hasWindow = true
+		case kindSeq:
+			hasWindow = true
+			hasDuration = hasDuration || m.Agg.Value == catalog.AggDuration
+		case kindLatest:
+			hasLatest = true
+		}
+	}
+	start, end := r.req.Start.UTC(), r.req.End.UTC()
+	if !hasWindow || end.Sub(start) < 2*time.Hour {
+		return nil, ErrNoRollup
+	}
+	if !r.req.Scope.all && !slices.Contains(ru.Groups, r.scope.Column.Value) {
+		return nil, ErrNoRollup
+	}
+	for _, f := range r.filters {
+		if f.dim.Entity.Value != "" || !slices.Contains(ru.Groups, f.dim.Column.Value) {
+			return nil, ErrNoRollup
+		}
+	}
+	rel, err := datasetRelation(r, o)
+	if err != nil {
+		return nil, err
+	}
+	k := &keySQL{r: r, vt: ident(vt), hasDuration: hasDuration, hasLatest: hasLatest}
+	// The pieces: stored hours [lo, hi), row ranges added or removed.
+	h0, h1 := start.Truncate(time.Hour), end.Truncate(time.Hour)
+	lo, hi := h0, h1
+	type span struct {
+		from, to time.Time
+		sign     int
+	}
+	var spans []span
+	if start.After(h0) {
+		if edges == EdgesNearest && start.Sub(h0) <= 30*time.Minute {
+			spans = append(spans, span{h0, start, -1})
+		} else {
+			lo = h0.Add(time.Hour)
+			spans = append(spans, span{start, lo, +1})
+		}
+	}
+	if end.After(h1) {
+		if edges == EdgesNearest && end.Sub(h1) >= 30*time.Minute {
+			hi = h1.Add(time.Hour)
+			spans = append(spans, span{end, hi, -1})
+		} else {
+			spans = append(spans, span{h1, end, +1})
+		}
+	}
+	ts := ident(r.ds.Time.Value)
+	var parts []string
+	for i, s := range spans {
+		parts = append(parts, "SELECT "+strconv.Itoa(i)+" AS p, "+k.key()+" AS k FROM "+quoteName(rel)+" WHERE "+ts+" >= "+k.at(s.from)+
+			" AND "+ts+" < "+k.at(s.to)+" AND "+k.keyed()+k.admit())
+	}
+	if c := k.cross(); c != "" {
+		parts = append(parts, "SELECT "+strconv.Itoa(len(spans))+" AS p, "+k.key()+" AS k FROM "+quoteName(rel)+" WHERE "+ts+" < "+k.at(start)+
+			" AND "+c+" AND "+k.keyed()+k.admit())
+	}
+	sum := &KeySummary{}
+	if len(parts) > 0 {
+		rows, err := db.QueryContext(ctx, "SELECT z.p, COUNT(*), string_agg(z.k, chr(10)) FROM ("+strings.Join(parts, " UNION ALL ")+") z GROUP BY z.p", k.args...)
+		if err != nil {
+			return nil, fmt.Errorf("sum metric keys: read edge keys: %w", err)
+		}
+		for rows.Next() {
+			var p, n int
+			var all sql.NullString
+			if err := rows.Scan(&p, &n, &all); err != nil {
+				rows.Close()
+				return nil, fmt.Errorf("sum metric keys: read edge keys: %w", err)
+			}
+			keys := strings.Split(all.String, "\n")
+			if len(keys) != n || !all.Valid {
+				rows.Close()
+				return nil, ErrNoRollup // a key holds a newline: read them all instead
+			}
+			if p < len(spans) && spans[p].sign < 0 {
+				var h lthash.Hash
+				h.AddStrings(keys)
+				sum.Hash.Subtract(&h)
+				sum.Count -= n
+			} else {
+				sum.Hash.AddStrings(keys)
+				sum.Count += n
+			}
+			sum.Hashed += n
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return nil, fmt.Errorf("sum metric keys: read edge keys: %w", err)
+		}
+	}
+	// The stored hours, admitted by the same conditions on their groups.
+	if lo.Before(hi) {
+		k.args = nil
+		q := "SELECT _n, _lthash FROM " + quoteName(ru.Relation) + " WHERE _hour >= " + k.at(lo) + " AND _hour < " + k.at(hi) + k.admit()
+		rows, err := db.QueryContext(ctx, q, k.args...)
+		if err != nil {
+			return nil, fmt.Errorf("sum metric keys: read digests: %w", err)
+		}
+		for rows.Next() {
+			var n int
+			var b []byte
+			if err := rows.Scan(&n, &b); err != nil {
+				rows.Close()
+				return nil, fmt.Errorf("sum metric keys: read digests: %w", err)
+			}
+			if err := sum.Hash.CombineBinary(b); err != nil {
+				rows.Close()
+				return nil, fmt.Errorf("sum metric keys: read digests: %w", err)
+			}
+			sum.Count += n
+			sum.Stored++
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return nil, fmt.Errorf("sum metric keys: read digests: %w", err)
+		}
+	}
+	if first > 0 {
+		k.args = nil
+		w := ts + " < " + k.at(end) + " AND (" + ts + " >= " + k.at(start)
+		if c := k.cross(); c != "" {
+			w += " OR " + c
+		}
+		w += ") AND " + k.keyed() + k.admit()
+		q := "SELECT " + k.key() + " AS k FROM " + quoteName(rel) + " WHERE " + w + " ORDER BY k LIMIT " + strconv.Itoa(first)
+		if sum.First, err = readKeyRows(ctx, db, q, k.args); err != nil {
+			return nil, fmt.Errorf("sum metric keys: first keys: %w", err)
+		}
+		if !slices.IsSorted(sum.First) {
+			// The database orders text by a collation other than
+			// bytewise: its least keys need not be the least bytewise.
+			return nil, ErrNoRollup
+		}
+	}
+	return sum, nil
+}
+
+// keySQL renders RollupKeys's conditions, collecting their parameters.
+type keySQL struct {
+	r                      *resolved
+	vt                     string
+	hasDuration, hasLatest bool
+	args                   []any
+}
+
+func (k *keySQL) param(v any) string {
+	k.args = append(k.args, v)
+	return "$" + strconv.Itoa(len(k.args))
+}
+
+func (k *keySQL) at(t time.Time) string {
+	return "CAST(" + k.param(t.UTC().Format(sqlTime)) + " AS TIMESTAMP)"
+}
+
+func (k *keySQL) key() string { return "CAST(" + ident(k.r.ds.Key.Value) + " AS VARCHAR)" }
+
+// keyed: the row has a key (readKeys drops null and empty ones).
+func (k *keySQL) keyed() string {
+	key := ident(k.r.ds.Key.Value)
+	return key + " IS NOT NULL AND CAST(" + key + " AS VARCHAR) <> ''"
+}
+
+// cross renders the condition on a row before the window that it
+// contributes: its validity reaches past the start (a duration) or holds
+// the end (a latest value); "" when none does.
+func (k *keySQL) cross() string {
+	switch {
+	case k.hasDuration:
+		return k.vt + " > " + k.at(k.r.req.Start)
+	case k.hasLatest:
+		return k.vt + " >= " + k.at(k.r.req.End)
+	}
+	return ""
+}
+
+func (k *keySQL) list(vs []string) string {
+	ph := make([]string, len(vs))
+	for i, v := range vs {
+		ph[i] = k.param(v)
+	}
+	return "(" + strings.Join(ph, ", ") + ")"
+}
+
+// admit renders the scope and the filters as " AND ..." conditions on
+// the relation's own columns (the rows' or the digests').
+func (k *keySQL) admit() string {
+	var b strings.Builder
+	if !k.r.req.Scope.all {
+		if len(k.r.req.Scope.values) == 0 {
+			b.WriteString(" AND 1 = 0")
+		} else {
+			b.WriteString(" AND " + ident(k.r.scope.Column.Value) + " IN " + k.list(k.r.req.Scope.values))
+		}
+	}
+	for _, f := range k.r.filters {
+		op := " IN "
+		if f.Op == "ne" || f.Op == "not_in" {
+			op = " NOT IN "
+		}
+		b.WriteString(" AND " + ident(f.dim.Column.Value) + op + k.list(f.Values))
+	}
+	return b.String()
+}
