@@ -37,6 +37,9 @@ type Options struct {
 	// Rollups maps a dataset name to its per-hour key digests, which
 	// RollupKeys sums; absent when it has none.
 	Rollups map[string]Rollup
+	// SkipKeys: RederiveSQL leaves Table.Keys empty (a caller that sums
+	// them from the digests, RollupKeys, needs the values alone).
+	SkipKeys bool
 }
 
 // Query is a compiled request: SQL text with positional parameters ($1,

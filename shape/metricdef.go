@@ -176,7 +176,7 @@ func (s *Snapshot) MetricQuerier(ctx context.Context) (metric.Querier, *metric.O
 	if err := s.begin(ctx); err != nil {
 		return nil, nil, err
 	}
-	return s.tx, &metric.Options{Relations: s.e.src.Relations, References: s.e.src.References, ValidTo: s.e.validTo, MaxGoRows: s.e.metricGoRows}, nil
+	return s.tx, &metric.Options{Relations: s.e.src.Relations, References: s.e.src.References, ValidTo: s.e.validTo, MaxGoRows: s.e.metricGoRows, Rollups: s.e.rollups}, nil
 }
 
 // MetricRequest reads a metric tool call's validated arguments (Call.Args:
