@@ -273,6 +273,15 @@ func (r *shapeRunner) resolveMetric(ctx context.Context, c tool.Call, fr fact.Re
 		// lthash of every key; the values by the re-derivation alone.
 		if strings.HasPrefix(fr.Provenance.EventDigest(), fact.LtHashScheme) {
 			if len(o.Rollups) > 0 {
+				// The stored digests read from the database, not from
+				// the running sums the executor kept.
+				own := *o
+				own.Rollups = map[string]metric.Rollup{}
+				for ds, ru := range o.Rollups {
+					ru.Sums = nil
+					own.Rollups[ds] = ru
+				}
+				o = &own
 				sum, err = metric.RollupKeys(ctx, db, cat, req, o, r.limit, metric.EdgesAdd)
 				if errors.Is(err, metric.ErrNoRollup) {
 					sum, err = nil, nil

@@ -21,6 +21,18 @@ import (
 type Rollup struct {
 	Relation string
 	Groups   []string
+	// Sums, when set, sums the stored digests in place of reading them
+	// (a cache of the relation: shape keeps their running sums per group
+	// for one data version). RollupKeys calls it with the window's whole
+	// hours and the admission as a predicate on a part's group values.
+	Sums DigestSummer
+}
+
+// A DigestSummer sums the stored digests of the parts whose hour is in
+// [lo, hi) and whose group values (nil: empty) admit accepts: their row
+// count and the combination of their digests.
+type DigestSummer interface {
+	SumDigests(ctx context.Context, db Querier, lo, hi time.Time, admit func(groups []*string) bool) (int, lthash.Hash, error)
 }
 
 // ErrNoRollup is returned by RollupKeys for a request its digests cannot
@@ -181,7 +193,15 @@ func RollupKeys(ctx context.Context, db Querier, cat *catalog.Catalog, req Reque
 		}
 	}
 	// The stored hours, admitted by the same conditions on their groups.
-	if lo.Before(hi) {
+	if lo.Before(hi) && ru.Sums != nil {
+		n, h, err := ru.Sums.SumDigests(ctx, db, lo, hi, k.admitGo(ru.Groups))
+		if err != nil {
+			return nil, fmt.Errorf("sum metric keys: sum digests: %w", err)
+		}
+		sum.Count += n
+		sum.Hash.Combine(&h)
+		sum.Stored = -1 // not counted
+	} else if lo.Before(hi) {
 		k.args = nil
 		q := "SELECT _n, _lthash FROM " + quoteName(ru.Relation) + " WHERE _hour >= " + k.at(lo) + " AND _hour < " + k.at(hi) + k.admit()
 		rows, err := db.QueryContext(ctx, q, k.args...)
@@ -276,6 +296,31 @@ func (k *keySQL) list(vs []string) string {
 		ph[i] = k.param(v)
 	}
 	return "(" + strings.Join(ph, ", ") + ")"
+}
+
+// admitGo is admit as a predicate on a part's group values (columns
+// groups), with SQL's meaning: an empty value meets no condition.
+func (k *keySQL) admitGo(groups []string) func([]*string) bool {
+	type cond struct {
+		col  int
+		in   bool
+		vals []string
+	}
+	var conds []cond
+	if !k.r.req.Scope.all {
+		conds = append(conds, cond{slices.Index(groups, k.r.scope.Column.Value), true, k.r.req.Scope.values})
+	}
+	for _, f := range k.r.filters {
+		conds = append(conds, cond{slices.Index(groups, f.dim.Column.Value), f.Op == "eq" || f.Op == "in", f.Values})
+	}
+	return func(vals []*string) bool {
+		for _, c := range conds {
+			if c.col < 0 || c.col >= len(vals) || vals[c.col] == nil || slices.Contains(c.vals, *vals[c.col]) != c.in {
+				return false
+			}
+		}
+		return true
+	}
 }
 
 // admit renders the scope and the filters as " AND ..." conditions on

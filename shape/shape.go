@@ -166,6 +166,8 @@ type Engine struct {
 	metricGoRows int
 	// rollups maps a dataset's name to its key digests (MetricRollups).
 	rollups map[string]metric.Rollup
+	// sums are the digests' running sums by dataset (under mu).
+	sums map[string]*digestSums
 
 	mu  sync.Mutex
 	cps map[string]*checkpoints // by checkpoint index relation
