@@ -25,7 +25,9 @@ import (
 // SHA-256 digest.
 func TestQueryMetric_RollupProvenance(t *testing.T) {
 	const n, limit = 5000, 200
-	with := enginetest.OpenWarehouseDerived(t, n, &engine.Options{ProvenanceLimit: limit, MetricRollups: true}, &shape.DeriveOptions{RollupKeys: true})
+	// Checkpoints every 97 rows: the rows reaching into a window from
+	// before it are looked for from the last checkpoint before it.
+	with := enginetest.OpenWarehouseDerived(t, n, &engine.Options{ProvenanceLimit: limit, MetricRollups: true}, &shape.DeriveOptions{RollupKeys: true, Every: 97})
 	without := enginetest.OpenWarehouse(t, n, &engine.Options{ProvenanceLimit: limit})
 	tests := []struct {
 		name   string

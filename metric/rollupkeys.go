@@ -21,6 +21,11 @@ import (
 type Rollup struct {
 	Relation string
 	Groups   []string
+	// Checkpoints and CheckpointIndex, when set, are the dataset's
+	// checkpoints (shape's TABLE__cp and TABLE__cpi): the rows reaching
+	// into a window from before it are looked for among the last
+	// checkpoint's rows and the rows after it.
+	Checkpoints, CheckpointIndex string
 	// Sums, when set, sums the stored digests in place of reading them
 	// (a cache of the relation: shape keeps their running sums per group
 	// for one data version). RollupKeys calls it with the window's whole
@@ -123,7 +128,7 @@ func RollupKeys(ctx context.Context, db Querier, cat *catalog.Catalog, req Reque
 	if err != nil {
 		return nil, err
 	}
-	k := &keySQL{r: r, vt: ident(vt), hasDuration: hasDuration, hasLatest: hasLatest}
+	k := &keySQL{r: r, ru: ru, vt: ident(vt), hasDuration: hasDuration, hasLatest: hasLatest}
 	// The pieces: stored hours [lo, hi), row ranges added or removed.
 	h0, h1 := start.Truncate(time.Hour), end.Truncate(time.Hour)
 	lo, hi := h0, h1
@@ -154,9 +159,9 @@ func RollupKeys(ctx context.Context, db Querier, cat *catalog.Catalog, req Reque
 		parts = append(parts, "SELECT "+strconv.Itoa(i)+" AS p, "+k.key()+" AS k FROM "+quoteName(rel)+" WHERE "+ts+" >= "+k.at(s.from)+
 			" AND "+ts+" < "+k.at(s.to)+" AND "+k.keyed()+k.admit())
 	}
-	if c := k.cross(); c != "" {
-		parts = append(parts, "SELECT "+strconv.Itoa(len(spans))+" AS p, "+k.key()+" AS k FROM "+quoteName(rel)+" WHERE "+ts+" < "+k.at(start)+
-			" AND "+c+" AND "+k.keyed()+k.admit())
+	if k.hasCross() {
+		parts = append(parts, "SELECT "+strconv.Itoa(len(spans))+" AS p, "+k.key()+" AS k FROM "+k.before(rel)+" WHERE "+ts+" < "+k.at(start)+
+			" AND "+k.cross()+" AND "+k.keyed()+k.admit())
 	}
 	sum := &KeySummary{}
 	if len(parts) > 0 {
@@ -236,9 +241,9 @@ func RollupKeys(ctx context.Context, db Querier, cat *catalog.Catalog, req Reque
 		lim := " ORDER BY k LIMIT " + strconv.Itoa(first)
 		q := "SELECT " + k.key() + " AS k FROM " + quoteName(rel) + " WHERE " + ts + " >= " + k.at(start) + " AND " + ts + " < " + k.at(end) +
 			" AND " + k.keyed() + k.admit() + lim
-		if c := k.cross(); c != "" {
-			q = "SELECT u.k FROM ((" + q + ") UNION ALL (SELECT " + k.key() + " AS k FROM " + quoteName(rel) + " WHERE " + ts + " < " + k.at(start) +
-				" AND " + c + " AND " + k.keyed() + k.admit() + lim + ")) u ORDER BY u.k LIMIT " + strconv.Itoa(first)
+		if k.hasCross() {
+			q = "SELECT u.k FROM ((" + q + ") UNION ALL (SELECT " + k.key() + " AS k FROM " + k.before(rel) + " WHERE " + ts + " < " + k.at(start) +
+				" AND " + k.cross() + " AND " + k.keyed() + k.admit() + lim + ")) u ORDER BY u.k LIMIT " + strconv.Itoa(first)
 		}
 		if sum.First, err = readKeyRows(ctx, db, q, k.args); err != nil {
 			return nil, fmt.Errorf("sum metric keys: first keys: %w", err)
@@ -255,6 +260,7 @@ func RollupKeys(ctx context.Context, db Querier, cat *catalog.Catalog, req Reque
 // keySQL renders RollupKeys's conditions, collecting their parameters.
 type keySQL struct {
 	r                      *resolved
+	ru                     Rollup
 	vt                     string
 	hasDuration, hasLatest bool
 	args                   []any
@@ -275,6 +281,34 @@ func (k *keySQL) key() string { return "CAST(" + ident(k.r.ds.Key.Value) + " AS 
 func (k *keySQL) keyed() string {
 	key := ident(k.r.ds.Key.Value)
 	return key + " IS NOT NULL AND CAST(" + key + " AS VARCHAR) <> ''"
+}
+
+func (k *keySQL) hasCross() bool { return k.hasDuration || k.hasLatest }
+
+// before renders the rows that can reach into the window from before it:
+// the relation, or, with checkpoints (Rollup.Checkpoints), the latest row
+// of every series at the last checkpoint at or before the start and the
+// rows after that checkpoint. A row before the start whose validity ends
+// after it is the latest of its series at every instant between, so at
+// that checkpoint when it is older; where every row before the start is
+// a candidate, PostgreSQL read them all (160 ms for a week at 1,000,000
+// events).
+func (k *keySQL) before(rel string) string {
+	if k.ru.Checkpoints == "" || k.ru.CheckpointIndex == "" {
+		return quoteName(rel)
+	}
+	ds := k.r.ds
+	cols := []string{ident(ds.Key.Value), ident(ds.Time.Value), k.vt}
+	for _, g := range k.ru.Groups {
+		if c := ident(g); !slices.Contains(cols, c) {
+			cols = append(cols, c)
+		}
+	}
+	sel := strings.Join(cols, ", ")
+	cpi := quoteName(k.ru.CheckpointIndex)
+	return "(SELECT " + sel + " FROM " + quoteName(k.ru.Checkpoints) + " WHERE _cp = (SELECT COALESCE(MAX(_cp), 0) FROM " + cpi +
+		" WHERE _cp_ts <= " + k.at(k.r.req.Start) + ") UNION ALL SELECT " + sel + " FROM " + quoteName(rel) + " WHERE " + ident(ds.Time.Value) +
+		" > COALESCE((SELECT MAX(_cp_ts) FROM " + cpi + " WHERE _cp_ts <= " + k.at(k.r.req.Start) + "), CAST('0001-01-01 00:00:00' AS TIMESTAMP))) b"
 }
 
 // cross renders the condition on a row before the window that it

@@ -43,6 +43,12 @@ func RollupGroups(ds *catalog.Dataset) []string {
 	return out
 }
 
+// MetricRollup describes the key digests and checkpoints Derive builds
+// for dataset ds in table to metric.RollupKeys.
+func MetricRollup(ds *catalog.Dataset, table string) metric.Rollup {
+	return metric.Rollup{Relation: table + RollupKeysSuffix, Groups: RollupGroups(ds), Checkpoints: table + cpSuffix, CheckpointIndex: table + cpiSuffix}
+}
+
 // rollupCheckHours is how many stored hours before the recomputed ones an
 // import re-hashes from the rows and compares with the stored digests.
 const rollupCheckHours = 2

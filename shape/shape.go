@@ -257,7 +257,7 @@ func New(ctx context.Context, cat *catalog.Catalog, src Source, o *Options) (*En
 				if e.rollups == nil {
 					e.rollups = map[string]metric.Rollup{}
 				}
-				e.rollups[ds.Name.Value] = metric.Rollup{Relation: name, Groups: RollupGroups(ds)}
+				e.rollups[ds.Name.Value] = MetricRollup(ds, tableName(ds, src))
 			}
 		}
 		if ok {

@@ -76,6 +76,7 @@ type config struct {
 	every    int    // rows between checkpoints (0: the default spacing)
 	metrics  bool   // measure query_metric instead of the tool shapes
 	goRows   int    // engine.Options.MetricGoRows
+	schema   string // PostgreSQL schema prefix, followed by the size
 	rollups  bool   // build per-hour key digests and serve metrics from them
 	phases   int    // time each metric phase apart over this many calls
 }
@@ -87,7 +88,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	backends := fs.String("backends", "duckdb,postgres", "`DATABASES` to measure: duckdb, postgres")
 	var c config
 	fs.StringVar(&c.data, "data", "/work/scale-data", "`DIR` for generated DuckDB files (outside the repository)")
-	fs.StringVar(&c.dsn, "postgres", "postgres://postgres@127.0.0.1:5432/test?sslmode=disable", "PostgreSQL `DSN`; each size gets its own schema scale_N")
+	fs.StringVar(&c.dsn, "postgres", "postgres://postgres@127.0.0.1:5432/test?sslmode=disable", "PostgreSQL `DSN`; each size gets its own schema (-postgres-schema and the size)")
+	fs.StringVar(&c.schema, "postgres-schema", "scale_", "PostgreSQL schema `PREFIX`: size N is built in and read from PREFIXN (dropped first when its -data build record is missing)")
 	fs.IntVar(&c.clients, "clients", 16, "concurrent `N` clients")
 	fs.DurationVar(&c.duration, "duration", 8*time.Second, "measured `TIME` per tool shape")
 	fs.Uint64Var(&c.seed, "seed", 20261130, "generator and argument `SEED`")
@@ -209,10 +211,10 @@ func pgDSN(c config, n int) string {
 	if strings.Contains(c.dsn, "?") {
 		sep = "&"
 	}
-	return c.dsn + sep + "search_path=" + pgSchema(n)
+	return c.dsn + sep + "search_path=" + pgSchema(c, n)
 }
 
-func pgSchema(n int) string { return "scale_" + sizeName(n) }
+func pgSchema(c config, n int) string { return c.schema + sizeName(n) }
 
 // build imports the generated dataset of n events into backend b, unless
 // it is there already.
@@ -248,7 +250,7 @@ func build(ctx context.Context, cat *catalog.Catalog, c config, b string, n int,
 			return err
 		}
 		defer db.Close()
-		for _, q := range []string{"DROP SCHEMA IF EXISTS " + pgSchema(n) + " CASCADE", "CREATE SCHEMA " + pgSchema(n)} {
+		for _, q := range []string{"DROP SCHEMA IF EXISTS " + pgSchema(c, n) + " CASCADE", "CREATE SCHEMA " + pgSchema(c, n)} {
 			if _, err := db.ExecContext(ctx, q); err != nil {
 				return fmt.Errorf("create schema: %w", err)
 			}

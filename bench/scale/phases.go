@@ -32,7 +32,7 @@ func measureMetricPhases(ctx context.Context, cat *catalog.Catalog, db *sql.DB, 
 	ds := cat.Dataset("status_events")
 	o := &metric.Options{ValidTo: map[string]string{"status_events": shape.ValidToColumn}, MaxGoRows: -1}
 	if c.rollups {
-		o.Rollups = map[string]metric.Rollup{"status_events": {Relation: "status_events" + shape.RollupKeysSuffix, Groups: shape.RollupGroups(ds)}}
+		o.Rollups = map[string]metric.Rollup{"status_events": shape.MetricRollup(ds, "status_events")}
 	}
 	values := *o
 	values.SkipKeys = true
