@@ -12,19 +12,21 @@ import (
 // Renderers maps a README block's name to the function that renders its
 // record (bench/results/NAME.txt) as Markdown.
 var Renderers = map[string]func(*Record) (string, error){
-	"load-demo":             LoadTable,
-	"load-big":              LoadTable,
-	"load-big-sql":          LoadTable,
-	"engine-tools":          EngineToolsTable,
-	"parse":                 ParseTable,
-	"scale-duckdb":          ScaleTable,
-	"scale-postgres":        ScaleTable,
-	"scale-duckdb-earlier":  ScaleTable,
-	"scale-metric-duckdb":   ScaleMetricTable,
-	"scale-metric-postgres": ScaleMetricTable,
-	"repair-eval":           RepairTable,
-	"govstore":              GovStoreTable,
-	"memory-read":           MemoryReadTable,
+	"load-demo":                    LoadTable,
+	"load-big":                     LoadTable,
+	"load-big-sql":                 LoadTable,
+	"engine-tools":                 EngineToolsTable,
+	"parse":                        ParseTable,
+	"scale-duckdb":                 ScaleTable,
+	"scale-postgres":               ScaleTable,
+	"scale-duckdb-earlier":         ScaleTable,
+	"scale-metric-duckdb":          ScaleMetricTable,
+	"scale-metric-postgres":        ScaleMetricTable,
+	"scale-metric-rollup-duckdb":   ScaleMetricTable,
+	"scale-metric-rollup-postgres": ScaleMetricTable,
+	"repair-eval":                  RepairTable,
+	"govstore":                     GovStoreTable,
+	"memory-read":                  MemoryReadTable,
 }
 
 // Provenance is the line under every generated table: the command, the
