@@ -1,9 +1,17 @@
 package engine_test
 
 import (
+	"bytes"
+	"context"
+	"database/sql"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/provenant/provenant/catalogs"
+	"github.com/provenant/provenant/ingest"
+	"github.com/provenant/provenant/ingest/ingesttest"
+	"github.com/provenant/provenant/store/duckdb"
 
 	"github.com/provenant/provenant/answer"
 	"github.com/provenant/provenant/engine"
@@ -155,5 +163,69 @@ func TestQueryMetric_RollupDefects(t *testing.T) {
 func TestLtHashScheme(t *testing.T) {
 	if fact.LtHashScheme != lthash.Scheme+":" {
 		t.Errorf("fact.LtHashScheme %q, lthash.Scheme %q", fact.LtHashScheme, lthash.Scheme)
+	}
+}
+
+// TestQueryMetric_RollupAppend: digests built by a first import are kept
+// up to date by a later one that does not ask for them (a stale digest
+// would be summed alike by the executor and the resolver), so a window
+// over the appended hours is answered and the rows pager's keys
+// recompute its count and digest.
+func TestQueryMetric_RollupAppend(t *testing.T) {
+	ctx := t.Context()
+	cat, err := catalogs.Load("warehouse")
+	if err != nil {
+		t.Fatal(err)
+	}
+	db, err := duckdb.OpenMemory(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	l, err := ingest.NewLayout(cat, "status_events")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := bytes.SplitAfter(ingesttest.DemoJSONL(t, 6000), []byte("\n"))
+	cut := 4000
+	for i, o := range []*shape.DeriveOptions{{RollupKeys: true}, nil} {
+		part := bytes.Join(lines[:cut], nil)
+		if i == 1 {
+			part = bytes.Join(lines[cut:], nil)
+		}
+		sink := duckdb.NewSink(db, &ingest.SinkOptions{AfterInsert: func(ctx context.Context, tx *sql.Tx, l *ingest.Layout) error {
+			return shape.Derive(ctx, tx, l.Dataset, l.Table, o)
+		}})
+		if _, err := ingest.Import(ctx, sink, l, ingest.NewJSONL("demo.jsonl", l, bytes.NewReader(part))); err != nil {
+			t.Fatalf("import %d: %v", i, err)
+		}
+	}
+	e, err := engine.OpenCatalog(ctx, cat, shape.Source{DB: db}, &engine.Options{ProvenanceLimit: 200, MetricRollups: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	a := e.Pipeline.Call(ctx, tool.Proposal{Tool: shape.QueryMetric, Params: map[string]any{
+		"metric": "observed_time", "start": "2026-01-04T00:00:00Z", "end": "2026-01-20T00:00:00Z"}})
+	p, _ := a.Provenance()
+	if a.Outcome() != answer.Answered || !strings.HasPrefix(p.EventDigest(), fact.LtHashScheme) {
+		t.Fatalf("outcome %s (%s), digest %s; want answered with an lthash digest", a.Outcome(), a.Reason(), p.EventDigest())
+	}
+	if p.NumEvents() < 6000*9/10 {
+		t.Fatalf("%d contributing rows of 6,000: the window misses the appended rows", p.NumEvents())
+	}
+	var all []string
+	for page := 1; ; page++ {
+		rp, err := e.RowsPage(ctx, a.ResultIDs()[0], page, tool.AllStores())
+		if err != nil {
+			t.Fatalf("page %d: %v", page, err)
+		}
+		all = append(all, rp.EventIDs...)
+		if page == rp.Pages {
+			break
+		}
+	}
+	if h := lthash.Of(all...); len(all) != p.NumEvents() || h.Digest() != p.EventDigest() {
+		t.Errorf("pages hold %d keys (digest %s), want %d (%s)", len(all), h.Digest(), p.NumEvents(), p.EventDigest())
 	}
 }

@@ -54,10 +54,11 @@ type DeriveOptions struct {
 	// When 0, twice the number of series, and at least MinEvery (see
 	// spacing).
 	Every int
-	// RollupKeys builds and keeps TABLE__rollup_keys (see
-	// DeriveRollupKeys): per hour and group, the rows' number and the
-	// lthash of their keys, from which a metric's provenance over a long
-	// window is combined instead of hashing every key.
+	// RollupKeys builds TABLE__rollup_keys (see DeriveRollupKeys): per
+	// hour and group, the rows' number and the lthash of their keys, from
+	// which a metric's provenance over a long window is combined instead
+	// of hashing every key. Once the table exists, every Derive keeps it
+	// up to date, whatever this option says.
 	RollupKeys bool
 }
 
@@ -95,7 +96,17 @@ func Derive(ctx context.Context, tx *sql.Tx, ds *catalog.Dataset, table string, 
 	if err := deriveStructures(ctx, tx, ds, table, o); err != nil {
 		return err
 	}
-	if o != nil && o.RollupKeys {
+	keep := o != nil && o.RollupKeys
+	if !keep {
+		// Digests once built are kept up to date by every import, with
+		// the option or without: a stale digest would be summed alike by
+		// the executor and the resolver.
+		var err error
+		if keep, err = tableExists(ctx, tx, table+RollupKeysSuffix); err != nil {
+			return fmt.Errorf("derive %s: %w", table, err)
+		}
+	}
+	if keep {
 		return DeriveRollupKeys(ctx, tx, ds, table)
 	}
 	return nil
