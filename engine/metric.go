@@ -253,8 +253,9 @@ func (r *shapeRunner) resolveMetric(ctx context.Context, c tool.Call, fr fact.Re
 		return fact.Verdict{}, fmt.Errorf("resolve metric: %w", metric.ErrInvalidRequest)
 	}
 	var (
-		re  *metric.Table
-		sum *metric.KeySummary
+		re      *metric.Table
+		sum     *metric.KeySummary
+		firstOK bool
 	)
 	release, err := r.metricSlots.acquire(ctx)
 	if err != nil {
@@ -282,12 +283,19 @@ func (r *shapeRunner) resolveMetric(ctx context.Context, c tool.Call, fr fact.Re
 					own.Rollups[ds] = ru
 				}
 				o = &own
-				sum, err = metric.RollupKeys(ctx, db, cat, req, o, r.limit, metric.EdgesAdd)
+				sum, err = metric.RollupKeys(ctx, db, cat, req, o, 0, metric.EdgesAdd)
 				if errors.Is(err, metric.ErrNoRollup) {
 					sum, err = nil, nil
 				}
 				if err != nil {
 					return err
+				}
+				// The listed first keys, by a threshold rather than the
+				// executor's top-N.
+				if sum != nil {
+					if firstOK, err = metric.FirstKeysHold(ctx, db, cat, req, o, fr.Provenance.EventIDs()); err != nil {
+						return err
+					}
 				}
 			}
 			if sum != nil {
@@ -319,7 +327,7 @@ func (r *shapeRunner) resolveMetric(ctx context.Context, c tool.Call, fr fact.Re
 		// resolver's own summation.
 		v.Enumerated = sum.Count
 		v.ProvenanceValid = fr.Provenance.NumEvents() == sum.Count && fr.Provenance.EventDigest() == sum.Hash.Digest() &&
-			slices.Equal(fr.Provenance.EventIDs(), sum.First)
+			firstOK && len(fr.Provenance.EventIDs()) == min(r.limit, sum.Count)
 	case strings.HasPrefix(fr.Provenance.EventDigest(), fact.LtHashScheme):
 		u := uniq(keys)
 		slices.Sort(u)

@@ -137,6 +137,9 @@ func TestQueryMetric_RollupDefects(t *testing.T) {
 		{"a row left out of the count", ids, n - 1, d, false},
 		{"the digest of other keys", ids, n, other.Digest(), false},
 		{"other first keys", ids[1:], n, d, false},
+		{"fewer first keys", ids[:100], n, d, false},
+		{"a first key skipped", append(append(slices.Clone(ids[:5]), ids[6:]...), "~after"), n, d, false},
+		{"a key that does not contribute", append(slices.Clone(ids[:len(ids)-1]), ids[len(ids)-1]+"x"), n, d, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

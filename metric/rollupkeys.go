@@ -88,47 +88,12 @@ type KeySummary struct {
 // the rows (edges). Keys are assumed distinct (the dataset's key): the
 // count and digest are over rows.
 func RollupKeys(ctx context.Context, db Querier, cat *catalog.Catalog, req Request, o *Options, first int, edges Edges) (*KeySummary, error) {
-	r, err := resolve(cat, req)
+	k, rel, err := planRollup(cat, req, o)
 	if err != nil {
 		return nil, err
 	}
-	if o == nil {
-		o = &Options{}
-	}
-	ru, ok := o.Rollups[r.ds.Name.Value]
-	vt := o.ValidTo[r.ds.Name.Value]
-	if !ok || vt == "" || ru.Relation == "" {
-		return nil, ErrNoRollup
-	}
-	var hasWindow, hasDuration, hasLatest bool
-	for _, m := range r.measures {
-		switch kindOf(m) {
-		case kindRows:
-			hasWindow = true
-		case kindSeq:
-			hasWindow = true
-			hasDuration = hasDuration || m.Agg.Value == catalog.AggDuration
-		case kindLatest:
-			hasLatest = true
-		}
-	}
+	r, ru := k.r, k.ru
 	start, end := r.req.Start.UTC(), r.req.End.UTC()
-	if !hasWindow || end.Sub(start) < 2*time.Hour {
-		return nil, ErrNoRollup
-	}
-	if !r.req.Scope.all && !slices.Contains(ru.Groups, r.scope.Column.Value) {
-		return nil, ErrNoRollup
-	}
-	for _, f := range r.filters {
-		if f.dim.Entity.Value != "" || !slices.Contains(ru.Groups, f.dim.Column.Value) {
-			return nil, ErrNoRollup
-		}
-	}
-	rel, err := datasetRelation(r, o)
-	if err != nil {
-		return nil, err
-	}
-	k := &keySQL{r: r, ru: ru, vt: ident(vt), hasDuration: hasDuration, hasLatest: hasLatest}
 	// The pieces: stored hours [lo, hi), row ranges added or removed.
 	h0, h1 := start.Truncate(time.Hour), end.Truncate(time.Hour)
 	lo, hi := h0, h1
@@ -255,6 +220,83 @@ func RollupKeys(ctx context.Context, db Querier, cat *catalog.Catalog, req Reque
 		}
 	}
 	return sum, nil
+}
+
+// planRollup checks that req's contributing keys can be summed from the
+// digests (else ErrNoRollup) and returns the renderer of its conditions
+// and the dataset's relation.
+func planRollup(cat *catalog.Catalog, req Request, o *Options) (*keySQL, string, error) {
+	r, err := resolve(cat, req)
+	if err != nil {
+		return nil, "", err
+	}
+	if o == nil {
+		o = &Options{}
+	}
+	ru, ok := o.Rollups[r.ds.Name.Value]
+	vt := o.ValidTo[r.ds.Name.Value]
+	if !ok || vt == "" || ru.Relation == "" {
+		return nil, "", ErrNoRollup
+	}
+	var hasWindow, hasDuration, hasLatest bool
+	for _, m := range r.measures {
+		switch kindOf(m) {
+		case kindRows:
+			hasWindow = true
+		case kindSeq:
+			hasWindow = true
+			hasDuration = hasDuration || m.Agg.Value == catalog.AggDuration
+		case kindLatest:
+			hasLatest = true
+		}
+	}
+	if !hasWindow || r.req.End.Sub(r.req.Start) < 2*time.Hour {
+		return nil, "", ErrNoRollup
+	}
+	if !r.req.Scope.all && !slices.Contains(ru.Groups, r.scope.Column.Value) {
+		return nil, "", ErrNoRollup
+	}
+	for _, f := range r.filters {
+		if f.dim.Entity.Value != "" || !slices.Contains(ru.Groups, f.dim.Column.Value) {
+			return nil, "", ErrNoRollup
+		}
+	}
+	rel, err := datasetRelation(r, o)
+	if err != nil {
+		return nil, "", err
+	}
+	return &keySQL{r: r, ru: ru, vt: ident(vt), hasDuration: hasDuration, hasLatest: hasLatest}, rel, nil
+}
+
+// FirstKeysHold reports whether listed (sorted, distinct) are exactly the
+// least len(listed) keys, bytewise, of req's contributing rows, by a
+// formulation apart from RollupKeys's top-N: the contributing keys at or
+// below the greatest listed one, read with a plain filter and no sort in
+// the database, must be the listed ones. ErrNoRollup as RollupKeys.
+func FirstKeysHold(ctx context.Context, db Querier, cat *catalog.Catalog, req Request, o *Options, listed []string) (bool, error) {
+	if len(listed) == 0 || !slices.IsSorted(listed) {
+		return false, nil
+	}
+	k, rel, err := planRollup(cat, req, o)
+	if err != nil {
+		return false, err
+	}
+	ts := ident(k.r.ds.Time.Value)
+	top := listed[len(listed)-1]
+	q := "SELECT " + k.key() + " AS k FROM " + quoteName(rel) + " WHERE " + ts + " >= " + k.at(k.r.req.Start) + " AND " + ts + " < " + k.at(k.r.req.End) +
+		" AND " + k.keyed() + " AND " + k.key() + " <= " + k.param(top) + k.admit()
+	if k.hasCross() {
+		q += " UNION ALL SELECT " + k.key() + " AS k FROM " + k.before(rel) + " WHERE " + ts + " < " + k.at(k.r.req.Start) + " AND " + k.cross() +
+			" AND " + k.keyed() + " AND " + k.key() + " <= " + k.param(top) + k.admit()
+	}
+	got, err := readKeys(ctx, db, q, k.args)
+	if err != nil {
+		return false, fmt.Errorf("check metric first keys: %w", err)
+	}
+	// readKeys sorts bytewise and drops repeats; the database's <= may
+	// follow another collation, so keep the keys bytewise at or below.
+	got = slices.DeleteFunc(got, func(s string) bool { return s > top })
+	return slices.Equal(got, listed), nil
 }
 
 // keySQL renders RollupKeys's conditions, collecting their parameters.

@@ -25,9 +25,10 @@ import (
 //     resolver's re-derivation before the digests), and hashing them with
 //     lthash (what the digests replace);
 //   - values: RederiveSQL without keys (the resolver's, with digests);
-//   - summed nearest / summed add: metric.RollupKeys with either edge
-//     treatment (the executor's and the resolver's provenance, with
-//     digests), when the dataset has them.
+//   - summed: metric.RollupKeys as the executor runs it (nearest edges,
+//     the least 1,000 keys) and as the resolver does (edges added, no
+//     keys listed), and metric.FirstKeysHold (the resolver's check of
+//     the listed keys), when the dataset has digests.
 func measureMetricPhases(ctx context.Context, cat *catalog.Catalog, db *sql.DB, gen *proposals, c config, w io.Writer) error {
 	ds := cat.Dataset("status_events")
 	o := &metric.Options{ValidTo: map[string]string{"status_events": shape.ValidToColumn}, MaxGoRows: -1}
@@ -87,21 +88,37 @@ func measureMetricPhases(ctx context.Context, cat *catalog.Catalog, db *sql.DB, 
 				}),
 			)
 			if err == nil && c.rollups {
-				for _, e := range []struct {
-					name  string
-					edges metric.Edges
-				}{{"summed, nearest edges", metric.EdgesNearest}, {"summed, edges added", metric.EdgesAdd}} {
-					err = errors.Join(err, timed(e.name, func() error {
-						s, err := metric.RollupKeys(ctx, tx, cat, req, o, 1000, e.edges)
+				var first []string
+				err = errors.Join(
+					timed("summed (executor: nearest edges, top 1,000)", func() error {
+						s, err := metric.RollupKeys(ctx, tx, cat, req, o, 1000, metric.EdgesNearest)
 						if errors.Is(err, metric.ErrNoRollup) {
 							return nil
 						}
-						if err == nil && e.edges == metric.EdgesNearest {
+						if err == nil {
 							hashed += s.Hashed
+							first = s.First
 						}
 						return err
-					}))
-				}
+					}),
+					timed("summed (resolver: edges added)", func() error {
+						_, err := metric.RollupKeys(ctx, tx, cat, req, o, 0, metric.EdgesAdd)
+						if errors.Is(err, metric.ErrNoRollup) {
+							return nil
+						}
+						return err
+					}),
+					timed("first keys checked (resolver)", func() error {
+						if first == nil {
+							return nil
+						}
+						ok, err := metric.FirstKeysHold(ctx, tx, cat, req, o, first)
+						if err == nil && !ok {
+							err = errors.New("first keys refused")
+						}
+						return err
+					}),
+				)
 			}
 			tx.Rollback()
 			if err != nil {

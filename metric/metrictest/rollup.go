@@ -144,6 +144,22 @@ func RunRollupKeys(t *testing.T, b Backend) {
 					if w := re.Keys[:min(first, len(re.Keys))]; !slices.Equal(sum.First, w) {
 						rt.Fatalf("edges %d: first %v, want %v", edges, sum.First, w)
 					}
+					// The threshold check accepts the true first keys and
+					// refuses any other listing of as many.
+					if len(sum.First) > 0 {
+						ok, err := metric.FirstKeysHold(ctx, db, cat, req, opts, sum.First)
+						if err != nil || !ok {
+							rt.Fatalf("first keys %v refused (%v)", sum.First, err)
+						}
+						bad := slices.Clone(sum.First)
+						bad[len(bad)-1] += "~"
+						if len(re.Keys) > len(bad) && rapid.Bool().Draw(rt, "skip") {
+							bad = append(slices.Clone(sum.First[:len(sum.First)-1]), re.Keys[len(sum.First)])
+						}
+						if ok, err := metric.FirstKeysHold(ctx, db, cat, req, opts, bad); err != nil || ok {
+							rt.Fatalf("other first keys %v accepted (%v); true %v", bad, err, sum.First)
+						}
+					}
 				}
 			})
 			if summed == 0 {
