@@ -96,3 +96,17 @@ func BenchmarkEventFileVerify(b *testing.B) {
 	defer s.Close()
 	govchild.BenchVerifyEvents(b, s)
 }
+
+// BenchmarkFileRequest: requests of 9 events through one Log on a file
+// store, waiting for each event (mode=append: 9 fsyncs) or once per
+// request (mode=submit: 1 fsync, shared by concurrent requests).
+func BenchmarkFileRequest(b *testing.B) {
+	govchild.BenchRequestModes(b, func(b *testing.B) eventlog.Store {
+		s, err := eventlog.OpenFileStore(b.Context(), filepath.Join(b.TempDir(), "events.jsonl"), nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Cleanup(func() { s.Close() })
+		return s
+	})
+}

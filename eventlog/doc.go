@@ -39,11 +39,22 @@
 // next of its (run, producer), or whose logical time goes back
 // (CheckNext, ErrSequence). Append returning nil is the acknowledgement:
 // for FileStore the event's whole line, newline included, was written
-// and fsynced; for a database store, the transaction committed. A torn last line was therefore never
-// acknowledged; it is reported on open (TailError) and removed only when
-// asked (FileOptions.RepairTornTail). A complete line that does not
-// decode may have been acknowledged and is reported as corruption
-// (LineError), never dropped.
+// and fsynced; for a database store, the transaction committed. A torn
+// last line was therefore never acknowledged; it is reported on open
+// (TailError) and removed only when asked (FileOptions.RepairTornTail).
+// A complete line that does not decode may have been acknowledged and is
+// reported as corruption (LineError), never dropped. A BatchStore (all
+// four) also appends several events at once, all or none: one write and
+// one fsync, or one transaction.
+//
+// A Log commits in groups: Submit gives an event its seq and id and
+// queues it; Pending.Wait writes everything queued in one AppendBatch,
+// and the waiters that arrive meanwhile share the next write. Wait
+// returning nil is the event's acknowledgement. Events are acknowledged
+// in the order they were submitted: a failed write fails its events and
+// every event queued behind them (ErrAborted), and the producers' seqs
+// go back to the last acknowledged ones, so no event is stored after one
+// submitted before it that failed. Log.Append is Submit then Wait.
 //
 // # Export and Verify
 //

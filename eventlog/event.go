@@ -120,6 +120,10 @@ var (
 	// ErrClosed: a store used after Close, or after a failed append it
 	// could not undo.
 	ErrClosed = errors.New("store closed")
+	// ErrAborted: an event given to a Log was not stored because an
+	// event before it was not acknowledged (its seq followed one that
+	// was never stored, or it named that event as its cause).
+	ErrAborted = errors.New("earlier event not acknowledged")
 )
 
 var (

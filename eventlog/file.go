@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"sync"
@@ -225,21 +226,68 @@ func (s *FileStore) Append(ctx context.Context, e Event) error {
 	if err := CheckNext(e, st.seq, st.time); err != nil {
 		return fmt.Errorf("append event: %w", err)
 	}
+	if err := s.write(b); err != nil {
+		return fmt.Errorf("append event: %w", err)
+	}
+	s.lines++
+	s.last[k] = producerState{seq: e.Seq, time: e.Time}
+	return nil
+}
+
+// AppendBatch writes events as consecutive lines in one write and
+// fsyncs once; nil means all are acknowledged. A refused event stores
+// none of them; a failed write is truncated away as for Append.
+func (s *FileStore) AppendBatch(ctx context.Context, events []Event) error {
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("append events: %w", err)
+	}
+	var buf []byte
+	for i, e := range events {
+		if err := e.Validate(); err != nil {
+			return fmt.Errorf("append events: event %d: %w", i, err)
+		}
+		b, err := json.Marshal(e)
+		if err != nil {
+			return fmt.Errorf("append events: event %d: %w", i, err)
+		}
+		buf = append(append(buf, b...), '\n')
+	}
+	if len(events) == 0 {
+		return nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.broken != nil {
+		return fmt.Errorf("append events: %w", s.broken)
+	}
+	next, err := checkBatch(events, func(k runProducer) producerState { return s.last[k] })
+	if err != nil {
+		return fmt.Errorf("append events: %w", err)
+	}
+	if err := s.write(buf); err != nil {
+		return fmt.Errorf("append events: %w", err)
+	}
+	s.lines += len(events)
+	maps.Copy(s.last, next)
+	return nil
+}
+
+// write appends b (whole lines) at the end of the file and fsyncs; on an
+// error the file is as before or the store is broken. s.mu is held.
+func (s *FileStore) write(b []byte) error {
 	if _, err := s.f.Write(b); err != nil {
 		if terr := s.f.Truncate(s.size); terr != nil {
 			s.broken = ErrClosed
 		}
-		return fmt.Errorf("append event: %w", err)
+		return err
 	}
 	if err := s.f.Sync(); err != nil {
 		// After a failed fsync the page cache's state is unknown; never
 		// retry on this descriptor.
 		s.broken = ErrClosed
-		return fmt.Errorf("append event: sync: %w", err)
+		return fmt.Errorf("sync: %w", err)
 	}
 	s.size += int64(len(b))
-	s.lines++
-	s.last[k] = producerState{seq: e.Seq, time: e.Time}
 	return nil
 }
 

@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"sync"
 	"time"
@@ -30,9 +31,21 @@ type Store interface {
 	Scan(ctx context.Context, fn func(Event) error) error
 }
 
+// BatchStore is a Store that appends several events as one: AppendBatch
+// returns nil once every event of the batch is acknowledged and, on an
+// error, stores none of them. Each event is checked as Append would check
+// it after the ones before it in the batch were stored (CheckNext, a new
+// id), so a batch may hold several events of one (run, producer). An
+// empty batch stores nothing and returns nil. Log writes through it, one
+// transaction or one fsync for all the events that wait at once.
+type BatchStore interface {
+	Store
+	AppendBatch(ctx context.Context, events []Event) error
+}
+
 var (
-	_ Store = (*MemStore)(nil)
-	_ Store = (*FileStore)(nil)
+	_ BatchStore = (*MemStore)(nil)
+	_ BatchStore = (*FileStore)(nil)
 )
 
 // CheckNext reports whether e may follow the last stored event of its
@@ -78,6 +91,58 @@ func (m *MemStore) Append(ctx context.Context, e Event) error {
 	m.last[k] = producerState{seq: e.Seq, time: e.Time}
 	m.events = append(m.events, e)
 	return nil
+}
+
+// AppendBatch validates and keeps every event of events, or none.
+func (m *MemStore) AppendBatch(ctx context.Context, events []Event) error {
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("append events: %w", err)
+	}
+	kept := make([]Event, len(events))
+	for i, e := range events {
+		if err := e.Validate(); err != nil {
+			return fmt.Errorf("append events: event %d: %w", i, err)
+		}
+		e.Payload = append(json.RawMessage(nil), e.Payload...)
+		kept[i] = e
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	next, err := checkBatch(kept, func(k runProducer) producerState { return m.last[k] })
+	if err != nil {
+		return fmt.Errorf("append events: %w", err)
+	}
+	if m.last == nil {
+		m.last = map[runProducer]producerState{}
+	}
+	maps.Copy(m.last, next)
+	m.events = append(m.events, kept...)
+	return nil
+}
+
+// checkBatch checks events in order, each against the state the ones
+// before it leave (stored reads a (run, producer)'s stored state), and
+// returns the state after the last; it refuses an id repeated within the
+// batch (ErrOrder). Ids already stored are the store's to check.
+func checkBatch(events []Event, stored func(runProducer) producerState) (map[runProducer]producerState, error) {
+	next := map[runProducer]producerState{}
+	ids := make(map[string]bool, len(events))
+	for i, e := range events {
+		k := runProducer{e.Run, e.Producer}
+		st, ok := next[k]
+		if !ok {
+			st = stored(k)
+		}
+		if err := CheckNext(e, st.seq, st.time); err != nil {
+			return nil, fmt.Errorf("event %d: %w", i, err)
+		}
+		if ids[e.ID] {
+			return nil, fmt.Errorf("event %d: %w: duplicate event id", i, ErrOrder)
+		}
+		ids[e.ID] = true
+		next[k] = producerState{seq: e.Seq, time: e.Time}
+	}
+	return next, nil
 }
 
 // Scan calls fn for every event, in append order, over a snapshot taken
@@ -200,16 +265,33 @@ type Entry struct {
 // already holds for the run) and an id. It is safe for concurrent use:
 // each producer's events are stored in the order of their sequence
 // numbers.
+//
+// Appends are committed in groups. Submit builds the next event and
+// queues it, and Pending.Wait writes every event queued by then in one
+// store call (AppendBatch, when the store is a BatchStore: one
+// transaction or one fsync), while appends made meanwhile wait for the
+// next such call. An event is acknowledged only together with or after
+// every event submitted before it: when a write fails, its events and
+// every event queued behind them fail (ErrAborted for the latter), and
+// the producers' sequence numbers go back to the last acknowledged ones.
 type Log struct {
 	store Store
 	opts  Options
 
-	mu    sync.Mutex
-	state map[string]producerState
+	mu      sync.Mutex
+	flushed *sync.Cond // signalled when a write ends
+	// state is where each producer stands counting the queued events;
+	// acked, counting only the acknowledged ones.
+	state, acked map[string]producerState
+	queue        []*Pending // submitted, not yet being written
+	writing      bool       // a write is in flight (mu is released during it)
 	// last, when set, reads a producer's state on its first append
 	// instead of a scan at open (a store that can: LastReader).
 	last LastReader
 }
+
+// maxBatch bounds the events of one write.
+const maxBatch = 512
 
 // LastReader is a Store that can say where one (run, producer) stands:
 // the seq and logical time of its last stored event, or 0 and 0. NewLog
@@ -268,7 +350,8 @@ func NewLog(ctx context.Context, store Store, opts *Options) (*Log, error) {
 	if !namePattern.MatchString(o.Run) {
 		return nil, fmt.Errorf("open log: %w: run: want a name matching %s", ErrInvalid, namePattern)
 	}
-	l := &Log{store: store, opts: o, state: map[string]producerState{}}
+	l := &Log{store: store, opts: o, state: map[string]producerState{}, acked: map[string]producerState{}}
+	l.flushed = sync.NewCond(&l.mu)
 	if fresh {
 		// 64 random bits name a run no store holds; were it otherwise,
 		// the store would refuse the repeated seq (ErrSequence).
@@ -288,6 +371,7 @@ func NewLog(ctx context.Context, store Store, opts *Options) (*Log, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open log: %w", err)
 	}
+	maps.Copy(l.acked, l.state)
 	return l, nil
 }
 
@@ -308,24 +392,62 @@ func EventID(seed int64, run, producer string, seq int64) string {
 }
 
 // Append builds the next event of e.Producer and appends it to the
-// store. When it returns nil the event is acknowledged (as the store
-// defines it); on an error nothing was acknowledged and the producer's
-// sequence number is not used up. A logical time before the producer's
-// previous one is refused (ErrSequence).
+// store, waiting for it (Submit, then Wait). When it returns nil the
+// event is acknowledged (as the store defines it); on an error nothing
+// was acknowledged and the producer's sequence number is not used up. A
+// logical time before the producer's previous one is refused
+// (ErrSequence).
 func (l *Log) Append(ctx context.Context, e Entry) (Event, error) {
+	ev, p, err := l.Submit(ctx, e, nil)
+	if err != nil {
+		return Event{}, err
+	}
+	if err := p.Wait(ctx); err != nil {
+		return Event{}, err
+	}
+	return ev, nil
+}
+
+// Pending is an event submitted to a Log whose acknowledgement is not yet
+// known.
+type Pending struct {
+	l     *Log
+	event Event
+	start time.Time
+	// done and err are guarded by l.mu.
+	done bool
+	err  error
+}
+
+// Submit builds the next event of e.Producer and queues it, returning it
+// at once with a Pending to wait on: the event is not acknowledged until
+// Wait (on it or on a later event of l) returns nil. Its seq, id and
+// wall time are final; a failed write does not use them up, so a later
+// event may take them. With after not nil, Submit refuses (ErrAborted),
+// queueing nothing, once after is known to have failed, and otherwise
+// queues the event behind it: an event never lands in the store after
+// its cause failed. A logical time before the producer's previous one
+// is refused (ErrSequence).
+func (l *Log) Submit(ctx context.Context, e Entry, after *Pending) (Event, *Pending, error) {
+	if err := ctx.Err(); err != nil {
+		return Event{}, nil, fmt.Errorf("append event: %w", err)
+	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	if after != nil && after.done && after.err != nil {
+		return Event{}, nil, fmt.Errorf("append event: %w", ErrAborted)
+	}
 	st, known := l.state[e.Producer]
 	if !known && l.last != nil {
 		seq, t, err := l.last.Last(ctx, l.opts.Run, e.Producer)
 		if err != nil {
-			return Event{}, fmt.Errorf("append event: read the producer's last event: %w", err)
+			return Event{}, nil, fmt.Errorf("append event: read the producer's last event: %w", err)
 		}
 		st = producerState{seq: seq, time: t}
-		l.state[e.Producer] = st
+		l.state[e.Producer], l.acked[e.Producer] = st, st
 	}
 	if e.Time < st.time {
-		return Event{}, fmt.Errorf("append event: %w: logical time goes back for its producer", ErrSequence)
+		return Event{}, nil, fmt.Errorf("append event: %w: logical time goes back for its producer", ErrSequence)
 	}
 	env := Envelope{
 		Run: l.opts.Run, Producer: e.Producer, Seq: st.seq + 1, Seed: l.opts.Seed,
@@ -336,7 +458,7 @@ func (l *Log) Append(ctx context.Context, e Entry) (Event, error) {
 	} else {
 		var b [16]byte
 		if _, err := io.ReadFull(l.opts.Random, b[:]); err != nil {
-			return Event{}, fmt.Errorf("append event: draw id: %w", err)
+			return Event{}, nil, fmt.Errorf("append event: draw id: %w", err)
 		}
 		env.ID = "evt-" + hex.EncodeToString(b[:])
 	}
@@ -347,16 +469,90 @@ func (l *Log) Append(ctx context.Context, e Entry) (Event, error) {
 	}
 	ev, err := NewEvent(env, e.Payload)
 	if err != nil {
-		return Event{}, fmt.Errorf("append event: %w", err)
+		return Event{}, nil, fmt.Errorf("append event: %w", err)
 	}
-	if err := l.store.Append(ctx, ev); err != nil {
-		return Event{}, fmt.Errorf("append event: %w", err)
-	}
+	p := &Pending{l: l, event: ev, start: start}
+	l.queue = append(l.queue, p)
 	l.state[e.Producer] = producerState{seq: env.Seq, time: e.Time}
-	if l.opts.Profile != nil {
-		l.opts.Profile.Record(Timing{Event: ev.ID, Name: "append", Nanos: l.opts.Now().Sub(start).Nanoseconds()})
+	return ev, p, nil
+}
+
+// Event returns the submitted event.
+func (p *Pending) Event() Event { return p.event }
+
+// Wait returns nil once p's event is acknowledged, or the error that
+// kept it from the store. If no write is in flight it writes everything
+// queued (p's event and the events submitted with it, up to 512); if one
+// is, it waits for it and then writes what is left. The write runs under
+// ctx's values but not its cancellation, since it carries other callers'
+// events too: Wait returns only once the outcome is known.
+func (p *Pending) Wait(ctx context.Context) error {
+	l := p.l
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for !p.done {
+		if l.writing {
+			l.flushed.Wait()
+			continue
+		}
+		l.write(context.WithoutCancel(ctx))
 	}
-	return ev, nil
+	return p.err
+}
+
+// write stores the first events of the queue in one store call; l.mu is
+// held on entry and on return, and released during the call.
+func (l *Log) write(ctx context.Context) {
+	n := min(len(l.queue), maxBatch)
+	batch := l.queue[:n:n]
+	l.queue = append([]*Pending(nil), l.queue[n:]...)
+	l.writing = true
+	l.mu.Unlock()
+	events := make([]Event, n)
+	for i, p := range batch {
+		events[i] = p.event
+	}
+	stored, err := l.put(ctx, events)
+	l.mu.Lock()
+	l.writing = false
+	defer l.flushed.Broadcast()
+	end := l.opts.Now()
+	for _, p := range batch[:stored] {
+		p.done = true
+		l.acked[p.event.Producer] = producerState{seq: p.event.Seq, time: p.event.Time}
+		if l.opts.Profile != nil {
+			l.opts.Profile.Record(Timing{Event: p.event.ID, Name: "append", Nanos: end.Sub(p.start).Nanoseconds()})
+		}
+	}
+	if err == nil {
+		return
+	}
+	for _, p := range batch[stored:] {
+		p.done, p.err = true, fmt.Errorf("append event: %w", err)
+	}
+	// What was queued meanwhile counted on the failed events' seqs.
+	for _, p := range l.queue {
+		p.done, p.err = true, fmt.Errorf("append event: %w: %w", ErrAborted, err)
+	}
+	l.queue = nil
+	l.state = maps.Clone(l.acked)
+}
+
+// put stores events in order and returns how many were stored: all or
+// none through a BatchStore, else one Append each up to the first error.
+func (l *Log) put(ctx context.Context, events []Event) (int, error) {
+	if bs, ok := l.store.(BatchStore); ok {
+		if err := bs.AppendBatch(ctx, events); err != nil {
+			return 0, err
+		}
+		return len(events), nil
+	}
+	for i, e := range events {
+		if err := l.store.Append(ctx, e); err != nil {
+			return i, err
+		}
+	}
+	return len(events), nil
 }
 
 // Profile records a wall-clock measurement against an event id (how long

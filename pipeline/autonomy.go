@@ -551,6 +551,7 @@ func (p *Pipeline) RecordApproval(ctx context.Context, a Approval) error {
 		p.emitApproval(ctx, tr, eventlog.DecisionRecorded{DecisionID: stored.ID, Index: index, RecordHash: stored.Hash,
 			Subject: d.GrantID, Actor: stored.Actor, Tier: string(stored.Tier)})
 	}
+	p.await(ctx, tr)
 	return tr.err
 }
 
@@ -609,6 +610,7 @@ func (p *Pipeline) RecordRevocation(ctx context.Context, r Revocation) error {
 		p.emitApproval(ctx, tr, eventlog.DecisionRecorded{DecisionID: stored.ID, Index: index, RecordHash: stored.Hash,
 			Subject: e.GrantID, Actor: stored.Actor, Tier: string(stored.Tier)})
 	}
+	p.await(ctx, tr)
 	return tr.err
 }
 

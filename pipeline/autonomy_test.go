@@ -8,6 +8,7 @@ import (
 
 	"github.com/provenant/provenant/answer"
 	"github.com/provenant/provenant/autonomy"
+	"github.com/provenant/provenant/eventlog"
 	"github.com/provenant/provenant/fact"
 	"github.com/provenant/provenant/pipeline"
 	"github.com/provenant/provenant/register"
@@ -154,5 +155,62 @@ func TestGate_Pipeline(t *testing.T) {
 				t.Errorf("after the grant: %s %v; want needs_approval", a.Outcome(), a.Reason())
 			}
 		})
+	}
+}
+
+// loggedWriter is a fakeWriter that, when it writes, reads which event
+// types the log has acknowledged.
+type loggedWriter struct {
+	fakeWriter
+	store *eventlog.MemStore
+	seen  []eventlog.Type
+}
+
+func (w *loggedWriter) Write(ctx context.Context, c tool.Call, info pipeline.WriteInfo) (fact.Result, bool, error) {
+	evs, err := eventlog.ReadAll(ctx, w.store)
+	if err != nil {
+		return fact.Result{}, false, err
+	}
+	for _, e := range evs {
+		w.seen = append(w.seen, e.Type)
+	}
+	return w.fakeWriter.Write(ctx, c, info)
+}
+
+// TestGate_WriteAfterItsInvocationIsAcknowledged: the pipeline waits for
+// its events once per request, except before a write, which runs only
+// once its tool.invoked is acknowledged; when that fails the write does
+// not run.
+func TestGate_WriteAfterItsInvocationIsAcknowledged(t *testing.T) {
+	for _, fail := range []bool{false, true} {
+		auth := autonomy.NewAuthority()
+		wall := writeMenu(t)
+		gates, err := autonomy.NewSessions(pipeline.Declarations(wall.Registry().Menu()), &autonomy.GateOptions{Authority: auth})
+		if err != nil {
+			t.Fatal(err)
+		}
+		reg, _ := register.Open(t.Context(), register.NewMemStore())
+		store := &failingStore{fail: map[int]bool{1: fail}}
+		l, err := eventlog.NewLog(t.Context(), store, &eventlog.Options{Seed: 1, Deterministic: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		w := &loggedWriter{store: &store.MemStore}
+		p := pipeline.New(fakeProvider{}, wall, &countingExec{}, verifies{}, &pipeline.Options{
+			Events:   &pipeline.Events{Log: l},
+			Autonomy: &pipeline.Autonomy{Gates: gates, Writer: w, Register: reg},
+		})
+		if _, _, err := auth.Grant(t.Context(), gates, "alice", pipeline.DefaultSession, autonomy.GrantRequest{GrantID: "g-1", Tools: []string{"open_task"}, Tier: autonomy.L3, MaxQuestions: 1, MaxAge: 10}); err != nil {
+			t.Fatal(err)
+		}
+		a := p.Call(t.Context(), writeCall)
+		switch {
+		case fail && (a.Outcome() != answer.Error || w.n.Load() != 0):
+			t.Errorf("tool.invoked not acknowledged: %s %v after %d writes; want error internal and no write", a.Outcome(), a.Reason(), w.n.Load())
+		case !fail && (a.Outcome() != answer.Answered || w.n.Load() != 1):
+			t.Errorf("%s %v after %d writes; want answered after one", a.Outcome(), a.Reason(), w.n.Load())
+		case !fail && (len(w.seen) == 0 || w.seen[len(w.seen)-1] != eventlog.TypeToolInvoked):
+			t.Errorf("the writer saw %v acknowledged; want the request's events up to tool.invoked", w.seen)
+		}
 	}
 }

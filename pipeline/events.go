@@ -24,6 +24,14 @@ package pipeline
 // the producer's times and sequence numbers rise together, and two runs
 // of the same questions in the same order write the same events. Wall-
 // clock durations go only to the log's profile, keyed by event id.
+//
+// Over an *eventlog.Log (a Submitter) a request's events are queued as
+// they happen and waited for once, after answer.emitted and before the
+// answer is returned, so one commit (shared with concurrent requests)
+// acknowledges them all; a call that writes also waits before it runs,
+// so its tool.invoked is acknowledged first. If the wait fails the
+// answer is error internal, and answer.emitted with outcome error is
+// appended after the request's last acknowledged event.
 
 import (
 	"cmp"
@@ -58,6 +66,16 @@ type EventLog interface {
 	Append(ctx context.Context, e eventlog.Entry) (eventlog.Event, error)
 	Profile(eventID, name string, d time.Duration)
 	Run() string
+}
+
+// Submitter is an EventLog that can take an event and acknowledge it
+// later (an *eventlog.Log: Submit, then Pending.Wait). With one, the
+// pipeline waits for its events once per request, before the answer
+// leaves, and before a call that writes; concurrent requests then share
+// the log's writes (group commit). after is the request's previous
+// event: an event is never stored after its cause failed.
+type Submitter interface {
+	Submit(ctx context.Context, e eventlog.Entry, after *eventlog.Pending) (eventlog.Event, *eventlog.Pending, error)
 }
 
 // RowEstimator is implemented by an Executor that can bound, before it
@@ -177,8 +195,15 @@ type trace struct {
 	resultIDs []string
 	exhausted *budget.DeniedError // the first denial
 	err       error               // the first failed append
-	meter     *provider.Meter     // the model's tokens, with budgets
-	charged   budget.Amount       // of the meter's tokens and their cost, what was charged
+	// With a Submitter (async): pend is the last event submitted (nil once it
+	// failed and none before it stood), sent the events submitted since
+	// the last wait, acked the last event known acknowledged.
+	async   bool
+	pend    *eventlog.Pending
+	sent    []sentEvent
+	acked   sentEvent
+	meter   *provider.Meter // the model's tokens, with budgets
+	charged budget.Amount   // of the meter's tokens and their cost, what was charged
 }
 
 // begin starts a request's trace.
@@ -196,29 +221,88 @@ func (p *Pipeline) begin(proposer string) *trace {
 	return &trace{id: id, proposer: proposer, start: time.Now()}
 }
 
+// sentEvent is a submitted event of a request.
+type sentEvent struct {
+	id   string
+	pend *eventlog.Pending
+}
+
 // emit appends one event of the request. The append is detached from the
 // request's cancellation: a request that timed out is still recorded.
+// Over a Submitter the event is only queued: await, before the answer
+// leaves, learns whether it was acknowledged.
 func (p *Pipeline) emit(ctx context.Context, tr *trace, pl eventlog.Payload) string {
 	ev := p.audit.events
 	if ev == nil || tr == nil {
 		return ""
 	}
+	ctx = context.WithoutCancel(ctx)
 	ev.mu.Lock()
 	ev.start()
 	ev.clock++
-	e, err := ev.Log.Append(context.WithoutCancel(ctx), eventlog.Entry{
+	entry := eventlog.Entry{
 		Producer: ev.producer(), Time: ev.clock,
 		Causation: tr.last, Correlation: tr.id, Payload: pl,
-	})
+	}
+	var (
+		e    eventlog.Event
+		pend *eventlog.Pending
+		err  error
+	)
+	sub, async := ev.Log.(Submitter)
+	if async {
+		e, pend, err = sub.Submit(ctx, entry, tr.pend)
+	} else {
+		e, err = ev.Log.Append(ctx, entry)
+	}
 	ev.mu.Unlock()
 	if err != nil {
-		if tr.err == nil {
-			tr.err = fmt.Errorf("%w: %s: %w", ErrEventLog, pl.EventType(), err)
-		}
+		tr.fail(fmt.Errorf("%w: %s: %w", ErrEventLog, pl.EventType(), err))
 		return ""
 	}
 	tr.last = e.ID
+	if async {
+		tr.async, tr.pend = true, pend
+		tr.sent = append(tr.sent, sentEvent{e.ID, pend})
+	}
 	return e.ID
+}
+
+// fail records a failed append. Over a Submitter an event fails with
+// every event submitted after it, so the request's acknowledged events
+// are a prefix of those it sent: fail finds the last (once an event is
+// known to have failed, those before it are known too; after a refusal
+// of Submit's own, it waits for them), and the request's next event is
+// caused by it.
+func (tr *trace) fail(err error) {
+	if tr.err == nil {
+		tr.err = err
+	}
+	if tr.pend == nil && len(tr.sent) == 0 {
+		return
+	}
+	for _, s := range tr.sent {
+		if s.pend.Wait(context.Background()) != nil {
+			break
+		}
+		tr.acked = s
+	}
+	tr.sent = nil
+	tr.last, tr.pend = tr.acked.id, tr.acked.pend
+}
+
+// await waits until the request's events so far are acknowledged, and
+// reports whether they are; a failure is recorded in tr.err.
+func (p *Pipeline) await(ctx context.Context, tr *trace) bool {
+	if tr == nil || tr.pend == nil || len(tr.sent) == 0 {
+		return tr == nil || tr.err == nil
+	}
+	if err := tr.pend.Wait(context.WithoutCancel(ctx)); err != nil {
+		tr.fail(fmt.Errorf("%w: %w", ErrEventLog, err))
+		return false
+	}
+	tr.acked, tr.sent = tr.sent[len(tr.sent)-1], nil
+	return tr.err == nil
 }
 
 // profile records a wall-clock duration against an event, never in it.
@@ -383,6 +467,17 @@ func (p *Pipeline) beforeCall(ctx context.Context, rec *Record, c tool.Call) (ca
 		QuestionID: tr.id, CallID: callID, Tool: c.Tool(), Arguments: args,
 		ProposedBy: tr.proposer, Effect: cmp.Or(c.Def().Effect, "none"),
 	})
+	if c.Def().Writes() && !p.await(ctx, tr) {
+		// A write runs only once its tool.invoked is acknowledged.
+		rec.ErrorDetail = detail(tr.err)
+		a := answer.Fail(answer.StageExecute, answer.ReasonInternal, c.Tool(), c.Args())
+		if out.res != nil {
+			// The call never ran: nothing of its reservation was used.
+			// The request fails already, so a failed settle adds nothing.
+			_, _ = tr.bud.Settle(out.res, budget.Amount{})
+		}
+		return out, &a
+	}
 	out.start = time.Now()
 	return out, nil
 }
@@ -490,12 +585,17 @@ func (p *Pipeline) end(ctx context.Context, rec *Record, a answer.Answer) answer
 		em.SentenceSHA256 = hex.EncodeToString(sum[:])
 	}
 	id := p.emit(ctx, tr, em)
-	p.profile(id, "request", time.Since(tr.start))
-	if tr.err != nil && a.Outcome() != answer.Error {
-		// The answer.emitted append itself failed: nothing ships.
+	if !p.await(ctx, tr) && a.Outcome() != answer.Error {
+		// An event of the request, answer.emitted included, was not
+		// acknowledged: nothing ships, and the log is told so if it can.
 		rec.ErrorDetail = detail(tr.err)
-		return answer.Fail(rec.Stage, answer.ReasonInternal, "", nil)
+		a = answer.Fail(rec.Stage, answer.ReasonInternal, "", nil)
+		if tr.async {
+			id = p.emit(ctx, tr, eventlog.AnswerEmitted{QuestionID: tr.id, Outcome: string(a.Outcome())})
+			p.await(ctx, tr)
+		}
 	}
+	p.profile(id, "request", time.Since(tr.start))
 	return a
 }
 

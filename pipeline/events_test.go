@@ -234,10 +234,11 @@ func TestEvents_BudgetSettles(t *testing.T) {
 	}
 }
 
-// failingLog refuses every append after the first n.
+// failingLog refuses every append after the first n. It is an EventLog
+// without Submit: every event is waited for as it is appended.
 type failingLog struct {
-	*eventlog.Log
-	n int
+	log *eventlog.Log
+	n   int
 }
 
 func (f *failingLog) Append(ctx context.Context, e eventlog.Entry) (eventlog.Event, error) {
@@ -245,7 +246,72 @@ func (f *failingLog) Append(ctx context.Context, e eventlog.Entry) (eventlog.Eve
 		return eventlog.Event{}, errors.New("disk full")
 	}
 	f.n--
-	return f.Log.Append(ctx, e)
+	return f.log.Append(ctx, e)
+}
+
+func (f *failingLog) Profile(id, name string, d time.Duration) { f.log.Profile(id, name, d) }
+func (f *failingLog) Run() string                              { return f.log.Run() }
+
+// failingStore is a BatchStore that refuses the writes fail names
+// (counting from 1) and records the size of each write.
+type failingStore struct {
+	eventlog.MemStore
+	fail   map[int]bool
+	writes []int
+}
+
+func (f *failingStore) AppendBatch(ctx context.Context, events []eventlog.Event) error {
+	f.writes = append(f.writes, len(events))
+	if f.fail[len(f.writes)] {
+		return errors.New("disk full")
+	}
+	return f.MemStore.AppendBatch(ctx, events)
+}
+
+// TestEvents_OneWritePerRequest: over an *eventlog.Log, a request's
+// events are written together, once, before its answer returns; when
+// that write fails the answer is error internal, the log records
+// answer.emitted with outcome error (its causation naming no lost
+// event), and the next request goes on with the seqs the failure did
+// not use up.
+func TestEvents_OneWritePerRequest(t *testing.T) {
+	wall, exec, res := enginetest.Parts(t, storetest.Fixture())
+	store := &failingStore{fail: map[int]bool{2: true}}
+	l, err := eventlog.NewLog(t.Context(), store, &eventlog.Options{Seed: 1, Deterministic: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := pipeline.New(rules.Provider{}, wall, exec, res, &pipeline.Options{Events: &pipeline.Events{Log: l}})
+	if a := p.Ask(t.Context(), countQuestion); a.Outcome() != answer.Answered {
+		t.Fatalf("first request: %s %v; want answered", a.Outcome(), a.Reason())
+	}
+	if !slices.Equal(store.writes, []int{5}) {
+		t.Fatalf("writes of %v events; want one of 5 (question.received to answer.emitted)", store.writes)
+	}
+	a := p.Ask(t.Context(), countQuestion)
+	if a.Outcome() != answer.Error || a.Reason().Kind != answer.ReasonInternal {
+		t.Errorf("second request, its write failing: %s %v; want error internal", a.Outcome(), a.Reason())
+	}
+	if a := p.Ask(t.Context(), countQuestion); a.Outcome() != answer.Answered {
+		t.Fatalf("third request: %s %v; want answered", a.Outcome(), a.Reason())
+	}
+	if !slices.Equal(store.writes, []int{5, 5, 1, 5}) {
+		t.Errorf("writes of %v events; want [5 5 1 5]", store.writes)
+	}
+	evs, err := eventlog.ReadAll(t.Context(), store)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := eventlog.VerifyEvents(t.Context(), evs, nil); err != nil {
+		t.Errorf("verify: %v", err)
+	}
+	if len(evs) != 11 {
+		t.Fatalf("%d events stored; want 11", len(evs))
+	}
+	var em eventlog.AnswerEmitted
+	if err := json.Unmarshal(evs[5].Payload, &em); err != nil || evs[5].Type != eventlog.TypeAnswerEmitted || em.Outcome != "error" || evs[5].Causation != "" || evs[5].Seq != 6 {
+		t.Errorf("event 6: %s seq %d caused by %q, %+v; want the second request's answer.emitted, outcome error, seq 6, no cause", evs[5].Type, evs[5].Seq, evs[5].Causation, em)
+	}
 }
 
 // TestEvents_UnrecordedAnswerDoesNotShip: an answer whose events the log

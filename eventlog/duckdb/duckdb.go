@@ -23,7 +23,7 @@ import (
 	"github.com/provenant/provenant/internal/sqlstore/duckdialect"
 )
 
-var _ eventlog.Store = (*Store)(nil)
+var _ eventlog.BatchStore = (*Store)(nil)
 
 // The errors of this package, besides eventlog's (ErrSequence for an
 // event that does not follow its producer's last, ErrOrder for a

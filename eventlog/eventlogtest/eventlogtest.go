@@ -37,6 +37,9 @@ func Run(t *testing.T, newPlace func(t *testing.T) Opener) {
 		{Name: "VerifyAfterReopen", Fn: testVerifyAfterReopen},
 		{Name: "ScanStopsAtError", Fn: testScanStops},
 		{Name: "CancelledAppendStoresNothing", Fn: testCancelled},
+		{Name: "Batch", Fn: testBatch},
+		{Name: "BatchRefusedStoresNothing", Fn: testBatchRefused},
+		{Name: "LogSubmitsTogether", Fn: testSubmitTogether},
 	})
 }
 
@@ -338,4 +341,152 @@ func testCancelled(t *testing.T, open Opener) {
 	if e, err := l.Append(t.Context(), eventlog.Entry{Producer: "p", Payload: Payload(0)}); err != nil || e.Seq != 1 {
 		t.Errorf("append after the cancelled one: seq %d, %v; want 1", e.Seq, err)
 	}
+}
+
+// event builds the seq'th event of (run, producer) at logical time tm,
+// its id derived as a deterministic Log's would be.
+func event(t *testing.T, run, producer string, seq, tm int64) eventlog.Event {
+	t.Helper()
+	e, err := eventlog.NewEvent(eventlog.Envelope{
+		ID: eventlog.EventID(7, run, producer, seq), Run: run, Producer: producer, Seq: seq, Seed: 7, Time: tm,
+		Correlation: "q-1", WallTime: fixedNow().Format(time.RFC3339Nano), Host: "host-a", PID: 41,
+	}, Payload(int(seq)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e
+}
+
+func batchStore(t *testing.T, s eventlog.Store) eventlog.BatchStore {
+	t.Helper()
+	bs, ok := s.(eventlog.BatchStore)
+	if !ok {
+		t.Skipf("%T is not an eventlog.BatchStore", s)
+	}
+	return bs
+}
+
+// testBatch: batches holding several events of one (run, producer), and
+// of several, are stored in order after what was there, and a batch
+// continues where single appends left off.
+func testBatch(t *testing.T, open Opener) {
+	s := contract.Handle(t, open)
+	bs := batchStore(t, s)
+	if err := bs.AppendBatch(t.Context(), nil); err != nil {
+		t.Fatalf("empty batch: %v", err)
+	}
+	first := []eventlog.Event{
+		event(t, "run-batch", "pipeline", 1, 1), event(t, "run-batch", "pipeline", 2, 1),
+		event(t, "run-batch", "budget", 1, 2), event(t, "run-batch", "pipeline", 3, 3),
+	}
+	if err := bs.AppendBatch(t.Context(), first); err != nil {
+		t.Fatalf("first batch: %v", err)
+	}
+	single := event(t, "run-batch", "pipeline", 4, 3)
+	if err := s.Append(t.Context(), single); err != nil {
+		t.Fatalf("single append after a batch: %v", err)
+	}
+	second := []eventlog.Event{event(t, "run-batch", "budget", 2, 4), event(t, "run-batch", "pipeline", 5, 4), event(t, "run-other", "pipeline", 1, 0)}
+	if err := bs.AppendBatch(t.Context(), second); err != nil {
+		t.Fatalf("second batch: %v", err)
+	}
+	want := append(append(append([]eventlog.Event(nil), first...), single), second...)
+	if got := readAll(t, s); !reflect.DeepEqual(got, want) {
+		t.Fatalf("scan returned %d events that differ from the %d appended, or in another order", len(got), len(want))
+	}
+	verify(t, s)
+}
+
+// testBatchRefused: a batch with one bad event, wherever it is, stores
+// nothing, and the store then takes the right next events.
+func testBatchRefused(t *testing.T, open Opener) {
+	s := contract.Handle(t, open)
+	bs := batchStore(t, s)
+	const run = "run-refuse"
+	if err := bs.AppendBatch(t.Context(), []eventlog.Event{event(t, run, "p", 1, 5), event(t, run, "p", 2, 5)}); err != nil {
+		t.Fatal(err)
+	}
+	before := readAll(t, s)
+	dup := event(t, run, "q", 1, 5)
+	dup.ID = before[0].ID
+	for _, tt := range []struct {
+		name  string
+		batch []eventlog.Event
+		want  error
+	}{
+		{"seq repeated last", []eventlog.Event{event(t, run, "p", 3, 5), event(t, run, "p", 4, 5), event(t, run, "p", 4, 5)}, eventlog.ErrSequence},
+		{"seq skipped midway", []eventlog.Event{event(t, run, "p", 3, 5), event(t, run, "p", 5, 5), event(t, run, "p", 6, 5)}, eventlog.ErrSequence},
+		{"stale first", []eventlog.Event{event(t, run, "p", 2, 5), event(t, run, "p", 3, 5)}, eventlog.ErrSequence},
+		{"other producer from two", []eventlog.Event{event(t, run, "p", 3, 5), event(t, run, "q", 2, 5)}, eventlog.ErrSequence},
+		{"logical time back midway", []eventlog.Event{event(t, run, "p", 3, 6), event(t, run, "p", 4, 5)}, eventlog.ErrSequence},
+		{"id repeated in the batch", func() []eventlog.Event {
+			a, b := event(t, run, "p", 3, 5), event(t, run, "q", 1, 5)
+			b.ID = a.ID
+			return []eventlog.Event{a, b}
+		}(), eventlog.ErrOrder},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if err := bs.AppendBatch(t.Context(), tt.batch); !errors.Is(err, tt.want) {
+				t.Errorf("append batch = %v; want %v", err, tt.want)
+			}
+			if got := readAll(t, s); !reflect.DeepEqual(got, before) {
+				t.Errorf("a refused batch left %d events; want the %d stored before", len(got), len(before))
+			}
+		})
+	}
+	if _, ok := s.(eventlog.LastReader); ok {
+		// The database stores also refuse an id stored before.
+		if err := bs.AppendBatch(t.Context(), []eventlog.Event{event(t, run, "p", 3, 5), dup}); !errors.Is(err, eventlog.ErrOrder) {
+			t.Errorf("a batch repeating a stored id = %v; want ErrOrder", err)
+		}
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	if err := bs.AppendBatch(ctx, []eventlog.Event{event(t, run, "p", 3, 5)}); !errors.Is(err, context.Canceled) {
+		t.Errorf("append batch with a cancelled context = %v; want context.Canceled", err)
+	}
+	if got := readAll(t, s); !reflect.DeepEqual(got, before) {
+		t.Fatalf("refused batches left %d events; want the %d stored before", len(got), len(before))
+	}
+	if err := bs.AppendBatch(t.Context(), []eventlog.Event{event(t, run, "p", 3, 5), event(t, run, "q", 1, 5), event(t, run, "p", 4, 6)}); err != nil {
+		t.Fatalf("the right next batch: %v", err)
+	}
+	got := readAll(t, s)
+	if len(got) != 5 {
+		t.Fatalf("%d events stored; want 5", len(got))
+	}
+	CheckDense(t, got)
+	verify(t, s)
+}
+
+// testSubmitTogether: a Log's events submitted without waiting are stored
+// by one Wait, in submission order, exactly as Append would store them.
+func testSubmitTogether(t *testing.T, open Opener) {
+	s := contract.Handle(t, open)
+	l := newLog(t, s, "run-together")
+	var (
+		want []eventlog.Event
+		last *eventlog.Pending
+	)
+	for i := range 9 {
+		e, p, err := l.Submit(t.Context(), eventlog.Entry{Producer: []string{"pipeline", "budget"}[i%2], Time: int64(i), Correlation: "q-1", Payload: Payload(i)}, last)
+		if err != nil {
+			t.Fatalf("submit %d: %v", i, err)
+		}
+		want, last = append(want, e), p
+	}
+	if got := readAll(t, s); len(got) != 0 {
+		t.Fatalf("%d events stored before any Wait", len(got))
+	}
+	if err := last.Wait(t.Context()); err != nil {
+		t.Fatalf("wait: %v", err)
+	}
+	if got := readAll(t, s); !reflect.DeepEqual(got, want) {
+		t.Fatalf("scan returned %d events that differ from the %d submitted, or in another order", len(got), len(want))
+	}
+	e, err := l.Append(t.Context(), eventlog.Entry{Producer: "pipeline", Time: 9, Payload: Payload(9)})
+	if err != nil || e.Seq != 6 {
+		t.Fatalf("append after the batch: seq %d, %v; want 6", e.Seq, err)
+	}
+	verify(t, s)
 }

@@ -3,6 +3,8 @@ package postgres_test
 import (
 	"testing"
 
+	"github.com/provenant/provenant/eventlog"
+
 	"github.com/provenant/provenant/eventlog/postgres"
 	"github.com/provenant/provenant/internal/govchild"
 	"github.com/provenant/provenant/store/postgres/pgtest"
@@ -27,3 +29,10 @@ func BenchmarkEventPostgresAppend4(b *testing.B) { govchild.BenchAppendEvents(b,
 
 // BenchmarkEventPostgresVerify: read back, export and verify 1,000 events.
 func BenchmarkEventPostgresVerify(b *testing.B) { govchild.BenchVerifyEvents(b, benchStore(b)) }
+
+// BenchmarkEventPostgresRequest: requests of 9 events through one Log,
+// waiting for each event (mode=append) or once per request
+// (mode=submit), from 1 and 4 writers.
+func BenchmarkEventPostgresRequest(b *testing.B) {
+	govchild.BenchRequestModes(b, func(b *testing.B) eventlog.Store { return benchStore(b) })
+}

@@ -50,6 +50,76 @@ func BenchAppendEvents(b *testing.B, s eventlog.Store, writers int) {
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "events/s")
 }
 
+// RequestEvents is how many events BenchRequests writes per request,
+// about what a tool request through the pipeline writes.
+const RequestEvents = 9
+
+// BenchRequests measures requests of RequestEvents events each through
+// one Log on s (as one serve process has), from writers goroutines at
+// once. With submit, a request submits its events and waits once, as the
+// pipeline does over an *eventlog.Log; without, it waits for each event
+// (Append), as the pipeline did before. requests/s and events/s are the
+// throughput of acknowledged requests.
+func BenchRequests(b *testing.B, s eventlog.Store, writers int, submit bool) {
+	l, err := eventlog.NewLog(b.Context(), s, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	request := func() error {
+		var last *eventlog.Pending
+		for i := range RequestEvents {
+			e := eventlog.Entry{Producer: "p", Payload: eventlogtest.Payload(i)}
+			if !submit {
+				if _, err := l.Append(b.Context(), e); err != nil {
+					return err
+				}
+				continue
+			}
+			_, p, err := l.Submit(b.Context(), e, last)
+			if err != nil {
+				return err
+			}
+			last = p
+		}
+		if last != nil {
+			return last.Wait(b.Context())
+		}
+		return nil
+	}
+	if writers <= 1 {
+		for b.Loop() {
+			if err := request(); err != nil {
+				b.Fatal(err)
+			}
+		}
+	} else {
+		b.SetParallelism(max(1, writers/max(1, runtimeProcs())))
+		b.RunParallel(func(pb *testing.PB) {
+			for pb.Next() {
+				if err := request(); err != nil {
+					b.Error(err)
+					return
+				}
+			}
+		})
+	}
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "requests/s")
+	b.ReportMetric(float64(RequestEvents*b.N)/b.Elapsed().Seconds(), "events/s")
+}
+
+// BenchRequestModes runs BenchRequests as sub-benchmarks: mode=append
+// and mode=submit, each with 1 and 4 writers, each on a fresh store from
+// open.
+func BenchRequestModes(b *testing.B, open func(b *testing.B) eventlog.Store) {
+	for _, mode := range []string{"append", "submit"} {
+		for _, writers := range []int{1, 4} {
+			b.Run(fmt.Sprintf("mode=%s/writers=%d", mode, writers), func(b *testing.B) {
+				BenchRequests(b, open(b), writers, mode == "submit")
+			})
+		}
+	}
+}
+
 // BenchVerifyEvents fills s with VerifyN events, then measures reading
 // them back, exporting and verifying; events/s is the throughput.
 func BenchVerifyEvents(b *testing.B, s eventlog.Store) {

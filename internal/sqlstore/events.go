@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 
 	"github.com/provenant/provenant/eventlog"
@@ -21,6 +22,7 @@ type EventStore struct {
 	mu sync.Mutex
 
 	qHead, qLast, qCheck, qInsert, qLen, qBatch string
+	events, qHeadN                              string
 }
 
 // NewEventStore creates the schema and tables if missing and returns the
@@ -50,7 +52,8 @@ func NewEventStore(ctx context.Context, db *sql.DB, d Dialect, schema string, ow
 	}
 	return &EventStore{
 		closer: closer{owns: owns, db: db},
-		db:     db, d: d,
+		db:     db, d: d, events: events,
+		qHeadN: "UPDATE " + head + " SET pos = pos + $1 WHERE id = 1 RETURNING pos",
 		// Advancing the head locks its row (a concurrent append waits on
 		// PostgreSQL, conflicts and retries on DuckDB) and gives the
 		// position in one statement; a refused append rolls it back.
@@ -105,6 +108,143 @@ func (s *EventStore) Append(ctx context.Context, e eventlog.Event) error {
 	})
 	if err != nil {
 		return fmt.Errorf("append event: %w", err)
+	}
+	return nil
+}
+
+// The bounds of one statement of AppendBatch: rows of a multi-row
+// INSERT, ids of one check.
+const (
+	insertRows = 256
+	checkIDs   = 1000
+)
+
+// AppendBatch stores events at the next positions in one transaction:
+// the head advanced by len(events) (which locks it), one query for the
+// last event of each (run, producer) in the batch and for ids already
+// stored, the checks in order (a batch may hold several events of one
+// (run, producer)), then multi-row inserts. Any refusal (ErrSequence,
+// ErrOrder for a duplicate id) rolls back the whole batch. nil means
+// committed.
+func (s *EventStore) AppendBatch(ctx context.Context, events []eventlog.Event) error {
+	if err := s.check("append events"); err != nil {
+		return err
+	}
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("append events: %w", err)
+	}
+	if len(events) == 0 {
+		return nil
+	}
+	type key struct{ run, producer string }
+	var keys []key
+	index := map[key]int{}
+	lines := make([]string, len(events))
+	for i, e := range events {
+		if err := e.Validate(); err != nil {
+			return fmt.Errorf("append events: event %d: %w", i, err)
+		}
+		line, err := json.Marshal(e)
+		if err != nil {
+			return fmt.Errorf("append events: event %d: %w", i, err)
+		}
+		lines[i] = string(line)
+		k := key{e.Run, e.Producer}
+		if _, ok := index[k]; !ok {
+			index[k] = len(keys)
+			keys = append(keys, k)
+		}
+	}
+	err := inTx(ctx, s.db, s.d, &s.mu, func(tx *sql.Tx) error {
+		var end int64
+		if err := tx.QueryRowContext(ctx, s.qHeadN, len(events)).Scan(&end); err != nil {
+			return err
+		}
+		type state struct{ seq, time int64 }
+		last := make([]state, len(keys))
+		taken := int64(0)
+		for lo := 0; lo < len(events); lo += checkIDs {
+			hi := min(lo+checkIDs, len(events))
+			var q strings.Builder
+			var args []any
+			if lo == 0 {
+				// The (run, producer)s' last events ride with the first ids.
+				for i, k := range keys {
+					fmt.Fprintf(&q, "(SELECT %d AS k, seq, ltime FROM %s WHERE run = $%d AND producer = $%d ORDER BY seq DESC LIMIT 1) UNION ALL ",
+						i, s.events, len(args)+1, len(args)+2)
+					args = append(args, k.run, k.producer)
+				}
+			}
+			fmt.Fprintf(&q, "(SELECT -1 AS k, count(*), 0 FROM %s WHERE id IN (", s.events)
+			for i, e := range events[lo:hi] {
+				if i > 0 {
+					q.WriteString(", ")
+				}
+				args = append(args, e.ID)
+				fmt.Fprintf(&q, "$%d", len(args))
+			}
+			q.WriteString("))")
+			rows, err := tx.QueryContext(ctx, q.String(), args...)
+			if err != nil {
+				return err
+			}
+			for rows.Next() {
+				var k, seq, ltime int64
+				if err := rows.Scan(&k, &seq, &ltime); err != nil {
+					rows.Close()
+					return err
+				}
+				if k < 0 {
+					taken += seq
+				} else if k < int64(len(keys)) {
+					last[k] = state{seq, ltime}
+				}
+			}
+			if err := rows.Close(); err != nil {
+				return err
+			}
+			if err := rows.Err(); err != nil {
+				return err
+			}
+		}
+		seen := make(map[string]bool, len(events))
+		for i, e := range events {
+			st := &last[index[key{e.Run, e.Producer}]]
+			if err := eventlog.CheckNext(e, st.seq, st.time); err != nil {
+				return errStop{fmt.Errorf("event %d: %w", i, err)}
+			}
+			if seen[e.ID] {
+				return errStop{fmt.Errorf("event %d: %w: duplicate event id", i, eventlog.ErrOrder)}
+			}
+			seen[e.ID] = true
+			st.seq, st.time = e.Seq, e.Time
+		}
+		if taken > 0 {
+			return errStop{fmt.Errorf("%w: duplicate event id", eventlog.ErrOrder)}
+		}
+		first := end - int64(len(events)) + 1
+		for lo := 0; lo < len(events); lo += insertRows {
+			hi := min(lo+insertRows, len(events))
+			var q strings.Builder
+			q.WriteString("INSERT INTO " + s.events + " (pos, id, run, producer, seq, ltime, line) VALUES ")
+			args := make([]any, 0, 7*(hi-lo))
+			for i := lo; i < hi; i++ {
+				e := events[i]
+				if i > lo {
+					q.WriteString(", ")
+				}
+				n := len(args)
+				fmt.Fprintf(&q, "($%d, $%d, $%d, $%d, $%d, $%d, $%d)", n+1, n+2, n+3, n+4, n+5, n+6, n+7)
+				args = append(args, first+int64(i), e.ID, e.Run, e.Producer, e.Seq, e.Time, lines[i])
+			}
+			if _, err := tx.ExecContext(ctx, q.String(), args...); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("append events: %w", err)
 	}
 	return nil
 }

@@ -25,7 +25,7 @@ type GrantStore struct {
 	d  Dialect
 	mu sync.Mutex
 
-	qTick, qClock, qTouch, qNewSession, qSession, qSessionLock, qSetSession,
+	qTick, qClock, qTouch, qNewSession, qSession, qSetSession,
 	qGrants, qInsert, qDelete, qCount string
 }
 
@@ -65,17 +65,20 @@ func NewGrantStore(ctx context.Context, db *sql.DB, d Dialect, schema string, ow
 	return &GrantStore{
 		closer: closer{owns: owns, db: db},
 		db:     db, d: d,
-		qTick:        "UPDATE " + clock + " SET now = now + 1 WHERE id = 1",
-		qTouch:       "UPDATE " + sessions + " SET now = now WHERE session = $1",
-		qClock:       "SELECT now FROM " + clock + " WHERE id = 1",
-		qNewSession:  "INSERT INTO " + sessions + " (session, now) VALUES ($1, $2) ON CONFLICT DO NOTHING",
-		qSession:     "SELECT now FROM " + sessions + " WHERE session = $1",
-		qSessionLock: "SELECT now FROM " + sessions + " WHERE session = $1" + d.ForUpdate,
-		qSetSession:  "UPDATE " + sessions + " SET now = $2 WHERE session = $1",
-		qGrants:      "SELECT " + cols + " FROM " + grants + " WHERE session = $1 ORDER BY seq",
-		qInsert:      "INSERT INTO " + grants + " (session, " + cols + ") VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",
-		qDelete:      "DELETE FROM " + grants + " WHERE session = $1 AND grant_id = $2",
-		qCount:       "UPDATE " + grants + " SET questions = $3 WHERE session = $1 AND grant_id = $2",
+		// One statement: the row locked, moved and read, committed on
+		// its own (the lock is held for the statement and its commit).
+		qTick: "UPDATE " + clock + " SET now = now + 1 WHERE id = 1 RETURNING now",
+		// Writing the session's row takes its lock and reads it.
+		qTouch: "UPDATE " + sessions + " SET now = now WHERE session = $1 RETURNING now",
+		qClock: "SELECT now FROM " + clock + " WHERE id = 1",
+		qNewSession: "INSERT INTO " + sessions + " (session, now) SELECT $1, now FROM " + clock +
+			" WHERE id = 1 ON CONFLICT DO NOTHING",
+		qSession:    "SELECT now FROM " + sessions + " WHERE session = $1",
+		qSetSession: "UPDATE " + sessions + " SET now = $2 WHERE session = $1",
+		qGrants:     "SELECT " + cols + " FROM " + grants + " WHERE session = $1 ORDER BY seq",
+		qInsert:     "INSERT INTO " + grants + " (session, " + cols + ") VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",
+		qDelete:     "DELETE FROM " + grants + " WHERE session = $1 AND grant_id = $2",
+		qCount:      "UPDATE " + grants + " SET questions = $3 WHERE session = $1 AND grant_id = $2",
 	}, nil
 }
 
@@ -147,21 +150,15 @@ func (s *GrantStore) Update(ctx context.Context, session string, fn func(*autono
 		return err
 	}
 	err := inTx(ctx, s.db, s.d, &s.mu, func(tx *sql.Tx) error {
-		var clock int64
-		if err := tx.QueryRowContext(ctx, s.qClock).Scan(&clock); err != nil {
-			return err
-		}
-		if _, err := tx.ExecContext(ctx, s.qNewSession, session, clock); err != nil {
+		// A new session starts at the clock's time.
+		if _, err := tx.ExecContext(ctx, s.qNewSession, session); err != nil {
 			return err
 		}
 		// Writing the session's row first takes its lock in every
 		// database (DuckDB, without FOR UPDATE, meets a concurrent
-		// Update of the session as a conflict, retried).
-		if _, err := tx.ExecContext(ctx, s.qTouch, session); err != nil {
-			return err
-		}
+		// Update of the session as a conflict, retried), and reads it.
 		var st autonomy.SessionState
-		if err := tx.QueryRowContext(ctx, s.qSessionLock, session).Scan(&st.Now); err != nil {
+		if err := tx.QueryRowContext(ctx, s.qTouch, session).Scan(&st.Now); err != nil {
 			return err
 		}
 		old, err := s.grants(ctx, tx, session)
@@ -235,13 +232,10 @@ func (s *GrantStore) Tick(ctx context.Context) (int64, error) {
 		return 0, err
 	}
 	var now int64
-	err := inTx(ctx, s.db, s.d, &s.mu, func(tx *sql.Tx) error {
-		// The UPDATE takes the row's write lock (or, in DuckDB, meets a
-		// concurrent tick as a conflict, retried) before reading.
-		if _, err := tx.ExecContext(ctx, s.qTick); err != nil {
-			return err
-		}
-		return tx.QueryRowContext(ctx, s.qClock).Scan(&now)
+	// The UPDATE takes the row's write lock (or, in DuckDB, meets a
+	// concurrent tick as a conflict, retried) and returns the new time.
+	err := inStmt(ctx, s.d, &s.mu, func() error {
+		return s.db.QueryRowContext(ctx, s.qTick).Scan(&now)
 	})
 	if err != nil {
 		return 0, fmt.Errorf("tick clock: %w", err)

@@ -163,6 +163,25 @@ func inTx(ctx context.Context, db *sql.DB, d Dialect, mu *sync.Mutex, fn func(*s
 	return fmt.Errorf("%w: %d tries: %w", ErrConflict, maxTries, err)
 }
 
+// inStmt runs fn, one statement outside any transaction (it commits on
+// its own), trying again on conflicts as inTx does.
+func inStmt(ctx context.Context, d Dialect, mu *sync.Mutex, fn func() error) error {
+	if d.Serialize {
+		mu.Lock()
+		defer mu.Unlock()
+	}
+	var err error
+	for try := range maxTries {
+		if err = fn(); err == nil || d.Classify(err) == KindOther {
+			return err
+		}
+		if perr := pause(ctx, try); perr != nil {
+			return perr
+		}
+	}
+	return fmt.Errorf("%w: %d tries: %w", ErrConflict, maxTries, err)
+}
+
 func once(ctx context.Context, db *sql.DB, fn func(*sql.Tx) error) error {
 	tx, err := db.BeginTx(ctx, nil)
 	if err != nil {
