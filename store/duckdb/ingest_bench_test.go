@@ -2,6 +2,7 @@ package duckdb_test
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -10,6 +11,7 @@ import (
 	"github.com/provenant/provenant/ingest/ingesttest"
 	"github.com/provenant/provenant/shape"
 	"github.com/provenant/provenant/store/duckdb"
+	"github.com/provenant/provenant/warehouse/demo"
 )
 
 // benchRows is the size of the import benchmarks' input.
@@ -82,4 +84,45 @@ func BenchmarkImportDerived(b *testing.B) {
 		db.Close()
 	}
 	b.ReportMetric(float64(benchRows*b.N)/b.Elapsed().Seconds(), "rows/s")
+}
+
+// BenchmarkDerive derives the shapes' structures (validity intervals,
+// census, checkpoints) over 1,000,000 warehouse demo events imported
+// once without them, in a transaction rolled back after each iteration:
+// the derivation of BenchmarkImportDerived alone, without the append and
+// the commit. With the demo's default 40 devices, and with 2,000 (the
+// scale benchmark's), whose checkpoints hold half the table.
+func BenchmarkDerive(b *testing.B) {
+	l := ingesttest.WarehouseLayout(b)
+	for _, devices := range []int{40, 2000} {
+		b.Run(fmt.Sprintf("devices=%d", devices), func(b *testing.B) {
+			o := demo.DefaultOptions()
+			o.Events, o.Devices = benchRows, devices
+			var csvBody bytes.Buffer
+			if err := demo.WriteCSV(b.Context(), &csvBody, o); err != nil {
+				b.Fatal(err)
+			}
+			db, err := duckdb.OpenFile(b.Context(), filepath.Join(b.TempDir(), "bench.duckdb"))
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer db.Close()
+			if _, err := ingest.Import(b.Context(), duckdb.NewSink(db, nil), l, ingest.NewCSV("events.csv", l, &csvBody)); err != nil {
+				b.Fatal(err)
+			}
+			for b.Loop() {
+				tx, err := db.BeginTx(b.Context(), nil)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if err := shape.Derive(b.Context(), tx, l.Dataset, l.Table, nil); err != nil {
+					b.Fatal(err)
+				}
+				if err := tx.Rollback(); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(benchRows*b.N)/b.Elapsed().Seconds(), "rows/s")
+		})
+	}
 }
