@@ -26,6 +26,8 @@ var Renderers = map[string]func(*Record) (string, error){
 	"repair-eval":                    RepairTable,
 	"govstore":                       GovStoreTable,
 	"memory-read":                    MemoryReadTable,
+	"scale-metric-rollup-duckdb":     ScaleMetricTable,
+	"scale-metric-rollup-postgres":   ScaleMetricTable,
 }
 
 // Provenance is the line under every generated table: the command, the

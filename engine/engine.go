@@ -120,6 +120,13 @@ type Options struct {
 	// (metric.Options.MaxGoRows: 0 for metric.DefaultMaxGoRows, negative
 	// for SQL always).
 	MetricGoRows int
+	// MetricRollups lets a query_metric call over a long window take its
+	// provenance from the dataset's per-hour key digests, when the import
+	// built them (shape.DeriveOptions.RollupKeys): past the provenance
+	// limit, the count and an lthash digest combined from the digests and
+	// the edge rows' keys, and the first keys in bytewise order, instead
+	// of every key read and hashed twice. Off by default.
+	MetricRollups bool
 	// MetricConcurrency is the most query_metric reads (the compiled
 	// query with its re-derivation, the resolver's re-derivation, a rows
 	// page) that run at once on the engine's database; a call waits for

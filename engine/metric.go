@@ -5,9 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/provenant/provenant/catalog"
 	"github.com/provenant/provenant/fact"
+	"github.com/provenant/provenant/lthash"
 	"github.com/provenant/provenant/metric"
 	"github.com/provenant/provenant/shape"
 	"github.com/provenant/provenant/tool"
@@ -169,6 +171,7 @@ func (r *shapeRunner) executeMetric(ctx context.Context, c tool.Call) (fact.Resu
 	}
 	var (
 		got, re *metric.Table
+		sum     *metric.KeySummary
 		q       *metric.Query
 		version string
 	)
@@ -188,8 +191,22 @@ func (r *shapeRunner) executeMetric(ctx context.Context, c tool.Call) (fact.Resu
 		if got, err = q.Run(ctx, db); err != nil {
 			return err
 		}
-		if re, err = metric.Resolve(ctx, db, cat, req, o); err != nil {
-			return err
+		// A long window's keys summed from the digests; a result of at
+		// most the limit's keys (or one the digests cannot answer) lists
+		// them all, as before.
+		if len(o.Rollups) > 0 {
+			sum, err = metric.RollupKeys(ctx, db, cat, req, o, r.limit, metric.EdgesNearest)
+			if errors.Is(err, metric.ErrNoRollup) || (err == nil && sum.Count <= r.limit) {
+				sum, err = nil, nil
+			}
+			if err != nil {
+				return err
+			}
+		}
+		if sum == nil {
+			if re, err = metric.Resolve(ctx, db, cat, req, o); err != nil {
+				return err
+			}
 		}
 		version, err = s.DataVersion(ctx, cat.ModelOf(m).Dataset.Value)
 		return err
@@ -201,8 +218,12 @@ func (r *shapeRunner) executeMetric(ctx context.Context, c tool.Call) (fact.Resu
 	if err != nil {
 		return fact.Result{}, fmt.Errorf("execute metric: %w", err)
 	}
-	p := metric.ProvenanceOf(q, re, r.limit)
-	prov, err := p.Fact()
+	var prov fact.Provenance
+	if sum != nil {
+		prov, err = fact.EventsInPart(sum.First, sum.Count, sum.Hash.Digest())
+	} else {
+		prov, err = metric.ProvenanceOf(q, re, r.limit).Fact()
+	}
 	if errors.Is(err, fact.ErrNoEvents) {
 		prov, err = fact.Absent(fact.Attest(c.Tool(), c.Args(), version)), nil
 	}
@@ -231,7 +252,11 @@ func (r *shapeRunner) resolveMetric(ctx context.Context, c tool.Call, fr fact.Re
 	if m == nil {
 		return fact.Verdict{}, fmt.Errorf("resolve metric: %w", metric.ErrInvalidRequest)
 	}
-	var re *metric.Table
+	var (
+		re      *metric.Table
+		sum     *metric.KeySummary
+		firstOK bool
+	)
 	release, err := r.metricSlots.acquire(ctx)
 	if err != nil {
 		return fact.Verdict{}, fmt.Errorf("resolve metric: %w", err)
@@ -241,6 +266,43 @@ func (r *shapeRunner) resolveMetric(ctx context.Context, c tool.Call, fr fact.Re
 		db, o, err := s.MetricQuerier(ctx)
 		if err != nil {
 			return err
+		}
+		// A provenance summed as an lthash digest is checked by a second
+		// summation (whole hours only from the digests, the edge hours'
+		// rows hashed: EdgesAdd, where the executor took the nearest
+		// hour boundary), or, when the digests cannot answer, by the
+		// lthash of every key; the values by the re-derivation alone.
+		if strings.HasPrefix(fr.Provenance.EventDigest(), fact.LtHashScheme) {
+			if len(o.Rollups) > 0 {
+				// The stored digests read from the database, not from
+				// the running sums the executor kept.
+				own := *o
+				own.Rollups = map[string]metric.Rollup{}
+				for ds, ru := range o.Rollups {
+					ru.Sums = nil
+					own.Rollups[ds] = ru
+				}
+				o = &own
+				sum, err = metric.RollupKeys(ctx, db, cat, req, o, 0, metric.EdgesAdd)
+				if errors.Is(err, metric.ErrNoRollup) {
+					sum, err = nil, nil
+				}
+				if err != nil {
+					return err
+				}
+				// The listed first keys, by a threshold rather than the
+				// executor's top-N.
+				if sum != nil {
+					if firstOK, err = metric.FirstKeysHold(ctx, db, cat, req, o, fr.Provenance.EventIDs()); err != nil {
+						return err
+					}
+				}
+			}
+			if sum != nil {
+				values := *o
+				values.SkipKeys = true
+				o = &values
+			}
 		}
 		re, err = metric.Resolve(ctx, db, cat, req, o)
 		return err
@@ -256,10 +318,23 @@ func (r *shapeRunner) resolveMetric(ctx context.Context, c tool.Call, fr fact.Re
 		}
 	}
 	keys := append([]string(nil), re.Keys...)
-	if fr.Provenance.NumEvents() == 0 {
+	switch {
+	case fr.Provenance.NumEvents() == 0:
 		_, absent := fr.Provenance.Absence()
 		v.ProvenanceValid = absent && len(keys) == 0
-	} else {
+	case sum != nil:
+		// The count, the digest and the listed first keys, from the
+		// resolver's own summation.
+		v.Enumerated = sum.Count
+		v.ProvenanceValid = fr.Provenance.NumEvents() == sum.Count && fr.Provenance.EventDigest() == sum.Hash.Digest() &&
+			firstOK && len(fr.Provenance.EventIDs()) == min(r.limit, sum.Count)
+	case strings.HasPrefix(fr.Provenance.EventDigest(), fact.LtHashScheme):
+		u := uniq(keys)
+		slices.Sort(u)
+		h := lthash.Of(u...)
+		v.ProvenanceValid = fr.Provenance.NumEvents() == len(u) && fr.Provenance.EventDigest() == h.Digest() &&
+			slices.Equal(fr.Provenance.EventIDs(), u[:min(len(u), len(fr.Provenance.EventIDs()))])
+	default:
 		v.ProvenanceValid = fr.Provenance.NumEvents() == len(uniq(keys)) && fr.Provenance.EventDigest() == fact.Digest(uniq(keys))
 	}
 	v.Complete = v.ProvenanceValid

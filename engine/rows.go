@@ -4,9 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"slices"
+	"strings"
 	"sync"
 
 	"github.com/provenant/provenant/fact"
+	"github.com/provenant/provenant/lthash"
 	"github.com/provenant/provenant/pipeline"
 	"github.com/provenant/provenant/shape"
 	"github.com/provenant/provenant/tool"
@@ -126,6 +128,12 @@ func (e *Engine) RowsPage(ctx context.Context, resultID string, page int, scope 
 	}
 	if err != nil {
 		return RowsPage{}, err
+	}
+	// A metric's large provenance carries the lthash of its keys
+	// (fact.LtHashScheme): the pages' keys recompute it.
+	if strings.HasPrefix(k.digest, fact.LtHashScheme) {
+		h := lthash.Of(res.Keys...)
+		res.Digest = h.Digest()
 	}
 	if res.DataVersion != k.version || res.Rows != k.total || res.Digest != k.digest {
 		return RowsPage{}, ErrDataChanged

@@ -309,13 +309,26 @@ func Events(ids []string) (Provenance, error) {
 // EventsInPart builds the provenance of a large set listed in part: first
 // holds its first ids in sorted order (sorted and distinct, at least one),
 // total the number of them all (more than len(first)), digest their
-// Digest.
+// Digest, or another digest of the set named by a scheme prefix
+// ("lthash16x1024:" and 64 lowercase hex digits: package lthash's Digest,
+// which a metric's large provenance carries).
 func EventsInPart(first []string, total int, digest string) (Provenance, error) {
-	if len(first) == 0 || total <= len(first) || len(digest) != 64 ||
+	if len(first) == 0 || total <= len(first) || !validDigest(digest) ||
 		!slices.IsSorted(first) || len(slices.Compact(slices.Clone(first))) != len(first) {
 		return Provenance{}, ErrBadPage
 	}
 	return Provenance{eventIDs: slices.Clone(first), total: total, digest: digest}, nil
+}
+
+// LtHashScheme prefixes a digest that is package lthash's Digest of the
+// ids (each once): "lthash16x1024:" and 64 lowercase hex digits.
+const LtHashScheme = "lthash16x1024:"
+
+// validDigest reports whether d is 64 lowercase hex digits (Digest's
+// form), alone or after LtHashScheme.
+func validDigest(d string) bool {
+	d = strings.TrimPrefix(d, LtHashScheme)
+	return len(d) == 64 && strings.Trim(d, "0123456789abcdef") == ""
 }
 
 // Digest is the digest of an event id set: SHA-256 over the ids sorted

@@ -335,7 +335,7 @@ func schemas(reg *tool.Registry) map[string]any {
 		"description": "The sorted events behind a value (a large set listed in part: its first ids, the number of them all and their digest, the rows paged by GET /v1/results/{id}/rows), or an absence attestation for a grounded zero; null when nothing was stapled.",
 		"oneOf": []any{
 			strictObject(map[string]any{"event_ids": eventIDs}),
-			strictObject(map[string]any{"event_ids": eventIDs, "event_count": count, "event_digest": map[string]any{"type": "string", "pattern": "^[0-9a-f]{64}$"}}),
+			strictObject(map[string]any{"event_ids": eventIDs, "event_count": count, "event_digest": map[string]any{"type": "string", "pattern": "^(lthash16x1024:)?[0-9a-f]{64}$"}}),
 			strictObject(map[string]any{"absence": absence}),
 			map[string]any{"type": "null"},
 		},

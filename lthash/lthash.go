@@ -8,6 +8,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"strings"
+	"sync"
 )
 
 // Scheme names this construction in a Digest.
@@ -45,51 +46,91 @@ func add(a, b uint64) uint64 { return ((a &^ hi) + (b &^ hi)) ^ ((a ^ b) & hi) }
 // neg negates each of the four lanes modulo 2^16.
 func neg(b uint64) uint64 { return add(^b, 0x0001000100010001) }
 
-// expand writes h(key), the key's 1,024 lanes in their little-endian
-// encoding, to out: the AES-256-CTR keystream (zero IV) under the key
-// SHA-256(domain, 0, len(key) as 8 bytes big-endian, key).
-func expand(key []byte, out *[Size]byte) {
-	s := sha256.New()
-	var hdr [len(domain) + 1 + 8]byte
-	copy(hdr[:], domain)
-	binary.BigEndian.PutUint64(hdr[len(domain)+1:], uint64(len(key)))
-	s.Write(hdr[:])
-	s.Write(key)
-	var seed [sha256.Size]byte
-	block, err := aes.NewCipher(s.Sum(seed[:0]))
+// expander holds the buffers expand reuses from key to key.
+type expander struct {
+	in  []byte     // the seed's input: domain, 0, length, key
+	out [Size]byte // the keystream, h(key)
+}
+
+var expanders = sync.Pool{New: func() any { return new(expander) }}
+
+// expand sets e.out to h(key), the key's 1,024 lanes in their
+// little-endian encoding: the AES-256-CTR keystream (zero IV) under the
+// key SHA-256(domain, 0, len(key) as 8 bytes big-endian, key). key is a
+// string or a byte slice; neither is copied to the heap.
+func expand[K string | []byte](e *expander, key K) {
+	e.in = append(e.in[:0], domain...)
+	e.in = append(e.in, 0)
+	e.in = binary.BigEndian.AppendUint64(e.in, uint64(len(key)))
+	e.in = append(e.in, key...)
+	seed := sha256.Sum256(e.in)
+	block, err := aes.NewCipher(seed[:])
 	if err != nil {
 		panic("lthash: aes: " + err.Error()) // a 32-byte key is always valid
 	}
 	var iv [aes.BlockSize]byte
-	clear(out[:])
-	cipher.NewCTR(block, iv[:]).XORKeyStream(out[:], out[:])
+	clear(e.out[:])
+	cipher.NewCTR(block, iv[:]).XORKeyStream(e.out[:], e.out[:])
 }
 
-// Add adds one occurrence of key.
-func (h *Hash) Add(key []byte) {
-	var v [Size]byte
-	expand(key, &v)
+// addOut adds e.out's lanes to h's, or subtracts them (remove).
+func (h *Hash) addOut(e *expander, remove bool) {
+	v := &e.out
+	if remove {
+		for i := range h.w {
+			h.w[i] = add(h.w[i], neg(binary.LittleEndian.Uint64(v[8*i:])))
+		}
+		return
+	}
 	for i := range h.w {
 		h.w[i] = add(h.w[i], binary.LittleEndian.Uint64(v[8*i:]))
 	}
 }
 
+// Add adds one occurrence of key.
+func (h *Hash) Add(key []byte) {
+	e := expanders.Get().(*expander)
+	expand(e, key)
+	h.addOut(e, false)
+	expanders.Put(e)
+}
+
 // AddString adds one occurrence of key.
-func (h *Hash) AddString(key string) { h.Add([]byte(key)) }
+func (h *Hash) AddString(key string) {
+	e := expanders.Get().(*expander)
+	expand(e, key)
+	h.addOut(e, false)
+	expanders.Put(e)
+}
+
+// AddStrings adds one occurrence of each key, reusing its buffers from
+// key to key.
+func (h *Hash) AddStrings(keys []string) {
+	e := expanders.Get().(*expander)
+	for _, k := range keys {
+		expand(e, k)
+		h.addOut(e, false)
+	}
+	expanders.Put(e)
+}
 
 // Remove removes one occurrence of key. Removing a key never added gives
 // the hash of a multiset with a negative count of it: add it back to
 // undo.
 func (h *Hash) Remove(key []byte) {
-	var v [Size]byte
-	expand(key, &v)
-	for i := range h.w {
-		h.w[i] = add(h.w[i], neg(binary.LittleEndian.Uint64(v[8*i:])))
-	}
+	e := expanders.Get().(*expander)
+	expand(e, key)
+	h.addOut(e, true)
+	expanders.Put(e)
 }
 
 // RemoveString removes one occurrence of key.
-func (h *Hash) RemoveString(key string) { h.Remove([]byte(key)) }
+func (h *Hash) RemoveString(key string) {
+	e := expanders.Get().(*expander)
+	expand(e, key)
+	h.addOut(e, true)
+	expanders.Put(e)
+}
 
 // Combine adds o's multiset to h's: afterwards h is the hash of their
 // union (with multiplicities added).
@@ -115,9 +156,7 @@ func (h *Hash) IsZero() bool { return h.w == [Lanes / 4]uint64{} }
 // Of returns the hash of the given keys, each added once per occurrence.
 func Of(keys ...string) Hash {
 	var h Hash
-	for _, k := range keys {
-		h.AddString(k)
-	}
+	h.AddStrings(keys)
 	return h
 }
 

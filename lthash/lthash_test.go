@@ -3,6 +3,7 @@ package lthash_test
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -212,5 +213,48 @@ func BenchmarkCombineBinary(b *testing.B) {
 		if err := acc.CombineBinary(enc); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+func BenchmarkAddString(b *testing.B) {
+	var h lthash.Hash
+	for b.Loop() {
+		h.AddString("status_events-0001234567")
+	}
+}
+
+func BenchmarkAddStrings(b *testing.B) {
+	keys := make([]string, 1000)
+	for i := range keys {
+		keys[i] = fmt.Sprintf("wh-evt-%08d", i)
+	}
+	var h lthash.Hash
+	for b.Loop() {
+		h.AddStrings(keys)
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(keys)), "ns/key")
+}
+
+// Every way in agrees: Add, AddString, AddStrings and Of, and Remove
+// undoes Add.
+func TestHash_AddForms(t *testing.T) {
+	keys := []string{"", "a", "wh-evt-00000001", strings.Repeat("k", 300)}
+	want := lthash.Of(keys...)
+	var byBytes, byString, batch lthash.Hash
+	for _, k := range keys {
+		byBytes.Add([]byte(k))
+		byString.AddString(k)
+	}
+	batch.AddStrings(keys)
+	for name, h := range map[string]*lthash.Hash{"Add": &byBytes, "AddString": &byString, "AddStrings": &batch} {
+		if !h.Equal(&want) {
+			t.Errorf("%s differs from Of", name)
+		}
+	}
+	byBytes.Remove([]byte(keys[2]))
+	byString.RemoveString(keys[2])
+	less := lthash.Of(keys[0], keys[1], keys[3])
+	if !byBytes.Equal(&less) || !byString.Equal(&less) {
+		t.Error("Remove does not undo Add")
 	}
 }

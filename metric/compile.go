@@ -34,6 +34,12 @@ type Options struct {
 	// re-derives in SQL instead: DefaultMaxGoRows when 0, always SQL when
 	// negative.
 	MaxGoRows int
+	// Rollups maps a dataset name to its per-hour key digests, which
+	// RollupKeys sums; absent when it has none.
+	Rollups map[string]Rollup
+	// SkipKeys: RederiveSQL leaves Table.Keys empty (a caller that sums
+	// them from the digests, RollupKeys, needs the values alone).
+	SkipKeys bool
 }
 
 // Query is a compiled request: SQL text with positional parameters ($1,

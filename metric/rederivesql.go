@@ -123,6 +123,9 @@ func RederiveSQL(ctx context.Context, db Querier, cat *catalog.Catalog, req Requ
 	if err != nil {
 		return nil, err
 	}
+	if o.SkipKeys {
+		return t, nil
+	}
 	g.args = nil
 	keysSQL, err := g.keysSQL()
 	if err != nil {

@@ -54,6 +54,12 @@ type DeriveOptions struct {
 	// When 0, twice the number of series, and at least MinEvery (see
 	// spacing).
 	Every int
+	// RollupKeys builds TABLE__rollup_keys (see DeriveRollupKeys): per
+	// hour and group, the rows' number and the lthash of their keys, from
+	// which a metric's provenance over a long window is combined instead
+	// of hashing every key. Once the table exists, every Derive keeps it
+	// up to date, whatever this option says.
+	RollupKeys bool
 }
 
 // spacing is the rows between checkpoints: o.Every if set, else twice the
@@ -87,6 +93,27 @@ func spacing(ctx context.Context, tx *sql.Tx, censusRel string, o *DeriveOptions
 // It reads and writes only with portable SQL: LEAD, ROW_NUMBER, GROUP BY,
 // CREATE TABLE AS, UPDATE ... FROM.
 func Derive(ctx context.Context, tx *sql.Tx, ds *catalog.Dataset, table string, o *DeriveOptions) error {
+	if err := deriveStructures(ctx, tx, ds, table, o); err != nil {
+		return err
+	}
+	keep := o != nil && o.RollupKeys
+	if !keep {
+		// Digests once built are kept up to date by every import, with
+		// the option or without: a stale digest would be summed alike by
+		// the executor and the resolver.
+		var err error
+		if keep, err = tableExists(ctx, tx, table+RollupKeysSuffix); err != nil {
+			return fmt.Errorf("derive %s: %w", table, err)
+		}
+	}
+	if keep {
+		return DeriveRollupKeys(ctx, tx, ds, table)
+	}
+	return nil
+}
+
+// deriveStructures is Derive without the rollups.
+func deriveStructures(ctx context.Context, tx *sql.Tx, ds *catalog.Dataset, table string, o *DeriveOptions) error {
 	rel := quoteName(table)
 	key, ts := ident(ds.Key.Value), ident(ds.Time.Value)
 	series := make([]string, 0, len(ds.Series))

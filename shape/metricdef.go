@@ -176,7 +176,15 @@ func (s *Snapshot) MetricQuerier(ctx context.Context) (metric.Querier, *metric.O
 	if err := s.begin(ctx); err != nil {
 		return nil, nil, err
 	}
-	return s.tx, &metric.Options{Relations: s.e.src.Relations, References: s.e.src.References, ValidTo: s.e.validTo, MaxGoRows: s.e.metricGoRows}, nil
+	var rollups map[string]metric.Rollup
+	if len(s.e.rollups) > 0 {
+		rollups = make(map[string]metric.Rollup, len(s.e.rollups))
+		for ds, r := range s.e.rollups {
+			r.Sums = &snapshotSums{s: s, ds: ds, rel: r.Relation, groups: r.Groups}
+			rollups[ds] = r
+		}
+	}
+	return s.tx, &metric.Options{Relations: s.e.src.Relations, References: s.e.src.References, ValidTo: s.e.validTo, MaxGoRows: s.e.metricGoRows, Rollups: rollups}, nil
 }
 
 // MetricRequest reads a metric tool call's validated arguments (Call.Args:

@@ -60,6 +60,7 @@ import (
 	"github.com/provenant/provenant/catalog"
 	"github.com/provenant/provenant/fact"
 	"github.com/provenant/provenant/internal/sqlcond"
+	"github.com/provenant/provenant/metric"
 )
 
 // SeqColumn is the ingestion sequence column `provenant import` adds to a
@@ -113,6 +114,10 @@ type Options struct {
 	// MetricGoRows becomes metric.Options.MaxGoRows for metric requests
 	// (see Snapshot.MetricQuerier).
 	MetricGoRows int
+	// MetricRollups passes each dataset's per-hour key digests
+	// (TABLE__rollup_keys, DeriveOptions.RollupKeys), when it has them, to
+	// metric requests as metric.Options.Rollups; off, none is read.
+	MetricRollups bool
 }
 
 // The executor's ways to pick every series' latest row: two portable
@@ -159,6 +164,10 @@ type Engine struct {
 	// metric.Options).
 	validTo      map[string]string
 	metricGoRows int
+	// rollups maps a dataset's name to its key digests (MetricRollups).
+	rollups map[string]metric.Rollup
+	// sums are the digests' running sums by dataset (under mu).
+	sums map[string]*digestSums
 
 	mu  sync.Mutex
 	cps map[string]*checkpoints // by checkpoint index relation
@@ -238,6 +247,19 @@ func New(ctx context.Context, cat *catalog.Catalog, src Source, o *Options) (*En
 			return nil, fmt.Errorf("new shape engine: %w", err)
 		}
 		derived[ds.Name.Value] = ok
+		if ok && o != nil && o.MetricRollups {
+			name := tableName(ds, src) + RollupKeysSuffix
+			has, err := tableExists(ctx, src.DB, name)
+			if err != nil {
+				return nil, fmt.Errorf("new shape engine: %w", err)
+			}
+			if has {
+				if e.rollups == nil {
+					e.rollups = map[string]metric.Rollup{}
+				}
+				e.rollups[ds.Name.Value] = MetricRollup(ds, tableName(ds, src))
+			}
+		}
 		if ok {
 			if e.validTo == nil {
 				e.validTo = map[string]string{}

@@ -76,6 +76,9 @@ type config struct {
 	every    int    // rows between checkpoints (0: the default spacing)
 	metrics  bool   // measure query_metric instead of the tool shapes
 	goRows   int    // engine.Options.MetricGoRows
+	schema   string // PostgreSQL schema prefix, followed by the size
+	rollups  bool   // build per-hour key digests and serve metrics from them
+	phases   int    // time each metric phase apart over this many calls
 }
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -85,7 +88,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	backends := fs.String("backends", "duckdb,postgres", "`DATABASES` to measure: duckdb, postgres")
 	var c config
 	fs.StringVar(&c.data, "data", "/work/scale-data", "`DIR` for generated DuckDB files (outside the repository)")
-	fs.StringVar(&c.dsn, "postgres", "postgres://postgres@127.0.0.1:5432/test?sslmode=disable", "PostgreSQL `DSN`; each size gets its own schema scale_N")
+	fs.StringVar(&c.dsn, "postgres", "postgres://postgres@127.0.0.1:5432/test?sslmode=disable", "PostgreSQL `DSN`; each size gets its own schema (-postgres-schema and the size)")
+	fs.StringVar(&c.schema, "postgres-schema", "scale_", "PostgreSQL schema `PREFIX`: size N is built in and read from PREFIXN (dropped first when its -data build record is missing)")
 	fs.IntVar(&c.clients, "clients", 16, "concurrent `N` clients")
 	fs.DurationVar(&c.duration, "duration", 8*time.Second, "measured `TIME` per tool shape")
 	fs.Uint64Var(&c.seed, "seed", 20261130, "generator and argument `SEED`")
@@ -96,6 +100,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs.IntVar(&c.every, "every", 0, "`ROWS` between checkpoints when building (0: the default spacing, twice the series and at least shape.MinEvery)")
 	fs.BoolVar(&c.metrics, "metrics", false, "measure query_metric end to end (compile, validate, execute, re-derive) instead of the tool shapes, at -clients and at one client")
 	fs.IntVar(&c.goRows, "metric-go-rows", 0, "most `ROWS` a metric's re-derivation reads into Go before it re-derives in SQL (0: metric.DefaultMaxGoRows)")
+	fs.BoolVar(&c.rollups, "rollups", false, "build the per-hour key digests (shape.DeriveOptions.RollupKeys; use another -data) and serve query_metric's large provenance from them (engine.Options.MetricRollups)")
+	fs.IntVar(&c.phases, "metric-phases", 0, "with -metrics: time each step of `N` one-client calls apart (compile and run, the keys summed or read, the re-derivation) and print them")
 	fs.StringVar(&c.serve, "serve", "", "internal: serve one `BACKEND:EVENTS` and print its report")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: go run ./bench/scale [-events 100000,1000000] [-backends duckdb,postgres] [-data DIR]")
@@ -205,10 +211,10 @@ func pgDSN(c config, n int) string {
 	if strings.Contains(c.dsn, "?") {
 		sep = "&"
 	}
-	return c.dsn + sep + "search_path=" + pgSchema(n)
+	return c.dsn + sep + "search_path=" + pgSchema(c, n)
 }
 
-func pgSchema(n int) string { return "scale_" + sizeName(n) }
+func pgSchema(c config, n int) string { return c.schema + sizeName(n) }
 
 // build imports the generated dataset of n events into backend b, unless
 // it is there already.
@@ -231,7 +237,7 @@ func build(ctx context.Context, cat *catalog.Catalog, c config, b string, n int,
 		pw.CloseWithError(err)
 	}()
 	defer pr.Close()
-	opts := shape.ImportOptions(&shape.DeriveOptions{Every: c.every})
+	opts := shape.ImportOptions(&shape.DeriveOptions{Every: c.every, RollupKeys: c.rollups})
 	r := ingest.NewCSV("generated.csv", l, pr)
 	start := time.Now()
 	var res ingest.Result
@@ -244,7 +250,7 @@ func build(ctx context.Context, cat *catalog.Catalog, c config, b string, n int,
 			return err
 		}
 		defer db.Close()
-		for _, q := range []string{"DROP SCHEMA IF EXISTS " + pgSchema(n) + " CASCADE", "CREATE SCHEMA " + pgSchema(n)} {
+		for _, q := range []string{"DROP SCHEMA IF EXISTS " + pgSchema(c, n) + " CASCADE", "CREATE SCHEMA " + pgSchema(c, n)} {
 			if _, err := db.ExecContext(ctx, q); err != nil {
 				return fmt.Errorf("create schema: %w", err)
 			}
@@ -373,7 +379,7 @@ func serve(ctx context.Context, cat *catalog.Catalog, c config, b string, n int)
 			return bench.ScaleReport{}, fmt.Errorf("set threads: %w", err)
 		}
 	}
-	e, err := engine.OpenCatalog(ctx, cat, src, &engine.Options{MetricGoRows: c.goRows})
+	e, err := engine.OpenCatalog(ctx, cat, src, &engine.Options{MetricGoRows: c.goRows, MetricRollups: c.rollups})
 	if err != nil {
 		return bench.ScaleReport{}, err
 	}
@@ -395,6 +401,11 @@ func serve(ctx context.Context, cat *catalog.Catalog, c config, b string, n int)
 			return bench.ScaleReport{}, fmt.Errorf("start profile: %w", err)
 		}
 		defer pprof.StopCPUProfile()
+	}
+	if c.metrics && c.phases > 0 {
+		if err := measureMetricPhases(ctx, cat, src.DB, gen, c, os.Stderr); err != nil {
+			return bench.ScaleReport{}, err
+		}
 	}
 	if c.metrics {
 		if err := measureMetrics(ctx, cat, e, gen, c, &rep); err != nil {

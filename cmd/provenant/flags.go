@@ -74,6 +74,8 @@ type engineFlags struct {
 	gov govFlags
 	// repair: --repair-retries and --metric-noise (see repair.go).
 	repair repairFlags
+	// metricKeyDigests: --metric-key-digests (engine.Options.MetricRollups).
+	metricKeyDigests bool
 }
 
 func (f *engineFlags) register(fs *flag.FlagSet) {
@@ -103,6 +105,8 @@ func (f *engineFlags) register(fs *flag.FlagSet) {
 		"with --provider noisy: the `RATE` (0 to 1) of each fault: wrong tool, wrong parameter, hallucinated tool, raw query, wrong abstention, fabricated and transposed numerals")
 	fs.Uint64Var(&f.noiseSeed, "noise-seed", 1, "with --provider noisy: the `SEED` of its random streams (a seed replays its noise exactly)")
 	fs.StringVar(&f.noisyInner, "noisy-inner", "rules", "with --provider noisy: the `PROVIDER` it wraps (rules, openai, anthropic, record or replay)")
+	fs.BoolVar(&f.metricKeyDigests, "metric-key-digests", false,
+		"with --catalog: take a query_metric answer's provenance past the provenance limit from the per-hour key digests `import --key-digests` built (its count, an lthash16x1024 digest and the least keys), instead of reading and hashing every key")
 	f.anthropic.register(fs)
 	f.repair.register(fs)
 	fs.StringVar(&f.now, "now", "",
@@ -156,7 +160,7 @@ func (f *engineFlags) engineOptions(logger *slog.Logger) (engine.Options, error)
 	if err != nil {
 		return engine.Options{}, err
 	}
-	opts := engine.Options{Provider: p, Logger: logger, RefuseUngrounded: f.refuseUngrounded, Now: now, Repair: f.repair.loop()}
+	opts := engine.Options{Provider: p, Logger: logger, RefuseUngrounded: f.refuseUngrounded, Now: now, Repair: f.repair.loop(), MetricRollups: f.metricKeyDigests}
 	f.gov.apply(&opts)
 	if f.selfConsistency != 0 {
 		sc := &pipeline.SelfConsistency{Samples: f.selfConsistency}

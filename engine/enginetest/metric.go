@@ -34,6 +34,13 @@ func sink(db *sql.DB) ingest.Sink { return duckdb.NewSink(db, Derived()) }
 // with opts; both close when tb ends.
 func OpenWarehouse(tb testing.TB, n int, opts *engine.Options) *engine.Engine {
 	tb.Helper()
+	return OpenWarehouseDerived(tb, n, opts, nil)
+}
+
+// OpenWarehouseDerived is OpenWarehouse with the import deriving its
+// structures with d (shape.Derive's options; nil: defaults).
+func OpenWarehouseDerived(tb testing.TB, n int, opts *engine.Options, d *shape.DeriveOptions) *engine.Engine {
+	tb.Helper()
 	ctx := tb.Context()
 	cat, err := catalogs.Load("warehouse")
 	if err != nil {
@@ -48,7 +55,10 @@ func OpenWarehouse(tb testing.TB, n int, opts *engine.Options) *engine.Engine {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	if _, err := ingest.Import(ctx, sink(db), l, ingest.NewJSONL("demo.jsonl", l, bytes.NewReader(ingesttest.DemoJSONL(tb, n)))); err != nil {
+	sk := duckdb.NewSink(db, &ingest.SinkOptions{AfterInsert: func(ctx context.Context, tx *sql.Tx, l *ingest.Layout) error {
+		return shape.Derive(ctx, tx, l.Dataset, l.Table, d)
+	}})
+	if _, err := ingest.Import(ctx, sk, l, ingest.NewJSONL("demo.jsonl", l, bytes.NewReader(ingesttest.DemoJSONL(tb, n)))); err != nil {
 		tb.Fatal(err)
 	}
 	e, err := engine.OpenCatalog(ctx, cat, shape.Source{DB: db}, opts)

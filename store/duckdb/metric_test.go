@@ -33,3 +33,7 @@ func TestMetricProperty(t *testing.T) { metrictest.RunProperty(t, duckMetrics) }
 // TestMetricEveryShape: every metric by every allowed dimension at every
 // allowed grain runs on DuckDB and agrees with its re-derivation.
 func TestMetricEveryShape(t *testing.T) { metrictest.RunEveryShape(t, duckMetrics) }
+
+// TestMetricRollupKeys: on DuckDB, a provenance summed from per-hour key
+// digests equals the re-derived keys' count, lthash and first keys.
+func TestMetricRollupKeys(t *testing.T) { metrictest.RunRollupKeys(t, duckMetrics) }

@@ -28,3 +28,7 @@ func TestMetricProperty(t *testing.T) { metrictest.RunProperty(t, pgMetrics) }
 // TestMetricEveryShape: every metric by every allowed dimension at every
 // allowed grain runs on PostgreSQL and agrees with its re-derivation.
 func TestMetricEveryShape(t *testing.T) { metrictest.RunEveryShape(t, pgMetrics) }
+
+// TestMetricRollupKeys: on PostgreSQL, a provenance summed from per-hour
+// key digests equals the re-derived keys' count, lthash and first keys.
+func TestMetricRollupKeys(t *testing.T) { metrictest.RunRollupKeys(t, pgMetrics) }

@@ -1,0 +1,209 @@
+package metrictest
+
+import (
+	"database/sql"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"pgregory.net/rapid"
+
+	"github.com/provenant/provenant/ingest"
+	"github.com/provenant/provenant/lthash"
+	"github.com/provenant/provenant/metric"
+	"github.com/provenant/provenant/shape"
+)
+
+// RunRollupKeys checks, on random datasets with rows at any minute of 60
+// hours and random requests with windows at any minute, that the key
+// summary combined from the per-hour digests (metric.RollupKeys, either
+// edge treatment) has the count, the lthash and the first keys of the keys
+// RederiveSQL lists; that digests built in two imports (the second later
+// than the first) equal digests built at once; and that a changed count or
+// digest is found by the next import's check and rebuilt.
+func RunRollupKeys(t *testing.T, b Backend) {
+	for _, file := range Catalogs {
+		t.Run(strings.TrimSuffix(file, ".yaml"), func(t *testing.T) {
+			cat := LoadCatalog(t, file)
+			db := b.Open(t)
+			n, summed := 0, 0
+			rapid.Check(t, func(rt *rapid.T) {
+				n++
+				ctx := t.Context()
+				sm := cat.SemanticModels[0]
+				ds := cat.Dataset(sm.Dataset.Value)
+				rows := genRows(rt, ds)
+				for i := range rows {
+					rows[i].at = rows[i].at.Add(time.Duration(rapid.IntRange(0, 59).Draw(rt, "minute")) * time.Minute)
+				}
+				rel, inc, tmp := "rk_"+strconv.Itoa(n), "rki_"+strconv.Itoa(n), "rkt_"+strconv.Itoa(n)
+				if err := loadRows(ctx, db, ds, rel, rows); err != nil {
+					rt.Fatal(err)
+				}
+				derive := func(table string) {
+					tx, err := db.BeginTx(ctx, nil)
+					if err != nil {
+						rt.Fatal(err)
+					}
+					defer tx.Rollback()
+					if err := shape.DeriveRollupKeys(ctx, tx, ds, table); err != nil {
+						rt.Fatal(err)
+					}
+					if err := tx.Commit(); err != nil {
+						rt.Fatal(err)
+					}
+				}
+				derive(rel)
+				// The same rows in two imports, the second later.
+				cut := base.Add(time.Duration(rapid.IntRange(0, 60).Draw(rt, "cut")) * time.Hour)
+				var early, late []genRow
+				for _, r := range rows {
+					if r.at.Before(cut) {
+						early = append(early, r)
+					} else {
+						late = append(late, r)
+					}
+				}
+				if err := loadRows(ctx, db, ds, inc, early); err != nil {
+					rt.Fatal(err)
+				}
+				derive(inc)
+				if err := loadRows(ctx, db, ds, tmp, late); err != nil {
+					rt.Fatal(err)
+				}
+				if _, err := db.ExecContext(ctx, "INSERT INTO "+ingest.Quote(inc)+" SELECT * FROM "+ingest.Quote(tmp)); err != nil {
+					rt.Fatal(err)
+				}
+				derive(inc)
+				want := dumpRollup(rt, db, rel)
+				if got := dumpRollup(rt, db, inc); !slices.Equal(got, want) {
+					rt.Fatalf("digests built in two imports differ from one:\n%v\nwant\n%v", got, want)
+				}
+				// A changed count, or a changed digest of a checked hour,
+				// is rebuilt by the next import.
+				if len(want) > 0 {
+					q := "UPDATE " + ingest.Quote(inc+shape.RollupKeysSuffix) + " SET _n = _n + 1 WHERE _hour = (SELECT MIN(_hour) FROM " + ingest.Quote(inc+shape.RollupKeysSuffix) + ")"
+					if rapid.Bool().Draw(rt, "tamper digest") {
+						q = "UPDATE " + ingest.Quote(inc+shape.RollupKeysSuffix) + " SET _lthash = (SELECT _lthash FROM " + ingest.Quote(inc+shape.RollupKeysSuffix) +
+							" WHERE _hour = (SELECT MIN(_hour) FROM " + ingest.Quote(inc+shape.RollupKeysSuffix) + ") LIMIT 1) WHERE _hour = (SELECT MAX(_hour) FROM " +
+							ingest.Quote(inc+shape.RollupKeysSuffix) + " WHERE _hour < (SELECT MAX(_hour) FROM " + ingest.Quote(inc+shape.RollupKeysSuffix) + "))"
+					}
+					if _, err := db.ExecContext(ctx, q); err != nil {
+						rt.Fatal(err)
+					}
+					derive(inc)
+					if got := dumpRollup(rt, db, inc); !slices.Equal(got, want) {
+						rt.Fatalf("a changed rollup survived an import:\n%v\nwant\n%v", got, want)
+					}
+				}
+				// The request, with its window moved to any minute.
+				m := rapid.SampledFrom(cat.Metrics).Draw(rt, "metric")
+				req := genRequest(rt, cat, sm, ds, m)
+				req.Start = req.Start.Truncate(time.Hour).Add(time.Duration(rapid.IntRange(0, 59).Draw(rt, "start minute")) * time.Minute)
+				req.End = req.End.Truncate(time.Hour).Add(time.Duration(rapid.IntRange(0, 59).Draw(rt, "end minute")) * time.Minute)
+				if !req.End.After(req.Start) {
+					req.End = req.Start.Add(time.Minute)
+				}
+				opts := &metric.Options{
+					Relations: map[string]string{ds.Name.Value: rel}, References: map[string]string{},
+					ValidTo: map[string]string{ds.Name.Value: ValidTo},
+					Rollups: map[string]metric.Rollup{ds.Name.Value: {Relation: inc + shape.RollupKeysSuffix, Groups: shape.RollupGroups(ds)}},
+				}
+				for _, e := range ds.Entities {
+					if e.Reference == nil {
+						continue
+					}
+					ref := "rkref_" + strconv.Itoa(n) + "_" + e.Name.Value
+					opts.References[e.Name.Value] = ref
+					if err := loadReference(ctx, db, cat, sm, e, ref, rt); err != nil {
+						rt.Fatal(err)
+					}
+				}
+				re, err := metric.RederiveSQL(ctx, db, cat, req, opts)
+				if err != nil {
+					rt.Fatalf("rederive: %v", err)
+				}
+				wantHash := lthash.Of(re.Keys...)
+				first := rapid.IntRange(1, 5).Draw(rt, "first")
+				for _, edges := range []metric.Edges{metric.EdgesAdd, metric.EdgesNearest} {
+					sum, err := metric.RollupKeys(ctx, db, cat, req, opts, first, edges)
+					if errors.Is(err, metric.ErrNoRollup) {
+						continue
+					}
+					if err != nil {
+						rt.Fatalf("rollup keys: %v", err)
+					}
+					summed++
+					if sum.Count != len(re.Keys) || !sum.Hash.Equal(&wantHash) {
+						rt.Fatalf("edges %d: count %d, hash equal %v; want %d keys %v", edges, sum.Count, sum.Hash.Equal(&wantHash), len(re.Keys), re.Keys)
+					}
+					if w := re.Keys[:min(first, len(re.Keys))]; !slices.Equal(sum.First, w) {
+						rt.Fatalf("edges %d: first %v, want %v", edges, sum.First, w)
+					}
+					// The threshold check accepts the true first keys and
+					// refuses any other listing of as many.
+					if len(sum.First) > 0 {
+						ok, err := metric.FirstKeysHold(ctx, db, cat, req, opts, sum.First)
+						if err != nil || !ok {
+							rt.Fatalf("first keys %v refused (%v)", sum.First, err)
+						}
+						bad := slices.Clone(sum.First)
+						bad[len(bad)-1] += "~"
+						if len(re.Keys) > len(bad) && rapid.Bool().Draw(rt, "skip") {
+							bad = append(slices.Clone(sum.First[:len(sum.First)-1]), re.Keys[len(sum.First)])
+						}
+						if ok, err := metric.FirstKeysHold(ctx, db, cat, req, opts, bad); err != nil || ok {
+							rt.Fatalf("other first keys %v accepted (%v); true %v", bad, err, sum.First)
+						}
+					}
+				}
+			})
+			if summed == 0 {
+				t.Error("no request was answered from the digests: the property checked nothing")
+			}
+			t.Logf("%d of %d cases answered from the digests (two edge treatments each)", summed, n)
+		})
+	}
+}
+
+// dumpRollup returns a rollup table's rows as text, sorted.
+func dumpRollup(t *rapid.T, db *sql.DB, table string) []string {
+	rows, err := db.QueryContext(t.Context(), "SELECT * FROM "+ingest.Quote(table+shape.RollupKeysSuffix))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	cols, _ := rows.Columns()
+	var out []string
+	for rows.Next() {
+		vals := make([]any, len(cols))
+		ptrs := make([]any, len(cols))
+		for i := range vals {
+			ptrs[i] = &vals[i]
+		}
+		if err := rows.Scan(ptrs...); err != nil {
+			t.Fatal(err)
+		}
+		for i, v := range vals {
+			if b, ok := v.([]byte); ok {
+				h := lthash.Hash{}
+				if err := h.UnmarshalBinary(b); err == nil {
+					vals[i] = h.Digest()
+				}
+			}
+			if tm, ok := v.(time.Time); ok {
+				vals[i] = tm.UTC().Format(time.RFC3339)
+			}
+		}
+		out = append(out, fmt.Sprint(vals...))
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	slices.Sort(out)
+	return out
+}

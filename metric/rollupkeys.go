@@ -1,0 +1,506 @@
+package metric
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/provenant/provenant/catalog"
+	"github.com/provenant/provenant/lthash"
+)
+
+// Rollup names a dataset's per-hour key digests (shape's
+// TABLE__rollup_keys): for every hour (_hour) and combination of the group
+// columns, the number of rows with a key (_n) and the lthash of their keys
+// (_lthash, lthash.Hash.MarshalBinary).
+type Rollup struct {
+	Relation string
+	Groups   []string
+	// Checkpoints and CheckpointIndex, when set, are the dataset's
+	// checkpoints (shape's TABLE__cp and TABLE__cpi): the rows reaching
+	// into a window from before it are looked for among the last
+	// checkpoint's rows and the rows after it.
+	Checkpoints, CheckpointIndex string
+	// Sums, when set, sums the stored digests in place of reading them
+	// (a cache of the relation: shape keeps their running sums per group
+	// for one data version). RollupKeys calls it with the window's whole
+	// hours and the admission as a predicate on a part's group values.
+	Sums DigestSummer
+}
+
+// A DigestSummer sums the stored digests of the parts whose hour is in
+// [lo, hi) and whose group values (nil: empty) admit accepts: their row
+// count and the combination of their digests.
+type DigestSummer interface {
+	SumDigests(ctx context.Context, db Querier, lo, hi time.Time, admit func(groups []*string) bool) (int, lthash.Hash, error)
+}
+
+// ErrNoRollup is returned by RollupKeys for a request its digests cannot
+// answer: the dataset has no digests or no validity intervals, the metric
+// counts no window rows (only the latest row of each series: few keys),
+// a filter or the scope is on a column the digests are not grouped by, or
+// the window is shorter than two hours. The caller reads the keys instead.
+var ErrNoRollup = errors.New("metric: request not answerable from key digests")
+
+// Edges chooses how RollupKeys treats a window's partial first and last
+// hours.
+type Edges int
+
+const (
+	// EdgesAdd hashes the keys of the window's rows in its partial hours
+	// and adds the stored digests of its whole hours only.
+	EdgesAdd Edges = iota
+	// EdgesNearest does the same for an edge of less than half an hour
+	// inside the window, and otherwise adds the edge hour's stored digest
+	// and removes the keys of its rows outside the window: at most half
+	// an hour of rows hashed at either end.
+	EdgesNearest
+)
+
+// KeySummary is the contributing rows' keys of a large result, summed
+// rather than listed.
+type KeySummary struct {
+	// Count is the number of contributing rows (with a key).
+	Count int
+	// Hash is the lthash of their keys, each once.
+	Hash lthash.Hash
+	// First are the least keys in bytewise order, at most the requested
+	// number, sorted.
+	First []string
+	// Stored and Hashed are the stored digests combined and the row keys
+	// hashed (added or removed), for measurement.
+	Stored, Hashed int
+}
+
+// RollupKeys sums the contributing rows' keys of req's table (the keys
+// RederiveSQL lists) from the stored per-hour digests: the count and the
+// lthash of the keys, and the first `first` keys in bytewise order. The
+// contributing rows of a metric that counts window rows or sequences a
+// series are the window's rows and, before the window, the rows whose
+// validity reaches into it (a duration measure: _valid_to after the start)
+// or holds its end (a latest measure), each admitted by the scope and the
+// filters. The window's whole hours come from the digests, the rest from
+// the rows (edges). Keys are assumed distinct (the dataset's key): the
+// count and digest are over rows.
+func RollupKeys(ctx context.Context, db Querier, cat *catalog.Catalog, req Request, o *Options, first int, edges Edges) (*KeySummary, error) {
+	k, rel, err := planRollup(cat, req, o)
+	if err != nil {
+		return nil, err
+	}
+	r, ru := k.r, k.ru
+	start, end := r.req.Start.UTC(), r.req.End.UTC()
+	// The pieces: stored hours [lo, hi), row ranges added or removed.
+	h0, h1 := start.Truncate(time.Hour), end.Truncate(time.Hour)
+	lo, hi := h0, h1
+	type span struct {
+		from, to time.Time
+		sign     int
+	}
+	var spans []span
+	if start.After(h0) {
+		if edges == EdgesNearest && start.Sub(h0) <= 30*time.Minute {
+			spans = append(spans, span{h0, start, -1})
+		} else {
+			lo = h0.Add(time.Hour)
+			spans = append(spans, span{start, lo, +1})
+		}
+	}
+	if end.After(h1) {
+		if edges == EdgesNearest && end.Sub(h1) >= 30*time.Minute {
+			hi = h1.Add(time.Hour)
+			spans = append(spans, span{end, hi, -1})
+		} else {
+			spans = append(spans, span{h1, end, +1})
+		}
+	}
+	ts := ident(r.ds.Time.Value)
+	var parts []string
+	for i, s := range spans {
+		parts = append(parts, "SELECT "+strconv.Itoa(i)+" AS p, "+k.key()+" AS k FROM "+quoteName(rel)+" WHERE "+ts+" >= "+k.at(s.from)+
+			" AND "+ts+" < "+k.at(s.to)+" AND "+k.keyed()+k.admit())
+	}
+	if k.hasCross() {
+		parts = append(parts, "SELECT "+strconv.Itoa(len(spans))+" AS p, "+k.key()+" AS k FROM "+k.before(rel)+" WHERE "+ts+" < "+k.at(start)+
+			" AND "+k.cross()+" AND "+k.keyed()+k.admit())
+	}
+	sum := &KeySummary{}
+	if len(parts) > 0 {
+		rows, err := db.QueryContext(ctx, "SELECT z.p, COUNT(*), string_agg(z.k, chr(10)) FROM ("+strings.Join(parts, " UNION ALL ")+") z GROUP BY z.p", k.args...)
+		if err != nil {
+			return nil, fmt.Errorf("sum metric keys: read edge keys: %w", err)
+		}
+		for rows.Next() {
+			var p, n int
+			var all sql.NullString
+			if err := rows.Scan(&p, &n, &all); err != nil {
+				rows.Close()
+				return nil, fmt.Errorf("sum metric keys: read edge keys: %w", err)
+			}
+			keys := strings.Split(all.String, "\n")
+			if len(keys) != n || !all.Valid {
+				rows.Close()
+				return nil, ErrNoRollup // a key holds a newline: read them all instead
+			}
+			if p < len(spans) && spans[p].sign < 0 {
+				var h lthash.Hash
+				h.AddStrings(keys)
+				sum.Hash.Subtract(&h)
+				sum.Count -= n
+			} else {
+				sum.Hash.AddStrings(keys)
+				sum.Count += n
+			}
+			sum.Hashed += n
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return nil, fmt.Errorf("sum metric keys: read edge keys: %w", err)
+		}
+	}
+	// The stored hours, admitted by the same conditions on their groups.
+	if lo.Before(hi) && ru.Sums != nil {
+		n, h, err := ru.Sums.SumDigests(ctx, db, lo, hi, k.admitGo(ru.Groups))
+		if err != nil {
+			return nil, fmt.Errorf("sum metric keys: sum digests: %w", err)
+		}
+		sum.Count += n
+		sum.Hash.Combine(&h)
+		sum.Stored = -1 // not counted
+	} else if lo.Before(hi) {
+		k.args = nil
+		q := "SELECT _n, _lthash FROM " + quoteName(ru.Relation) + " WHERE _hour >= " + k.at(lo) + " AND _hour < " + k.at(hi) + k.admit()
+		rows, err := db.QueryContext(ctx, q, k.args...)
+		if err != nil {
+			return nil, fmt.Errorf("sum metric keys: read digests: %w", err)
+		}
+		for rows.Next() {
+			var n int
+			var b []byte
+			if err := rows.Scan(&n, &b); err != nil {
+				rows.Close()
+				return nil, fmt.Errorf("sum metric keys: read digests: %w", err)
+			}
+			if err := sum.Hash.CombineBinary(b); err != nil {
+				rows.Close()
+				return nil, fmt.Errorf("sum metric keys: read digests: %w", err)
+			}
+			sum.Count += n
+			sum.Stored++
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return nil, fmt.Errorf("sum metric keys: read digests: %w", err)
+		}
+	}
+	if first > 0 {
+		t, err := firstThreshold(ctx, db, k, rel, lo, hi, first)
+		if err != nil {
+			return nil, err
+		}
+		if sum.First, err = leastKeys(ctx, db, k, rel, first, t); err != nil {
+			return nil, err
+		}
+	}
+	return sum, nil
+}
+
+// firstThreshold returns a key at least as great as the first-th least
+// contributing key: the greatest of the least `first` keys of the
+// window's rows up to the end of its first hours that hold `first` rows
+// by the stored counts (a few hours, where the window holds days), or ""
+// (no bound) when the stored counts do not reach `first`.
+func firstThreshold(ctx context.Context, db Querier, k *keySQL, rel string, lo, hi time.Time, first int) (string, error) {
+	if !lo.Before(hi) {
+		return "", nil
+	}
+	k.args = nil
+	rows, err := db.QueryContext(ctx, "SELECT _hour, SUM(_n) FROM "+quoteName(k.ru.Relation)+" WHERE _hour >= "+k.at(lo)+" AND _hour < "+k.at(hi)+
+		k.admit()+" GROUP BY _hour ORDER BY _hour", k.args...)
+	if err != nil {
+		return "", fmt.Errorf("sum metric keys: read hour counts: %w", err)
+	}
+	var until time.Time
+	n := 0
+	for rows.Next() {
+		var h time.Time
+		var c int64
+		if err := rows.Scan(&h, &c); err != nil {
+			rows.Close()
+			return "", fmt.Errorf("sum metric keys: read hour counts: %w", err)
+		}
+		if n += int(c); n >= first {
+			until = h.UTC().Add(time.Hour)
+			break
+		}
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return "", fmt.Errorf("sum metric keys: read hour counts: %w", err)
+	}
+	if until.IsZero() {
+		return "", nil
+	}
+	ts := ident(k.r.ds.Time.Value)
+	k.args = nil
+	q := "SELECT " + k.key() + " AS k FROM " + quoteName(rel) + " WHERE " + ts + " >= " + k.at(k.r.req.Start) + " AND " + ts + " < " + k.at(until) +
+		" AND " + k.keyed() + k.admit() + " ORDER BY k LIMIT " + strconv.Itoa(first)
+	keys, err := readKeyRows(ctx, db, q, k.args)
+	if err != nil {
+		return "", fmt.Errorf("sum metric keys: first keys: %w", err)
+	}
+	if len(keys) < first {
+		return "", nil // fewer than the counts said: no bound
+	}
+	return slices.Max(keys), nil
+}
+
+// leastKeys reads the least `first` contributing keys, bytewise: those at
+// or below t (every key when t is ""), sorted in Go.
+func leastKeys(ctx context.Context, db Querier, k *keySQL, rel string, first int, t string) ([]string, error) {
+	ts := ident(k.r.ds.Time.Value)
+	k.args = nil
+	bound := ""
+	if t != "" {
+		bound = " AND " + k.key() + " <= " + k.param(t)
+	}
+	lim := ""
+	if t == "" {
+		// No bound: the database's top-N, each side apart (a condition
+		// joining them by OR reads every row before the window).
+		lim = " ORDER BY k LIMIT " + strconv.Itoa(first)
+	}
+	q := "SELECT " + k.key() + " AS k FROM " + quoteName(rel) + " WHERE " + ts + " >= " + k.at(k.r.req.Start) + " AND " + ts + " < " + k.at(k.r.req.End) +
+		" AND " + k.keyed() + bound + k.admit() + lim
+	if k.hasCross() {
+		if t != "" {
+			bound = " AND " + k.key() + " <= " + k.param(t)
+		}
+		q = "SELECT u.k FROM ((" + q + ") UNION ALL (SELECT " + k.key() + " AS k FROM " + k.before(rel) + " WHERE " + ts + " < " + k.at(k.r.req.Start) +
+			" AND " + k.cross() + " AND " + k.keyed() + bound + k.admit() + lim + ")) u"
+	}
+	var keys []string
+	var err error
+	if t != "" {
+		keys, err = readKeys(ctx, db, q, k.args) // sorted, distinct
+	} else {
+		if k.hasCross() {
+			q += " ORDER BY k LIMIT " + strconv.Itoa(first)
+		}
+		keys, err = readKeyRows(ctx, db, q, k.args)
+		if err == nil && !slices.IsSorted(keys) {
+			// The database orders text by a collation other than
+			// bytewise: its least keys need not be the least bytewise.
+			return nil, ErrNoRollup
+		}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("sum metric keys: first keys: %w", err)
+	}
+	if t != "" {
+		keys = slices.DeleteFunc(keys, func(s string) bool { return s > t })
+	}
+	return keys[:min(first, len(keys))], nil
+}
+
+// planRollup checks that req's contributing keys can be summed from the
+// digests (else ErrNoRollup) and returns the renderer of its conditions
+// and the dataset's relation.
+func planRollup(cat *catalog.Catalog, req Request, o *Options) (*keySQL, string, error) {
+	r, err := resolve(cat, req)
+	if err != nil {
+		return nil, "", err
+	}
+	if o == nil {
+		o = &Options{}
+	}
+	ru, ok := o.Rollups[r.ds.Name.Value]
+	vt := o.ValidTo[r.ds.Name.Value]
+	if !ok || vt == "" || ru.Relation == "" {
+		return nil, "", ErrNoRollup
+	}
+	var hasWindow, hasDuration, hasLatest bool
+	for _, m := range r.measures {
+		switch kindOf(m) {
+		case kindRows:
+			hasWindow = true
+		case kindSeq:
+			hasWindow = true
+			hasDuration = hasDuration || m.Agg.Value == catalog.AggDuration
+		case kindLatest:
+			hasLatest = true
+		}
+	}
+	if !hasWindow || r.req.End.Sub(r.req.Start) < 2*time.Hour {
+		return nil, "", ErrNoRollup
+	}
+	if !r.req.Scope.all && !slices.Contains(ru.Groups, r.scope.Column.Value) {
+		return nil, "", ErrNoRollup
+	}
+	for _, f := range r.filters {
+		if f.dim.Entity.Value != "" || !slices.Contains(ru.Groups, f.dim.Column.Value) {
+			return nil, "", ErrNoRollup
+		}
+	}
+	rel, err := datasetRelation(r, o)
+	if err != nil {
+		return nil, "", err
+	}
+	return &keySQL{r: r, ru: ru, vt: ident(vt), hasDuration: hasDuration, hasLatest: hasLatest}, rel, nil
+}
+
+// FirstKeysHold reports whether listed (sorted, distinct) are exactly the
+// least len(listed) keys, bytewise, of req's contributing rows, by a
+// formulation apart from RollupKeys's top-N: the contributing keys at or
+// below the greatest listed one, read with a plain filter and no sort in
+// the database, must be the listed ones. ErrNoRollup as RollupKeys.
+func FirstKeysHold(ctx context.Context, db Querier, cat *catalog.Catalog, req Request, o *Options, listed []string) (bool, error) {
+	if len(listed) == 0 || !slices.IsSorted(listed) {
+		return false, nil
+	}
+	k, rel, err := planRollup(cat, req, o)
+	if err != nil {
+		return false, err
+	}
+	ts := ident(k.r.ds.Time.Value)
+	top := listed[len(listed)-1]
+	q := "SELECT " + k.key() + " AS k FROM " + quoteName(rel) + " WHERE " + ts + " >= " + k.at(k.r.req.Start) + " AND " + ts + " < " + k.at(k.r.req.End) +
+		" AND " + k.keyed() + " AND " + k.key() + " <= " + k.param(top) + k.admit()
+	if k.hasCross() {
+		q += " UNION ALL SELECT " + k.key() + " AS k FROM " + k.before(rel) + " WHERE " + ts + " < " + k.at(k.r.req.Start) + " AND " + k.cross() +
+			" AND " + k.keyed() + " AND " + k.key() + " <= " + k.param(top) + k.admit()
+	}
+	got, err := readKeys(ctx, db, q, k.args)
+	if err != nil {
+		return false, fmt.Errorf("check metric first keys: %w", err)
+	}
+	// readKeys sorts bytewise and drops repeats; the database's <= may
+	// follow another collation, so keep the keys bytewise at or below.
+	got = slices.DeleteFunc(got, func(s string) bool { return s > top })
+	return slices.Equal(got, listed), nil
+}
+
+// keySQL renders RollupKeys's conditions, collecting their parameters.
+type keySQL struct {
+	r                      *resolved
+	ru                     Rollup
+	vt                     string
+	hasDuration, hasLatest bool
+	args                   []any
+}
+
+func (k *keySQL) param(v any) string {
+	k.args = append(k.args, v)
+	return "$" + strconv.Itoa(len(k.args))
+}
+
+func (k *keySQL) at(t time.Time) string {
+	return "CAST(" + k.param(t.UTC().Format(sqlTime)) + " AS TIMESTAMP)"
+}
+
+func (k *keySQL) key() string { return "CAST(" + ident(k.r.ds.Key.Value) + " AS VARCHAR)" }
+
+// keyed: the row has a key (readKeys drops null and empty ones).
+func (k *keySQL) keyed() string {
+	key := ident(k.r.ds.Key.Value)
+	return key + " IS NOT NULL AND CAST(" + key + " AS VARCHAR) <> ''"
+}
+
+func (k *keySQL) hasCross() bool { return k.hasDuration || k.hasLatest }
+
+// before renders the rows that can reach into the window from before it:
+// the relation, or, with checkpoints (Rollup.Checkpoints), the latest row
+// of every series at the last checkpoint at or before the start and the
+// rows after that checkpoint. A row before the start whose validity ends
+// after it is the latest of its series at every instant between, so at
+// that checkpoint when it is older; where every row before the start is
+// a candidate, PostgreSQL read them all (160 ms for a week at 1,000,000
+// events).
+func (k *keySQL) before(rel string) string {
+	if k.ru.Checkpoints == "" || k.ru.CheckpointIndex == "" {
+		return quoteName(rel)
+	}
+	ds := k.r.ds
+	cols := []string{ident(ds.Key.Value), ident(ds.Time.Value), k.vt}
+	for _, g := range k.ru.Groups {
+		if c := ident(g); !slices.Contains(cols, c) {
+			cols = append(cols, c)
+		}
+	}
+	sel := strings.Join(cols, ", ")
+	cpi := quoteName(k.ru.CheckpointIndex)
+	return "(SELECT " + sel + " FROM " + quoteName(k.ru.Checkpoints) + " WHERE _cp = (SELECT COALESCE(MAX(_cp), 0) FROM " + cpi +
+		" WHERE _cp_ts <= " + k.at(k.r.req.Start) + ") UNION ALL SELECT " + sel + " FROM " + quoteName(rel) + " WHERE " + ident(ds.Time.Value) +
+		" > COALESCE((SELECT MAX(_cp_ts) FROM " + cpi + " WHERE _cp_ts <= " + k.at(k.r.req.Start) + "), CAST('0001-01-01 00:00:00' AS TIMESTAMP))) b"
+}
+
+// cross renders the condition on a row before the window that it
+// contributes: its validity reaches past the start (a duration) or holds
+// the end (a latest value); "" when none does.
+func (k *keySQL) cross() string {
+	switch {
+	case k.hasDuration:
+		return k.vt + " > " + k.at(k.r.req.Start)
+	case k.hasLatest:
+		return k.vt + " >= " + k.at(k.r.req.End)
+	}
+	return ""
+}
+
+func (k *keySQL) list(vs []string) string {
+	ph := make([]string, len(vs))
+	for i, v := range vs {
+		ph[i] = k.param(v)
+	}
+	return "(" + strings.Join(ph, ", ") + ")"
+}
+
+// admitGo is admit as a predicate on a part's group values (columns
+// groups), with SQL's meaning: an empty value meets no condition.
+func (k *keySQL) admitGo(groups []string) func([]*string) bool {
+	type cond struct {
+		col  int
+		in   bool
+		vals []string
+	}
+	var conds []cond
+	if !k.r.req.Scope.all {
+		conds = append(conds, cond{slices.Index(groups, k.r.scope.Column.Value), true, k.r.req.Scope.values})
+	}
+	for _, f := range k.r.filters {
+		conds = append(conds, cond{slices.Index(groups, f.dim.Column.Value), f.Op == "eq" || f.Op == "in", f.Values})
+	}
+	return func(vals []*string) bool {
+		for _, c := range conds {
+			if c.col < 0 || c.col >= len(vals) || vals[c.col] == nil || slices.Contains(c.vals, *vals[c.col]) != c.in {
+				return false
+			}
+		}
+		return true
+	}
+}
+
+// admit renders the scope and the filters as " AND ..." conditions on
+// the relation's own columns (the rows' or the digests').
+func (k *keySQL) admit() string {
+	var b strings.Builder
+	if !k.r.req.Scope.all {
+		if len(k.r.req.Scope.values) == 0 {
+			b.WriteString(" AND 1 = 0")
+		} else {
+			b.WriteString(" AND " + ident(k.r.scope.Column.Value) + " IN " + k.list(k.r.req.Scope.values))
+		}
+	}
+	for _, f := range k.r.filters {
+		op := " IN "
+		if f.Op == "ne" || f.Op == "not_in" {
+			op = " NOT IN "
+		}
+		b.WriteString(" AND " + ident(f.dim.Column.Value) + op + k.list(f.Values))
+	}
+	return b.String()
+}
