@@ -99,10 +99,28 @@ func Compile(cat *catalog.Catalog, req Request, o *Options) (*Query, error) {
 	return q, nil
 }
 
+// params accumulates a statement's positional arguments ($1, $2, ...),
+// the form DuckDB, PostgreSQL and its wire-compatible engines all take;
+// every SQL renderer of this package embeds it.
+type params struct {
+	args []any
+}
+
+// param binds v and returns its placeholder.
+func (p *params) param(v any) string {
+	p.args = append(p.args, v)
+	return "$" + strconv.Itoa(len(p.args))
+}
+
+// instant binds a time as a TIMESTAMP (UTC, no time zone).
+func (p *params) instant(t time.Time) string {
+	return "CAST(" + p.param(t.UTC().Format(sqlTime)) + " AS TIMESTAMP)"
+}
+
 type compiler struct {
+	params
 	r      *resolved
 	o      *Options
-	args   []any
 	tables map[string]bool
 	err    error // the first relation without a table
 }
@@ -111,16 +129,7 @@ type compiler struct {
 // reference declared with files: and not mapped to a relation in Options.
 var ErrNoRelation = errors.New("no relation for the dataset or reference (declared with files: and not in Options)")
 
-func (c *compiler) param(v any) string {
-	c.args = append(c.args, v)
-	return "$" + strconv.Itoa(len(c.args))
-}
-
 const sqlTime = "2006-01-02 15:04:05.999999"
-
-func (c *compiler) instant(t time.Time) string {
-	return "CAST(" + c.param(t.UTC().Format(sqlTime)) + " AS TIMESTAMP)"
-}
 
 func ident(s string) string { return sqlcond.Ident(s) }
 

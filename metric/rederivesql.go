@@ -142,12 +142,7 @@ type sqlRederiver struct {
 	r       *resolved
 	o       *Options
 	validTo string // the validity end column, "" when the relation has none
-	args    []any
-}
-
-func (g *sqlRederiver) param(v any) string {
-	g.args = append(g.args, v)
-	return "$" + strconv.Itoa(len(g.args))
+	params
 }
 
 func (g *sqlRederiver) at(which string) string {
@@ -155,7 +150,7 @@ func (g *sqlRederiver) at(which string) string {
 	if which == "start" {
 		t = g.r.req.Start
 	}
-	return "CAST(" + g.param(t.UTC().Format(sqlTime)) + " AS TIMESTAMP)"
+	return g.instant(t)
 }
 
 func (g *sqlRederiver) kinds() map[int]bool {

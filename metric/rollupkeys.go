@@ -390,17 +390,10 @@ type keySQL struct {
 	ru                     Rollup
 	vt                     string
 	hasDuration, hasLatest bool
-	args                   []any
+	params
 }
 
-func (k *keySQL) param(v any) string {
-	k.args = append(k.args, v)
-	return "$" + strconv.Itoa(len(k.args))
-}
-
-func (k *keySQL) at(t time.Time) string {
-	return "CAST(" + k.param(t.UTC().Format(sqlTime)) + " AS TIMESTAMP)"
-}
+func (k *keySQL) at(t time.Time) string { return k.instant(t) } // the shorter name its many queries use
 
 func (k *keySQL) key() string { return "CAST(" + ident(k.r.ds.Key.Value) + " AS VARCHAR)" }
 
