@@ -15,7 +15,14 @@ import (
 func ImportOptions(o *DeriveOptions) *ingest.SinkOptions {
 	return &ingest.SinkOptions{
 		AfterInsert: func(ctx context.Context, tx *sql.Tx, l *ingest.Layout) error {
-			return Derive(ctx, tx, l.Dataset, l.Table, o)
+			d := DeriveOptions{}
+			if o != nil {
+				d = *o
+			}
+			if d.Catalog == nil {
+				d.Catalog = l.Catalog
+			}
+			return Derive(ctx, tx, l.Dataset, l.Table, &d)
 		},
 		Move: func(ctx context.Context, tx *sql.Tx, l *ingest.Layout, staging string) error {
 			return MoveStaged(ctx, tx, l.Dataset, l.Table, staging)
