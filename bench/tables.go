@@ -28,6 +28,8 @@ var Renderers = map[string]func(*Record) (string, error){
 	"memory-read":                    MemoryReadTable,
 	"scale-metric-rollup-duckdb":     ScaleMetricTable,
 	"scale-metric-rollup-postgres":   ScaleMetricTable,
+	"scale-metric-valroll-duckdb":    ScaleMetricTable,
+	"scale-metric-valroll-postgres":  ScaleMetricTable,
 }
 
 // Provenance is the line under every generated table: the command, the

@@ -70,15 +70,18 @@ func TestQueryMetric_ValueRollups(t *testing.T) {
 	}
 }
 
-// TestQueryMetric_ValueRollupDefect: a stored value rollup altered outside
-// an import (running seconds of one hour, every group) is not answered
-// silently wrong when the resolver's spot check re-derives that hour (a
-// window holding it as its only whole hour: the spot check's one hour is
-// it), and the next import's checks rebuild it, after which the same call
-// is answered with the table an engine without rollups gives. Over a
-// window of N whole hours the spot check re-derives
-// metric.DefaultSpotHours of them, so it finds one altered hour with
-// probability 1/N a request (each request its own seeded hour).
+// TestQueryMetric_ValueRollupDefect: stored value rollups altered outside
+// an import (running seconds raised) are not answered silently wrong
+// when the resolver sees them: over a window of fewer than 24 whole hours
+// the resolver re-derives from the rows alone (metric.ResolveFromRollups),
+// which disagrees with the compiled query's sum; over a longer window
+// RederiveValues's spot check re-derives metric.DefaultSpotHours whole
+// hour(s) from the rows, here all altered. The next import's checks
+// rebuild them, after which the calls are answered with the tables an
+// engine without rollups gives. One altered hour among a long window's N
+// whole hours is found by the spot check with probability 1/N a request
+// (the property test, metrictest.RunRollupValues, checks a spot check
+// covering it always refuses).
 func TestQueryMetric_ValueRollupDefect(t *testing.T) {
 	ctx := t.Context()
 	cat, err := catalogs.Load("warehouse")
@@ -114,31 +117,40 @@ func TestQueryMetric_ValueRollupDefect(t *testing.T) {
 	}
 	with := open(&engine.Options{ProvenanceLimit: 200, MetricRollups: true, MetricValueRollups: true})
 	without := open(&engine.Options{ProvenanceLimit: 200})
-	// One whole hour, 05:00 to 06:00, and edges of 40 minutes.
-	params := map[string]any{"metric": "availability", "dimensions": []any{"zone"}, "start": "2026-01-05T04:20:00Z", "end": "2026-01-05T06:40:00Z"}
-	call := func(e *engine.Engine) answer.Answer {
+	windows := []map[string]any{
+		// One whole hour, 05:00 to 06:00, and edges of 40 minutes: the
+		// resolver reads the rows alone.
+		{"metric": "availability", "dimensions": []any{"zone"}, "start": "2026-01-05T04:20:00Z", "end": "2026-01-05T06:40:00Z"},
+		// Thirty whole hours, every one altered: the spot check's hour is.
+		{"metric": "availability", "dimensions": []any{"zone"}, "start": "2026-01-04T23:20:00Z", "end": "2026-01-06T06:40:00Z"},
+	}
+	call := func(e *engine.Engine, params map[string]any) answer.Answer {
 		return e.Pipeline.Call(ctx, tool.Proposal{Tool: shape.QueryMetric, Params: params})
 	}
-	if a := call(with); a.Outcome() != answer.Answered {
-		t.Fatalf("before the alteration: %s (%s), want answered", a.Outcome(), a.Reason())
+	for _, w := range windows {
+		if a := call(with, w); a.Outcome() != answer.Answered {
+			t.Fatalf("before the alteration: %s (%s), want answered", a.Outcome(), a.Reason())
+		}
 	}
-	if _, err := db.ExecContext(ctx, "UPDATE status_events"+shape.RollupValuesSuffix+" SET m_running_seconds = m_running_seconds + 600 WHERE _hour = CAST('2026-01-05 05:00:00' AS TIMESTAMP)"); err != nil {
+	if _, err := db.ExecContext(ctx, "UPDATE status_events"+shape.RollupValuesSuffix+" SET m_running_seconds = m_running_seconds + 600 WHERE _hour >= CAST('2026-01-05 00:00:00' AS TIMESTAMP) AND _hour < CAST('2026-01-06 06:00:00' AS TIMESTAMP)"); err != nil {
 		t.Fatal(err)
 	}
-	if a := call(with); a.Outcome() == answer.Answered {
-		v, _ := a.Value()
-		t.Fatalf("an altered rollup answered: %v", v.Table.Rows)
-	} else {
-		t.Logf("altered: %s (%s)", a.Outcome(), a.Reason())
+	for i, w := range windows {
+		if a := call(with, w); a.Outcome() != answer.Error || a.Reason().String() != "verification_failed" {
+			v, _ := a.Value()
+			t.Errorf("window %d over altered rollups: %s (%s), %v; want error (verification_failed)", i, a.Outcome(), a.Reason(), v.Table)
+		}
 	}
 	imp(bytes.Join(lines[4000:], nil))
-	a, b := call(with), call(without)
-	if a.Outcome() != answer.Answered || b.Outcome() != answer.Answered {
-		t.Fatalf("after the next import: outcomes %s (%s) and %s, want answered", a.Outcome(), a.Reason(), b.Outcome())
-	}
-	va, _ := a.Value()
-	vb, _ := b.Value()
-	if !slices.EqualFunc(va.Table.Rows, vb.Table.Rows, slices.Equal) {
-		t.Errorf("after the next import, tables differ:\n%v\n%v", va.Table.Rows, vb.Table.Rows)
+	for i, w := range windows {
+		a, b := call(with, w), call(without, w)
+		if a.Outcome() != answer.Answered || b.Outcome() != answer.Answered {
+			t.Fatalf("window %d after the next import: outcomes %s (%s) and %s, want answered", i, a.Outcome(), a.Reason(), b.Outcome())
+		}
+		va, _ := a.Value()
+		vb, _ := b.Value()
+		if !slices.EqualFunc(va.Table.Rows, vb.Table.Rows, slices.Equal) {
+			t.Errorf("window %d after the next import, tables differ:\n%v\n%v", i, va.Table.Rows, vb.Table.Rows)
+		}
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/provenant/provenant/catalog"
 	"github.com/provenant/provenant/internal/sqlcond"
@@ -19,7 +20,18 @@ import (
 // row through database/sql.
 const DefaultMaxGoRows = 5000
 
-// Resolve re-derives req's table for a resolver: by Rederive (in Go) when
+// ResolveFromRollups is the least span of whole hours for which Resolve,
+// given SkipKeys and value rollups, re-derives by RederiveValues; a
+// shorter window is re-derived from the rows alone (RederiveSQL or
+// Rederive), which also checks every stored hour the compiled query
+// summed. Measured at 10,000,000 events on DuckDB (one client, medians
+// of 15): an eight-hour shift took 25.4 ms by RederiveSQL without keys
+// and 83.8 ms by RederiveValues, a week 141.6 ms and 33.9 ms.
+const ResolveFromRollups = 24 * time.Hour
+
+// Resolve re-derives req's table for a resolver: with Options.SkipKeys,
+// from the value rollups (RederiveValues) when they answer it and its
+// whole hours span at least ResolveFromRollups; otherwise by Rederive (in Go) when
 // the rows it would read, those before the window's end, are at most
 // Options.MaxGoRows (DefaultMaxGoRows when 0; a negative value always
 // chooses SQL), else by RederiveSQL. Both give every group and the
@@ -34,7 +46,7 @@ func Resolve(ctx context.Context, db Querier, cat *catalog.Catalog, req Request,
 		o = &Options{}
 	}
 	if o.SkipKeys {
-		if _, ok := planValues(r, o); ok {
+		if p, ok := planValues(r, o); ok && p.f.Sub(p.a) >= ResolveFromRollups {
 			return RederiveValues(ctx, db, cat, req, o)
 		}
 	}
