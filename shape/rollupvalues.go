@@ -60,15 +60,11 @@ func valueID(hour time.Time, groups []sql.NullString) string {
 // hours from the last stored hour on are recomputed (an append later than
 // the stored rows changes no earlier hour: a series' latest row was open
 // to the end of the last stored hour, and its next row comes at or after
-// it), after checks that cost one pass over the rows before it: every
-// earlier (hour, group)'s row count, counts and entries equal the rows'
-// (one GROUP BY, with LAG for entries), and every group's durations summed
-// over the earlier hours equal the rows' (one GROUP BY over the validity
-// intervals, to a relative 1e-9). When a check fails (rows imported out of
-// time order, a stored row altered, the catalog's layout changed) every
-// hour is recomputed. A row's next row is its series' next by LEAD, not
-// _valid_to, so that a wrong interval shows as a disagreement with
-// metric.RederiveValues's spot check.
+// it), after the checks of RollupValuesAgree. When a check fails (rows
+// imported out of time order, a stored row altered, the catalog's layout
+// changed) every hour is recomputed. A row's next row is its series' next
+// by LEAD, not _valid_to, so that a wrong interval shows as a
+// disagreement with metric.RederiveValues's spot check.
 func DeriveRollupValues(ctx context.Context, tx *sql.Tx, cat *catalog.Catalog, ds *catalog.Dataset, table string) error {
 	rvName := table + RollupValuesSuffix
 	rvRel := quoteName(rvName)
@@ -359,6 +355,16 @@ func foldValues(ctx context.Context, tx *sql.Tx, cat *catalog.Catalog, ds *catal
 	return parts, nil
 }
 
+// prefixedAll returns each expression of xs with every column reference
+// "CAST(c" made "CAST(<p>c" (the group casts over an aliased relation).
+func prefixedAll(p string, xs []string) []string {
+	out := make([]string, len(xs))
+	for i, x := range xs {
+		out[i] = strings.Replace(x, "CAST(", "CAST("+p, 1)
+	}
+	return out
+}
+
 func max64(a, b time.Time) time.Time {
 	if a.After(b) {
 		return a
@@ -374,56 +380,43 @@ func min64(a, b time.Time) time.Time {
 }
 
 // RollupValuesAgree checks the stored value rollups of the hours before
-// `before` against the rows, at the cost of one pass over them: every
-// (hour, group)'s row count, counts and entries (one GROUP BY, with LAG
-// for entries), and every group's durations summed over those hours (the
-// rows' validity intervals clipped at `before`, to a relative 1e-9).
+// `before` against the rows: every (hour, group)'s row count and counts
+// (one GROUP BY, no window), the entries of the rollupCheckHours hours
+// before it (LAG over the rows reaching them), and every group's
+// durations summed over all those hours (one GROUP BY over the validity
+// intervals clipped at `before`, to a relative 1e-9). An altered count or
+// duration is found wherever it is; an altered entries value only in the
+// hours checked (older ones are left to metric.RederiveValues's spot
+// check and to a re-derivation from the rows over short windows).
 func RollupValuesAgree(ctx context.Context, tx *sql.Tx, cat *catalog.Catalog, ds *catalog.Dataset, table string, before time.Time) (bool, error) {
 	groups, measures := metric.ValueLayout(cat, ds)
 	rel, rvRel := quoteName(table), quoteName(table+RollupValuesSuffix)
 	ts := ident(ds.Time.Value)
 	at := before.UTC().Format(sqlTime)
-	// Counts and entries per (hour, group).
-	var args []any
-	var countedMs []*catalog.Measure
+	// Per (hour, group): the rows and the counts of every hour before the
+	// cut (one GROUP BY, no window), and the entries of the
+	// rollupCheckHours hours before it (LAG over the rows reaching them: a
+	// suffix of every series).
+	var counts, entries []*catalog.Measure
+	var countCols, entryCols []string
 	for _, m := range measures {
-		if m.Agg.Value != catalog.AggDuration {
-			countedMs = append(countedMs, m)
+		switch m.Agg.Value {
+		case catalog.AggCount:
+			counts = append(counts, m)
+			countCols = append(countCols, "CAST("+ident(metric.ValueColumn(m.Name.Value))+" AS BIGINT)")
+		case catalog.AggEntries:
+			entries = append(entries, m)
+			entryCols = append(entryCols, "CAST("+ident(metric.ValueColumn(m.Name.Value))+" AS BIGINT)")
 		}
 	}
-	flags, err := flagSQL(ds, countedMs, seriesWindow(ds), &args)
-	if err != nil {
-		return false, err
+	var gcast []string
+	for _, g := range groups {
+		gcast = append(gcast, "CAST("+ident(g)+" AS VARCHAR)")
 	}
-	var inner, outer, stored []string
-	inner = append(inner, "date_trunc('hour', s."+ts+") AS _h")
-	outer = append(outer, "x._h")
-	stored = append(stored, "_hour")
-	by := []string{"x._h"}
-	for i, g := range groups {
-		c := "_g" + strconv.Itoa(i)
-		inner = append(inner, "CAST(s."+ident(g)+" AS VARCHAR) AS "+c)
-		outer = append(outer, "x."+c)
-		by = append(by, "x."+c)
-		stored = append(stored, "CAST("+ident(g)+" AS VARCHAR)")
-	}
-	outer = append(outer, "COUNT(*)")
-	stored = append(stored, "_n")
-	var counted []int
-	for i, m := range countedMs {
-		counted = append(counted, i)
-		c := "_f" + strconv.Itoa(i)
-		inner = append(inner, flags[i]+" AS "+c)
-		outer = append(outer, "SUM(x."+c+")")
-		stored = append(stored, "CAST("+ident(metric.ValueColumn(m.Name.Value))+" AS BIGINT)")
-	}
-	args = append(args, at)
-	cut := "CAST($" + strconv.Itoa(len(args)) + " AS TIMESTAMP)"
-	// Entries need every row's predecessor: LAG over all rows before the
-	// cut (rows from before any window hour are their own series' prefix).
-	have := "SELECT " + strings.Join(outer, ", ") + " FROM (SELECT " + strings.Join(inner, ", ") + " FROM " + rel + " s WHERE s." + ts + " < " + cut +
-		") x GROUP BY " + strings.Join(by, ", ")
-	read := func(q string, args ...any) (map[string][]int64, error) {
+	// perHour reads rows of (hour, groups..., integers...) into a map,
+	// leaving out the parts whose integers are all 0 (a stored hour a
+	// row overlaps and none starts in).
+	perHour := func(width int, q string, args ...any) (map[string][]int64, error) {
 		rows, err := tx.QueryContext(ctx, q, args...)
 		if err != nil {
 			return nil, err
@@ -433,7 +426,7 @@ func RollupValuesAgree(ctx context.Context, tx *sql.Tx, cat *catalog.Catalog, ds
 		for rows.Next() {
 			var h time.Time
 			g := make([]sql.NullString, len(groups))
-			v := make([]sql.NullInt64, 1+len(counted))
+			v := make([]sql.NullInt64, width)
 			dest := []any{&h}
 			for i := range g {
 				dest = append(dest, &g[i])
@@ -445,30 +438,85 @@ func RollupValuesAgree(ctx context.Context, tx *sql.Tx, cat *catalog.Catalog, ds
 				return nil, err
 			}
 			n := make([]int64, len(v))
+			zero := true
 			for i := range v {
 				n[i] = v[i].Int64
+				zero = zero && n[i] == 0
 			}
-			if n[0] == 0 && !slices.ContainsFunc(n[1:], func(x int64) bool { return x != 0 }) {
-				continue // a part of overlaps alone
+			if !zero {
+				out[valueID(h.UTC(), g)] = n
 			}
-			out[valueID(h.UTC(), g)] = n
 		}
 		return out, rows.Err()
 	}
-	got, err := read(have, args...)
+	same := func(a, b map[string][]int64) bool {
+		if len(a) != len(b) {
+			return false
+		}
+		for id, n := range a {
+			if !slices.Equal(b[id], n) {
+				return false
+			}
+		}
+		return true
+	}
+	var args []any
+	flags, err := flagSQL(ds, counts, "", &args)
 	if err != nil {
 		return false, err
 	}
-	kept, err := read("SELECT "+strings.Join(stored, ", ")+" FROM "+rvRel+" WHERE _hour < CAST($1 AS TIMESTAMP)", at)
+	args = append(args, at)
+	cut := "CAST($" + strconv.Itoa(len(args)) + " AS TIMESTAMP)"
+	sel := append([]string{"date_trunc('hour', s." + ts + ")"}, prefixedAll("s.", gcast)...)
+	sel = append(sel, "COUNT(*)")
+	for _, f := range flags {
+		sel = append(sel, "SUM("+f+")")
+	}
+	by := []string{"date_trunc('hour', s." + ts + ")"}
+	for _, g := range groups {
+		by = append(by, "s."+ident(g))
+	}
+	got, err := perHour(1+len(counts), "SELECT "+strings.Join(sel, ", ")+" FROM "+rel+" s WHERE s."+ts+" < "+cut+" GROUP BY "+strings.Join(by, ", "), args...)
 	if err != nil {
 		return false, err
 	}
-	if len(got) != len(kept) {
-		return false, nil
+	kept, err := perHour(1+len(counts), "SELECT "+strings.Join(append(append([]string{"_hour"}, gcast...), append([]string{"_n"}, countCols...)...), ", ")+
+		" FROM "+rvRel+" WHERE _hour < CAST($1 AS TIMESTAMP)", at)
+	if err != nil || !same(got, kept) {
+		return false, err
 	}
-	for id, n := range got {
-		if !slices.Equal(kept[id], n) {
-			return false, nil
+	if len(entries) > 0 {
+		from := before.UTC().Add(-rollupCheckHours * time.Hour).Format(sqlTime)
+		args = nil
+		flags, err := flagSQL(ds, entries, seriesWindow(ds), &args)
+		if err != nil {
+			return false, err
+		}
+		args = append(args, from, at)
+		lo, hi := "CAST($"+strconv.Itoa(len(args)-1)+" AS TIMESTAMP)", "CAST($"+strconv.Itoa(len(args))+" AS TIMESTAMP)"
+		inner := append([]string{"s." + ts + " AS _t"}, prefixedAll("s.", gcast)...)
+		for i := range inner[1:] {
+			inner[1+i] += " AS _g" + strconv.Itoa(i)
+		}
+		outer := []string{"date_trunc('hour', x._t)"}
+		oby := []string{"date_trunc('hour', x._t)"}
+		for i := range groups {
+			outer = append(outer, "x._g"+strconv.Itoa(i))
+			oby = append(oby, "x._g"+strconv.Itoa(i))
+		}
+		for i, f := range flags {
+			inner = append(inner, f+" AS _f"+strconv.Itoa(i))
+			outer = append(outer, "SUM(x._f"+strconv.Itoa(i)+")")
+		}
+		got, err := perHour(len(entries), "SELECT "+strings.Join(outer, ", ")+" FROM (SELECT "+strings.Join(inner, ", ")+" FROM "+rel+" s WHERE s."+
+			ident(ValidToColumn)+" >= "+lo+" AND s."+ts+" < "+hi+") x WHERE x._t >= "+lo+" GROUP BY "+strings.Join(oby, ", "), args...)
+		if err != nil {
+			return false, err
+		}
+		kept, err := perHour(len(entries), "SELECT "+strings.Join(append(append([]string{"_hour"}, gcast...), entryCols...), ", ")+
+			" FROM "+rvRel+" WHERE _hour >= CAST($1 AS TIMESTAMP) AND _hour < CAST($2 AS TIMESTAMP)", from, at)
+		if err != nil || !same(got, kept) {
+			return false, err
 		}
 	}
 	// Durations per group, summed over the hours before the cut.

@@ -154,10 +154,27 @@ func RunRollupValues(t *testing.T, b Backend) {
 					return
 				}
 				col := rapid.SampledFrom(ru.Measures).Draw(rt, "altered measure")
-				var hour time.Time
-				if err := db.QueryRowContext(ctx, "SELECT MIN(_hour) FROM "+ingest.Quote(inc+shape.RollupValuesSuffix)+" WHERE _n > 0").Scan(&hour); err != nil {
+				// A count or a duration is checked in every hour, entries
+				// in the hours just before the last (shape.RollupValuesAgree).
+				rv := ingest.Quote(inc + shape.RollupValuesSuffix)
+				var at sql.NullTime
+				var err error
+				if m, _ := cat.Measure(col); m.Agg.Value == catalog.AggEntries {
+					var last time.Time
+					if err = db.QueryRowContext(ctx, "SELECT MAX(_hour) FROM "+rv).Scan(&last); err == nil {
+						err = db.QueryRowContext(ctx, "SELECT MAX(_hour) FROM "+rv+" WHERE _n > 0 AND _hour < CAST($1 AS TIMESTAMP) AND _hour >= CAST($2 AS TIMESTAMP)",
+							last.UTC().Format("2006-01-02 15:04:05"), last.UTC().Add(-2*time.Hour).Format("2006-01-02 15:04:05")).Scan(&at)
+					}
+				} else {
+					err = db.QueryRowContext(ctx, "SELECT MIN(_hour) FROM "+rv+" WHERE _n > 0").Scan(&at)
+				}
+				if err != nil {
 					rt.Fatal(err)
 				}
+				if !at.Valid {
+					return
+				}
+				hour := at.Time
 				hour = hour.UTC()
 				if _, err := db.ExecContext(ctx, "UPDATE "+ingest.Quote(inc+shape.RollupValuesSuffix)+" SET "+ingest.Quote(metric.ValueColumn(col))+" = "+
 					ingest.Quote(metric.ValueColumn(col))+" + 1 WHERE _hour = CAST($1 AS TIMESTAMP) AND _n > 0", hour.Format("2006-01-02 15:04:05")); err != nil {
