@@ -42,13 +42,19 @@ type Ledger interface {
 	// this process or another; an error from fn stores nothing and is
 	// returned. fn may run more than once (a retried transaction).
 	Update(ctx context.Context, session string, fn func(*SessionState) error) error
-	// Tick advances the clock by one and returns it; Now reads it.
+	// Tick advances the clock and returns the new time: after every
+	// time a tick that completed before this one began returned, in any
+	// process, so no time is given twice. Times need not be dense: a
+	// transaction that ticked and then failed may leave its time unused
+	// (autonomy/postgres, whose clock is a sequence). Now reads the
+	// clock: at least every time a completed tick returned.
 	Tick(ctx context.Context) (int64, error)
 	Now(ctx context.Context) (int64, error)
 	// TickUpdate is Tick and Update in one atomic step (one transaction):
-	// it locks the session's state, advances the clock by one, runs fn on
-	// the state with the new time, and stores what fn leaves; an error
-	// from fn stores nothing, not even the tick, and is returned. No
+	// it locks the session's state, advances the clock, runs fn on the
+	// state with the new time, and stores what fn leaves; an error from
+	// fn stores nothing of the session's state and is returned (its
+	// tick is rolled back, or, on a sequence, left unused). No
 	// other Update or TickUpdate of the session falls between the tick
 	// and the store, so the new time is after every time an earlier
 	// TickUpdate of the session stored. fn may run more than once (a
