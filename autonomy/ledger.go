@@ -62,6 +62,17 @@ type Ledger interface {
 	TickUpdate(ctx context.Context, session string, fn func(now int64, st *SessionState) error) (int64, error)
 }
 
+// BareTicker is a Ledger that also begins a question of a session that
+// holds no grant in one step (autonomy/postgres: one statement).
+type BareTicker interface {
+	// TickBare reads the session's state and, only when it holds no
+	// grant, ticks the clock, as one step: ticked reports whether it
+	// did, and then now is the new time (as Tick's) and st the state
+	// read (its time, no grant). A session that holds a grant is not
+	// ticked: ticked is false, and now and st are zero.
+	TickBare(ctx context.Context, session string) (now int64, st SessionState, ticked bool, err error)
+}
+
 // LedgerStore is a Store over a Ledger: its gates read and write their
 // grants in the ledger, on every call.
 type LedgerStore struct {
@@ -120,8 +131,9 @@ func (s *LedgerStore) Tick(ctx context.Context) (int64, error) {
 // Begin ticks the ledger's clock and begins a question on the session's
 // gate at the new time (or the session's, if later), under ctx (capped
 // at LedgerTimeout). A session that holds no grant has nothing to
-// count: Begin reads its state (Load) and ticks the clock (Tick), and
-// writes none of its state, so that questions of one session do not
+// count: Begin reads its state and ticks the clock (a BareTicker's
+// TickBare, one step; otherwise Load, then Tick), and writes none of its
+// state, so that questions of one session do not
 // queue on its state's lock; the question is before any grant the read
 // did not see. A session that holds a grant begins it in one TickUpdate:
 // the count and the expiry happen under the session's lock, once.
@@ -137,17 +149,22 @@ func (s *LedgerStore) Begin(ctx context.Context, session string) (Question, erro
 	defer g.mu.Unlock()
 	lctx, cancel := context.WithTimeout(ctx, LedgerTimeout)
 	defer cancel()
-	st, err := s.ledger.Load(lctx, session)
+	var (
+		st     SessionState
+		now    int64
+		ticked bool
+	)
+	if bt, ok := s.ledger.(BareTicker); ok {
+		now, st, ticked, err = bt.TickBare(lctx, session)
+	} else if st, err = s.ledger.Load(lctx, session); err == nil && len(st.Grants) == 0 {
+		now, err = s.ledger.Tick(lctx)
+		ticked = err == nil
+	}
 	if err != nil {
 		report(ctx, s.onError, err)
 		return Question{}, fmt.Errorf("begin question: %w", err)
 	}
-	if len(st.Grants) == 0 {
-		now, err := s.ledger.Tick(lctx)
-		if err != nil {
-			report(ctx, s.onError, err)
-			return Question{}, fmt.Errorf("begin question: %w", err)
-		}
+	if ticked {
 		g.setState(st)
 		g.now = max(now, st.Now)
 		return Question{Gate: g, Now: g.now}, nil

@@ -596,6 +596,52 @@ func RunLedger(t *testing.T, open func(t *testing.T) autonomy.Ledger, opts *Ledg
 		}
 	})
 	t.Run("GapsAreHarmless", func(t *testing.T) { gapsAreHarmless(t, open(t), gap) })
+	t.Run("TickBare", func(t *testing.T) {
+		l := open(t)
+		bt, ok := l.(autonomy.BareTicker)
+		if !ok {
+			t.Skip("not a BareTicker")
+		}
+		ctx := t.Context()
+		clock := func() int64 {
+			t.Helper()
+			n, err := l.Now(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return n
+		}
+		// A session never seen: ticked, at time 0.
+		before := clock()
+		now, st, ticked, err := bt.TickBare(ctx, "s1")
+		if err != nil || !ticked || now != before+1 || st.Now != 0 || len(st.Grants) != 0 || clock() != now {
+			t.Errorf("tick bare, new session: %d %+v %v %v; want ticked at %d, the clock there", now, st, ticked, err, before+1)
+		}
+		// s2 ahead of the clock, no grant: ticked, its time read.
+		ahead := clock() + 10
+		if err := l.Update(ctx, "s2", func(st *autonomy.SessionState) error { st.Now = ahead; return nil }); err != nil {
+			t.Fatal(err)
+		}
+		before = clock()
+		if now, st, ticked, err := bt.TickBare(ctx, "s2"); err != nil || !ticked || now != before+1 || st.Now != ahead {
+			t.Errorf("tick bare, session ahead: %d %+v %v %v; want ticked at %d, the session at %d", now, st, ticked, err, before+1, ahead)
+		}
+		// s3 holds a grant: nothing ticked, nothing returned.
+		if err := l.Update(ctx, "s3", func(st *autonomy.SessionState) error {
+			st.Grants = append(st.Grants, autonomy.GrantRow{ID: "g1", Tools: []string{"open_task"}, Tier: autonomy.L3,
+				Approver: "alice", Granted: 1, MaxQuestions: 5, MaxAge: 100})
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		before = clock()
+		if now, st, ticked, err := bt.TickBare(ctx, "s3"); err != nil || ticked || now != 0 || st.Now != 0 || len(st.Grants) != 0 {
+			t.Errorf("tick bare, session with a grant: %d %+v %v %v; want not ticked, nothing returned", now, st, ticked, err)
+		}
+		if got := clock(); got != before {
+			t.Errorf("clock after tick bare of a session with a grant: %d, want %d", got, before)
+		}
+	})
 }
 
 // gapsAreHarmless: transactions that tick and then fail (each leaving

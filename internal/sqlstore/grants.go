@@ -56,9 +56,15 @@ type GrantStore struct {
 	// row and reads it in one statement; qTickSession ticks the clock
 	// and raises the session's time to it in one statement.
 	qLock, qTickSession string
+	// With Dialect.ClockSequence: qTickBare reads the session's time and
+	// its count of grants and, when it has none, ticks, in one statement.
+	qTickBare string
 }
 
-var _ autonomy.Ledger = (*GrantStore)(nil)
+var (
+	_ autonomy.Ledger     = (*GrantStore)(nil)
+	_ autonomy.BareTicker = (*GrantStore)(nil)
+)
 
 // NewGrantStore creates the schema and tables if missing (with
 // Dialect.ClockSequence, moving a clock row left by an earlier version
@@ -99,6 +105,7 @@ func NewGrantStore(ctx context.Context, db *sql.DB, d Dialect, schema string, ow
 	clockNow := "SELECT now FROM " + clock + " WHERE id = 1"
 	tick := "UPDATE " + clock + " SET now = now + 1 WHERE id = 1 RETURNING now"
 	tickCTE := "UPDATE " + clock + " SET now = now + 1 WHERE id = 1 RETURNING now"
+	tickBare := ""
 	if d.ClockSequence {
 		if err := migrateClock(ctx, db, d, schema); err != nil {
 			return nil, fmt.Errorf("create autonomy tables: %w", err)
@@ -107,6 +114,9 @@ func NewGrantStore(ctx context.Context, db *sql.DB, d Dialect, schema string, ow
 		clockNow = "SELECT last_value AS now FROM " + seq
 		tick = "SELECT nextval('" + seq + "')"
 		tickCTE = "SELECT nextval('" + seq + "') AS now"
+		// CASE evaluates nextval only when the count is 0.
+		tickBare = "SELECT CASE WHEN g.n = 0 THEN nextval('" + seq + "') END, s.now, g.n FROM (SELECT count(*) AS n FROM " +
+			grants + " WHERE session = $1) g LEFT JOIN " + sessions + " s ON s.session = $1"
 	}
 	cols := "grant_id, seq, tools, tier, approver, granted, questions, max_questions, max_age"
 	return &GrantStore{
@@ -130,6 +140,7 @@ func NewGrantStore(ctx context.Context, db *sql.DB, d Dialect, schema string, ow
 			") c ON CONFLICT (session) DO UPDATE SET now = s.now RETURNING s.now",
 		qTickSession: "WITH c AS (" + tickCTE + ") UPDATE " + sessions +
 			" AS s SET now = GREATEST(s.now, c.now) FROM c WHERE s.session = $1 RETURNING c.now, s.now",
+		qTickBare: tickBare,
 	}, nil
 }
 
@@ -352,4 +363,40 @@ func (s *GrantStore) Now(ctx context.Context) (int64, error) {
 		return 0, fmt.Errorf("read clock: %w", err)
 	}
 	return now, nil
+}
+
+// TickBare implements autonomy.BareTicker: with Dialect.ClockSequence one
+// statement, which reads the session's time and its count of grants and
+// calls nextval only when the count is 0 (one snapshot, then the tick:
+// as Load then Tick, in one round trip and one commit that writes no
+// row); otherwise Load, then Tick when the session holds no grant.
+func (s *GrantStore) TickBare(ctx context.Context, session string) (int64, autonomy.SessionState, bool, error) {
+	if err := s.check("tick bare session"); err != nil {
+		return 0, autonomy.SessionState{}, false, err
+	}
+	if s.qTickBare == "" {
+		st, err := s.Load(ctx, session)
+		if err != nil || len(st.Grants) != 0 {
+			return 0, autonomy.SessionState{}, false, err
+		}
+		now, err := s.Tick(ctx)
+		if err != nil {
+			return 0, autonomy.SessionState{}, false, err
+		}
+		return now, st, true, nil
+	}
+	var (
+		tick, at sql.NullInt64
+		grants   int64
+	)
+	if err := s.db.QueryRowContext(ctx, s.qTickBare, session).Scan(&tick, &at, &grants); err != nil {
+		return 0, autonomy.SessionState{}, false, fmt.Errorf("tick bare session: %w", err)
+	}
+	if grants != 0 {
+		return 0, autonomy.SessionState{}, false, nil
+	}
+	if !tick.Valid {
+		return 0, autonomy.SessionState{}, false, fmt.Errorf("tick bare session: no time given")
+	}
+	return tick.Int64, autonomy.SessionState{Now: at.Int64}, true, nil
 }
