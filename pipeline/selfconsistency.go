@@ -108,6 +108,28 @@ func (p *Pipeline) votes(first tool.Proposal) bool {
 type ballot struct {
 	call   tool.Call
 	result fact.Result
+	// special: the sample's value was out of band and unchanged after its
+	// one repair (see repair.go): it ships as a special cause if it wins.
+	special bool
+}
+
+// ballotOf is the vote of a sample whose repair loop ended in e: the
+// executed result when it passed, or when the loop gave up on a result
+// the single-proposal path would ship (an empty table, a value out of
+// band); nil, a vote for nothing, when it failed or its value lay outside
+// the metric's domain.
+func ballotOf(e loopEnd) *ballot {
+	switch {
+	case e.failed != nil:
+		return nil
+	case e.f == nil:
+		return &ballot{call: e.call, result: e.result}
+	case e.bandAgain:
+		return &ballot{call: e.call, result: e.result, special: e.unchanged}
+	case e.f.class == answer.ReasonImplausibleMagnitude && !e.f.band:
+		return nil
+	}
+	return &ballot{call: e.call, result: e.result}
 }
 
 // cluster is a set of samples whose executed values are equal; first is
@@ -176,7 +198,11 @@ func (p *Pipeline) vote(ctx context.Context, question string, first tool.Proposa
 	sc := p.opts.SelfConsistency
 	n := sc.Samples
 	ballots := make([]*ballot, n)
-	var span time.Duration
+	rp, retries, repairs := p.repairer()
+	var (
+		span     time.Duration
+		attempts []answer.Attempt
+	)
 	for i := range n {
 		prop := &first
 		if i > 0 {
@@ -187,7 +213,7 @@ func (p *Pipeline) vote(ctx context.Context, question string, first tool.Proposa
 					rec.ErrorDetail = detail(fmt.Errorf("sample %d: %w", i, err))
 				}
 				if a, done := timedOut(ctx, rec, err, answer.StageSelect, nil); done {
-					return a
+					return p.attempted(a, attempts, rec)
 				}
 				continue
 			}
@@ -196,25 +222,39 @@ func (p *Pipeline) vote(ctx context.Context, question string, first tool.Proposa
 			}
 		}
 		srec := Record{ev: rec.ev}
-		start := time.Now()
-		call, result, failed := p.execute(ctx, *prop, &srec)
-		span += time.Since(start)
+		var (
+			b      *ballot
+			failed bool
+		)
+		if repairs {
+			// Each sample is repaired on its own, under its own sample
+			// index, within the same bound as a single proposal.
+			e := p.repairLoop(provider.WithSample(ctx, i), question, *prop, &srec, rp, retries, &i)
+			span += srec.Deterministic
+			attempts = append(attempts, e.attempts...)
+			b, failed = ballotOf(e), e.failed != nil
+		} else {
+			start := time.Now()
+			call, result, f := p.execute(ctx, *prop, &srec)
+			span += time.Since(start)
+			if f == nil {
+				b = &ballot{call: call, result: result}
+			}
+			failed = f != nil
+		}
 		// A sample cut short by the deadline is no vote for nothing: the
 		// request times out rather than decide on fewer ballots.
 		if a, done := timedOut(ctx, rec, nil, answer.StageExecute, nil); done {
 			rec.Deterministic = span
-			return a
+			return p.attempted(a, attempts, rec)
 		}
 		if i == 0 {
 			rec.Validation = srec.Validation
 		}
-		if failed != nil {
-			if srec.ErrorDetail != "" && rec.ErrorDetail == "" {
-				rec.ErrorDetail = fmt.Sprintf("sample %d: %s", i, srec.ErrorDetail)
-			}
-			continue
+		if failed && srec.ErrorDetail != "" && rec.ErrorDetail == "" {
+			rec.ErrorDetail = fmt.Sprintf("sample %d: %s", i, srec.ErrorDetail)
 		}
-		ballots[i] = &ballot{call: call, result: result}
+		ballots[i] = b
 	}
 	rec.Deterministic = span
 
@@ -230,8 +270,13 @@ func (p *Pipeline) vote(ctx context.Context, question string, first tool.Proposa
 
 	win, reason := decide(cs, n, sc.AllowPlurality)
 	if win < 0 {
-		return answer.Abstain(answer.ReasonNoMajority, reason)
+		return p.attempted(answer.Abstain(answer.ReasonNoMajority, reason), attempts, rec)
 	}
 	rec.Validation = "passed"
-	return p.finish(ctx, question, cs[win].first.call, cs[win].first.result, rec, compose)
+	w := cs[win].first
+	a := p.finish(ctx, question, w.call, w.result, rec, compose)
+	if w.special && a.Outcome() == answer.Answered {
+		a = a.WithSpecialCause(specialCauseNote)
+	}
+	return p.attempted(a, attempts, rec)
 }
