@@ -137,10 +137,10 @@ func TestRepair_SelfConsistency(t *testing.T) {
 			answer.Answered, "", 0.4, false, []answer.Attempt{at(answer.ReasonEmptyResult, 1)},
 			[]scTurn{{1, 1, "empty_result"}}, []int{3}},
 		{"every class once, each repaired", [][]*tool.Proposal{
-			props(prop("bogus", winGood), good),      // schema_violation
-			props(prop("share", winTooBig), good),    // implausible_magnitude (domain)
-			props(prop("share", winBoom), good),      // sql_error
-			props(prop("share", winDenied), good),    // permission_denied
+			props(prop("bogus", winGood), good),       // schema_violation
+			props(prop("share", winTooBig), good),     // implausible_magnitude (domain)
+			props(prop("share", winBoom), good),       // sql_error
+			props(prop("share", winDenied), good),     // permission_denied
 			props(prop("share", winBudget), good)}, 2, // budget_exceeded
 			answer.Answered, "", 0.4, false,
 			[]answer.Attempt{at(answer.ReasonSchemaViolation, 0), at(answer.ReasonImplausibleMagnitude, 1), at(answer.ReasonSQLError, 2),
