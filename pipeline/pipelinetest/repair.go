@@ -10,6 +10,7 @@ import (
 	"github.com/provenant/provenant/pipeline"
 	"github.com/provenant/provenant/provider"
 	"github.com/provenant/provenant/repair"
+	"github.com/provenant/provenant/sandbox"
 	"github.com/provenant/provenant/tool"
 )
 
@@ -69,9 +70,11 @@ func (MetricExec) Execute(_ context.Context, c tool.Call) (fact.Result, error) {
 	case WindowBoom:
 		return fact.Result{}, errors.New("run metric: connection reset")
 	case WindowDenied:
-		return fact.Result{}, &pipeline.StatementFailure{Class: answer.ReasonPermissionDenied}
+		return fact.Result{}, &pipeline.StatementFailure{Class: answer.ReasonPermissionDenied,
+			Rejection: &sandbox.Rejection{Layer: sandbox.LayerAllowlist, Class: sandbox.ClassPermissionDenied, Kind: "table", Position: sandbox.NoPosition}}
 	case WindowBudget:
-		return fact.Result{}, &pipeline.StatementFailure{Class: answer.ReasonBudgetExceeded}
+		return fact.Result{}, &pipeline.StatementFailure{Class: answer.ReasonBudgetExceeded,
+			Rejection: &sandbox.Rejection{Layer: sandbox.LayerBudget, Class: sandbox.ClassBudgetExceeded, Kind: "rows_processed", Position: sandbox.NoPosition}}
 	case WindowSpecial:
 		rows = [][]fact.Cell{{fact.NumberCell(1000)}}
 	}
