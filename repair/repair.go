@@ -310,3 +310,14 @@ func TablesSnippet(tables []string) string {
 	}
 	return "allowlisted tables: " + strings.Join(tables, ", ")
 }
+
+// StatementDetail says what the sandbox refused of a free SQL statement
+// and where, never its text: kind (the sandbox's rejection kind), layer,
+// and, when position is at least 0, the byte offset.
+func StatementDetail(kind, layer string, position int) string {
+	d := "the sandbox stopped the statement: " + strings.ReplaceAll(kind, "_", " ") + " at layer " + layer
+	if position >= 0 {
+		d += " (byte " + strconv.Itoa(position) + ")"
+	}
+	return d
+}
