@@ -34,6 +34,21 @@ var ErrSamples = errors.New("self-consistency samples must be odd, from 1 to 11"
 // abstains with reason no_majority. A sample the provider declines, the
 // wall rejects or the executor fails is a vote for nothing; it still
 // counts in Samples.
+//
+// With the repair loop on (Options.Repair and a provider.Repairer), each
+// sample is verified and repaired on its own before the vote, exactly as
+// a single proposal is (repair.go): at most Repair.Retries repairs per
+// sample, each asked under the sample's own index (so a seeded provider
+// repairs the samples independently), each back through the wall and the
+// executor, and charged to the question's budget like any call and model
+// turn. A sample that ends in a passing result, an empty table or an
+// out-of-band value votes with it; one that still fails, or whose value
+// lies outside the metric's domain, votes for nothing. The answer lists
+// every sample's attempts, each naming its sample, so a question costs at
+// most Samples × (1 + Retries) proposals. Repairing only the winner would
+// be cheaper, but a vote over unverified samples can be won by a wrong
+// value (an out-of-domain share, a wrong empty window) that verification
+// would have caught; per-sample repair keeps every ballot verified.
 type SelfConsistency struct {
 	// Samples is the number of proposals, odd, 1 to MaxSamples; 0 means
 	// DefaultSamples. 1 draws one proposal: the same as no voting.

@@ -130,7 +130,7 @@ func runEvalRepair(ctx context.Context, fs *flag.FlagSet, ef *engineFlags, seeds
 	if len(sets) == 0 {
 		return usagef("--catalog: the repair eval runs the retail or the warehouse demo")
 	}
-	o := eval.RepairOptions{Sets: sets, Inner: p, MetricNoise: rate, Retries: ef.repair.retries}
+	o := eval.RepairOptions{Sets: sets, Inner: p, MetricNoise: rate, Retries: ef.repair.retries, SelfConsistency: ef.selfConsistency}
 	for s := 1; s <= seeds; s++ {
 		o.Seeds = append(o.Seeds, uint64(s))
 	}
@@ -144,9 +144,9 @@ func runEvalRepair(ctx context.Context, fs *flag.FlagSet, ef *engineFlags, seeds
 	return eval.WriteRepairTable(stdout, r)
 }
 
-// merged is base with the run's provider and loop.
+// merged is base with the run's provider, loop and vote.
 func merged(base, o engine.Options) engine.Options {
-	base.Provider, base.Repair = o.Provider, o.Repair
+	base.Provider, base.Repair, base.SelfConsistency = o.Provider, o.Repair, o.SelfConsistency
 	return base
 }
 
