@@ -85,7 +85,10 @@ func (a Answer) Advice() (Advice, bool) {
 	if a.advice == nil {
 		return Advice{}, false
 	}
-	return *a.advice, true
+	c := *a.advice
+	c.Selection.Dimensions = slices.Clone(c.Selection.Dimensions)
+	c.Selection.Filters = slices.Clone(c.Selection.Filters)
+	return c, true
 }
 
 // RejectImplausible is the answer when a metric's value lies outside the
