@@ -147,6 +147,9 @@ func TestCallTool_RepairAdvice(t *testing.T) {
 			}
 			repairJSON, _ := json.Marshal(r)
 			text := res.Content[0].(*mcp.TextContent).Text
+			if !strings.HasSuffix(text, r.Message) {
+				t.Errorf("the text does not end with the repair message: %s", text)
+			}
 			for _, never := range []string{pipelinetest.SecretFilter, "revenue_xyz", "connection reset", "1.7"} {
 				if bytes.Contains(repairJSON, []byte(never)) || a.Outcome == "rejected" && strings.Contains(text, never) {
 					t.Errorf("%q repeated: %s / %s", never, repairJSON, text)
