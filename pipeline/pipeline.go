@@ -263,7 +263,9 @@ func (p *Pipeline) Ask(ctx context.Context, question string) answer.Answer {
 
 // Call answers a tool call a client proposed directly (the MCP and REST
 // surfaces): the same wall, execution, re-derivation and stapling as Ask,
-// with no model; the sentence is rendered from the value by code.
+// with no model; the sentence is rendered from the value by code. With
+// Options.Repair set the executed call is verified as a model's proposal
+// is, and a failure carries the repair advice (see runClient).
 func (p *Pipeline) Call(ctx context.Context, proposal tool.Proposal) answer.Answer {
 	return p.serve(ctx, 0, "client", func(rec *Record) answer.Answer {
 		if a, ok := p.admit(ctx, rec, nil); !ok {
