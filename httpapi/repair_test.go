@@ -56,13 +56,24 @@ func TestToolCall_RepairAdvice(t *testing.T) {
 		wantMetric  string
 		wantCatalog string
 	}{
-		{"sql_error", map[string]any{"metric": "count", "window": pipelinetest.WindowBoom}, "rejected", "sql_error", "count", pipelinetest.CountSnippet},
 		{"empty_result", map[string]any{"metric": "share", "window": pipelinetest.WindowEmpty, "dimensions": []any{"store"}, "filters": filter}, "answered", "empty_result", "share", pipelinetest.ShareSnippet},
 		{"implausible_magnitude", map[string]any{"metric": "share", "window": pipelinetest.WindowTooBig}, "rejected", "implausible_magnitude", "share", pipelinetest.ShareSnippet},
 		{"permission_denied", map[string]any{"metric": "share", "window": pipelinetest.WindowDenied, "filters": filter}, "rejected", "permission_denied", "share", pipelinetest.ShareSnippet},
 		{"budget_exceeded", map[string]any{"metric": "count", "window": pipelinetest.WindowBudget}, "rejected", "budget_exceeded", "count", pipelinetest.CountSnippet},
 		{"schema_violation", map[string]any{"metric": "revenue_xyz", "window": pipelinetest.WindowGood, "dimensions": []any{"planet"}}, "rejected", "schema_violation", "", "declared metrics: share, count"},
 	}
+	t.Run("the engine's own query failing is our failure", func(t *testing.T) {
+		body, _ := json.Marshal(map[string]any{"metric": "count", "window": pipelinetest.WindowBoom})
+		resp, err := http.Post(ts.URL+"/v1/tools/query_metric", "application/json", bytes.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		raw, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusInternalServerError || bytes.Contains(raw, []byte(`"repair"`)) || bytes.Contains(raw, []byte("connection reset")) {
+			t.Fatalf("status %d, want 500 without advice or the database's text: %s", resp.StatusCode, raw)
+		}
+	})
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			body, _ := json.Marshal(tt.args)

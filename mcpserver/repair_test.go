@@ -104,7 +104,6 @@ func TestCallTool_RepairAdvice(t *testing.T) {
 		wantCatalog string
 		wantDef     string
 	}{
-		{"sql_error", map[string]any{"metric": "count", "window": pipelinetest.WindowBoom}, "rejected", "sql_error", "count", pipelinetest.CountSnippet, pipelinetest.CountDefinition},
 		{"empty_result", map[string]any{"metric": "share", "window": pipelinetest.WindowEmpty, "dimensions": []any{"store"}, "filters": filter},
 			"answered", "empty_result", "share", pipelinetest.ShareSnippet, pipelinetest.ShareDefinition},
 		{"implausible_magnitude", map[string]any{"metric": "share", "window": pipelinetest.WindowTooBig}, "rejected", "implausible_magnitude", "share", pipelinetest.ShareSnippet, pipelinetest.ShareDefinition},
@@ -113,6 +112,16 @@ func TestCallTool_RepairAdvice(t *testing.T) {
 		{"budget_exceeded", map[string]any{"metric": "count", "window": pipelinetest.WindowBudget}, "rejected", "budget_exceeded", "count", pipelinetest.CountSnippet, pipelinetest.CountDefinition},
 		{"schema_violation", map[string]any{"metric": "revenue_xyz", "window": pipelinetest.WindowGood}, "rejected", "schema_violation", "", "declared metrics: share, count", ""},
 	}
+	t.Run("the engine's own query failing is our failure", func(t *testing.T) {
+		res, mcpJSON, status, rest := callMetric(t, srv, cs, map[string]any{"metric": "count", "window": pipelinetest.WindowBoom})
+		if status != http.StatusInternalServerError || !res.IsError || bytes.Contains(mcpJSON, []byte(`"repair"`)) {
+			t.Fatalf("REST status %d, IsError %t, want 500 and an error without advice: %s", status, res.IsError, mcpJSON)
+		}
+		text := res.Content[0].(*mcp.TextContent).Text
+		if strings.Contains(text, "connection reset") || bytes.Contains(rest, []byte("connection reset")) {
+			t.Errorf("the database's error text reached the client: %s / %s", text, rest)
+		}
+	})
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			res, mcpJSON, status, rest := callMetric(t, srv, cs, tt.args)

@@ -347,9 +347,12 @@ func (p *Pipeline) runClient(ctx context.Context, proposal tool.Proposal, rec *R
 		return p.finish(ctx, "", call, result, rec, compose)
 	}
 	a := p.giveUp(ctx, "", call, result, failed, f, rec, compose)
-	if a.Outcome() == answer.Error && a.Reason().Kind == answer.ReasonInternal && f.class == answer.ReasonSQLError {
+	if a.Outcome() == answer.Error && a.Reason().Kind == answer.ReasonInternal {
+		// The engine's own compiled query failed while it ran (the
+		// database, not the client's selection): our failure, a 5xx
+		// with nothing for the client to repair.
 		rec.FailureClass = string(f.class)
-		a = answer.RejectStatement(a.Tool(), answer.ReasonSQLError, f.detail)
+		return a
 	}
 	adv, err := repair.Advise(p.failureOf(proposal, f), p.selection(proposal))
 	if err != nil {
