@@ -11,10 +11,10 @@ import (
 
 // BenchmarkDirectMetricCall: a client's own query_metric call over the
 // warehouse demo (20,000 events), unverified (no repair loop configured)
-// and verified (the loop configured: the domain check, and for a metric
-// with a side unbounded, fault_count, its history over the 12 earlier
-// windows), the price of verifying a direct call. availability is bounded
-// (0..1): only the domain is checked.
+// and verified (the loop configured: the domain and empty-table checks;
+// a client's call is not judged against its history's band), the price
+// of verifying a direct call, for an unbounded metric (fault_count) and a
+// bounded one (availability, 0..1).
 func BenchmarkDirectMetricCall(b *testing.B) {
 	for _, metric := range []string{"fault_count", "availability"} {
 		for _, name := range []string{"unverified", "verified"} {

@@ -139,7 +139,7 @@ func (p *Pipeline) repairLoop(ctx context.Context, question string, proposal too
 		if e.failed != nil {
 			e.f = p.classifyFailed(proposal, *e.failed)
 		} else {
-			e.f = p.checkResult(ctx, proposal, e.call, e.result)
+			e.f = p.checkResult(ctx, proposal, e.call, e.result, true)
 		}
 		rec.Deterministic += time.Since(start)
 		if e.f == nil {
@@ -243,7 +243,13 @@ func (p *Pipeline) describe(proposal tool.Proposal) (MetricFact, bool) {
 // checkResult verifies an executed metric call's value: a table with no
 // row or no value is empty_result; a value outside the domain, or out of
 // the history's band, implausible_magnitude.
-func (p *Pipeline) checkResult(ctx context.Context, proposal tool.Proposal, call tool.Call, r fact.Result) *failure {
+//
+// withHistory also judges an unbounded metric against the band of its
+// own history, which costs HistoryWindows more re-derivations of the
+// metric: the loop pays it for a model's proposal, which it can send
+// back; a client's own call (runClient) does not, since it would cost
+// every direct call many times the call itself.
+func (p *Pipeline) checkResult(ctx context.Context, proposal tool.Proposal, call tool.Call, r fact.Result, withHistory bool) *failure {
 	m, ok := p.describe(proposal)
 	if !ok || r.Value.Kind != fact.KindTable || r.Value.Table == nil {
 		return nil
@@ -256,7 +262,7 @@ func (p *Pipeline) checkResult(ctx context.Context, proposal tool.Proposal, call
 		return &failure{class: answer.ReasonEmptyResult, detail: "the metric has no value for the request (no row, or every value null)"}
 	}
 	var history []float64
-	if h, ok := p.opts.Repair.Metrics.(History); ok && !m.Domain.Bounded() {
+	if h, ok := p.opts.Repair.Metrics.(History); ok && withHistory && !m.Domain.Bounded() {
 		history, _ = h.History(ctx, call)
 	}
 	pol := p.opts.Repair.Policy
@@ -337,7 +343,7 @@ func (p *Pipeline) runClient(ctx context.Context, proposal tool.Proposal, rec *R
 	if failed != nil {
 		f = p.classifyFailed(proposal, *failed)
 	} else {
-		f = p.checkResult(ctx, proposal, call, result)
+		f = p.checkResult(ctx, proposal, call, result, false)
 	}
 	rec.Deterministic = time.Since(start)
 	if f == nil {
