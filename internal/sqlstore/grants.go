@@ -104,7 +104,7 @@ func NewGrantStore(ctx context.Context, db *sql.DB, d Dialect, schema string, ow
 	// raised to it (after the session's row is locked).
 	clockNow := "SELECT now FROM " + clock + " WHERE id = 1"
 	tick := "UPDATE " + clock + " SET now = now + 1 WHERE id = 1 RETURNING now"
-	tickCTE := "UPDATE " + clock + " SET now = now + 1 WHERE id = 1 RETURNING now"
+	tickCTE := tick
 	tickBare := ""
 	if d.ClockSequence {
 		if err := migrateClock(ctx, db, d, schema); err != nil {
