@@ -306,7 +306,7 @@ func (s *Snapshot) execWindowSummed(ctx context.Context, p *plan, c Call) (fact.
 		parts = append(parts, "SELECT "+strconv.Itoa(i+1)+", CAST("+col("x", p.ds.Key.Value)+" AS VARCHAR), CAST(NULL AS BYTEA) FROM "+p.windowRows(q, wc, sp.from, sp.to))
 	}
 	parts = append(parts, "SELECT * FROM (SELECT 9 AS _t, CAST("+col("x", p.ds.Key.Value)+" AS VARCHAR) AS _k, CAST(NULL AS BYTEA) AS _h FROM "+
-		p.windowRows(q, wc, wc.start, wc.end)+" ORDER BY "+s.keyOrder("_k")+" LIMIT "+strconv.Itoa(s.e.maxKeys)+") f")
+		p.windowRows(q, wc, wc.start, wc.end)+" ORDER BY "+s.keyOrder("CAST("+col("x", p.ds.Key.Value)+" AS VARCHAR)")+" LIMIT "+strconv.Itoa(s.e.maxKeys)+") f")
 	rows, err := s.query(ctx, strings.Join(parts, " UNION ALL "), q.args...)
 	if err != nil {
 		return fact.Value{}, nil, false, fmt.Errorf("query %s: %w", p.tool.Name.Value, err)
