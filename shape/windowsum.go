@@ -214,7 +214,7 @@ func (w *windowPlan) admitSQL(q *query, alias string, wc windowCall) string {
 // judged on the groups, and its whole hours hold more than MaxKeys rows
 // by the stored counts.
 func (s *Snapshot) summedWindow(ctx context.Context, p *plan, c Call) (windowCall, bool, error) {
-	if p.win == nil || s.listAll || (!c.Scope.IsAll() && (p.win.scope < 0 || len(c.Scope.values) == 0)) {
+	if p.win == nil || s.listAll || s.collecting || (!c.Scope.IsAll() && (p.win.scope < 0 || len(c.Scope.values) == 0)) {
 		return windowCall{}, false, nil
 	}
 	start, end, at, pr, err := p.windowArgs(c)
@@ -234,6 +234,36 @@ func (s *Snapshot) summedWindow(ctx context.Context, p *plan, c Call) (windowCal
 		return wc, false, err
 	}
 	return wc, counts.sum(a, b, p.win.admitGo(wc)) > int64(s.e.maxKeys), nil
+}
+
+// pipelinedWindow decides, before a pipeline's queries are collected
+// (executeBatched), whether a call may be pipelined: any call but a
+// window its digests serve may; such a window only when the counts the
+// engine keeps say it is not summed, and version is then their data
+// version, which must turn out to be the snapshot's.
+func (s *Snapshot) pipelinedWindow(p *plan, c Call) (version string, ok bool) {
+	if p.win == nil {
+		return "", true
+	}
+	s.e.mu.Lock()
+	counts := s.e.wcounts[p.win.rel]
+	s.e.mu.Unlock()
+	if counts == nil {
+		return "", false
+	}
+	if !c.Scope.IsAll() && (p.win.scope < 0 || len(c.Scope.values) == 0) {
+		return counts.version, true
+	}
+	start, end, at, pr, err := p.windowArgs(c)
+	if err != nil || len(pr.Value.Items) != 1 {
+		return counts.version, true // answered the ordinary way, or refused
+	}
+	wc := windowCall{start: start.UTC(), end: end.UTC(), at: at, value: pr.Value.Items[0].Str, scope: c.Scope}
+	a, b := ceilHour(wc.start), wc.end.Truncate(time.Hour)
+	if a.Before(b) && counts.sum(a, b, p.win.admitGo(wc)) > int64(s.e.maxKeys) {
+		return "", false
+	}
+	return counts.version, true
 }
 
 func ceilHour(t time.Time) time.Time {
