@@ -27,6 +27,9 @@ type ScaleReport struct {
 	PeakRSSMB float64      `json:"peak_rss_mb"`
 	HWMMB     float64      `json:"hwm_mb"`
 	Shapes    []ScalePhase `json:"shapes"`
+	// WindowDigests: large windows were served from the per-hour window
+	// key digests (bench/scale -window-digests).
+	WindowDigests bool `json:"window_digests,omitempty"`
 }
 
 // ScaleBuild is how a dataset was imported.

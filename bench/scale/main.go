@@ -376,7 +376,7 @@ func (g *proposals) draw(r *rand.Rand, toolName string) tool.Proposal {
 // serve opens one database in this process and measures it.
 func serve(ctx context.Context, cat *catalog.Catalog, c config, b string, n int) (bench.ScaleReport, error) {
 	o := options(c, n)
-	rep := bench.ScaleReport{Backend: b, Events: o.Events, Clients: c.clients}
+	rep := bench.ScaleReport{Backend: b, Events: o.Events, Clients: c.clients, WindowDigests: c.windows}
 	if n == demoSize {
 		rep.Dataset = "demo"
 	}
