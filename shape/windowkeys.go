@@ -466,7 +466,7 @@ func (d *digestTable) digestsAgree(ctx context.Context, tx *sql.Tx, from, to tim
 	return true, nil
 }
 
-// sortedGroups reports whether groups holds every column of cols.
+// hasColumns reports whether groups holds every column of cols.
 func hasColumns(groups []string, cols ...string) bool {
 	for _, c := range cols {
 		if !slices.Contains(groups, c) {
