@@ -24,6 +24,7 @@ var Renderers = map[string]func(*Record) (string, error){
 	"scale-metric-duckdb":                   ScaleMetricTable,
 	"scale-metric-postgres":                 ScaleMetricTable,
 	"repair-eval":                           RepairTable,
+	"repair-eval-sc":                        RepairTable,
 	"govstore":                              GovStoreTable,
 	"memory-read":                           MemoryReadTable,
 	"scale-metric-rollup-duckdb":            ScaleMetricTable,
