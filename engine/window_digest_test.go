@@ -185,6 +185,38 @@ func TestWindowDigests_CorruptedServed(t *testing.T) {
 	}
 }
 
+// A stored count or digest altered in every whole hour of the window
+// (those both routes sum; an altered edge hour is caught by their
+// different edge treatments) is found by the resolver's spot hour: the
+// answer is not served.
+func TestWindowDigests_CorruptedEveryHour(t *testing.T) {
+	for _, set := range []string{"_n = _n + 1", "_lthash = $1"} {
+		t.Run(set, func(t *testing.T) {
+			db, cat := windowDigestDB(t, nil)
+			h := lthash.Of("not-a-key")
+			b, _ := h.MarshalBinary()
+			q := "UPDATE status_events" + shape.WindowKeysSuffix + " SET " + set + " WHERE zone_id = 'zone-01' AND status = 'RUNNING'" +
+				" AND _hour >= CAST('2026-01-05 04:00:00' AS TIMESTAMP) AND _hour < CAST('2026-01-08 05:00:00' AS TIMESTAMP)"
+			var args []any
+			if strings.Contains(set, "$1") {
+				args = []any{b}
+			}
+			if _, err := db.ExecContext(t.Context(), q, args...); err != nil {
+				t.Fatal(err)
+			}
+			e, err := engine.OpenCatalog(t.Context(), cat, shape.Source{DB: db}, &engine.Options{ProvenanceLimit: 50, WindowDigests: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer e.Close()
+			if a := e.Pipeline.Call(t.Context(), windowCall); a.Outcome() == answer.Answered {
+				p, _ := a.Provenance()
+				t.Fatalf("answered (digest %s) over altered stored hours", p.EventDigest())
+			}
+		})
+	}
+}
+
 // The window digests are built only when asked for, or kept once built.
 func TestWindowDigests_Opt(t *testing.T) {
 	ctx := context.Background()

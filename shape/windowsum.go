@@ -3,7 +3,10 @@ package shape
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
+	"hash/fnv"
+	"math/rand/v2"
 	"slices"
 	"strconv"
 	"strings"
@@ -35,11 +38,31 @@ import (
 // sorted keys. Both read the same stored digests: a stored digest that
 // does not match its rows is caught by an import's checks (its last
 // hours), CheckWindowKeys (every hour) and the rows resource, which
-// recomputes the digest from every key; not by the resolver.
+// recomputes the digest from every key; the resolver re-derives one whole
+// hour of the window from its rows (spotHour) and refuses the answer when
+// its stored count or digest differs, so it finds one altered hour of N
+// with probability 1/N per call.
 //
 // Which windows: those whose whole hours alone hold more than MaxKeys
 // rows by the stored counts; any other is answered the ordinary way, its
 // answer unchanged.
+
+// ErrWindowDigestMismatch is returned by the resolver's digest route when
+// the stored count or digest of the window's spot hour differs from its
+// rows: the answer is not verified.
+var ErrWindowDigestMismatch = errors.New("shape: stored window digest differs from its rows")
+
+// spotHour is the whole hour in [a, b) whose stored count and digest the
+// resolver re-derives from the rows: drawn from the stream named
+// shape/window-spot seeded by the call (tool, window, fixed entity and
+// filter value), so a call checks the same hour every time and never by
+// the clock.
+func spotHour(tool string, wc windowCall, a, b time.Time) time.Time {
+	f := fnv.New64a()
+	f.Write([]byte("shape/window-spot\x00" + tool + "\x00" + wc.start.Format(time.RFC3339Nano) + "\x00" + wc.end.Format(time.RFC3339Nano) + "\x00" + wc.at + "\x00" + wc.value))
+	hours := int(b.Sub(a) / time.Hour)
+	return a.Add(time.Duration(rand.New(rand.NewPCG(f.Sum64(), 0)).IntN(hours)) * time.Hour)
+}
 
 // windowPlan is a window tool's digests: the relation and its group
 // columns, the tool's fixed entity's and filter attribute's.
@@ -409,10 +432,15 @@ func (s *Snapshot) resolveWindowSummed(ctx context.Context, p *plan, c Call, ass
 	keyOnly := slices.Clone(nulls)
 	keyOnly[0] = proj[0]
 	q := &query{}
-	// The whole hours' stored counts and digests; the partial hours'
-	// rows; the window's rows at or below the greatest asserted key.
-	sqlText := "SELECT 0 AS _t, w._n AS _n, w._lthash AS _h, " + strings.Join(named(nulls), ", ") + " FROM " + p.win.rel + " w WHERE " +
+	// The whole hours' stored counts and digests, each with its hour; the
+	// partial hours' rows; the spot hour's rows; the window's rows at or
+	// below the greatest asserted key.
+	stored := slices.Clone(nulls)
+	stored[1] = "w._hour"
+	spot := spotHour(p.tool.Name.Value, wc, a, b)
+	sqlText := "SELECT 0 AS _t, w._n AS _n, w._lthash AS _h, " + strings.Join(named(stored), ", ") + " FROM " + p.win.rel + " w WHERE " +
 		p.win.admitSQL(q, "w", wc) + " AND w._hour >= " + q.instant(a) + " AND w._hour < " + q.instant(b)
+	sqlText += " UNION ALL SELECT 3, CAST(NULL AS BIGINT), CAST(NULL AS BYTEA), " + strings.Join(keyOnly, ", ") + " FROM " + p.windowRows(q, wc, spot, spot.Add(time.Hour))
 	if wc.start.Before(a) {
 		sqlText += " UNION ALL SELECT 1, CAST(NULL AS BIGINT), CAST(NULL AS BYTEA), " + strings.Join(keyOnly, ", ") + " FROM " + p.windowRows(q, wc, wc.start, a)
 	}
@@ -434,7 +462,11 @@ func (s *Snapshot) resolveWindowSummed(ctx context.Context, p *plan, c Call, ass
 		blob  []byte
 		edge  []string
 		first []string
-		known = map[string]row{}
+		// The spot hour: its stored count and digest, and its rows' keys.
+		spotN    int64
+		spotH    lthash.Hash
+		spotKeys []string
+		known    = map[string]row{}
 	)
 	sc := p.newRowScan()
 	dest := append([]any{&t, &count, &blob}, sc.nullDest()...)
@@ -450,8 +482,14 @@ func (s *Snapshot) resolveWindowSummed(ctx context.Context, p *plan, c Call, ass
 			}
 			h.Combine(&part)
 			n += count.Int64
+			if sc.nt.Valid && sc.nt.Time.Equal(spot) {
+				spotH.Combine(&part)
+				spotN += count.Int64
+			}
 		case 1:
 			edge = append(edge, sc.nk.String)
+		case 3:
+			spotKeys = append(spotKeys, sc.nk.String)
 		case 2:
 			sc.fromNull()
 			if sc.key > top { // the database's collation is not bytewise
@@ -465,6 +503,11 @@ func (s *Snapshot) resolveWindowSummed(ctx context.Context, p *plan, c Call, ass
 	}
 	if err := rows.Err(); err != nil {
 		return rederived{}, false, fmt.Errorf("resolve %s: %w", p.tool.Name.Value, err)
+	}
+	var fromRows lthash.Hash
+	fromRows.AddStrings(spotKeys)
+	if int64(len(spotKeys)) != spotN || fromRows.Digest() != spotH.Digest() {
+		return rederived{}, false, fmt.Errorf("resolve %s: hour %s: %w", p.tool.Name.Value, spot.Format(time.RFC3339), ErrWindowDigestMismatch)
 	}
 	h.AddStrings(edge)
 	n += int64(len(edge))
