@@ -158,12 +158,13 @@ func TestWindowDigests_CorruptedAtImport(t *testing.T) {
 }
 
 // TestWindowDigests_CorruptedServed: a stored digest changed in an hour
-// the import's check does not re-hash. Said plainly, the resolver does not
-// catch it: both routes sum the same stored digests, so the answer is
-// served with every verdict clause true and a digest that is not its
-// keys'. What catches it: CheckWindowKeys (every hour re-hashed) and the
-// rows resource, which recomputes the digest from every key and refuses
-// to page (ErrDataChanged).
+// the import's check does not re-hash and that is not the call's spot
+// hour. Said plainly, the resolver does not catch it: both routes sum the
+// same stored digests, so the answer is served with every verdict clause
+// true and a digest that is not its keys'. What catches it:
+// CheckWindowKeys (every hour re-hashed) and the rows resource, which
+// recomputes the digest from every key and refuses to page
+// (ErrDataChanged).
 func TestWindowDigests_CorruptedServed(t *testing.T) {
 	db, cat := windowDigestDB(t, nil)
 	corruptDigest(t, db, -1) // inside the window, days before the last hour: not re-hashed by an import
