@@ -127,6 +127,13 @@ type Options struct {
 	// the edge rows' keys, and the first keys in bytewise order, instead
 	// of every key read and hashed twice. Off by default.
 	MetricRollups bool
+	// WindowDigests lets a count_rows_in_window call of more rows than
+	// the provenance limit take its count and an lthash digest from the
+	// dataset's per-hour window digests, when the import built them
+	// (shape.DeriveOptions.WindowKeys), and its first keys from a bounded
+	// query, instead of every key read and digested twice
+	// (shape.Options.WindowDigests). Off by default.
+	WindowDigests bool
 	// MetricConcurrency is the most query_metric reads (the compiled
 	// query with its re-derivation, the resolver's re-derivation, a rows
 	// page) that run at once on the engine's database; a call waits for

@@ -120,6 +120,15 @@ func (s *Snapshot) executeBatched(ctx context.Context, p *plan, c Call) (res Res
 		// call keeps after.
 		s.cps, s.cpsRel = cps, p.cpiRel
 	}
+	// A window its digests may serve is pipelined only when the kept
+	// counts (of any version) say it is not summed; they must be of the
+	// snapshot's version, checked below, so that the executor's route is
+	// the one the resolver takes.
+	winVersion, ok := s.pipelinedWindow(p, c)
+	if !ok {
+		s.cps = nil
+		return Result{}, false, nil
+	}
 	// Collect: each formulation runs up to its first query.
 	s.collecting, s.fold = true, true
 	s.pending = nil
@@ -149,7 +158,7 @@ func (s *Snapshot) executeBatched(ctx context.Context, p *plan, c Call) (res Res
 		return Result{}, false, fmt.Errorf("read data version: %w", err)
 	}
 	v := fmt.Sprintf("seq:%d", seq.Int64)
-	if cps != nil && cps.version != v {
+	if cps != nil && cps.version != v || p.win != nil && winVersion != v {
 		// The kept index is of another version: answer the ordinary way,
 		// which reads the snapshot's own.
 		s.cps = nil

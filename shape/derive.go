@@ -60,6 +60,14 @@ type DeriveOptions struct {
 	// of hashing every key. Once the table exists, every Derive keeps it
 	// up to date, whatever this option says.
 	RollupKeys bool
+	// WindowKeys builds TABLE__window_keys (see DeriveWindowKeys): per
+	// hour and combination of WindowGroups, the rows' number and the
+	// lthash of their keys, from which a large window's count and digest
+	// are combined (Options.WindowDigests). ImportOptions fills
+	// WindowGroups from the catalog when it is empty. Once the table
+	// exists, every Derive keeps it up to date, whatever this option says.
+	WindowKeys   bool
+	WindowGroups []string
 }
 
 // spacing is the rows between checkpoints: o.Every if set, else twice the
@@ -107,7 +115,23 @@ func Derive(ctx context.Context, tx *sql.Tx, ds *catalog.Dataset, table string, 
 		}
 	}
 	if keep {
-		return DeriveRollupKeys(ctx, tx, ds, table)
+		if err := DeriveRollupKeys(ctx, tx, ds, table); err != nil {
+			return err
+		}
+	}
+	win := o != nil && o.WindowKeys
+	if !win {
+		var err error
+		if win, err = tableExists(ctx, tx, table+WindowKeysSuffix); err != nil {
+			return fmt.Errorf("derive %s: %w", table, err)
+		}
+	}
+	if win {
+		var groups []string
+		if o != nil {
+			groups = o.WindowGroups
+		}
+		return DeriveWindowKeys(ctx, tx, ds, table, groups)
 	}
 	return nil
 }

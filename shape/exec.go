@@ -415,6 +415,9 @@ func (p *plan) entityValue(ids []string) fact.Value {
 // execWindow: every row at the fixed entity meeting the filter with
 // start <= time < end.
 func (s *Snapshot) execWindow(ctx context.Context, p *plan, c Call) (fact.Value, []string, error) {
+	if v, keys, ok, err := s.execWindowSummed(ctx, p, c); ok || err != nil {
+		return v, keys, err
+	}
 	start, end, atValue, pr, err := p.windowArgs(c)
 	if err != nil {
 		return fact.Value{}, nil, err

@@ -15,6 +15,11 @@ import (
 func ImportOptions(o *DeriveOptions) *ingest.SinkOptions {
 	return &ingest.SinkOptions{
 		AfterInsert: func(ctx context.Context, tx *sql.Tx, l *ingest.Layout) error {
+			if o != nil && o.WindowKeys && o.WindowGroups == nil && l.Catalog != nil {
+				c := *o
+				c.WindowGroups = WindowGroups(l.Catalog, l.Dataset)
+				return Derive(ctx, tx, l.Dataset, l.Table, &c)
+			}
 			return Derive(ctx, tx, l.Dataset, l.Table, o)
 		},
 		Move: func(ctx context.Context, tx *sql.Tx, l *ingest.Layout, staging string) error {

@@ -118,6 +118,12 @@ type Options struct {
 	// (TABLE__rollup_keys, DeriveOptions.RollupKeys), when it has them, to
 	// metric requests as metric.Options.Rollups; off, none is read.
 	MetricRollups bool
+	// WindowDigests lets a count_rows_in_window call of more rows than
+	// MaxKeys take its count and digest (lthash's) from the per-hour
+	// window digests (TABLE__window_keys, DeriveOptions.WindowKeys), when
+	// the dataset has them, and its first keys from a bounded query; off,
+	// none is read and every window lists or digests every key.
+	WindowDigests bool
 }
 
 // The executor's ways to pick every series' latest row: two portable
@@ -168,6 +174,9 @@ type Engine struct {
 	rollups map[string]metric.Rollup
 	// sums are the digests' running sums by dataset (under mu).
 	sums map[string]*digestSums
+	// wcounts are the window digests' running counts by relation (under
+	// mu).
+	wcounts map[string]*windowCounts
 
 	mu  sync.Mutex
 	cps map[string]*checkpoints // by checkpoint index relation
@@ -279,6 +288,26 @@ func New(ctx context.Context, cat *catalog.Catalog, src Source, o *Options) (*En
 			p.cpRel, p.cpiRel, p.censusRel = quoteName(name+cpSuffix), quoteName(name+cpiSuffix), quoteName(name+seriesSuffix)
 		}
 		e.plans[t.Name.Value] = p
+	}
+	if o != nil && o.WindowDigests {
+		for _, ds := range cat.Datasets {
+			name := tableName(ds, src) + WindowKeysSuffix
+			if !derived[ds.Name.Value] {
+				continue
+			}
+			has, err := tableExists(ctx, src.DB, name)
+			if err != nil {
+				return nil, fmt.Errorf("new shape engine: %w", err)
+			}
+			if !has {
+				continue
+			}
+			groups, err := digestGroupColumns(ctx, src.DB, quoteName(name))
+			if err != nil {
+				return nil, fmt.Errorf("new shape engine: read window digest columns: %w", err)
+			}
+			compileWindowDigests(e.plans, ds, name, groups)
+		}
 	}
 	return e, nil
 }
@@ -545,6 +574,9 @@ type plan struct {
 	cols                 *rowCols // where a row holds them
 	// mem: the dataset held in memory (Options.MemoryRows), or nil.
 	mem *memData
+	// win: a window tool's per-hour digests (Options.WindowDigests), or
+	// nil.
+	win *windowPlan
 }
 
 func compile(cat *catalog.Catalog, t *catalog.Tool, src Source) (*plan, error) {
