@@ -552,7 +552,7 @@ func (s *Snapshot) readCheckpoints(ctx context.Context, p *plan, version string)
 // predicate on the given alias, or ""). Every declared column is
 // selected, with _valid_to when withValidTo.
 func (p *plan) candidates(q *query, cpID int64, cpTS, ts string, filter func(alias string) string, withValidTo bool) string {
-	cols := strings.Join(dataColumns(p.ds), ", ")
+	cols := p.colList
 	if withValidTo {
 		cols += ", " + ident(ValidToColumn)
 	}

@@ -449,13 +449,13 @@ type Snapshot struct {
 	foldIndex string
 	// A pipelined call (Source.Pipeline, executeBatched): collecting
 	// records the formulations' queries in pending instead of running
-	// them; replay holds the rows the pipeline read, by stmtKey; batched:
-	// the snapshot's first reads were a pipeline's, committed, and a
-	// further read resumes it (resume); cps is the checkpoint index the
-	// pipelined formulations used, kept for the snapshot's life.
+	// them; replay holds the queries the pipeline read, with their rows;
+	// batched: the snapshot's first reads were a pipeline's, committed,
+	// and a further read resumes it (resume); cps is the checkpoint index
+	// the pipelined formulations used, kept for the snapshot's life.
 	collecting bool
 	pending    []Stmt
-	replay     map[string]Rowset
+	replay     []replayed
 	batched    bool
 	cps        *checkpoints
 	cpsRel     string
@@ -554,16 +554,18 @@ func (s *Snapshot) DataVersion(ctx context.Context, dataset string) (string, err
 
 // plan is one tool compiled against its dataset and relation.
 type plan struct {
-	tool   *catalog.Tool
-	ds     *catalog.Dataset
-	rel    string
-	key    string // quoted key column
-	time   string // quoted time column
-	series []*catalog.Entity
-	attr   *catalog.Attribute // latest_value
-	entity *catalog.Entity    // counted or listed
-	at     *catalog.Entity    // fixed entity
-	scope  *catalog.Entity    // the scope entity's column in this dataset
+	tool *catalog.Tool
+	ds   *catalog.Dataset
+	rel  string
+	key  string // quoted key column
+	time string // quoted time column
+	// colList is dataColumns joined by commas, rendered once.
+	colList string
+	series  []*catalog.Entity
+	attr    *catalog.Attribute // latest_value
+	entity  *catalog.Entity    // counted or listed
+	at      *catalog.Entity    // fixed entity
+	scope   *catalog.Entity    // the scope entity's column in this dataset
 	// derived: read through the derived structures named below.
 	derived                  bool
 	cpRel, cpiRel, censusRel string
@@ -583,13 +585,14 @@ func compile(cat *catalog.Catalog, t *catalog.Tool, src Source) (*plan, error) {
 		return nil, errors.New("dataset is not declared")
 	}
 	p := &plan{
-		tool:   t,
-		ds:     ds,
-		rel:    relation(ds, src),
-		key:    ident(ds.Key.Value),
-		time:   ident(ds.Time.Value),
-		series: ds.SeriesEntities(),
-		scope:  ds.Entity(cat.ScopeEntity.Value),
+		tool:    t,
+		ds:      ds,
+		rel:     relation(ds, src),
+		key:     ident(ds.Key.Value),
+		time:    ident(ds.Time.Value),
+		colList: strings.Join(dataColumns(ds), ", "),
+		series:  ds.SeriesEntities(),
+		scope:   ds.Entity(cat.ScopeEntity.Value),
 	}
 	if len(p.series) == 0 || len(p.series) != len(ds.Series) {
 		return nil, errors.New("dataset declares no series")
