@@ -143,6 +143,7 @@ type Answer struct {
 	// attempts and specialCause: see repair.go.
 	attempts     []Attempt
 	specialCause string
+	advice       *Advice
 }
 
 // Governance says what kind of computation an answer's value came from.
@@ -365,6 +366,9 @@ type wire struct {
 	// Attempts and SpecialCause: see repair.go; absent when empty.
 	Attempts     []Attempt `json:"attempts,omitempty"`
 	SpecialCause string    `json:"special_cause,omitempty"`
+	// Repair is the advice for a client whose own call failed
+	// verification (see repair.go); absent when none.
+	Repair *Advice `json:"repair,omitempty"`
 }
 
 // DataVersion names the snapshot the answer was read from, for an engine
@@ -375,7 +379,7 @@ func (a Answer) DataVersion() string { return a.dataVer }
 func (a Answer) MarshalJSON() ([]byte, error) {
 	w := wire{Outcome: a.outcome, Params: a.args, Text: a.text, Verdict: a.verdict, DataVer: a.dataVer, Governance: a.governance,
 		ResultIDs: a.resultIDs, Grounding: a.grounding, Confidence: a.confidence,
-		Attempts: a.attempts, SpecialCause: a.specialCause}
+		Attempts: a.attempts, SpecialCause: a.specialCause, Repair: a.advice}
 	// Plain data, not the Marshalers: encoding/json scans a Marshaler's
 	// output once more, a pass over every event id of a window.
 	if a.value != nil {

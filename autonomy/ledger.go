@@ -42,18 +42,35 @@ type Ledger interface {
 	// this process or another; an error from fn stores nothing and is
 	// returned. fn may run more than once (a retried transaction).
 	Update(ctx context.Context, session string, fn func(*SessionState) error) error
-	// Tick advances the clock by one and returns it; Now reads it.
+	// Tick advances the clock and returns the new time: after every
+	// time a tick that completed before this one began returned, in any
+	// process, so no time is given twice. Times need not be dense: a
+	// transaction that ticked and then failed may leave its time unused
+	// (autonomy/postgres, whose clock is a sequence). Now reads the
+	// clock: at least every time a completed tick returned.
 	Tick(ctx context.Context) (int64, error)
 	Now(ctx context.Context) (int64, error)
 	// TickUpdate is Tick and Update in one atomic step (one transaction):
-	// it locks the session's state, advances the clock by one, runs fn on
-	// the state with the new time, and stores what fn leaves; an error
-	// from fn stores nothing, not even the tick, and is returned. No
+	// it locks the session's state, advances the clock, runs fn on the
+	// state with the new time, and stores what fn leaves; an error from
+	// fn stores nothing of the session's state and is returned (its
+	// tick is rolled back, or, on a sequence, left unused). No
 	// other Update or TickUpdate of the session falls between the tick
 	// and the store, so the new time is after every time an earlier
 	// TickUpdate of the session stored. fn may run more than once (a
 	// retried transaction); it returns the new time.
 	TickUpdate(ctx context.Context, session string, fn func(now int64, st *SessionState) error) (int64, error)
+}
+
+// BareTicker is a Ledger that also begins a question of a session that
+// holds no grant in one step (autonomy/postgres: one statement).
+type BareTicker interface {
+	// TickBare reads the session's state and, only when it holds no
+	// grant, ticks the clock, as one step: ticked reports whether it
+	// did, and then now is the new time (as Tick's) and st the state
+	// read (its time, no grant). A session that holds a grant is not
+	// ticked: ticked is false, and now and st are zero.
+	TickBare(ctx context.Context, session string) (now int64, st SessionState, ticked bool, err error)
 }
 
 // LedgerStore is a Store over a Ledger: its gates read and write their
@@ -114,8 +131,9 @@ func (s *LedgerStore) Tick(ctx context.Context) (int64, error) {
 // Begin ticks the ledger's clock and begins a question on the session's
 // gate at the new time (or the session's, if later), under ctx (capped
 // at LedgerTimeout). A session that holds no grant has nothing to
-// count: Begin reads its state (Load) and ticks the clock (Tick), and
-// writes none of its state, so that questions of one session do not
+// count: Begin reads its state and ticks the clock (a BareTicker's
+// TickBare, one step; otherwise Load, then Tick), and writes none of its
+// state, so that questions of one session do not
 // queue on its state's lock; the question is before any grant the read
 // did not see. A session that holds a grant begins it in one TickUpdate:
 // the count and the expiry happen under the session's lock, once.
@@ -131,17 +149,22 @@ func (s *LedgerStore) Begin(ctx context.Context, session string) (Question, erro
 	defer g.mu.Unlock()
 	lctx, cancel := context.WithTimeout(ctx, LedgerTimeout)
 	defer cancel()
-	st, err := s.ledger.Load(lctx, session)
+	var (
+		st     SessionState
+		now    int64
+		ticked bool
+	)
+	if bt, ok := s.ledger.(BareTicker); ok {
+		now, st, ticked, err = bt.TickBare(lctx, session)
+	} else if st, err = s.ledger.Load(lctx, session); err == nil && len(st.Grants) == 0 {
+		now, err = s.ledger.Tick(lctx)
+		ticked = err == nil
+	}
 	if err != nil {
 		report(ctx, s.onError, err)
 		return Question{}, fmt.Errorf("begin question: %w", err)
 	}
-	if len(st.Grants) == 0 {
-		now, err := s.ledger.Tick(lctx)
-		if err != nil {
-			report(ctx, s.onError, err)
-			return Question{}, fmt.Errorf("begin question: %w", err)
-		}
+	if ticked {
 		g.setState(st)
 		g.now = max(now, st.Now)
 		return Question{Gate: g, Now: g.now}, nil

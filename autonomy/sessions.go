@@ -18,8 +18,9 @@ type Store interface {
 	// Gate returns the session's gate, created at the default tier on
 	// first use.
 	Gate(session string) (*Gate, error)
-	// Tick advances the logical clock by one and returns it: a question
-	// begins at that time.
+	// Tick advances the logical clock and returns the new time (after
+	// every time given before; not always the next integer: see
+	// Ledger.Tick): a question begins at that time.
 	Tick(ctx context.Context) (int64, error)
 	// Now returns the logical time without advancing it.
 	Now(ctx context.Context) (int64, error)
@@ -30,8 +31,9 @@ type Store interface {
 	// begins between them, so the question begins at the time its tick
 	// returned (or, when Advance moved the session's time past the
 	// clock, at the session's time: time never goes back), and each
-	// grant it ends is reported by it alone. A done ctx, or any error,
-	// ticks nothing and counts nothing.
+	// grant it ends is reported by it alone. A done ctx ticks nothing and
+	// counts nothing; any other error counts nothing (its tick may be
+	// left unused: a gap, see Ledger.Tick).
 	Begin(ctx context.Context, session string) (Question, error)
 }
 

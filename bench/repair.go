@@ -14,7 +14,9 @@ type repairReport struct {
 	MetricNoise float64 `json:"metric_noise"`
 	Retries     int     `json:"retries"`
 	Seeds       int     `json:"seeds"`
-	Sets        []struct {
+	// SelfConsistency is the samples voted on per question (0: no vote).
+	SelfConsistency int `json:"self_consistency"`
+	Sets            []struct {
 		Name    string     `json:"name"`
 		Items   int        `json:"items"`
 		Runs    int        `json:"runs"`
@@ -58,9 +60,16 @@ func RepairTable(rec *Record) (string, error) {
 		return "", fmt.Errorf("render repair table: no set")
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "Instrument `%s`: metric-selection faults (wrong metric, wrong dimension, wrong window) each at rate %g, %d seeds, at most %d repair attempts.\n\n",
-		r.Provider, r.MetricNoise, r.Seeds, r.Retries)
-	b.WriteString("| demo | first proposal's failure | runs | loop off | loop on |\n|---|---|---|---|---|\n")
+	first, after := "first proposal's failure", "correct after 1, 2, ... attempts"
+	if r.SelfConsistency > 1 {
+		fmt.Fprintf(&b, "Instrument `%s`: metric-selection faults (wrong metric, wrong dimension, wrong window) each at rate %g, %d seeds; self-consistency over %d samples per question on both sides, each failing sample repaired on its own with at most %d repair attempts, the vote over the repaired samples.\n\n",
+			r.Provider, r.MetricNoise, r.Seeds, r.SelfConsistency, r.Retries)
+		first, after = "first failure caught in a sample", "correct after 1, 2, ... attempts (most of any one sample)"
+	} else {
+		fmt.Fprintf(&b, "Instrument `%s`: metric-selection faults (wrong metric, wrong dimension, wrong window) each at rate %g, %d seeds, at most %d repair attempts.\n\n",
+			r.Provider, r.MetricNoise, r.Seeds, r.Retries)
+	}
+	fmt.Fprintf(&b, "| demo | %s | runs | loop off | loop on |\n|---|---|---|---|---|\n", first)
 	for _, s := range r.Sets {
 		fmt.Fprintf(&b, "| %s (%d metric items) | all | %d | %s | %s |\n", s.Name, s.Items, s.Runs, s.Off, s.On)
 		names := make([]string, 0, len(s.Classes))
@@ -73,7 +82,7 @@ func RepairTable(rec *Record) (string, error) {
 			fmt.Fprintf(&b, "| %s | %s | %d | %s | %s |\n", s.Name, n, c.Runs, c.Off, c.On)
 		}
 	}
-	b.WriteString("\n| demo | repair attempts by class | correct after 1, 2, ... attempts | caught, not resolved | special cause |\n|---|---|---|---|---|\n")
+	fmt.Fprintf(&b, "\n| demo | repair attempts by class | %s | caught, not resolved | special cause |\n|---|---|---|---|---|\n", after)
 	for _, s := range r.Sets {
 		var att, res []string
 		for _, c := range []string{"sql_error", "empty_result", "budget_exceeded", "permission_denied", "schema_violation", "implausible_magnitude"} {

@@ -27,6 +27,9 @@ type ScaleReport struct {
 	PeakRSSMB float64      `json:"peak_rss_mb"`
 	HWMMB     float64      `json:"hwm_mb"`
 	Shapes    []ScalePhase `json:"shapes"`
+	// WindowDigests: large windows were served from the per-hour window
+	// key digests (bench/scale -window-digests).
+	WindowDigests bool `json:"window_digests,omitempty"`
 }
 
 // ScaleBuild is how a dataset was imported.
@@ -302,4 +305,45 @@ func ScaleMetricTable(rec *Record) (string, error) {
 		metricTargetMS, met, cells, failed)
 	b.WriteString(Provenance(rec))
 	return b.String(), nil
+}
+
+// ScaleRunsTable renders a record of repeated bench/scale runs (options
+// alternated over the same data, as the window digests' records are)
+// one row per run and tool shape, in the order they ran: the database,
+// the size, whether large windows were served from the window digests,
+// 16 clients' p50 / p95 / p99 and calls per second, one client's p50 and
+// the serving process's peak resident memory.
+func ScaleRunsTable(rec *Record) (string, error) {
+	reps, err := scaleReports(rec)
+	if err != nil {
+		return "", fmt.Errorf("render scale runs: %w", err)
+	}
+	var b strings.Builder
+	b.WriteString("| run | database | events | window digests | tool shape | p50 / p95 / p99, calls/s | one client p50 | peak resident memory |\n|---|---|---|---|---|---|---|---|\n")
+	failed := 0
+	for i, r := range reps {
+		on := "off"
+		if r.WindowDigests {
+			on = "on"
+		}
+		for _, s := range r.Shapes {
+			for o, k := range s.Outcomes {
+				if o != "answered" && o != "absence" {
+					failed += k
+				}
+			}
+			fmt.Fprintf(&b, "| %d | %s | %s | %s | `%s` | %s / %s / %s, %s | %s | %s MB |\n", i+1, r.Backend, Thousands(float64(r.Events)), on, s.Shape,
+				Micros(s.P50MS*1000), Micros(s.P95MS*1000), Micros(s.P99MS*1000), Thousands(s.PerSec), Micros(s.OneP50MS*1000), Thousands(r.PeakRSSMB))
+		}
+	}
+	fmt.Fprintf(&b, "\n%d concurrent clients, every call executed and re-derived (the pipeline's Call); the one-client column is the same shape driven alone; %d call(s) ended otherwise than answered or a grounded zero.\n\n", clientsOf(reps), failed)
+	b.WriteString(Provenance(rec))
+	return b.String(), nil
+}
+
+func clientsOf(reps []ScaleReport) int {
+	if len(reps) == 0 {
+		return 0
+	}
+	return reps[0].Clients
 }

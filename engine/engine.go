@@ -136,6 +136,13 @@ type Options struct {
 	// of the stored hours against the rows) when its provenance is summed
 	// from the key digests (MetricRollups). Off by default.
 	MetricValueRollups bool
+	// WindowDigests lets a count_rows_in_window call of more rows than
+	// the provenance limit take its count and an lthash digest from the
+	// dataset's per-hour window digests, when the import built them
+	// (shape.DeriveOptions.WindowKeys), and its first keys from a bounded
+	// query, instead of every key read and digested twice
+	// (shape.Options.WindowDigests). Off by default.
+	WindowDigests bool
 	// MetricConcurrency is the most query_metric reads (the compiled
 	// query with its re-derivation, the resolver's re-derivation, a rows
 	// page) that run at once on the engine's database; a call waits for

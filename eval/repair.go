@@ -57,17 +57,24 @@ type RepairOptions struct {
 	MetricNoise float64
 	Retries     int
 	Seeds       []uint64
+	// SelfConsistency, when above 1, votes over that many samples per
+	// metric question on both engines (pipeline.SelfConsistency); with
+	// the loop on, each sample is repaired on its own.
+	SelfConsistency int
 }
 
 // RepairReport is the result of RunRepair.
 type RepairReport struct {
 	// Provider is the instrument's name with its seeds: it labels the run
 	// as instrumented.
-	Provider    string             `json:"provider"`
-	MetricNoise float64            `json:"metric_noise"`
-	Retries     int                `json:"retries"`
-	Seeds       int                `json:"seeds"`
-	Sets        []*RepairSetReport `json:"sets"`
+	Provider    string  `json:"provider"`
+	MetricNoise float64 `json:"metric_noise"`
+	Retries     int     `json:"retries"`
+	Seeds       int     `json:"seeds"`
+	// SelfConsistency is the samples voted on per question; absent when
+	// no vote.
+	SelfConsistency int                `json:"self_consistency,omitempty"`
+	Sets            []*RepairSetReport `json:"sets"`
 }
 
 // RepairSetReport is one set's result.
@@ -83,7 +90,8 @@ type RepairSetReport struct {
 	// Attempts counts every failed attempt's class, retries included.
 	Attempts map[string]int `json:"attempts"`
 	// ResolvedAt counts the runs a failure was caught in that ended
-	// correct, by the retries it took.
+	// correct, by the retries it took (under a vote, the most any one
+	// sample took).
 	ResolvedAt map[int]int `json:"resolved_at"`
 	// Exhausted counts the runs a failure was caught in that did not end
 	// correct (a special cause aside).
@@ -115,8 +123,16 @@ func RunRepair(ctx context.Context, o RepairOptions) (*RepairReport, error) {
 	if err := sw.set(o.Inner, o.MetricNoise, o.Seeds[0]); err != nil {
 		return nil, fmt.Errorf("run repair eval: %w", err)
 	}
+	if o.SelfConsistency != 0 {
+		if err := (pipeline.SelfConsistency{Samples: o.SelfConsistency}).Validate(); err != nil {
+			return nil, fmt.Errorf("run repair eval: %w", err)
+		}
+	}
 	r := &RepairReport{MetricNoise: o.MetricNoise, Retries: o.Retries, Seeds: len(o.Seeds),
 		Provider: seedsLabel(sw.Name(), o.Seeds)}
+	if o.SelfConsistency > 1 {
+		r.SelfConsistency = o.SelfConsistency
+	}
 	for _, set := range o.Sets {
 		sr, err := runRepairSet(ctx, o, set, sw)
 		if err != nil {
@@ -145,12 +161,16 @@ func runRepairSet(ctx context.Context, o RepairOptions, set RepairSet, sw *seede
 	if len(g.Items) == 0 {
 		return nil, ErrNoMetricItems
 	}
-	off, tOff, err := set.Open(ctx, engine.Options{Provider: sw})
+	var sc *pipeline.SelfConsistency
+	if o.SelfConsistency > 1 {
+		sc = &pipeline.SelfConsistency{Samples: o.SelfConsistency}
+	}
+	off, tOff, err := set.Open(ctx, engine.Options{Provider: sw, SelfConsistency: sc})
 	if err != nil {
 		return nil, err
 	}
 	defer off.Close()
-	on, tOn, err := set.Open(ctx, engine.Options{Provider: sw, Repair: &pipeline.Repair{Retries: o.Retries}})
+	on, tOn, err := set.Open(ctx, engine.Options{Provider: sw, SelfConsistency: sc, Repair: &pipeline.Repair{Retries: o.Retries}})
 	if err != nil {
 		return nil, err
 	}
@@ -201,13 +221,23 @@ func (sr *RepairSetReport) add(off, on Row) {
 		sr.Attempts[string(at.Class)]++
 	}
 	// An answer after n attempts came from the n-th repaired proposal, or
-	// is the failure the loop gave up on.
+	// is the failure the loop gave up on; under a vote, n is the most
+	// attempts any one sample made.
+	n, perSample := len(a.Attempts), map[int]int{}
+	for _, at := range a.Attempts {
+		if at.Sample != nil {
+			perSample[*at.Sample]++
+		}
+	}
+	if len(perSample) > 0 {
+		n = slices.Max(slices.Collect(maps.Values(perSample)))
+	}
 	switch {
 	case a.SpecialCause != "":
 		sr.SpecialCause++
 	case len(a.Attempts) == 0:
 	case on.Correct:
-		sr.ResolvedAt[len(a.Attempts)]++
+		sr.ResolvedAt[n]++
 	default:
 		sr.Exhausted++
 	}
@@ -289,7 +319,11 @@ func WriteRepairJSON(w io.Writer, r *RepairReport) error {
 // resolved a caught failure.
 func WriteRepairTable(w io.Writer, r *RepairReport) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintf(tw, "repair eval: %s (a test instrument), metric items, retries %d, %d seeds\n", r.Provider, r.Retries, r.Seeds)
+	fmt.Fprintf(tw, "repair eval: %s (a test instrument), metric items, retries %d, %d seeds", r.Provider, r.Retries, r.Seeds)
+	if r.SelfConsistency > 1 {
+		fmt.Fprintf(tw, ", self-consistency %d samples (each repaired on its own)", r.SelfConsistency)
+	}
+	fmt.Fprintln(tw)
 	pct := func(g Gate) string {
 		return fmt.Sprintf("%d/%d (%.0f%%)", g.Passed, g.Total, 100*g.Rate)
 	}

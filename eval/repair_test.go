@@ -2,6 +2,7 @@ package eval_test
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -38,12 +39,23 @@ func retailRepairSet(t *testing.T) eval.RepairSet {
 // TestRunRepair_FromRuns: the report's accuracies with the loop off and on
 // are those of real runs: recomputed here by asking each seed's
 // instrument through engines of our own and scoring with RunTarget, they
-// agree item for item; the breakdowns add up.
+// agree item for item; the breakdowns add up. Without a vote, and with
+// self-consistency over five samples, each repaired on its own.
 func TestRunRepair_FromRuns(t *testing.T) {
+	for _, samples := range []int{0, 5} {
+		t.Run(fmt.Sprintf("self-consistency %d", samples), func(t *testing.T) { testRunRepairFromRuns(t, samples) })
+	}
+}
+
+func testRunRepairFromRuns(t *testing.T, samples int) {
 	const rate, retries = 0.3, 2
 	seeds := []uint64{1, 2, 3}
 	set := retailRepairSet(t)
-	r, err := eval.RunRepair(t.Context(), eval.RepairOptions{Sets: []eval.RepairSet{set}, Inner: rules.Provider{}, MetricNoise: rate, Retries: retries, Seeds: seeds})
+	var sc *pipeline.SelfConsistency
+	if samples > 0 {
+		sc = &pipeline.SelfConsistency{Samples: samples}
+	}
+	r, err := eval.RunRepair(t.Context(), eval.RepairOptions{Sets: []eval.RepairSet{set}, Inner: rules.Provider{}, MetricNoise: rate, Retries: retries, Seeds: seeds, SelfConsistency: samples})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,7 +70,7 @@ func TestRunRepair_FromRuns(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, loop := range []*pipeline.Repair{nil, {Retries: retries}} {
-			e, tg, err := set.Open(t.Context(), engine.Options{Provider: p, Repair: loop})
+			e, tg, err := set.Open(t.Context(), engine.Options{Provider: p, Repair: loop, SelfConsistency: sc})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -104,8 +116,12 @@ func TestRunRepair_FromRuns(t *testing.T) {
 	if !strings.Contains(r.Provider, "noisy(rules)") || !strings.Contains(r.Provider, "seeds=1..3") {
 		t.Errorf("provider label %q does not name the instrument and its seeds", r.Provider)
 	}
+	if r.SelfConsistency != samples {
+		t.Errorf("report's self-consistency %d, want %d", r.SelfConsistency, samples)
+	}
 	var b strings.Builder
-	if err := eval.WriteRepairTable(&b, r); err != nil || !strings.Contains(b.String(), "a test instrument") {
+	if err := eval.WriteRepairTable(&b, r); err != nil || !strings.Contains(b.String(), "a test instrument") ||
+		strings.Contains(b.String(), "self-consistency") != (samples > 0) {
 		t.Errorf("table: %v\n%s", err, b.String())
 	}
 }

@@ -127,15 +127,76 @@ var (
 )
 
 var (
-	idPattern       = regexp.MustCompile(`^evt-[0-9a-f]{32}$`)
-	namePattern     = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$`)
-	producerPattern = regexp.MustCompile(`^[a-z][a-z0-9_.-]{0,63}$`)
-	toolPattern     = regexp.MustCompile(`^[a-z][a-z0-9_]{0,63}$`)
-	tokenPattern    = regexp.MustCompile(`^[a-z][a-z0-9_]{0,63}$`)
-	hexPattern      = regexp.MustCompile(`^[0-9a-f]{64}$`)
-	wallPattern     = regexp.MustCompile(`^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]{1,9})?Z$`)
-	hostPattern     = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,254}$`)
+	idPattern       = newPattern(`^evt-[0-9a-f]{32}$`, func(s string) bool { return len(s) == 36 && s[:4] == "evt-" && all(s[4:], isHex) })
+	namePattern     = newPattern(`^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$`, classes(isAlnum, isNameByte, 127))
+	producerPattern = newPattern(`^[a-z][a-z0-9_.-]{0,63}$`, classes(isLower, isProducerByte, 63))
+	toolPattern     = newPattern(`^[a-z][a-z0-9_]{0,63}$`, classes(isLower, isToolByte, 63))
+	tokenPattern    = newPattern(`^[a-z][a-z0-9_]{0,63}$`, classes(isLower, isToolByte, 63))
+	hexPattern      = newPattern(`^[0-9a-f]{64}$`, func(s string) bool { return len(s) == 64 && all(s, isHex) })
+	wallPattern     = newPattern(`^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]{1,9})?Z$`, wallTime)
+	hostPattern     = newPattern(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,254}$`, classes(isAlnum, isHostByte, 254))
 )
+
+// pattern is a field's pattern: the regular expression, which specifies
+// it and names it in errors, and a matcher of exactly the same strings
+// that needs no regexp engine (an event's fields are checked when it is
+// built and again when a store appends it: TestPatterns_MatchRegexp and
+// FuzzPatterns hold the two to each other).
+type pattern struct {
+	*regexp.Regexp
+	match func(string) bool
+}
+
+func newPattern(expr string, match func(string) bool) pattern {
+	return pattern{Regexp: regexp.MustCompile(expr), match: match}
+}
+
+// MatchString reports whether s matches the pattern.
+func (p pattern) MatchString(s string) bool { return p.match(s) }
+
+// classes matches one byte of first, then at most maxRest bytes of rest.
+func classes(first, rest func(byte) bool, maxRest int) func(string) bool {
+	return func(s string) bool {
+		return len(s) >= 1 && len(s)-1 <= maxRest && first(s[0]) && all(s[1:], rest)
+	}
+}
+
+func all(s string, class func(byte) bool) bool {
+	for i := 0; i < len(s); i++ {
+		if !class(s[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+func isDigit(c byte) bool        { return '0' <= c && c <= '9' }
+func isLower(c byte) bool        { return 'a' <= c && c <= 'z' }
+func isHex(c byte) bool          { return isDigit(c) || 'a' <= c && c <= 'f' }
+func isAlnum(c byte) bool        { return isDigit(c) || isLower(c) || 'A' <= c && c <= 'Z' }
+func isNameByte(c byte) bool     { return isAlnum(c) || c == '_' || c == '.' || c == ':' || c == '-' }
+func isHostByte(c byte) bool     { return isAlnum(c) || c == '_' || c == '.' || c == '-' }
+func isProducerByte(c byte) bool { return isLower(c) || isDigit(c) || c == '_' || c == '.' || c == '-' }
+func isToolByte(c byte) bool     { return isLower(c) || isDigit(c) || c == '_' }
+
+// wallTime matches wallPattern: YYYY-MM-DDTHH:MM:SS, then optionally a
+// dot and 1 to 9 digits, then Z.
+func wallTime(s string) bool {
+	const layout = "0000-00-00T00:00:00"
+	if len(s) < len(layout)+1 || s[len(s)-1] != 'Z' {
+		return false
+	}
+	for i := 0; i < len(layout); i++ {
+		if layout[i] == '0' && !isDigit(s[i]) || layout[i] != '0' && s[i] != layout[i] {
+			return false
+		}
+	}
+	frac := s[len(layout) : len(s)-1]
+	if frac == "" {
+		return true
+	}
+	return frac[0] == '.' && len(frac) >= 2 && len(frac) <= 10 && all(frac[1:], isDigit)
+}
 
 // fieldError is the one way this package says a field is wrong: it names
 // the field, never its value.
@@ -151,7 +212,7 @@ func checkCount(field string, v int64) error {
 	return nil
 }
 
-func checkPattern(field string, re *regexp.Regexp, v string, optional bool) error {
+func checkPattern(field string, re pattern, v string, optional bool) error {
 	if v == "" && optional {
 		return nil
 	}

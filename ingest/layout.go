@@ -301,7 +301,13 @@ func (l *Layout) DDL(dialect string) ([]Statement, error) {
 				cols = append(cols, attrCol(t.Filter.Attribute.Value))
 				what += " and " + t.Filter.Attribute.Value
 			}
-			add(false, append(cols, ts), "count_rows_in_window: "+what+" in the window, one index range scan", name)
+			// The key last: the index holds every column the executor's
+			// keys and the resolver's rows read, so that PostgreSQL
+			// answers from the index alone (an index-only scan, once
+			// VACUUM has set the visibility map) instead of reading a
+			// table page for nearly every row: a window of 4,549 rows at
+			// 10M events took 73 ms through (time) and 1 ms so.
+			add(false, append(cols, ts, key), "count_rows_in_window: "+what+" in the window with their keys, one index-only range scan", name)
 		}
 	}
 	for _, x := range idx {

@@ -255,6 +255,11 @@ func summary(a answer.Answer) string {
 		}
 		b.WriteString("]")
 	}
+	if adv, ok := a.Advice(); ok {
+		// A client's own call failed verification: what a model would be
+		// told to repair it, for a client that reads only the text.
+		b.WriteString("\n\n" + adv.Message)
+	}
 	return b.String()
 }
 

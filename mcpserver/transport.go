@@ -36,6 +36,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"unicode/utf8"
 
 	sdkauth "github.com/modelcontextprotocol/go-sdk/auth"
@@ -524,10 +525,46 @@ type capabilitiesV2 struct {
 // newProtocolMeta reports whether meta is a new-protocol request's _meta
 // the SDK accepts as is: the protocol version equal to the header's,
 // client capabilities, optionally client info, nothing else.
+// A client sends the same _meta with every call of a session: the
+// answer for meta bytes and a version already accepted is kept
+// (acceptedMeta), so that each call does not decode the client's
+// capabilities and identity again.
 func newProtocolMeta(meta json.RawMessage, version string) bool {
 	if meta == nil {
 		return false
 	}
+	if len(meta) > maxKeptMeta {
+		return checkProtocolMeta(meta, version)
+	}
+	key := make([]byte, 0, len(version)+1+len(meta))
+	key = append(append(append(key, version...), 0), meta...)
+	if _, ok := acceptedMeta.Load(string(key)); ok {
+		return true
+	}
+	if !checkProtocolMeta(meta, version) {
+		return false
+	}
+	if keptMeta.Add(1) <= maxKeptMetas {
+		acceptedMeta.Store(string(key), struct{}{})
+	}
+	return true
+}
+
+// acceptedMeta holds, by protocol version and the bytes of _meta, the
+// new-protocol _meta values checkProtocolMeta accepted: at most
+// maxKeptMetas (keptMeta counts them), each at most maxKeptMeta bytes.
+var (
+	acceptedMeta sync.Map
+	keptMeta     atomic.Int64
+)
+
+const (
+	maxKeptMetas = 1024
+	maxKeptMeta  = 4 << 10
+)
+
+// checkProtocolMeta is newProtocolMeta's check itself.
+func checkProtocolMeta(meta json.RawMessage, version string) bool {
 	var seen uint8
 	return eachMember(meta, func(key string, v json.RawMessage) bool {
 		switch key {

@@ -15,6 +15,7 @@ import (
 
 	"github.com/provenant/provenant/answer"
 	"github.com/provenant/provenant/fact"
+	"github.com/provenant/provenant/repair"
 	"github.com/provenant/provenant/sandbox"
 	"github.com/provenant/provenant/tool"
 )
@@ -69,11 +70,7 @@ func (f *StatementFailure) detail() string {
 		return "the statement returned no row"
 	}
 	r := f.Rejection
-	d := "the sandbox stopped the statement: " + strings.ReplaceAll(r.Kind, "_", " ") + " at layer " + string(r.Layer)
-	if r.Position != sandbox.NoPosition {
-		d += fmt.Sprintf(" (byte %d)", r.Position)
-	}
-	return d
+	return repair.StatementDetail(r.Kind, string(r.Layer), r.Position)
 }
 
 // statementRejection turns an executor's StatementFailure into the

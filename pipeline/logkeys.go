@@ -24,4 +24,8 @@ const (
 	// KeyRepairAttempts are the failure classes of the repair loop's
 	// attempts, written only when there were some (Record.RepairAttempts).
 	KeyRepairAttempts = "repair_attempts"
+	// KeyRepairSamples are, under a self-consistency vote, the sample
+	// each repair attempt belongs to, in the order of KeyRepairAttempts
+	// (Record.RepairSamples); written only when there were some.
+	KeyRepairSamples = "repair_samples"
 )

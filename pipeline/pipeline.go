@@ -100,6 +100,9 @@ type Record struct {
 	// RepairAttempts are, per repair attempt, the failure class that
 	// caused it, in order (see repair.go); nil when none was made.
 	RepairAttempts []string
+	// RepairSamples are, under a self-consistency vote, the sample index
+	// of each repair attempt, parallel to RepairAttempts; nil otherwise.
+	RepairSamples []int
 
 	ev   *trace     // the request's events and budget; nil without either
 	gate *gateState // the request's autonomy gate (autonomy.go)
@@ -260,13 +263,15 @@ func (p *Pipeline) Ask(ctx context.Context, question string) answer.Answer {
 
 // Call answers a tool call a client proposed directly (the MCP and REST
 // surfaces): the same wall, execution, re-derivation and stapling as Ask,
-// with no model; the sentence is rendered from the value by code.
+// with no model; the sentence is rendered from the value by code. With
+// Options.Repair set the executed call is verified as a model's proposal
+// is, and a failure carries the repair advice (see runClient).
 func (p *Pipeline) Call(ctx context.Context, proposal tool.Proposal) answer.Answer {
 	return p.serve(ctx, 0, "client", func(rec *Record) answer.Answer {
 		if a, ok := p.admit(ctx, rec, nil); !ok {
 			return a
 		}
-		return p.run(ctx, "", proposal, rec, func(r fact.Result) (string, error) {
+		return p.runClient(ctx, proposal, rec, func(r fact.Result) (string, error) {
 			return p.sentence(r), nil
 		})
 	})
@@ -602,6 +607,9 @@ func (p *Pipeline) log(ctx context.Context, rec Record, questionLen int) {
 	}
 	if len(rec.RepairAttempts) > 0 {
 		attrs = append(attrs, slog.Any(KeyRepairAttempts, rec.RepairAttempts))
+	}
+	if len(rec.RepairSamples) > 0 {
+		attrs = append(attrs, slog.Any(KeyRepairSamples, rec.RepairSamples))
 	}
 	p.opts.Logger.LogAttrs(ctx, slog.LevelInfo, "ask", attrs...)
 }

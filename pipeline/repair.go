@@ -86,56 +86,94 @@ func (p *Pipeline) askRepair(ctx context.Context, question string, proposal tool
 	}
 	ctx, release := p.pin(ctx)
 	defer release()
+	e := p.repairLoop(ctx, question, proposal, rec, rp, retries, nil)
+	var a answer.Answer
+	switch {
+	case e.f == nil && e.failed != nil:
+		a = *e.failed
+	case e.f == nil:
+		a = p.finish(ctx, question, e.call, e.result, rec, compose)
+	case e.bandAgain:
+		// One retry for an out-of-band value: it ships, noted as a
+		// special cause when the model gave the same value again.
+		a = p.finish(ctx, question, e.call, e.result, rec, compose)
+		if e.unchanged && a.Outcome() == answer.Answered {
+			a = a.WithSpecialCause(specialCauseNote)
+		}
+	default:
+		a = p.giveUp(ctx, question, e.call, e.result, e.failed, e.f, rec, compose)
+	}
+	return p.attempted(a, e.attempts, rec)
+}
+
+// loopEnd is where one proposal's repair loop stopped.
+type loopEnd struct {
+	// The last proposal's executed call and result, or its failure's
+	// own answer.
+	call   tool.Call
+	result fact.Result
+	failed *answer.Answer
+	// f is the last proposal's classified failure; nil when it passed
+	// (or failed in a way the loop does not repair: failed is then set).
+	f *failure
+	// bandAgain: f is an out-of-band value after its one retry;
+	// unchanged: with the same values as the value retried.
+	bandAgain, unchanged bool
+	attempts             []answer.Attempt
+}
+
+// repairLoop takes proposal through the wall and the executor, and, while
+// the result fails verification and the bound allows, asks rp for a
+// corrected proposal and takes that one through in turn. sample, when
+// set, is the self-consistency sample the proposal is (each of its
+// attempts names it, and rp is asked under provider.WithSample).
+func (p *Pipeline) repairLoop(ctx context.Context, question string, proposal tool.Proposal, rec *Record, rp provider.Repairer, retries int, sample *int) loopEnd {
 	var (
-		attempts  []answer.Attempt
+		e         loopEnd
 		bandTried bool
 		bandPrev  []float64
 	)
 	for try := 0; ; try++ {
 		start := time.Now()
-		call, result, failed := p.execute(ctx, proposal, rec)
-		var f *failure
-		if failed != nil {
-			f = p.classifyFailed(proposal, *failed)
+		e.call, e.result, e.failed = p.execute(ctx, proposal, rec)
+		if e.failed != nil {
+			e.f = p.classifyFailed(proposal, *e.failed)
 		} else {
-			f = p.checkResult(ctx, proposal, call, result)
+			e.f = p.checkResult(ctx, proposal, e.call, e.result, true)
 		}
 		rec.Deterministic += time.Since(start)
-		if f == nil {
-			if failed != nil {
-				return p.attempted(*failed, attempts, rec)
-			}
-			return p.attempted(p.finish(ctx, question, call, result, rec, compose), attempts, rec)
+		if e.f == nil {
+			return e
 		}
-		if f.band && bandTried {
-			// One retry for an out-of-band value: it ships, noted as a
-			// special cause when the model gave the same value again.
-			a := p.attempted(p.finish(ctx, question, call, result, rec, compose), attempts, rec)
-			if slices.Equal(f.values, bandPrev) && a.Outcome() == answer.Answered {
-				a = a.WithSpecialCause(specialCauseNote)
-			}
-			return a
+		if e.f.band && bandTried {
+			e.bandAgain, e.unchanged = true, slices.Equal(e.f.values, bandPrev)
+			return e
 		}
 		exhausted := try >= retries || ctx.Err() != nil
 		var next *tool.Proposal
 		if !exhausted {
-			attempts = append(attempts, answer.Attempt{Class: f.class})
-			msg, err := repair.Message(p.failureOf(proposal, f))
+			at := answer.Attempt{Class: e.f.class}
+			if sample != nil {
+				n := *sample
+				at.Sample = &n
+			}
+			e.attempts = append(e.attempts, at)
+			msg, err := repair.Message(p.failureOf(proposal, e.f))
 			if err == nil {
-				in := provider.RepairInput{Question: question, Menu: p.menu, Previous: proposal, Class: string(f.class), Message: msg, Attempt: try + 1}
+				in := provider.RepairInput{Question: question, Menu: p.menu, Previous: proposal, Class: string(e.f.class), Message: msg, Attempt: try + 1}
 				next, err = rp.Repair(ctx, in)
 			}
 			// A model that proposes again what just failed insists:
 			// running it again would fail the same way, so the loop
 			// stops (an out-of-band value excepted: it runs once more,
 			// to ship as a special cause).
-			exhausted = err != nil || next == nil || !f.band && sameProposal(*next, proposal)
+			exhausted = err != nil || next == nil || !e.f.band && sameProposal(*next, proposal)
 		}
 		if exhausted {
-			return p.attempted(p.giveUp(ctx, question, call, result, failed, f, rec, compose), attempts, rec)
+			return e
 		}
-		if f.band {
-			bandTried, bandPrev = true, f.values
+		if e.f.band {
+			bandTried, bandPrev = true, e.f.values
 		}
 		proposal = *next
 	}
@@ -146,9 +184,12 @@ func (p *Pipeline) attempted(a answer.Answer, attempts []answer.Attempt, rec *Re
 	if len(attempts) == 0 {
 		return a
 	}
-	rec.RepairAttempts = rec.RepairAttempts[:0]
+	rec.RepairAttempts, rec.RepairSamples = rec.RepairAttempts[:0], rec.RepairSamples[:0]
 	for _, at := range attempts {
 		rec.RepairAttempts = append(rec.RepairAttempts, string(at.Class))
+		if at.Sample != nil {
+			rec.RepairSamples = append(rec.RepairSamples, *at.Sample)
+		}
 	}
 	return a.WithAttempts(attempts)
 }
@@ -202,7 +243,13 @@ func (p *Pipeline) describe(proposal tool.Proposal) (MetricFact, bool) {
 // checkResult verifies an executed metric call's value: a table with no
 // row or no value is empty_result; a value outside the domain, or out of
 // the history's band, implausible_magnitude.
-func (p *Pipeline) checkResult(ctx context.Context, proposal tool.Proposal, call tool.Call, r fact.Result) *failure {
+//
+// withHistory also judges an unbounded metric against the band of its
+// own history, which costs HistoryWindows more re-derivations of the
+// metric: the loop pays it for a model's proposal, which it can send
+// back; a client's own call (runClient) does not, since it would cost
+// every direct call many times the call itself.
+func (p *Pipeline) checkResult(ctx context.Context, proposal tool.Proposal, call tool.Call, r fact.Result, withHistory bool) *failure {
 	m, ok := p.describe(proposal)
 	if !ok || r.Value.Kind != fact.KindTable || r.Value.Table == nil {
 		return nil
@@ -215,7 +262,7 @@ func (p *Pipeline) checkResult(ctx context.Context, proposal tool.Proposal, call
 		return &failure{class: answer.ReasonEmptyResult, detail: "the metric has no value for the request (no row, or every value null)"}
 	}
 	var history []float64
-	if h, ok := p.opts.Repair.Metrics.(History); ok && !m.Domain.Bounded() {
+	if h, ok := p.opts.Repair.Metrics.(History); ok && withHistory && !m.Domain.Bounded() {
 		history, _ = h.History(ctx, call)
 	}
 	pol := p.opts.Repair.Policy
@@ -254,6 +301,7 @@ func (p *Pipeline) failureOf(proposal tool.Proposal, f *failure) repair.Failure 
 				out.SQL = s
 			}
 		}
+		out.Snippet = repair.TablesSnippet(p.opts.FreeSQL.Tables)
 	} else if b, err := json.Marshal(struct {
 		Tool   string         `json:"tool"`
 		Params map[string]any `json:"params"`
@@ -270,4 +318,124 @@ func (p *Pipeline) failureOf(proposal tool.Proposal, f *failure) repair.Failure 
 // same arguments.
 func sameProposal(a, b tool.Proposal) bool {
 	return a.Tool == b.Tool && reflect.DeepEqual(a.Params, b.Params)
+}
+
+// runClient runs a call a client proposed itself (Call: the agent is the
+// model, and there is no provider to repair with). With the repair loop
+// configured (Options.Repair, whatever its bound), the executed call is
+// verified as a model's proposal is; a failure ends as the loop ends when
+// it gives up (a rejection, an empty table or an out-of-band value
+// shipped as the resolver judges it, a value outside the domain
+// rejected), and the answer carries the repair advice (repair.Advise:
+// the class, the selection by its declared names, the catalog snippet and
+// the definition) so that the client can correct its own call. A metric
+// query that failed while it ran is a rejection with class sql_error, not
+// an internal error: the client can choose another call.
+func (p *Pipeline) runClient(ctx context.Context, proposal tool.Proposal, rec *Record, compose func(fact.Result) (string, error)) answer.Answer {
+	if p.opts.Repair == nil {
+		return p.run(ctx, "", proposal, rec, compose)
+	}
+	ctx, release := p.pin(ctx)
+	defer release()
+	start := time.Now()
+	call, result, failed := p.execute(ctx, proposal, rec)
+	var f *failure
+	if failed != nil {
+		f = p.classifyFailed(proposal, *failed)
+	} else {
+		f = p.checkResult(ctx, proposal, call, result, false)
+	}
+	rec.Deterministic = time.Since(start)
+	if f == nil {
+		if failed != nil {
+			return *failed
+		}
+		return p.finish(ctx, "", call, result, rec, compose)
+	}
+	a := p.giveUp(ctx, "", call, result, failed, f, rec, compose)
+	if a.Outcome() == answer.Error && a.Reason().Kind == answer.ReasonInternal {
+		// The engine's own compiled query failed while it ran (the
+		// database, not the client's selection): our failure, a 5xx
+		// with nothing for the client to repair.
+		rec.FailureClass = string(f.class)
+		return a
+	}
+	adv, err := repair.Advise(p.failureOf(proposal, f), p.selection(proposal))
+	if err != nil {
+		return a // a class outside the closed set cannot happen
+	}
+	return a.WithAdvice(&adv)
+}
+
+// selection names a proposal by its declared names only: the tool when
+// it is registered, and the values of its enumerated parameters metric,
+// grain, dimensions and the filters' dimension that the tool declares.
+// Nothing else the client sent is repeated.
+func (p *Pipeline) selection(proposal tool.Proposal) answer.Selection {
+	def, ok := p.wall.Registry().Lookup(proposal.Tool)
+	if !ok {
+		return answer.Selection{}
+	}
+	sel := answer.Selection{Tool: def.Name}
+	for _, q := range def.Params {
+		v, given := proposal.Params[q.Name]
+		if !given {
+			continue
+		}
+		switch q.Name {
+		case "metric":
+			sel.Metric = declared(&q, v)
+		case "grain":
+			sel.Grain = declared(&q, v)
+		case "dimensions":
+			for _, x := range items(v) {
+				if d := declared(q.Items, x); d != "" {
+					sel.Dimensions = append(sel.Dimensions, d)
+				}
+			}
+		case "filters":
+			if q.Items == nil {
+				continue
+			}
+			var dim *tool.Param
+			for i := range q.Items.Fields {
+				if q.Items.Fields[i].Name == "dimension" {
+					dim = &q.Items.Fields[i]
+				}
+			}
+			for _, x := range items(v) {
+				if m, ok := x.(map[string]any); ok {
+					if d := declared(dim, m["dimension"]); d != "" {
+						sel.Filters = append(sel.Filters, d)
+					}
+				}
+			}
+		}
+	}
+	return sel
+}
+
+// declared returns v when q is an enumerated parameter and v one of its
+// declared values; "" otherwise.
+func declared(q *tool.Param, v any) string {
+	s, ok := v.(string)
+	if !ok || q == nil || q.Kind != tool.Enum || !slices.Contains(q.Values, s) {
+		return ""
+	}
+	return s
+}
+
+// items returns a JSON array's elements (as decoded, or a []string).
+func items(v any) []any {
+	switch x := v.(type) {
+	case []any:
+		return x
+	case []string:
+		out := make([]any, len(x))
+		for i, s := range x {
+			out[i] = s
+		}
+		return out
+	}
+	return nil
 }

@@ -99,3 +99,46 @@ func TestRepair_FreeSQL(t *testing.T) {
 		})
 	}
 }
+
+// A client's own free SQL statement the sandbox stops, or one that
+// returns no row, is a rejection with its class and the repair advice:
+// the allowlisted tables as the catalog, the tool as the selection, and
+// never the statement.
+func TestRepair_FreeSQLClientCall(t *testing.T) {
+	reg, err := tool.NewRegistry([]tool.Def{{Name: "query_sql", Description: "free SQL", Value: fact.KindTable, Class: "free_sql",
+		Params: []tool.Param{{Name: "sql", Kind: tool.Statement, MaxBytes: 8192}}}}, "store")
+	if err != nil {
+		t.Fatal(err)
+	}
+	denied := sandbox.Result{Outcome: sandbox.OutcomeRejected, Rejection: &sandbox.Rejection{Layer: sandbox.LayerAllowlist, Class: sandbox.ClassPermissionDenied, Kind: "table_function", Position: 14}}
+	runner := fakeRunner{
+		"SELECT * FROM read_csv('/etc/passwd')": denied,
+		"SELECT 1 WHERE false":                  {Outcome: sandbox.OutcomeOK, Columns: []string{"x"}, Types: []string{"INTEGER"}},
+	}
+	p := pipeline.New(fakeProvider{}, tool.NewWall(reg, nil), metricExec{}, okResolver{}, &pipeline.Options{
+		ResultIDs: &ledger.Sequence{},
+		FreeSQL:   &pipeline.FreeSQL{Tool: "query_sql", Runner: runner, Tables: []string{"events", "stores"}},
+		Repair:    &pipeline.Repair{Retries: 2},
+	})
+	for _, tt := range []struct {
+		stmt  string
+		class answer.ReasonKind
+	}{
+		{"SELECT * FROM read_csv('/etc/passwd')", answer.ReasonPermissionDenied},
+		{"SELECT 1 WHERE false", answer.ReasonEmptyResult},
+		{"SELECT nonsense_column_q FROM stores", answer.ReasonSQLError},
+	} {
+		a := p.Call(t.Context(), tool.Proposal{Tool: "query_sql", Params: map[string]any{"sql": tt.stmt}})
+		adv, ok := a.Advice()
+		if a.Outcome() != answer.Rejected || a.Reason().Kind != tt.class || !ok || adv.Class != tt.class ||
+			adv.Selection.Tool != "query_sql" || adv.Catalog != "allowlisted tables: events, stores" {
+			t.Errorf("%q: %s %q, advice %+v", tt.stmt, a.Outcome(), a.Reason(), adv)
+		}
+		raw, _ := json.Marshal(a)
+		for _, never := range []string{"passwd", "read_csv", "nonsense_column_q", "WHERE false"} {
+			if strings.Contains(string(raw), never) {
+				t.Errorf("%q: the answer repeats %q: %s", tt.stmt, never, raw)
+			}
+		}
+	}
+}

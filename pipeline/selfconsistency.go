@@ -34,6 +34,21 @@ var ErrSamples = errors.New("self-consistency samples must be odd, from 1 to 11"
 // abstains with reason no_majority. A sample the provider declines, the
 // wall rejects or the executor fails is a vote for nothing; it still
 // counts in Samples.
+//
+// With the repair loop on (Options.Repair and a provider.Repairer), each
+// sample is verified and repaired on its own before the vote, exactly as
+// a single proposal is (repair.go): at most Repair.Retries repairs per
+// sample, each asked under the sample's own index (so a seeded provider
+// repairs the samples independently), each back through the wall and the
+// executor, and charged to the question's budget like any call and model
+// turn. A sample that ends in a passing result, an empty table or an
+// out-of-band value votes with it; one that still fails, or whose value
+// lies outside the metric's domain, votes for nothing. The answer lists
+// every sample's attempts, each naming its sample, so a question costs at
+// most Samples × (1 + Retries) proposals. Repairing only the winner would
+// be cheaper, but a vote over unverified samples can be won by a wrong
+// value (an out-of-domain share, a wrong empty window) that verification
+// would have caught; per-sample repair keeps every ballot verified.
 type SelfConsistency struct {
 	// Samples is the number of proposals, odd, 1 to MaxSamples; 0 means
 	// DefaultSamples. 1 draws one proposal: the same as no voting.
@@ -108,6 +123,28 @@ func (p *Pipeline) votes(first tool.Proposal) bool {
 type ballot struct {
 	call   tool.Call
 	result fact.Result
+	// special: the sample's value was out of band and unchanged after its
+	// one repair (see repair.go): it ships as a special cause if it wins.
+	special bool
+}
+
+// ballotOf is the vote of a sample whose repair loop ended in e: the
+// executed result when it passed, or when the loop gave up on a result
+// the single-proposal path would ship (an empty table, a value out of
+// band); nil, a vote for nothing, when it failed or its value lay outside
+// the metric's domain.
+func ballotOf(e loopEnd) *ballot {
+	switch {
+	case e.failed != nil:
+		return nil
+	case e.f == nil:
+		return &ballot{call: e.call, result: e.result}
+	case e.bandAgain:
+		return &ballot{call: e.call, result: e.result, special: e.unchanged}
+	case e.f.class == answer.ReasonImplausibleMagnitude && !e.f.band:
+		return nil
+	}
+	return &ballot{call: e.call, result: e.result}
 }
 
 // cluster is a set of samples whose executed values are equal; first is
@@ -176,7 +213,11 @@ func (p *Pipeline) vote(ctx context.Context, question string, first tool.Proposa
 	sc := p.opts.SelfConsistency
 	n := sc.Samples
 	ballots := make([]*ballot, n)
-	var span time.Duration
+	rp, retries, repairs := p.repairer()
+	var (
+		span     time.Duration
+		attempts []answer.Attempt
+	)
 	for i := range n {
 		prop := &first
 		if i > 0 {
@@ -187,7 +228,7 @@ func (p *Pipeline) vote(ctx context.Context, question string, first tool.Proposa
 					rec.ErrorDetail = detail(fmt.Errorf("sample %d: %w", i, err))
 				}
 				if a, done := timedOut(ctx, rec, err, answer.StageSelect, nil); done {
-					return a
+					return p.attempted(a, attempts, rec)
 				}
 				continue
 			}
@@ -196,25 +237,39 @@ func (p *Pipeline) vote(ctx context.Context, question string, first tool.Proposa
 			}
 		}
 		srec := Record{ev: rec.ev}
-		start := time.Now()
-		call, result, failed := p.execute(ctx, *prop, &srec)
-		span += time.Since(start)
+		var (
+			b      *ballot
+			failed bool
+		)
+		if repairs {
+			// Each sample is repaired on its own, under its own sample
+			// index, within the same bound as a single proposal.
+			e := p.repairLoop(provider.WithSample(ctx, i), question, *prop, &srec, rp, retries, &i)
+			span += srec.Deterministic
+			attempts = append(attempts, e.attempts...)
+			b, failed = ballotOf(e), e.failed != nil
+		} else {
+			start := time.Now()
+			call, result, f := p.execute(ctx, *prop, &srec)
+			span += time.Since(start)
+			if f == nil {
+				b = &ballot{call: call, result: result}
+			}
+			failed = f != nil
+		}
 		// A sample cut short by the deadline is no vote for nothing: the
 		// request times out rather than decide on fewer ballots.
 		if a, done := timedOut(ctx, rec, nil, answer.StageExecute, nil); done {
 			rec.Deterministic = span
-			return a
+			return p.attempted(a, attempts, rec)
 		}
 		if i == 0 {
 			rec.Validation = srec.Validation
 		}
-		if failed != nil {
-			if srec.ErrorDetail != "" && rec.ErrorDetail == "" {
-				rec.ErrorDetail = fmt.Sprintf("sample %d: %s", i, srec.ErrorDetail)
-			}
-			continue
+		if failed && srec.ErrorDetail != "" && rec.ErrorDetail == "" {
+			rec.ErrorDetail = fmt.Sprintf("sample %d: %s", i, srec.ErrorDetail)
 		}
-		ballots[i] = &ballot{call: call, result: result}
+		ballots[i] = b
 	}
 	rec.Deterministic = span
 
@@ -230,8 +285,13 @@ func (p *Pipeline) vote(ctx context.Context, question string, first tool.Proposa
 
 	win, reason := decide(cs, n, sc.AllowPlurality)
 	if win < 0 {
-		return answer.Abstain(answer.ReasonNoMajority, reason)
+		return p.attempted(answer.Abstain(answer.ReasonNoMajority, reason), attempts, rec)
 	}
 	rec.Validation = "passed"
-	return p.finish(ctx, question, cs[win].first.call, cs[win].first.result, rec, compose)
+	w := cs[win].first
+	a := p.finish(ctx, question, w.call, w.result, rec, compose)
+	if w.special && a.Outcome() == answer.Answered {
+		a = a.WithSpecialCause(specialCauseNote)
+	}
+	return p.attempted(a, attempts, rec)
 }

@@ -1,6 +1,7 @@
 package repair
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -273,4 +274,50 @@ func clip(s string) string {
 		cut--
 	}
 	return s[:cut] + "…"
+}
+
+// Advise builds the repair advice a client that proposed the failing call
+// itself receives: the class, its hint, what failed, the failing
+// selection by its declared names (sel, never the client's raw input),
+// the catalog snippet and the definition, and the message a provider
+// would be shown for the same failure, written by Message with sel as the
+// selection and no SQL: a client's rejected statement is never echoed.
+// Every part is redacted and bounded as Message's are.
+func Advise(f Failure, sel answer.Selection) (answer.Advice, error) {
+	if !IsClass(f.Class) {
+		return answer.Advice{}, fmt.Errorf("build repair advice: %w", ErrFailure)
+	}
+	safe := Failure{Class: f.Class, Detail: f.Detail, Snippet: f.Snippet, Definition: f.Definition}
+	if b, err := json.Marshal(sel); err == nil && sel.Tool != "" {
+		safe.Selection = string(b)
+	}
+	msg, err := Message(safe)
+	if err != nil {
+		return answer.Advice{}, fmt.Errorf("build repair advice: %w", err)
+	}
+	part := func(s string) string { return clip(Redact(strings.TrimSpace(s))) }
+	return answer.Advice{
+		Class: f.Class, Hint: hint(f.Class), Detail: part(f.Detail), Selection: sel,
+		Catalog: part(f.Snippet), Definition: part(f.Definition), Message: msg,
+	}, nil
+}
+
+// TablesSnippet is the catalog snippet of a free SQL failure: the tables a
+// statement may read.
+func TablesSnippet(tables []string) string {
+	if len(tables) == 0 {
+		return ""
+	}
+	return "allowlisted tables: " + strings.Join(tables, ", ")
+}
+
+// StatementDetail says what the sandbox refused of a free SQL statement
+// and where, never its text: kind (the sandbox's rejection kind), layer,
+// and, when position is at least 0, the byte offset.
+func StatementDetail(kind, layer string, position int) string {
+	d := "the sandbox stopped the statement: " + strings.ReplaceAll(kind, "_", " ") + " at layer " + layer
+	if position >= 0 {
+		d += " (byte " + strconv.Itoa(position) + ")"
+	}
+	return d
 }

@@ -53,19 +53,51 @@ type rowReader interface {
 	Close() error
 }
 
-// stmtKey identifies a query by its text and arguments.
-func stmtKey(sqlText string, args []any) string {
-	var b strings.Builder
-	b.WriteString(sqlText)
-	for _, a := range args {
-		b.WriteByte(0)
-		if t, ok := a.(time.Time); ok {
-			b.WriteString(t.UTC().Format(time.RFC3339Nano))
-			continue
-		}
-		fmt.Fprint(&b, a)
+// replayed is a query a pipeline read, and its rows.
+type replayed struct {
+	stmt Stmt
+	rows Rowset
+}
+
+// is reports whether st is the query sqlText with args: the same text
+// and equal arguments (times equal as instants).
+func (st Stmt) is(sqlText string, args []any) bool {
+	if st.SQL != sqlText || len(st.Args) != len(args) {
+		return false
 	}
-	return b.String()
+	for i, a := range args {
+		if !sameArg(st.Args[i], a) {
+			return false
+		}
+	}
+	return true
+}
+
+// sameArg compares two query arguments: by value for the kinds a
+// formulation binds, times as instants; any other kind by its printed
+// form.
+func sameArg(a, b any) bool {
+	switch x := a.(type) {
+	case string:
+		y, ok := b.(string)
+		return ok && x == y
+	case int64:
+		y, ok := b.(int64)
+		return ok && x == y
+	case int:
+		y, ok := b.(int)
+		return ok && x == y
+	case float64:
+		y, ok := b.(float64)
+		return ok && x == y
+	case bool:
+		y, ok := b.(bool)
+		return ok && x == y
+	case time.Time:
+		y, ok := b.(time.Time)
+		return ok && x.Equal(y)
+	}
+	return fmt.Sprintf("%T %v", a, a) == fmt.Sprintf("%T %v", b, b)
 }
 
 // executeBatched answers c as Execute does, and reads the resolver's
@@ -87,6 +119,15 @@ func (s *Snapshot) executeBatched(ctx context.Context, p *plan, c Call) (res Res
 		// Both formulations use the index kept now, whatever another
 		// call keeps after.
 		s.cps, s.cpsRel = cps, p.cpiRel
+	}
+	// A window its digests may serve is pipelined only when the kept
+	// counts (of any version) say it is not summed; they must be of the
+	// snapshot's version, checked below, so that the executor's route is
+	// the one the resolver takes.
+	winVersion, ok := s.pipelinedWindow(p, c)
+	if !ok {
+		s.cps = nil
+		return Result{}, false, nil
 	}
 	// Collect: each formulation runs up to its first query.
 	s.collecting, s.fold = true, true
@@ -117,7 +158,7 @@ func (s *Snapshot) executeBatched(ctx context.Context, p *plan, c Call) (res Res
 		return Result{}, false, fmt.Errorf("read data version: %w", err)
 	}
 	v := fmt.Sprintf("seq:%d", seq.Int64)
-	if cps != nil && cps.version != v {
+	if cps != nil && cps.version != v || p.win != nil && winVersion != v {
 		// The kept index is of another version: answer the ordinary way,
 		// which reads the snapshot's own.
 		s.cps = nil
@@ -125,10 +166,7 @@ func (s *Snapshot) executeBatched(ctx context.Context, p *plan, c Call) (res Res
 	}
 	s.batched = true
 	s.versions[ds] = v
-	s.replay = map[string]Rowset{
-		stmtKey(pending[0].SQL, pending[0].Args): sets[1],
-		stmtKey(pending[1].SQL, pending[1].Args): sets[2],
-	}
+	s.replay = []replayed{{pending[0], sets[1]}, {pending[1], sets[2]}}
 	val, keys, err := s.execute(ctx, p, c)
 	if err != nil {
 		return Result{}, false, err
@@ -145,8 +183,10 @@ func (s *Snapshot) query(ctx context.Context, sqlText string, args ...any) (rowR
 		s.pending = append(s.pending, Stmt{SQL: sqlText, Args: args})
 		return nil, errPending
 	}
-	if set, ok := s.replay[stmtKey(sqlText, args)]; ok {
-		return &replayRows{set: set, i: -1}, nil
+	for _, r := range s.replay {
+		if r.stmt.is(sqlText, args) {
+			return &replayRows{set: r.rows, i: -1}, nil
+		}
 	}
 	if err := s.begin(ctx); err != nil {
 		return nil, err

@@ -72,6 +72,14 @@ type DeriveOptions struct {
 	RollupValues bool
 	// Catalog is the catalog whose measures the value rollups store.
 	Catalog *catalog.Catalog
+	// WindowKeys builds TABLE__window_keys (see DeriveWindowKeys): per
+	// hour and combination of WindowGroups, the rows' number and the
+	// lthash of their keys, from which a large window's count and digest
+	// are combined (Options.WindowDigests). ImportOptions fills
+	// WindowGroups from the catalog when it is empty. Once the table
+	// exists, every Derive keeps it up to date, whatever this option says.
+	WindowKeys   bool
+	WindowGroups []string
 }
 
 // spacing is the rows between checkpoints: o.Every if set, else twice the
@@ -120,6 +128,22 @@ func Derive(ctx context.Context, tx *sql.Tx, ds *catalog.Dataset, table string, 
 	}
 	if keep {
 		if err := DeriveRollupKeys(ctx, tx, ds, table); err != nil {
+			return err
+		}
+	}
+	win := o != nil && o.WindowKeys
+	if !win {
+		var err error
+		if win, err = tableExists(ctx, tx, table+WindowKeysSuffix); err != nil {
+			return fmt.Errorf("derive %s: %w", table, err)
+		}
+	}
+	if win {
+		var groups []string
+		if o != nil {
+			groups = o.WindowGroups
+		}
+		if err := DeriveWindowKeys(ctx, tx, ds, table, groups); err != nil {
 			return err
 		}
 	}
@@ -557,7 +581,7 @@ func (s *Snapshot) readCheckpoints(ctx context.Context, p *plan, version string)
 // predicate on the given alias, or ""). Every declared column is
 // selected, with _valid_to when withValidTo.
 func (p *plan) candidates(q *query, cpID int64, cpTS, ts string, filter func(alias string) string, withValidTo bool) string {
-	cols := strings.Join(dataColumns(p.ds), ", ")
+	cols := p.colList
 	if withValidTo {
 		cols += ", " + ident(ValidToColumn)
 	}

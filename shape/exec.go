@@ -160,7 +160,7 @@ func (s *Snapshot) execLatest(ctx context.Context, p *plan, c Call) (fact.Value,
 		// (series, time, key) index that reads one row, where sorting the
 		// union would read every row of the series since the checkpoint
 		// (at 10M events on PostgreSQL, a hundred heap pages a call).
-		cols := strings.Join(dataColumns(p.ds), ", ")
+		cols := p.colList
 		cp, since := p.candidateSides(q, cpID, cpTS, q.instant(asOf), cols, func(alias string) string { return " AND " + seriesFilter(alias) })
 		since = "SELECT * FROM (" + since + " ORDER BY r." + p.time + " DESC, r." + p.key + " DESC LIMIT 1) s"
 		from, where = "("+cp+" UNION ALL "+since+") x", "1 = 1"
@@ -269,7 +269,7 @@ func (s *Snapshot) latestInput(ctx context.Context, p *plan, c Call, withTime, s
 				}
 				return ""
 			}
-			in.cp, in.since = p.candidateSides(in.q, cpID, cpTS, ts, strings.Join(dataColumns(p.ds), ", "), f)
+			in.cp, in.since = p.candidateSides(in.q, cpID, cpTS, ts, p.colList, f)
 			return in, nil
 		}
 		in.from, in.where = "("+p.candidates(in.q, cpID, cpTS, ts, atFilter, false)+")", "1 = 1"
@@ -415,6 +415,9 @@ func (p *plan) entityValue(ids []string) fact.Value {
 // execWindow: every row at the fixed entity meeting the filter with
 // start <= time < end.
 func (s *Snapshot) execWindow(ctx context.Context, p *plan, c Call) (fact.Value, []string, error) {
+	if v, keys, ok, err := s.execWindowSummed(ctx, p, c); ok || err != nil {
+		return v, keys, err
+	}
 	start, end, atValue, pr, err := p.windowArgs(c)
 	if err != nil {
 		return fact.Value{}, nil, err

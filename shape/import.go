@@ -22,6 +22,9 @@ func ImportOptions(o *DeriveOptions) *ingest.SinkOptions {
 			if d.Catalog == nil {
 				d.Catalog = l.Catalog
 			}
+			if d.WindowKeys && d.WindowGroups == nil && l.Catalog != nil {
+				d.WindowGroups = WindowGroups(l.Catalog, l.Dataset)
+			}
 			return Derive(ctx, tx, l.Dataset, l.Table, &d)
 		},
 		Move: func(ctx context.Context, tx *sql.Tx, l *ingest.Layout, staging string) error {

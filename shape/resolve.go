@@ -71,6 +71,10 @@ func (s *Snapshot) rederive(ctx context.Context, p *plan, c Call, asserted []str
 		for _, k := range asserted {
 			set[k] = struct{}{}
 		}
+		sum, ok, serr := s.resolveWindowSummed(ctx, p, c, set)
+		if ok || serr != nil {
+			return sum, serr
+		}
 		d.v, d.keys, d.known, d.set, err = s.resolveWindow(ctx, p, c, set)
 	default:
 		d.v, d.keys, err = s.resolveEntities(ctx, p, c)

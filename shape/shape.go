@@ -123,6 +123,12 @@ type Options struct {
 	// them, to metric requests as metric.Options.ValueRollups; off, none
 	// is read.
 	MetricValueRollups bool
+	// WindowDigests lets a count_rows_in_window call of more rows than
+	// MaxKeys take its count and digest (lthash's) from the per-hour
+	// window digests (TABLE__window_keys, DeriveOptions.WindowKeys), when
+	// the dataset has them, and its first keys from a bounded query; off,
+	// none is read and every window lists or digests every key.
+	WindowDigests bool
 }
 
 // The executor's ways to pick every series' latest row: two portable
@@ -176,6 +182,9 @@ type Engine struct {
 	valueRollups map[string]metric.ValueRollup
 	// sums are the digests' running sums by dataset (under mu).
 	sums map[string]*digestSums
+	// wcounts are the window digests' running counts by relation (under
+	// mu).
+	wcounts map[string]*windowCounts
 
 	mu  sync.Mutex
 	cps map[string]*checkpoints // by checkpoint index relation
@@ -300,6 +309,26 @@ func New(ctx context.Context, cat *catalog.Catalog, src Source, o *Options) (*En
 			p.cpRel, p.cpiRel, p.censusRel = quoteName(name+cpSuffix), quoteName(name+cpiSuffix), quoteName(name+seriesSuffix)
 		}
 		e.plans[t.Name.Value] = p
+	}
+	if o != nil && o.WindowDigests {
+		for _, ds := range cat.Datasets {
+			name := tableName(ds, src) + WindowKeysSuffix
+			if !derived[ds.Name.Value] {
+				continue
+			}
+			has, err := tableExists(ctx, src.DB, name)
+			if err != nil {
+				return nil, fmt.Errorf("new shape engine: %w", err)
+			}
+			if !has {
+				continue
+			}
+			groups, err := digestGroupColumns(ctx, src.DB, quoteName(name))
+			if err != nil {
+				return nil, fmt.Errorf("new shape engine: read window digest columns: %w", err)
+			}
+			compileWindowDigests(e.plans, ds, name, groups)
+		}
 	}
 	return e, nil
 }
@@ -441,13 +470,13 @@ type Snapshot struct {
 	foldIndex string
 	// A pipelined call (Source.Pipeline, executeBatched): collecting
 	// records the formulations' queries in pending instead of running
-	// them; replay holds the rows the pipeline read, by stmtKey; batched:
-	// the snapshot's first reads were a pipeline's, committed, and a
-	// further read resumes it (resume); cps is the checkpoint index the
-	// pipelined formulations used, kept for the snapshot's life.
+	// them; replay holds the queries the pipeline read, with their rows;
+	// batched: the snapshot's first reads were a pipeline's, committed,
+	// and a further read resumes it (resume); cps is the checkpoint index
+	// the pipelined formulations used, kept for the snapshot's life.
 	collecting bool
 	pending    []Stmt
-	replay     map[string]Rowset
+	replay     []replayed
 	batched    bool
 	cps        *checkpoints
 	cpsRel     string
@@ -546,16 +575,18 @@ func (s *Snapshot) DataVersion(ctx context.Context, dataset string) (string, err
 
 // plan is one tool compiled against its dataset and relation.
 type plan struct {
-	tool   *catalog.Tool
-	ds     *catalog.Dataset
-	rel    string
-	key    string // quoted key column
-	time   string // quoted time column
-	series []*catalog.Entity
-	attr   *catalog.Attribute // latest_value
-	entity *catalog.Entity    // counted or listed
-	at     *catalog.Entity    // fixed entity
-	scope  *catalog.Entity    // the scope entity's column in this dataset
+	tool *catalog.Tool
+	ds   *catalog.Dataset
+	rel  string
+	key  string // quoted key column
+	time string // quoted time column
+	// colList is dataColumns joined by commas, rendered once.
+	colList string
+	series  []*catalog.Entity
+	attr    *catalog.Attribute // latest_value
+	entity  *catalog.Entity    // counted or listed
+	at      *catalog.Entity    // fixed entity
+	scope   *catalog.Entity    // the scope entity's column in this dataset
 	// derived: read through the derived structures named below.
 	derived                  bool
 	cpRel, cpiRel, censusRel string
@@ -564,6 +595,9 @@ type plan struct {
 	cols                 *rowCols // where a row holds them
 	// mem: the dataset held in memory (Options.MemoryRows), or nil.
 	mem *memData
+	// win: a window tool's per-hour digests (Options.WindowDigests), or
+	// nil.
+	win *windowPlan
 }
 
 func compile(cat *catalog.Catalog, t *catalog.Tool, src Source) (*plan, error) {
@@ -572,13 +606,14 @@ func compile(cat *catalog.Catalog, t *catalog.Tool, src Source) (*plan, error) {
 		return nil, errors.New("dataset is not declared")
 	}
 	p := &plan{
-		tool:   t,
-		ds:     ds,
-		rel:    relation(ds, src),
-		key:    ident(ds.Key.Value),
-		time:   ident(ds.Time.Value),
-		series: ds.SeriesEntities(),
-		scope:  ds.Entity(cat.ScopeEntity.Value),
+		tool:    t,
+		ds:      ds,
+		rel:     relation(ds, src),
+		key:     ident(ds.Key.Value),
+		time:    ident(ds.Time.Value),
+		colList: strings.Join(dataColumns(ds), ", "),
+		series:  ds.SeriesEntities(),
+		scope:   ds.Entity(cat.ScopeEntity.Value),
 	}
 	if len(p.series) == 0 || len(p.series) != len(ds.Series) {
 		return nil, errors.New("dataset declares no series")

@@ -424,9 +424,10 @@ func cancelledRefuses(t *testing.T, b Backend) {
 // concurrentBegins: goroutines on several stores (for a shared backend,
 // several processes on one database) begin questions at once on one
 // session that holds a grant for a few questions, and on others, while
-// others tick: every question has its own time, the clock ends at the
-// count of ticks and questions, the grant is reported expired exactly
-// once, by the question that began right after its last counted one.
+// others tick: every question has its own time, after the start and at
+// most the clock, which ends at least at the count of ticks and
+// questions, and the grant is reported expired exactly once, by the
+// question that began right after its last counted one.
 func concurrentBegins(t *testing.T, b Backend) {
 	const (
 		workers = 8
@@ -498,8 +499,17 @@ func concurrentBegins(t *testing.T, b Backend) {
 		}()
 	}
 	wg.Wait()
-	if got, want := now(t, stores[len(stores)-1]), start+int64(len(times)); got != want {
-		t.Errorf("clock at %d after %d ticks and questions from %d: want %d", got, len(times), start, want)
+	// Every time given is distinct (above) and at most the clock; a
+	// retried transaction may have left a gap, so the clock is at least,
+	// not exactly, the count on from start.
+	got := now(t, stores[len(stores)-1])
+	if want := start + int64(len(times)); got < want {
+		t.Errorf("clock at %d after %d ticks and questions from %d: want at least %d", got, len(times), start, want)
+	}
+	for at := range times {
+		if at <= start || at > got {
+			t.Errorf("time %d given: want after %d and at most the clock, %d", at, start, got)
+		}
 	}
 	slices.SortFunc(s1, func(a, b begun) int { return int(a.at - b.at) })
 	var at []int
@@ -516,11 +526,30 @@ func concurrentBegins(t *testing.T, b Backend) {
 	}
 }
 
+// LedgerOptions says what RunLedger expects of a ledger. nil means the
+// zero options.
+type LedgerOptions struct {
+	// Gaps: a transaction that ticked and then failed leaves its time
+	// unused (the clock is a sequence, autonomy/postgres); without it
+	// the tick is rolled back with the transaction (autonomy/duckdb).
+	Gaps bool
+}
+
 // RunLedger runs the checks of a Ledger's TickUpdate itself (the Store
 // contract reaches it only through Begin, whose fn never fails): an
-// error from fn stores nothing, not even the tick; what fn leaves is
-// stored with the tick. open returns a ledger on a fresh database.
-func RunLedger(t *testing.T, open func(t *testing.T) autonomy.Ledger) {
+// error from fn stores nothing of the session's state (the clock moves
+// by one, a gap, for a ledger with opts.Gaps, else not at all); what fn
+// leaves is stored with the tick; and gaps are harmless
+// (GapsAreHarmless). open returns a ledger on a fresh database.
+func RunLedger(t *testing.T, open func(t *testing.T) autonomy.Ledger, opts *LedgerOptions) {
+	var o LedgerOptions
+	if opts != nil {
+		o = *opts
+	}
+	gap := int64(0)
+	if o.Gaps {
+		gap = 1
+	}
 	t.Run("TickUpdateErrorStoresNothing", func(t *testing.T) {
 		l := open(t)
 		ctx := t.Context()
@@ -541,11 +570,11 @@ func RunLedger(t *testing.T, open func(t *testing.T) autonomy.Ledger) {
 		if !errors.Is(err, errStop) {
 			t.Errorf("tick update whose fn failed: got %v, want fn's error", err)
 		}
-		if now, err := l.Now(ctx); err != nil || now != before {
-			t.Errorf("clock after a failed tick update: %d, %v; want %d", now, err, before)
+		if now, err := l.Now(ctx); err != nil || now != before+gap {
+			t.Errorf("clock after a failed tick update: %d, %v; want %d", now, err, before+gap)
 		}
-		if st, err := l.Load(ctx, "s1"); err != nil || len(st.Grants) != 0 {
-			t.Errorf("state after a failed tick update: %+v, %v; want no grant", st, err)
+		if st, err := l.Load(ctx, "s1"); err != nil || len(st.Grants) != 0 || st.Now > before {
+			t.Errorf("state after a failed tick update: %+v, %v; want no grant, time at most %d", st, err, before)
 		}
 		var heard int64
 		now, err := l.TickUpdate(ctx, "s1", func(now int64, st *autonomy.SessionState) error {
@@ -555,8 +584,8 @@ func RunLedger(t *testing.T, open func(t *testing.T) autonomy.Ledger) {
 				Approver: "alice", Granted: now, MaxQuestions: 1, MaxAge: 1})
 			return nil
 		})
-		if err != nil || now != before+1 || heard != now {
-			t.Fatalf("tick update: returned %d (fn heard %d), %v; want %d", now, heard, err, before+1)
+		if want := before + gap + 1; err != nil || now != want || heard != now {
+			t.Fatalf("tick update: returned %d (fn heard %d), %v; want %d", now, heard, err, want)
 		}
 		st, err := l.Load(ctx, "s1")
 		if err != nil || st.Now != now || len(st.Grants) != 1 || st.Grants[0].ID != "g1" || st.Grants[0].Granted != now {
@@ -566,4 +595,161 @@ func RunLedger(t *testing.T, open func(t *testing.T) autonomy.Ledger) {
 			t.Errorf("clock after a tick update: %d, %v; want %d", got, err, now)
 		}
 	})
+	t.Run("GapsAreHarmless", func(t *testing.T) { gapsAreHarmless(t, open(t), gap) })
+	t.Run("TickBare", func(t *testing.T) {
+		l := open(t)
+		bt, ok := l.(autonomy.BareTicker)
+		if !ok {
+			t.Skip("not a BareTicker")
+		}
+		ctx := t.Context()
+		clock := func() int64 {
+			t.Helper()
+			n, err := l.Now(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return n
+		}
+		// A session never seen: ticked, at time 0.
+		before := clock()
+		now, st, ticked, err := bt.TickBare(ctx, "s1")
+		if err != nil || !ticked || now != before+1 || st.Now != 0 || len(st.Grants) != 0 || clock() != now {
+			t.Errorf("tick bare, new session: %d %+v %v %v; want ticked at %d, the clock there", now, st, ticked, err, before+1)
+		}
+		// s2 ahead of the clock, no grant: ticked, its time read.
+		ahead := clock() + 10
+		if err := l.Update(ctx, "s2", func(st *autonomy.SessionState) error { st.Now = ahead; return nil }); err != nil {
+			t.Fatal(err)
+		}
+		before = clock()
+		if now, st, ticked, err := bt.TickBare(ctx, "s2"); err != nil || !ticked || now != before+1 || st.Now != ahead {
+			t.Errorf("tick bare, session ahead: %d %+v %v %v; want ticked at %d, the session at %d", now, st, ticked, err, before+1, ahead)
+		}
+		// s3 holds a grant: nothing ticked, nothing returned.
+		if err := l.Update(ctx, "s3", func(st *autonomy.SessionState) error {
+			st.Grants = append(st.Grants, autonomy.GrantRow{ID: "g1", Tools: []string{"open_task"}, Tier: autonomy.L3,
+				Approver: "alice", Granted: 1, MaxQuestions: 5, MaxAge: 100})
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		before = clock()
+		if now, st, ticked, err := bt.TickBare(ctx, "s3"); err != nil || ticked || now != 0 || st.Now != 0 || len(st.Grants) != 0 {
+			t.Errorf("tick bare, session with a grant: %d %+v %v %v; want not ticked, nothing returned", now, st, ticked, err)
+		}
+		if got := clock(); got != before {
+			t.Errorf("clock after tick bare of a session with a grant: %d, want %d", got, before)
+		}
+	})
+}
+
+// gapsAreHarmless: transactions that tick and then fail (each leaving
+// gap unused times) among the questions of two sessions, one holding a
+// grant for 3 questions, the other a grant 4 units of logical time old
+// at most. Every guarantee holds: each failure leaves exactly gap times
+// unused and stores nothing; question times are distinct and increase,
+// the clock is at least each; the questions grant lapses at the 4th
+// question, whatever the failures between (they count no question); the
+// age grant lapses at the first question at least 4 units after it,
+// never before (a gap ages it, fail closed); each lapse is reported
+// exactly once; every failure, and every question, is seen by a second
+// store on the ledger (another process) too.
+func gapsAreHarmless(t *testing.T, l autonomy.Ledger, gap int64) {
+	ctx := t.Context()
+	auth := autonomy.NewAuthority()
+	s, err := autonomy.NewLedgerStore(l, Tools, &autonomy.GateOptions{Authority: auth}, func(err error) { t.Errorf("ledger: %v", err) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	grant(t, s, auth, "s1", "g1", 3, 1_000_000)
+	tick(t, s)
+	_, granted, err := auth.Grant(ctx, s, "alice", "s2", autonomy.GrantRequest{
+		GrantID: "g2", Tools: []string{"open_task"}, Tier: autonomy.L3, MaxQuestions: 100, MaxAge: 4,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	errStop := errors.New("stop")
+	gaps := 0
+	fail := func(session string) {
+		t.Helper()
+		before := now(t, s)
+		_, err := l.TickUpdate(ctx, session, func(_ int64, st *autonomy.SessionState) error {
+			st.Grants = nil // what a failed transaction wrote is not stored
+			return errStop
+		})
+		if !errors.Is(err, errStop) {
+			t.Fatalf("failed tick update: got %v, want fn's error", err)
+		}
+		if after := now(t, s); after != before+gap {
+			t.Fatalf("clock after a failed transaction: %d from %d, want %d", after, before, before+gap)
+		}
+		gaps++
+	}
+	last := int64(0)
+	var expired []string
+	ask := func(session string) autonomy.Question {
+		t.Helper()
+		q := begin(t, s, session)
+		if q.Now <= last {
+			t.Errorf("question of %s at %d after one at %d: want later", session, q.Now, last)
+		}
+		if c := now(t, s); c < q.Now {
+			t.Errorf("clock %d behind a question at %d", c, q.Now)
+		}
+		last = q.Now
+		for _, e := range q.Expired {
+			expired = append(expired, e.GrantID+":"+e.Reason)
+		}
+		return q
+	}
+	// s1: three questions counted across failures; the fourth ends g1.
+	for i, step := range []string{"q", "fail", "q", "fail", "fail", "q", "fail", "q", "q"} {
+		if step == "fail" {
+			fail("s1")
+			continue
+		}
+		q := ask("s1")
+		want := 0
+		if i == 7 {
+			want = 1 // the fourth question
+		}
+		if len(q.Expired) != want {
+			t.Errorf("step %d (question at %d): %d expiries, want %d", i, q.Now, len(q.Expired), want)
+		}
+	}
+	if !slices.Equal(expired, []string{"g1:questions"}) {
+		t.Errorf("s1's expiries: %v, want [g1:questions]", expired)
+	}
+	// s2: a failure before each question; g2 ends at the first question
+	// at least 4 units after its grant, and not before.
+	expired = nil
+	for range 6 {
+		fail("s2")
+		already := len(expired)
+		q := ask("s2") // appends q's expiries to expired
+		lapsed := q.Now-granted >= 4
+		if (len(q.Expired) == 1) != (lapsed && already == 0) {
+			t.Errorf("question of s2 at %d (granted at %d, max age 4): expiries %v after %v", q.Now, granted, q.Expired, expired[:already])
+		}
+	}
+	if !slices.Equal(expired, []string{"g2:age"}) {
+		t.Errorf("s2's expiries: %v, want [g2:age]", expired)
+	}
+	// Another process sees the same: both grants gone, the clock past
+	// every question.
+	other, err := autonomy.NewLedgerStore(l, Tools, &autonomy.GateOptions{Authority: autonomy.NewAuthority()}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, session := range []string{"s1", "s2"} {
+		if err := gate(t, other, session).Check(ctx, "open_task"); !errors.Is(err, autonomy.ErrRefused) {
+			t.Errorf("%s after its grant lapsed: got %v, want ErrRefused", session, err)
+		}
+	}
+	if c := now(t, other); c < last {
+		t.Errorf("clock %d behind the last question at %d", c, last)
+	}
+	t.Logf("%d failed transactions, %d times unused", gaps, int64(gaps)*gap)
 }

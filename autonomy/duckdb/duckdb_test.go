@@ -39,7 +39,7 @@ func TestStore_Ledger(t *testing.T) {
 		}
 		t.Cleanup(func() { l.Close() })
 		return l
-	})
+	}, nil)
 }
 
 // TestStore_Reopen: a closed and reopened file keeps the live grants and

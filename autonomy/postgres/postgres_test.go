@@ -35,5 +35,5 @@ func TestStore_Ledger(t *testing.T) {
 		}
 		t.Cleanup(func() { l.Close() })
 		return l
-	})
+	}, &autonomytest.LedgerOptions{Gaps: true})
 }

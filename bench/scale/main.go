@@ -80,6 +80,7 @@ type config struct {
 	rollups  bool   // build per-hour key digests and serve metrics from them
 	values   bool   // build per-hour value rollups and serve metrics from them
 	phases   int    // time each metric phase apart over this many calls
+	windows  bool   // build the per-hour window key digests and serve large windows from them
 }
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -104,6 +105,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs.BoolVar(&c.values, "value-rollups", false, "build the per-hour value rollups (shape.DeriveOptions.RollupValues; use another -data) and serve query_metric's values from them (engine.Options.MetricValueRollups; with -rollups the resolver re-derives from them too)")
 	fs.BoolVar(&c.rollups, "rollups", false, "build the per-hour key digests (shape.DeriveOptions.RollupKeys; use another -data) and serve query_metric's large provenance from them (engine.Options.MetricRollups)")
 	fs.IntVar(&c.phases, "metric-phases", 0, "with -metrics: time each step of `N` one-client calls apart (compile and run, the keys summed or read, the re-derivation) and print them")
+	fs.BoolVar(&c.windows, "window-digests", false, "add the per-hour window key digests (shape.DeriveWindowKeys) to each dataset that lacks them, and serve a window of more keys than the provenance limit from them (engine.Options.WindowDigests); without it the digests, if built, are not read")
 	fs.StringVar(&c.serve, "serve", "", "internal: serve one `BACKEND:EVENTS` and print its report")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: go run ./bench/scale [-events 100000,1000000] [-backends duckdb,postgres] [-data DIR]")
@@ -162,6 +164,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		for _, b := range c.backends {
 			if err := build(ctx, cat, c, b, n, stderr); err != nil {
 				return err
+			}
+			if c.windows {
+				if err := buildWindowKeys(ctx, cat, c, b, n, stderr); err != nil {
+					return err
+				}
 			}
 			if c.only {
 				continue
@@ -279,6 +286,52 @@ func build(ctx context.Context, cat *catalog.Catalog, c config, b string, n int,
 	return os.WriteFile(buildPath(c, b, n), out, 0o644)
 }
 
+// buildWindowKeys adds the per-hour window key digests to the dataset of
+// n events in backend b, in one transaction, unless its -data record says
+// they are there: the same rows as the build, so that a run with
+// -window-digests and one without serve the same data.
+func buildWindowKeys(ctx context.Context, cat *catalog.Catalog, c config, b string, n int, stderr io.Writer) error {
+	mark := filepath.Join(c.data, "warehouse-"+sizeName(n)+"."+b+".window-keys.json")
+	if _, err := os.Stat(mark); err == nil {
+		return nil
+	}
+	ds := cat.Dataset("status_events")
+	var db *sql.DB
+	var err error
+	switch b {
+	case "duckdb":
+		db, err = duckdb.OpenFile(ctx, duckPath(c, n))
+	case "postgres":
+		db, err = postgres.Open(ctx, pgDSN(c, n))
+	}
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	fmt.Fprintf(stderr, "scale: adding window key digests to %s with %d events\n", b, n)
+	start := time.Now()
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	if err := shape.DeriveWindowKeys(ctx, tx, ds, ds.Table.Value, shape.WindowGroups(cat, ds)); err != nil {
+		return err
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("commit window key digests: %w", err)
+	}
+	if b == "postgres" {
+		if _, err := db.ExecContext(ctx, "VACUUM ANALYZE "+ds.Table.Value+shape.WindowKeysSuffix); err != nil {
+			return fmt.Errorf("vacuum window key digests: %w", err)
+		}
+	}
+	secs := time.Since(start).Seconds()
+	fmt.Fprintf(stderr, "scale: window key digests in %.1f s\n", secs)
+	out, _ := json.Marshal(map[string]float64{"seconds": secs})
+	return os.WriteFile(mark, out, 0o644)
+}
+
 // shapes are the phases, in order, with the tools each draws from.
 var shapes = []struct {
 	shape string
@@ -325,7 +378,7 @@ func (g *proposals) draw(r *rand.Rand, toolName string) tool.Proposal {
 // serve opens one database in this process and measures it.
 func serve(ctx context.Context, cat *catalog.Catalog, c config, b string, n int) (bench.ScaleReport, error) {
 	o := options(c, n)
-	rep := bench.ScaleReport{Backend: b, Events: o.Events, Clients: c.clients}
+	rep := bench.ScaleReport{Backend: b, Events: o.Events, Clients: c.clients, WindowDigests: c.windows}
 	if n == demoSize {
 		rep.Dataset = "demo"
 	}
@@ -381,7 +434,7 @@ func serve(ctx context.Context, cat *catalog.Catalog, c config, b string, n int)
 			return bench.ScaleReport{}, fmt.Errorf("set threads: %w", err)
 		}
 	}
-	e, err := engine.OpenCatalog(ctx, cat, src, &engine.Options{MetricGoRows: c.goRows, MetricRollups: c.rollups, MetricValueRollups: c.values})
+	e, err := engine.OpenCatalog(ctx, cat, src, &engine.Options{MetricGoRows: c.goRows, MetricRollups: c.rollups, MetricValueRollups: c.values, WindowDigests: c.windows})
 	if err != nil {
 		return bench.ScaleReport{}, err
 	}

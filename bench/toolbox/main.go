@@ -131,6 +131,7 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 	fs.BoolVar(&c.reuse, "reuse", false, "warehouse: measure the data a previous run imported into -schema (same -seed, -events, -devices, -zones, -days) instead of generating and importing it again; only while import and its derived structures are unchanged since")
 	render := fs.String("render", "", "write the .md of a results `FILE.json` again, measuring nothing")
 	fs.StringVar(&c.note, "note", "", "free text recorded in the results (e.g. the machine's state)")
+	stateSchema := fs.String("state-schema", "", "warehouse: pass serve this --state-schema (`NAME`), so that runs beside others on one database keep their audit state apart; default: serve's own, provenant")
 	stateDB := fs.String("state-db", "", "warehouse: pass serve this --state-db (`VALUE`; for example none: no audit state in the database); default: serve's own default, the --postgres database")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -246,6 +247,9 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 		provArgs = []string{"serve", "--catalog", "warehouse", "--postgres", provDSN}
 		res.Warehouse = info
 		res.Servers["provenant"] = "provenant serve --catalog warehouse --postgres (this commit; package shape: each call runs the executor's SQL and the resolver's on one REPEATABLE READ snapshot, then grounding)"
+		if *stateSchema != "" {
+			provArgs = append(provArgs, "--state-schema", *stateSchema)
+		}
 		if *stateDB != "" {
 			provArgs = append(provArgs, "--state-db", *stateDB)
 			res.Servers["provenant"] = "provenant serve --catalog warehouse --postgres --state-db " + *stateDB + " (this commit; package shape: each call runs the executor's SQL and the resolver's on one REPEATABLE READ snapshot, then grounding)"

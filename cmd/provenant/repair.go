@@ -31,7 +31,7 @@ type repairFlags struct {
 
 func (r *repairFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&r.retriesText, "repair-retries", strconv.Itoa(repair.DefaultRetries),
-		fmt.Sprintf("the repair loop: at most `N` (0 to %d; 0 is off) corrected proposals the model is asked for when an executed query_metric or free SQL call fails verification (sql_error, empty_result, implausible_magnitude, budget_exceeded, permission_denied, schema_violation); only a provider that can repair (openai, anthropic, noisy) is asked", repair.MaxRetries))
+		fmt.Sprintf("the repair loop: at most `N` (0 to %d; 0 is off) corrected proposals the model is asked for when an executed query_metric or free SQL call fails verification (sql_error, empty_result, implausible_magnitude, budget_exceeded, permission_denied, schema_violation), per sample under --self-consistency; only a provider that can repair (openai, anthropic, noisy) is asked. Above 0, an MCP or REST client's own failing call gets the same repair information in its answer's repair object", repair.MaxRetries))
 	fs.Float64Var(&r.metricNoise, "metric-noise", 0,
 		"with --provider noisy, or eval --repair (default 0.2 there): the `RATE` (0 to 1) of each metric-selection fault: wrong metric, wrong dimension, wrong window")
 }
@@ -130,7 +130,7 @@ func runEvalRepair(ctx context.Context, fs *flag.FlagSet, ef *engineFlags, seeds
 	if len(sets) == 0 {
 		return usagef("--catalog: the repair eval runs the retail or the warehouse demo")
 	}
-	o := eval.RepairOptions{Sets: sets, Inner: p, MetricNoise: rate, Retries: ef.repair.retries}
+	o := eval.RepairOptions{Sets: sets, Inner: p, MetricNoise: rate, Retries: ef.repair.retries, SelfConsistency: ef.selfConsistency}
 	for s := 1; s <= seeds; s++ {
 		o.Seeds = append(o.Seeds, uint64(s))
 	}
@@ -144,9 +144,9 @@ func runEvalRepair(ctx context.Context, fs *flag.FlagSet, ef *engineFlags, seeds
 	return eval.WriteRepairTable(stdout, r)
 }
 
-// merged is base with the run's provider and loop.
+// merged is base with the run's provider, loop and vote.
 func merged(base, o engine.Options) engine.Options {
-	base.Provider, base.Repair = o.Provider, o.Repair
+	base.Provider, base.Repair, base.SelfConsistency = o.Provider, o.Repair, o.SelfConsistency
 	return base
 }
 

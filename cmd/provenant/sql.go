@@ -8,11 +8,14 @@ import (
 	"os"
 	"strings"
 
+	"github.com/provenant/provenant/answer"
 	"github.com/provenant/provenant/engine"
+	"github.com/provenant/provenant/repair"
 	"github.com/provenant/provenant/retail/storefile"
 	"github.com/provenant/provenant/sandbox"
 	"github.com/provenant/provenant/sandbox/allowlist"
 	sandboxdb "github.com/provenant/provenant/sandbox/duckdb"
+	"github.com/provenant/provenant/shape"
 )
 
 // workerSubcommand is the hidden subcommand the sandbox re-executes this
@@ -35,6 +38,11 @@ type sqlOutput struct {
 	Columns       []string `json:"columns"`
 	Rows          [][]any  `json:"rows"`
 	RowsProcessed int64    `json:"rows_processed"`
+	// Repair is, for a statement the sandbox stopped, the repair advice
+	// a client of the MCP or REST surface gets for the same failure
+	// (repair.Advise): the class, what failed, the allowlisted tables;
+	// never the statement. Absent when the statement ran.
+	Repair *answer.Advice `json:"repair,omitempty"`
 }
 
 // runSQL runs one statement through the validator and the sandbox worker
@@ -109,6 +117,12 @@ func runSQL(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		out.Layer, out.Class, out.Kind = &rej.Layer, &rej.Class, &rej.Kind
 		if rej.Position != sandbox.NoPosition {
 			out.Position = &rej.Position
+		}
+		if class, err := repair.ParseClass(string(rej.Class)); err == nil {
+			f := repair.Failure{Class: class, Detail: repair.StatementDetail(rej.Kind, string(rej.Layer), rej.Position), Snippet: repair.TablesSnippet(tables)}
+			if adv, err := repair.Advise(f, answer.Selection{Tool: shape.QuerySQL}); err == nil {
+				out.Repair = &adv
+			}
 		}
 	}
 	b, err := json.Marshal(out)

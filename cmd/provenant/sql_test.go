@@ -36,6 +36,14 @@ func TestSQL(t *testing.T) {
 				Class   *string  `json:"class"`
 				Columns []string `json:"columns"`
 				Rows    [][]any  `json:"rows"`
+				Repair  *struct {
+					Class     string `json:"class"`
+					Selection struct {
+						Tool string `json:"tool"`
+					} `json:"selection"`
+					Catalog string `json:"catalog"`
+					Message string `json:"message"`
+				} `json:"repair"`
 			}
 			if err := json.Unmarshal([]byte(out), &got); err != nil || strings.Count(out, "\n") != 1 {
 				t.Fatalf("output is not one JSON object: %v\n%s", err, out)
@@ -53,8 +61,17 @@ func TestSQL(t *testing.T) {
 			if tt.outcome == "ok" && (len(got.Columns) == 0 || len(got.Rows) == 0) {
 				t.Errorf("ok without columns or rows: %s", out)
 			}
-			if tt.outcome != "ok" && (strings.Contains(out, "passwd") || strings.Contains(out, "no_such_column")) {
+			if tt.outcome != "ok" && (strings.Contains(out, "passwd") || strings.Contains(out, "no_such_column") || strings.Contains(out, "DROP")) {
 				t.Errorf("output echoes the statement: %s", out)
+			}
+			// The repair advice is the surfaces': the class, the tool,
+			// the allowlisted tables, the message a provider gets.
+			switch r := got.Repair; {
+			case tt.outcome == "ok" && r != nil:
+				t.Errorf("repair advice for a statement that ran: %s", out)
+			case tt.outcome != "ok" && (r == nil || r.Class != tt.class || r.Selection.Tool != "query_sql" ||
+				!strings.HasPrefix(r.Catalog, "allowlisted tables: ") || !strings.Contains(r.Message, tt.class)):
+				t.Errorf("repair advice: %s", out)
 			}
 		})
 	}

@@ -307,7 +307,7 @@ func TestStateDB_PostgresDefault(t *testing.T) {
 
 	ask()
 	if got := stateTables(t, dsn, "provenant"); got != 7 {
-		t.Fatalf("after ask --postgres: schema provenant holds %d tables, want the 7 state tables (4 audit, 3 autonomy: autonomy_clock, autonomy_sessions, autonomy_grants)", got)
+		t.Fatalf("after ask --postgres: schema provenant holds %d tables, want the 7 state tables (4 audit, 3 autonomy: the autonomy_clock view, autonomy_sessions, autonomy_grants)", got)
 	}
 	if got := questions("provenant"); got != 1 {
 		t.Fatalf("schema provenant's log holds %d questions, want 1", got)

@@ -25,6 +25,6 @@ CREATE INDEX IF NOT EXISTS "events_timestamp_idx" ON "events" ("timestamp");
 -- list_entities_in_state: the rows of one store at or before as_of (list_products_in_state)
 CREATE INDEX IF NOT EXISTS "events_store_id_timestamp_idx" ON "events" ("store_id", "timestamp");
 
--- count_rows_in_window: the rows of one store and state in the window, one index range scan (count_events_in_window)
-CREATE INDEX IF NOT EXISTS "events_store_id_state_timestamp_idx" ON "events" ("store_id", "state", "timestamp");
+-- count_rows_in_window: the rows of one store and state in the window with their keys, one index-only range scan (count_events_in_window)
+CREATE INDEX IF NOT EXISTS "events_store_id_state_timestamp_event_id_idx" ON "events" ("store_id", "state", "timestamp", "event_id");
 

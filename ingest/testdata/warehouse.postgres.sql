@@ -27,6 +27,6 @@ CREATE INDEX IF NOT EXISTS "status_events_ts_idx" ON "status_events" ("ts");
 -- list_entities_in_state: the rows of one zone at or before as_of (list_devices_in_status)
 CREATE INDEX IF NOT EXISTS "status_events_zone_id_ts_idx" ON "status_events" ("zone_id", "ts");
 
--- count_rows_in_window: the rows of one zone and status in the window, one index range scan (count_status_events_in_window)
-CREATE INDEX IF NOT EXISTS "status_events_zone_id_status_ts_idx" ON "status_events" ("zone_id", "status", "ts");
+-- count_rows_in_window: the rows of one zone and status in the window with their keys, one index-only range scan (count_status_events_in_window)
+CREATE INDEX IF NOT EXISTS "status_events_zone_id_status_ts_event_id_idx" ON "status_events" ("zone_id", "status", "ts", "event_id");
 

@@ -11,16 +11,39 @@ import (
 	"github.com/provenant/provenant/autonomy"
 )
 
-// GrantStore is an autonomy.Ledger in three tables of a schema:
-// autonomy_clock (one row: the shared logical clock), autonomy_sessions
-// (a row per session: its last logical time; the row an Update or a
-// TickUpdate locks) and autonomy_grants (a row per live grant, keyed by
-// session and grant id, UNIQUE on session and order). A grant that lapses
-// or is revoked is deleted in the Update (or TickUpdate) that ends it,
-// under the session row's lock, so exactly one of them (in one process)
-// sees it end; the DELETE must remove the row, or the change is refused,
-// as a backstop. A transaction that locks both the session's row and the
-// clock's (TickUpdate) locks the session's first.
+// GrantStore is an autonomy.Ledger in a schema: the shared logical
+// clock, autonomy_sessions (a row per session: its last logical time;
+// the row an Update or a TickUpdate locks) and autonomy_grants (a row per
+// live grant, keyed by session and grant id, UNIQUE on session and
+// order). A grant that lapses or is revoked is deleted in the Update (or
+// TickUpdate) that ends it, under the session row's lock, so exactly one
+// of them (in one process) sees it end; the DELETE must remove the row,
+// or the change is refused, as a backstop. A transaction that locks both
+// the session's row and the clock (TickUpdate) locks the session's first.
+//
+// The clock is where the dialects differ. With Dialect.ClockSequence
+// (PostgreSQL) it is the sequence autonomy_clock_seq: a tick is
+// nextval, which takes no row lock and is not undone by a rollback, so
+// a tick never waits for another's commit, and a transaction that ticked
+// and then failed leaves its time unused (a gap). autonomy_clock is then
+// a read-only view of the sequence (see migrateClock). Otherwise (DuckDB,
+// one writing process) the clock is the one row of the table
+// autonomy_clock, ticked by UPDATE … RETURNING, and a failed
+// transaction's tick is rolled back with it.
+//
+// What logical time guarantees, in both layouts: a tick returns a time
+// after every time a tick that completed before it began returned (in
+// any process on the schema), so no two ticks share one; Now is at least
+// every time a completed tick returned. It does not guarantee density:
+// with the sequence a failed transaction (or a database crash, which
+// resumes a sequence up to 32 values on) skips a time. Nothing needs
+// density: question ids and decision records need distinct times, a
+// session's time never goes back (GREATEST with the tick, under the
+// session's lock), a grant's question count counts questions, not
+// times, and a grant's age is the clock's distance from its grant, so a
+// skipped time can only make it lapse earlier, never later (fail
+// closed); each lapse is still reported once, under the session's lock
+// (autonomytest's GapsAreHarmless).
 type GrantStore struct {
 	closer
 	db *sql.DB
@@ -33,24 +56,35 @@ type GrantStore struct {
 	// row and reads it in one statement; qTickSession ticks the clock
 	// and raises the session's time to it in one statement.
 	qLock, qTickSession string
+	// With Dialect.ClockSequence: qTickBare reads the session's time and
+	// its count of grants and, when it has none, ticks, in one statement.
+	qTickBare string
 }
 
-var _ autonomy.Ledger = (*GrantStore)(nil)
+var (
+	_ autonomy.Ledger     = (*GrantStore)(nil)
+	_ autonomy.BareTicker = (*GrantStore)(nil)
+)
 
-// NewGrantStore creates the schema and tables if missing and returns the
-// store; with owns, its Close closes db too.
+// NewGrantStore creates the schema and tables if missing (with
+// Dialect.ClockSequence, moving a clock row left by an earlier version
+// into the sequence: migrateClock) and returns the store; with owns, its
+// Close closes db too.
 func NewGrantStore(ctx context.Context, db *sql.DB, d Dialect, schema string, owns bool) (*GrantStore, error) {
 	schema, err := CheckSchema(schema)
 	if err != nil {
 		return nil, err
 	}
 	clock, sessions, grants := schema+".autonomy_clock", schema+".autonomy_sessions", schema+".autonomy_grants"
-	err = setup(ctx, db, d, []string{
-		"CREATE SCHEMA IF NOT EXISTS " + schema,
-		"CREATE TABLE IF NOT EXISTS " + clock + " (id INTEGER PRIMARY KEY CHECK (id = 1), now BIGINT NOT NULL)",
-		"INSERT INTO " + clock + " (id, now) VALUES (1, 0) ON CONFLICT DO NOTHING",
-		"CREATE TABLE IF NOT EXISTS " + sessions + " (session TEXT PRIMARY KEY, now BIGINT NOT NULL)",
-		"CREATE TABLE IF NOT EXISTS " + grants + ` (
+	stmts := []string{"CREATE SCHEMA IF NOT EXISTS " + schema}
+	if !d.ClockSequence {
+		stmts = append(stmts,
+			"CREATE TABLE IF NOT EXISTS "+clock+" (id INTEGER PRIMARY KEY CHECK (id = 1), now BIGINT NOT NULL)",
+			"INSERT INTO "+clock+" (id, now) VALUES (1, 0) ON CONFLICT DO NOTHING")
+	}
+	stmts = append(stmts,
+		"CREATE TABLE IF NOT EXISTS "+sessions+" (session TEXT PRIMARY KEY, now BIGINT NOT NULL)",
+		"CREATE TABLE IF NOT EXISTS "+grants+` (
 			session TEXT NOT NULL,
 			grant_id TEXT NOT NULL,
 			seq BIGINT NOT NULL,
@@ -62,33 +96,51 @@ func NewGrantStore(ctx context.Context, db *sql.DB, d Dialect, schema string, ow
 			max_questions BIGINT NOT NULL,
 			max_age BIGINT NOT NULL,
 			PRIMARY KEY (session, grant_id),
-			UNIQUE (session, seq))`,
-	})
-	if err != nil {
+			UNIQUE (session, seq))`)
+	if err := setup(ctx, db, d, stmts); err != nil {
 		return nil, fmt.Errorf("create autonomy tables: %w", err)
+	}
+	// The clock's time, its tick, and its tick with the session's time
+	// raised to it (after the session's row is locked).
+	clockNow := "SELECT now FROM " + clock + " WHERE id = 1"
+	tick := "UPDATE " + clock + " SET now = now + 1 WHERE id = 1 RETURNING now"
+	tickCTE := tick
+	tickBare := ""
+	if d.ClockSequence {
+		if err := migrateClock(ctx, db, d, schema); err != nil {
+			return nil, fmt.Errorf("create autonomy tables: %w", err)
+		}
+		seq := schema + "." + ClockSequence
+		clockNow = "SELECT last_value AS now FROM " + seq
+		tick = "SELECT nextval('" + seq + "')"
+		tickCTE = "SELECT nextval('" + seq + "') AS now"
+		// CASE evaluates nextval only when the count is 0.
+		tickBare = "SELECT CASE WHEN g.n = 0 THEN nextval('" + seq + "') END, s.now, g.n FROM (SELECT count(*) AS n FROM " +
+			grants + " WHERE session = $1) g LEFT JOIN " + sessions + " s ON s.session = $1"
 	}
 	cols := "grant_id, seq, tools, tier, approver, granted, questions, max_questions, max_age"
 	return &GrantStore{
 		closer: closer{owns: owns, db: db},
 		db:     db, d: d,
-		// One statement: the row locked, moved and read, committed on
-		// its own (the lock is held for the statement and its commit).
-		qTick: "UPDATE " + clock + " SET now = now + 1 WHERE id = 1 RETURNING now",
+		// One statement, committed on its own: on the row, the row
+		// locked, moved and read (the lock is held for the statement and
+		// its commit); on the sequence, nextval.
+		qTick: tick,
 		// Writing the session's row takes its lock and reads it.
-		qTouch: "UPDATE " + sessions + " SET now = now WHERE session = $1 RETURNING now",
-		qClock: "SELECT now FROM " + clock + " WHERE id = 1",
-		qNewSession: "INSERT INTO " + sessions + " (session, now) SELECT $1, now FROM " + clock +
-			" WHERE id = 1 ON CONFLICT DO NOTHING",
+		qTouch:      "UPDATE " + sessions + " SET now = now WHERE session = $1 RETURNING now",
+		qClock:      clockNow,
+		qNewSession: "INSERT INTO " + sessions + " (session, now) SELECT $1, now FROM (" + clockNow + ") c ON CONFLICT DO NOTHING",
 		qSession:    "SELECT now FROM " + sessions + " WHERE session = $1",
 		qSetSession: "UPDATE " + sessions + " SET now = $2 WHERE session = $1",
 		qGrants:     "SELECT " + cols + " FROM " + grants + " WHERE session = $1 ORDER BY seq",
 		qInsert:     "INSERT INTO " + grants + " (session, " + cols + ") VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",
 		qDelete:     "DELETE FROM " + grants + " WHERE session = $1 AND grant_id = $2",
 		qCount:      "UPDATE " + grants + " SET questions = $3 WHERE session = $1 AND grant_id = $2",
-		qLock: "INSERT INTO " + sessions + " AS s (session, now) SELECT $1, now FROM " + clock +
-			" WHERE id = 1 ON CONFLICT (session) DO UPDATE SET now = s.now RETURNING s.now",
-		qTickSession: "WITH c AS (UPDATE " + clock + " SET now = now + 1 WHERE id = 1 RETURNING now) UPDATE " + sessions +
+		qLock: "INSERT INTO " + sessions + " AS s (session, now) SELECT $1, now FROM (" + clockNow +
+			") c ON CONFLICT (session) DO UPDATE SET now = s.now RETURNING s.now",
+		qTickSession: "WITH c AS (" + tickCTE + ") UPDATE " + sessions +
 			" AS s SET now = GREATEST(s.now, c.now) FROM c WHERE s.session = $1 RETURNING c.now, s.now",
+		qTickBare: tickBare,
 	}, nil
 }
 
@@ -311,4 +363,40 @@ func (s *GrantStore) Now(ctx context.Context) (int64, error) {
 		return 0, fmt.Errorf("read clock: %w", err)
 	}
 	return now, nil
+}
+
+// TickBare implements autonomy.BareTicker: with Dialect.ClockSequence one
+// statement, which reads the session's time and its count of grants and
+// calls nextval only when the count is 0 (one snapshot, then the tick:
+// as Load then Tick, in one round trip and one commit that writes no
+// row); otherwise Load, then Tick when the session holds no grant.
+func (s *GrantStore) TickBare(ctx context.Context, session string) (int64, autonomy.SessionState, bool, error) {
+	if err := s.check("tick bare session"); err != nil {
+		return 0, autonomy.SessionState{}, false, err
+	}
+	if s.qTickBare == "" {
+		st, err := s.Load(ctx, session)
+		if err != nil || len(st.Grants) != 0 {
+			return 0, autonomy.SessionState{}, false, err
+		}
+		now, err := s.Tick(ctx)
+		if err != nil {
+			return 0, autonomy.SessionState{}, false, err
+		}
+		return now, st, true, nil
+	}
+	var (
+		tick, at sql.NullInt64
+		grants   int64
+	)
+	if err := s.db.QueryRowContext(ctx, s.qTickBare, session).Scan(&tick, &at, &grants); err != nil {
+		return 0, autonomy.SessionState{}, false, fmt.Errorf("tick bare session: %w", err)
+	}
+	if grants != 0 {
+		return 0, autonomy.SessionState{}, false, nil
+	}
+	if !tick.Valid {
+		return 0, autonomy.SessionState{}, false, fmt.Errorf("tick bare session: no time given")
+	}
+	return tick.Int64, autonomy.SessionState{Now: at.Int64}, true, nil
 }

@@ -19,8 +19,11 @@
 // The SQL is kept to what PostgreSQL-wire distributed engines run:
 // CREATE SCHEMA/TABLE IF NOT EXISTS, PRIMARY KEY and UNIQUE constraints,
 // INSERT ... ON CONFLICT DO NOTHING, SELECT ... FOR UPDATE, ORDER BY with
-// LIMIT, and transactions; no advisory locks, sequences, triggers,
-// stored procedures or JSON operators.
+// LIMIT, and transactions; no triggers, stored procedures or JSON
+// operators. One exception, behind Dialect.ClockSequence (PostgreSQL): the
+// grant store's logical clock is a sequence, migrated from its one-row
+// table under an advisory lock (clock.go), so that a tick commits no row
+// that every request would otherwise wait on.
 package sqlstore
 
 import (
@@ -75,6 +78,10 @@ type Dialect struct {
 	// grant store locks a session's row in one statement and ticks the
 	// clock with the session's time in another.
 	WritableCTE bool
+	// ClockSequence: the grant store's logical clock is a sequence
+	// (nextval), set up and migrated from the one-row table under an
+	// advisory lock (PostgreSQL): see GrantStore and migrateClock.
+	ClockSequence bool
 }
 
 // DefaultSchema is the schema the stores use when none is named.

@@ -240,3 +240,68 @@ func BenchmarkCall(b *testing.B) {
 		}
 	}
 }
+
+// TestPipeline_WindowDigests: with the window key digests served
+// (shape.Options.WindowDigests), a window they do not serve (within the
+// provenance limit) still costs one batch and no other statement once
+// the engine keeps the digests' counts, and a large window summed from
+// them (an lthash digest, outside the pipeline) has the count and first
+// keys of the engine without them, judged correct.
+func TestPipeline_WindowDigests(t *testing.T) {
+	cnt := &counter{}
+	cfg, err := pgx.ParseConfig(pgtest.Schema(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Tracer = cnt
+	db := stdlib.OpenDB(*cfg)
+	t.Cleanup(func() { db.Close() })
+	l := ingesttest.WarehouseLayout(t)
+	sink := postgres.NewSink(db, shape.ImportOptions(&shape.DeriveOptions{WindowKeys: true}))
+	if _, err := ingest.Import(t.Context(), sink, l, ingest.NewCSV("events.csv", l, bytes.NewReader(ingesttest.DemoCSV(t, 20_000)))); err != nil {
+		t.Fatal(err)
+	}
+	cat := ingesttest.WarehouseCatalog(t)
+	opts := &sql.TxOptions{Isolation: sql.LevelRepeatableRead, ReadOnly: true}
+	open := func(o *shape.Options) *shape.Engine {
+		e, err := shape.New(t.Context(), cat, shape.Source{DB: db, Snapshot: opts, Pipeline: postgres.NewPipeliner(db).WithoutSQLDigest()}, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { e.Close() })
+		return e
+	}
+	summed, plain := open(&shape.Options{WindowDigests: true}), open(nil)
+	answer := func(eng *shape.Engine, c shape.Call) (shape.Result, shape.Verdict) {
+		t.Helper()
+		snap, err := eng.Begin(t.Context())
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer snap.Close()
+		r, err := snap.Execute(t.Context(), c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		v, err := snap.Resolve(t.Context(), c, r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r, v
+	}
+	large, small := pipelineCalls[5].call, pipelineCalls[6].call
+	answer(summed, small) // reads the checkpoint index and the digests' counts
+	q0, b0 := cnt.queries.Load(), cnt.batches.Load()
+	got, v := answer(summed, small)
+	if q, b := cnt.queries.Load()-q0, cnt.batches.Load()-b0; q != 0 || b != 1 || !v.OK() {
+		t.Errorf("a small window sent %d statements and %d batches (want 0 and 1), verdict %+v", q, b, v)
+	}
+	if want, _ := answer(plain, small); !reflect.DeepEqual(got, want) {
+		t.Errorf("small window with digests = %+v, without %+v", got, want)
+	}
+	got, v = answer(summed, large)
+	want, _ := answer(plain, large)
+	if !strings.HasPrefix(got.Digest, "lthash16x1024:") || got.Rows != want.Rows || !slices.Equal(got.Keys, want.Keys) || !got.Value.Equal(want.Value) || !v.OK() {
+		t.Errorf("large window with digests: %d rows, digest %s, verdict %+v; without: %d rows", got.Rows, got.Digest, v, want.Rows)
+	}
+}

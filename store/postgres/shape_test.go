@@ -42,3 +42,8 @@ func TestShapeAuto(t *testing.T) {
 		t.Errorf("Auto = %s, want %s", got, shape.LatestWindow)
 	}
 }
+
+// TestShapeWindowDigests: on PostgreSQL, a window answered from the
+// per-hour window digests has the count, digest and first keys of a full
+// recomputation over the rows, with imports between its calls.
+func TestShapeWindowDigests(t *testing.T) { shapetest.RunWindowDigests(t, pgBackend) }

@@ -16,7 +16,7 @@ import (
 )
 
 // Dialect is PostgreSQL's.
-var Dialect = sqlstore.Dialect{ForUpdate: " FOR UPDATE", Classify: classify, WritableCTE: true}
+var Dialect = sqlstore.Dialect{ForUpdate: " FOR UPDATE", Classify: classify, WritableCTE: true, ClockSequence: true}
 
 func classify(err error) sqlstore.Kind {
 	var pe *pgconn.PgError

@@ -1,0 +1,477 @@
+package shape
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/provenant/provenant/catalog"
+	"github.com/provenant/provenant/lthash"
+)
+
+// WindowKeysSuffix names a table's per-hour window key digests:
+// TABLE__window_keys holds, for every hour of the table's time (_hour)
+// and every combination of its group columns (WindowGroups: the columns
+// the catalog's window tools fix or filter by, the warehouse's zone and
+// status), the number of the rows (_n) and the lthash of their keys
+// (_lthash, the 2,048 bytes of lthash.Hash.MarshalBinary). A window of
+// more rows than the provenance limit takes its count and digest from
+// the stored digests of its whole hours and the keys of its edge rows
+// (Options.WindowDigests) instead of reading every key. Built by Derive
+// when DeriveOptions.WindowKeys is set; once built, every Derive keeps it
+// up to date.
+const WindowKeysSuffix = "__window_keys"
+
+// WindowGroups are the columns dataset ds's window digests are grouped
+// by, for catalog cat: for every count_rows_in_window tool over ds whose
+// filter is an enumerated attribute, its fixed entity's column and the
+// attribute's column, and the scope entity's column when ds has it; nil
+// when no window tool can be served from digests. In declared order:
+// entities, then attributes.
+func WindowGroups(cat *catalog.Catalog, ds *catalog.Dataset) []string {
+	want := map[string]bool{}
+	for _, t := range cat.ReadTools() {
+		if t.Shape.Value != catalog.ShapeCountRowsInWindow || t.Dataset.Value != ds.Name.Value || t.Filter == nil || t.Filter.Conditions != nil {
+			continue
+		}
+		at, a := ds.Entity(t.At.Value), ds.Attribute(t.Filter.Attribute.Value)
+		if at == nil || a == nil || !a.Enumerated() {
+			continue
+		}
+		want[at.Column.Value], want[a.Column.Value] = true, true
+	}
+	if len(want) == 0 {
+		return nil
+	}
+	if s := ds.Entity(cat.ScopeEntity.Value); s != nil {
+		want[s.Column.Value] = true
+	}
+	var out []string
+	for _, e := range ds.Entities {
+		if want[e.Column.Value] {
+			out = appendNew(out, e.Column.Value)
+		}
+	}
+	for _, a := range ds.Attributes {
+		if want[a.Column.Value] {
+			out = appendNew(out, a.Column.Value)
+		}
+	}
+	return out
+}
+
+// windowCheckHours is how many stored hours before the recomputed ones an
+// import re-hashes from the rows and compares with the stored digests.
+const windowCheckHours = 2
+
+// digestTable is one table of per-hour key digests grouped by columns:
+// what DeriveWindowKeys builds and checks.
+type digestTable struct {
+	ds     *catalog.Dataset
+	table  string // the rows' table
+	rel    string // the digests' relation, quoted
+	groups []string
+}
+
+// DeriveWindowKeys brings TABLE__window_keys up to date inside tx (Derive
+// calls it when DeriveOptions.WindowKeys is set or the table exists). A
+// new table is grouped by groups (WindowGroups); an existing one keeps
+// its own columns. Only the hours from the last stored hour on are
+// recomputed, after two checks: every earlier (hour, group)'s stored
+// count equals the rows' count (one GROUP BY over the rows before it),
+// and the digests of the windowCheckHours stored hours before the last
+// equal a recomputation from their rows. When a check fails every hour is
+// recomputed. A stored digest older than those hours whose count is right
+// is not re-hashed: an import does not catch it (see
+// CheckWindowKeys, which re-hashes every hour).
+func DeriveWindowKeys(ctx context.Context, tx *sql.Tx, ds *catalog.Dataset, table string, groups []string) error {
+	fail := func(what string, err error) error {
+		return fmt.Errorf("derive %s: window keys: %s: %w", table, what, err)
+	}
+	d := &digestTable{ds: ds, table: table, rel: quoteName(table + WindowKeysSuffix)}
+	exists, err := tableExists(ctx, tx, table+WindowKeysSuffix)
+	if err != nil {
+		return fail("look up table", err)
+	}
+	var from time.Time // recompute the hours from this one on; zero: all
+	if !exists {
+		if len(groups) == 0 {
+			return nil
+		}
+		d.groups = groups
+		sel := "CAST(NULL AS TIMESTAMP) AS _hour"
+		for _, g := range groups {
+			sel += ", " + ident(g)
+		}
+		if _, err := tx.ExecContext(ctx, "CREATE TABLE "+d.rel+" AS SELECT "+sel+", CAST(0 AS BIGINT) AS _n, CAST(NULL AS BYTEA) AS _lthash FROM "+
+			quoteName(table)+" WHERE 1 = 0"); err != nil {
+			return fail("create table", err)
+		}
+		_, base, ok := strings.Cut(table, ".")
+		if !ok {
+			base = table
+		}
+		cols := make([]string, len(groups))
+		for i, g := range groups {
+			cols[i] = ident(g)
+		}
+		if _, err := tx.ExecContext(ctx, "CREATE INDEX "+ident(base+WindowKeysSuffix+"_idx")+" ON "+d.rel+" ("+strings.Join(cols, ", ")+", _hour)"); err != nil {
+			return fail("index", err)
+		}
+	} else {
+		if d.groups, err = digestGroupColumns(ctx, tx, d.rel); err != nil {
+			return fail("read columns", err)
+		}
+		var last sql.NullTime
+		if err := tx.QueryRowContext(ctx, "SELECT MAX(_hour) FROM "+d.rel).Scan(&last); err != nil {
+			return fail("read last hour", err)
+		}
+		if last.Valid {
+			ok, err := d.countsAgree(ctx, tx, last.Time.UTC())
+			if err != nil {
+				return fail("check counts", err)
+			}
+			if ok {
+				var check sql.NullTime
+				if err := tx.QueryRowContext(ctx, "SELECT MIN(h._hour) FROM (SELECT DISTINCT _hour FROM "+d.rel+" WHERE _hour < CAST($1 AS TIMESTAMP) ORDER BY _hour DESC LIMIT "+
+					strconv.Itoa(windowCheckHours)+") h", last.Time.UTC().Format(sqlTime)).Scan(&check); err != nil {
+					return fail("read hours to check", err)
+				}
+				if check.Valid {
+					ok, err = d.digestsAgree(ctx, tx, check.Time.UTC(), last.Time.UTC())
+				}
+				if err != nil {
+					return fail("check digests", err)
+				}
+			}
+			if ok {
+				from = last.Time.UTC()
+			}
+		}
+	}
+	if from.IsZero() {
+		if _, err := tx.ExecContext(ctx, "DELETE FROM "+d.rel); err != nil {
+			return fail("clear", err)
+		}
+	} else if _, err := tx.ExecContext(ctx, "DELETE FROM "+d.rel+" WHERE _hour >= CAST($1 AS TIMESTAMP)", from.Format(sqlTime)); err != nil {
+		return fail("clear hours", err)
+	}
+	parts, err := d.hash(ctx, tx, from, time.Time{})
+	if err != nil {
+		return fail("hash keys", err)
+	}
+	if err := d.insert(ctx, tx, parts); err != nil {
+		return fail("insert", err)
+	}
+	return nil
+}
+
+// CheckWindowKeys re-hashes every hour of TABLE__window_keys from the
+// rows and reports whether every stored count and digest equals it (and
+// no (hour, group) is missing or extra): the whole check an import makes
+// only for its last hours. false when the table does not exist.
+func CheckWindowKeys(ctx context.Context, tx *sql.Tx, ds *catalog.Dataset, table string) (bool, error) {
+	exists, err := tableExists(ctx, tx, table+WindowKeysSuffix)
+	if err != nil || !exists {
+		return false, err
+	}
+	d := &digestTable{ds: ds, table: table, rel: quoteName(table + WindowKeysSuffix)}
+	if d.groups, err = digestGroupColumns(ctx, tx, d.rel); err != nil {
+		return false, fmt.Errorf("check window keys: %w", err)
+	}
+	ok, err := d.digestsAgree(ctx, tx, time.Time{}, time.Time{})
+	if err != nil {
+		return false, fmt.Errorf("check window keys: %w", err)
+	}
+	return ok, nil
+}
+
+// digestGroupColumns reads a digest table's group columns: every column
+// but _hour, _n and _lthash, in the table's order.
+func digestGroupColumns(ctx context.Context, db interface {
+	QueryContext(context.Context, string, ...any) (*sql.Rows, error)
+}, rel string) ([]string, error) {
+	rows, err := db.QueryContext(ctx, "SELECT * FROM "+rel+" WHERE 1 = 0")
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	cols, err := rows.Columns()
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, c := range cols {
+		if c != "_hour" && c != "_n" && c != "_lthash" {
+			out = append(out, c)
+		}
+	}
+	return out, rows.Err()
+}
+
+// insert writes parts into the digest table.
+func (d *digestTable) insert(ctx context.Context, tx *sql.Tx, parts []rollupPart) error {
+	cols := "_hour"
+	for _, g := range d.groups {
+		cols += ", " + ident(g)
+	}
+	cols += ", _n, _lthash"
+	const batch = 64
+	for i := 0; i < len(parts); i += batch {
+		var q strings.Builder
+		q.WriteString("INSERT INTO " + d.rel + " (" + cols + ") VALUES ")
+		var args []any
+		for j, p := range parts[i:min(i+batch, len(parts))] {
+			if j > 0 {
+				q.WriteString(", ")
+			}
+			args = append(args, p.hour.Format(sqlTime))
+			q.WriteString("(CAST($" + strconv.Itoa(len(args)) + " AS TIMESTAMP)")
+			for _, g := range p.groups {
+				if g.Valid {
+					args = append(args, g.String)
+				} else {
+					args = append(args, nil)
+				}
+				q.WriteString(", $" + strconv.Itoa(len(args)))
+			}
+			b, _ := p.hash.MarshalBinary()
+			args = append(args, p.n, b)
+			q.WriteString(", $" + strconv.Itoa(len(args)-1) + ", $" + strconv.Itoa(len(args)) + ")")
+		}
+		if _, err := tx.ExecContext(ctx, q.String(), args...); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// hash computes the (hour, group) parts of the rows with time at or after
+// from (zero: all) and before to (zero: no bound): the keys of each part
+// cross as one string_agg text, read again row by row for a part whose
+// keys hold a newline (the count disagrees).
+func (d *digestTable) hash(ctx context.Context, tx *sql.Tx, from, to time.Time) ([]rollupPart, error) {
+	rel := quoteName(d.table)
+	ts, key := ident(d.ds.Time.Value), ident(d.ds.Key.Value)
+	sel := "date_trunc('hour', " + ts + ") AS _h"
+	by := "1"
+	for i, g := range d.groups {
+		sel += ", CAST(" + ident(g) + " AS VARCHAR)"
+		by += ", " + strconv.Itoa(i+2)
+	}
+	where, args := d.span(from, to)
+	q := "SELECT " + sel + ", COUNT(*), string_agg(CAST(" + key + " AS VARCHAR), chr(10)) FROM " + rel +
+		" WHERE " + where + " GROUP BY " + by
+	rows, err := tx.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, err
+	}
+	var parts []rollupPart
+	var redo []int
+	for rows.Next() {
+		p := rollupPart{groups: make([]sql.NullString, len(d.groups))}
+		var all sql.NullString
+		dest := []any{&p.hour}
+		for i := range p.groups {
+			dest = append(dest, &p.groups[i])
+		}
+		dest = append(dest, &p.n, &all)
+		if err := rows.Scan(dest...); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		p.hour = p.hour.UTC()
+		keys := strings.Split(all.String, "\n")
+		if int64(len(keys)) == p.n && all.Valid {
+			p.hash.AddStrings(keys)
+		} else {
+			redo = append(redo, len(parts))
+		}
+		parts = append(parts, p)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	for _, i := range redo {
+		p := &parts[i]
+		p.hash, p.n = lthash.Hash{}, 0
+		q := "SELECT CAST(" + key + " AS VARCHAR) FROM " + rel + " WHERE " + keyed(key) + " AND " + ts + " >= CAST($1 AS TIMESTAMP) AND " + ts + " < CAST($2 AS TIMESTAMP)"
+		args := []any{p.hour.Format(sqlTime), p.hour.Add(time.Hour).Format(sqlTime)}
+		for j, g := range d.groups {
+			if p.groups[j].Valid {
+				args = append(args, p.groups[j].String)
+				q += " AND CAST(" + ident(g) + " AS VARCHAR) = $" + strconv.Itoa(len(args))
+			} else {
+				q += " AND " + ident(g) + " IS NULL"
+			}
+		}
+		kr, err := tx.QueryContext(ctx, q, args...)
+		if err != nil {
+			return nil, err
+		}
+		for kr.Next() {
+			var k sql.NullString
+			if err := kr.Scan(&k); err != nil {
+				kr.Close()
+				return nil, err
+			}
+			p.hash.AddString(k.String)
+			p.n++
+		}
+		kr.Close()
+		if err := kr.Err(); err != nil {
+			return nil, err
+		}
+	}
+	return parts, nil
+}
+
+// span renders the rows with a key and time in [from, to) (zero: no
+// bound).
+func (d *digestTable) span(from, to time.Time) (string, []any) {
+	ts := ident(d.ds.Time.Value)
+	where := []string{keyed(ident(d.ds.Key.Value))}
+	var args []any
+	if !from.IsZero() {
+		args = append(args, from.UTC().Format(sqlTime))
+		where = append(where, ts+" >= CAST($"+strconv.Itoa(len(args))+" AS TIMESTAMP)")
+	}
+	if !to.IsZero() {
+		args = append(args, to.UTC().Format(sqlTime))
+		where = append(where, ts+" < CAST($"+strconv.Itoa(len(args))+" AS TIMESTAMP)")
+	}
+	return strings.Join(where, " AND "), args
+}
+
+// countsAgree reports whether every stored (hour, group) before `before`
+// counts the rows the table has there, and no such row is missing from
+// the digests: one GROUP BY over the rows before it.
+func (d *digestTable) countsAgree(ctx context.Context, tx *sql.Tx, before time.Time) (bool, error) {
+	ts := ident(d.ds.Time.Value)
+	sel, stored := "date_trunc('hour', "+ts+")", "_hour"
+	by := "1"
+	for i, g := range d.groups {
+		sel += ", CAST(" + ident(g) + " AS VARCHAR)"
+		stored += ", CAST(" + ident(g) + " AS VARCHAR)"
+		by += ", " + strconv.Itoa(i+2)
+	}
+	read := func(q string) (map[string]int64, error) {
+		rows, err := tx.QueryContext(ctx, q, before.UTC().Format(sqlTime))
+		if err != nil {
+			return nil, err
+		}
+		defer rows.Close()
+		out := map[string]int64{}
+		for rows.Next() {
+			p := rollupPart{groups: make([]sql.NullString, len(d.groups))}
+			dest := []any{&p.hour}
+			for i := range p.groups {
+				dest = append(dest, &p.groups[i])
+			}
+			dest = append(dest, &p.n)
+			if err := rows.Scan(dest...); err != nil {
+				return nil, err
+			}
+			out[p.id()] += p.n
+		}
+		return out, rows.Err()
+	}
+	have, err := read("SELECT " + sel + ", COUNT(*) FROM " + quoteName(d.table) + " WHERE " + ts + " < CAST($1 AS TIMESTAMP) AND " + keyed(ident(d.ds.Key.Value)) + " GROUP BY " + by)
+	if err != nil {
+		return false, err
+	}
+	kept, err := read("SELECT " + stored + ", _n FROM " + d.rel + " WHERE _hour < CAST($1 AS TIMESTAMP)")
+	if err != nil {
+		return false, err
+	}
+	if len(have) != len(kept) {
+		return false, nil
+	}
+	for id, n := range have {
+		if kept[id] != n {
+			return false, nil
+		}
+	}
+	return true, nil
+}
+
+// digestsAgree recomputes the digests of the hours in [from, to) (zero:
+// no bound) from the rows and compares them with the stored ones.
+func (d *digestTable) digestsAgree(ctx context.Context, tx *sql.Tx, from, to time.Time) (bool, error) {
+	parts, err := d.hash(ctx, tx, from, to)
+	if err != nil {
+		return false, err
+	}
+	sel := "_hour"
+	for _, g := range d.groups {
+		sel += ", CAST(" + ident(g) + " AS VARCHAR)"
+	}
+	var where []string
+	var args []any
+	if !from.IsZero() {
+		args = append(args, from.UTC().Format(sqlTime))
+		where = append(where, "_hour >= CAST($"+strconv.Itoa(len(args))+" AS TIMESTAMP)")
+	}
+	if !to.IsZero() {
+		args = append(args, to.UTC().Format(sqlTime))
+		where = append(where, "_hour < CAST($"+strconv.Itoa(len(args))+" AS TIMESTAMP)")
+	}
+	q := "SELECT " + sel + ", _n, _lthash FROM " + d.rel
+	if len(where) > 0 {
+		q += " WHERE " + strings.Join(where, " AND ")
+	}
+	rows, err := tx.QueryContext(ctx, q, args...)
+	if err != nil {
+		return false, err
+	}
+	defer rows.Close()
+	kept := map[string]rollupPart{}
+	for rows.Next() {
+		p := rollupPart{groups: make([]sql.NullString, len(d.groups))}
+		var b []byte
+		dest := []any{&p.hour}
+		for i := range p.groups {
+			dest = append(dest, &p.groups[i])
+		}
+		dest = append(dest, &p.n, &b)
+		if err := rows.Scan(dest...); err != nil {
+			return false, err
+		}
+		if err := p.hash.UnmarshalBinary(b); err != nil {
+			return false, nil
+		}
+		p.hour = p.hour.UTC()
+		if _, dup := kept[p.id()]; dup {
+			return false, nil
+		}
+		kept[p.id()] = p
+	}
+	if err := rows.Err(); err != nil {
+		return false, err
+	}
+	if len(kept) != len(parts) {
+		return false, nil
+	}
+	for i := range parts {
+		k, ok := kept[parts[i].id()]
+		if !ok || k.n != parts[i].n || !k.hash.Equal(&parts[i].hash) {
+			return false, nil
+		}
+	}
+	return true, nil
+}
+
+// hasColumns reports whether groups holds every column of cols.
+func hasColumns(groups []string, cols ...string) bool {
+	for _, c := range cols {
+		if !slices.Contains(groups, c) {
+			return false
+		}
+	}
+	return true
+}
