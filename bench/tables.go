@@ -32,6 +32,8 @@ var Renderers = map[string]func(*Record) (string, error){
 	"scale-window-winroll-duckdb":           ScaleRunsTable,
 	"scale-window-winroll-postgres":         ScaleRunsTable,
 	"scale-window-winroll-postgres-noindex": ScaleRunsTable,
+	"scale-metric-valroll-duckdb":           ScaleMetricTable,
+	"scale-metric-valroll-postgres":         ScaleMetricTable,
 }
 
 // Provenance is the line under every generated table: the command, the

@@ -127,6 +127,15 @@ type Options struct {
 	// the edge rows' keys, and the first keys in bytewise order, instead
 	// of every key read and hashed twice. Off by default.
 	MetricRollups bool
+	// MetricValueRollups lets a query_metric call over a long window take
+	// its values from the per-hour value rollups an import built
+	// (shape.DeriveOptions.RollupValues): the compiled query sums the
+	// window's whole hours from them and computes its partial edge hours
+	// from the rows, and the resolver re-derives it by
+	// metric.RederiveValues (a second summation and a seeded spot check
+	// of the stored hours against the rows) when its provenance is summed
+	// from the key digests (MetricRollups). Off by default.
+	MetricValueRollups bool
 	// WindowDigests lets a count_rows_in_window call of more rows than
 	// the provenance limit take its count and an lthash digest from the
 	// dataset's per-hour window digests, when the import built them

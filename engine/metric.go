@@ -307,6 +307,12 @@ func (r *shapeRunner) resolveMetric(ctx context.Context, c tool.Call, fr fact.Re
 		re, err = metric.Resolve(ctx, db, cat, req, o)
 		return err
 	})
+	if errors.Is(err, metric.ErrRollupMismatch) {
+		// The stored value rollups the compiled query summed disagree
+		// with the rows (RederiveValues's spot check): a disagreement,
+		// not a fault of the resolver, so the answer fails verification.
+		return fact.Verdict{}, nil
+	}
 	if err != nil {
 		return fact.Verdict{}, fmt.Errorf("resolve metric: %w", err)
 	}

@@ -37,6 +37,15 @@ type Options struct {
 	// Rollups maps a dataset name to its per-hour key digests, which
 	// RollupKeys sums; absent when it has none.
 	Rollups map[string]Rollup
+	// ValueRollups maps a dataset name to its per-hour value rollups:
+	// Compile answers a request they fit (see ValueRollup) from them and
+	// the window's edge rows, and Resolve, given SkipKeys, re-derives it
+	// by RederiveValues; absent, neither reads them.
+	ValueRollups map[string]ValueRollup
+	// SpotHours is how many whole hours RederiveValues re-derives from
+	// the rows to check the stored rollups: DefaultSpotHours when 0, none
+	// when negative.
+	SpotHours int
 	// SkipKeys: RederiveSQL leaves Table.Keys empty (a caller that sums
 	// them from the digests, RollupKeys, needs the values alone).
 	SkipKeys bool
@@ -81,7 +90,11 @@ func Compile(cat *catalog.Catalog, req Request, o *Options) (*Query, error) {
 		o = &Options{}
 	}
 	c := &compiler{r: r, o: o}
-	sqlText, err := c.render()
+	render := c.render
+	if p, ok := planValues(r, o); ok {
+		render = func() (string, error) { return c.renderValues(p) }
+	}
+	sqlText, err := render()
 	if err == nil {
 		err = c.err
 	}
@@ -123,6 +136,30 @@ type compiler struct {
 	o      *Options
 	tables map[string]bool
 	err    error // the first relation without a table
+	// win, when set, is the window a kind's subquery reads instead of
+	// the request's (renderValues: the edges of a window answered from
+	// the value rollups), as SQL expressions.
+	win *sqlWindow
+}
+
+// sqlWindow is a half-open window [start(), end()) as SQL expressions, each
+// call binding its parameters anew.
+type sqlWindow struct {
+	start, end func() string
+}
+
+func (c *compiler) startAt() string {
+	if c.win != nil {
+		return c.win.start()
+	}
+	return c.instant(c.r.req.Start)
+}
+
+func (c *compiler) endAt() string {
+	if c.win != nil {
+		return c.win.end()
+	}
+	return c.instant(c.r.req.End)
 }
 
 // ErrNoRelation is returned by Compile and Rederive for a dataset or a
@@ -194,9 +231,17 @@ func mcol(i int) string { return "m" + strconv.Itoa(i) }
 func dcol(i int) string { return "d" + strconv.Itoa(i) }
 
 func (c *compiler) render() (string, error) {
+	parts, err := c.kinds()
+	if err != nil {
+		return "", err
+	}
+	return c.outer(parts, "MAX")
+}
+
+// kinds renders one subquery per kind of row set, each giving the group
+// columns and its measures (null for the others).
+func (c *compiler) kinds() ([]string, error) {
 	r := c.r
-	// One subquery per kind of row set, each giving the group columns and
-	// its measures (null for the others).
 	var parts []string
 	for _, kind := range []int{kindRows, kindLatest, kindSeq} {
 		var idx []int
@@ -210,10 +255,19 @@ func (c *compiler) render() (string, error) {
 		}
 		s, err := c.kind(kind, idx)
 		if err != nil {
-			return "", err
+			return nil, err
 		}
 		parts = append(parts, s)
 	}
+	return parts, nil
+}
+
+// outer renders the query over the union of parts: each group's measures
+// combined by fn (MAX when every part holds a group once per kind, SUM
+// when the parts are pieces of the window to add), the metric's value,
+// the running total, the order and the limit.
+func (c *compiler) outer(parts []string, fn string) (string, error) {
+	r := c.r
 	var group []string
 	for i := range r.dims {
 		group = append(group, "u."+dcol(i))
@@ -223,7 +277,7 @@ func (c *compiler) render() (string, error) {
 	}
 	agg := make([]string, len(r.measures))
 	for i, m := range r.measures {
-		a := "MAX(u." + mcol(i) + ")"
+		a := fn + "(u." + mcol(i) + ")"
 		if zeroWhenEmpty(m) {
 			a = "COALESCE(" + a + ", 0)"
 		}
@@ -388,10 +442,10 @@ func (c *compiler) kind(kind int, idx []int) (string, error) {
 	}
 	// The window's start is bound only when the kind reads it: DuckDB
 	// refuses a parameter the text does not use.
-	end := c.instant(r.req.End)
+	end := c.endAt()
 	start := ""
 	if kind != kindLatest {
-		start = c.instant(r.req.Start)
+		start = c.startAt()
 	}
 	// src is the relation of candidate rows, aliased t, with the window
 	// functions the kind needs computed over whole series (before the
@@ -410,7 +464,7 @@ func (c *compiler) kind(kind int, idx []int) (string, error) {
 		case kindLatest:
 			reach = " AND s." + ident(vt) + " >= " + end
 		case kindSeq:
-			reach = " AND s." + ident(vt) + " >= " + c.instant(r.req.Start)
+			reach = " AND s." + ident(vt) + " >= " + c.startAt()
 		}
 	}
 	switch kind {

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/provenant/provenant/catalog"
 	"github.com/provenant/provenant/internal/sqlcond"
@@ -19,7 +20,18 @@ import (
 // row through database/sql.
 const DefaultMaxGoRows = 5000
 
-// Resolve re-derives req's table for a resolver: by Rederive (in Go) when
+// ResolveFromRollups is the least span of whole hours for which Resolve,
+// given SkipKeys and value rollups, re-derives by RederiveValues; a
+// shorter window is re-derived from the rows alone (RederiveSQL or
+// Rederive), which also checks every stored hour the compiled query
+// summed. Measured at 10,000,000 events on DuckDB (one client, medians
+// of 15): an eight-hour shift took 25.4 ms by RederiveSQL without keys
+// and 83.8 ms by RederiveValues, a week 141.6 ms and 33.9 ms.
+const ResolveFromRollups = 24 * time.Hour
+
+// Resolve re-derives req's table for a resolver: with Options.SkipKeys,
+// from the value rollups (RederiveValues) when they answer it and its
+// whole hours span at least ResolveFromRollups; otherwise by Rederive (in Go) when
 // the rows it would read, those before the window's end, are at most
 // Options.MaxGoRows (DefaultMaxGoRows when 0; a negative value always
 // chooses SQL), else by RederiveSQL. Both give every group and the
@@ -32,6 +44,11 @@ func Resolve(ctx context.Context, db Querier, cat *catalog.Catalog, req Request,
 	}
 	if o == nil {
 		o = &Options{}
+	}
+	if o.SkipKeys {
+		if p, ok := planValues(r, o); ok && p.f.Sub(p.a) >= ResolveFromRollups {
+			return RederiveValues(ctx, db, cat, req, o)
+		}
 	}
 	limit := o.MaxGoRows
 	if limit == 0 {
@@ -516,46 +533,75 @@ func (g *sqlRederiver) measureCols(i int, m *catalog.Measure) ([]string, error) 
 
 // readGroups runs the aggregate query and computes each group's value.
 func (g *sqlRederiver) readGroups(ctx context.Context, db Querier, q string, args []any) (*Table, error) {
-	r := g.r
-	t := &Table{Bucketed: r.grain != catalog.GrainNone}
-	for _, d := range r.dims {
-		t.Dimensions = append(t.Dimensions, d.Name.Value)
+	parts, err := g.readPartials(ctx, db, q, args)
+	if err != nil {
+		return nil, err
 	}
+	return g.r.finish(parts, g.r.grain != catalog.GrainNone), nil
+}
+
+// partial is one group's row of the aggregate query: its dimensions,
+// bucket and five columns per measure (n, s, lo, hi, dn).
+type partial struct {
+	dims   []sql.NullString
+	bucket sql.NullTime
+	vals   []sql.NullFloat64
+}
+
+// readPartials runs the aggregate query and returns its rows.
+func (g *sqlRederiver) readPartials(ctx context.Context, db Querier, q string, args []any) ([]partial, error) {
+	r := g.r
+	bucketed := r.grain != catalog.GrainNone
 	rows, err := db.QueryContext(ctx, q, args...)
 	if err != nil {
 		return nil, fmt.Errorf("rederive metric in SQL: %w", err)
 	}
 	defer rows.Close()
+	var out []partial
 	for rows.Next() {
-		dims := make([]sql.NullString, len(r.dims))
-		var bucket sql.NullTime
-		vals := make([]sql.NullFloat64, 5*len(r.measures))
+		p := partial{dims: make([]sql.NullString, len(r.dims)), vals: make([]sql.NullFloat64, 5*len(r.measures))}
 		var dest []any
-		for i := range dims {
-			dest = append(dest, &dims[i])
+		for i := range p.dims {
+			dest = append(dest, &p.dims[i])
 		}
-		if t.Bucketed {
-			dest = append(dest, &bucket)
+		if bucketed {
+			dest = append(dest, &p.bucket)
 		}
-		for i := range vals {
-			dest = append(dest, &vals[i])
+		for i := range p.vals {
+			dest = append(dest, &p.vals[i])
 		}
 		if err := rows.Scan(dest...); err != nil {
 			return nil, fmt.Errorf("rederive metric in SQL: %w", err)
 		}
-		row := Row{Dims: make([]*string, len(dims))}
-		for i, d := range dims {
+		out = append(out, p)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("rederive metric in SQL: %w", err)
+	}
+	return out, nil
+}
+
+// finish computes each group's value from its partials, adds the one row
+// over no rows of a table without groups, and orders the table.
+func (r *resolved) finish(parts []partial, bucketed bool) *Table {
+	t := &Table{Bucketed: bucketed}
+	for _, d := range r.dims {
+		t.Dimensions = append(t.Dimensions, d.Name.Value)
+	}
+	for _, p := range parts {
+		row := Row{Dims: make([]*string, len(p.dims))}
+		for i, d := range p.dims {
 			if d.Valid {
 				s := d.String
 				row.Dims[i] = &s
 			}
 		}
-		if t.Bucketed && bucket.Valid {
-			row.Bucket = bucket.Time.UTC()
+		if t.Bucketed && p.bucket.Valid {
+			row.Bucket = p.bucket.Time.UTC()
 		}
 		mv := map[string]*float64{}
 		for i, m := range r.measures {
-			get := func(j int) float64 { return vals[5*i+j].Float64 }
+			get := func(j int) float64 { return p.vals[5*i+j].Float64 }
 			var v float64
 			switch m.Agg.Value {
 			case catalog.AggCount, catalog.AggEntries:
@@ -583,9 +629,6 @@ func (g *sqlRederiver) readGroups(ctx context.Context, db Querier, q string, arg
 		row.Value = r.metricValue(r.metric, mv, 0)
 		t.Rows = append(t.Rows, row)
 	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("rederive metric in SQL: %w", err)
-	}
 	if len(r.dims) == 0 && !t.Bucketed && len(t.Rows) == 0 {
 		// No group at all: the one row over no rows.
 		mv := map[string]*float64{}
@@ -595,7 +638,7 @@ func (g *sqlRederiver) readGroups(ctx context.Context, db Querier, q string, arg
 		t.Rows = append(t.Rows, Row{Dims: []*string{}, Value: r.metricValue(r.metric, mv, 0)})
 	}
 	r.order(t)
-	return t, nil
+	return t
 }
 
 // keysSQL renders the query of the contributing rows' keys: per kind, the

@@ -60,6 +60,18 @@ type DeriveOptions struct {
 	// of hashing every key. Once the table exists, every Derive keeps it
 	// up to date, whatever this option says.
 	RollupKeys bool
+	// RollupValues builds TABLE__rollup_values (see DeriveRollupValues):
+	// per hour and group, the partials of the catalog's count, duration
+	// and entries measures, from which a metric over a long window is
+	// summed instead of sequencing every row. It needs Catalog (the
+	// measures); ImportOptions sets it from the layout. Once the table
+	// exists, every Derive given the catalog keeps it up to date, whatever
+	// this option says; a Derive without the catalog drops it (it could
+	// not be kept, and a stale rollup would be summed by the compiled
+	// query and the resolver alike).
+	RollupValues bool
+	// Catalog is the catalog whose measures the value rollups store.
+	Catalog *catalog.Catalog
 	// WindowKeys builds TABLE__window_keys (see DeriveWindowKeys): per
 	// hour and combination of WindowGroups, the rows' number and the
 	// lthash of their keys, from which a large window's count and digest
@@ -131,7 +143,24 @@ func Derive(ctx context.Context, tx *sql.Tx, ds *catalog.Dataset, table string, 
 		if o != nil {
 			groups = o.WindowGroups
 		}
-		return DeriveWindowKeys(ctx, tx, ds, table, groups)
+		if err := DeriveWindowKeys(ctx, tx, ds, table, groups); err != nil {
+			return err
+		}
+	}
+	values := o != nil && o.RollupValues
+	exists, err := tableExists(ctx, tx, table+RollupValuesSuffix)
+	if err != nil {
+		return fmt.Errorf("derive %s: %w", table, err)
+	}
+	switch {
+	case (values || exists) && o != nil && o.Catalog != nil:
+		return DeriveRollupValues(ctx, tx, o.Catalog, ds, table)
+	case values:
+		return fmt.Errorf("derive %s: rollup values: no catalog in the options", table)
+	case exists:
+		if _, err := tx.ExecContext(ctx, "DROP TABLE "+quoteName(table+RollupValuesSuffix)); err != nil {
+			return fmt.Errorf("derive %s: drop rollup values: %w", table, err)
+		}
 	}
 	return nil
 }

@@ -15,12 +15,17 @@ import (
 func ImportOptions(o *DeriveOptions) *ingest.SinkOptions {
 	return &ingest.SinkOptions{
 		AfterInsert: func(ctx context.Context, tx *sql.Tx, l *ingest.Layout) error {
-			if o != nil && o.WindowKeys && o.WindowGroups == nil && l.Catalog != nil {
-				c := *o
-				c.WindowGroups = WindowGroups(l.Catalog, l.Dataset)
-				return Derive(ctx, tx, l.Dataset, l.Table, &c)
+			d := DeriveOptions{}
+			if o != nil {
+				d = *o
 			}
-			return Derive(ctx, tx, l.Dataset, l.Table, o)
+			if d.Catalog == nil {
+				d.Catalog = l.Catalog
+			}
+			if d.WindowKeys && d.WindowGroups == nil && l.Catalog != nil {
+				d.WindowGroups = WindowGroups(l.Catalog, l.Dataset)
+			}
+			return Derive(ctx, tx, l.Dataset, l.Table, &d)
 		},
 		Move: func(ctx context.Context, tx *sql.Tx, l *ingest.Layout, staging string) error {
 			return MoveStaged(ctx, tx, l.Dataset, l.Table, staging)

@@ -118,6 +118,11 @@ type Options struct {
 	// (TABLE__rollup_keys, DeriveOptions.RollupKeys), when it has them, to
 	// metric requests as metric.Options.Rollups; off, none is read.
 	MetricRollups bool
+	// MetricValueRollups passes each dataset's per-hour value rollups
+	// (TABLE__rollup_values, DeriveOptions.RollupValues), when it has
+	// them, to metric requests as metric.Options.ValueRollups; off, none
+	// is read.
+	MetricValueRollups bool
 	// WindowDigests lets a count_rows_in_window call of more rows than
 	// MaxKeys take its count and digest (lthash's) from the per-hour
 	// window digests (TABLE__window_keys, DeriveOptions.WindowKeys), when
@@ -172,6 +177,9 @@ type Engine struct {
 	metricGoRows int
 	// rollups maps a dataset's name to its key digests (MetricRollups).
 	rollups map[string]metric.Rollup
+	// valueRollups maps a dataset's name to its value rollups
+	// (MetricValueRollups).
+	valueRollups map[string]metric.ValueRollup
 	// sums are the digests' running sums by dataset (under mu).
 	sums map[string]*digestSums
 	// wcounts are the window digests' running counts by relation (under
@@ -267,6 +275,19 @@ func New(ctx context.Context, cat *catalog.Catalog, src Source, o *Options) (*En
 					e.rollups = map[string]metric.Rollup{}
 				}
 				e.rollups[ds.Name.Value] = MetricRollup(ds, tableName(ds, src))
+			}
+		}
+		if ok && o != nil && o.MetricValueRollups {
+			name := tableName(ds, src) + RollupValuesSuffix
+			has, err := tableExists(ctx, src.DB, name)
+			if err != nil {
+				return nil, fmt.Errorf("new shape engine: %w", err)
+			}
+			if has {
+				if e.valueRollups == nil {
+					e.valueRollups = map[string]metric.ValueRollup{}
+				}
+				e.valueRollups[ds.Name.Value] = MetricValueRollup(cat, ds, tableName(ds, src))
 			}
 		}
 		if ok {

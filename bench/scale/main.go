@@ -78,6 +78,7 @@ type config struct {
 	goRows   int    // engine.Options.MetricGoRows
 	schema   string // PostgreSQL schema prefix, followed by the size
 	rollups  bool   // build per-hour key digests and serve metrics from them
+	values   bool   // build per-hour value rollups and serve metrics from them
 	phases   int    // time each metric phase apart over this many calls
 	windows  bool   // build the per-hour window key digests and serve large windows from them
 }
@@ -101,6 +102,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs.IntVar(&c.every, "every", 0, "`ROWS` between checkpoints when building (0: the default spacing, twice the series and at least shape.MinEvery)")
 	fs.BoolVar(&c.metrics, "metrics", false, "measure query_metric end to end (compile, validate, execute, re-derive) instead of the tool shapes, at -clients and at one client")
 	fs.IntVar(&c.goRows, "metric-go-rows", 0, "most `ROWS` a metric's re-derivation reads into Go before it re-derives in SQL (0: metric.DefaultMaxGoRows)")
+	fs.BoolVar(&c.values, "value-rollups", false, "build the per-hour value rollups (shape.DeriveOptions.RollupValues; use another -data) and serve query_metric's values from them (engine.Options.MetricValueRollups; with -rollups the resolver re-derives from them too)")
 	fs.BoolVar(&c.rollups, "rollups", false, "build the per-hour key digests (shape.DeriveOptions.RollupKeys; use another -data) and serve query_metric's large provenance from them (engine.Options.MetricRollups)")
 	fs.IntVar(&c.phases, "metric-phases", 0, "with -metrics: time each step of `N` one-client calls apart (compile and run, the keys summed or read, the re-derivation) and print them")
 	fs.BoolVar(&c.windows, "window-digests", false, "add the per-hour window key digests (shape.DeriveWindowKeys) to each dataset that lacks them, and serve a window of more keys than the provenance limit from them (engine.Options.WindowDigests); without it the digests, if built, are not read")
@@ -244,7 +246,7 @@ func build(ctx context.Context, cat *catalog.Catalog, c config, b string, n int,
 		pw.CloseWithError(err)
 	}()
 	defer pr.Close()
-	opts := shape.ImportOptions(&shape.DeriveOptions{Every: c.every, RollupKeys: c.rollups})
+	opts := shape.ImportOptions(&shape.DeriveOptions{Every: c.every, RollupKeys: c.rollups, RollupValues: c.values, Catalog: cat})
 	r := ingest.NewCSV("generated.csv", l, pr)
 	start := time.Now()
 	var res ingest.Result
@@ -432,7 +434,7 @@ func serve(ctx context.Context, cat *catalog.Catalog, c config, b string, n int)
 			return bench.ScaleReport{}, fmt.Errorf("set threads: %w", err)
 		}
 	}
-	e, err := engine.OpenCatalog(ctx, cat, src, &engine.Options{MetricGoRows: c.goRows, MetricRollups: c.rollups, WindowDigests: c.windows})
+	e, err := engine.OpenCatalog(ctx, cat, src, &engine.Options{MetricGoRows: c.goRows, MetricRollups: c.rollups, MetricValueRollups: c.values, WindowDigests: c.windows})
 	if err != nil {
 		return bench.ScaleReport{}, err
 	}

@@ -68,16 +68,24 @@ func drawMetric(r *rand.Rand, cat *catalog.Catalog, gen *proposals, window time.
 // the keys, the resolver's re-derivation and Verify). Each phase runs at
 // c.clients and then at one client, each for c.duration.
 func measureMetrics(ctx context.Context, cat *catalog.Catalog, e *engine.Engine, gen *proposals, c config, rep *bench.ScaleReport) error {
-	v, err := sandboxduckdb.NewValidator(ctx, sandbox.NewPolicy(cat.Allowlist()).WithParameters(), nil)
+	// The compiled queries the engine runs: over the derived validity
+	// intervals and, with -value-rollups, the value rollups, which the
+	// compiled queries (not free SQL) may read.
+	allow := cat.Allowlist()
+	co := &metric.Options{ValidTo: map[string]string{"status_events": shape.ValidToColumn}}
+	if c.values {
+		ru := shape.MetricValueRollup(cat, cat.Dataset("status_events"), "status_events")
+		co.ValueRollups = map[string]metric.ValueRollup{"status_events": ru}
+		allow = append(allow, ru.Relation)
+	}
+	v, err := sandboxduckdb.NewValidator(ctx, sandbox.NewPolicy(allow).WithParameters(), nil)
 	if err != nil {
 		return fmt.Errorf("open validator: %w", err)
 	}
 	defer v.Close()
 	call := func(r *rand.Rand, window time.Duration, week bool) (string, error) {
 		req, p := drawMetric(r, cat, gen, window, week)
-		// The SQL the engine runs: compiled over the derived validity
-		// intervals.
-		q, err := metric.Compile(cat, req, &metric.Options{ValidTo: map[string]string{"status_events": shape.ValidToColumn}})
+		q, err := metric.Compile(cat, req, co)
 		if err != nil {
 			return "", fmt.Errorf("compile: %w", err)
 		}

@@ -28,7 +28,9 @@ import (
 //   - summed: metric.RollupKeys as the executor runs it (nearest edges,
 //     the least 1,000 keys) and as the resolver does (edges added, no
 //     keys listed), and metric.FirstKeysHold (the resolver's check of
-//     the listed keys), when the dataset has digests.
+//     the listed keys), when the dataset has digests;
+//   - with -value-rollups: the compiled query from the value rollups and
+//     metric.RederiveValues (the resolver's values from them).
 func measureMetricPhases(ctx context.Context, cat *catalog.Catalog, db *sql.DB, gen *proposals, c config, w io.Writer) error {
 	ds := cat.Dataset("status_events")
 	o := &metric.Options{ValidTo: map[string]string{"status_events": shape.ValidToColumn}, MaxGoRows: -1}
@@ -87,6 +89,27 @@ func measureMetricPhases(ctx context.Context, cat *catalog.Catalog, db *sql.DB, 
 					return err
 				}),
 			)
+			if err == nil && c.values {
+				vo := values
+				vo.ValueRollups = map[string]metric.ValueRollup{"status_events": shape.MetricValueRollup(cat, ds, "status_events")}
+				err = errors.Join(
+					timed("compiled from value rollups", func() error {
+						q, err := metric.Compile(cat, req, &vo)
+						if err != nil {
+							return err
+						}
+						_, err = q.Run(ctx, tx)
+						return err
+					}),
+					timed("values (RederiveValues)", func() error {
+						_, err := metric.RederiveValues(ctx, tx, cat, req, &vo)
+						if errors.Is(err, metric.ErrNoRollup) {
+							return nil
+						}
+						return err
+					}),
+				)
+			}
 			if err == nil && c.rollups {
 				var first []string
 				err = errors.Join(

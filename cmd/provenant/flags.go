@@ -76,6 +76,8 @@ type engineFlags struct {
 	repair repairFlags
 	// metricKeyDigests: --metric-key-digests (engine.Options.MetricRollups).
 	metricKeyDigests bool
+	// metricRollups: --metric-rollups (engine.Options.MetricValueRollups).
+	metricRollups bool
 	// windowKeyDigests: --window-key-digests (engine.Options.WindowDigests).
 	windowKeyDigests bool
 }
@@ -109,6 +111,8 @@ func (f *engineFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.noisyInner, "noisy-inner", "rules", "with --provider noisy: the `PROVIDER` it wraps (rules, openai, anthropic, record or replay)")
 	fs.BoolVar(&f.metricKeyDigests, "metric-key-digests", false,
 		"with --catalog: take a query_metric answer's provenance past the provenance limit from the per-hour key digests `import --key-digests` built (its count, an lthash16x1024 digest and the least keys), instead of reading and hashing every key")
+	fs.BoolVar(&f.metricRollups, "metric-rollups", false,
+		"with --catalog: compute a query_metric answer over a window of whole hours from the per-hour value rollups `import --value-rollups` built (the whole hours stored, the edge hours from the rows) and, with --metric-key-digests, re-derive it from them with a seeded spot check of stored hours against the rows")
 	fs.BoolVar(&f.windowKeyDigests, "window-key-digests", false,
 		"with --catalog: take a window count of more rows than the provenance limit from the per-hour window key digests `import --key-digests` built (its count, an lthash16x1024 digest and the least keys), instead of reading and digesting every key")
 	f.anthropic.register(fs)
@@ -164,7 +168,7 @@ func (f *engineFlags) engineOptions(logger *slog.Logger) (engine.Options, error)
 	if err != nil {
 		return engine.Options{}, err
 	}
-	opts := engine.Options{Provider: p, Logger: logger, RefuseUngrounded: f.refuseUngrounded, Now: now, Repair: f.repair.loop(), MetricRollups: f.metricKeyDigests, WindowDigests: f.windowKeyDigests}
+	opts := engine.Options{Provider: p, Logger: logger, RefuseUngrounded: f.refuseUngrounded, Now: now, Repair: f.repair.loop(), MetricRollups: f.metricKeyDigests, MetricValueRollups: f.metricRollups, WindowDigests: f.windowKeyDigests}
 	f.gov.apply(&opts)
 	if f.selfConsistency != 0 {
 		sc := &pipeline.SelfConsistency{Samples: f.selfConsistency}

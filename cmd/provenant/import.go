@@ -34,6 +34,7 @@ func runImport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	dbPath := fs.String("db", "", "DuckDB database `FILE` to import into (created if missing)")
 	dsn := fs.String("postgres", "", "PostgreSQL `DSN` to import into (postgres://user@host:5432/db?sslmode=disable)")
 	keyDigests := fs.Bool("key-digests", false, "also build and keep the per-hour key digests (TABLE__rollup_keys) that serve --metric-key-digests sums a long window's query_metric provenance from, and the per-hour window key digests grouped by the window tools' fixed entity and filter (TABLE__window_keys) that --window-key-digests sums a large window's count and digest from; once built, every import keeps them")
+	valueRollups := fs.Bool("value-rollups", false, "also build and keep the per-hour value rollups (TABLE__rollup_values) that serve --metric-rollups computes a long window's query_metric values from; once built, every import keeps them")
 	asJSON := fs.Bool("json", false, "print the result as one JSON object, with the wall-clock time the import took (reported, never used)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -65,7 +66,7 @@ func runImport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	// The engine reads a table through structures derived from it: each
 	// import rebuilds them in its own transaction, so no answer ever sees
 	// new rows with stale structures.
-	opts := shape.ImportOptions(&shape.DeriveOptions{RollupKeys: *keyDigests, WindowKeys: *keyDigests})
+	opts := shape.ImportOptions(&shape.DeriveOptions{RollupKeys: *keyDigests, RollupValues: *valueRollups, WindowKeys: *keyDigests})
 	if *dbPath != "" {
 		if db, err = duckdb.OpenFile(ctx, *dbPath); err != nil {
 			return err

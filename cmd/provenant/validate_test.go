@@ -97,9 +97,9 @@ func TestValidate_ExitCodes(t *testing.T) {
 		wantStderr []string // lines, in order, that stderr must contain
 	}{
 		{"retail is valid", []string{"validate", "--catalog", "../../catalogs/retail.yaml"}, 0,
-			"../../catalogs/retail.yaml: valid (catalog retail version \"1\": 1 dataset(s), 6 tool(s), 8 metric(s), 290 compiled quer(ies) within the SQL allowlist)\n", nil},
+			"../../catalogs/retail.yaml: valid (catalog retail version \"1\": 1 dataset(s), 6 tool(s), 8 metric(s), 435 compiled quer(ies) within the SQL allowlist)\n", nil},
 		{"warehouse is valid", []string{"validate", "--catalog", "../../catalogs/warehouse.yaml"}, 0,
-			"../../catalogs/warehouse.yaml: valid (catalog warehouse version \"1\": 1 dataset(s), 6 tool(s), 8 metric(s), 140 compiled quer(ies) within the SQL allowlist)\n", nil},
+			"../../catalogs/warehouse.yaml: valid (catalog warehouse version \"1\": 1 dataset(s), 6 tool(s), 8 metric(s), 210 compiled quer(ies) within the SQL allowlist)\n", nil},
 		{"every validation error with its position", []string{"validate", "--catalog", bad}, 1, "",
 			[]string{at(bad, badText, "op: neq", 13) + " unknown operator `neq`; did you mean `ne`?",
 				at(bad, badText, "attribute: stat\n", 16) + " unknown attribute `stat`; did you mean `state`?",
@@ -108,7 +108,7 @@ func TestValidate_ExitCodes(t *testing.T) {
 			[]string{at(typo, typoText, "  - name: scans", 5) + " dataset: missing key `time`",
 				at(typo, typoText, "tme: timestamp", 5) + " unknown key `tme`; did you mean `time`?"}},
 		{"fixtures match", []string{"validate", "--catalog", "../../catalogs/retail.yaml", "--fixtures"}, 0,
-			"../../catalogs/retail.yaml: valid (catalog retail version \"1\": 1 dataset(s), 6 tool(s), 8 metric(s), 290 compiled quer(ies) within the SQL allowlist, 23 fixture case(s) match)\n", nil},
+			"../../catalogs/retail.yaml: valid (catalog retail version \"1\": 1 dataset(s), 6 tool(s), 8 metric(s), 435 compiled quer(ies) within the SQL allowlist, 23 fixture case(s) match)\n", nil},
 		{"a fixture value wrong", []string{"validate", "--catalog", wrong, "--fixtures"}, 1, "",
 			[]string{at(wrong, string(wh), "fixture: fixtures/warehouse/mean_time_to_repair.yaml", 14) +
 				" metric `mean_time_to_repair`: fixture: case \"by zone\": compiled SQL: row [zone-02]: value 2700, want 2600",

@@ -55,6 +55,11 @@ func OpenWarehouseDerived(tb testing.TB, n int, opts *engine.Options, d *shape.D
 	if err != nil {
 		tb.Fatal(err)
 	}
+	if d != nil && d.Catalog == nil {
+		c := *d
+		c.Catalog = cat
+		d = &c
+	}
 	sk := duckdb.NewSink(db, &ingest.SinkOptions{AfterInsert: func(ctx context.Context, tx *sql.Tx, l *ingest.Layout) error {
 		return shape.Derive(ctx, tx, l.Dataset, l.Table, d)
 	}})

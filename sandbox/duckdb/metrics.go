@@ -39,10 +39,23 @@ func CheckMetrics(ctx context.Context, cat *catalog.Catalog) (int, error) {
 		return 0, err
 	}
 	defer v.Close()
+	// Compiled queries (never free SQL) may also read the value rollups
+	// an import built (shape.RollupValuesSuffix).
+	withRollups := slices.Clone(allow)
+	for _, ds := range cat.Datasets {
+		if ds.Table.Value != "" {
+			withRollups = append(withRollups, strings.ToLower(ds.Table.Value+shape.RollupValuesSuffix))
+		}
+	}
+	vr, err := NewValidator(ctx, sandbox.NewPolicy(withRollups).WithParameters(), nil)
+	if err != nil {
+		return 0, err
+	}
+	defer vr.Close()
 	var list catalog.ErrorList
 	total := 0
 	for _, m := range cat.Metrics {
-		n, msg, err := checkMetric(ctx, v, cat, m)
+		n, msg, err := checkMetric(ctx, v, vr, cat, m)
 		total += n
 		if err != nil {
 			return total, err
@@ -60,19 +73,28 @@ func CheckMetrics(ctx context.Context, cat *catalog.Catalog) (int, error) {
 
 // checkMetric returns the number of m's compiled queries judged and the
 // first problem with them, or "".
-func checkMetric(ctx context.Context, v *Validator, cat *catalog.Catalog, m *catalog.Metric) (n int, problem string, err error) {
+func checkMetric(ctx context.Context, v, vr *Validator, cat *catalog.Catalog, m *catalog.Metric) (n int, problem string, err error) {
 	// A dataset with derived structures is read through its validity
-	// intervals (shape.Derive's column), a second form of each query.
+	// intervals (shape.Derive's column), a second form of each query; with
+	// value rollups (shape.DeriveOptions.RollupValues), a third, judged by
+	// vr, whose allowlist adds the rollup tables.
 	intervals := &metric.Options{ValidTo: map[string]string{}}
+	rollups := &metric.Options{ValidTo: map[string]string{}, ValueRollups: map[string]metric.ValueRollup{}}
 	for _, ds := range cat.Datasets {
 		intervals.ValidTo[ds.Name.Value] = shape.ValidToColumn
+		rollups.ValidTo[ds.Name.Value] = shape.ValidToColumn
+		if ds.Table.Value != "" {
+			rollups.ValueRollups[ds.Name.Value] = shape.MetricValueRollup(cat, ds, ds.Table.Value)
+		}
 	}
 	variants := []struct {
 		opts *metric.Options
 		name string
-	}{{nil, ""}, {intervals, ", through validity intervals"}}
+		v    *Validator
+	}{{nil, "", v}, {intervals, ", through validity intervals", v}, {rollups, ", from value rollups", vr}}
 	for _, req := range metric.Representative(cat, m) {
 		for _, run := range variants {
+			v := run.v
 			n++
 			what := "compiled query (grain " + req.Grain
 			if len(req.Dimensions) > 0 {

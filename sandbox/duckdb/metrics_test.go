@@ -31,12 +31,12 @@ func TestCheckMetrics(t *testing.T) {
 		wantErrs             int    // metrics failing
 		want                 string // in every error
 	}{
-		{"retail", "retail", "", 290, 0, ""},
-		{"warehouse", "warehouse", "", 140, 0, ""},
-		{"retail, a reference denied", "retail", "sql:\n  deny: [stores]\n", 290, 0, ""},
+		{"retail", "retail", "", 435, 0, ""},
+		{"warehouse", "warehouse", "", 210, 0, ""},
+		{"retail, a reference denied", "retail", "sql:\n  deny: [stores]\n", 435, 0, ""},
 		{"retail, the dataset's table denied", "retail", "sql:\n  deny: [events]\n", 8, 8,
 			"compiled query (grain none) reads table `events`, which is outside the read allowlist (in `sql.deny`)"},
-		{"retail, the products reference denied", "retail", "sql:\n  deny: [products]\n", 52, 8,
+		{"retail, the products reference denied", "retail", "sql:\n  deny: [products]\n", 74, 8,
 			"compiled query (grain none, dimensions category) reads table `products`"},
 		{"warehouse, the dataset's table denied", "warehouse", "sql:\n  deny: [status_events]\n", 8, 8,
 			"reads table `status_events`"},

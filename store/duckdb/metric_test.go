@@ -37,3 +37,9 @@ func TestMetricEveryShape(t *testing.T) { metrictest.RunEveryShape(t, duckMetric
 // TestMetricRollupKeys: on DuckDB, a provenance summed from per-hour key
 // digests equals the re-derived keys' count, lthash and first keys.
 func TestMetricRollupKeys(t *testing.T) { metrictest.RunRollupKeys(t, duckMetrics) }
+
+// TestMetricRollupValues: on DuckDB, a metric compiled from per-hour value
+// rollups and the edge rows equals the compiled query without them, byte
+// for byte, RederiveValues equals RederiveSQL, and an altered rollup is
+// caught by the spot check and rebuilt by the next import.
+func TestMetricRollupValues(t *testing.T) { metrictest.RunRollupValues(t, duckMetrics) }

@@ -1,0 +1,156 @@
+package engine_test
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"slices"
+	"testing"
+
+	"github.com/provenant/provenant/answer"
+	"github.com/provenant/provenant/catalogs"
+	"github.com/provenant/provenant/engine"
+	"github.com/provenant/provenant/engine/enginetest"
+	"github.com/provenant/provenant/ingest"
+	"github.com/provenant/provenant/ingest/ingesttest"
+	"github.com/provenant/provenant/pipeline"
+	"github.com/provenant/provenant/shape"
+	"github.com/provenant/provenant/store/duckdb"
+	"github.com/provenant/provenant/tool"
+)
+
+// TestQueryMetric_ValueRollups: with per-hour value rollups and key
+// digests (shape.DeriveOptions.RollupValues and RollupKeys,
+// engine.Options.MetricValueRollups and MetricRollups), query_metric
+// answers every verdict clause true with the same table, count and first
+// keys as an engine without either, whether or not the request can be
+// answered from the rollups.
+func TestQueryMetric_ValueRollups(t *testing.T) {
+	const n, limit = 5000, 200
+	with := enginetest.OpenWarehouseDerived(t, n, &engine.Options{ProvenanceLimit: limit, MetricRollups: true, MetricValueRollups: true},
+		&shape.DeriveOptions{RollupKeys: true, RollupValues: true, Every: 97})
+	without := enginetest.OpenWarehouse(t, n, &engine.Options{ProvenanceLimit: limit})
+	tests := []struct {
+		name   string
+		params map[string]any
+		scope  tool.Scope
+	}{
+		{"a day by zone", map[string]any{"metric": "availability", "dimensions": []any{"zone"}, "start": "2026-01-05T00:00:00Z", "end": "2026-01-06T00:00:00Z"}, tool.AllStores()},
+		{"odd minutes", map[string]any{"metric": "observed_time", "start": "2026-01-05T03:17:09Z", "end": "2026-01-06T21:48:00Z"}, tool.AllStores()},
+		{"by device type", map[string]any{"metric": "utilisation", "dimensions": []any{"device_type"}, "start": "2026-01-05T03:05:00Z", "end": "2026-01-05T20:55:00Z"}, tool.AllStores()},
+		{"a zone filter", map[string]any{"metric": "mean_time_to_repair", "start": "2026-01-04T10:30:00Z", "end": "2026-01-07T10:30:00Z",
+			"filters": []any{map[string]any{"dimension": "zone", "op": "eq", "values": []any{"zone-02"}}}}, tool.AllStores()},
+		{"faults by day, not in two zones", map[string]any{"metric": "fault_count", "grain": "day", "start": "2026-01-04T10:30:00Z", "end": "2026-01-07T10:30:00Z",
+			"filters": []any{map[string]any{"dimension": "zone", "op": "not_in", "values": []any{"zone-02", "zone-03"}}}}, tool.AllStores()},
+		{"fault rate, a device type filter", map[string]any{"metric": "fault_rate", "dimensions": []any{"zone"}, "start": "2026-01-04T00:00:00Z", "end": "2026-01-08T00:00:00Z",
+			"filters": []any{map[string]any{"dimension": "device_type", "op": "in", "values": []any{"AGV", "LIFT"}}}}, tool.AllStores()},
+		{"a scoped caller", map[string]any{"metric": "availability", "dimensions": []any{"zone"}, "start": "2026-01-04T00:00:00Z", "end": "2026-01-08T00:00:00Z"}, tool.StoresOnly("zone-01")},
+		{"by device (from the rows)", map[string]any{"metric": "availability", "dimensions": []any{"device"}, "start": "2026-01-04T00:00:00Z", "end": "2026-01-06T00:00:00Z"}, tool.AllStores()},
+		{"within an hour (from the rows)", map[string]any{"metric": "availability", "start": "2026-01-05T00:00:00Z", "end": "2026-01-05T00:50:00Z"}, tool.AllStores()},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ctx := pipeline.WithScope(t.Context(), tt.scope)
+			a := with.Pipeline.Call(ctx, tool.Proposal{Tool: shape.QueryMetric, Params: tt.params})
+			b := without.Pipeline.Call(ctx, tool.Proposal{Tool: shape.QueryMetric, Params: tt.params})
+			if a.Outcome() != answer.Answered || b.Outcome() != answer.Answered {
+				t.Fatalf("outcomes %s (%s) and %s (%s), want answered", a.Outcome(), a.Reason(), b.Outcome(), b.Reason())
+			}
+			va, _ := a.Value()
+			vb, _ := b.Value()
+			if !slices.EqualFunc(va.Table.Rows, vb.Table.Rows, slices.Equal) {
+				t.Errorf("tables differ:\n%v\n%v", va.Table.Rows, vb.Table.Rows)
+			}
+			pa, _ := a.Provenance()
+			pb, _ := b.Provenance()
+			if pa.NumEvents() != pb.NumEvents() || !slices.Equal(pa.EventIDs(), pb.EventIDs()) {
+				t.Errorf("%d contributing rows, without rollups %d; or other first keys", pa.NumEvents(), pb.NumEvents())
+			}
+		})
+	}
+}
+
+// TestQueryMetric_ValueRollupDefect: stored value rollups altered outside
+// an import (running seconds raised) are not answered silently wrong
+// when the resolver sees them: over a window of fewer than 24 whole hours
+// the resolver re-derives from the rows alone (metric.ResolveFromRollups),
+// which disagrees with the compiled query's sum; over a longer window
+// RederiveValues's spot check re-derives metric.DefaultSpotHours whole
+// hour(s) from the rows, here all altered. The next import's checks
+// rebuild them, after which the calls are answered with the tables an
+// engine without rollups gives. One altered hour among a long window's N
+// whole hours is found by the spot check with probability 1/N a request
+// (the property test, metrictest.RunRollupValues, checks a spot check
+// covering it always refuses).
+func TestQueryMetric_ValueRollupDefect(t *testing.T) {
+	ctx := t.Context()
+	cat, err := catalogs.Load("warehouse")
+	if err != nil {
+		t.Fatal(err)
+	}
+	db, err := duckdb.OpenMemory(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	l, err := ingest.NewLayout(cat, "status_events")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := bytes.SplitAfter(ingesttest.DemoJSONL(t, 6000), []byte("\n"))
+	imp := func(part []byte) {
+		sink := duckdb.NewSink(db, &ingest.SinkOptions{AfterInsert: func(ctx context.Context, tx *sql.Tx, l *ingest.Layout) error {
+			return shape.Derive(ctx, tx, l.Dataset, l.Table, &shape.DeriveOptions{RollupKeys: true, RollupValues: true, Catalog: cat})
+		}})
+		if _, err := ingest.Import(ctx, sink, l, ingest.NewJSONL("demo.jsonl", l, bytes.NewReader(part))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	imp(bytes.Join(lines[:4000], nil))
+	open := func(o *engine.Options) *engine.Engine {
+		e, err := engine.OpenCatalog(ctx, cat, shape.Source{DB: db}, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { e.Close() })
+		return e
+	}
+	with := open(&engine.Options{ProvenanceLimit: 200, MetricRollups: true, MetricValueRollups: true})
+	without := open(&engine.Options{ProvenanceLimit: 200})
+	windows := []map[string]any{
+		// One whole hour, 05:00 to 06:00, and edges of 40 minutes: the
+		// resolver reads the rows alone.
+		{"metric": "availability", "dimensions": []any{"zone"}, "start": "2026-01-05T04:20:00Z", "end": "2026-01-05T06:40:00Z"},
+		// Thirty whole hours, every one altered: the spot check's hour is.
+		{"metric": "availability", "dimensions": []any{"zone"}, "start": "2026-01-04T23:20:00Z", "end": "2026-01-06T06:40:00Z"},
+	}
+	call := func(e *engine.Engine, params map[string]any) answer.Answer {
+		return e.Pipeline.Call(ctx, tool.Proposal{Tool: shape.QueryMetric, Params: params})
+	}
+	for _, w := range windows {
+		if a := call(with, w); a.Outcome() != answer.Answered {
+			t.Fatalf("before the alteration: %s (%s), want answered", a.Outcome(), a.Reason())
+		}
+	}
+	if _, err := db.ExecContext(ctx, "UPDATE status_events"+shape.RollupValuesSuffix+" SET m_running_seconds = m_running_seconds + 600 WHERE _hour >= CAST('2026-01-05 00:00:00' AS TIMESTAMP) AND _hour < CAST('2026-01-06 06:00:00' AS TIMESTAMP)"); err != nil {
+		t.Fatal(err)
+	}
+	for i, w := range windows {
+		if a := call(with, w); a.Outcome() != answer.Error || a.Reason().String() != "verification_failed" {
+			v, _ := a.Value()
+			t.Errorf("window %d over altered rollups: %s (%s), %v; want error (verification_failed)", i, a.Outcome(), a.Reason(), v.Table)
+		}
+	}
+	imp(bytes.Join(lines[4000:], nil))
+	for i, w := range windows {
+		a, b := call(with, w), call(without, w)
+		if a.Outcome() != answer.Answered || b.Outcome() != answer.Answered {
+			t.Fatalf("window %d after the next import: outcomes %s (%s) and %s, want answered", i, a.Outcome(), a.Reason(), b.Outcome())
+		}
+		va, _ := a.Value()
+		vb, _ := b.Value()
+		if !slices.EqualFunc(va.Table.Rows, vb.Table.Rows, slices.Equal) {
+			t.Errorf("window %d after the next import, tables differ:\n%v\n%v", i, va.Table.Rows, vb.Table.Rows)
+		}
+	}
+}

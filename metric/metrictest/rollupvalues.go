@@ -1,0 +1,305 @@
+package metrictest
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"pgregory.net/rapid"
+
+	"github.com/provenant/provenant/catalog"
+	"github.com/provenant/provenant/ingest"
+	"github.com/provenant/provenant/metric"
+	"github.com/provenant/provenant/shape"
+)
+
+// RunRollupValues checks, on random datasets with rows at any second of
+// 60 hours, imported in two parts (the second later, with an append's
+// validity intervals), and random requests with windows at any minute
+// asked after each part, that:
+//
+//   - the compiled query answered from the value rollups
+//     (metric.Options.ValueRollups) returns exactly the table, byte for
+//     byte, of the compiled query without them;
+//   - metric.RederiveValues (stored hours, RederiveSQL's edges, a spot
+//     check) returns exactly the table of RederiveSQL;
+//   - rollups built in two imports equal rollups built at once;
+//   - a stored measure altered is refused by RederiveValues when its spot
+//     check covers the hour (ErrRollupMismatch), and rebuilt by the next
+//     import's checks.
+func RunRollupValues(t *testing.T, b Backend) {
+	for _, file := range Catalogs {
+		t.Run(strings.TrimSuffix(file, ".yaml"), func(t *testing.T) {
+			cat := LoadCatalog(t, file)
+			db := b.Open(t)
+			n, planned, caught := 0, 0, 0
+			rapid.Check(t, func(rt *rapid.T) {
+				n++
+				ctx := t.Context()
+				sm := cat.SemanticModels[0]
+				ds := cat.Dataset(sm.Dataset.Value)
+				rows := genRows(rt, ds)
+				for i := range rows {
+					rows[i].at = rows[i].at.Add(time.Duration(rapid.IntRange(0, 3599).Draw(rt, "second")) * time.Second)
+				}
+				one, inc, tmp := "rv_"+strconv.Itoa(n), "rvi_"+strconv.Itoa(n), "rvt_"+strconv.Itoa(n)
+				derive := func(table string) {
+					tx, err := db.BeginTx(ctx, nil)
+					if err != nil {
+						rt.Fatal(err)
+					}
+					defer tx.Rollback()
+					if err := shape.DeriveRollupValues(ctx, tx, cat, ds, table); err != nil {
+						rt.Fatal(err)
+					}
+					if err := tx.Commit(); err != nil {
+						rt.Fatal(err)
+					}
+				}
+				opts := &metric.Options{
+					Relations: map[string]string{ds.Name.Value: inc}, References: map[string]string{},
+					ValidTo: map[string]string{ds.Name.Value: ValidTo},
+				}
+				for _, e := range ds.Entities {
+					if e.Reference == nil {
+						continue
+					}
+					ref := "rvref_" + strconv.Itoa(n) + "_" + e.Name.Value
+					opts.References[e.Name.Value] = ref
+					if err := loadReference(ctx, db, cat, sm, e, ref, rt); err != nil {
+						rt.Fatal(err)
+					}
+				}
+				with := *opts
+				with.ValueRollups = map[string]metric.ValueRollup{ds.Name.Value: shape.MetricValueRollup(cat, ds, inc)}
+				with.SpotHours = rapid.IntRange(-1, 3).Draw(rt, "spot hours")
+				ask := func() {
+					for range 3 {
+						m := rapid.SampledFrom(cat.Metrics).Draw(rt, "metric")
+						req := genRequest(rt, cat, sm, ds, m)
+						req.Start = req.Start.Truncate(time.Hour).Add(time.Duration(rapid.IntRange(0, 59).Draw(rt, "start minute")) * time.Minute)
+						req.End = req.End.Truncate(time.Hour).Add(time.Duration(rapid.IntRange(0, 59).Draw(rt, "end minute")) * time.Minute)
+						if !req.End.After(req.Start) {
+							req.End = req.Start.Add(time.Minute)
+						}
+						if !metric.Plannable(cat, req, &with) {
+							continue
+						}
+						planned++
+						want := compiled(rt, ctx, db, cat, req, opts)
+						got := compiled(rt, ctx, db, cat, req, &with)
+						if d := tableDiff(got, want); d != "" {
+							rt.Fatalf("compiled from rollups differs (%s):\n%s\nwant\n%s", d, showTable(got), showTable(want))
+						}
+						re, err := metric.RederiveSQL(ctx, db, cat, req, &metric.Options{Relations: opts.Relations, References: opts.References, ValidTo: opts.ValidTo, SkipKeys: true})
+						if err != nil {
+							rt.Fatalf("rederive: %v", err)
+						}
+						rv, err := metric.RederiveValues(ctx, db, cat, req, &with)
+						if err != nil {
+							rt.Fatalf("rederive values: %v", err)
+						}
+						if d := tableDiff(rv, re); d != "" {
+							rt.Fatalf("RederiveValues differs from RederiveSQL (%s):\n%s\nwant\n%s", d, showTable(rv), showTable(re))
+						}
+						if err := metric.Verify(req, got, rv, 0); err != nil {
+							rt.Fatalf("verify: %v", err)
+						}
+					}
+				}
+				// The same rows in two imports, the second later; requests
+				// after each.
+				cut := base.Add(time.Duration(rapid.IntRange(0, 60).Draw(rt, "cut")) * time.Hour)
+				var early, late []genRow
+				for _, r := range rows {
+					if r.at.Before(cut) {
+						early = append(early, r)
+					} else {
+						late = append(late, r)
+					}
+				}
+				if err := loadRows(ctx, db, ds, inc, early); err != nil {
+					rt.Fatal(err)
+				}
+				derive(inc)
+				ask()
+				if err := loadRows(ctx, db, ds, tmp, late); err != nil {
+					rt.Fatal(err)
+				}
+				if _, err := db.ExecContext(ctx, "INSERT INTO "+ingest.Quote(inc)+" SELECT * FROM "+ingest.Quote(tmp)); err != nil {
+					rt.Fatal(err)
+				}
+				revalidate(rt, ctx, db, ds, inc)
+				derive(inc)
+				ask()
+				if err := loadRows(ctx, db, ds, one, rows); err != nil {
+					rt.Fatal(err)
+				}
+				derive(one)
+				want := dumpValues(rt, db, one)
+				if got := dumpValues(rt, db, inc); !slices.Equal(got, want) {
+					rt.Fatalf("rollups built in two imports differ from one:\n%v\nwant\n%v", got, want)
+				}
+				// A stored measure altered: the spot check of its hour
+				// refuses the answer, the next import rebuilds it.
+				ru := with.ValueRollups[ds.Name.Value]
+				if len(want) == 0 || len(ru.Measures) == 0 {
+					return
+				}
+				col := rapid.SampledFrom(ru.Measures).Draw(rt, "altered measure")
+				// A count or a duration is checked in every hour, entries
+				// in the hours just before the last (shape.RollupValuesAgree).
+				rv := ingest.Quote(inc + shape.RollupValuesSuffix)
+				var at sql.NullTime
+				var err error
+				if m, _ := cat.Measure(col); m.Agg.Value == catalog.AggEntries {
+					var last time.Time
+					if err = db.QueryRowContext(ctx, "SELECT MAX(_hour) FROM "+rv).Scan(&last); err == nil {
+						err = db.QueryRowContext(ctx, "SELECT MAX(_hour) FROM "+rv+" WHERE _n > 0 AND _hour < CAST($1 AS TIMESTAMP) AND _hour >= CAST($2 AS TIMESTAMP)",
+							last.UTC().Format("2006-01-02 15:04:05"), last.UTC().Add(-2*time.Hour).Format("2006-01-02 15:04:05")).Scan(&at)
+					}
+				} else {
+					err = db.QueryRowContext(ctx, "SELECT MIN(_hour) FROM "+rv+" WHERE _n > 0").Scan(&at)
+				}
+				if err != nil {
+					rt.Fatal(err)
+				}
+				if !at.Valid {
+					return
+				}
+				hour := at.Time
+				hour = hour.UTC()
+				if _, err := db.ExecContext(ctx, "UPDATE "+ingest.Quote(inc+shape.RollupValuesSuffix)+" SET "+ingest.Quote(metric.ValueColumn(col))+" = "+
+					ingest.Quote(metric.ValueColumn(col))+" + 1 WHERE _hour = CAST($1 AS TIMESTAMP) AND _n > 0", hour.Format("2006-01-02 15:04:05")); err != nil {
+					rt.Fatal(err)
+				}
+				for _, m := range cat.Metrics {
+					if !slices.Contains(cat.MeasuresOf(m), col) {
+						continue
+					}
+					req := metric.Request{Metric: m.Name.Value, Start: hour.Add(-30 * time.Minute), End: hour.Add(90 * time.Minute), Scope: metric.All()}
+					spot := with
+					spot.SpotHours = 1
+					if !metric.Plannable(cat, req, &spot) {
+						continue
+					}
+					_, err := metric.RederiveValues(ctx, db, cat, req, &spot)
+					if !errors.Is(err, metric.ErrRollupMismatch) {
+						rt.Fatalf("metric %s over the altered hour %s: err %v, want ErrRollupMismatch", m.Name.Value, hour, err)
+					}
+					caught++
+					break
+				}
+				derive(inc)
+				if got := dumpValues(rt, db, inc); !slices.Equal(got, want) {
+					rt.Fatalf("an altered rollup survived an import:\n%v\nwant\n%v", got, want)
+				}
+			})
+			if planned == 0 || caught == 0 {
+				t.Errorf("planned %d requests from the rollups, caught %d altered ones: the property checked nothing", planned, caught)
+			}
+			t.Logf("%d requests answered from the value rollups, %d alterations caught, over %d cases", planned, caught, n)
+		})
+	}
+}
+
+// revalidate recomputes a table's validity intervals after an append, as
+// shape.Derive does: each row's series' next row's time, or OpenEnd.
+func revalidate(t *rapid.T, ctx context.Context, db *sql.DB, ds *catalog.Dataset, rel string) {
+	var series []string
+	for _, e := range ds.SeriesEntities() {
+		series = append(series, ingest.Quote(e.Column.Value))
+	}
+	key, ts := ingest.Quote(ds.Key.Value), ingest.Quote(ds.Time.Value)
+	q := "UPDATE " + ingest.Quote(rel) + " SET " + ingest.Quote(ValidTo) + " = x.nx FROM (SELECT " + key + " AS k, COALESCE(LEAD(" + ts +
+		") OVER (PARTITION BY " + strings.Join(series, ", ") + " ORDER BY " + ts + ", " + key + "), CAST('" + shape.OpenEnd + "' AS TIMESTAMP)) AS nx FROM " +
+		ingest.Quote(rel) + ") x WHERE " + ingest.Quote(rel) + "." + key + " = x.k"
+	if _, err := db.ExecContext(ctx, q); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func compiled(t *rapid.T, ctx context.Context, db *sql.DB, cat *catalog.Catalog, req metric.Request, o *metric.Options) *metric.Table {
+	q, err := metric.Compile(cat, req, o)
+	if err != nil {
+		t.Fatalf("compile: %v", err)
+	}
+	tab, err := q.Run(ctx, db)
+	if err != nil {
+		t.Fatalf("run: %v\n%s", err, q.SQL)
+	}
+	return tab
+}
+
+// tableDiff returns "" when a and b hold the same rows, values equal bit
+// for bit, or what differs.
+func tableDiff(a, b *metric.Table) string {
+	if len(a.Rows) != len(b.Rows) {
+		return "row count " + strconv.Itoa(len(a.Rows)) + " against " + strconv.Itoa(len(b.Rows))
+	}
+	for i := range a.Rows {
+		x, y := a.Rows[i], b.Rows[i]
+		if a.GroupLabel(x) != b.GroupLabel(y) || !x.Bucket.Equal(y.Bucket) {
+			return "row " + strconv.Itoa(i) + "'s group"
+		}
+		if (x.Value == nil) != (y.Value == nil) || x.Value != nil && math.Float64bits(*x.Value) != math.Float64bits(*y.Value) {
+			return "row " + strconv.Itoa(i) + "'s value"
+		}
+	}
+	return ""
+}
+
+func showTable(t *metric.Table) string {
+	var b strings.Builder
+	for _, r := range t.Rows {
+		b.WriteString(t.GroupLabel(r) + " " + r.Bucket.Format(time.RFC3339) + " ")
+		if r.Value == nil {
+			b.WriteString("null")
+		} else {
+			b.WriteString(strconv.FormatFloat(*r.Value, 'g', -1, 64))
+		}
+		b.WriteString("\n")
+	}
+	return b.String()
+}
+
+// dumpValues returns a value rollup table's rows as text, sorted.
+func dumpValues(t *rapid.T, db *sql.DB, table string) []string {
+	rows, err := db.QueryContext(t.Context(), "SELECT * FROM "+ingest.Quote(table+shape.RollupValuesSuffix))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	cols, _ := rows.Columns()
+	var out []string
+	for rows.Next() {
+		vals := make([]any, len(cols))
+		ptrs := make([]any, len(cols))
+		for i := range vals {
+			ptrs[i] = &vals[i]
+		}
+		if err := rows.Scan(ptrs...); err != nil {
+			t.Fatal(err)
+		}
+		var b strings.Builder
+		for i, v := range vals {
+			if tm, ok := v.(time.Time); ok {
+				v = tm.UTC().Format(time.RFC3339)
+			}
+			b.WriteString(cols[i] + "=" + strings.TrimSpace(strings.ReplaceAll(fmt.Sprint(v), "\n", " ")) + " ")
+		}
+		out = append(out, b.String())
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	slices.Sort(out)
+	return out
+}
