@@ -381,7 +381,7 @@ func min64(a, b time.Time) time.Time {
 
 // RollupValuesAgree checks the stored value rollups of the hours before
 // `before` against the rows: every (hour, group)'s row count and counts
-// (one GROUP BY, no window), the entries of the rollupCheckHours hours
+// (one GROUP BY, no window), the entries of the digestCheckHours hours
 // before it (LAG over the rows reaching them), and every group's
 // durations summed over all those hours (one GROUP BY over the validity
 // intervals clipped at `before`, to a relative 1e-9). An altered count or
@@ -395,7 +395,7 @@ func RollupValuesAgree(ctx context.Context, tx *sql.Tx, cat *catalog.Catalog, ds
 	at := before.UTC().Format(sqlTime)
 	// Per (hour, group): the rows and the counts of every hour before the
 	// cut (one GROUP BY, no window), and the entries of the
-	// rollupCheckHours hours before it (LAG over the rows reaching them: a
+	// digestCheckHours hours before it (LAG over the rows reaching them: a
 	// suffix of every series).
 	var counts, entries []*catalog.Measure
 	var countCols, entryCols []string
@@ -486,7 +486,7 @@ func RollupValuesAgree(ctx context.Context, tx *sql.Tx, cat *catalog.Catalog, ds
 		return false, err
 	}
 	if len(entries) > 0 {
-		from := before.UTC().Add(-rollupCheckHours * time.Hour).Format(sqlTime)
+		from := before.UTC().Add(-digestCheckHours * time.Hour).Format(sqlTime)
 		args = nil
 		flags, err := flagSQL(ds, entries, seriesWindow(ds), &args)
 		if err != nil {

@@ -64,12 +64,13 @@ func WindowGroups(cat *catalog.Catalog, ds *catalog.Dataset) []string {
 	return out
 }
 
-// windowCheckHours is how many stored hours before the recomputed ones an
-// import re-hashes from the rows and compares with the stored digests.
-const windowCheckHours = 2
+// digestCheckHours is how many stored hours before the recomputed ones an
+// import re-hashes from the rows and compares with the stored digests
+// (both digest tables, and the entries of the value rollups).
+const digestCheckHours = 2
 
 // digestTable is one table of per-hour key digests grouped by columns:
-// what DeriveWindowKeys builds and checks.
+// what DeriveWindowKeys and DeriveRollupKeys build and check.
 type digestTable struct {
 	ds     *catalog.Dataset
 	table  string // the rows' table
@@ -79,27 +80,36 @@ type digestTable struct {
 
 // DeriveWindowKeys brings TABLE__window_keys up to date inside tx (Derive
 // calls it when DeriveOptions.WindowKeys is set or the table exists). A
-// new table is grouped by groups (WindowGroups); an existing one keeps
-// its own columns. Only the hours from the last stored hour on are
-// recomputed, after two checks: every earlier (hour, group)'s stored
-// count equals the rows' count (one GROUP BY over the rows before it),
-// and the digests of the windowCheckHours stored hours before the last
-// equal a recomputation from their rows. When a check fails every hour is
-// recomputed. A stored digest older than those hours whose count is right
-// is not re-hashed: an import does not catch it (see
-// CheckWindowKeys, which re-hashes every hour).
+// new table is grouped by groups (WindowGroups) and indexed by them and
+// the hour; an existing one keeps its own columns. See deriveDigests.
 func DeriveWindowKeys(ctx context.Context, tx *sql.Tx, ds *catalog.Dataset, table string, groups []string) error {
-	fail := func(what string, err error) error {
-		return fmt.Errorf("derive %s: window keys: %s: %w", table, what, err)
+	return deriveDigests(ctx, tx, ds, table, WindowKeysSuffix, "window keys", groups, true)
+}
+
+// deriveDigests brings the digest table TABLE+suffix up to date inside
+// tx. Only the hours from the last stored hour on are recomputed, after
+// two checks: every earlier (hour, group)'s stored count equals the
+// rows' count (one GROUP BY over the rows before it), and the digests of
+// the digestCheckHours stored hours before the last equal a
+// recomputation from their rows. When a check fails every hour is
+// recomputed. A stored digest older than those hours whose count is right
+// is not re-hashed: an import does not catch it (CheckWindowKeys
+// re-hashes every hour). A new table is grouped by groups and indexed by
+// the hour, after the groups when indexGroups (a window reads one group's
+// hours; a metric many groups' hours); none is made when groups is empty
+// and indexGroups (a catalog with no window a digest can serve).
+func deriveDigests(ctx context.Context, tx *sql.Tx, ds *catalog.Dataset, table, suffix, what string, groups []string, indexGroups bool) error {
+	fail := func(step string, err error) error {
+		return fmt.Errorf("derive %s: %s: %s: %w", table, what, step, err)
 	}
-	d := &digestTable{ds: ds, table: table, rel: quoteName(table + WindowKeysSuffix)}
-	exists, err := tableExists(ctx, tx, table+WindowKeysSuffix)
+	d := &digestTable{ds: ds, table: table, rel: quoteName(table + suffix)}
+	exists, err := tableExists(ctx, tx, table+suffix)
 	if err != nil {
 		return fail("look up table", err)
 	}
 	var from time.Time // recompute the hours from this one on; zero: all
 	if !exists {
-		if len(groups) == 0 {
+		if len(groups) == 0 && indexGroups {
 			return nil
 		}
 		d.groups = groups
@@ -115,11 +125,13 @@ func DeriveWindowKeys(ctx context.Context, tx *sql.Tx, ds *catalog.Dataset, tabl
 		if !ok {
 			base = table
 		}
-		cols := make([]string, len(groups))
-		for i, g := range groups {
-			cols[i] = ident(g)
+		var cols []string
+		if indexGroups {
+			for _, g := range groups {
+				cols = append(cols, ident(g))
+			}
 		}
-		if _, err := tx.ExecContext(ctx, "CREATE INDEX "+ident(base+WindowKeysSuffix+"_idx")+" ON "+d.rel+" ("+strings.Join(cols, ", ")+", _hour)"); err != nil {
+		if _, err := tx.ExecContext(ctx, "CREATE INDEX "+ident(base+suffix+"_idx")+" ON "+d.rel+" ("+strings.Join(append(cols, "_hour"), ", ")+")"); err != nil {
 			return fail("index", err)
 		}
 	} else {
@@ -138,7 +150,7 @@ func DeriveWindowKeys(ctx context.Context, tx *sql.Tx, ds *catalog.Dataset, tabl
 			if ok {
 				var check sql.NullTime
 				if err := tx.QueryRowContext(ctx, "SELECT MIN(h._hour) FROM (SELECT DISTINCT _hour FROM "+d.rel+" WHERE _hour < CAST($1 AS TIMESTAMP) ORDER BY _hour DESC LIMIT "+
-					strconv.Itoa(windowCheckHours)+") h", last.Time.UTC().Format(sqlTime)).Scan(&check); err != nil {
+					strconv.Itoa(digestCheckHours)+") h", last.Time.UTC().Format(sqlTime)).Scan(&check); err != nil {
 					return fail("read hours to check", err)
 				}
 				if check.Valid {

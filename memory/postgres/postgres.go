@@ -27,7 +27,7 @@ type Store struct {
 // Open connects to the database dsn names and creates the journal table
 // if missing. Close releases the connections.
 func Open(ctx context.Context, dsn string) (*Store, error) {
-	db, err := pgstore.OpenPool(ctx, dsn, MaxConns)
+	db, err := pgstore.OpenGrowingPool(ctx, dsn, MaxConns)
 	if err != nil {
 		return nil, fmt.Errorf("open memory journal: %w", err)
 	}

@@ -45,10 +45,31 @@ func Open(ctx context.Context, dsn string) (*sql.DB, error) {
 // idle: what every PostgreSQL store of this module opens. The error never
 // quotes the DSN, which may hold a password.
 func OpenPool(ctx context.Context, dsn string, conns int) (*sql.DB, error) {
+	return openPool(ctx, dsn, conns, nil)
+}
+
+// OpenGrowingPool is OpenPool for tables that grow from empty while they
+// are served: the audit state (event log, register, grants) and the
+// memory journal. Its connections plan every execution of a prepared
+// statement anew (plan_cache_mode force_custom_plan). PostgreSQL keeps a
+// prepared statement's generic plan until something invalidates it (DDL,
+// an ANALYZE); on a server that does not analyze (autovacuum off) a plan
+// made when a table was empty, a sequential scan, would then be kept while
+// the table grows, and every append would read the whole event log
+// (TestOpenGrowingPool_PlansGrowth). Re-planning costs these short queries
+// tens of microseconds.
+func OpenGrowingPool(ctx context.Context, dsn string, conns int) (*sql.DB, error) {
+	return openPool(ctx, dsn, conns, map[string]string{"plan_cache_mode": "force_custom_plan"})
+}
+
+func openPool(ctx context.Context, dsn string, conns int, params map[string]string) (*sql.DB, error) {
 	cfg, err := pgx.ParseConfig(dsn)
 	if err != nil {
 		// pgx's message can quote the DSN, password included.
 		return nil, errors.New("open postgres: malformed DSN")
+	}
+	for k, v := range params {
+		cfg.RuntimeParams[k] = v
 	}
 	db := stdlib.OpenDB(*cfg)
 	// database/sql keeps 2 idle connections by default: under concurrent

@@ -39,5 +39,5 @@ const MaxConns = 8
 // pgx parses it) with a pool of MaxConns and checks that it answers. The
 // error never quotes the DSN, which may hold a password.
 func Open(ctx context.Context, dsn string) (*sql.DB, error) {
-	return postgres.OpenPool(ctx, dsn, MaxConns)
+	return postgres.OpenGrowingPool(ctx, dsn, MaxConns)
 }
