@@ -218,6 +218,12 @@ func (b *batch) Commit(ctx context.Context, inputs []string) (ingest.Result, err
 			return ingest.Result{}, fmt.Errorf("after insert: %w", err)
 		}
 	}
+	// The planner's statistics of the rows just written, in the same
+	// transaction: a server without autovacuum would otherwise plan every
+	// query of the table on none (a sample of at most 30,000 rows).
+	if _, err := b.tx.ExecContext(ctx, "ANALYZE "+ingest.Quote(b.l.Table)); err != nil {
+		return ingest.Result{}, fmt.Errorf("analyze table: %w", err)
+	}
 	if err := b.tx.Commit(); err != nil {
 		return ingest.Result{}, fmt.Errorf("commit import: %w", err)
 	}
