@@ -8,9 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/provenant/provenant/catalogs"
 	"github.com/provenant/provenant/ingest"
-	"github.com/provenant/provenant/ingest/ingesttest"
 	"github.com/provenant/provenant/store/duckdb"
 
 	"github.com/provenant/provenant/answer"
@@ -176,20 +174,7 @@ func TestLtHashScheme(t *testing.T) {
 // recompute its count and digest.
 func TestQueryMetric_RollupAppend(t *testing.T) {
 	ctx := t.Context()
-	cat, err := catalogs.Load("warehouse")
-	if err != nil {
-		t.Fatal(err)
-	}
-	db, err := duckdb.OpenMemory(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	l, err := ingest.NewLayout(cat, "status_events")
-	if err != nil {
-		t.Fatal(err)
-	}
-	lines := bytes.SplitAfter(ingesttest.DemoJSONL(t, 6000), []byte("\n"))
+	cat, db, l, lines := warehouseDemoLines(t, 6000)
 	cut := 4000
 	for i, o := range []*shape.DeriveOptions{{RollupKeys: true}, nil} {
 		part := bytes.Join(lines[:cut], nil)

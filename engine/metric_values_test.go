@@ -8,11 +8,9 @@ import (
 	"testing"
 
 	"github.com/provenant/provenant/answer"
-	"github.com/provenant/provenant/catalogs"
 	"github.com/provenant/provenant/engine"
 	"github.com/provenant/provenant/engine/enginetest"
 	"github.com/provenant/provenant/ingest"
-	"github.com/provenant/provenant/ingest/ingesttest"
 	"github.com/provenant/provenant/pipeline"
 	"github.com/provenant/provenant/shape"
 	"github.com/provenant/provenant/store/duckdb"
@@ -84,20 +82,7 @@ func TestQueryMetric_ValueRollups(t *testing.T) {
 // covering it always refuses).
 func TestQueryMetric_ValueRollupDefect(t *testing.T) {
 	ctx := t.Context()
-	cat, err := catalogs.Load("warehouse")
-	if err != nil {
-		t.Fatal(err)
-	}
-	db, err := duckdb.OpenMemory(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	l, err := ingest.NewLayout(cat, "status_events")
-	if err != nil {
-		t.Fatal(err)
-	}
-	lines := bytes.SplitAfter(ingesttest.DemoJSONL(t, 6000), []byte("\n"))
+	cat, db, l, lines := warehouseDemoLines(t, 6000)
 	imp := func(part []byte) {
 		sink := duckdb.NewSink(db, &ingest.SinkOptions{AfterInsert: func(ctx context.Context, tx *sql.Tx, l *ingest.Layout) error {
 			return shape.Derive(ctx, tx, l.Dataset, l.Table, &shape.DeriveOptions{RollupKeys: true, RollupValues: true, Catalog: cat})

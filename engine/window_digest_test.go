@@ -21,16 +21,16 @@ import (
 	"github.com/provenant/provenant/tool"
 )
 
-// windowDigestDB imports 6,000 warehouse demo events into an in-memory
-// DuckDB in two imports (the second later), the first building the
-// per-hour window key digests, and calls corrupt between them.
-func windowDigestDB(t *testing.T, corrupt func(db *sql.DB)) (*sql.DB, *catalog.Catalog) {
-	ctx := t.Context()
+// warehouseDemoLines opens an in-memory DuckDB, closed when the test
+// ends, and returns it with the warehouse catalog, its status_events
+// layout and n demo events as JSON lines, one line per element.
+func warehouseDemoLines(t *testing.T, n int) (*catalog.Catalog, *sql.DB, *ingest.Layout, [][]byte) {
+	t.Helper()
 	cat, err := catalogs.Load("warehouse")
 	if err != nil {
 		t.Fatal(err)
 	}
-	db, err := duckdb.OpenMemory(ctx)
+	db, err := duckdb.OpenMemory(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -39,7 +39,15 @@ func windowDigestDB(t *testing.T, corrupt func(db *sql.DB)) (*sql.DB, *catalog.C
 	if err != nil {
 		t.Fatal(err)
 	}
-	lines := bytes.SplitAfter(ingesttest.DemoJSONL(t, 6000), []byte("\n"))
+	return cat, db, l, bytes.SplitAfter(ingesttest.DemoJSONL(t, n), []byte("\n"))
+}
+
+// windowDigestDB imports 6,000 warehouse demo events into an in-memory
+// DuckDB in two imports (the second later), the first building the
+// per-hour window key digests, and calls corrupt between them.
+func windowDigestDB(t *testing.T, corrupt func(db *sql.DB)) (*sql.DB, *catalog.Catalog) {
+	ctx := t.Context()
+	cat, db, l, lines := warehouseDemoLines(t, 6000)
 	for i, part := range [][]byte{bytes.Join(lines[:4000], nil), bytes.Join(lines[4000:], nil)} {
 		o := &shape.DeriveOptions{WindowKeys: i == 0} // the second import keeps them up to date unasked
 		sink := duckdb.NewSink(db, shape.ImportOptions(o))
