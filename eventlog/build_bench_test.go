@@ -68,7 +68,7 @@ func BenchmarkStoreEvents(b *testing.B) {
 			if err := e.Validate(); err != nil {
 				b.Fatal(err)
 			}
-			if _, err := json.Marshal(e); err != nil {
+			if _, err := eventlog.Encode(e); err != nil {
 				b.Fatal(err)
 			}
 		}
