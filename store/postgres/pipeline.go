@@ -4,11 +4,15 @@ import (
 	"context"
 	"database/sql"
 	"database/sql/driver"
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"math"
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgtype"
 	"github.com/jackc/pgx/v5/stdlib"
 
 	"github.com/provenant/provenant/shape"
@@ -92,8 +96,14 @@ func readBatch(br pgx.BatchResults, n int) (_ []shape.Rowset, err error) {
 			return nil, err
 		}
 		var set shape.Rowset
+		raw := rawDecodable(rows.FieldDescriptions())
 		for rows.Next() {
-			vals, err := rows.Values()
+			var vals []any
+			if raw {
+				vals, err = rawValues(rows.FieldDescriptions(), rows.RawValues())
+			} else {
+				vals, err = rows.Values()
+			}
 			if err != nil {
 				rows.Close()
 				return nil, err
@@ -116,6 +126,83 @@ func readBatch(br pgx.BatchResults, n int) (_ []shape.Rowset, err error) {
 		return nil, fmt.Errorf("commit: %w", err)
 	}
 	return out, nil
+}
+
+// decodeRaw, when false, reads every row through pgx's Values (the
+// tests compare the two).
+var decodeRaw = true
+
+// rawDecodable reports whether every column of a result is one rawValues
+// reads: in binary format, of type text, varchar, int8, int4, int2,
+// float8, float4 or bool. A window's keys, a count, a digest, a reading
+// are; a timestamp is not, and its rows are read by pgx's Values.
+func rawDecodable(fds []pgconn.FieldDescription) bool {
+	if !decodeRaw {
+		return false
+	}
+	for _, fd := range fds {
+		if fd.Format != pgx.BinaryFormatCode {
+			return false
+		}
+		switch fd.DataTypeOID {
+		case pgtype.TextOID, pgtype.VarcharOID, pgtype.Int8OID, pgtype.Int4OID, pgtype.Int2OID,
+			pgtype.Float8OID, pgtype.Float4OID, pgtype.BoolOID:
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// rawValues decodes a row of a rawDecodable result from the wire as pgx's
+// Values does (TestReadBatch_RawEqualsValues): NULL as nil, text as a
+// string, integers as int64, int32 and int16, floats as float64 and
+// float32, bool as bool; without Values' per-value lookup of the type's
+// codec.
+func rawValues(fds []pgconn.FieldDescription, raw [][]byte) ([]any, error) {
+	vals := make([]any, len(raw))
+	for i, b := range raw {
+		if b == nil {
+			continue
+		}
+		switch fds[i].DataTypeOID {
+		case pgtype.TextOID, pgtype.VarcharOID:
+			vals[i] = string(b)
+			continue
+		case pgtype.BoolOID:
+			if len(b) == 1 {
+				vals[i] = b[0] == 1
+				continue
+			}
+		case pgtype.Int8OID:
+			if len(b) == 8 {
+				vals[i] = int64(binary.BigEndian.Uint64(b))
+				continue
+			}
+		case pgtype.Int4OID:
+			if len(b) == 4 {
+				vals[i] = int32(binary.BigEndian.Uint32(b))
+				continue
+			}
+		case pgtype.Int2OID:
+			if len(b) == 2 {
+				vals[i] = int16(binary.BigEndian.Uint16(b))
+				continue
+			}
+		case pgtype.Float8OID:
+			if len(b) == 8 {
+				vals[i] = math.Float64frombits(binary.BigEndian.Uint64(b))
+				continue
+			}
+		case pgtype.Float4OID:
+			if len(b) == 4 {
+				vals[i] = math.Float32frombits(binary.BigEndian.Uint32(b))
+				continue
+			}
+		}
+		return nil, fmt.Errorf("read column %d: %d bytes for type %d", i, len(b), fds[i].DataTypeOID)
+	}
+	return vals, nil
 }
 
 // driverValue turns a value pgx decoded into what database/sql's
