@@ -58,7 +58,7 @@ func (p *Pipeliner) Pipeline(ctx context.Context, opts *sql.TxOptions, queries [
 			b.Queue(q.SQL, q.Args...)
 		}
 		b.Queue("COMMIT")
-		out, err = readBatch(c.SendBatch(ctx, b), len(queries))
+		out, err = readBatch(c.SendBatch(ctx, b), len(queries), c.TypeMap())
 		if err != nil && !c.IsClosed() && c.PgConn().TxStatus() != 'I' {
 			// A failed query leaves the transaction open and aborted:
 			// end it before the connection goes back to the pool.
@@ -80,7 +80,7 @@ func (p *Pipeliner) Pipeline(ctx context.Context, opts *sql.TxOptions, queries [
 const rollbackTimeout = 5 * time.Second
 
 // readBatch reads a batch of BEGIN, n queries and COMMIT.
-func readBatch(br pgx.BatchResults, n int) (_ []shape.Rowset, err error) {
+func readBatch(br pgx.BatchResults, n int, m *pgtype.Map) (_ []shape.Rowset, err error) {
 	defer func() {
 		if cerr := br.Close(); err == nil {
 			err = cerr
@@ -96,12 +96,15 @@ func readBatch(br pgx.BatchResults, n int) (_ []shape.Rowset, err error) {
 			return nil, err
 		}
 		var set shape.Rowset
-		raw := rawDecodable(rows.FieldDescriptions())
+		fds := rows.FieldDescriptions()
+		raw := rawDecodable(m, fds)
 		for rows.Next() {
 			var vals []any
+			ok := false
 			if raw {
-				vals, err = rawValues(rows.FieldDescriptions(), rows.RawValues())
-			} else {
+				vals, ok = rawValues(fds, rows.RawValues())
+			}
+			if !ok {
 				vals, err = rows.Values()
 			}
 			if err != nil {
@@ -133,34 +136,48 @@ func readBatch(br pgx.BatchResults, n int) (_ []shape.Rowset, err error) {
 var decodeRaw = true
 
 // rawDecodable reports whether every column of a result is one rawValues
-// reads: in binary format, of type text, varchar, int8, int4, int2,
-// float8, float4 or bool. A window's keys, a count, a digest, a reading
-// are; a timestamp is not, and its rows are read by pgx's Values.
-func rawDecodable(fds []pgconn.FieldDescription) bool {
-	if !decodeRaw {
+// reads, decoded by the connection's type map (m) with pgx's default
+// codec: text and varchar (either format); int8, int4, int2, float8,
+// float4, bool and timestamp without time zone in binary. A window's
+// keys and times, a count, a digest, a reading are.
+func rawDecodable(m *pgtype.Map, fds []pgconn.FieldDescription) bool {
+	if !decodeRaw || m == nil {
 		return false
 	}
 	for _, fd := range fds {
-		if fd.Format != pgx.BinaryFormatCode {
+		t, ok := m.TypeForOID(fd.DataTypeOID)
+		if !ok {
 			return false
 		}
-		switch fd.DataTypeOID {
-		case pgtype.TextOID, pgtype.VarcharOID, pgtype.Int8OID, pgtype.Int4OID, pgtype.Int2OID,
-			pgtype.Float8OID, pgtype.Float4OID, pgtype.BoolOID:
+		switch c := t.Codec.(type) {
+		case pgtype.TextCodec:
+			ok = fd.DataTypeOID == pgtype.TextOID || fd.DataTypeOID == pgtype.VarcharOID
+		case pgtype.Int8Codec, pgtype.Int4Codec, pgtype.Int2Codec, pgtype.Float8Codec, pgtype.Float4Codec, pgtype.BoolCodec:
+			ok = fd.Format == pgx.BinaryFormatCode
+		case *pgtype.TimestampCodec:
+			ok = fd.Format == pgx.BinaryFormatCode && fd.DataTypeOID == pgtype.TimestampOID && c.ScanLocation == nil
 		default:
+			ok = false
+		}
+		if !ok {
 			return false
 		}
 	}
 	return true
 }
 
+// y2kMicros is the offset of PostgreSQL's timestamp epoch (2000-01-01)
+// from Unix's, in microseconds.
+const y2kMicros = 946684800 * 1_000_000
+
 // rawValues decodes a row of a rawDecodable result from the wire as pgx's
 // Values does (TestReadBatch_RawEqualsValues): NULL as nil, text as a
 // string, integers as int64, int32 and int16, floats as float64 and
-// float32, bool as bool; without Values' per-value lookup of the type's
-// codec.
-func rawValues(fds []pgconn.FieldDescription, raw [][]byte) ([]any, error) {
-	vals := make([]any, len(raw))
+// float32, bool as bool, a timestamp as a time.Time in UTC; without
+// Values' per-value lookup of the type's codec. ok is false for a value
+// it leaves to Values (an infinite timestamp, an unexpected length).
+func rawValues(fds []pgconn.FieldDescription, raw [][]byte) (vals []any, ok bool) {
+	vals = make([]any, len(raw))
 	for i, b := range raw {
 		if b == nil {
 			continue
@@ -199,10 +216,20 @@ func rawValues(fds []pgconn.FieldDescription, raw [][]byte) ([]any, error) {
 				vals[i] = math.Float32frombits(binary.BigEndian.Uint32(b))
 				continue
 			}
+		case pgtype.TimestampOID:
+			if len(b) == 8 {
+				us := int64(binary.BigEndian.Uint64(b))
+				// Years 1 to 9999 only, as pgx's range check; beyond
+				// (and ±infinity), Values.
+				if us > -63082281600*1_000_000 && us < 252455616000*1_000_000 {
+					vals[i] = time.Unix(y2kMicros/1_000_000+us/1_000_000, (y2kMicros%1_000_000*1_000)+(us%1_000_000*1000)).UTC()
+					continue
+				}
+			}
 		}
-		return nil, fmt.Errorf("read column %d: %d bytes for type %d", i, len(b), fds[i].DataTypeOID)
+		return nil, false
 	}
-	return vals, nil
+	return vals, true
 }
 
 // driverValue turns a value pgx decoded into what database/sql's

@@ -27,7 +27,10 @@ func TestReadBatch_RawEqualsValues(t *testing.T) {
 		`SELECT CAST(9223372036854775807 AS BIGINT), CAST(-9223372036854775808 AS BIGINT), CAST('NaN' AS DOUBLE PRECISION),
 			CAST('-Infinity' AS REAL), CAST(-0.0 AS DOUBLE PRECISION), CAST(NULL AS BOOLEAN), CAST(-32768 AS SMALLINT)`,
 		`SELECT count(*), max(CAST(v AS VARCHAR)) FROM (VALUES ('a'), ('b')) AS x(v)`,
-		`SELECT CAST('2026-01-09 12:00:00' AS TIMESTAMP), 'x'`,
+		`SELECT CAST(t AS TIMESTAMP), 'x' FROM (VALUES ('2026-01-09 12:00:00'), ('2026-01-09 12:00:00.000001'), ('1969-12-31 23:59:59.999999'),
+			('1999-12-31 23:59:59.5'), ('0001-01-01 00:00:00'), ('9999-12-31 23:59:59.999999'), ('4713-01-01 00:00:00 BC'), ('infinity'),
+			('-infinity'), (NULL)) AS x(t)`,
+		`SELECT CAST('2026-01-09 12:00:00' AS TIMESTAMP WITH TIME ZONE), CAST(1.5 AS NUMERIC), CAST('x' AS CHAR(3)), CAST('n' AS NAME)`,
 		`SELECT 1 WHERE false`,
 	}
 	read := func(raw bool) [][]any {
@@ -39,7 +42,7 @@ func TestReadBatch_RawEqualsValues(t *testing.T) {
 			b.Queue(q)
 		}
 		b.Queue("COMMIT")
-		sets, err := readBatch(conn.SendBatch(t.Context(), b), len(queries))
+		sets, err := readBatch(conn.SendBatch(t.Context(), b), len(queries), conn.TypeMap())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -50,6 +53,17 @@ func TestReadBatch_RawEqualsValues(t *testing.T) {
 		}
 		return out
 	}
+	// The raw reading applies to the first query and the timestamps.
+	for _, i := range []int{0, 3} {
+		rows, err := conn.Query(t.Context(), queries[i])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !rawDecodable(conn.TypeMap(), rows.FieldDescriptions()) {
+			t.Errorf("query %d: not read raw", i)
+		}
+		rows.Close()
+	}
 	got, want := read(true), read(false)
 	if !sameRows(got, want) {
 		for i := range max(len(got), len(want)) {
@@ -58,8 +72,8 @@ func TestReadBatch_RawEqualsValues(t *testing.T) {
 			}
 		}
 	}
-	if len(want) < 9 {
-		t.Errorf("read %d rows; want the queries' 9 and their ends", len(want))
+	if len(want) < 19 {
+		t.Errorf("read %d rows; want the queries' 19 and their ends", len(want))
 	}
 }
 
