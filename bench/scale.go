@@ -57,6 +57,11 @@ type ScalePhase struct {
 	// quarter of the phase's time, after it): the cost of a call without
 	// queueing.
 	OneP50MS float64 `json:"one_client_p50_ms"`
+	// CPUMSPerCall is the serving process's CPU time (user and system,
+	// every thread: an in-process DuckDB's included, PostgreSQL's server
+	// processes not) over the phase, per call: the work a call costs,
+	// which other load on the machine stretches less than its latency.
+	CPUMSPerCall float64 `json:"cpu_ms_per_call,omitempty"`
 }
 
 // scaleTargets are the issue's p95 targets per tool shape, in ms.
