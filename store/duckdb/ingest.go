@@ -14,6 +14,7 @@ import (
 	"github.com/duckdb/duckdb-go/v2"
 
 	"github.com/provenant/provenant/ingest"
+	"github.com/provenant/provenant/internal/phasetrace"
 )
 
 var _ ingest.Sink = (*Sink)(nil)
@@ -75,6 +76,7 @@ func (s *Sink) Begin(ctx context.Context, l *ingest.Layout) (ingest.Batch, error
 		importMu.Unlock()
 		return nil, fmt.Errorf("begin import: %w", err)
 	}
+	phasetrace.Mark("start")
 	b := &batch{conn: conn, l: l, after: s.o.AfterInsert}
 	if err := b.begin(ctx); err != nil {
 		b.Rollback()
@@ -166,14 +168,17 @@ func (b *batch) Commit(ctx context.Context, inputs []string) (ingest.Result, err
 	if b.finished {
 		return ingest.Result{}, errors.New("commit import: already finished")
 	}
+	phasetrace.Mark("read+validate+append")
 	err := b.app.Close()
 	b.app = nil
+	phasetrace.Mark("appender close")
 	if err != nil {
 		return ingest.Result{}, fmt.Errorf("append rows: %w", err)
 	}
 	if err := ingest.CheckAppended(ctx, b.tx, b.l, b.base, b.locate, inputs); err != nil {
 		return ingest.Result{}, err
 	}
+	phasetrace.Mark("check keys")
 	if b.after != nil {
 		if err := b.after(ctx, b.tx, b.l); err != nil {
 			return ingest.Result{}, fmt.Errorf("after insert: %w", err)
@@ -182,9 +187,11 @@ func (b *batch) Commit(ctx context.Context, inputs []string) (ingest.Result, err
 	if err := ingest.CreateIndexes(ctx, b.tx, b.l, ingest.DuckDB); err != nil {
 		return ingest.Result{}, err
 	}
+	phasetrace.Mark("create indexes")
 	if err := b.tx.Commit(); err != nil {
 		return ingest.Result{}, fmt.Errorf("commit import: %w", err)
 	}
+	phasetrace.Mark("commit")
 	b.tx = nil
 	b.Rollback() // releases the connection and the lock
 	return ingest.Result{Rows: b.n, MaxSeq: b.base + b.n}, nil
