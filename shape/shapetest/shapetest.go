@@ -424,7 +424,7 @@ func RunIncremental(t *testing.T, b Backend) {
 				for range 2 {
 					checkCall(rt, eng, cat, rows, genCall(rt, cat, fx.Pools), shape.DefaultMaxKeys)
 				}
-				if msg := compareDerived(ctx, db, ds, one, two); msg != "" {
+				if msg := CompareDerived(ctx, db, ds, one, two); msg != "" {
 					rt.Fatalf("%s (cut %d of %d, every %d)", msg, cut, len(rows), every)
 				}
 			})
@@ -432,11 +432,11 @@ func RunIncremental(t *testing.T, b Backend) {
 	}
 }
 
-// compareDerived compares the derived structures of tables one and two
+// CompareDerived compares the derived structures of tables one and two
 // (the validity of every row, the checkpoint index, every checkpoint's
 // rows, the census) as sets of rows, and describes the first difference,
 // or returns "".
-func compareDerived(ctx context.Context, db *sql.DB, ds *catalog.Dataset, one, two string) string {
+func CompareDerived(ctx context.Context, db *sql.DB, ds *catalog.Dataset, one, two string) string {
 	for _, part := range []struct{ name, cols, suffix string }{
 		{"validity", q(ds.Key.Value) + ", " + q(shape.ValidToColumn), ""},
 		{"checkpoint index", "*", "__cpi"},
@@ -517,7 +517,7 @@ func RunFormulations(t *testing.T, b Backend) {
 						rt.Fatal(err)
 					}
 				}
-				if msg := compareDerived(ctx, db, ds, ref, own); msg != "" {
+				if msg := CompareDerived(ctx, db, ds, ref, own); msg != "" {
 					rt.Fatalf("%s (cut %d of %d, every %d)", msg, cut, len(rows), every)
 				}
 			})
