@@ -29,6 +29,10 @@ func TestShapeContract(t *testing.T) { shapetest.Run(t, duckBackend) }
 // one import gives.
 func TestShapeContract_Incremental(t *testing.T) { shapetest.RunIncremental(t, duckBackend) }
 
+// TestShapeContract_Formulations: DuckDB's set-based derivation gives
+// the reference formulation's structures, row for row.
+func TestShapeContract_Formulations(t *testing.T) { shapetest.RunFormulations(t, duckBackend) }
+
 // TestShapeContract_Reimport: an engine follows an import that rebuilt
 // the derived structures.
 func TestShapeContract_Reimport(t *testing.T) { shapetest.RunReimport(t, duckBackend) }
