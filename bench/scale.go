@@ -57,6 +57,11 @@ type ScalePhase struct {
 	// quarter of the phase's time, after it): the cost of a call without
 	// queueing.
 	OneP50MS float64 `json:"one_client_p50_ms"`
+	// CPUMSPerCall is the serving process's CPU (user and system, every
+	// thread) over the phase's calls, in ms a call; ServerCPUMSPerCall the
+	// PostgreSQL backends' serving its connections. Zero when not read.
+	CPUMSPerCall       float64 `json:"cpu_ms_per_call,omitempty"`
+	ServerCPUMSPerCall float64 `json:"server_cpu_ms_per_call,omitempty"`
 }
 
 // scaleTargets are the issue's p95 targets per tool shape, in ms.

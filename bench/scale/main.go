@@ -417,11 +417,14 @@ func serve(ctx context.Context, cat *catalog.Catalog, c config, b string, n int)
 
 	t0 := time.Now()
 	var src shape.Source
+	var meter cpuMeter
 	switch b {
 	case "duckdb":
 		src.DB, err = duckdb.OpenFileReadOnly(ctx, duckPath(c, n))
 	case "postgres":
-		src.DB, err = postgres.Open(ctx, pgDSN(c, n))
+		meter.appName = "provenant-scale-" + strconv.Itoa(os.Getpid())
+		src.DB, err = postgres.Open(ctx, pgDSN(c, n)+"&application_name="+meter.appName)
+		meter.db = src.DB
 		src.Snapshot = &sql.TxOptions{Isolation: sql.LevelRepeatableRead, ReadOnly: true}
 		src.Pipeline = postgres.NewPipeliner(src.DB).WithoutSQLDigest()
 	default:
@@ -484,7 +487,9 @@ func serve(ctx context.Context, cat *catalog.Catalog, c config, b string, n int)
 		}
 		// A short warm-up, not measured, then the measured phase.
 		drive(ctx, e, gen, c.clients, sh.tools, c.seed+uint64(i)*1000+500, time.Second)
+		cpu0 := meter.read(ctx)
 		durs, outcomes, elapsed := drive(ctx, e, gen, c.clients, sh.tools, c.seed+uint64(i)*1000, c.duration)
+		self, server := meter.read(ctx).since(cpu0)
 		if err := ctx.Err(); err != nil {
 			return bench.ScaleReport{}, err
 		}
@@ -495,7 +500,8 @@ func serve(ctx context.Context, cat *catalog.Catalog, c config, b string, n int)
 			OneP50MS: ms(pct(one, 0.50)),
 			Shape:    sh.shape, Calls: len(durs), PerSec: float64(len(durs)) / elapsed.Seconds(),
 			P50MS: ms(pct(durs, 0.50)), P95MS: ms(pct(durs, 0.95)), P99MS: ms(pct(durs, 0.99)), MaxMS: ms(durs[len(durs)-1]),
-			Outcomes: outcomes,
+			Outcomes:     outcomes,
+			CPUMSPerCall: ms(self) / float64(len(durs)), ServerCPUMSPerCall: ms(server) / float64(len(durs)),
 		})
 	}
 	close(stopRSS)
