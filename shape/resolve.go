@@ -246,7 +246,7 @@ func (s *Snapshot) resolveWindow(ctx context.Context, p *plan, c Call, asserted 
 		col("a", p.at.Column.Value) + " = " + q.param(atValue) + " AND " + cond +
 		" AND " + col("a", p.ds.Time.Value) + " >= " + q.instant(windowFrom(start)) +
 		" AND " + col("a", p.ds.Time.Value) + " < " + q.instant(end) + p.scopeSQL(q, "a", c.Scope)
-	known := map[string]row{}
+	known := make(map[string]row, len(asserted))
 	var keys []string
 	if err := s.scanRows(ctx, p, sqlText, q.args, func(k string, sc *rowScan) {
 		if sc.time.UTC().Before(start) {
