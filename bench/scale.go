@@ -346,6 +346,45 @@ func ScaleRunsTable(rec *Record) (string, error) {
 	return b.String(), nil
 }
 
+// ScaleCPURunsTable is ScaleRunsTable with a call's CPU beside its
+// latencies (ScalePhase.CPUMSPerCall, and ServerCPUMSPerCall on
+// PostgreSQL): what the machine's load does not change the way it
+// changes a latency.
+func ScaleCPURunsTable(rec *Record) (string, error) {
+	reps, err := scaleReports(rec)
+	if err != nil {
+		return "", fmt.Errorf("render scale runs: %w", err)
+	}
+	var b strings.Builder
+	b.WriteString("| run | database | events | window digests | tool shape | p50 / p95 / p99, calls/s | one client p50 | CPU a call: engine + PostgreSQL |\n|---|---|---|---|---|---|---|---|\n")
+	failed := 0
+	for i, r := range reps {
+		on := "off"
+		if r.WindowDigests {
+			on = "on"
+		}
+		for _, s := range r.Shapes {
+			for o, k := range s.Outcomes {
+				if o != "answered" && o != "absence" {
+					failed += k
+				}
+			}
+			cpu := "—"
+			if s.CPUMSPerCall > 0 {
+				cpu = Micros(s.CPUMSPerCall * 1000)
+				if r.Backend == "postgres" {
+					cpu += " + " + Micros(s.ServerCPUMSPerCall*1000)
+				}
+			}
+			fmt.Fprintf(&b, "| %d | %s | %s | %s | `%s` | %s / %s / %s, %s | %s | %s |\n", i+1, r.Backend, Thousands(float64(r.Events)), on, s.Shape,
+				Micros(s.P50MS*1000), Micros(s.P95MS*1000), Micros(s.P99MS*1000), Thousands(s.PerSec), Micros(s.OneP50MS*1000), cpu)
+		}
+	}
+	fmt.Fprintf(&b, "\n%d concurrent clients, every call executed and re-derived (the pipeline's Call); the one-client column is the same shape driven alone; CPU a call is the serving process's user and system time (every thread, DuckDB's included) over the 16-client phase's calls, plus on PostgreSQL its backends'; %d call(s) ended otherwise than answered or a grounded zero.\n\n", clientsOf(reps), failed)
+	b.WriteString(Provenance(rec))
+	return b.String(), nil
+}
+
 func clientsOf(reps []ScaleReport) int {
 	if len(reps) == 0 {
 		return 0

@@ -44,6 +44,12 @@ func measureWindowPhases(ctx context.Context, cat *catalog.Catalog, backend stri
 		r := rand.New(rand.NewPCG(c.seed, 91))
 		var exec, res []time.Duration
 		rows, maxRows := 0, 0
+		// By the window's width: 1–6, 7–12, 13–18, 19–24 hours.
+		type bucket struct {
+			exec, res []time.Duration
+			rows      int
+		}
+		var byWidth [4]bucket
 		// One call first, not timed: the checkpoint index and the window
 		// counts are read once per engine.
 		for i := range c.winPhases + 1 {
@@ -80,6 +86,10 @@ func measureWindowPhases(ctx context.Context, cat *catalog.Catalog, backend stri
 				continue
 			}
 			exec, res = append(exec, t1.Sub(t0)), append(res, t2.Sub(t1))
+			ws, _ := time.Parse(time.RFC3339, call.Args["start"])
+			we, _ := time.Parse(time.RFC3339, call.Args["end"])
+			bk := &byWidth[min(3, max(0, int((we.Sub(ws)-time.Minute)/(6*time.Hour))))]
+			bk.exec, bk.res, bk.rows = append(bk.exec, t1.Sub(t0)), append(bk.res, t2.Sub(t1)), bk.rows+got.Rows
 			rows += got.Rows
 			maxRows = max(maxRows, got.Rows)
 		}
@@ -92,6 +102,15 @@ func measureWindowPhases(ctx context.Context, cat *catalog.Catalog, backend stri
 		}{{"executor (Execute)", exec}, {"resolver (Resolve)", res}} {
 			slices.Sort(s.d)
 			fmt.Fprintf(w, "  %-20s median %7.2f ms  p95 %7.2f ms  max %7.2f ms\n", s.name, ms(s.d[len(s.d)/2]), ms(pct(s.d, 0.95)), ms(s.d[len(s.d)-1]))
+		}
+		for i, bk := range byWidth {
+			if len(bk.exec) == 0 {
+				continue
+			}
+			slices.Sort(bk.exec)
+			slices.Sort(bk.res)
+			fmt.Fprintf(w, "  %2d–%2d h: %3d calls, %5d rows on average, executor median %7.2f ms, resolver median %7.2f ms\n",
+				6*i+1, 6*i+6, len(bk.exec), bk.rows/len(bk.exec), ms(bk.exec[len(bk.exec)/2]), ms(bk.res[len(bk.res)/2]))
 		}
 	}
 	return nil
