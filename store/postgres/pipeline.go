@@ -130,13 +130,15 @@ func readRows(rows pgx.Rows, m *pgtype.Map) (shape.Rowset, error) {
 	}
 	var set shape.Rowset
 	var block []any
+	blockRows := 8 // doubled with each block, up to 512 rows
 	for rows.Next() {
 		raw := rows.RawValues()
 		if len(raw) != ncol {
 			return nil, fmt.Errorf("read rows: %d values for %d columns", len(raw), ncol)
 		}
 		if len(block) < ncol {
-			block = make([]any, ncol*max(1, min(256, 4096/max(1, ncol))))
+			block = make([]any, ncol*blockRows)
+			blockRows = min(2*blockRows, 512)
 		}
 		vals := block[:ncol:ncol]
 		block = block[ncol:]
