@@ -81,6 +81,9 @@ func create(tb testing.TB, dsn, kind, options, dropOptions string) string {
 	tb.Cleanup(func() {
 		db := stdlib.OpenDB(*cfg)
 		defer db.Close()
+		if kind == "SCHEMA" {
+			dropTablesOneByOne(db, name)
+		}
 		if _, err := db.Exec("DROP " + kind + " " + name + dropOptions); err != nil {
 			tb.Errorf("drop %s: %v", strings.ToLower(kind), err)
 		}
@@ -128,4 +131,28 @@ func Database(tb testing.TB, options string) string {
 		return u.String()
 	}
 	return dsn + " dbname=" + name
+}
+
+// dropTablesOneByOne drops every table of schema, each in its own
+// transaction. A property test leaves hundreds of tables and indexes in
+// its schema, and DROP SCHEMA … CASCADE locks them all in one transaction:
+// under load that exhausted the server's shared lock table (max_locks_per_
+// transaction × max_connections) and failed whichever test asked next with
+// "out of shared memory". Failures here are left to the DROP SCHEMA after.
+func dropTablesOneByOne(db *sql.DB, schema string) {
+	rows, err := db.Query(`SELECT tablename FROM pg_tables WHERE schemaname = $1`, schema)
+	if err != nil {
+		return
+	}
+	var tables []string
+	for rows.Next() {
+		var t string
+		if rows.Scan(&t) == nil {
+			tables = append(tables, t)
+		}
+	}
+	rows.Close()
+	for _, t := range tables {
+		db.Exec(`DROP TABLE IF EXISTS ` + pgx.Identifier{schema, t}.Sanitize() + ` CASCADE`)
+	}
 }
