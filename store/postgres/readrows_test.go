@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/jackc/pgx/v5"
+	"pgregory.net/rapid"
 
 	"github.com/provenant/provenant/shape"
 	"github.com/provenant/provenant/store/postgres/pgtest"
@@ -86,4 +87,72 @@ func TestReadRows(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestReadRows_Texts: on random text columns (values drawn from a small
+// pool, so that they repeat, or arbitrary, past the intern limit, with
+// NULLs), readRows gives what Values gives.
+func TestReadRows_Texts(t *testing.T) {
+	ctx := t.Context()
+	conn, err := pgx.Connect(ctx, pgtest.DSN(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	rapid.Check(t, func(rt *rapid.T) {
+		n := rapid.IntRange(0, 700).Draw(rt, "rows")
+		pool := rapid.SliceOfN(rapid.StringMatching(`[a-zA-Z0-9 _\-éß€]{0,12}`), 1, 80).Draw(rt, "pool")
+		col := func(name string) []*string {
+			out := make([]*string, n)
+			for i := range out {
+				switch rapid.IntRange(0, 9).Draw(rt, name) {
+				case 0:
+				case 1:
+					s := rapid.StringMatching(`[a-z0-9]{0,20}`).Draw(rt, name+"_any")
+					out[i] = &s
+				default:
+					s := rapid.SampledFrom(pool).Draw(rt, name+"_pool")
+					out[i] = &s
+				}
+			}
+			return out
+		}
+		a, b := col("a"), col("b")
+		const q = `SELECT x.a, CAST(x.b AS VARCHAR), x.i FROM unnest(CAST($1 AS TEXT[]), CAST($2 AS TEXT[])) WITH ORDINALITY AS x(a, b, i) ORDER BY x.i`
+		read := func(f func(pgx.Rows) (shape.Rowset, error)) shape.Rowset {
+			rows, err := conn.Query(ctx, q, a, b)
+			if err != nil {
+				rt.Fatal(err)
+			}
+			defer rows.Close()
+			set, err := f(rows)
+			if err != nil {
+				rt.Fatal(err)
+			}
+			if err := rows.Err(); err != nil {
+				rt.Fatal(err)
+			}
+			return set
+		}
+		got := read(func(rows pgx.Rows) (shape.Rowset, error) { return readRows(rows, conn.TypeMap()) })
+		want := read(func(rows pgx.Rows) (shape.Rowset, error) {
+			var set shape.Rowset
+			for rows.Next() {
+				vals, err := rows.Values()
+				if err != nil {
+					return nil, err
+				}
+				for j, v := range vals {
+					if vals[j], err = driverValue(v); err != nil {
+						return nil, err
+					}
+				}
+				set = append(set, vals)
+			}
+			return set, nil
+		})
+		if len(got) != n || !reflect.DeepEqual(got, want) && n > 0 {
+			rt.Fatalf("readRows %v, Values %v", got, want)
+		}
+	})
 }
