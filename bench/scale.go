@@ -57,9 +57,13 @@ type ScalePhase struct {
 	// quarter of the phase's time, after it): the cost of a call without
 	// queueing.
 	OneP50MS float64 `json:"one_client_p50_ms"`
-	// CPUMSPerCall is the serving process's CPU (user and system, every
-	// thread) over the phase's calls, in ms a call; ServerCPUMSPerCall the
-	// PostgreSQL backends' serving its connections. Zero when not read.
+	// CPUMSPerCall is the serving process's CPU time (user and system,
+	// every thread: an in-process DuckDB's included, PostgreSQL's server
+	// processes not) over the phase, per call: the work a call costs,
+	// which other load on the machine stretches less than its latency.
+	// ServerCPUMSPerCall is that of the PostgreSQL backends serving the
+	// process's connections (bench/scale's -shapes phases; zero when not
+	// read).
 	CPUMSPerCall       float64 `json:"cpu_ms_per_call,omitempty"`
 	ServerCPUMSPerCall float64 `json:"server_cpu_ms_per_call,omitempty"`
 }

@@ -117,6 +117,9 @@ type Options struct {
 	// MetricGoRows becomes metric.Options.MaxGoRows for metric requests
 	// (see Snapshot.MetricQuerier).
 	MetricGoRows int
+	// MetricResolveRows becomes metric.Options.ResolveRows for metric
+	// requests.
+	MetricResolveRows int
 	// MetricRollups passes each dataset's per-hour key digests
 	// (TABLE__rollup_keys, DeriveOptions.RollupKeys), when it has them, to
 	// metric requests as metric.Options.Rollups; off, none is read.
@@ -176,8 +179,9 @@ type Engine struct {
 	latest  string // LatestWindow or LatestAggregate
 	// validTo maps a derived dataset's name to ValidToColumn (for
 	// metric.Options).
-	validTo      map[string]string
-	metricGoRows int
+	validTo           map[string]string
+	metricGoRows      int
+	metricResolveRows int
 	// rollups maps a dataset's name to its key digests (MetricRollups).
 	rollups map[string]metric.Rollup
 	// valueRollups maps a dataset's name to its value rollups
@@ -240,6 +244,7 @@ func New(ctx context.Context, cat *catalog.Catalog, src Source, o *Options) (*En
 	}
 	if o != nil {
 		e.metricGoRows = o.MetricGoRows
+		e.metricResolveRows = o.MetricResolveRows
 	}
 	e.latest = Auto(src.DB)
 	e.prepare = isDuckDB(src.DB)
