@@ -52,3 +52,7 @@ func TestShapeAuto(t *testing.T) {
 // window digests has the count, digest and first keys of a full
 // recomputation over the rows, with imports between its calls.
 func TestShapeWindowDigests(t *testing.T) { shapetest.RunWindowDigests(t, duckBackend) }
+
+// TestShapeWindowEdges: on DuckDB, a window counts [start, end) exactly
+// and the resolver refuses a row a second outside it.
+func TestShapeWindowEdges(t *testing.T) { shapetest.RunWindowEdges(t, duckBackend) }

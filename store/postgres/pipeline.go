@@ -6,9 +6,11 @@ import (
 	"database/sql/driver"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgtype"
 	"github.com/jackc/pgx/v5/stdlib"
 
 	"github.com/provenant/provenant/shape"
@@ -54,7 +56,7 @@ func (p *Pipeliner) Pipeline(ctx context.Context, opts *sql.TxOptions, queries [
 			b.Queue(q.SQL, q.Args...)
 		}
 		b.Queue("COMMIT")
-		out, err = readBatch(c.SendBatch(ctx, b), len(queries))
+		out, err = readBatch(c.SendBatch(ctx, b), c.TypeMap(), len(queries))
 		if err != nil && !c.IsClosed() && c.PgConn().TxStatus() != 'I' {
 			// A failed query leaves the transaction open and aborted:
 			// end it before the connection goes back to the pool.
@@ -76,7 +78,7 @@ func (p *Pipeliner) Pipeline(ctx context.Context, opts *sql.TxOptions, queries [
 const rollbackTimeout = 5 * time.Second
 
 // readBatch reads a batch of BEGIN, n queries and COMMIT.
-func readBatch(br pgx.BatchResults, n int) (_ []shape.Rowset, err error) {
+func readBatch(br pgx.BatchResults, m *pgtype.Map, n int) (_ []shape.Rowset, err error) {
 	defer func() {
 		if cerr := br.Close(); err == nil {
 			err = cerr
@@ -91,23 +93,12 @@ func readBatch(br pgx.BatchResults, n int) (_ []shape.Rowset, err error) {
 		if err != nil {
 			return nil, err
 		}
-		var set shape.Rowset
-		for rows.Next() {
-			vals, err := rows.Values()
-			if err != nil {
-				rows.Close()
-				return nil, err
-			}
-			for j, v := range vals {
-				if vals[j], err = driverValue(v); err != nil {
-					rows.Close()
-					return nil, err
-				}
-			}
-			set = append(set, vals)
-		}
+		set, err := readRows(rows, m)
 		rows.Close()
-		if err := rows.Err(); err != nil {
+		if err == nil {
+			err = rows.Err()
+		}
+		if err != nil {
 			return nil, err
 		}
 		out[i] = set
@@ -116,6 +107,86 @@ func readBatch(br pgx.BatchResults, n int) (_ []shape.Rowset, err error) {
 		return nil, fmt.Errorf("commit: %w", err)
 	}
 	return out, nil
+}
+
+// readRows reads one query's rows as pgx's Rows.Values decodes them
+// (each column by its type's codec, then driverValue), with fewer
+// allocations: the rows' values are cut from shared blocks, and a text
+// column's repeated values (a window's zone and status on every row)
+// share one string.
+func readRows(rows pgx.Rows, m *pgtype.Map) (shape.Rowset, error) {
+	fields := rows.FieldDescriptions()
+	ncol := len(fields)
+	codecs := make([]pgtype.Codec, ncol)
+	interns := make([]map[string]string, ncol)
+	for j, f := range fields {
+		if t, ok := m.TypeForOID(f.DataTypeOID); ok {
+			codecs[j] = t.Codec
+		}
+		switch f.DataTypeOID {
+		case pgtype.TextOID, pgtype.VarcharOID:
+			interns[j] = map[string]string{}
+		}
+	}
+	var set shape.Rowset
+	var block []any
+	blockRows := 8 // doubled with each block, up to 512 rows
+	for rows.Next() {
+		raw := rows.RawValues()
+		if len(raw) != ncol {
+			return nil, fmt.Errorf("read rows: %d values for %d columns", len(raw), ncol)
+		}
+		if len(block) < ncol {
+			block = make([]any, ncol*blockRows)
+			blockRows = min(2*blockRows, 512)
+		}
+		vals := block[:ncol:ncol]
+		block = block[ncol:]
+		for j, b := range raw {
+			var v any
+			var err error
+			switch {
+			case b == nil:
+				v = nil
+			case interns[j] != nil:
+				v = intern(interns[j], b)
+			case codecs[j] != nil:
+				if v, err = codecs[j].DecodeValue(m, fields[j].DataTypeOID, fields[j].Format, b); err == nil {
+					v, err = driverValue(v)
+				}
+			default:
+				// An unknown type: what Values gives, its text or bytes.
+				if fields[j].Format == pgtype.TextFormatCode {
+					v = string(b)
+				} else {
+					v = slices.Clone(b)
+				}
+			}
+			if err != nil {
+				return nil, fmt.Errorf("read rows: column %s: %w", fields[j].Name, err)
+			}
+			vals[j] = v
+		}
+		set = append(set, vals)
+	}
+	return set, nil
+}
+
+// internLimit is how many distinct values a text column's rows share
+// strings for; past it, each new value is a string of its own.
+const internLimit = 64
+
+// intern returns b as a string, the one already made for an equal value
+// of the column when there is one.
+func intern(seen map[string]string, b []byte) string {
+	if s, ok := seen[string(b)]; ok {
+		return s
+	}
+	s := string(b)
+	if len(seen) < internLimit {
+		seen[s] = s
+	}
+	return s
 }
 
 // driverValue turns a value pgx decoded into what database/sql's

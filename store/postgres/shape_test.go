@@ -47,3 +47,7 @@ func TestShapeAuto(t *testing.T) {
 // per-hour window digests has the count, digest and first keys of a full
 // recomputation over the rows, with imports between its calls.
 func TestShapeWindowDigests(t *testing.T) { shapetest.RunWindowDigests(t, pgBackend) }
+
+// TestShapeWindowEdges: on PostgreSQL, a window counts [start, end)
+// exactly and the resolver refuses a row a second outside it, pipelined.
+func TestShapeWindowEdges(t *testing.T) { shapetest.RunWindowEdges(t, pgBackend) }
