@@ -231,12 +231,13 @@ func (s *Snapshot) resolveWindow(ctx context.Context, p *plan, c Call, asserted 
 	if dg := s.digester(); dg != nil {
 		return s.resolveWindowPrefixes(ctx, p, c, dg, start, end, atValue, pr, asserted)
 	}
-	// One read: the rows at the fixed entity meeting the condition from
-	// the start's hour up to end, in SQL; which of them fall in the
-	// window (time at or after start) is judged here, in Go, on each
+	// One read: the rows at the fixed entity meeting the condition in
+	// the whole hours that cover the window (from the start's hour to the
+	// end of the end's hour), in SQL; which of them fall in the window
+	// (at or after start, before end) is judged here, in Go, on each
 	// row's time, and the count is of those. The executor bounds the
-	// window in its SQL; this formulation reads from another instant and
-	// bounds it after the read.
+	// window in its SQL; this formulation bounds it on neither instant
+	// in SQL, and judges both after the read.
 	q := &query{}
 	cond, err := p.predicate(q, "a", pr)
 	if err != nil {
@@ -245,11 +246,11 @@ func (s *Snapshot) resolveWindow(ctx context.Context, p *plan, c Call, asserted 
 	sqlText := "SELECT " + strings.Join(p.rowProjection("a"), ", ") + " FROM " + p.rel + " a WHERE " +
 		col("a", p.at.Column.Value) + " = " + q.param(atValue) + " AND " + cond +
 		" AND " + col("a", p.ds.Time.Value) + " >= " + q.instant(windowFrom(start)) +
-		" AND " + col("a", p.ds.Time.Value) + " < " + q.instant(end) + p.scopeSQL(q, "a", c.Scope)
+		" AND " + col("a", p.ds.Time.Value) + " < " + q.instant(windowTo(end)) + p.scopeSQL(q, "a", c.Scope)
 	known := make(map[string]row, len(asserted))
 	var keys []string
 	if err := s.scanRows(ctx, p, sqlText, q.args, func(k string, sc *rowScan) {
-		if sc.time.UTC().Before(start) {
+		if t := sc.time.UTC(); t.Before(start) || !t.Before(end) {
 			return
 		}
 		keys = append(keys, k)
@@ -265,6 +266,10 @@ func (s *Snapshot) resolveWindow(ctx context.Context, p *plan, c Call, asserted 
 // windowFrom is where the resolver's one read of a window starts: the
 // start's hour (UTC), never after start.
 func windowFrom(start time.Time) time.Time { return start.UTC().Truncate(time.Hour) }
+
+// windowTo is where it ends: the end of the end's hour (UTC), always
+// after end, so that end is judged in Go too.
+func windowTo(end time.Time) time.Time { return end.UTC().Truncate(time.Hour).Add(time.Hour) }
 
 // resolveWindowPrefixes re-derives a window as the difference of two
 // prefixes, with the count and digest in SQL (a Digester): the rows up

@@ -16,9 +16,9 @@
 //     validity interval [time, _valid_to) contains the instant, counted
 //     against the census of series (without derived structures: the rows
 //     equal to their series' last up to the instant, by LAST_VALUE over
-//     the whole series), and a window by one read of its rows from the
-//     start's hour up to end, its lower bound (start) judged in Go on
-//     each row's time (with a Digester, which counts and digests in SQL:
+//     the whole series), and a window by one read of its rows in the whole
+//     hours covering it, its bounds (start, end) judged in Go on each
+//     row's time (with a Digester, which counts and digests in SQL:
 //     as the difference of two prefixes, rows before end except rows
 //     before start); it then looks every asserted key up and judges its
 //     row in Go.
