@@ -57,6 +57,15 @@ type ScalePhase struct {
 	// quarter of the phase's time, after it): the cost of a call without
 	// queueing.
 	OneP50MS float64 `json:"one_client_p50_ms"`
+	// CPUMSPerCall is the serving process's CPU time (user and system,
+	// every thread: an in-process DuckDB's included, PostgreSQL's server
+	// processes not) over the phase, per call: the work a call costs,
+	// which other load on the machine stretches less than its latency.
+	// ServerCPUMSPerCall is that of the PostgreSQL backends serving the
+	// process's connections (bench/scale's -shapes phases; zero when not
+	// read).
+	CPUMSPerCall       float64 `json:"cpu_ms_per_call,omitempty"`
+	ServerCPUMSPerCall float64 `json:"server_cpu_ms_per_call,omitempty"`
 }
 
 // scaleTargets are the issue's p95 targets per tool shape, in ms.
@@ -337,6 +346,45 @@ func ScaleRunsTable(rec *Record) (string, error) {
 		}
 	}
 	fmt.Fprintf(&b, "\n%d concurrent clients, every call executed and re-derived (the pipeline's Call); the one-client column is the same shape driven alone; %d call(s) ended otherwise than answered or a grounded zero.\n\n", clientsOf(reps), failed)
+	b.WriteString(Provenance(rec))
+	return b.String(), nil
+}
+
+// ScaleCPURunsTable is ScaleRunsTable with a call's CPU beside its
+// latencies (ScalePhase.CPUMSPerCall, and ServerCPUMSPerCall on
+// PostgreSQL): what the machine's load does not change the way it
+// changes a latency.
+func ScaleCPURunsTable(rec *Record) (string, error) {
+	reps, err := scaleReports(rec)
+	if err != nil {
+		return "", fmt.Errorf("render scale runs: %w", err)
+	}
+	var b strings.Builder
+	b.WriteString("| run | database | events | window digests | tool shape | p50 / p95 / p99, calls/s | one client p50 | CPU a call: engine + PostgreSQL |\n|---|---|---|---|---|---|---|---|\n")
+	failed := 0
+	for i, r := range reps {
+		on := "off"
+		if r.WindowDigests {
+			on = "on"
+		}
+		for _, s := range r.Shapes {
+			for o, k := range s.Outcomes {
+				if o != "answered" && o != "absence" {
+					failed += k
+				}
+			}
+			cpu := "—"
+			if s.CPUMSPerCall > 0 {
+				cpu = Micros(s.CPUMSPerCall * 1000)
+				if r.Backend == "postgres" {
+					cpu += " + " + Micros(s.ServerCPUMSPerCall*1000)
+				}
+			}
+			fmt.Fprintf(&b, "| %d | %s | %s | %s | `%s` | %s / %s / %s, %s | %s | %s |\n", i+1, r.Backend, Thousands(float64(r.Events)), on, s.Shape,
+				Micros(s.P50MS*1000), Micros(s.P95MS*1000), Micros(s.P99MS*1000), Thousands(s.PerSec), Micros(s.OneP50MS*1000), cpu)
+		}
+	}
+	fmt.Fprintf(&b, "\n%d concurrent clients, every call executed and re-derived (the pipeline's Call); the one-client column is the same shape driven alone; CPU a call is the serving process's user and system time (every thread, DuckDB's included) over the 16-client phase's calls, plus on PostgreSQL its backends'; %d call(s) ended otherwise than answered or a grounded zero.\n\n", clientsOf(reps), failed)
 	b.WriteString(Provenance(rec))
 	return b.String(), nil
 }

@@ -76,3 +76,26 @@ func TestScaleMetricTable(t *testing.T) {
 		t.Errorf("ScaleMetricTable of a record without reports: err = %v, want ErrRecord", err)
 	}
 }
+
+func TestScaleCPURunsTable(t *testing.T) {
+	rec := sampleRecord()
+	rec.Runs = 1
+	rec.Outputs = []string{`{"backend":"postgres","events":10000000,"clients":16,"window_digests":true,"shapes":[{"shape":"count_rows_in_window","calls":10,"calls_per_second":50,"p50_ms":30,"p95_ms":45,"p99_ms":60,"outcomes":{"answered":9,"error":1},"one_client_p50_ms":2.5,"cpu_ms_per_call":3.25,"server_cpu_ms_per_call":1.5}]}
+{"backend":"duckdb","events":1000000,"clients":16,"shapes":[{"shape":"count_rows_in_window","calls":10,"calls_per_second":50,"p50_ms":30,"p95_ms":45,"p99_ms":60,"outcomes":{"answered":10},"one_client_p50_ms":2.5,"cpu_ms_per_call":9.5}]}
+{"backend":"duckdb","events":1000000,"clients":16,"shapes":[{"shape":"count_rows_in_window","calls":10,"calls_per_second":50,"p50_ms":30,"p95_ms":45,"p99_ms":60,"outcomes":{"answered":10},"one_client_p50_ms":2.5}]}
+`}
+	got, err := bench.ScaleCPURunsTable(rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"| 1 | postgres | 10,000,000 | on | `count_rows_in_window` | 30.0 ms / 45.0 ms / 60.0 ms, 50 | 2.50 ms | 3.25 ms + 1.50 ms |",
+		"| 2 | duckdb | 1,000,000 | off | `count_rows_in_window` | 30.0 ms / 45.0 ms / 60.0 ms, 50 | 2.50 ms | 9.50 ms |",
+		"| 3 | duckdb | 1,000,000 | off | `count_rows_in_window` | 30.0 ms / 45.0 ms / 60.0 ms, 50 | 2.50 ms | — |",
+		"1 call(s) ended otherwise",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("ScaleCPURunsTable is missing %q:\n%s", want, got)
+		}
+	}
+}

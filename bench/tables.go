@@ -32,6 +32,8 @@ var Renderers = map[string]func(*Record) (string, error){
 	"scale-window-winroll-duckdb":           ScaleRunsTable,
 	"scale-window-winroll-postgres":         ScaleRunsTable,
 	"scale-window-winroll-postgres-noindex": ScaleRunsTable,
+	"winscan-window-duckdb":                 ScaleCPURunsTable,
+	"winscan-window-postgres":               ScaleCPURunsTable,
 	"scale-metric-valroll-duckdb":           ScaleMetricTable,
 	"scale-metric-valroll-postgres":         ScaleMetricTable,
 }

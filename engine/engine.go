@@ -120,6 +120,12 @@ type Options struct {
 	// (metric.Options.MaxGoRows: 0 for metric.DefaultMaxGoRows, negative
 	// for SQL always).
 	MetricGoRows int
+	// MetricResolveRows is the most contributing rows, as the resolver
+	// counts them from the key digests, for which a query_metric call
+	// whose values the value rollups answer is re-derived from the rows
+	// instead (metric.Options.ResolveRows: 0 for
+	// metric.DefaultResolveRows, negative for the rollups always).
+	MetricResolveRows int
 	// MetricRollups lets a query_metric call over a long window take its
 	// provenance from the dataset's per-hour key digests, when the import
 	// built them (shape.DeriveOptions.RollupKeys): past the provenance

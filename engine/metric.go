@@ -299,8 +299,12 @@ func (r *shapeRunner) resolveMetric(ctx context.Context, c tool.Call, fr fact.Re
 				}
 			}
 			if sum != nil {
+				// The values alone; their contributing rows counted by
+				// the resolver's own summation, so that a window of few
+				// rows is re-derived from them rather than the rollups.
 				values := *o
 				values.SkipKeys = true
+				values.KnownRows = sum.Count
 				o = &values
 			}
 		}

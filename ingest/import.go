@@ -9,6 +9,7 @@ import (
 	"io"
 	"slices"
 	"strings"
+	"time"
 )
 
 // Sink is a database an import writes to (store/duckdb, store/postgres).
@@ -51,6 +52,16 @@ type SinkOptions struct {
 	// (StagingDDL). Only a sink that stages its rows calls it
 	// (store/postgres); store/duckdb appends straight into the table.
 	Move func(ctx context.Context, tx *sql.Tx, l *Layout, staging string) error
+	// ValidTo, if set, names a column of each row's validity end: the
+	// time of the next row of its series (the dataset's series entities)
+	// in (time, key) order, or ValidToOpen for a series' latest row. A
+	// sink that appends straight into the table (store/duckdb) fills it
+	// as the rows arrive, when they arrive in strictly increasing (time,
+	// key) order into an empty table, adding the column if missing, so
+	// that AfterInsert need not rewrite every row; otherwise it leaves
+	// the column NULL in every row, for AfterInsert to fill.
+	ValidTo     string
+	ValidToOpen time.Time
 }
 
 // Result is what one import stored.

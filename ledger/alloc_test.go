@@ -2,6 +2,7 @@ package ledger_test
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/provenant/provenant/fact"
@@ -38,5 +39,33 @@ func TestNumerals_OneAllocation(t *testing.T) {
 	}
 	if a := testing.AllocsPerRun(20, func() { l.Grounding() }); a > 1 {
 		t.Errorf("Grounding allocates %.0f times; want 1", a)
+	}
+}
+
+// TestNumerals_PartialProvenanceSizedByListed guards a query_metric
+// answer over millions of rows, whose provenance lists its first keys and
+// sums the rest (fact.EventsInPart): Numerals sized its list by the total
+// (2,000,000 events: about 150 MB allocated and cleared a call) where only
+// the listed ones are numerals.
+func TestNumerals_PartialProvenanceSizedByListed(t *testing.T) {
+	first := make([]string, 1000)
+	for i := range first {
+		first[i] = fmt.Sprintf("evt-%08d", i)
+	}
+	const total = 2_000_000
+	p, err := fact.EventsInPart(first, total, fact.LtHashScheme+strings.Repeat("ab", 32))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := fact.NewResult("count_events_in_window", map[string]string{"store_id": "st-003", "state": "LOW_STOCK", "start": "2026-01-08T00:00:00Z", "end": "2026-01-15T00:00:00Z"}, fact.RowCount(total), p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := ledger.Numerals(r, def(t, r.Tool))
+	if len(got) != len(first)+6 {
+		t.Fatalf("Numerals lists %d numerals; want %d (count, store, %d listed events, event count, 2 instants, window)", len(got), len(first)+6, len(first))
+	}
+	if c := cap(got); c > 2*len(first) {
+		t.Errorf("Numerals allocated room for %d numerals; want at most %d (the listed events, not the %d in total)", c, 2*len(first), total)
 	}
 }

@@ -203,9 +203,15 @@ func Numerals(r fact.Result, d tool.Def) []grounding.Numeral {
 			entityArgs++
 		}
 	}
-	// At most: a value, its ids, the call's entity ids, the events and
-	// their number, three instants and a window; one allocation.
-	out := make([]grounding.Numeral, 0, 1+len(r.Value.IDs)+entityArgs+r.Provenance.NumEvents()+1+3+1)
+	// At most: a value, its ids, the call's entity ids, the listed events
+	// and their number, three instants and a window; one allocation. A
+	// provenance that lists part of its events (a metric over millions of
+	// rows) sizes the list by the listed ones, not by the total.
+	listed := 0
+	for range r.Provenance.AllEventIDs() {
+		listed++
+	}
+	out := make([]grounding.Numeral, 0, 1+len(r.Value.IDs)+entityArgs+listed+1+3+1)
 	count := func(n int) { out = append(out, grounding.Numeral{Value: float64(n), Unit: grounding.UnitCount}) }
 	id := func(s string) {
 		if s != "" {

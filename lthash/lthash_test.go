@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -257,4 +258,40 @@ func TestHash_AddForms(t *testing.T) {
 	if !byBytes.Equal(&less) || !byString.Equal(&less) {
 		t.Error("Remove does not undo Add")
 	}
+}
+
+// A batch large enough to be split across the processors hashes as the
+// keys added one at a time do, whatever GOMAXPROCS, and onto a hash that
+// already holds keys.
+func TestHash_AddStringsSplit(t *testing.T) {
+	keys := make([]string, 20_001)
+	for i := range keys {
+		keys[i] = fmt.Sprintf("wh-evt-%08d", i)
+	}
+	var want lthash.Hash
+	want.AddString("before")
+	for _, k := range keys {
+		want.AddString(k)
+	}
+	for _, procs := range []int{1, 2, 3, 8} {
+		prev := runtime.GOMAXPROCS(procs)
+		got := lthash.Of("before")
+		got.AddStrings(keys)
+		runtime.GOMAXPROCS(prev)
+		if !got.Equal(&want) {
+			t.Errorf("GOMAXPROCS %d: AddStrings of %d keys differs from AddString one at a time", procs, len(keys))
+		}
+	}
+}
+
+func BenchmarkAddStringsLarge(b *testing.B) {
+	keys := make([]string, 30_000)
+	for i := range keys {
+		keys[i] = fmt.Sprintf("wh-evt-%08d", i)
+	}
+	var h lthash.Hash
+	for b.Loop() {
+		h.AddStrings(keys)
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(keys)), "ns/key")
 }

@@ -49,6 +49,17 @@ type Options struct {
 	// SkipKeys: RederiveSQL leaves Table.Keys empty (a caller that sums
 	// them from the digests, RollupKeys, needs the values alone).
 	SkipKeys bool
+	// KnownRows is the number of the request's contributing rows when
+	// the caller has counted them itself (the resolver's own summation of
+	// the key digests, RollupKeys); 0 when unknown. Resolve, given
+	// SkipKeys, re-derives from the rows rather than the value rollups
+	// when it is at most ResolveRows.
+	KnownRows int
+	// ResolveRows is the most contributing rows (KnownRows) for which
+	// Resolve re-derives the values from the rows even when the value
+	// rollups answer the request: DefaultResolveRows when 0, never (the
+	// rollups whenever they answer) when negative.
+	ResolveRows int
 }
 
 // Query is a compiled request: SQL text with positional parameters ($1,

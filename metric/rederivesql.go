@@ -29,9 +29,24 @@ const DefaultMaxGoRows = 5000
 // and 83.8 ms by RederiveValues, a week 141.6 ms and 33.9 ms.
 const ResolveFromRollups = 24 * time.Hour
 
+// DefaultResolveRows is the most contributing rows (Options.KnownRows)
+// for which Resolve re-derives a request's values from the rows
+// (RederiveSQL) although the value rollups answer it: below it, the rows'
+// one statement costs less than RederiveValues's six (its last stored
+// hour, the spot check's stored and recomputed hours, the stored hours,
+// the head and the tail) and checks every hour the compiled query summed,
+// not one. Measured on DuckDB, one client, medians of 15
+// (bench/results/scale-metric-valroll-phases-duckdb.md): the demo's week
+// (16,620 rows) 10.0 ms from the rows and 26.6 ms by RederiveValues;
+// 1,000,000 events, a week (189,280 rows) 25.3 and 24.9 ms; 10,000,000
+// events, a week (1,895,061 rows) 141.6 and 33.9 ms.
+const DefaultResolveRows = 100_000
+
 // Resolve re-derives req's table for a resolver: with Options.SkipKeys,
-// from the value rollups (RederiveValues) when they answer it and its
-// whole hours span at least ResolveFromRollups; otherwise by Rederive (in Go) when
+// from the value rollups (RederiveValues) when they answer it, its
+// whole hours span at least ResolveFromRollups and the contributing rows
+// are not known to be few (Options.KnownRows above Options.ResolveRows);
+// otherwise by Rederive (in Go) when
 // the rows it would read, those before the window's end, are at most
 // Options.MaxGoRows (DefaultMaxGoRows when 0; a negative value always
 // chooses SQL), else by RederiveSQL. Both give every group and the
@@ -46,7 +61,11 @@ func Resolve(ctx context.Context, db Querier, cat *catalog.Catalog, req Request,
 		o = &Options{}
 	}
 	if o.SkipKeys {
-		if p, ok := planValues(r, o); ok && p.f.Sub(p.a) >= ResolveFromRollups {
+		few := o.ResolveRows
+		if few == 0 {
+			few = DefaultResolveRows
+		}
+		if p, ok := planValues(r, o); ok && p.f.Sub(p.a) >= ResolveFromRollups && (few < 0 || o.KnownRows <= 0 || o.KnownRows > few) {
 			return RederiveValues(ctx, db, cat, req, o)
 		}
 	}

@@ -40,6 +40,15 @@ type DigestSummer interface {
 	SumDigests(ctx context.Context, db Querier, lo, hi time.Time, admit func(groups []*string) bool) (int, lthash.Hash, error)
 }
 
+// An HourCounter is a DigestSummer that also answers firstThreshold's
+// question from its sums: the end of the first stored hour in [lo, hi)
+// at which the admitted parts' rows, counted from lo in hour order, reach
+// n (the zero time when they do not). Without it RollupKeys reads the
+// hours' counts from the relation.
+type HourCounter interface {
+	HoursReach(ctx context.Context, db Querier, lo, hi time.Time, admit func(groups []*string) bool, n int) (time.Time, error)
+}
+
 // ErrNoRollup is returned by RollupKeys for a request its digests cannot
 // answer: the dataset has no digests or no validity intervals, the metric
 // counts no window rows (only the latest row of each series: few keys),
@@ -218,29 +227,17 @@ func firstThreshold(ctx context.Context, db Querier, k *keySQL, rel string, lo, 
 	if !lo.Before(hi) {
 		return "", nil
 	}
-	k.args = nil
-	rows, err := db.QueryContext(ctx, "SELECT _hour, SUM(_n) FROM "+quoteName(k.ru.Relation)+" WHERE _hour >= "+k.at(lo)+" AND _hour < "+k.at(hi)+
-		k.admit()+" GROUP BY _hour ORDER BY _hour", k.args...)
-	if err != nil {
-		return "", fmt.Errorf("sum metric keys: read hour counts: %w", err)
-	}
 	var until time.Time
-	n := 0
-	for rows.Next() {
-		var h time.Time
-		var c int64
-		if err := rows.Scan(&h, &c); err != nil {
-			rows.Close()
-			return "", fmt.Errorf("sum metric keys: read hour counts: %w", err)
+	if hc, ok := k.ru.Sums.(HourCounter); ok {
+		var err error
+		if until, err = hc.HoursReach(ctx, db, lo, hi, k.admitGo(k.ru.Groups), first); err != nil {
+			return "", fmt.Errorf("sum metric keys: count hours: %w", err)
 		}
-		if n += int(c); n >= first {
-			until = h.UTC().Add(time.Hour)
-			break
+	} else {
+		var err error
+		if until, err = hoursReach(ctx, db, k, lo, hi, first); err != nil {
+			return "", err
 		}
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return "", fmt.Errorf("sum metric keys: read hour counts: %w", err)
 	}
 	if until.IsZero() {
 		return "", nil
@@ -257,6 +254,34 @@ func firstThreshold(ctx context.Context, db Querier, k *keySQL, rel string, lo, 
 		return "", nil // fewer than the counts said: no bound
 	}
 	return slices.Max(keys), nil
+}
+
+// hoursReach reads the stored hours' counts in [lo, hi), in hour order,
+// and returns the end of the first at which they reach first (the zero
+// time when they do not).
+func hoursReach(ctx context.Context, db Querier, k *keySQL, lo, hi time.Time, first int) (time.Time, error) {
+	k.args = nil
+	rows, err := db.QueryContext(ctx, "SELECT _hour, SUM(_n) FROM "+quoteName(k.ru.Relation)+" WHERE _hour >= "+k.at(lo)+" AND _hour < "+k.at(hi)+
+		k.admit()+" GROUP BY _hour ORDER BY _hour", k.args...)
+	if err != nil {
+		return time.Time{}, fmt.Errorf("sum metric keys: read hour counts: %w", err)
+	}
+	defer rows.Close()
+	n := 0
+	for rows.Next() {
+		var h time.Time
+		var c int64
+		if err := rows.Scan(&h, &c); err != nil {
+			return time.Time{}, fmt.Errorf("sum metric keys: read hour counts: %w", err)
+		}
+		if n += int(c); n >= first {
+			return h.UTC().Add(time.Hour), nil
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return time.Time{}, fmt.Errorf("sum metric keys: read hour counts: %w", err)
+	}
+	return time.Time{}, nil
 }
 
 // leastKeys reads the least `first` contributing keys, bytewise: those at

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/provenant/provenant/catalog"
 	"github.com/provenant/provenant/fact"
 )
 
@@ -112,7 +113,9 @@ func (s *Snapshot) executeBatched(ctx context.Context, p *plan, c Call) (res Res
 		return Result{}, false, nil
 	}
 	var cps *checkpoints
-	if p.derived {
+	// A window's formulations read no checkpoint (the prefixes of a
+	// Digester's do: they are not pipelined without the index).
+	if p.derived && (p.tool.Shape.Value != catalog.ShapeCountRowsInWindow || s.digester() != nil) {
 		if cps = s.e.index(p); cps == nil {
 			return Result{}, false, nil
 		}

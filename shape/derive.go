@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/provenant/provenant/catalog"
+	"github.com/provenant/provenant/internal/phasetrace"
 	"github.com/provenant/provenant/internal/sqlcond"
 )
 
@@ -24,7 +25,10 @@ import (
 //     order.
 //   - TABLE__cp: for each checkpoint, the latest row of every series at
 //     _cp_ts (all columns), built checkpoint by checkpoint from the
-//     previous one and the rows since, with ROW_NUMBER.
+//     previous one and the rows since, with ROW_NUMBER (fillCheckpoints;
+//     on DuckDB a rebuild numbers every row once and takes each series'
+//     highest-numbered row per checkpoint by GROUP BY, buildCheckpoints,
+//     with the same result).
 //   - TABLE__series: every series with the time of its first row (the
 //     census), computed with GROUP BY.
 //
@@ -54,6 +58,12 @@ type DeriveOptions struct {
 	// When 0, twice the number of series, and at least MinEvery (see
 	// spacing).
 	Every int
+	// Reference derives by the reference formulation on any database:
+	// the validity intervals by one UPDATE, the checkpoints one statement
+	// per checkpoint, each from the one before (fillCheckpoints). Without
+	// it, a DuckDB database builds the checkpoints set-based
+	// (buildCheckpoints); the two give the same rows, which a test holds.
+	Reference bool
 	// RollupKeys builds TABLE__rollup_keys (see DeriveRollupKeys): per
 	// hour and group, the rows' number and the lthash of their keys, from
 	// which a metric's provenance over a long window is combined instead
@@ -221,6 +231,7 @@ func deriveStructures(ctx context.Context, tx *sql.Tx, ds *catalog.Dataset, tabl
 			return err
 		}
 	}
+	phasetrace.Mark("derive: validity")
 	// Census.
 	censusRel := quoteName(table + seriesSuffix)
 	if err := exec("census", "DROP TABLE IF EXISTS "+censusRel); err != nil {
@@ -236,38 +247,62 @@ func deriveStructures(ctx context.Context, tx *sql.Tx, ds *catalog.Dataset, tabl
 	if err != nil {
 		return fmt.Errorf("derive %s: %w", table, err)
 	}
+	phasetrace.Mark("derive: census")
 	cpiRel, cpRel := quoteName(table+cpiSuffix), quoteName(table+cpSuffix)
 	for _, r := range []string{cpiRel, cpRel} {
 		if err := exec("checkpoints", "DROP TABLE IF EXISTS "+r); err != nil {
 			return err
 		}
 	}
-	if err := exec("checkpoints", "CREATE TABLE "+cpiRel+" AS SELECT CAST(ROW_NUMBER() OVER (ORDER BY d.t) AS BIGINT) AS _cp, d.t AS _cp_ts FROM "+
-		"(SELECT DISTINCT r.t FROM (SELECT "+ts+" AS t, ROW_NUMBER() OVER (ORDER BY "+ts+", "+key+") AS rn FROM "+rel+") r WHERE MOD(r.rn, "+
-		fmt.Sprint(every)+") = 0) d"); err != nil {
-		return err
-	}
-	colList := strings.Join(cols, ", ")
-	if err := exec("checkpoints", "CREATE TABLE "+cpRel+" AS SELECT CAST(0 AS BIGINT) AS _cp, "+colList+", "+ident(ValidToColumn)+
-		" FROM "+rel+" WHERE 1 = 0"); err != nil {
-		return err
-	}
-	// Indexes for PostgreSQL, where a checkpoint's rows and a series'
-	// census entry are otherwise found by a scan; DuckDB's zone maps find
-	// them without (the rows are written in checkpoint order). The
-	// checkpoints' index comes before they are filled: each checkpoint is
-	// built from the previous one's rows, which a scan would find in time
-	// growing with every checkpoint before it (10M events, 2,441
-	// checkpoints: 413 s to import on PostgreSQL).
 	_, base, ok := strings.Cut(table, ".")
 	if !ok {
 		base = table
 	}
-	if err := exec("index checkpoints", "CREATE INDEX "+ident(base+cpSuffix+"_idx")+" ON "+cpRel+" (_cp, "+strings.Join(series, ", ")+")"); err != nil {
-		return err
+	indexCheckpoints := func() error {
+		return exec("index checkpoints", "CREATE INDEX "+ident(base+cpSuffix+"_idx")+" ON "+cpRel+" (_cp, "+strings.Join(series, ", ")+")")
 	}
-	if err := fillCheckpoints(ctx, tx, ds, table, 0, "0001-01-01 00:00:00"); err != nil {
-		return err
+	duck := false
+	if o == nil || !o.Reference {
+		if duck, err = isDuckDBTx(ctx, tx); err != nil {
+			return fmt.Errorf("derive %s: %w", table, err)
+		}
+	}
+	if duck {
+		// One sort of every row, then set-based (buildCheckpoints); the
+		// index after the rows, built once.
+		if err := buildCheckpoints(ctx, tx, ds, table, every); err != nil {
+			return err
+		}
+		phasetrace.Mark("derive: checkpoints (set)")
+		if err := indexCheckpoints(); err != nil {
+			return err
+		}
+	} else {
+		if err := exec("checkpoints", "CREATE TABLE "+cpiRel+" AS SELECT CAST(ROW_NUMBER() OVER (ORDER BY d.t) AS BIGINT) AS _cp, d.t AS _cp_ts FROM "+
+			"(SELECT DISTINCT r.t FROM (SELECT "+ts+" AS t, ROW_NUMBER() OVER (ORDER BY "+ts+", "+key+") AS rn FROM "+rel+") r WHERE MOD(r.rn, "+
+			fmt.Sprint(every)+") = 0) d"); err != nil {
+			return err
+		}
+		colList := strings.Join(cols, ", ")
+		if err := exec("checkpoints", "CREATE TABLE "+cpRel+" AS SELECT CAST(0 AS BIGINT) AS _cp, "+colList+", "+ident(ValidToColumn)+
+			" FROM "+rel+" WHERE 1 = 0"); err != nil {
+			return err
+		}
+		// Indexes for PostgreSQL, where a checkpoint's rows and a series'
+		// census entry are otherwise found by a scan; DuckDB's zone maps find
+		// them without (the rows are written in checkpoint order). The
+		// checkpoints' index comes before they are filled: each checkpoint is
+		// built from the previous one's rows, which a scan would find in time
+		// growing with every checkpoint before it (10M events, 2,441
+		// checkpoints: 413 s to import on PostgreSQL).
+		if err := indexCheckpoints(); err != nil {
+			return err
+		}
+		phasetrace.Mark("derive: cpi")
+		if err := fillCheckpoints(ctx, tx, ds, table, 0, "0001-01-01 00:00:00"); err != nil {
+			return err
+		}
+		phasetrace.Mark("derive: fill checkpoints")
 	}
 	// A point question's census is one series' entry: without this index
 	// PostgreSQL scans the census for it (0.3 ms of a 0.4 ms resolver
@@ -605,4 +640,93 @@ func (p *plan) candidateSides(q *query, cpID int64, cpTS, ts, cols string, f fun
 	return "SELECT " + cols + " FROM " + p.cpRel + " c WHERE c._cp = " + q.param(cpID) + f("c"),
 		"SELECT " + cols + " FROM " + p.rel + " r WHERE r." + p.time + " > CAST(" + q.param(cpTS) +
 			" AS TIMESTAMP) AND r." + p.time + " <= " + ts + f("r")
+}
+
+// isDuckDBTx reports whether tx is a DuckDB transaction: DuckDB's
+// version() is its release ("v1.3.2"), PostgreSQL's begins "PostgreSQL".
+func isDuckDBTx(ctx context.Context, tx *sql.Tx) (bool, error) {
+	var v string
+	if err := tx.QueryRowContext(ctx, "SELECT version()").Scan(&v); err != nil {
+		return false, fmt.Errorf("read database version: %w", err)
+	}
+	return strings.HasPrefix(v, "v"), nil
+}
+
+// buildCheckpoints builds, on DuckDB, the checkpoint index and every
+// checkpoint's rows in a few set-based statements instead of one
+// statement per checkpoint (fillCheckpoints), with the same result:
+//
+//   - every row is numbered once in (time, key) order (rn, one sort,
+//     kept in a temporary table with the row's _ingest_seq, time and
+//     series);
+//   - the checkpoint index is the distinct times of the rows numbered a
+//     multiple of every, as the reference takes them;
+//   - each row falls in the first checkpoint at or after its time: its
+//     block of every rows (rn numbered 1 to every is block 1) ends with
+//     a row at or after its time, and the block before it ends with a row
+//     at or before it, so the row's checkpoint is the earlier block's
+//     when that block's time is the row's own, else its own block's (two
+//     equality joins; a row after the last checkpoint time falls in
+//     none);
+//   - per series and checkpoint, the latest such row is the one numbered
+//     highest (GROUP BY, no sort);
+//   - a series' latest row at checkpoint c is its latest row of the
+//     greatest checkpoint at or before c that has one: each is expanded
+//     over the checkpoints up to the series' next one (LEAD over the
+//     series' few entries, generate_series).
+//
+// It reads neither _valid_to (copied into the checkpoints, as the
+// reference copies it) nor the census, so a fault in the validity
+// intervals still shows as a disagreement between executor and resolver.
+func buildCheckpoints(ctx context.Context, tx *sql.Tx, ds *catalog.Dataset, table string, every int) error {
+	rel := quoteName(table)
+	key, ts := ident(ds.Key.Value), ident(ds.Time.Value)
+	seq := ident(SeqColumn)
+	series := make([]string, 0, len(ds.Series))
+	for _, e := range ds.SeriesEntities() {
+		series = append(series, ident(e.Column.Value))
+	}
+	seriesList := strings.Join(series, ", ")
+	cpiRel, cpRel := quoteName(table+cpiSuffix), quoteName(table+cpSuffix)
+	e := fmt.Sprint(every)
+	exec := func(what, q string) error {
+		if _, err := tx.ExecContext(ctx, q); err != nil {
+			return fmt.Errorf("derive %s: %s: %w", table, what, err)
+		}
+		return nil
+	}
+	const ord = "_provenant_ord"
+	if err := exec("checkpoints: order", "CREATE OR REPLACE TEMP TABLE "+ord+" AS SELECT "+seq+" AS _s, "+ts+" AS _t, "+seriesList+
+		", ROW_NUMBER() OVER (ORDER BY "+ts+", "+key+") AS _rn FROM "+rel); err != nil {
+		return err
+	}
+	defer tx.ExecContext(ctx, "DROP TABLE IF EXISTS "+ord)
+	phasetrace.Mark("derive: cp order")
+	if err := exec("checkpoints", "CREATE TABLE "+cpiRel+" AS SELECT CAST(ROW_NUMBER() OVER (ORDER BY d.t) AS BIGINT) AS _cp, d.t AS _cp_ts FROM "+
+		"(SELECT DISTINCT _t AS t FROM "+ord+" WHERE _rn % "+e+" = 0) d"); err != nil {
+		return err
+	}
+	oSeries := make([]string, len(series))
+	for i, c := range series {
+		oSeries[i] = "o." + c
+	}
+	cols := dataColumns(ds)
+	rCols := make([]string, len(cols))
+	for i, c := range cols {
+		rCols[i] = "r." + c
+	}
+	q := "INSERT INTO " + cpRel + " " +
+		"WITH bt AS (SELECT o._rn // " + e + " AS j, o._t AS t, i._cp FROM " + ord + " o JOIN " + cpiRel + " i ON i._cp_ts = o._t WHERE o._rn % " + e + " = 0), " +
+		"k AS (SELECT " + strings.Join(oSeries, ", ") + ", o._rn, o._s, CASE WHEN lo.t = o._t THEN lo._cp ELSE hi._cp END AS _k FROM " + ord + " o " +
+		"LEFT JOIN bt lo ON lo.j = (o._rn + " + e + " - 1) // " + e + " - 1 LEFT JOIN bt hi ON hi.j = (o._rn + " + e + " - 1) // " + e + "), " +
+		"l AS (SELECT " + seriesList + ", _k, arg_max(_s, _rn) AS _s FROM k WHERE _k IS NOT NULL GROUP BY " + seriesList + ", _k), " +
+		"n AS (SELECT _s, _k, LEAD(_k) OVER (PARTITION BY " + seriesList + " ORDER BY _k) AS _nk FROM l), " +
+		"x AS (SELECT _s, UNNEST(generate_series(_k, COALESCE(_nk - 1, (SELECT MAX(_cp) FROM " + cpiRel + ")))) AS _c FROM n) " +
+		"SELECT CAST(x._c AS BIGINT) AS _cp, " + strings.Join(rCols, ", ") + ", r." + ident(ValidToColumn) + " FROM x JOIN " + rel + " r ON r." + seq + " = x._s ORDER BY x._c"
+	if err := exec("checkpoints: create", "CREATE TABLE "+cpRel+" AS SELECT CAST(0 AS BIGINT) AS _cp, "+strings.Join(cols, ", ")+", "+ident(ValidToColumn)+
+		" FROM "+rel+" WHERE 1 = 0"); err != nil {
+		return err
+	}
+	phasetrace.Mark("derive: cpi")
+	return exec("checkpoints: rows", q)
 }

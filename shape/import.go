@@ -3,13 +3,15 @@ package shape
 import (
 	"context"
 	"database/sql"
+	"time"
 
 	"github.com/provenant/provenant/ingest"
 )
 
 // ImportOptions are the sink options of every import into a table the
 // shapes read: a staging sink moves the rows in with their validity
-// intervals (MoveStaged), and the import's transaction brings the derived
+// intervals (MoveStaged), an appending sink fills them as rows arrive in
+// order into an empty table (SinkOptions.ValidTo), and the import's transaction brings the derived
 // structures up to date before it commits (Derive), so that no reader
 // sees new rows without them. o tunes Derive; nil means defaults.
 func ImportOptions(o *DeriveOptions) *ingest.SinkOptions {
@@ -30,5 +32,10 @@ func ImportOptions(o *DeriveOptions) *ingest.SinkOptions {
 		Move: func(ctx context.Context, tx *sql.Tx, l *ingest.Layout, staging string) error {
 			return MoveStaged(ctx, tx, l.Dataset, l.Table, staging)
 		},
+		ValidTo:     ValidToColumn,
+		ValidToOpen: openEnd,
 	}
 }
+
+// openEnd is OpenEnd as a time.
+var openEnd = time.Date(9999, 12, 31, 0, 0, 0, 0, time.UTC)

@@ -2,6 +2,7 @@ package shape
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -171,7 +172,10 @@ func filterWords(cat *catalog.Catalog, dims []string) []tool.FilterWords {
 // compiled query and its re-derivation, and where the catalog's datasets
 // and references live (the source's relations) and which of them hold
 // validity intervals (ValidToColumn, on a derived dataset): both read the
-// one snapshot the call's other reads see.
+// one snapshot the call's other reads see. On DuckDB each statement runs
+// prepared and kept, as the tool shapes' do (Engine.stmt): a metric's
+// texts depend on its request's shape (metric, dimensions, filters,
+// edges), never on its values, which are parameters.
 func (s *Snapshot) MetricQuerier(ctx context.Context) (metric.Querier, *metric.Options, error) {
 	if err := s.begin(ctx); err != nil {
 		return nil, nil, err
@@ -184,7 +188,7 @@ func (s *Snapshot) MetricQuerier(ctx context.Context) (metric.Querier, *metric.O
 			rollups[ds] = r
 		}
 	}
-	return s.tx, &metric.Options{Relations: s.e.src.Relations, References: s.e.src.References, ValidTo: s.e.validTo, MaxGoRows: s.e.metricGoRows, Rollups: rollups, ValueRollups: s.e.valueRollups}, nil
+	return metricQuerier{s}, &metric.Options{Relations: s.e.src.Relations, References: s.e.src.References, ValidTo: s.e.validTo, MaxGoRows: s.e.metricGoRows, ResolveRows: s.e.metricResolveRows, Rollups: rollups, ValueRollups: s.e.valueRollups}, nil
 }
 
 // MetricRequest reads a metric tool call's validated arguments (Call.Args:
@@ -224,4 +228,15 @@ func MetricRequest(args map[string]string, scope metric.Scope) (metric.Request, 
 	}
 	req.Order = metric.Order{By: order.By, Desc: order.Desc}
 	return req, nil
+}
+
+// metricQuerier runs a metric's statements in the snapshot's transaction,
+// prepared when the engine prepares (DuckDB).
+type metricQuerier struct{ s *Snapshot }
+
+func (q metricQuerier) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	if st := q.s.e.stmt(query); st != nil {
+		return q.s.tx.StmtContext(ctx, st).QueryContext(ctx, args...)
+	}
+	return q.s.tx.QueryContext(ctx, query, args...)
 }

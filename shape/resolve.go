@@ -16,9 +16,10 @@ import (
 // Resolve re-derives a call independently of Execute and judges r: the
 // latest rows as those whose validity interval contains the instant (the
 // derived _valid_to, or, on a plain table or files, the rows equal to
-// their series' last by LAST_VALUE), a window as the difference of two
-// prefixes, and every listed key looked up and its row judged in Go
-// against the call.
+// their series' last by LAST_VALUE), a window by one read from the
+// start's hour with its lower bound judged in Go (the difference of two
+// prefixes when the count and digest are computed in SQL), and every
+// listed key looked up and its row judged in Go against the call.
 func (s *Snapshot) Resolve(ctx context.Context, c Call, r Result) (Verdict, error) {
 	p, err := s.e.plan(c)
 	if err != nil {
@@ -227,6 +228,53 @@ func (s *Snapshot) resolveWindow(ctx context.Context, p *plan, c Call, asserted 
 	if err != nil {
 		return fact.Value{}, nil, nil, nil, err
 	}
+	if dg := s.digester(); dg != nil {
+		return s.resolveWindowPrefixes(ctx, p, c, dg, start, end, atValue, pr, asserted)
+	}
+	// One read: the rows at the fixed entity meeting the condition in
+	// the whole hours that cover the window (from the start's hour to the
+	// end of the end's hour), in SQL; which of them fall in the window
+	// (at or after start, before end) is judged here, in Go, on each
+	// row's time, and the count is of those. The executor bounds the
+	// window in its SQL; this formulation bounds it on neither instant
+	// in SQL, and judges both after the read.
+	q := &query{}
+	cond, err := p.predicate(q, "a", pr)
+	if err != nil {
+		return fact.Value{}, nil, nil, nil, err
+	}
+	sqlText := "SELECT " + strings.Join(p.rowProjection("a"), ", ") + " FROM " + p.rel + " a WHERE " +
+		col("a", p.at.Column.Value) + " = " + q.param(atValue) + " AND " + cond +
+		" AND " + col("a", p.ds.Time.Value) + " >= " + q.instant(windowFrom(start)) +
+		" AND " + col("a", p.ds.Time.Value) + " < " + q.instant(windowTo(end)) + p.scopeSQL(q, "a", c.Scope)
+	known := make(map[string]row, len(asserted))
+	var keys []string
+	if err := s.scanRows(ctx, p, sqlText, q.args, func(k string, sc *rowScan) {
+		if t := sc.time.UTC(); t.Before(start) || !t.Before(end) {
+			return
+		}
+		keys = append(keys, k)
+		if _, ok := asserted[k]; ok {
+			addRow(known, k, sc.row(p))
+		}
+	}); err != nil {
+		return fact.Value{}, nil, nil, nil, fmt.Errorf("resolve %s: %w", p.tool.Name.Value, err)
+	}
+	return fact.RowCount(len(keys)), keys, known, nil, nil
+}
+
+// windowFrom is where the resolver's one read of a window starts: the
+// start's hour (UTC), never after start.
+func windowFrom(start time.Time) time.Time { return start.UTC().Truncate(time.Hour) }
+
+// windowTo is where it ends: the end of the end's hour (UTC), always
+// after end, so that end is judged in Go too.
+func windowTo(end time.Time) time.Time { return end.UTC().Truncate(time.Hour).Add(time.Hour) }
+
+// resolveWindowPrefixes re-derives a window as the difference of two
+// prefixes, with the count and digest in SQL (a Digester): the rows up
+// to end EXCEPT the rows before start.
+func (s *Snapshot) resolveWindowPrefixes(ctx context.Context, p *plan, c Call, dg Digester, start, end time.Time, atValue string, pr *catalog.Predicate, asserted map[string]struct{}) (fact.Value, []string, map[string]row, *keySet, error) {
 	q := &query{}
 	at := q.param(atValue)
 	// With checkpoints, both prefixes start at the last checkpoint at or
@@ -263,20 +311,7 @@ func (s *Snapshot) resolveWindow(ctx context.Context, p *plan, c Call, asserted 
 	}
 	// Whole rows (the columns a judgement reads), so that the judgement of
 	// the asserted keys needs no second read; only theirs are kept.
-	if dg := s.digester(); dg != nil {
-		return s.resolveWindowDigest(ctx, p, dg, q, upTo+" EXCEPT "+before, asserted)
-	}
-	known := map[string]row{}
-	var keys []string
-	if err := s.scanRows(ctx, p, upTo+" EXCEPT "+before, q.args, func(k string, sc *rowScan) {
-		keys = append(keys, k)
-		if _, ok := asserted[k]; ok {
-			addRow(known, k, sc.row(p))
-		}
-	}); err != nil {
-		return fact.Value{}, nil, nil, nil, fmt.Errorf("resolve %s: %w", p.tool.Name.Value, err)
-	}
-	return fact.RowCount(len(keys)), keys, known, nil, nil
+	return s.resolveWindowDigest(ctx, p, dg, q, upTo+" EXCEPT "+before, asserted)
 }
 
 // resolveLive re-derives an as-of shape through the derived structures:

@@ -112,17 +112,19 @@ type snapshotSums struct {
 	groups []string
 }
 
-func (x *snapshotSums) SumDigests(ctx context.Context, db metric.Querier, lo, hi time.Time, admit func([]*string) bool) (int, lthash.Hash, error) {
+// sums returns the running sums of the snapshot's data version, read
+// when the engine holds none of it.
+func (x *snapshotSums) sums(ctx context.Context, db metric.Querier) (*digestSums, error) {
 	version, err := x.s.DataVersion(ctx, x.ds)
 	if err != nil {
-		return 0, lthash.Hash{}, err
+		return nil, err
 	}
 	x.s.e.mu.Lock()
 	c := x.s.e.sums[x.ds]
 	x.s.e.mu.Unlock()
 	if c == nil || c.version != version {
 		if c, err = readDigestSums(ctx, db, x.rel, x.groups, version); err != nil {
-			return 0, lthash.Hash{}, err
+			return nil, err
 		}
 		x.s.e.mu.Lock()
 		if x.s.e.sums == nil {
@@ -130,6 +132,41 @@ func (x *snapshotSums) SumDigests(ctx context.Context, db metric.Querier, lo, hi
 		}
 		x.s.e.sums[x.ds] = c
 		x.s.e.mu.Unlock()
+	}
+	return c, nil
+}
+
+// HoursReach implements metric.HourCounter from the running sums: the
+// stored hours from lo on, in order, each the admitted groups' rows.
+func (x *snapshotSums) HoursReach(ctx context.Context, db metric.Querier, lo, hi time.Time, admit func(groups []*string) bool, n int) (time.Time, error) {
+	c, err := x.sums(ctx, db)
+	if err != nil {
+		return time.Time{}, err
+	}
+	var admitted []*digestGroup
+	for gi := range c.groups {
+		if admit(c.groups[gi].vals) {
+			admitted = append(admitted, &c.groups[gi])
+		}
+	}
+	i, _ := slices.BinarySearchFunc(c.hours, lo, time.Time.Compare)
+	j, _ := slices.BinarySearchFunc(c.hours, hi, time.Time.Compare)
+	var got int64
+	for ; i < j; i++ {
+		for _, g := range admitted {
+			got += g.n[i+1] - g.n[i]
+		}
+		if got >= int64(n) {
+			return c.hours[i].Add(time.Hour), nil
+		}
+	}
+	return time.Time{}, nil
+}
+
+func (x *snapshotSums) SumDigests(ctx context.Context, db metric.Querier, lo, hi time.Time, admit func([]*string) bool) (int, lthash.Hash, error) {
+	c, err := x.sums(ctx, db)
+	if err != nil {
+		return 0, lthash.Hash{}, err
 	}
 	i, _ := slices.BinarySearchFunc(c.hours, lo, time.Time.Compare)
 	j, _ := slices.BinarySearchFunc(c.hours, hi, time.Time.Compare)

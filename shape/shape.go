@@ -16,9 +16,12 @@
 //     validity interval [time, _valid_to) contains the instant, counted
 //     against the census of series (without derived structures: the rows
 //     equal to their series' last up to the instant, by LAST_VALUE over
-//     the whole series), and a window as the difference of two
-//     prefixes (rows before end, except rows before start); it then looks
-//     every asserted key up and judges its row in Go.
+//     the whole series), and a window by one read of its rows in the whole
+//     hours covering it, its bounds (start, end) judged in Go on each
+//     row's time (with a Digester, which counts and digests in SQL:
+//     as the difference of two prefixes, rows before end except rows
+//     before start); it then looks every asserted key up and judges its
+//     row in Go.
 //
 // A dataset small enough (Options.MemoryRows) and that does not change
 // while served, such as an imported store file, is read into memory once
@@ -114,6 +117,9 @@ type Options struct {
 	// MetricGoRows becomes metric.Options.MaxGoRows for metric requests
 	// (see Snapshot.MetricQuerier).
 	MetricGoRows int
+	// MetricResolveRows becomes metric.Options.ResolveRows for metric
+	// requests.
+	MetricResolveRows int
 	// MetricRollups passes each dataset's per-hour key digests
 	// (TABLE__rollup_keys, DeriveOptions.RollupKeys), when it has them, to
 	// metric requests as metric.Options.Rollups; off, none is read.
@@ -173,8 +179,9 @@ type Engine struct {
 	latest  string // LatestWindow or LatestAggregate
 	// validTo maps a derived dataset's name to ValidToColumn (for
 	// metric.Options).
-	validTo      map[string]string
-	metricGoRows int
+	validTo           map[string]string
+	metricGoRows      int
+	metricResolveRows int
 	// rollups maps a dataset's name to its key digests (MetricRollups).
 	rollups map[string]metric.Rollup
 	// valueRollups maps a dataset's name to its value rollups
@@ -237,6 +244,7 @@ func New(ctx context.Context, cat *catalog.Catalog, src Source, o *Options) (*En
 	}
 	if o != nil {
 		e.metricGoRows = o.MetricGoRows
+		e.metricResolveRows = o.MetricResolveRows
 	}
 	e.latest = Auto(src.DB)
 	e.prepare = isDuckDB(src.DB)

@@ -81,6 +81,8 @@ type config struct {
 	values   bool   // build per-hour value rollups and serve metrics from them
 	phases   int    // time each metric phase apart over this many calls
 	windows  bool   // build the per-hour window key digests and serve large windows from them
+	// winPhases: time the window formulations apart over this many calls
+	winPhases int
 }
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -106,6 +108,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs.BoolVar(&c.rollups, "rollups", false, "build the per-hour key digests (shape.DeriveOptions.RollupKeys; use another -data) and serve query_metric's large provenance from them (engine.Options.MetricRollups)")
 	fs.IntVar(&c.phases, "metric-phases", 0, "with -metrics: time each step of `N` one-client calls apart (compile and run, the keys summed or read, the re-derivation) and print them")
 	fs.BoolVar(&c.windows, "window-digests", false, "add the per-hour window key digests (shape.DeriveWindowKeys) to each dataset that lacks them, and serve a window of more keys than the provenance limit from them (engine.Options.WindowDigests); without it the digests, if built, are not read")
+	fs.IntVar(&c.winPhases, "window-phases", 0, "time the executor and the resolver of `N` one-client count_rows_in_window calls apart (with and without the pipeline on PostgreSQL) and print them, before the measured phases")
 	fs.StringVar(&c.serve, "serve", "", "internal: serve one `BACKEND:EVENTS` and print its report")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: go run ./bench/scale [-events 100000,1000000] [-backends duckdb,postgres] [-data DIR]")
@@ -414,11 +417,14 @@ func serve(ctx context.Context, cat *catalog.Catalog, c config, b string, n int)
 
 	t0 := time.Now()
 	var src shape.Source
+	var meter cpuMeter
 	switch b {
 	case "duckdb":
 		src.DB, err = duckdb.OpenFileReadOnly(ctx, duckPath(c, n))
 	case "postgres":
-		src.DB, err = postgres.Open(ctx, pgDSN(c, n))
+		meter.appName = "provenant-scale-" + strconv.Itoa(os.Getpid())
+		src.DB, err = postgres.Open(ctx, pgDSN(c, n)+"&application_name="+meter.appName)
+		meter.db = src.DB
 		src.Snapshot = &sql.TxOptions{Isolation: sql.LevelRepeatableRead, ReadOnly: true}
 		src.Pipeline = postgres.NewPipeliner(src.DB).WithoutSQLDigest()
 	default:
@@ -457,6 +463,11 @@ func serve(ctx context.Context, cat *catalog.Catalog, c config, b string, n int)
 		}
 		defer pprof.StopCPUProfile()
 	}
+	if c.winPhases > 0 {
+		if err := measureWindowPhases(ctx, cat, b, o.Events, src, gen, c, os.Stderr); err != nil {
+			return bench.ScaleReport{}, err
+		}
+	}
 	if c.metrics && c.phases > 0 {
 		if err := measureMetricPhases(ctx, cat, src.DB, gen, c, os.Stderr); err != nil {
 			return bench.ScaleReport{}, err
@@ -476,7 +487,9 @@ func serve(ctx context.Context, cat *catalog.Catalog, c config, b string, n int)
 		}
 		// A short warm-up, not measured, then the measured phase.
 		drive(ctx, e, gen, c.clients, sh.tools, c.seed+uint64(i)*1000+500, time.Second)
+		cpu0 := meter.read(ctx)
 		durs, outcomes, elapsed := drive(ctx, e, gen, c.clients, sh.tools, c.seed+uint64(i)*1000, c.duration)
+		self, server := meter.read(ctx).since(cpu0)
 		if err := ctx.Err(); err != nil {
 			return bench.ScaleReport{}, err
 		}
@@ -487,7 +500,8 @@ func serve(ctx context.Context, cat *catalog.Catalog, c config, b string, n int)
 			OneP50MS: ms(pct(one, 0.50)),
 			Shape:    sh.shape, Calls: len(durs), PerSec: float64(len(durs)) / elapsed.Seconds(),
 			P50MS: ms(pct(durs, 0.50)), P95MS: ms(pct(durs, 0.95)), P99MS: ms(pct(durs, 0.99)), MaxMS: ms(durs[len(durs)-1]),
-			Outcomes: outcomes,
+			Outcomes:     outcomes,
+			CPUMSPerCall: ms(self) / float64(len(durs)), ServerCPUMSPerCall: ms(server) / float64(len(durs)),
 		})
 	}
 	close(stopRSS)

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/provenant/provenant/bench"
@@ -83,6 +84,7 @@ func measureMetrics(ctx context.Context, cat *catalog.Catalog, e *engine.Engine,
 		return fmt.Errorf("open validator: %w", err)
 	}
 	defer v.Close()
+	var cpu0, cpu1 time.Duration
 	call := func(r *rand.Rand, window time.Duration, week bool) (string, error) {
 		req, p := drawMetric(r, cat, gen, window, week)
 		q, err := metric.Compile(cat, req, co)
@@ -95,6 +97,7 @@ func measureMetrics(ctx context.Context, cat *catalog.Catalog, e *engine.Engine,
 		return string(e.Pipeline.Call(ctx, p).Outcome()), nil
 	}
 	run := func(clients int, seed uint64, d time.Duration, window time.Duration, week bool) ([]time.Duration, map[string]int, time.Duration, error) {
+		cpu0 = cpuTime()
 		per := make([][]time.Duration, clients)
 		outs := make([]map[string]int, clients)
 		errs := make([]error, clients)
@@ -120,6 +123,7 @@ func measureMetrics(ctx context.Context, cat *catalog.Catalog, e *engine.Engine,
 		}
 		wg.Wait()
 		elapsed := time.Since(start)
+		cpu1 = cpuTime()
 		var all []time.Duration
 		outcomes := map[string]int{}
 		for w := range clients {
@@ -149,9 +153,18 @@ func measureMetrics(ctx context.Context, cat *catalog.Catalog, e *engine.Engine,
 			rep.Shapes = append(rep.Shapes, bench.ScalePhase{
 				Shape: ph.name, Clients: clients, Calls: len(durs), PerSec: float64(len(durs)) / elapsed.Seconds(),
 				P50MS: ms(pct(durs, 0.50)), P95MS: ms(pct(durs, 0.95)), P99MS: ms(pct(durs, 0.99)), MaxMS: ms(durs[len(durs)-1]),
-				Outcomes: outcomes,
+				Outcomes: outcomes, CPUMSPerCall: ms(cpu1-cpu0) / float64(len(durs)),
 			})
 		}
 	}
 	return nil
+}
+
+// cpuTime is the process's CPU time so far, user and system, all threads.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

@@ -246,3 +246,107 @@ func windowDefects(r shape.Result) []Defect {
 	skip.Keys = append(slices.Clone(r.Keys[1:]), r.Keys[len(r.Keys)-1]+"~")
 	return []Defect{{"first_keys_short", short, complete}, {"first_keys_skip", skip, complete}}
 }
+
+// RunWindowEdges checks a window's edges on fixed rows, with and without
+// derived structures, pipelined when the backend pipelines: rows at the
+// start's hour, a second before start, at start, a second before end and
+// at end, in the window's zone and status and beside them in another
+// zone and status. The window counts the rows in [start, end) only, the
+// resolver passes that answer, and it refuses an answer that adds the
+// row a second before start (which its one read from the start's hour
+// holds, and judges out in Go) or drops the row at start, besides every
+// defect of Defects.
+func RunWindowEdges(t *testing.T, b Backend) {
+	cat := LoadCatalog(t, "warehouse.yaml")
+	ds := cat.Datasets[0]
+	db, opts := b.Open(t)
+	ctx := context.Background()
+	start := time.Date(2026, 3, 2, 9, 20, 0, 0, time.UTC)
+	end := time.Date(2026, 3, 2, 11, 40, 0, 0, time.UTC)
+	at := []time.Time{start.Truncate(time.Hour), start.Add(-time.Second), start, end.Add(-time.Second), end, start.Truncate(time.Hour).Add(-time.Second)}
+	var rows []Row
+	for i, tm := range at {
+		for j, zs := range [][2]string{{"zone-01", "FAULT"}, {"zone-02", "FAULT"}, {"zone-01", "IDLE"}} {
+			r := Row{Key: fmt.Sprintf("e-%d-%d", i, j), Time: tm, Str: map[string]*string{}, Num: map[string]*float64{}}
+			dev, zone, status := "dev-0001", zs[0], zs[1]
+			r.Str["device_id"], r.Str["zone_id"], r.Str["status"] = &dev, &zone, &status
+			for _, a := range ds.Attributes {
+				switch {
+				case a.Column.Value == "status" || a.Optional:
+				case a.Enumerated():
+					v := a.Values[0].Value
+					r.Str[a.Column.Value] = &v
+				default:
+					f := 50.0
+					r.Num[a.Column.Value] = &f
+				}
+			}
+			rows = append(rows, r)
+		}
+	}
+	slices.SortStableFunc(rows, func(a, b Row) int { return a.Time.Compare(b.Time) })
+	call := shape.Call{Tool: "count_status_events_in_window", Args: map[string]string{
+		"zone_id": "zone-01", "status": "FAULT", "start": stamp(start), "end": stamp(end)}, Scope: shape.All()}
+	for _, derived := range []bool{false, true} {
+		t.Run(fmt.Sprintf("derived=%v", derived), func(t *testing.T) {
+			rel := fmt.Sprintf("edges_%v", derived)
+			if err := Load(ctx, db, ds, rel, rows); err != nil {
+				t.Fatal(err)
+			}
+			defer func() {
+				for _, suffix := range []string{"", "__cp", "__cpi", "__series"} {
+					db.ExecContext(ctx, "DROP TABLE IF EXISTS "+rel+suffix)
+				}
+			}()
+			if derived {
+				if err := derive(ctx, db, ds, rel, 2); err != nil {
+					t.Fatal(err)
+				}
+			}
+			eng, err := shape.New(ctx, cat, shape.Source{DB: db, Snapshot: opts, Pipeline: b.pipeline(db),
+				Relations: map[string]string{ds.Name.Value: rel}}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer eng.Close()
+			// Twice: the second call pipelines, where the backend does.
+			for range 2 {
+				checkCall(t, eng, cat, rows, call, shape.DefaultMaxKeys)
+			}
+			snap, err := eng.Begin(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer snap.Close()
+			got, err := snap.Execute(ctx, call)
+			if err != nil {
+				t.Fatal(err)
+			}
+			// In the window: the rows at start and a second before end.
+			if want := []string{"e-2-0", "e-3-0"}; !slices.Equal(got.Keys, want) || got.Value.Count != 2 {
+				t.Fatalf("Execute = %d rows %v, want %v", got.Value.Count, got.Keys, want)
+			}
+			early := got
+			early.Keys = []string{"e-1-0", "e-2-0", "e-3-0"}
+			early.Rows, early.Value.Count, early.Digest = 3, 3, shape.Digest(early.Keys)
+			late := got
+			late.Keys = []string{"e-3-0"}
+			late.Rows, late.Value.Count, late.Digest = 1, 1, shape.Digest(late.Keys)
+			for _, d := range []struct {
+				name string
+				r    shape.Result
+			}{{"a second before start added", early}, {"the row at start dropped", late}} {
+				v, err := snap.Resolve(ctx, call, d.r)
+				if err != nil {
+					t.Fatalf("Resolve(%s): %v", d.name, err)
+				}
+				if v.ValueMatches || v.Complete {
+					t.Errorf("Resolve(%s) = %+v: the value or the key set passed", d.name, v)
+				}
+				if d.name == "a second before start added" && v.ProvenanceValid {
+					t.Errorf("Resolve(%s) = %+v: the row before start backs the value", d.name, v)
+				}
+			}
+		})
+	}
+}

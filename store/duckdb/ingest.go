@@ -10,10 +10,12 @@ import (
 	"os"
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/duckdb/duckdb-go/v2"
 
 	"github.com/provenant/provenant/ingest"
+	"github.com/provenant/provenant/internal/phasetrace"
 )
 
 var _ ingest.Sink = (*Sink)(nil)
@@ -75,7 +77,8 @@ func (s *Sink) Begin(ctx context.Context, l *ingest.Layout) (ingest.Batch, error
 		importMu.Unlock()
 		return nil, fmt.Errorf("begin import: %w", err)
 	}
-	b := &batch{conn: conn, l: l, after: s.o.AfterInsert}
+	phasetrace.Mark("start")
+	b := &batch{conn: conn, l: l, after: s.o.AfterInsert, o: s.o}
 	if err := b.begin(ctx); err != nil {
 		b.Rollback()
 		return nil, fmt.Errorf("begin import: %w", err)
@@ -93,6 +96,29 @@ type batch struct {
 	row      []driver.Value
 	runs     []run
 	finished bool
+	o        ingest.SinkOptions
+	vt       *validity // nil: the rows are appended without a validity end
+}
+
+// validity fills each appended row's validity end (SinkOptions.ValidTo)
+// while the rows arrive in strictly increasing (time, key) order: a row is
+// held until the next row of its series arrives, whose time is its end,
+// and a series' last row is appended at Commit with the open end. The
+// first row out of order ends it: the rows held are appended with a NULL
+// end, and so is every row after; Commit then sets every end NULL, for
+// the derivation to compute.
+type validity struct {
+	open      time.Time
+	ts, key   int   // column positions of the time and key
+	series    []int // column positions of the series entities
+	slot      map[string]int
+	held      [][]driver.Value // per series: its held row (values, _ingest_seq, end), or nil
+	prevTS    time.Time
+	prevKey   string
+	started   bool
+	ordered   bool
+	filled    int64 // rows appended with an end
+	seriesKey []byte
 }
 
 // run is a run of rows numbered seq, seq+1, ... from one input's
@@ -114,6 +140,11 @@ func (b *batch) begin(ctx context.Context) error {
 		return err
 	}
 	b.base = base
+	if b.o.ValidTo != "" && base == 0 {
+		if b.vt, err = b.newValidity(ctx); err != nil {
+			return err
+		}
+	}
 	return b.conn.Raw(func(dc any) error {
 		c, ok := dc.(driver.Conn)
 		if !ok {
@@ -122,12 +153,44 @@ func (b *batch) begin(ctx context.Context) error {
 		// The layout's columns by name: the table may have more (derived
 		// ones, filled later), which take their default.
 		cols := append(b.l.ColumnNames(), ingest.SeqColumn)
+		if b.vt != nil {
+			cols = append(cols, b.o.ValidTo)
+		}
 		var err error
 		if b.app, err = duckdb.NewAppenderWithColumns(c, "", "", b.l.Table, cols); err != nil {
 			return fmt.Errorf("create appender: %w", err)
 		}
 		return nil
 	})
+}
+
+// newValidity returns the validity filler of an import into an empty
+// table, adding the column if the table lacks it; nil when the column is
+// missing and an index on the table forbids adding it (DuckDB alters no
+// table an index depends on): the derivation then adds it.
+func (b *batch) newValidity(ctx context.Context) (*validity, error) {
+	var has, indexes int
+	if err := b.tx.QueryRowContext(ctx, "SELECT COUNT(*) FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = $1 AND column_name = $2",
+		b.l.Table, b.o.ValidTo).Scan(&has); err != nil {
+		return nil, fmt.Errorf("look up column: %w", err)
+	}
+	if has == 0 {
+		if err := b.tx.QueryRowContext(ctx, "SELECT COUNT(*) FROM duckdb_indexes() WHERE schema_name = current_schema() AND table_name = $1", b.l.Table).Scan(&indexes); err != nil {
+			return nil, fmt.Errorf("look up indexes: %w", err)
+		}
+		if indexes > 0 {
+			return nil, nil
+		}
+		if _, err := b.tx.ExecContext(ctx, "ALTER TABLE "+ingest.Quote(b.l.Table)+" ADD COLUMN "+ingest.Quote(b.o.ValidTo)+" TIMESTAMP"); err != nil {
+			return nil, fmt.Errorf("add column: %w", err)
+		}
+	}
+	ds := b.l.Dataset
+	v := &validity{open: b.o.ValidToOpen, ts: b.l.ColumnIndex(ds.Time.Value), key: b.l.ColumnIndex(ds.Key.Value), slot: map[string]int{}, ordered: true}
+	for _, e := range ds.SeriesEntities() {
+		v.series = append(v.series, b.l.ColumnIndex(e.Column.Value))
+	}
+	return v, nil
 }
 
 // Append appends one row with the next _ingest_seq.
@@ -137,6 +200,9 @@ func (b *batch) Append(_ context.Context, src int, row int64, vals []any) error 
 	if k := len(b.runs); k == 0 || b.runs[k-1].src != src || b.runs[k-1].row+(seq-b.runs[k-1].seq) != row {
 		b.runs = append(b.runs, run{seq: seq, src: src, row: row})
 	}
+	if b.vt != nil {
+		return b.appendValidity(seq, vals)
+	}
 	b.row = b.row[:0]
 	for _, v := range vals {
 		b.row = append(b.row, v)
@@ -144,6 +210,95 @@ func (b *batch) Append(_ context.Context, src int, row int64, vals []any) error 
 	b.row = append(b.row, seq)
 	if err := b.app.AppendRow(b.row...); err != nil {
 		return fmt.Errorf("append row: %w", err)
+	}
+	return nil
+}
+
+// appendValidity appends a row through the validity filler.
+func (b *batch) appendValidity(seq int64, vals []any) error {
+	v := b.vt
+	if v.ordered {
+		ts, ok1 := vals[v.ts].(time.Time)
+		key, ok2 := vals[v.key].(string)
+		if !ok1 || !ok2 || v.started && (ts.Before(v.prevTS) || ts.Equal(v.prevTS) && key <= v.prevKey) {
+			// Out of order: the rows held go in without an end.
+			v.ordered = false
+			for _, h := range v.held {
+				if h != nil {
+					h[len(h)-1] = nil
+					if err := b.app.AppendRow(h...); err != nil {
+						return fmt.Errorf("append row: %w", err)
+					}
+				}
+			}
+			v.held, v.slot = nil, nil
+		} else {
+			v.started, v.prevTS, v.prevKey = true, ts, key
+			v.seriesKey = v.seriesKey[:0]
+			for _, i := range v.series {
+				s, _ := vals[i].(string)
+				v.seriesKey = append(append(v.seriesKey, s...), 0)
+			}
+			i, ok := v.slot[string(v.seriesKey)]
+			if !ok {
+				i = len(v.held)
+				v.slot[string(v.seriesKey)] = i
+				v.held = append(v.held, make([]driver.Value, len(vals)+2))
+			} else {
+				h := v.held[i]
+				h[len(h)-1] = ts
+				if err := b.app.AppendRow(h...); err != nil {
+					return fmt.Errorf("append row: %w", err)
+				}
+				v.filled++
+			}
+			h := v.held[i]
+			for j, x := range vals {
+				h[j] = x
+			}
+			h[len(vals)] = seq
+			h[len(vals)+1] = nil
+			return nil
+		}
+	}
+	b.row = b.row[:0]
+	for _, x := range vals {
+		b.row = append(b.row, x)
+	}
+	b.row = append(b.row, seq, nil)
+	if err := b.app.AppendRow(b.row...); err != nil {
+		return fmt.Errorf("append row: %w", err)
+	}
+	return nil
+}
+
+// flushValidity appends the rows still held (each its series' latest)
+// with the open end.
+func (b *batch) flushValidity() error {
+	v := b.vt
+	if v == nil {
+		return nil
+	}
+	if v.ordered {
+		for _, h := range v.held {
+			h[len(h)-1] = v.open
+			if err := b.app.AppendRow(h...); err != nil {
+				return fmt.Errorf("append row: %w", err)
+			}
+		}
+		v.held = nil
+	}
+	return nil
+}
+
+// clearValidity sets every row's end NULL after rows out of order, when
+// some rows were appended with one: the derivation then computes all.
+func (b *batch) clearValidity(ctx context.Context) error {
+	if b.vt == nil || b.vt.ordered || b.vt.filled == 0 {
+		return nil
+	}
+	if _, err := b.tx.ExecContext(ctx, "UPDATE "+ingest.Quote(b.l.Table)+" SET "+ingest.Quote(b.o.ValidTo)+" = NULL"); err != nil {
+		return fmt.Errorf("clear validity: %w", err)
 	}
 	return nil
 }
@@ -166,14 +321,23 @@ func (b *batch) Commit(ctx context.Context, inputs []string) (ingest.Result, err
 	if b.finished {
 		return ingest.Result{}, errors.New("commit import: already finished")
 	}
-	err := b.app.Close()
+	err := b.flushValidity()
+	phasetrace.Mark("read+validate+append")
+	if cerr := b.app.Close(); err == nil {
+		err = cerr
+	}
 	b.app = nil
+	phasetrace.Mark("appender close")
 	if err != nil {
 		return ingest.Result{}, fmt.Errorf("append rows: %w", err)
+	}
+	if err := b.clearValidity(ctx); err != nil {
+		return ingest.Result{}, err
 	}
 	if err := ingest.CheckAppended(ctx, b.tx, b.l, b.base, b.locate, inputs); err != nil {
 		return ingest.Result{}, err
 	}
+	phasetrace.Mark("check keys")
 	if b.after != nil {
 		if err := b.after(ctx, b.tx, b.l); err != nil {
 			return ingest.Result{}, fmt.Errorf("after insert: %w", err)
@@ -182,9 +346,11 @@ func (b *batch) Commit(ctx context.Context, inputs []string) (ingest.Result, err
 	if err := ingest.CreateIndexes(ctx, b.tx, b.l, ingest.DuckDB); err != nil {
 		return ingest.Result{}, err
 	}
+	phasetrace.Mark("create indexes")
 	if err := b.tx.Commit(); err != nil {
 		return ingest.Result{}, fmt.Errorf("commit import: %w", err)
 	}
+	phasetrace.Mark("commit")
 	b.tx = nil
 	b.Rollback() // releases the connection and the lock
 	return ingest.Result{Rows: b.n, MaxSeq: b.base + b.n}, nil

@@ -29,6 +29,10 @@ func TestShapeContract(t *testing.T) { shapetest.Run(t, duckBackend) }
 // one import gives.
 func TestShapeContract_Incremental(t *testing.T) { shapetest.RunIncremental(t, duckBackend) }
 
+// TestShapeContract_Formulations: DuckDB's set-based derivation gives
+// the reference formulation's structures, row for row.
+func TestShapeContract_Formulations(t *testing.T) { shapetest.RunFormulations(t, duckBackend) }
+
 // TestShapeContract_Reimport: an engine follows an import that rebuilt
 // the derived structures.
 func TestShapeContract_Reimport(t *testing.T) { shapetest.RunReimport(t, duckBackend) }
@@ -48,3 +52,7 @@ func TestShapeAuto(t *testing.T) {
 // window digests has the count, digest and first keys of a full
 // recomputation over the rows, with imports between its calls.
 func TestShapeWindowDigests(t *testing.T) { shapetest.RunWindowDigests(t, duckBackend) }
+
+// TestShapeWindowEdges: on DuckDB, a window counts [start, end) exactly
+// and the resolver refuses a row a second outside it.
+func TestShapeWindowEdges(t *testing.T) { shapetest.RunWindowEdges(t, duckBackend) }

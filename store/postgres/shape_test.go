@@ -18,6 +18,15 @@ var pgBackend = shapetest.Backend{
 	Pipeline: func(db *sql.DB) shape.Pipeliner { return postgres.NewPipeliner(db) },
 }
 
+// pgShipped is pgBackend as the engine serves PostgreSQL: pipelined, a
+// window's keys shipped to Go (WithoutSQLDigest) rather than counted and
+// digested in SQL, so that a window's resolver is its one read.
+var pgShipped = shapetest.Backend{
+	Name:     "postgres",
+	Open:     pgBackend.Open,
+	Pipeline: func(db *sql.DB) shape.Pipeliner { return postgres.NewPipeliner(db).WithoutSQLDigest() },
+}
+
 // TestShapeContract_Incremental: deriving after two imports gives what
 // one import gives.
 func TestShapeContract_Incremental(t *testing.T) { shapetest.RunIncremental(t, pgBackend) }
@@ -27,6 +36,10 @@ func TestShapeContract_Incremental(t *testing.T) { shapetest.RunIncremental(t, p
 func TestShapeContract(t *testing.T) {
 	shapetest.Run(t, pgBackend)
 }
+
+// TestShapeContract_KeysShipped runs the shape contract as the engine
+// serves PostgreSQL (pgShipped).
+func TestShapeContract_KeysShipped(t *testing.T) { shapetest.Run(t, pgShipped) }
 
 // TestShapeContract_Reimport: an engine follows an import that rebuilt
 // the derived structures.
@@ -47,3 +60,11 @@ func TestShapeAuto(t *testing.T) {
 // per-hour window digests has the count, digest and first keys of a full
 // recomputation over the rows, with imports between its calls.
 func TestShapeWindowDigests(t *testing.T) { shapetest.RunWindowDigests(t, pgBackend) }
+
+// TestShapeWindowEdges: on PostgreSQL, a window counts [start, end)
+// exactly and the resolver refuses a row a second outside it, pipelined.
+func TestShapeWindowEdges(t *testing.T) { shapetest.RunWindowEdges(t, pgBackend) }
+
+// TestShapeWindowEdges_KeysShipped is TestShapeWindowEdges as the engine
+// serves PostgreSQL (pgShipped).
+func TestShapeWindowEdges_KeysShipped(t *testing.T) { shapetest.RunWindowEdges(t, pgShipped) }
