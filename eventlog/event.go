@@ -72,6 +72,11 @@ type Event struct {
 	PID      int64  `json:"pid,omitempty"`
 	// Payload is the payload's canonical JSON (RFC 8785).
 	Payload json.RawMessage `json:"payload"`
+
+	// checked is set by NewEvent and Decode, which check the payload
+	// against its schema: Validate does not decode again a payload it
+	// covers (the same type, version and bytes).
+	checked *sealed
 }
 
 // Envelope is what a producer gives NewEvent besides the payload.
@@ -300,7 +305,7 @@ func NewEvent(env Envelope, p Payload) (Event, error) {
 		Run: env.Run, Producer: env.Producer, Seq: env.Seq, Seed: env.Seed,
 		Causation: env.Causation, Correlation: env.Correlation, Time: env.Time,
 		WallTime: env.WallTime, Host: env.Host, PID: env.PID,
-		Payload: raw,
+		Payload: raw, checked: seal(p.EventType(), spec.version, raw),
 	}, nil
 }
 
@@ -324,26 +329,18 @@ func (e Event) Decoded() (Payload, error) {
 }
 
 // Validate checks every field of e: the envelope, the type and version,
-// and the payload against its schema.
+// and the payload against its schema. A payload that NewEvent built or
+// Decode read, unchanged since (the same type, version and bytes), was
+// checked then and is not decoded again; any other is decoded strictly.
 func (e Event) Validate() error {
 	if err := e.Envelope().Validate(); err != nil {
 		return err
 	}
+	if e.checked.covers(&e) {
+		return nil
+	}
 	_, err := e.Decoded()
 	return err
-}
-
-// canonical returns the RFC 8785 form of v's JSON.
-func canonical(v any) ([]byte, error) {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return nil, fmt.Errorf("marshal: %w", err)
-	}
-	c, err := jcs.Transform(b)
-	if err != nil {
-		return nil, fmt.Errorf("canonicalise: %w", err)
-	}
-	return c, nil
 }
 
 // MaxLine bounds one event's JSON line.
@@ -378,6 +375,7 @@ func Decode(line []byte) (Event, error) {
 		return Event{}, fmt.Errorf("decode event: %w: payload", ErrInvalid)
 	}
 	e.Payload = c
+	e.checked = seal(e.Type, e.SchemaVersion, c)
 	return e, nil
 }
 

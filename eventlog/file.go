@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -211,7 +210,7 @@ func (s *FileStore) Append(ctx context.Context, e Event) error {
 	if err := e.Validate(); err != nil {
 		return fmt.Errorf("append event: %w", err)
 	}
-	b, err := json.Marshal(e)
+	b, err := Encode(e)
 	if err != nil {
 		return fmt.Errorf("append event: %w", err)
 	}
@@ -246,7 +245,7 @@ func (s *FileStore) AppendBatch(ctx context.Context, events []Event) error {
 		if err := e.Validate(); err != nil {
 			return fmt.Errorf("append events: event %d: %w", i, err)
 		}
-		b, err := json.Marshal(e)
+		b, err := Encode(e)
 		if err != nil {
 			return fmt.Errorf("append events: event %d: %w", i, err)
 		}

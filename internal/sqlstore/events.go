@@ -3,7 +3,6 @@ package sqlstore
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -83,7 +82,7 @@ func (s *EventStore) Append(ctx context.Context, e eventlog.Event) error {
 	if err := e.Validate(); err != nil {
 		return fmt.Errorf("append event: %w", err)
 	}
-	line, err := json.Marshal(e)
+	line, err := eventlog.Encode(e)
 	if err != nil {
 		return fmt.Errorf("append event: %w", err)
 	}
@@ -144,7 +143,7 @@ func (s *EventStore) AppendBatch(ctx context.Context, events []eventlog.Event) e
 		if err := e.Validate(); err != nil {
 			return fmt.Errorf("append events: event %d: %w", i, err)
 		}
-		line, err := json.Marshal(e)
+		line, err := eventlog.Encode(e)
 		if err != nil {
 			return fmt.Errorf("append events: event %d: %w", i, err)
 		}
