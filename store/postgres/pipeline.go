@@ -33,8 +33,11 @@ var _ shape.Pipeliner = (*Pipeliner)(nil)
 // them all, each backend's cache goes cold between its turns, and a
 // waiting connection is handed to a random waiter (database/sql), so that
 // some calls wait many turns. Through a gate of one pipeline per core,
-// PostgreSQL's CPU per point call was about halved and the 95th
-// percentile with it (bench/results/pgpoint-gate.md).
+// at 1,000,000 events PostgreSQL's CPU per point call was about halved
+// and the 95th percentile with it; at 10,000,000 events, on a machine
+// other work kept busy, the CPU per call was about the same and the
+// throughput lower than without it (bench/results/pgpoint-gate.md). A
+// negative MaxInFlight removes the gate.
 type Pipeliner struct {
 	db   *sql.DB
 	gate *gate // nil: no bound
