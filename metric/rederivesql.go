@@ -260,15 +260,16 @@ func (g *sqlRederiver) base(forKeys bool) (string, error) {
 	var where string
 	if g.validTo != "" {
 		vt := ident(g.validTo)
+		src := g.reaching(rel, append(slices.Clone(cols), vt), series)
 		where = "x." + ts + " < " + g.at("end") + " AND x." + vt + " >= " + g.at("start")
 		// The validity end, and the latest flag, straight from the
 		// interval; no sequencing unless a measure counts entries.
 		extra := ", x." + vt + " AS _nx, CASE WHEN x." + vt + " >= " + g.at("end") + " THEN 1 ELSE 0 END AS _last"
 		if !entries {
-			return "(SELECT " + sel("x") + extra + " FROM " + quoteName(rel) + " x WHERE " + where + ")", nil
+			return "(SELECT " + sel("x") + extra + " FROM " + src + " x WHERE " + where + ")", nil
 		}
 		num := "(SELECT " + sel("x") + extra + ", ROW_NUMBER() OVER (PARTITION BY " + prefixed("x", series) +
-			" ORDER BY x." + ts + ", x." + key + ") AS _i FROM " + quoteName(rel) + " x WHERE " + where + ")"
+			" ORDER BY x." + ts + ", x." + key + ") AS _i FROM " + src + " x WHERE " + where + ")"
 		return g.joined(num, cols, series, false, true)
 	}
 	// No intervals: number every row before the end within its series,
@@ -278,6 +279,34 @@ func (g *sqlRederiver) base(forKeys bool) (string, error) {
 		" ORDER BY x." + ts + ", x." + key + ") AS _i, COUNT(*) OVER (PARTITION BY " + prefixed("x", series) +
 		") AS _n FROM " + quoteName(rel) + " x WHERE " + where + ")"
 	return g.joined(num, cols, series, kinds[kindSeq] && g.hasDuration(), entries)
+}
+
+// reaching renders the candidate rows of relation rel on a relation with
+// validity intervals and a census (Options.Edges): the rows of the
+// window, and for every series of the census its latest row before the
+// window's start, looked up by the series' columns and time (a LATERAL
+// top-1, which PostgreSQL answers from its (series, time) index), with
+// the columns cols. The latest row before the start is the only one of
+// its series before the window whose validity can reach into it (the
+// caller's condition on the validity keeps it only when it does). No
+// checkpoint is read: Compile bounds the same rows by the checkpoints
+// (compiler.reaching), so a checkpoint or a census at fault shows as a
+// disagreement. Without a census, rel itself.
+func (g *sqlRederiver) reaching(rel string, cols, series []string) string {
+	ds := g.r.ds
+	b, ok := g.o.Edges[ds.Name.Value]
+	if !ok || b.Census == "" {
+		return quoteName(rel)
+	}
+	ts, key := ident(ds.Time.Value), ident(ds.Key.Value)
+	var on []string
+	for _, s := range series {
+		on = append(on, "y."+s+" = c."+s)
+	}
+	return "(SELECT " + prefixed("y", cols) + " FROM " + quoteName(rel) + " y WHERE y." + ts + " >= " + g.at("start") + " AND y." + ts + " < " + g.at("end") +
+		" UNION ALL SELECT " + prefixed("l", cols) + " FROM " + quoteName(b.Census) + " c CROSS JOIN LATERAL (SELECT " + prefixed("y", cols) +
+		" FROM " + quoteName(rel) + " y WHERE " + strings.Join(on, " AND ") + " AND y." + ts + " < " + g.at("start") +
+		" ORDER BY y." + ts + " DESC, y." + key + " DESC LIMIT 1) l)"
 }
 
 func prefixed(alias string, cols []string) string {
