@@ -68,23 +68,20 @@ type Options struct {
 	Edges map[string]EdgeBound
 }
 
-// EdgeBound names the structures shape.Derive keeps beside a relation
-// with validity intervals that bound the rows reaching into a window from
-// before it (a row before the start whose validity ends at or after it is
-// the latest of its series at every instant in between). The compiled
-// query and the re-derivation find them apart:
+// EdgeBound names the checkpoints shape.Derive keeps beside a relation
+// with validity intervals (shape's TABLE__cp, the latest row of every
+// series at each checkpoint, and TABLE__cpi, the checkpoints' times), which
+// bound the rows reaching into a window from before it: a row before the
+// start whose validity ends at or after it is the latest of its series at
+// every instant in between. The compiled query and the re-derivation read
+// different checkpoints:
 //
 //   - Compile takes the latest row of every series at the last checkpoint
-//     strictly before the instant (Checkpoints, CheckpointIndex: shape's
-//     TABLE__cp and TABLE__cpi, as RollupKeys) and the rows after it;
-//   - RederiveSQL (and the edges and spot check of RederiveValues) takes,
-//     for every series of the census (Census: shape's TABLE__series, one
-//     row per series), its latest row before the window's start, looked up
-//     in the relation by the series' columns and time (a LATERAL top-1),
-//     and the window's rows; no checkpoint is read.
+//     strictly before the instant (as RollupKeys) and the rows after it;
+//   - RederiveSQL (and the edges and spot check of RederiveValues) takes
+//     those at the checkpoint before that one and the rows after it.
 type EdgeBound struct {
 	Checkpoints, CheckpointIndex string
-	Census                       string
 }
 
 // Query is a compiled request: SQL text with positional parameters ($1,

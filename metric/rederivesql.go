@@ -260,7 +260,7 @@ func (g *sqlRederiver) base(forKeys bool) (string, error) {
 	var where string
 	if g.validTo != "" {
 		vt := ident(g.validTo)
-		src := g.reaching(rel, append(slices.Clone(cols), vt), series)
+		src := g.reaching(rel, append(slices.Clone(cols), vt))
 		where = "x." + ts + " < " + g.at("end") + " AND x." + vt + " >= " + g.at("start")
 		// The validity end, and the latest flag, straight from the
 		// interval; no sequencing unless a measure counts entries.
@@ -282,31 +282,30 @@ func (g *sqlRederiver) base(forKeys bool) (string, error) {
 }
 
 // reaching renders the candidate rows of relation rel on a relation with
-// validity intervals and a census (Options.Edges): the rows of the
-// window, and for every series of the census its latest row before the
-// window's start, looked up by the series' columns and time (a LATERAL
-// top-1, which PostgreSQL answers from its (series, time) index), with
-// the columns cols. The latest row before the start is the only one of
-// its series before the window whose validity can reach into it (the
-// caller's condition on the validity keeps it only when it does). No
-// checkpoint is read: Compile bounds the same rows by the checkpoints
-// (compiler.reaching), so a checkpoint or a census at fault shows as a
-// disagreement. Without a census, rel itself.
-func (g *sqlRederiver) reaching(rel string, cols, series []string) string {
+// validity intervals and checkpoints (Options.Edges), with the columns
+// cols: the latest row of every series at the checkpoint before the one
+// Compile reads (the last checkpoint strictly before the last one strictly
+// before the window's start) and the rows after it. A row before the start
+// whose validity reaches it is the latest of its series at that
+// checkpoint when not after it (the caller's condition on the validity
+// keeps it only when it does). Compile bounds the same rows by the next
+// checkpoint (compiler.reaching), so a checkpoint at fault shows as a
+// disagreement. Without checkpoints, rel itself.
+func (g *sqlRederiver) reaching(rel string, cols []string) string {
 	ds := g.r.ds
 	b, ok := g.o.Edges[ds.Name.Value]
-	if !ok || b.Census == "" {
+	if !ok || b.Checkpoints == "" || b.CheckpointIndex == "" {
 		return quoteName(rel)
 	}
-	ts, key := ident(ds.Time.Value), ident(ds.Key.Value)
-	var on []string
-	for _, s := range series {
-		on = append(on, "y."+s+" = c."+s)
+	cpi := quoteName(b.CheckpointIndex)
+	// The executor's checkpoint's time, then the one before it.
+	before := func() string {
+		return "(SELECT MAX(_cp_ts) FROM " + cpi + " WHERE _cp_ts < " + g.at("start") + ")"
 	}
-	return "(SELECT " + prefixed("y", cols) + " FROM " + quoteName(rel) + " y WHERE y." + ts + " >= " + g.at("start") + " AND y." + ts + " < " + g.at("end") +
-		" UNION ALL SELECT " + prefixed("l", cols) + " FROM " + quoteName(b.Census) + " c CROSS JOIN LATERAL (SELECT " + prefixed("y", cols) +
-		" FROM " + quoteName(rel) + " y WHERE " + strings.Join(on, " AND ") + " AND y." + ts + " < " + g.at("start") +
-		" ORDER BY y." + ts + " DESC, y." + key + " DESC LIMIT 1) l)"
+	sel := strings.Join(cols, ", ")
+	return "(SELECT " + sel + " FROM " + quoteName(b.Checkpoints) + " WHERE _cp = (SELECT COALESCE(MAX(_cp), 0) FROM " + cpi + " WHERE _cp_ts < " + before() +
+		") UNION ALL SELECT " + sel + " FROM " + quoteName(rel) + " WHERE " + ident(ds.Time.Value) + " > COALESCE((SELECT MAX(_cp_ts) FROM " + cpi +
+		" WHERE _cp_ts < " + before() + "), CAST('0001-01-01 00:00:00' AS TIMESTAMP)))"
 }
 
 func prefixed(alias string, cols []string) string {

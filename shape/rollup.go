@@ -48,11 +48,11 @@ func MetricRollup(ds *catalog.Dataset, table string) metric.Rollup {
 	return metric.Rollup{Relation: table + RollupKeysSuffix, Groups: RollupGroups(ds), Checkpoints: table + cpSuffix, CheckpointIndex: table + cpiSuffix}
 }
 
-// MetricEdges describes the checkpoints and census Derive builds for a
-// dataset in table to metric.Compile and metric.RederiveSQL, which bound
-// by them the rows reaching into a window from before it.
+// MetricEdges describes the checkpoints Derive builds for a dataset in
+// table to metric.Compile and metric.RederiveSQL, which bound by them the
+// rows reaching into a window from before it.
 func MetricEdges(table string) metric.EdgeBound {
-	return metric.EdgeBound{Checkpoints: table + cpSuffix, CheckpointIndex: table + cpiSuffix, Census: table + seriesSuffix}
+	return metric.EdgeBound{Checkpoints: table + cpSuffix, CheckpointIndex: table + cpiSuffix}
 }
 
 // DeriveRollupKeys brings TABLE__rollup_keys up to date inside tx (Derive

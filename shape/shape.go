@@ -187,7 +187,7 @@ type Engine struct {
 	// valueRollups maps a dataset's name to its value rollups
 	// (MetricValueRollups).
 	valueRollups map[string]metric.ValueRollup
-	// edges maps a derived dataset's name to its checkpoints and census
+	// edges maps a derived dataset's name to its checkpoints
 	// (MetricEdges), on PostgreSQL only.
 	edges map[string]metric.EdgeBound
 	// sums are the digests' running sums by dataset (under mu).
@@ -308,9 +308,8 @@ func New(ctx context.Context, cat *catalog.Catalog, src Source, o *Options) (*En
 			e.validTo[ds.Name.Value] = ValidToColumn
 			if !e.prepare {
 				// PostgreSQL: the rows reaching into a metric's window
-				// from before it are bounded by the checkpoints and the
-				// census (DuckDB's zone maps skip the earlier rows
-				// without).
+				// from before it are bounded by the checkpoints (DuckDB's
+				// zone maps skip the earlier rows without).
 				if e.edges == nil {
 					e.edges = map[string]metric.EdgeBound{}
 				}

@@ -40,7 +40,7 @@ func TestMetricRollupKeys(t *testing.T) { metrictest.RunRollupKeys(t, pgMetrics)
 func TestMetricRollupValues(t *testing.T) { metrictest.RunRollupValues(t, pgMetrics) }
 
 // TestMetricEdges: on PostgreSQL, the compiled query bounded by the
-// checkpoints and the re-derivation bounded by the census (the edges'
+// checkpoints and the re-derivation bounded by the checkpoint before (the edges'
 // reads, metric.Options.Edges) give exactly the tables and keys of the
 // unbounded ones.
 func TestMetricEdges(t *testing.T) { metrictest.RunEdges(t, pgMetrics) }
