@@ -133,7 +133,9 @@ func (s *rowScanner) Scan(dest ...any) error {
 //     per series before it), a row's duration is its interval clipped to
 //     the window, and a series' latest row before the end is the one
 //     whose interval holds it; only the entries measures sequence rows,
-//     and only those;
+//     and only those; with Options.Edges, the rows before the window are
+//     looked for from the checkpoint before the one Compile reads
+//     (sqlRederiver.reaching);
 //   - the measures are aggregated per group in SQL, the metric's formula,
 //     the order and the running total are computed in Go (the code
 //     Rederive uses).
