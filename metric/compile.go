@@ -60,6 +60,28 @@ type Options struct {
 	// rollups answer the request: DefaultResolveRows when 0, never (the
 	// rollups whenever they answer) when negative.
 	ResolveRows int
+	// Edges maps a dataset name (one with ValidTo) to the structures
+	// that bound the reads of the rows reaching into a window from
+	// before it (see EdgeBound); absent, those rows are found by their
+	// validity alone among every row before the window's end, which a
+	// time index (PostgreSQL's) reads from the first row.
+	Edges map[string]EdgeBound
+}
+
+// EdgeBound names the checkpoints shape.Derive keeps beside a relation
+// with validity intervals (shape's TABLE__cp, the latest row of every
+// series at each checkpoint, and TABLE__cpi, the checkpoints' times), which
+// bound the rows reaching into a window from before it: a row before the
+// start whose validity ends at or after it is the latest of its series at
+// every instant in between. The compiled query and the re-derivation read
+// different checkpoints:
+//
+//   - Compile takes the latest row of every series at the last checkpoint
+//     strictly before the instant (as RollupKeys) and the rows after it;
+//   - RederiveSQL (and the edges and spot check of RederiveValues) takes
+//     those at the checkpoint before that one and the rows after it.
+type EdgeBound struct {
+	Checkpoints, CheckpointIndex string
 }
 
 // Query is a compiled request: SQL text with positional parameters ($1,
@@ -484,7 +506,7 @@ func (c *compiler) kind(kind int, idx []int) (string, error) {
 		where = append(where, "t."+timeCol+" >= "+start, "t."+timeCol+" < "+end)
 	case kindLatest:
 		src = "(SELECT s.*, ROW_NUMBER() OVER (PARTITION BY " + strings.Join(series, ", ") +
-			" ORDER BY s." + timeCol + " DESC, s." + keyCol + " DESC) AS _rn FROM " + rel +
+			" ORDER BY s." + timeCol + " DESC, s." + keyCol + " DESC) AS _rn FROM " + c.reaching(rel, c.endAt) +
 			" s WHERE s." + timeCol + " < " + end + reach + ") t"
 		where = append(where, "t._rn = 1")
 	case kindSeq:
@@ -509,7 +531,7 @@ func (c *compiler) kind(kind int, idx []int) (string, error) {
 			}
 			cols = append(cols, "LAG("+met+") OVER "+w+" AS _prev"+strconv.Itoa(i))
 		}
-		src = "(SELECT " + strings.Join(cols, ", ") + " FROM " + rel + " s WHERE s." + timeCol + " < " + end + reach + ") t"
+		src = "(SELECT " + strings.Join(cols, ", ") + " FROM " + c.reaching(rel, c.startAt) + " s WHERE s." + timeCol + " < " + end + reach + ") t"
 		inWindow := "t." + timeCol + " >= " + start
 		if hasDuration {
 			inWindow = "(" + inWindow + " OR " + secsCol + " > 0)"
@@ -583,6 +605,52 @@ func (c *compiler) kind(kind int, idx []int) (string, error) {
 		s += " GROUP BY " + strings.Join(group, ", ")
 	}
 	return s, nil
+}
+
+// reaching renders the rows a series computation reads from relation rel
+// (quoted) when the dataset has validity intervals and checkpoints
+// (Options.Edges): the latest row of every series at the last checkpoint
+// strictly before the instant at (its start for a sequence, its end for a
+// latest value) and the rows after that checkpoint, so that the rows
+// before the checkpoint are not read (a time index reads every row
+// before the end otherwise). A row before the instant whose validity
+// reaches it (the kind's reach condition, applied over these rows too) is
+// the latest of its series at the checkpoint when not after it; the
+// strict bound keeps a row whose validity ends exactly at the instant,
+// which a sequence's LAG needs. Without checkpoints, rel itself.
+func (c *compiler) reaching(rel string, at func() string) string {
+	ds := c.r.ds
+	vt := c.o.ValidTo[ds.Name.Value]
+	b, ok := c.o.Edges[ds.Name.Value]
+	if !ok || vt == "" || b.Checkpoints == "" || b.CheckpointIndex == "" {
+		return rel
+	}
+	c.read(b.Checkpoints)
+	c.read(b.CheckpointIndex)
+	sel := strings.Join(c.r.rowColumns(vt), ", ")
+	cpi := quoteName(b.CheckpointIndex)
+	return "(SELECT " + sel + " FROM " + quoteName(b.Checkpoints) + " WHERE _cp = (SELECT COALESCE(MAX(_cp), 0) FROM " + cpi + " WHERE _cp_ts < " + at() +
+		") UNION ALL SELECT " + sel + " FROM " + rel + " WHERE " + ident(ds.Time.Value) + " > COALESCE((SELECT MAX(_cp_ts) FROM " + cpi +
+		" WHERE _cp_ts < " + at() + "), CAST('0001-01-01 00:00:00' AS TIMESTAMP)))"
+}
+
+// rowColumns lists, quoted, the columns of the dataset's rows a request
+// reads (its key, time, validity end vt and resolved.columns), in a fixed
+// order.
+func (r *resolved) rowColumns(vt string) []string {
+	cols := []string{ident(r.ds.Key.Value), ident(r.ds.Time.Value), ident(vt)}
+	need := r.columns()
+	names := make([]string, 0, len(need))
+	for n := range need {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	for _, n := range names {
+		if c := ident(n); !slices.Contains(cols, c) {
+			cols = append(cols, c)
+		}
+	}
+	return cols
 }
 
 func (c *compiler) list(vs []string) string {

@@ -133,7 +133,9 @@ func (s *rowScanner) Scan(dest ...any) error {
 //     per series before it), a row's duration is its interval clipped to
 //     the window, and a series' latest row before the end is the one
 //     whose interval holds it; only the entries measures sequence rows,
-//     and only those;
+//     and only those; with Options.Edges, the rows before the window are
+//     looked for from the checkpoint before the one Compile reads
+//     (sqlRederiver.reaching);
 //   - the measures are aggregated per group in SQL, the metric's formula,
 //     the order and the running total are computed in Go (the code
 //     Rederive uses).
@@ -260,15 +262,16 @@ func (g *sqlRederiver) base(forKeys bool) (string, error) {
 	var where string
 	if g.validTo != "" {
 		vt := ident(g.validTo)
+		src := g.reaching(rel, append(slices.Clone(cols), vt))
 		where = "x." + ts + " < " + g.at("end") + " AND x." + vt + " >= " + g.at("start")
 		// The validity end, and the latest flag, straight from the
 		// interval; no sequencing unless a measure counts entries.
 		extra := ", x." + vt + " AS _nx, CASE WHEN x." + vt + " >= " + g.at("end") + " THEN 1 ELSE 0 END AS _last"
 		if !entries {
-			return "(SELECT " + sel("x") + extra + " FROM " + quoteName(rel) + " x WHERE " + where + ")", nil
+			return "(SELECT " + sel("x") + extra + " FROM " + src + " x WHERE " + where + ")", nil
 		}
 		num := "(SELECT " + sel("x") + extra + ", ROW_NUMBER() OVER (PARTITION BY " + prefixed("x", series) +
-			" ORDER BY x." + ts + ", x." + key + ") AS _i FROM " + quoteName(rel) + " x WHERE " + where + ")"
+			" ORDER BY x." + ts + ", x." + key + ") AS _i FROM " + src + " x WHERE " + where + ")"
 		return g.joined(num, cols, series, false, true)
 	}
 	// No intervals: number every row before the end within its series,
@@ -278,6 +281,33 @@ func (g *sqlRederiver) base(forKeys bool) (string, error) {
 		" ORDER BY x." + ts + ", x." + key + ") AS _i, COUNT(*) OVER (PARTITION BY " + prefixed("x", series) +
 		") AS _n FROM " + quoteName(rel) + " x WHERE " + where + ")"
 	return g.joined(num, cols, series, kinds[kindSeq] && g.hasDuration(), entries)
+}
+
+// reaching renders the candidate rows of relation rel on a relation with
+// validity intervals and checkpoints (Options.Edges), with the columns
+// cols: the latest row of every series at the checkpoint before the one
+// Compile reads (the last checkpoint strictly before the last one strictly
+// before the window's start) and the rows after it. A row before the start
+// whose validity reaches it is the latest of its series at that
+// checkpoint when not after it (the caller's condition on the validity
+// keeps it only when it does). Compile bounds the same rows by the next
+// checkpoint (compiler.reaching), so a checkpoint at fault shows as a
+// disagreement. Without checkpoints, rel itself.
+func (g *sqlRederiver) reaching(rel string, cols []string) string {
+	ds := g.r.ds
+	b, ok := g.o.Edges[ds.Name.Value]
+	if !ok || b.Checkpoints == "" || b.CheckpointIndex == "" {
+		return quoteName(rel)
+	}
+	cpi := quoteName(b.CheckpointIndex)
+	// The executor's checkpoint's time, then the one before it.
+	before := func() string {
+		return "(SELECT MAX(_cp_ts) FROM " + cpi + " WHERE _cp_ts < " + g.at("start") + ")"
+	}
+	sel := strings.Join(cols, ", ")
+	return "(SELECT " + sel + " FROM " + quoteName(b.Checkpoints) + " WHERE _cp = (SELECT COALESCE(MAX(_cp), 0) FROM " + cpi + " WHERE _cp_ts < " + before() +
+		") UNION ALL SELECT " + sel + " FROM " + quoteName(rel) + " WHERE " + ident(ds.Time.Value) + " > COALESCE((SELECT MAX(_cp_ts) FROM " + cpi +
+		" WHERE _cp_ts < " + before() + "), CAST('0001-01-01 00:00:00' AS TIMESTAMP)))"
 }
 
 func prefixed(alias string, cols []string) string {

@@ -48,6 +48,13 @@ func MetricRollup(ds *catalog.Dataset, table string) metric.Rollup {
 	return metric.Rollup{Relation: table + RollupKeysSuffix, Groups: RollupGroups(ds), Checkpoints: table + cpSuffix, CheckpointIndex: table + cpiSuffix}
 }
 
+// MetricEdges describes the checkpoints Derive builds for a dataset in
+// table to metric.Compile and metric.RederiveSQL, which bound by them the
+// rows reaching into a window from before it.
+func MetricEdges(table string) metric.EdgeBound {
+	return metric.EdgeBound{Checkpoints: table + cpSuffix, CheckpointIndex: table + cpiSuffix}
+}
+
 // DeriveRollupKeys brings TABLE__rollup_keys up to date inside tx (Derive
 // calls it after the other derived structures when
 // DeriveOptions.RollupKeys is set): grouped by RollupGroups, indexed by

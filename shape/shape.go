@@ -187,6 +187,9 @@ type Engine struct {
 	// valueRollups maps a dataset's name to its value rollups
 	// (MetricValueRollups).
 	valueRollups map[string]metric.ValueRollup
+	// edges maps a derived dataset's name to its checkpoints
+	// (MetricEdges), on PostgreSQL only.
+	edges map[string]metric.EdgeBound
 	// sums are the digests' running sums by dataset (under mu).
 	sums map[string]*digestSums
 	// wcounts are the window digests' running counts by relation (under
@@ -303,6 +306,15 @@ func New(ctx context.Context, cat *catalog.Catalog, src Source, o *Options) (*En
 				e.validTo = map[string]string{}
 			}
 			e.validTo[ds.Name.Value] = ValidToColumn
+			if !e.prepare {
+				// PostgreSQL: the rows reaching into a metric's window
+				// from before it are bounded by the checkpoints (DuckDB's
+				// zone maps skip the earlier rows without).
+				if e.edges == nil {
+					e.edges = map[string]metric.EdgeBound{}
+				}
+				e.edges[ds.Name.Value] = MetricEdges(tableName(ds, src))
+			}
 		}
 	}
 	for _, t := range cat.ReadTools() {

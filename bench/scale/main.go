@@ -85,6 +85,10 @@ type config struct {
 	winPhases int
 	pgConns   int // PostgreSQL pool size (0: postgres.MaxConns)
 	pgGate    int // pipelines in PostgreSQL at once (postgres.PipelinerOptions.MaxInFlight)
+	// edges: the metric phases and the validated compiled queries bound
+	// the edges' reads by the checkpoints and the census, as the engine
+	// does on PostgreSQL (metric.Options.Edges); set by serve.
+	edges bool
 }
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -384,6 +388,7 @@ func (g *proposals) draw(r *rand.Rand, toolName string) tool.Proposal {
 
 // serve opens one database in this process and measures it.
 func serve(ctx context.Context, cat *catalog.Catalog, c config, b string, n int) (bench.ScaleReport, error) {
+	c.edges = b == "postgres"
 	o := options(c, n)
 	rep := bench.ScaleReport{Backend: b, Events: o.Events, Clients: c.clients, WindowDigests: c.windows}
 	if n == demoSize {

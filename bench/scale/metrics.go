@@ -79,6 +79,11 @@ func measureMetrics(ctx context.Context, cat *catalog.Catalog, e *engine.Engine,
 		co.ValueRollups = map[string]metric.ValueRollup{"status_events": ru}
 		allow = append(allow, ru.Relation)
 	}
+	if c.edges {
+		eb := shape.MetricEdges("status_events")
+		co.Edges = map[string]metric.EdgeBound{"status_events": eb}
+		allow = append(allow, eb.Checkpoints, eb.CheckpointIndex)
+	}
 	v, err := sandboxduckdb.NewValidator(ctx, sandbox.NewPolicy(allow).WithParameters(), nil)
 	if err != nil {
 		return fmt.Errorf("open validator: %w", err)

@@ -37,6 +37,9 @@ func measureMetricPhases(ctx context.Context, cat *catalog.Catalog, db *sql.DB, 
 	if c.rollups {
 		o.Rollups = map[string]metric.Rollup{"status_events": shape.MetricRollup(ds, "status_events")}
 	}
+	if c.edges {
+		o.Edges = map[string]metric.EdgeBound{"status_events": shape.MetricEdges("status_events")}
+	}
 	values := *o
 	values.SkipKeys = true
 	for i, ph := range metricPhases {

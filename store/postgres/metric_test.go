@@ -38,3 +38,15 @@ func TestMetricRollupKeys(t *testing.T) { metrictest.RunRollupKeys(t, pgMetrics)
 // byte for byte, RederiveValues equals RederiveSQL, and an altered rollup
 // is caught by the spot check and rebuilt by the next import.
 func TestMetricRollupValues(t *testing.T) { metrictest.RunRollupValues(t, pgMetrics) }
+
+// TestMetricEdges: on PostgreSQL, the compiled query bounded by the
+// checkpoints and the re-derivation bounded by the checkpoint before (the edges'
+// reads, metric.Options.Edges) give exactly the tables and keys of the
+// unbounded ones.
+func TestMetricEdges(t *testing.T) { metrictest.RunEdges(t, pgMetrics) }
+
+// TestMetricEdgeCases: on PostgreSQL, the edge bounds at their boundaries
+// (a window starting at a checkpoint's row, whose previous row's validity
+// ends at the start; a window starting between rows) give the
+// hand-computed values.
+func TestMetricEdgeCases(t *testing.T) { metrictest.RunEdgeCases(t, pgMetrics) }
