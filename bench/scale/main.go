@@ -84,6 +84,8 @@ type config struct {
 	windows  bool   // build the per-hour window key digests and serve large windows from them
 	// winPhases: time the window formulations apart over this many calls
 	winPhases int
+	pgConns   int // PostgreSQL pool size (0: postgres.MaxConns)
+	pgGate    int // pipelines in PostgreSQL at once (postgres.PipelinerOptions.MaxInFlight)
 }
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -111,6 +113,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs.IntVar(&c.phases, "metric-phases", 0, "with -metrics: time each step of `N` one-client calls apart (compile and run, the keys summed or read, the re-derivation) and print them")
 	fs.BoolVar(&c.windows, "window-digests", false, "add the per-hour window key digests (shape.DeriveWindowKeys) to each dataset that lacks them, and serve a window of more keys than the provenance limit from them (engine.Options.WindowDigests); without it the digests, if built, are not read")
 	fs.IntVar(&c.winPhases, "window-phases", 0, "time the executor and the resolver of `N` one-client count_rows_in_window calls apart (with and without the pipeline on PostgreSQL) and print them, before the measured phases")
+	fs.IntVar(&c.pgConns, "pg-conns", 0, "PostgreSQL pool `SIZE` while serving (0: postgres.MaxConns)")
+	fs.IntVar(&c.pgGate, "pg-in-flight", 0, "at most `N` pipelined calls in PostgreSQL at once, the others waiting in arrival order (0: postgres.DefaultMaxInFlight, one per core; -1: no bound)")
 	fs.StringVar(&c.serve, "serve", "", "internal: serve one `BACKEND:EVENTS` and print its report")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: go run ./bench/scale [-events 100000,1000000] [-backends duckdb,postgres] [-data DIR]")
@@ -425,10 +429,14 @@ func serve(ctx context.Context, cat *catalog.Catalog, c config, b string, n int)
 		src.DB, err = duckdb.OpenFileReadOnly(ctx, duckPath(c, n))
 	case "postgres":
 		meter.appName = "provenant-scale-" + strconv.Itoa(os.Getpid())
-		src.DB, err = postgres.Open(ctx, pgDSN(c, n)+"&application_name="+meter.appName)
+		conns := postgres.MaxConns
+		if c.pgConns > 0 {
+			conns = c.pgConns
+		}
+		src.DB, err = postgres.OpenPool(ctx, pgDSN(c, n)+"&application_name="+meter.appName, conns)
 		meter.db = src.DB
 		src.Snapshot = &sql.TxOptions{Isolation: sql.LevelRepeatableRead, ReadOnly: true}
-		src.Pipeline = postgres.NewPipeliner(src.DB).WithoutSQLDigest()
+		src.Pipeline = postgres.NewPipeliner(src.DB, &postgres.PipelinerOptions{MaxInFlight: c.pgGate}).WithoutSQLDigest()
 	default:
 		return bench.ScaleReport{}, errors.New("-serve: unknown backend")
 	}
@@ -436,7 +444,9 @@ func serve(ctx context.Context, cat *catalog.Catalog, c config, b string, n int)
 		return bench.ScaleReport{}, err
 	}
 	defer src.DB.Close()
-	src.DB.SetMaxIdleConns(c.clients + 2)
+	if c.pgConns == 0 {
+		src.DB.SetMaxIdleConns(c.clients + 2)
+	}
 	if c.threads > 0 && b == "duckdb" {
 		if _, err := src.DB.ExecContext(ctx, "SET threads = "+strconv.Itoa(c.threads)); err != nil {
 			return bench.ScaleReport{}, fmt.Errorf("set threads: %w", err)

@@ -32,17 +32,20 @@ const providerNames = "rules, openai, anthropic, record, replay or noisy"
 type engineFlags struct {
 	store string
 	// catalog, db, postgres: a catalog engine over a database.
-	catalog   string
-	db        string
-	postgres  string
-	cat       *catalog.Catalog // --catalog, once loaded
-	provider  string
-	logLevel  string
-	model     string
-	baseURL   string
-	apiKeyEnv string
-	cassettes string
-	verify    string
+	catalog  string
+	db       string
+	postgres string
+	// postgresInFlight is --postgres-in-flight
+	// (postgres.PipelinerOptions.MaxInFlight).
+	postgresInFlight int
+	cat              *catalog.Catalog // --catalog, once loaded
+	provider         string
+	logLevel         string
+	model            string
+	baseURL          string
+	apiKeyEnv        string
+	cassettes        string
+	verify           string
 	// selfConsistency is --self-consistency: the proposals voted on for
 	// the hard question classes; 0 is off.
 	selfConsistency int
@@ -88,6 +91,8 @@ func (f *engineFlags) register(fs *flag.FlagSet) {
 		"answer the tools of a catalog: `NAME` of an embedded one (retail, warehouse) or a catalog FILE, over --db or --postgres (warehouse alone has a demo database, built on first use)")
 	fs.StringVar(&f.db, "db", "", "with --catalog: the DuckDB database `FILE` holding the catalog's tables (opened read only)")
 	fs.StringVar(&f.postgres, "postgres", "", "with --catalog: the PostgreSQL `DSN` holding the catalog's tables")
+	fs.IntVar(&f.postgresInFlight, "postgres-in-flight", 0,
+		"with --postgres: at most `N` calls answered in one round trip (point questions among them) in PostgreSQL at once, the others waiting their turn in arrival order; 0 is one per core (GOMAXPROCS), -1 no bound")
 	fs.StringVar(&f.provider, "provider", "rules",
 		"model provider: rules (no model), openai (an OpenAI-compatible server), anthropic (Anthropic's Messages API), record (openai, or anthropic with --api anthropic, saving cassettes), replay (cassettes only, no network) or noisy (a deliberately error-prone instrument for evaluation: --noisy-inner with faults at --noise)")
 	fs.StringVar(&f.logLevel, "log-level", "info", "log level: debug, info, warn or error")

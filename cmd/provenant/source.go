@@ -86,6 +86,9 @@ func (f *engineFlags) openCatalogOn(ctx context.Context, cat *catalog.Catalog, o
 			tables++
 		}
 	}
+	if f.postgresInFlight != 0 && f.postgres == "" {
+		return nil, src, "", usagef("--postgres-in-flight: want --postgres DSN")
+	}
 	switch {
 	case files > 0 && (tables > 0 || f.db != "" || f.postgres != ""):
 		return nil, src, "", usagef("--catalog %s: a catalog whose datasets read files in place takes neither --db nor --postgres, nor tables beside the files", f.catalogShown())
@@ -110,7 +113,7 @@ func (f *engineFlags) openCatalogOn(ctx context.Context, cat *catalog.Catalog, o
 			}
 		}
 		src.Snapshot = &sql.TxOptions{Isolation: sql.LevelRepeatableRead, ReadOnly: true}
-		src.Pipeline = postgres.NewPipeliner(db).WithoutSQLDigest()
+		src.Pipeline = postgres.NewPipeliner(db, &postgres.PipelinerOptions{MaxInFlight: f.postgresInFlight}).WithoutSQLDigest()
 	case f.catalog == "warehouse":
 		var path string
 		if path, err = warehouseDemoDB(ctx, cat, opts.Logger.Info); err == nil {

@@ -8,8 +8,10 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/stdlib"
@@ -30,7 +32,7 @@ import (
 // collation (here ICU's, which orders them otherwise).
 func TestDigestSQL(t *testing.T) {
 	db := pgtest.Open(t)
-	p := postgres.NewPipeliner(db)
+	p := postgres.NewPipeliner(db, nil)
 	tests := []struct {
 		name string
 		keys []string
@@ -95,8 +97,8 @@ func TestPipeline_OneRoundTrip(t *testing.T) {
 		name string
 		p    shape.Pipeliner
 	}{
-		{"digest in SQL", postgres.NewPipeliner(db)},
-		{"keys shipped", postgres.NewPipeliner(db).WithoutSQLDigest()},
+		{"digest in SQL", postgres.NewPipeliner(db, nil)},
+		{"keys shipped", postgres.NewPipeliner(db, nil).WithoutSQLDigest()},
 	} {
 		t.Run(variant.name, func(t *testing.T) { testOneRoundTrip(t, cnt, db, cat, opts, variant.p) })
 	}
@@ -212,10 +214,10 @@ func BenchmarkCall(b *testing.B) {
 			b.Run(fmt.Sprintf("shape=%s/pipeline=%v", strings.ReplaceAll(tt.name, " ", "_"), piped), func(b *testing.B) {
 				src := shape.Source{DB: db, Snapshot: opts}
 				if piped == "true" {
-					src.Pipeline = postgres.NewPipeliner(db)
+					src.Pipeline = postgres.NewPipeliner(db, nil)
 				}
 				if piped == "nodigest" {
-					src.Pipeline = postgres.NewPipeliner(db).WithoutSQLDigest()
+					src.Pipeline = postgres.NewPipeliner(db, nil).WithoutSQLDigest()
 				}
 				eng, err := shape.New(b.Context(), cat, src, nil)
 				if err != nil {
@@ -264,7 +266,7 @@ func TestPipeline_WindowDigests(t *testing.T) {
 	cat := ingesttest.WarehouseCatalog(t)
 	opts := &sql.TxOptions{Isolation: sql.LevelRepeatableRead, ReadOnly: true}
 	open := func(o *shape.Options) *shape.Engine {
-		e, err := shape.New(t.Context(), cat, shape.Source{DB: db, Snapshot: opts, Pipeline: postgres.NewPipeliner(db).WithoutSQLDigest()}, o)
+		e, err := shape.New(t.Context(), cat, shape.Source{DB: db, Snapshot: opts, Pipeline: postgres.NewPipeliner(db, nil).WithoutSQLDigest()}, o)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -303,5 +305,58 @@ func TestPipeline_WindowDigests(t *testing.T) {
 	want, _ := answer(plain, large)
 	if !strings.HasPrefix(got.Digest, "lthash16x1024:") || got.Rows != want.Rows || !slices.Equal(got.Keys, want.Keys) || !got.Value.Equal(want.Value) || !v.OK() {
 		t.Errorf("large window with digests: %d rows, digest %s, verdict %+v; without: %d rows", got.Rows, got.Digest, v, want.Rows)
+	}
+}
+
+// TestPipeline_MaxInFlight: of eight pipelines at once, at most
+// MaxInFlight are in PostgreSQL together: each sleeps in the database and
+// then counts the pool's backends running a statement, itself included.
+// Without the gate the count reaches the pipelines' number.
+func TestPipeline_MaxInFlight(t *testing.T) {
+	const pipelines = 8
+	app := fmt.Sprintf("pgpoint-inflight-%d", time.Now().UnixNano())
+	dsn := pgtest.DSN(t)
+	if strings.Contains(dsn, "://") {
+		sep := "?"
+		if strings.Contains(dsn, "?") {
+			sep = "&"
+		}
+		dsn += sep + "application_name=" + app
+	} else {
+		dsn += " application_name=" + app
+	}
+	db, err := postgres.OpenPool(t.Context(), dsn, pipelines)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	for _, tt := range []struct {
+		limit, want int
+	}{{1, 1}, {3, 3}} {
+		t.Run(fmt.Sprint("limit=", tt.limit), func(t *testing.T) {
+			p := postgres.NewPipeliner(db, &postgres.PipelinerOptions{MaxInFlight: tt.limit})
+			queries := []shape.Stmt{
+				{SQL: "SELECT pg_sleep(0.05)"},
+				{SQL: "SELECT COUNT(*) FROM pg_stat_activity WHERE application_name = $1 AND state = 'active'", Args: []any{app}},
+			}
+			var most atomic.Int64
+			var wg sync.WaitGroup
+			for range pipelines {
+				wg.Go(func() {
+					sets, err := p.Pipeline(t.Context(), nil, queries)
+					if err != nil {
+						t.Error(err)
+						return
+					}
+					n := sets[1][0][0].(int64)
+					for m := most.Load(); n > m && !most.CompareAndSwap(m, n); m = most.Load() {
+					}
+				})
+			}
+			wg.Wait()
+			if got := most.Load(); got > int64(tt.want) {
+				t.Errorf("%d pipelines in PostgreSQL at once, want at most %d", got, tt.want)
+			}
+		})
 	}
 }

@@ -15,7 +15,7 @@ var pgBackend = shapetest.Backend{
 	Open: func(t *testing.T) (*sql.DB, *sql.TxOptions) {
 		return pgtest.Open(t), &sql.TxOptions{Isolation: sql.LevelRepeatableRead, ReadOnly: true}
 	},
-	Pipeline: func(db *sql.DB) shape.Pipeliner { return postgres.NewPipeliner(db) },
+	Pipeline: func(db *sql.DB) shape.Pipeliner { return postgres.NewPipeliner(db, nil) },
 }
 
 // pgShipped is pgBackend as the engine serves PostgreSQL: pipelined, a
@@ -24,7 +24,7 @@ var pgBackend = shapetest.Backend{
 var pgShipped = shapetest.Backend{
 	Name:     "postgres",
 	Open:     pgBackend.Open,
-	Pipeline: func(db *sql.DB) shape.Pipeliner { return postgres.NewPipeliner(db).WithoutSQLDigest() },
+	Pipeline: func(db *sql.DB) shape.Pipeliner { return postgres.NewPipeliner(db, nil).WithoutSQLDigest() },
 }
 
 // TestShapeContract_Incremental: deriving after two imports gives what
