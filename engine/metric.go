@@ -279,7 +279,7 @@ func (r *shapeRunner) resolveMetric(ctx context.Context, c tool.Call, fr fact.Re
 				own := *o
 				own.Rollups = map[string]metric.Rollup{}
 				for ds, ru := range o.Rollups {
-					ru.Sums = nil
+					ru.Sums, ru.Floors = nil, nil
 					own.Rollups[ds] = ru
 				}
 				o = &own

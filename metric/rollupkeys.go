@@ -31,6 +31,10 @@ type Rollup struct {
 	// for one data version). RollupKeys calls it with the window's whole
 	// hours and the admission as a predicate on a part's group values.
 	Sums DigestSummer
+	// Floors, when set, keeps the dataset's key floors: RollupKeys then
+	// reads the least keys only from the window's hours that can hold
+	// them (FirstKeysHold does not use it).
+	Floors FloorKeeper
 }
 
 // A DigestSummer sums the stored digests of the parts whose hour is in
@@ -47,6 +51,162 @@ type DigestSummer interface {
 // hours' counts from the relation.
 type HourCounter interface {
 	HoursReach(ctx context.Context, db Querier, lo, hi time.Time, admit func(groups []*string) bool, n int) (time.Time, error)
+}
+
+// A FloorKeeper keeps a dataset's key floors
+// (KeyFloors) for the snapshot's data version: KeyFloors returns them,
+// computed by read when it keeps none of that version, or nil when the
+// database may order text otherwise than bytewise (its MIN is then not the
+// bytewise least). RollupKeys's executor side uses them to read the least
+// keys from the hours that can hold them; FirstKeysHold never does.
+type FloorKeeper interface {
+	KeyFloors(ctx context.Context, db Querier, read func(context.Context, Querier) (*KeyFloors, error)) (*KeyFloors, error)
+}
+
+// KeyFloors are a dataset's least keys, bytewise, by hour and group (the
+// rollup groups): Least[g][i] is the least key among the rows with a key
+// of group Groups[g] starting in Hours[i] ("" for none). An hour absent
+// from Hours holds no row with a key.
+type KeyFloors struct {
+	Hours  []time.Time // ascending
+	Groups [][]*string // each group's values (nil: empty)
+	Least  [][]string
+}
+
+// maxFloorRanges is the most time ranges leastKeys reads the window's
+// keys from; an answer needing more reads the whole window.
+const maxFloorRanges = 8
+
+// readKeyFloors computes a dataset's KeyFloors from its rows: one
+// aggregate over every row, once per data version.
+func readKeyFloors(k *keySQL, rel string) func(context.Context, Querier) (*KeyFloors, error) {
+	return func(ctx context.Context, db Querier) (*KeyFloors, error) {
+		ts := ident(k.r.ds.Time.Value)
+		sel := "date_trunc('hour', " + ts + ") AS _h"
+		var grp []string
+		for i, g := range k.ru.Groups {
+			sel += ", CAST(" + ident(g) + " AS VARCHAR) AS _g" + strconv.Itoa(i)
+			grp = append(grp, "_g"+strconv.Itoa(i))
+		}
+		q := "SELECT " + sel + ", MIN(" + k.key() + ") FROM " + quoteName(rel) + " WHERE " + k.keyed() + " GROUP BY " + strings.Join(append([]string{"_h"}, grp...), ", ")
+		rows, err := db.QueryContext(ctx, q)
+		if err != nil {
+			return nil, fmt.Errorf("read key floors: %w", err)
+		}
+		defer rows.Close()
+		type part struct {
+			h     time.Time
+			g     string
+			vals  []sql.NullString
+			least string
+		}
+		var parts []part
+		for rows.Next() {
+			var p part
+			p.vals = make([]sql.NullString, len(k.ru.Groups))
+			dest := []any{&p.h}
+			for i := range p.vals {
+				dest = append(dest, &p.vals[i])
+			}
+			dest = append(dest, &p.least)
+			if err := rows.Scan(dest...); err != nil {
+				return nil, fmt.Errorf("read key floors: %w", err)
+			}
+			p.h = p.h.UTC()
+			for _, v := range p.vals {
+				if v.Valid {
+					p.g += "v" + v.String + "\x00"
+				} else {
+					p.g += "n\x00"
+				}
+			}
+			parts = append(parts, p)
+		}
+		if err := rows.Err(); err != nil {
+			return nil, fmt.Errorf("read key floors: %w", err)
+		}
+		f := &KeyFloors{}
+		hour := map[time.Time]int{}
+		group := map[string]int{}
+		for _, p := range parts {
+			if _, ok := hour[p.h]; !ok {
+				hour[p.h] = 0
+				f.Hours = append(f.Hours, p.h)
+			}
+			if _, ok := group[p.g]; !ok {
+				group[p.g] = len(f.Groups)
+				vals := make([]*string, len(p.vals))
+				for i, v := range p.vals {
+					if v.Valid {
+						vals[i] = &v.String
+					}
+				}
+				f.Groups = append(f.Groups, vals)
+			}
+		}
+		slices.SortFunc(f.Hours, time.Time.Compare)
+		for i, h := range f.Hours {
+			hour[h] = i
+		}
+		f.Least = make([][]string, len(f.Groups))
+		for g := range f.Least {
+			f.Least[g] = make([]string, len(f.Hours))
+		}
+		for _, p := range parts {
+			f.Least[group[p.g]][hour[p.h]] = p.least
+		}
+		return f, nil
+	}
+}
+
+// floorRanges returns the ranges of [start, end) whose hours hold an
+// admitted key at or below t by the floors, merged and in order; ok is
+// false when they are more than maxFloorRanges.
+func (f *KeyFloors) floorRanges(start, end time.Time, admit func([]*string) bool, t string) (ranges [][2]time.Time, ok bool) {
+	var admitted []int
+	for g, vals := range f.Groups {
+		if admit(vals) {
+			admitted = append(admitted, g)
+		}
+	}
+	i, _ := slices.BinarySearchFunc(f.Hours, start.Truncate(time.Hour), time.Time.Compare)
+	for ; i < len(f.Hours) && f.Hours[i].Before(end); i++ {
+		holds := false
+		for _, g := range admitted {
+			if l := f.Least[g][i]; l != "" && l <= t {
+				holds = true
+				break
+			}
+		}
+		if !holds {
+			continue
+		}
+		from, to := f.Hours[i], f.Hours[i].Add(time.Hour)
+		from, to = maxTime(from, start), minTime(to, end)
+		if n := len(ranges); n > 0 && !ranges[n-1][1].Before(from) {
+			ranges[n-1][1] = to
+			continue
+		}
+		if len(ranges) == maxFloorRanges {
+			return nil, false
+		}
+		ranges = append(ranges, [2]time.Time{from, to})
+	}
+	return ranges, true
+}
+
+func maxTime(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
+}
+
+func minTime(a, b time.Time) time.Time {
+	if a.Before(b) {
+		return a
+	}
+	return b
 }
 
 // ErrNoRollup is returned by RollupKeys for a request its digests cannot
@@ -211,7 +371,19 @@ func RollupKeys(ctx context.Context, db Querier, cat *catalog.Catalog, req Reque
 		if err != nil {
 			return nil, err
 		}
-		if sum.First, err = leastKeys(ctx, db, k, rel, first, t); err != nil {
+		ranges := [][2]time.Time{{start, end}}
+		if ru.Floors != nil && t != "" {
+			f, err := ru.Floors.KeyFloors(ctx, db, readKeyFloors(k, rel))
+			if err != nil {
+				return nil, fmt.Errorf("sum metric keys: %w", err)
+			}
+			if f != nil {
+				if r, ok := f.floorRanges(start, end, k.admitGo(ru.Groups), t); ok {
+					ranges = r
+				}
+			}
+		}
+		if sum.First, err = leastKeys(ctx, db, k, rel, first, t, ranges); err != nil {
 			return nil, err
 		}
 	}
@@ -285,28 +457,40 @@ func hoursReach(ctx context.Context, db Querier, k *keySQL, lo, hi time.Time, fi
 }
 
 // leastKeys reads the least `first` contributing keys, bytewise: those at
-// or below t (every key when t is ""), sorted in Go.
-func leastKeys(ctx context.Context, db Querier, k *keySQL, rel string, first int, t string) ([]string, error) {
+// or below t (every key when t is ""), sorted in Go. The window's rows are
+// read from ranges, the parts of the window that can hold a key at or
+// below t (with a bound; the whole window without one).
+func leastKeys(ctx context.Context, db Querier, k *keySQL, rel string, first int, t string, ranges [][2]time.Time) ([]string, error) {
 	ts := ident(k.r.ds.Time.Value)
 	k.args = nil
-	bound := ""
-	if t != "" {
-		bound = " AND " + k.key() + " <= " + k.param(t)
+	bound := func() string {
+		if t == "" {
+			return ""
+		}
+		return " AND " + k.key() + " <= " + k.param(t)
 	}
 	lim := ""
 	if t == "" {
 		// No bound: the database's top-N, each side apart (a condition
 		// joining them by OR reads every row before the window).
 		lim = " ORDER BY k LIMIT " + strconv.Itoa(first)
+		ranges = [][2]time.Time{{k.r.req.Start, k.r.req.End}}
 	}
-	q := "SELECT " + k.key() + " AS k FROM " + quoteName(rel) + " WHERE " + ts + " >= " + k.at(k.r.req.Start) + " AND " + ts + " < " + k.at(k.r.req.End) +
-		" AND " + k.keyed() + bound + k.admit() + lim
+	var sides []string
+	for _, r := range ranges {
+		sides = append(sides, "SELECT "+k.key()+" AS k FROM "+quoteName(rel)+" WHERE "+ts+" >= "+k.at(r[0])+" AND "+ts+" < "+k.at(r[1])+
+			" AND "+k.keyed()+bound()+k.admit()+lim)
+	}
 	if k.hasCross() {
-		if t != "" {
-			bound = " AND " + k.key() + " <= " + k.param(t)
-		}
-		q = "SELECT u.k FROM ((" + q + ") UNION ALL (SELECT " + k.key() + " AS k FROM " + k.before(rel) + " WHERE " + ts + " < " + k.at(k.r.req.Start) +
-			" AND " + k.cross() + " AND " + k.keyed() + bound + k.admit() + lim + ")) u"
+		sides = append(sides, "SELECT "+k.key()+" AS k FROM "+k.before(rel)+" WHERE "+ts+" < "+k.at(k.r.req.Start)+
+			" AND "+k.cross()+" AND "+k.keyed()+bound()+k.admit()+lim)
+	}
+	if len(sides) == 0 {
+		return nil, nil // no window row can hold a key at or below t, and no row before it contributes
+	}
+	q := sides[0]
+	if len(sides) > 1 {
+		q = "SELECT u.k FROM ((" + strings.Join(sides, ") UNION ALL (") + ")) u"
 	}
 	var keys []string
 	var err error

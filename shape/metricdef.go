@@ -184,7 +184,8 @@ func (s *Snapshot) MetricQuerier(ctx context.Context) (metric.Querier, *metric.O
 	if len(s.e.rollups) > 0 {
 		rollups = make(map[string]metric.Rollup, len(s.e.rollups))
 		for ds, r := range s.e.rollups {
-			r.Sums = &snapshotSums{s: s, ds: ds, rel: r.Relation, groups: r.Groups}
+			sums := &snapshotSums{s: s, ds: ds, rel: r.Relation, groups: r.Groups}
+			r.Sums, r.Floors = sums, sums
 			rollups[ds] = r
 		}
 	}

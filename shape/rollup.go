@@ -189,6 +189,42 @@ func (x *snapshotSums) SumDigests(ctx context.Context, db metric.Querier, lo, hi
 	return int(n), h, nil
 }
 
+// versionFloors are a dataset's key floors at one data version.
+type versionFloors struct {
+	version string
+	f       *metric.KeyFloors
+}
+
+// KeyFloors implements metric.FloorKeeper: the floors of the snapshot's
+// data version, computed by read once per version, on DuckDB only (it
+// orders text bytewise, so its MIN is the bytewise least key).
+func (x *snapshotSums) KeyFloors(ctx context.Context, db metric.Querier, read func(context.Context, metric.Querier) (*metric.KeyFloors, error)) (*metric.KeyFloors, error) {
+	if !isDuckDB(x.s.e.src.DB) {
+		return nil, nil
+	}
+	version, err := x.s.DataVersion(ctx, x.ds)
+	if err != nil {
+		return nil, err
+	}
+	x.s.e.mu.Lock()
+	c := x.s.e.floors[x.ds]
+	x.s.e.mu.Unlock()
+	if c != nil && c.version == version {
+		return c.f, nil
+	}
+	f, err := read(ctx, db)
+	if err != nil {
+		return nil, err
+	}
+	x.s.e.mu.Lock()
+	if x.s.e.floors == nil {
+		x.s.e.floors = map[string]*versionFloors{}
+	}
+	x.s.e.floors[x.ds] = &versionFloors{version: version, f: f}
+	x.s.e.mu.Unlock()
+	return f, nil
+}
+
 // readDigestSums reads a digest table in hour order into running sums.
 func readDigestSums(ctx context.Context, db metric.Querier, rel string, groups []string, version string) (*digestSums, error) {
 	sel := "_hour"

@@ -192,6 +192,8 @@ type Engine struct {
 	edges map[string]metric.EdgeBound
 	// sums are the digests' running sums by dataset (under mu).
 	sums map[string]*digestSums
+	// floors are the key floors by dataset (under mu; DuckDB only).
+	floors map[string]*versionFloors
 	// wcounts are the window digests' running counts by relation (under
 	// mu).
 	wcounts map[string]*windowCounts

@@ -80,6 +80,7 @@ type config struct {
 	rollups  bool   // build per-hour key digests and serve metrics from them
 	values   bool   // build per-hour value rollups and serve metrics from them
 	phases   int    // time each metric phase apart over this many calls
+	calls    int    // with metrics: exactly this many one-client calls a phase, no sixteen-client run
 	windows  bool   // build the per-hour window key digests and serve large windows from them
 	// winPhases: time the window formulations apart over this many calls
 	winPhases int
@@ -112,6 +113,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs.IntVar(&c.goRows, "metric-go-rows", 0, "most `ROWS` a metric's re-derivation reads into Go before it re-derives in SQL (0: metric.DefaultMaxGoRows)")
 	fs.BoolVar(&c.values, "value-rollups", false, "build the per-hour value rollups (shape.DeriveOptions.RollupValues; use another -data) and serve query_metric's values from them (engine.Options.MetricValueRollups; with -rollups the resolver re-derives from them too)")
 	fs.BoolVar(&c.rollups, "rollups", false, "build the per-hour key digests (shape.DeriveOptions.RollupKeys; use another -data) and serve query_metric's large provenance from them (engine.Options.MetricRollups)")
+	fs.IntVar(&c.calls, "metric-calls", 0, "with -metrics: run exactly `N` one-client calls of each phase (after one warm-up call) instead of -duration at -clients and at one client, for repeatable counts (valgrind's callgrind); -shapes names the phases")
 	fs.IntVar(&c.phases, "metric-phases", 0, "with -metrics: time each step of `N` one-client calls apart (compile and run, the keys summed or read, the re-derivation) and print them")
 	fs.BoolVar(&c.windows, "window-digests", false, "add the per-hour window key digests (shape.DeriveWindowKeys) to each dataset that lacks them, and serve a window of more keys than the provenance limit from them (engine.Options.WindowDigests); without it the digests, if built, are not read")
 	fs.IntVar(&c.winPhases, "window-phases", 0, "time the executor and the resolver of `N` one-client count_rows_in_window calls apart (with and without the pipeline on PostgreSQL) and print them, before the measured phases")

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -145,6 +146,39 @@ func measureMetrics(ctx context.Context, cat *catalog.Catalog, e *engine.Engine,
 	}
 	for i, ph := range metricPhases {
 		seed := c.seed + uint64(i)*1000
+		if c.shapes != "" && !slices.Contains(strings.Split(c.shapes, ","), ph.name) {
+			continue
+		}
+		if c.calls > 0 {
+			// A fixed number of calls, one client: the same requests
+			// every run (the seed), so instruction counts compare.
+			r := rand.New(rand.NewPCG(seed+500, 0))
+			if _, err := call(r, ph.window, ph.week); err != nil {
+				return fmt.Errorf("%s: %w", ph.name, err)
+			}
+			cpu0 = cpuTime()
+			durs := make([]time.Duration, 0, c.calls)
+			outcomes := map[string]int{}
+			start := time.Now()
+			for range c.calls {
+				t := time.Now()
+				o, err := call(r, ph.window, ph.week)
+				if err != nil {
+					return fmt.Errorf("%s: %w", ph.name, err)
+				}
+				durs = append(durs, time.Since(t))
+				outcomes[o]++
+			}
+			elapsed := time.Since(start)
+			cpu1 = cpuTime()
+			slices.Sort(durs)
+			rep.Shapes = append(rep.Shapes, bench.ScalePhase{
+				Shape: ph.name, Clients: 1, Calls: len(durs), PerSec: float64(len(durs)) / elapsed.Seconds(),
+				P50MS: ms(pct(durs, 0.50)), P95MS: ms(pct(durs, 0.95)), P99MS: ms(pct(durs, 0.99)), MaxMS: ms(durs[len(durs)-1]),
+				Outcomes: outcomes, CPUMSPerCall: ms(cpu1-cpu0) / float64(len(durs)),
+			})
+			continue
+		}
 		// A warm-up, not measured: one client (a call at 10,000,000
 		// events takes seconds; sixteen of them would take minutes).
 		if _, _, _, err := run(1, seed+500, time.Second, ph.window, ph.week); err != nil {

@@ -1,6 +1,7 @@
 package metrictest
 
 import (
+	"context"
 	"database/sql"
 	"errors"
 	"fmt"
@@ -30,7 +31,7 @@ func RunRollupKeys(t *testing.T, b Backend) {
 		t.Run(strings.TrimSuffix(file, ".yaml"), func(t *testing.T) {
 			cat := LoadCatalog(t, file)
 			db := b.Open(t)
-			n, summed := 0, 0
+			n, summed, wrongFloors := 0, 0, 0
 			rapid.Check(t, func(rt *rapid.T) {
 				n++
 				ctx := t.Context()
@@ -160,10 +161,42 @@ func RunRollupKeys(t *testing.T, b Backend) {
 							rt.Fatalf("other first keys %v accepted (%v); true %v", bad, err, sum.First)
 						}
 					}
+					// The key floors narrow the executor's read of the
+					// least keys to the hours that can hold them: the
+					// same keys; and floors raised past every key (a
+					// wrong cache) list others, which the resolver's
+					// check, reading every hour, refuses.
+					for _, fk := range []metric.FloorKeeper{readFloors{}, liftedFloors{}} {
+						fo := *opts
+						ru := fo.Rollups[ds.Name.Value]
+						ru.Floors = fk
+						fo.Rollups = map[string]metric.Rollup{ds.Name.Value: ru}
+						fs, err := metric.RollupKeys(ctx, db, cat, req, &fo, first, edges)
+						if err != nil {
+							rt.Fatalf("rollup keys with floors: %v", err)
+						}
+						w := re.Keys[:min(first, len(re.Keys))]
+						if _, lifted := fk.(liftedFloors); !lifted {
+							if !slices.Equal(fs.First, w) {
+								rt.Fatalf("edges %d, floors: first %v, want %v", edges, fs.First, w)
+							}
+							continue
+						}
+						if slices.Equal(fs.First, w) {
+							continue
+						}
+						wrongFloors++
+						if ok, err := metric.FirstKeysHold(ctx, db, cat, req, &fo, fs.First); err != nil || ok {
+							rt.Fatalf("first keys %v from lifted floors accepted (%v); true %v", fs.First, err, w)
+						}
+					}
 				}
 			})
 			if summed == 0 {
 				t.Error("no request was answered from the digests: the property checked nothing")
+			}
+			if wrongFloors == 0 {
+				t.Error("lifted key floors never changed the first keys: the resolver's refusal was not checked")
 			}
 			t.Logf("%d of %d cases answered from the digests (two edge treatments each)", summed, n)
 		})
@@ -206,4 +239,28 @@ func dumpRollup(t *rapid.T, db *sql.DB, table string) []string {
 	}
 	slices.Sort(out)
 	return out
+}
+
+// readFloors keeps no key floors: it computes them for every call.
+type readFloors struct{}
+
+func (readFloors) KeyFloors(ctx context.Context, db metric.Querier, read func(context.Context, metric.Querier) (*metric.KeyFloors, error)) (*metric.KeyFloors, error) {
+	return read(ctx, db)
+}
+
+// liftedFloors are wrong key floors: every hour's raised past any key, so
+// the executor reads no window row for its least keys.
+type liftedFloors struct{}
+
+func (liftedFloors) KeyFloors(ctx context.Context, db metric.Querier, read func(context.Context, metric.Querier) (*metric.KeyFloors, error)) (*metric.KeyFloors, error) {
+	f, err := read(ctx, db)
+	if err != nil {
+		return nil, err
+	}
+	for g := range f.Least {
+		for i := range f.Least[g] {
+			f.Least[g][i] = "\xff"
+		}
+	}
+	return f, nil
 }
