@@ -186,8 +186,10 @@ func (s *Snapshot) query(ctx context.Context, sqlText string, args ...any) (rowR
 		s.pending = append(s.pending, Stmt{SQL: sqlText, Args: args})
 		return nil, errPending
 	}
+	s.replayedRows = 0
 	for _, r := range s.replay {
 		if r.stmt.is(sqlText, args) {
+			s.replayedRows = len(r.rows)
 			return &replayRows{set: r.rows, i: -1}, nil
 		}
 	}
