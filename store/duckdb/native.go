@@ -108,8 +108,10 @@ func (s *Sink) ImportFiles(ctx context.Context, l *ingest.Layout, paths []string
 		if err != nil {
 			return ingest.Result{}, fmt.Errorf("import files: %w", err)
 		}
-		b.runs = append(b.runs, run{seq: b.base + b.n + 1, src: i, row: 1})
-		b.n += n
+		if n > 0 { // an empty file has no run: locate must not find it
+			b.runs = append(b.runs, run{seq: b.base + b.n + 1, src: i, row: 1})
+			b.n += n
+		}
 	}
 	phasetrace.Mark("native read+validate+insert")
 	return b.Commit(ctx, paths)
