@@ -323,31 +323,9 @@ func ScaleMetricTable(rec *Record) (string, error) {
 // 16 clients' p50 / p95 / p99 and calls per second, one client's p50 and
 // the serving process's peak resident memory.
 func ScaleRunsTable(rec *Record) (string, error) {
-	reps, err := scaleReports(rec)
-	if err != nil {
-		return "", fmt.Errorf("render scale runs: %w", err)
-	}
-	var b strings.Builder
-	b.WriteString("| run | database | events | window digests | tool shape | p50 / p95 / p99, calls/s | one client p50 | peak resident memory |\n|---|---|---|---|---|---|---|---|\n")
-	failed := 0
-	for i, r := range reps {
-		on := "off"
-		if r.WindowDigests {
-			on = "on"
-		}
-		for _, s := range r.Shapes {
-			for o, k := range s.Outcomes {
-				if o != "answered" && o != "absence" {
-					failed += k
-				}
-			}
-			fmt.Fprintf(&b, "| %d | %s | %s | %s | `%s` | %s / %s / %s, %s | %s | %s MB |\n", i+1, r.Backend, Thousands(float64(r.Events)), on, s.Shape,
-				Micros(s.P50MS*1000), Micros(s.P95MS*1000), Micros(s.P99MS*1000), Thousands(s.PerSec), Micros(s.OneP50MS*1000), Thousands(r.PeakRSSMB))
-		}
-	}
-	fmt.Fprintf(&b, "\n%d concurrent clients, every call executed and re-derived (the pipeline's Call); the one-client column is the same shape driven alone; %d call(s) ended otherwise than answered or a grounded zero.\n\n", clientsOf(reps), failed)
-	b.WriteString(Provenance(rec))
-	return b.String(), nil
+	return scaleRunsTable(rec, "peak resident memory", func(r ScaleReport, _ ScalePhase) string {
+		return Thousands(r.PeakRSSMB) + " MB"
+	}, "")
 }
 
 // ScaleCPURunsTable is ScaleRunsTable with a call's CPU beside its
@@ -355,12 +333,27 @@ func ScaleRunsTable(rec *Record) (string, error) {
 // PostgreSQL): what the machine's load does not change the way it
 // changes a latency.
 func ScaleCPURunsTable(rec *Record) (string, error) {
+	return scaleRunsTable(rec, "CPU a call: engine + PostgreSQL", func(r ScaleReport, s ScalePhase) string {
+		if s.CPUMSPerCall <= 0 {
+			return "—"
+		}
+		cpu := Micros(s.CPUMSPerCall * 1000)
+		if r.Backend == "postgres" {
+			cpu += " + " + Micros(s.ServerCPUMSPerCall*1000)
+		}
+		return cpu
+	}, "; CPU a call is the serving process's user and system time (every thread, DuckDB's included) over the 16-client phase's calls, plus on PostgreSQL its backends'")
+}
+
+// scaleRunsTable renders one row per run and tool shape; the last
+// column, its heading and a note on it are the caller's.
+func scaleRunsTable(rec *Record, lastHeading string, last func(ScaleReport, ScalePhase) string, lastNote string) (string, error) {
 	reps, err := scaleReports(rec)
 	if err != nil {
 		return "", fmt.Errorf("render scale runs: %w", err)
 	}
 	var b strings.Builder
-	b.WriteString("| run | database | events | window digests | tool shape | p50 / p95 / p99, calls/s | one client p50 | CPU a call: engine + PostgreSQL |\n|---|---|---|---|---|---|---|---|\n")
+	fmt.Fprintf(&b, "| run | database | events | window digests | tool shape | p50 / p95 / p99, calls/s | one client p50 | %s |\n|---|---|---|---|---|---|---|---|\n", lastHeading)
 	failed := 0
 	for i, r := range reps {
 		on := "off"
@@ -373,18 +366,11 @@ func ScaleCPURunsTable(rec *Record) (string, error) {
 					failed += k
 				}
 			}
-			cpu := "—"
-			if s.CPUMSPerCall > 0 {
-				cpu = Micros(s.CPUMSPerCall * 1000)
-				if r.Backend == "postgres" {
-					cpu += " + " + Micros(s.ServerCPUMSPerCall*1000)
-				}
-			}
 			fmt.Fprintf(&b, "| %d | %s | %s | %s | `%s` | %s / %s / %s, %s | %s | %s |\n", i+1, r.Backend, Thousands(float64(r.Events)), on, s.Shape,
-				Micros(s.P50MS*1000), Micros(s.P95MS*1000), Micros(s.P99MS*1000), Thousands(s.PerSec), Micros(s.OneP50MS*1000), cpu)
+				Micros(s.P50MS*1000), Micros(s.P95MS*1000), Micros(s.P99MS*1000), Thousands(s.PerSec), Micros(s.OneP50MS*1000), last(r, s))
 		}
 	}
-	fmt.Fprintf(&b, "\n%d concurrent clients, every call executed and re-derived (the pipeline's Call); the one-client column is the same shape driven alone; CPU a call is the serving process's user and system time (every thread, DuckDB's included) over the 16-client phase's calls, plus on PostgreSQL its backends'; %d call(s) ended otherwise than answered or a grounded zero.\n\n", clientsOf(reps), failed)
+	fmt.Fprintf(&b, "\n%d concurrent clients, every call executed and re-derived (the pipeline's Call); the one-client column is the same shape driven alone%s; %d call(s) ended otherwise than answered or a grounded zero.\n\n", clientsOf(reps), lastNote, failed)
 	b.WriteString(Provenance(rec))
 	return b.String(), nil
 }

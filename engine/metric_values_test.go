@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/provenant/provenant/answer"
+	"github.com/provenant/provenant/catalog"
 	"github.com/provenant/provenant/engine"
 	"github.com/provenant/provenant/engine/enginetest"
 	"github.com/provenant/provenant/ingest"
@@ -95,14 +96,7 @@ func TestQueryMetric_ValueRollupDefect(t *testing.T) {
 		}
 	}
 	imp(bytes.Join(lines[:4000], nil))
-	open := func(o *engine.Options) *engine.Engine {
-		e, err := engine.OpenCatalog(ctx, cat, shape.Source{DB: db}, o)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { e.Close() })
-		return e
-	}
+	open := func(o *engine.Options) *engine.Engine { return openCatalogEngine(t, ctx, cat, db, o) }
 	// rows: the long window's few rows are re-derived from the rows;
 	// spot: from the rollups, which the spot check judges.
 	rows := open(&engine.Options{ProvenanceLimit: 200, MetricRollups: true, MetricValueRollups: true})
@@ -171,14 +165,7 @@ func TestQueryMetric_FewRowsResolvedFromRows(t *testing.T) {
 	if _, err := ingest.Import(ctx, sink, l, ingest.NewJSONL("demo.jsonl", l, bytes.NewReader(bytes.Join(lines, nil)))); err != nil {
 		t.Fatal(err)
 	}
-	open := func(o *engine.Options) *engine.Engine {
-		e, err := engine.OpenCatalog(ctx, cat, shape.Source{DB: db}, o)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { e.Close() })
-		return e
-	}
+	open := func(o *engine.Options) *engine.Engine { return openCatalogEngine(t, ctx, cat, db, o) }
 	rows := open(&engine.Options{ProvenanceLimit: 200, MetricRollups: true, MetricValueRollups: true})
 	spot := open(&engine.Options{ProvenanceLimit: 200, MetricRollups: true, MetricValueRollups: true, MetricResolveRows: -1})
 	w := map[string]any{"metric": "availability", "dimensions": []any{"zone"}, "start": "2026-01-04T23:20:00Z", "end": "2026-01-06T06:40:00Z"}
@@ -199,4 +186,15 @@ func TestQueryMetric_FewRowsResolvedFromRows(t *testing.T) {
 	if a := call(spot); a.Outcome() != answer.Answered {
 		t.Errorf("rollups always, the spot check elsewhere: %s (%s); want answered (else the altered hour is the spot check's and the test shows nothing)", a.Outcome(), a.Reason())
 	}
+}
+
+// openCatalogEngine opens an engine over db, closed when the test ends.
+func openCatalogEngine(t *testing.T, ctx context.Context, cat *catalog.Catalog, db *sql.DB, o *engine.Options) *engine.Engine {
+	t.Helper()
+	e, err := engine.OpenCatalog(ctx, cat, shape.Source{DB: db}, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { e.Close() })
+	return e
 }
