@@ -206,11 +206,21 @@ func (x *snapshotSums) KeyFloors(ctx context.Context, db metric.Querier, read fu
 	if err != nil {
 		return nil, err
 	}
-	x.s.e.mu.Lock()
-	c := x.s.e.floors[x.ds]
-	x.s.e.mu.Unlock()
-	if c != nil && c.version == version {
-		return c.f, nil
+	cached := func() *metric.KeyFloors {
+		x.s.e.mu.Lock()
+		defer x.s.e.mu.Unlock()
+		if c := x.s.e.floors[x.ds]; c != nil && c.version == version {
+			return c.f
+		}
+		return nil
+	}
+	if f := cached(); f != nil {
+		return f, nil
+	}
+	x.s.e.floorsBuild.Lock()
+	defer x.s.e.floorsBuild.Unlock()
+	if f := cached(); f != nil {
+		return f, nil
 	}
 	f, err := read(ctx, db)
 	if err != nil {

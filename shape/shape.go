@@ -194,6 +194,9 @@ type Engine struct {
 	sums map[string]*digestSums
 	// floors are the key floors by dataset (under mu; DuckDB only).
 	floors map[string]*versionFloors
+	// floorsBuild serialises the reads of key floors, so that calls that
+	// find none wait for one read instead of each making its own.
+	floorsBuild sync.Mutex
 	// wcounts are the window digests' running counts by relation (under
 	// mu).
 	wcounts map[string]*windowCounts

@@ -92,17 +92,21 @@ func runImport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 			reader.Close()
 		}
 	}()
-	var readers []*ingest.Reader
-	for _, in := range inputs {
-		r, closer, err := openInput(ctx, l, in, &reader)
-		if err != nil {
-			return err
-		}
-		defer closer.Close()
-		readers = append(readers, r)
-	}
 	start := time.Now()
-	res, err := ingest.Import(ctx, sink, l, readers...)
+	res, err := importFiles(ctx, sink, l, inputs)
+	if errors.Is(err, ingest.ErrNotNative) {
+		// Row by row: the same checks, each problem named by row and field.
+		var readers []*ingest.Reader
+		for _, in := range inputs {
+			r, closer, err := openInput(ctx, l, in, &reader)
+			if err != nil {
+				return err
+			}
+			defer closer.Close()
+			readers = append(readers, r)
+		}
+		res, err = ingest.Import(ctx, sink, l, readers...)
+	}
 	elapsed := time.Since(start)
 	if list := (ingest.Errors)(nil); errors.As(err, &list) {
 		for _, e := range list {
@@ -126,6 +130,23 @@ func runImport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	_, err = fmt.Fprintf(stdout, "imported %d row(s) into %s (dataset %s); data version %d (greatest %s)\n",
 		res.Rows, l.Table, l.Dataset.Name.Value, res.MaxSeq, ingest.SeqColumn)
 	return err
+}
+
+// importFiles imports CSV and Parquet inputs through a sink that reads
+// them itself (ingest.FileSink); any other input or sink, and any input
+// the sink's checks refuse, is ingest.ErrNotNative, for the row-by-row
+// import.
+func importFiles(ctx context.Context, sink ingest.Sink, l *ingest.Layout, inputs []string) (ingest.Result, error) {
+	fsink, ok := sink.(ingest.FileSink)
+	if !ok || os.Getenv("PROVENANT_IMPORT_ROWS") != "" {
+		return ingest.Result{}, ingest.ErrNotNative
+	}
+	for _, in := range inputs {
+		if f := inputFormat(in); f != "csv" && f != "parquet" {
+			return ingest.Result{}, ingest.ErrNotNative
+		}
+	}
+	return fsink.ImportFiles(ctx, l, inputs)
 }
 
 // importReport is import --json's output. Seconds is the wall-clock time

@@ -323,11 +323,13 @@ func (b *batch) Commit(ctx context.Context, inputs []string) (ingest.Result, err
 	}
 	err := b.flushValidity()
 	phasetrace.Mark("read+validate+append")
-	if cerr := b.app.Close(); err == nil {
-		err = cerr
+	if b.app != nil { // nil: the rows came by INSERT (ImportFiles)
+		if cerr := b.app.Close(); err == nil {
+			err = cerr
+		}
+		b.app = nil
+		phasetrace.Mark("appender close")
 	}
-	b.app = nil
-	phasetrace.Mark("appender close")
 	if err != nil {
 		return ingest.Result{}, fmt.Errorf("append rows: %w", err)
 	}
