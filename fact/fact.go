@@ -334,14 +334,28 @@ func validDigest(d string) bool {
 // Digest is the digest of an event id set: SHA-256 over the ids sorted
 // bytewise, each followed by a newline, in lowercase hex.
 func Digest(ids []string) string {
-	s := sortedCopy(ids)
-	h := sha256.New()
-	for _, id := range s {
-		h.Write([]byte(id))
-		h.Write([]byte{'\n'})
+	s := ids
+	if !slices.IsSorted(s) {
+		s = sortedCopy(ids)
 	}
+	// The ids and their newlines go to the hash through one buffer: no
+	// allocation per id.
+	h := sha256.New()
+	buf := make([]byte, 0, digestBuffer)
+	for _, id := range s {
+		if len(buf)+len(id)+1 > cap(buf) && len(buf) > 0 {
+			h.Write(buf)
+			buf = buf[:0]
+		}
+		buf = append(buf, id...)
+		buf = append(buf, '\n')
+	}
+	h.Write(buf)
 	return hex.EncodeToString(h.Sum(nil))
 }
+
+// digestBuffer is the bytes Digest hashes at a time.
+const digestBuffer = 16 << 10
 
 // Absent builds absence provenance.
 func Absent(a Absence) Provenance {

@@ -186,8 +186,10 @@ func (s *Snapshot) query(ctx context.Context, sqlText string, args ...any) (rowR
 		s.pending = append(s.pending, Stmt{SQL: sqlText, Args: args})
 		return nil, errPending
 	}
+	s.replayedRows = 0
 	for _, r := range s.replay {
 		if r.stmt.is(sqlText, args) {
+			s.replayedRows = len(r.rows)
 			return &replayRows{set: r.rows, i: -1}, nil
 		}
 	}
@@ -255,6 +257,46 @@ func (r *replayRows) Scan(dest ...any) error {
 // assign stores a driver value in a scan destination, as database/sql
 // does for the destinations the formulations use.
 func assign(dest, v any) error {
+	// The nullable destinations of the values they take as they are:
+	// what their Scan gives, without its conversion's type switches.
+	switch d := dest.(type) {
+	case *sql.NullString:
+		switch x := v.(type) {
+		case nil:
+			*d = sql.NullString{}
+			return nil
+		case string:
+			*d = sql.NullString{String: x, Valid: true}
+			return nil
+		}
+	case *sql.NullFloat64:
+		switch x := v.(type) {
+		case nil:
+			*d = sql.NullFloat64{}
+			return nil
+		case float64:
+			*d = sql.NullFloat64{Float64: x, Valid: true}
+			return nil
+		}
+	case *sql.NullTime:
+		switch x := v.(type) {
+		case nil:
+			*d = sql.NullTime{}
+			return nil
+		case time.Time:
+			*d = sql.NullTime{Time: x, Valid: true}
+			return nil
+		}
+	case *sql.NullInt64:
+		switch x := v.(type) {
+		case nil:
+			*d = sql.NullInt64{}
+			return nil
+		case int64:
+			*d = sql.NullInt64{Int64: x, Valid: true}
+			return nil
+		}
+	}
 	if sc, ok := dest.(sql.Scanner); ok {
 		return sc.Scan(v)
 	}

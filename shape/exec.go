@@ -449,6 +449,9 @@ func (s *Snapshot) keyRows(ctx context.Context, p *plan, sqlText string, args []
 		if !k.Valid {
 			return errors.New("a row has no key")
 		}
+		if keys == nil {
+			keys = make([]string, 0, s.replayedRows)
+		}
 		keys = append(keys, k.String)
 		return nil
 	})

@@ -248,12 +248,31 @@ func (s *Snapshot) resolveWindow(ctx context.Context, p *plan, c Call, asserted 
 		" AND " + col("a", p.ds.Time.Value) + " >= " + q.instant(windowFrom(start)) +
 		" AND " + col("a", p.ds.Time.Value) + " < " + q.instant(windowTo(end)) + p.scopeSQL(q, "a", c.Scope)
 	known := make(map[string]row, len(asserted))
+	// The asserted keys lie between lo and hi: a key outside is not
+	// looked up (an answer lists a window's least keys).
+	var lo, hi string
+	first := true
+	for k := range asserted {
+		if first || k < lo {
+			lo = k
+		}
+		if first || k > hi {
+			hi = k
+		}
+		first = false
+	}
 	var keys []string
 	if err := s.scanRows(ctx, p, sqlText, q.args, func(k string, sc *rowScan) {
 		if t := sc.time.UTC(); t.Before(start) || !t.Before(end) {
 			return
 		}
+		if keys == nil {
+			keys = make([]string, 0, s.replayedRows)
+		}
 		keys = append(keys, k)
+		if first || k < lo || k > hi {
+			return
+		}
 		if _, ok := asserted[k]; ok {
 			addRow(known, k, sc.row(p))
 		}

@@ -502,9 +502,12 @@ type Snapshot struct {
 	collecting bool
 	pending    []Stmt
 	replay     []replayed
-	batched    bool
-	cps        *checkpoints
-	cpsRel     string
+	// replayedRows is the number of rows of the last query replayed
+	// (0: not known), to size what a formulation reads them into.
+	replayedRows int
+	batched      bool
+	cps          *checkpoints
+	cpsRel       string
 	// agg is the key set of the executor's last query when it read the
 	// count and digest in SQL (execWindowDigest), for result.
 	agg *keySet

@@ -164,14 +164,14 @@ func readRows(rows pgx.Rows, m *pgtype.Map) (shape.Rowset, error) {
 	fields := rows.FieldDescriptions()
 	ncol := len(fields)
 	codecs := make([]pgtype.Codec, ncol)
-	interns := make([]map[string]string, ncol)
+	interns := make([]interner, ncol)
 	for j, f := range fields {
 		if t, ok := m.TypeForOID(f.DataTypeOID); ok {
 			codecs[j] = t.Codec
 		}
 		switch f.DataTypeOID {
 		case pgtype.TextOID, pgtype.VarcharOID:
-			interns[j] = map[string]string{}
+			interns[j].seen = map[string]any{}
 		}
 	}
 	var set shape.Rowset
@@ -194,8 +194,8 @@ func readRows(rows pgx.Rows, m *pgtype.Map) (shape.Rowset, error) {
 			switch {
 			case b == nil:
 				v = nil
-			case interns[j] != nil:
-				v = intern(interns[j], b)
+			case interns[j].seen != nil:
+				v = interns[j].intern(b)
 			case codecs[j] != nil:
 				if v, err = codecs[j].DecodeValue(m, fields[j].DataTypeOID, fields[j].Format, b); err == nil {
 					v, err = driverValue(v)
@@ -222,17 +222,34 @@ func readRows(rows pgx.Rows, m *pgtype.Map) (shape.Rowset, error) {
 // strings for; past it, each new value is a string of its own.
 const internLimit = 64
 
-// intern returns b as a string, the one already made for an equal value
-// of the column when there is one.
-func intern(seen map[string]string, b []byte) string {
-	if s, ok := seen[string(b)]; ok {
-		return s
+// internMisses is how many values past the intern limit a column may
+// miss its shared strings before it stops looking them up (a column of
+// keys, each of its own).
+const internMisses = 4 * internLimit
+
+// interner shares a text column's repeated values.
+type interner struct {
+	seen   map[string]any
+	misses int
+}
+
+// intern returns b as a string in an interface, the one already made
+// for an equal value of the column when there is one (a string put in an
+// interface is a second allocation: shared too).
+func (in *interner) intern(b []byte) any {
+	if in.misses < internMisses {
+		if v, ok := in.seen[string(b)]; ok {
+			return v
+		}
 	}
 	s := string(b)
-	if len(seen) < internLimit {
-		seen[s] = s
+	var v any = s
+	if len(in.seen) < internLimit {
+		in.seen[s] = v
+	} else {
+		in.misses++
 	}
-	return s
+	return v
 }
 
 // driverValue turns a value pgx decoded into what database/sql's
