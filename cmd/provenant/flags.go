@@ -92,7 +92,7 @@ func (f *engineFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.db, "db", "", "with --catalog: the DuckDB database `FILE` holding the catalog's tables (opened read only)")
 	fs.StringVar(&f.postgres, "postgres", "", "with --catalog: the PostgreSQL `DSN` holding the catalog's tables")
 	fs.IntVar(&f.postgresInFlight, "postgres-in-flight", 0,
-		"with --postgres: at most `N` calls answered in one round trip (point questions among them) in PostgreSQL at once, the others waiting their turn in arrival order; 0 is one per core (GOMAXPROCS), -1 no bound")
+		"with --postgres: at most `N` calls answered in one round trip (point questions among them) in PostgreSQL at once, the others waiting their turn in arrival order; 0 is two per core (2 × GOMAXPROCS), -1 no bound")
 	fs.StringVar(&f.provider, "provider", "rules",
 		"model provider: rules (no model), openai (an OpenAI-compatible server), anthropic (Anthropic's Messages API), record (openai, or anthropic with --api anthropic, saving cassettes), replay (cassettes only, no network) or noisy (a deliberately error-prone instrument for evaluation: --noisy-inner with faults at --noise)")
 	fs.StringVar(&f.logLevel, "log-level", "info", "log level: debug, info, warn or error")

@@ -176,8 +176,8 @@ func TestNewPipeliner_MaxInFlight(t *testing.T) {
 		o    *PipelinerOptions
 		want int // 0: no gate
 	}{
-		{"nil options", nil, runtime.GOMAXPROCS(0)},
-		{"zero", &PipelinerOptions{}, runtime.GOMAXPROCS(0)},
+		{"nil options", nil, 2 * runtime.GOMAXPROCS(0)},
+		{"zero", &PipelinerOptions{}, 2 * runtime.GOMAXPROCS(0)},
 		{"three", &PipelinerOptions{MaxInFlight: 3}, 3},
 		{"no bound", &PipelinerOptions{MaxInFlight: -1}, 0},
 	}

@@ -32,12 +32,13 @@ var _ shape.Pipeliner = (*Pipeliner)(nil)
 // backends runnable beside the engine: the kernel shares the cores among
 // them all, each backend's cache goes cold between its turns, and a
 // waiting connection is handed to a random waiter (database/sql), so that
-// some calls wait many turns. Through a gate of one pipeline per core,
-// at 1,000,000 events PostgreSQL's CPU per point call was about halved
-// and the 95th percentile with it; at 10,000,000 events, on a machine
-// other work kept busy, the CPU per call was about the same and the
-// throughput lower than without it (bench/results/pgpoint-gate.md). A
-// negative MaxInFlight removes the gate.
+// some calls wait many turns. Through a gate, on a quiet machine, a
+// window's 95th percentile fell by a quarter to a third at 1,000,000 and
+// 10,000,000 events; one pipeline per core cost point questions a third
+// of their throughput, two per core less (within the rounds' noise)
+// (bench/results/pgpoint-gate-quiet.md; under other load,
+// bench/results/pgpoint-gate.md). A negative MaxInFlight removes the
+// gate.
 type Pipeliner struct {
 	db   *sql.DB
 	gate *gate // nil: no bound
@@ -51,10 +52,10 @@ type PipelinerOptions struct {
 }
 
 // DefaultMaxInFlight is the pipelines a Pipeliner lets into the database
-// at once by default: one per core the Go runtime uses
-// (runtime.GOMAXPROCS), each a backend kept busy while the engine's
-// goroutines prepare and judge the next calls.
-func DefaultMaxInFlight() int { return runtime.GOMAXPROCS(0) }
+// at once by default: two per core the Go runtime uses
+// (runtime.GOMAXPROCS), so that while one pipeline's rows travel or are
+// read, another keeps the core busy.
+func DefaultMaxInFlight() int { return 2 * runtime.GOMAXPROCS(0) }
 
 // NewPipeliner returns the Pipeliner of db (Open), for shape.Source; o
 // may be nil.
