@@ -120,6 +120,11 @@ func (s *Sink) ImportFiles(ctx context.Context, l *ingest.Layout, paths []string
 // describeFile returns the columns of the CSV or Parquet file at path, the
 // FROM clause that reads it and whether it is CSV.
 func describeFile(ctx context.Context, db *sql.DB, path string) ([]ingest.FileColumn, string, bool, error) {
+	// DuckDB's readers expand glob patterns: a path holding one would read
+	// other files than the one named, so it is read row by row instead.
+	if strings.ContainsAny(path, "*?[]{}") {
+		return nil, "", false, errors.New("path holds glob characters")
+	}
 	if _, err := os.Stat(path); err != nil {
 		return nil, "", false, err
 	}

@@ -325,3 +325,37 @@ func TestImportFiles_RefusesEachDefect(t *testing.T) {
 		}
 	}
 }
+
+// TestImportFiles_GlobCharactersReadRowByRow: a file whose name holds a
+// glob character is not handed to DuckDB's reader, which would expand it
+// to other files (here in1.csv, which is valid, where the file named holds
+// a refused value), but left to the row-by-row import, which reads the
+// file named and refuses it.
+func TestImportFiles_GlobCharactersReadRowByRow(t *testing.T) {
+	l := ingesttest.WarehouseLayout(t)
+	cols := l.ColumnNames()
+	db, err := duckdb.OpenMemory(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	dir := t.TempDir()
+	row := func(status string) []string {
+		v := map[string]string{"event_id": "k-000", "ts": "2026-01-06T08:00:00Z", "device_id": "dev-0001", "zone_id": "zone-01", "device_type": "AGV", "status": status, "battery_pct": "50", "temperature_c": "20.5", "fault_code": ""}
+		out := make([]string, len(cols))
+		for i, c := range cols {
+			out[i] = v[c]
+		}
+		return out
+	}
+	writeCSV(t, filepath.Join(dir, "in[1].csv"), cols, [][]string{row("running")}, false)
+	writeCSV(t, filepath.Join(dir, "in1.csv"), cols, [][]string{row("RUNNING")}, false)
+	ln := *l
+	ln.Table = "glob_named"
+	if _, err := duckdb.NewSink(db, nil).ImportFiles(t.Context(), &ln, []string{filepath.Join(dir, "in[1].csv")}); !errors.Is(err, ingest.ErrNotNative) {
+		t.Fatalf("ImportFiles of a path with glob characters: %v, want ErrNotNative", err)
+	}
+	if err := importRows(t.Context(), db, nil, &ln, []string{filepath.Join(dir, "in[1].csv")}); !errors.Is(err, ingest.ErrInvalid) {
+		t.Fatalf("row-by-row import of the file named: %v, want ErrInvalid", err)
+	}
+}
