@@ -186,7 +186,13 @@ func RunRollupKeys(t *testing.T, b Backend) {
 							continue
 						}
 						wrongFloors++
-						if ok, err := metric.FirstKeysHold(ctx, db, cat, req, &fo, fs.First); err != nil || ok {
+						// The resolver refuses a listing FirstKeysHold
+						// refuses or one of another length than the
+						// true first keys' (engine: min(limit, count));
+						// a shorter listing of the least keys is one
+						// FirstKeysHold itself accepts.
+						ok, err := metric.FirstKeysHold(ctx, db, cat, req, &fo, fs.First)
+						if err != nil || (ok && len(fs.First) == len(w)) {
 							rt.Fatalf("first keys %v from lifted floors accepted (%v); true %v", fs.First, err, w)
 						}
 					}
