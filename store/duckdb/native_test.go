@@ -51,14 +51,7 @@ var spellings = map[string][]spelling{
 // reports an error itself (a repeated or stored key), the error is the
 // row-by-row import's, word for word.
 func TestImportFiles_AgreesWithReaders(t *testing.T) {
-	l := ingesttest.WarehouseLayout(t)
-	cols := l.ColumnNames()
-	db, err := duckdb.OpenMemory(t.Context())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	dir := t.TempDir()
+	l, cols, db, dir := nativeFixture(t)
 	n := 0
 	outcomes := map[string]int{}
 	defer func() { t.Logf("outcomes: %v", outcomes) }()
@@ -280,14 +273,7 @@ func sameRows(ctx context.Context, db *sql.DB, one, two string) string {
 // the random test above draws each defect too rarely to rely on it for
 // every one.
 func TestImportFiles_RefusesEachDefect(t *testing.T) {
-	l := ingesttest.WarehouseLayout(t)
-	cols := l.ColumnNames()
-	db, err := duckdb.OpenMemory(t.Context())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	dir := t.TempDir()
+	l, cols, db, dir := nativeFixture(t)
 	valid := map[string]string{"event_id": "k-000"}
 	for c, sps := range spellings {
 		for _, sp := range sps {
@@ -332,14 +318,7 @@ func TestImportFiles_RefusesEachDefect(t *testing.T) {
 // a refused value), but left to the row-by-row import, which reads the
 // file named and refuses it.
 func TestImportFiles_GlobCharactersReadRowByRow(t *testing.T) {
-	l := ingesttest.WarehouseLayout(t)
-	cols := l.ColumnNames()
-	db, err := duckdb.OpenMemory(t.Context())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	dir := t.TempDir()
+	l, cols, db, dir := nativeFixture(t)
 	row := func(status string) []string {
 		v := map[string]string{"event_id": "k-000", "ts": "2026-01-06T08:00:00Z", "device_id": "dev-0001", "zone_id": "zone-01", "device_type": "AGV", "status": status, "battery_pct": "50", "temperature_c": "20.5", "fault_code": ""}
 		out := make([]string, len(cols))
@@ -358,4 +337,17 @@ func TestImportFiles_GlobCharactersReadRowByRow(t *testing.T) {
 	if err := importRows(t.Context(), db, nil, &ln, []string{filepath.Join(dir, "in[1].csv")}); !errors.Is(err, ingest.ErrInvalid) {
 		t.Fatalf("row-by-row import of the file named: %v, want ErrInvalid", err)
 	}
+}
+
+// nativeFixture gives the warehouse layout, its columns, an in-memory
+// DuckDB closed when the test ends and a directory for input files.
+func nativeFixture(t *testing.T) (*ingest.Layout, []string, *sql.DB, string) {
+	t.Helper()
+	l := ingesttest.WarehouseLayout(t)
+	db, err := duckdb.OpenMemory(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return l, l.ColumnNames(), db, t.TempDir()
 }
