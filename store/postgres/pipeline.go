@@ -6,6 +6,7 @@ import (
 	"database/sql/driver"
 	"errors"
 	"fmt"
+	"math"
 	"runtime"
 	"slices"
 	"time"
@@ -156,101 +157,256 @@ func readBatch(br pgx.BatchResults, m *pgtype.Map, n int) (_ []shape.Rowset, err
 	return out, nil
 }
 
-// readRows reads one query's rows as pgx's Rows.Values decodes them
-// (each column by its type's codec, then driverValue), with fewer
-// allocations: the rows' values are cut from shared blocks, and a text
-// column's repeated values (a window's zone and status on every row)
-// share one string.
+// readRows reads one query's rows as PostgreSQL sent them (rawRows):
+// every value's bytes copied once, decoded only when a formulation scans
+// them, into the destination's own type.
 func readRows(rows pgx.Rows, m *pgtype.Map) (shape.Rowset, error) {
 	fields := rows.FieldDescriptions()
 	ncol := len(fields)
-	codecs := make([]pgtype.Codec, ncol)
-	interns := make([]interner, ncol)
+	r := &rawRows{m: m, ncol: ncol, cols: make([]rawCol, ncol)}
 	for j, f := range fields {
-		if t, ok := m.TypeForOID(f.DataTypeOID); ok {
-			codecs[j] = t.Codec
-		}
+		r.cols[j] = rawCol{oid: f.DataTypeOID, format: f.Format, name: f.Name}
 		switch f.DataTypeOID {
 		case pgtype.TextOID, pgtype.VarcharOID:
-			interns[j].seen = map[string]any{}
+			r.cols[j].text = true
 		}
 	}
-	var set shape.Rowset
-	var block []any
-	blockRows := 8 // doubled with each block, up to 512 rows
+	var buf []byte
 	for rows.Next() {
 		raw := rows.RawValues()
 		if len(raw) != ncol {
 			return nil, fmt.Errorf("read rows: %d values for %d columns", len(raw), ncol)
 		}
-		if len(block) < ncol {
-			block = make([]any, ncol*blockRows)
-			blockRows = min(2*blockRows, 512)
+		for _, b := range raw {
+			if b == nil {
+				r.cells = append(r.cells, rawCell{n: -1})
+				continue
+			}
+			if len(buf)+len(b) > maxRawBytes {
+				return nil, fmt.Errorf("read rows: more than %d bytes", maxRawBytes)
+			}
+			r.cells = append(r.cells, rawCell{off: int32(len(buf)), n: int32(len(b))})
+			buf = append(buf, b...)
 		}
-		vals := block[:ncol:ncol]
-		block = block[ncol:]
-		for j, b := range raw {
-			var v any
+		r.n++
+	}
+	r.buf, r.str = buf, string(buf)
+	return r, nil
+}
+
+// maxRawBytes bounds one query's values read into memory (rawCell's
+// 32-bit offsets).
+const maxRawBytes = math.MaxInt32
+
+// rawRows is a shape.Rowset of one query's rows as PostgreSQL sent them:
+// every value's bytes, one after another, in buf, with a copy as one
+// string (str). A text value scans as a substring of str and a
+// timestamp, integer or float through pgx's scan plan into a value the
+// column keeps, so that scanning a row allocates nothing. Any other
+// value, or destination, is decoded as pgx's Rows.Values decodes it and
+// stored as database/sql would store it (shape.Values): a window's keys
+// and rows cost two copies of their bytes, where a value boxed in an
+// interface per column cost an allocation each (and the collector's time
+// to scan them).
+type rawRows struct {
+	m     *pgtype.Map
+	ncol  int
+	n     int
+	cols  []rawCol
+	cells []rawCell // row i's are cells[i*ncol : (i+1)*ncol]
+	buf   []byte
+	str   string // buf's bytes
+}
+
+// rawCell places a value in buf; n < 0 is NULL.
+type rawCell struct{ off, n int32 }
+
+// rawCol is a column's type and the plans that decode it into typed
+// values, made when first needed.
+type rawCol struct {
+	oid    uint32
+	format int16
+	name   string
+	text   bool // text or varchar: a value's bytes are its string, in either format
+
+	tsPlan   pgtype.ScanPlan
+	ts       pgtype.Timestamp
+	tstzPlan pgtype.ScanPlan
+	tstz     pgtype.Timestamptz
+	intPlan  pgtype.ScanPlan
+	i        int64
+	fltPlan  pgtype.ScanPlan
+	f        float64
+}
+
+func (r *rawRows) Len() int { return r.n }
+
+// Scan stores row i's values in dest (see shape.Rowset).
+func (r *rawRows) Scan(i int, dest ...any) error {
+	if i < 0 || i >= r.n {
+		return errors.New("scan rows: no row")
+	}
+	if len(dest) != r.ncol {
+		return fmt.Errorf("scan rows: %d destinations for %d columns", len(dest), r.ncol)
+	}
+	cells := r.cells[i*r.ncol : (i+1)*r.ncol]
+	for j, d := range dest {
+		ok, err := r.scanFast(&r.cols[j], cells[j], d)
+		if err == nil && !ok {
+			err = r.scanValue(&r.cols[j], cells[j], d)
+		}
+		if err != nil {
+			return fmt.Errorf("scan rows: column %s: %w", r.cols[j].name, err)
+		}
+	}
+	return nil
+}
+
+// scanFast stores a value without boxing it: a NULL in a nullable
+// destination, a text in a string, a timestamp in a time, an integer in
+// an int64 and a float in a float64. ok is false for any other pair (and
+// an infinite timestamp), which scanValue stores.
+func (r *rawRows) scanFast(c *rawCol, cell rawCell, dest any) (ok bool, err error) {
+	if cell.n < 0 {
+		switch d := dest.(type) {
+		case *sql.NullString:
+			*d = sql.NullString{}
+		case *sql.NullTime:
+			*d = sql.NullTime{}
+		case *sql.NullInt64:
+			*d = sql.NullInt64{}
+		case *sql.NullFloat64:
+			*d = sql.NullFloat64{}
+		default:
+			return false, nil
+		}
+		return true, nil
+	}
+	switch d := dest.(type) {
+	case *sql.NullString:
+		if c.text {
+			*d = sql.NullString{String: r.str[cell.off : cell.off+cell.n], Valid: true}
+			return true, nil
+		}
+	case *string:
+		if c.text {
+			*d = r.str[cell.off : cell.off+cell.n]
+			return true, nil
+		}
+	case *sql.NullTime:
+		t, ok, err := r.time(c, cell)
+		if ok && err == nil {
+			*d = sql.NullTime{Time: t, Valid: true}
+		}
+		return ok, err
+	case *time.Time:
+		t, ok, err := r.time(c, cell)
+		if ok && err == nil {
+			*d = t
+		}
+		return ok, err
+	case *sql.NullInt64:
+		n, ok, err := r.int(c, cell)
+		if ok && err == nil {
+			*d = sql.NullInt64{Int64: n, Valid: true}
+		}
+		return ok, err
+	case *int64:
+		n, ok, err := r.int(c, cell)
+		if ok && err == nil {
+			*d = n
+		}
+		return ok, err
+	case *sql.NullFloat64:
+		f, ok, err := r.float(c, cell)
+		if ok && err == nil {
+			*d = sql.NullFloat64{Float64: f, Valid: true}
+		}
+		return ok, err
+	case *float64:
+		f, ok, err := r.float(c, cell)
+		if ok && err == nil {
+			*d = f
+		}
+		return ok, err
+	}
+	return false, nil
+}
+
+func (r *rawRows) bytes(cell rawCell) []byte {
+	return r.buf[cell.off : cell.off+cell.n : cell.off+cell.n]
+}
+
+// time decodes a timestamp or timestamptz column's finite value.
+func (r *rawRows) time(c *rawCol, cell rawCell) (time.Time, bool, error) {
+	switch c.oid {
+	case pgtype.TimestampOID:
+		if c.tsPlan == nil {
+			c.tsPlan = r.m.PlanScan(c.oid, c.format, &c.ts)
+		}
+		if err := c.tsPlan.Scan(r.bytes(cell), &c.ts); err != nil {
+			return time.Time{}, true, err
+		}
+		return c.ts.Time, c.ts.InfinityModifier == pgtype.Finite, nil
+	case pgtype.TimestamptzOID:
+		if c.tstzPlan == nil {
+			c.tstzPlan = r.m.PlanScan(c.oid, c.format, &c.tstz)
+		}
+		if err := c.tstzPlan.Scan(r.bytes(cell), &c.tstz); err != nil {
+			return time.Time{}, true, err
+		}
+		return c.tstz.Time, c.tstz.InfinityModifier == pgtype.Finite, nil
+	}
+	return time.Time{}, false, nil
+}
+
+// int decodes an int2, int4 or int8 column's value.
+func (r *rawRows) int(c *rawCol, cell rawCell) (int64, bool, error) {
+	switch c.oid {
+	case pgtype.Int2OID, pgtype.Int4OID, pgtype.Int8OID:
+		if c.intPlan == nil {
+			c.intPlan = r.m.PlanScan(c.oid, c.format, &c.i)
+		}
+		err := c.intPlan.Scan(r.bytes(cell), &c.i)
+		return c.i, true, err
+	}
+	return 0, false, nil
+}
+
+// float decodes a float4 or float8 column's value.
+func (r *rawRows) float(c *rawCol, cell rawCell) (float64, bool, error) {
+	switch c.oid {
+	case pgtype.Float4OID, pgtype.Float8OID:
+		if c.fltPlan == nil {
+			c.fltPlan = r.m.PlanScan(c.oid, c.format, &c.f)
+		}
+		err := c.fltPlan.Scan(r.bytes(cell), &c.f)
+		return c.f, true, err
+	}
+	return 0, false, nil
+}
+
+// scanValue decodes a value as pgx's Rows.Values does (its type's codec,
+// then driverValue) and stores it as database/sql would.
+func (r *rawRows) scanValue(c *rawCol, cell rawCell, dest any) error {
+	var v any
+	if cell.n >= 0 {
+		b := r.bytes(cell)
+		if t, ok := r.m.TypeForOID(c.oid); ok {
 			var err error
-			switch {
-			case b == nil:
-				v = nil
-			case interns[j].seen != nil:
-				v = interns[j].intern(b)
-			case codecs[j] != nil:
-				if v, err = codecs[j].DecodeValue(m, fields[j].DataTypeOID, fields[j].Format, b); err == nil {
-					v, err = driverValue(v)
-				}
-			default:
-				// An unknown type: what Values gives, its text or bytes.
-				if fields[j].Format == pgtype.TextFormatCode {
-					v = string(b)
-				} else {
-					v = slices.Clone(b)
-				}
+			if v, err = t.Codec.DecodeValue(r.m, c.oid, c.format, b); err == nil {
+				v, err = driverValue(v)
 			}
 			if err != nil {
-				return nil, fmt.Errorf("read rows: column %s: %w", fields[j].Name, err)
+				return err
 			}
-			vals[j] = v
-		}
-		set = append(set, vals)
-	}
-	return set, nil
-}
-
-// internLimit is how many distinct values a text column's rows share
-// strings for; past it, each new value is a string of its own.
-const internLimit = 64
-
-// internMisses is how many values past the intern limit a column may
-// miss its shared strings before it stops looking them up (a column of
-// keys, each of its own).
-const internMisses = 4 * internLimit
-
-// interner shares a text column's repeated values.
-type interner struct {
-	seen   map[string]any
-	misses int
-}
-
-// intern returns b as a string in an interface, the one already made
-// for an equal value of the column when there is one (a string put in an
-// interface is a second allocation: shared too).
-func (in *interner) intern(b []byte) any {
-	if in.misses < internMisses {
-		if v, ok := in.seen[string(b)]; ok {
-			return v
+		} else if c.format == pgtype.TextFormatCode {
+			v = string(b) // an unknown type: what Values gives, its text or bytes
+		} else {
+			v = slices.Clone(b)
 		}
 	}
-	s := string(b)
-	var v any = s
-	if len(in.seen) < internLimit {
-		in.seen[s] = v
-	} else {
-		in.misses++
-	}
-	return v
+	return shape.Values{{v}}.Scan(0, dest)
 }
 
 // driverValue turns a value pgx decoded into what database/sql's
