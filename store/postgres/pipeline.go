@@ -6,7 +6,6 @@ import (
 	"database/sql/driver"
 	"errors"
 	"fmt"
-	"math"
 	"runtime"
 	"slices"
 	"time"
@@ -163,7 +162,7 @@ func readBatch(br pgx.BatchResults, m *pgtype.Map, n int) (_ []shape.Rowset, err
 func readRows(rows pgx.Rows, m *pgtype.Map) (shape.Rowset, error) {
 	fields := rows.FieldDescriptions()
 	ncol := len(fields)
-	r := &rawRows{m: m, ncol: ncol, cols: make([]rawCol, ncol)}
+	r := &rawRows{m: m, ncol: ncol, cols: make([]rawCol, ncol), perChunk: max(1, rawChunkCells/max(ncol, 1))}
 	for j, f := range fields {
 		r.cols[j] = rawCol{oid: f.DataTypeOID, format: f.Format, name: f.Name}
 		switch f.DataTypeOID {
@@ -171,55 +170,93 @@ func readRows(rows pgx.Rows, m *pgtype.Map) (shape.Rowset, error) {
 			r.cols[j].text = true
 		}
 	}
-	var buf []byte
+	var buf []byte // the block being filled
+	var cells []rawCell
+	next := rawFirstBlock
 	for rows.Next() {
 		raw := rows.RawValues()
 		if len(raw) != ncol {
 			return nil, fmt.Errorf("read rows: %d values for %d columns", len(raw), ncol)
 		}
+		if r.n%r.perChunk == 0 {
+			if cells != nil {
+				r.cells = append(r.cells, cells)
+			}
+			// The first chunk grows as its rows come (a query of a few
+			// rows allocates a few cells); the next are whole.
+			n := r.perChunk
+			if cells == nil {
+				n = min(n, 8)
+			}
+			cells = make([]rawCell, 0, n*ncol)
+		}
 		for _, b := range raw {
 			if b == nil {
-				r.cells = append(r.cells, rawCell{n: -1})
+				cells = append(cells, rawCell{n: -1})
 				continue
 			}
-			if len(buf)+len(b) > maxRawBytes {
-				return nil, fmt.Errorf("read rows: more than %d bytes", maxRawBytes)
+			if len(buf)+len(b) > cap(buf) {
+				r.seal(buf)
+				buf = make([]byte, 0, max(next, len(b)))
+				next = min(2*next, rawBlockBytes)
 			}
-			r.cells = append(r.cells, rawCell{off: int32(len(buf)), n: int32(len(b))})
+			cells = append(cells, rawCell{block: int32(len(r.blocks)), off: int32(len(buf)), n: int32(len(b))})
 			buf = append(buf, b...)
 		}
 		r.n++
 	}
-	r.buf, r.str = buf, string(buf)
+	if cells != nil {
+		r.cells = append(r.cells, cells)
+	}
+	r.seal(buf)
 	return r, nil
 }
 
-// maxRawBytes bounds one query's values read into memory (rawCell's
-// 32-bit offsets).
-const maxRawBytes = math.MaxInt32
+// The blocks values are copied into: the first of rawFirstBlock bytes,
+// each next twice the one before up to rawBlockBytes (an allocation
+// each, of a small size class: no large slice grown and copied again and
+// again as the rows come). rawChunkCells is the most cells a chunk holds.
+const (
+	rawFirstBlock = 1 << 10
+	rawBlockBytes = 16 << 10
+	rawChunkCells = 1 << 10
+)
 
 // rawRows is a shape.Rowset of one query's rows as PostgreSQL sent them:
-// every value's bytes, one after another, in buf, with a copy as one
-// string (str). A text value scans as a substring of str and a
-// timestamp, integer or float through pgx's scan plan into a value the
+// every value's bytes, one after another, in blocks, each with a copy as
+// a string. A text value scans as a substring of its block's string and
+// a timestamp, integer or float through pgx's scan plan into a value the
 // column keeps, so that scanning a row allocates nothing. Any other
 // value, or destination, is decoded as pgx's Rows.Values decodes it and
-// stored as database/sql would store it (shape.Values): a window's keys
+// stored as database/sql would store it (shape.Values). A window's keys
 // and rows cost two copies of their bytes, where a value boxed in an
 // interface per column cost an allocation each (and the collector's time
 // to scan them).
 type rawRows struct {
-	m     *pgtype.Map
-	ncol  int
-	n     int
-	cols  []rawCol
-	cells []rawCell // row i's are cells[i*ncol : (i+1)*ncol]
-	buf   []byte
-	str   string // buf's bytes
+	m        *pgtype.Map
+	ncol     int
+	n        int
+	cols     []rawCol
+	perChunk int         // rows per chunk of cells
+	cells    [][]rawCell // row i's are cells[i/perChunk][(i%perChunk)*ncol:][:ncol]
+	blocks   []rawBlock
 }
 
-// rawCell places a value in buf; n < 0 is NULL.
-type rawCell struct{ off, n int32 }
+// rawBlock is a block of values' bytes, and the same as a string.
+type rawBlock struct {
+	buf []byte
+	str string
+}
+
+// seal adds a filled block.
+func (r *rawRows) seal(buf []byte) {
+	if len(buf) > 0 {
+		r.blocks = append(r.blocks, rawBlock{buf: buf, str: string(buf)})
+	}
+}
+
+// rawCell places a value in a block; n < 0 is NULL.
+type rawCell struct{ block, off, n int32 }
 
 // rawCol is a column's type and the plans that decode it into typed
 // values, made when first needed.
@@ -249,7 +286,8 @@ func (r *rawRows) Scan(i int, dest ...any) error {
 	if len(dest) != r.ncol {
 		return fmt.Errorf("scan rows: %d destinations for %d columns", len(dest), r.ncol)
 	}
-	cells := r.cells[i*r.ncol : (i+1)*r.ncol]
+	k := (i % r.perChunk) * r.ncol
+	cells := r.cells[i/r.perChunk][k : k+r.ncol]
 	for j, d := range dest {
 		ok, err := r.scanFast(&r.cols[j], cells[j], d)
 		if err == nil && !ok {
@@ -285,12 +323,12 @@ func (r *rawRows) scanFast(c *rawCol, cell rawCell, dest any) (ok bool, err erro
 	switch d := dest.(type) {
 	case *sql.NullString:
 		if c.text {
-			*d = sql.NullString{String: r.str[cell.off : cell.off+cell.n], Valid: true}
+			*d = sql.NullString{String: r.str(cell), Valid: true}
 			return true, nil
 		}
 	case *string:
 		if c.text {
-			*d = r.str[cell.off : cell.off+cell.n]
+			*d = r.str(cell)
 			return true, nil
 		}
 	case *sql.NullTime:
@@ -333,8 +371,13 @@ func (r *rawRows) scanFast(c *rawCol, cell rawCell, dest any) (ok bool, err erro
 	return false, nil
 }
 
+// bytes is a value's bytes; str is the same as a string.
 func (r *rawRows) bytes(cell rawCell) []byte {
-	return r.buf[cell.off : cell.off+cell.n : cell.off+cell.n]
+	return r.blocks[cell.block].buf[cell.off : cell.off+cell.n : cell.off+cell.n]
+}
+
+func (r *rawRows) str(cell rawCell) string {
+	return r.blocks[cell.block].str[cell.off : cell.off+cell.n]
 }
 
 // time decodes a timestamp or timestamptz column's finite value.

@@ -21,7 +21,8 @@ import (
 // error on the same cells, over the types the formulations read (text,
 // varchar, timestamps with and without a zone, integers, doubles,
 // booleans, bytea, numeric, an array pgx decodes to a slice, infinite
-// timestamps, NULLs) and more rows than one.
+// timestamps, NULLs, texts longer than a block) and more rows and bytes
+// than a chunk of cells and a block hold.
 func TestReadRows(t *testing.T) {
 	ctx := t.Context()
 	conn, err := pgx.Connect(ctx, pgtest.DSN(t))
@@ -37,7 +38,8 @@ func TestReadRows(t *testing.T) {
 		g / 3.0 AS num, CAST(g AS DOUBLE PRECISION) / 7 AS f8, CAST(g AS REAL) / 3 AS f4, g % 2 = 0 AS b,
 		CAST('\x' || lpad(to_hex(g), 4, '0') AS BYTEA) AS bin, ARRAY[g, g + 1] AS arr,
 		CASE WHEN g = 5 THEN TIMESTAMP 'infinity' WHEN g % 3 = 0 THEN TIMESTAMP '2026-01-05 00:00:00' END AS inf,
-		CASE WHEN g = 4 THEN TIMESTAMPTZ '-infinity' END AS tzinf, CASE WHEN g % 5 = 0 THEN g END AS maybe_i
+		CASE WHEN g = 4 THEN TIMESTAMPTZ '-infinity' END AS tzinf, CASE WHEN g % 5 = 0 THEN g END AS maybe_i,
+		CASE WHEN g % 100 = 2 THEN repeat('x', 20000 + g) END AS long
 		FROM generate_series(1, $1) g`
 	dests := []func() any{
 		func() any { return &sql.NullString{String: "old", Valid: true} },
