@@ -492,7 +492,7 @@ func (s *Snapshot) execWindowDigest(ctx context.Context, p *plan, dg Digester, q
 // resolveWindowDigest is resolveWindow's read with the count and digest
 // in SQL: the rows of sqlText (a rowProjection, named), the first
 // MaxKeys of them shipped, those of asserted keys kept.
-func (s *Snapshot) resolveWindowDigest(ctx context.Context, p *plan, dg Digester, q *query, sqlText string, asserted map[string]struct{}) (fact.Value, []string, map[string]row, *keySet, error) {
+func (s *Snapshot) resolveWindowDigest(ctx context.Context, p *plan, dg Digester, q *query, sqlText string, asserted map[string]struct{}) (fact.Value, []string, knownRows, *keySet, error) {
 	cols := make([]string, len(p.rowProjection("a")))
 	for i := range cols {
 		cols[i] = "_p" + strconv.Itoa(i)
@@ -524,5 +524,5 @@ func (s *Snapshot) resolveWindowDigest(ctx context.Context, p *plan, dg Digester
 		return fact.Value{}, nil, nil, nil, fmt.Errorf("resolve %s: %w", p.tool.Name.Value, err)
 	}
 	set := h.set(s, keys)
-	return fact.RowCount(int(h.n.Int64)), keys, known, &set, nil
+	return fact.RowCount(int(h.n.Int64)), keys, rowMap(known), &set, nil
 }

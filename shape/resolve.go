@@ -46,9 +46,10 @@ func (s *Snapshot) Resolve(ctx context.Context, c Call, r Result) (Verdict, erro
 type rederived struct {
 	v    fact.Value
 	keys []string
-	// known are rows the re-derivation read, by key: an asserted key
-	// among them is judged on that row, any other is looked up.
-	known      map[string]row
+	// known are rows the re-derivation read of asserted keys: an
+	// asserted key among them is judged on that row, any other is looked
+	// up.
+	known      knownRows
 	consistent bool
 	// set, when not nil, is the re-derived key set by its count and
 	// digest (read in SQL) and first keys; keys are then those first.
@@ -64,19 +65,17 @@ func (s *Snapshot) rederive(ctx context.Context, p *plan, c Call, asserted []str
 	)
 	switch {
 	case p.derived && p.tool.Shape.Value != catalog.ShapeCountRowsInWindow:
-		d.v, d.keys, d.known, d.consistent, err = s.resolveLive(ctx, p, c)
+		var known map[string]row
+		d.v, d.keys, known, d.consistent, err = s.resolveLive(ctx, p, c)
+		d.known = rowMap(known)
 	case p.tool.Shape.Value == catalog.ShapeLatestValue:
 		d.v, d.keys, err = s.resolveLatest(ctx, p, c)
 	case p.tool.Shape.Value == catalog.ShapeCountRowsInWindow:
-		set := make(map[string]struct{}, len(asserted))
-		for _, k := range asserted {
-			set[k] = struct{}{}
-		}
-		sum, ok, serr := s.resolveWindowSummed(ctx, p, c, set)
+		sum, ok, serr := s.resolveWindowSummed(ctx, p, c, asserted)
 		if ok || serr != nil {
 			return sum, serr
 		}
-		d.v, d.keys, d.known, d.set, err = s.resolveWindow(ctx, p, c, set)
+		d.v, d.keys, d.known, d.set, err = s.resolveWindow(ctx, p, c, asserted)
 	default:
 		d.v, d.keys, err = s.resolveEntities(ctx, p, c)
 	}
@@ -85,13 +84,13 @@ func (s *Snapshot) rederive(ctx context.Context, p *plan, c Call, asserted []str
 
 // verdict compares the re-derived value and keys with r's, then judges
 // every listed key's row (known, or looked up).
-func (s *Snapshot) verdict(ctx context.Context, p *plan, c Call, r Result, v fact.Value, keys []string, consistent bool, known map[string]row) (Verdict, error) {
+func (s *Snapshot) verdict(ctx context.Context, p *plan, c Call, r Result, v fact.Value, keys []string, consistent bool, known knownRows) (Verdict, error) {
 	return s.verdictOn(ctx, p, c, r, v, s.fullSet(keys), consistent, known)
 }
 
 // verdictOn is verdict on a re-derived key set given by its count,
 // digest and first keys.
-func (s *Snapshot) verdictOn(ctx context.Context, p *plan, c Call, r Result, v fact.Value, set keySet, consistent bool, known map[string]row) (Verdict, error) {
+func (s *Snapshot) verdictOn(ctx context.Context, p *plan, c Call, r Result, v fact.Value, set keySet, consistent bool, known knownRows) (Verdict, error) {
 	verdict := Verdict{
 		ValueMatches: consistent && v.Equal(r.Value),
 		Complete:     consistent && set.n == r.Rows && set.digest == r.Digest && slices.Equal(set.listed, r.Keys),
@@ -223,13 +222,13 @@ func (s *Snapshot) resolveEntities(ctx context.Context, p *plan, c Call) (fact.V
 	return s.entityRows(ctx, p, sqlText, q.args)
 }
 
-func (s *Snapshot) resolveWindow(ctx context.Context, p *plan, c Call, asserted map[string]struct{}) (fact.Value, []string, map[string]row, *keySet, error) {
+func (s *Snapshot) resolveWindow(ctx context.Context, p *plan, c Call, asserted []string) (fact.Value, []string, knownRows, *keySet, error) {
 	start, end, atValue, pr, err := p.windowArgs(c)
 	if err != nil {
 		return fact.Value{}, nil, nil, nil, err
 	}
 	if dg := s.digester(); dg != nil {
-		return s.resolveWindowPrefixes(ctx, p, c, dg, start, end, atValue, pr, asserted)
+		return s.resolveWindowPrefixes(ctx, p, c, dg, start, end, atValue, pr, keySetOf(asserted))
 	}
 	// One read: the rows at the fixed entity meeting the condition in
 	// the whole hours that cover the window (from the start's hour to the
@@ -247,20 +246,11 @@ func (s *Snapshot) resolveWindow(ctx context.Context, p *plan, c Call, asserted 
 		col("a", p.at.Column.Value) + " = " + q.param(atValue) + " AND " + cond +
 		" AND " + col("a", p.ds.Time.Value) + " >= " + q.instant(windowFrom(start)) +
 		" AND " + col("a", p.ds.Time.Value) + " < " + q.instant(windowTo(end)) + p.scopeSQL(q, "a", c.Scope)
-	known := make(map[string]row, len(asserted))
-	// The asserted keys lie between lo and hi: a key outside is not
-	// looked up (an answer lists a window's least keys).
-	var lo, hi string
-	first := true
-	for k := range asserted {
-		if first || k < lo {
-			lo = k
-		}
-		if first || k > hi {
-			hi = k
-		}
-		first = false
-	}
+	// The rows of the asserted keys are kept by the keys' position (an
+	// answer lists its keys sorted; unsorted, they are judged wrong
+	// without their rows).
+	known := newListedRows(p, asserted)
+	walk := keyWalk{keys: known.keys}
 	var keys []string
 	if err := s.scanRows(ctx, p, sqlText, q.args, func(k string, sc *rowScan) {
 		if t := sc.time.UTC(); t.Before(start) || !t.Before(end) {
@@ -270,16 +260,110 @@ func (s *Snapshot) resolveWindow(ctx context.Context, p *plan, c Call, asserted 
 			keys = make([]string, 0, s.replayedRows)
 		}
 		keys = append(keys, k)
-		if first || k < lo || k > hi {
-			return
-		}
-		if _, ok := asserted[k]; ok {
-			addRow(known, k, sc.row(p))
+		if i, ok := walk.find(k); ok {
+			known.add(i, sc)
 		}
 	}); err != nil {
 		return fact.Value{}, nil, nil, nil, fmt.Errorf("resolve %s: %w", p.tool.Name.Value, err)
 	}
 	return fact.RowCount(len(keys)), keys, known, nil, nil
+}
+
+// keySetOf is the set of keys.
+func keySetOf(keys []string) map[string]struct{} {
+	set := make(map[string]struct{}, len(keys))
+	for _, k := range keys {
+		set[k] = struct{}{}
+	}
+	return set
+}
+
+// knownRows are the rows a re-derivation read of the keys an answer
+// lists.
+type knownRows interface {
+	// rowOf returns the row read of the i-th listed key, k.
+	rowOf(i int, k string) (row, bool)
+}
+
+// rowMap holds rows by key (addRow).
+type rowMap map[string]row
+
+func (m rowMap) rowOf(_ int, k string) (row, bool) {
+	rw, ok := m[k]
+	return rw, ok
+}
+
+// listedRows holds the rows read of sorted listed keys by the keys'
+// position: no map built and probed per call (a window lists up to
+// MaxKeys keys and reads their rows among thousands).
+type listedRows struct {
+	p    *plan
+	keys []string // the listed keys; none when they are not sorted
+	rows []row
+	read []bool
+	sv   []sql.NullString  // the rows' string columns, one block
+	nv   []sql.NullFloat64 // and numeric ones
+	ns   int
+	nn   int
+}
+
+func newListedRows(p *plan, keys []string) *listedRows {
+	l := &listedRows{p: p}
+	if len(keys) == 0 || !slices.IsSorted(keys) {
+		return l
+	}
+	strs, nums := p.lookupColumns()
+	l.keys, l.ns, l.nn = keys, len(strs), len(nums)
+	l.rows, l.read = make([]row, len(keys)), make([]bool, len(keys))
+	l.sv, l.nv = make([]sql.NullString, len(keys)*l.ns), make([]sql.NullFloat64, len(keys)*l.nn)
+	return l
+}
+
+func (l *listedRows) rowOf(i int, k string) (row, bool) {
+	if i >= len(l.keys) || !l.read[i] || l.keys[i] != k {
+		return row{}, false
+	}
+	return l.rows[i], true
+}
+
+// add keeps the scanned row as the i-th key's; a second row of the key
+// leaves neither (as addRow).
+func (l *listedRows) add(i int, sc *rowScan) {
+	if l.read[i] {
+		l.rows[i].dup = true
+		return
+	}
+	l.read[i] = true
+	sv := l.sv[i*l.ns : (i+1)*l.ns : (i+1)*l.ns]
+	nv := l.nv[i*l.nn : (i+1)*l.nn : (i+1)*l.nn]
+	copy(sv, sc.sv)
+	copy(nv, sc.nv)
+	l.rows[i] = row{time: sc.time, cols: l.p.cols, sv: sv, nv: nv}
+}
+
+// keyWalk finds keys among sorted keys (the first of equal ones), for
+// keys asked in mostly increasing order, as a window's rows come: a
+// cursor moves forward with them, and a key less than the one asked
+// before is searched for.
+type keyWalk struct {
+	keys    []string
+	at      int
+	last    string
+	started bool
+}
+
+func (w *keyWalk) find(k string) (int, bool) {
+	if len(w.keys) == 0 {
+		return 0, false
+	}
+	if w.started && k < w.last {
+		return slices.BinarySearch(w.keys, k)
+	}
+	w.started, w.last = true, k
+	for w.at < len(w.keys) && w.keys[w.at] < k {
+		w.at++
+	}
+	return w.at, w.at < len(w.keys) && w.keys[w.at] == k
 }
 
 // windowFrom is where the resolver's one read of a window starts: the
@@ -293,7 +377,7 @@ func windowTo(end time.Time) time.Time { return end.UTC().Truncate(time.Hour).Ad
 // resolveWindowPrefixes re-derives a window as the difference of two
 // prefixes, with the count and digest in SQL (a Digester): the rows up
 // to end EXCEPT the rows before start.
-func (s *Snapshot) resolveWindowPrefixes(ctx context.Context, p *plan, c Call, dg Digester, start, end time.Time, atValue string, pr *catalog.Predicate, asserted map[string]struct{}) (fact.Value, []string, map[string]row, *keySet, error) {
+func (s *Snapshot) resolveWindowPrefixes(ctx context.Context, p *plan, c Call, dg Digester, start, end time.Time, atValue string, pr *catalog.Predicate, asserted map[string]struct{}) (fact.Value, []string, knownRows, *keySet, error) {
 	q := &query{}
 	at := q.param(atValue)
 	// With checkpoints, both prefixes start at the last checkpoint at or
@@ -506,34 +590,30 @@ func newRowCols(strs, nums []string) *rowCols {
 // the call names, it meets the condition, and it carries the value (a
 // scalar) or one of the ids (a count or list) it backs. Every id of a
 // fully listed result must be backed by some key.
-func (s *Snapshot) judgeKeys(ctx context.Context, p *plan, c Call, r Result, known map[string]row) (bool, error) {
+func (s *Snapshot) judgeKeys(ctx context.Context, p *plan, c Call, r Result, known knownRows) (bool, error) {
 	if len(r.Keys) == 0 {
 		return r.Rows == 0, nil
 	}
 	if r.Rows < len(r.Keys) || !slices.IsSorted(r.Keys) {
 		return false, nil
 	}
+	if known == nil {
+		known = rowMap(nil)
+	}
 	var unknown []string
-	for _, k := range r.Keys {
-		if _, ok := known[k]; !ok {
+	for i, k := range r.Keys {
+		if _, ok := known.rowOf(i, k); !ok {
 			unknown = append(unknown, k)
 		}
 	}
-	rows := known
 	if len(unknown) > 0 && p.mem != nil {
 		return false, nil // every row in memory was offered: these keys have none
 	}
+	var found map[string]row
 	if len(unknown) > 0 {
-		found, err := s.lookup(ctx, p, c, unknown)
-		if err != nil {
+		var err error
+		if found, err = s.lookup(ctx, p, c, unknown); err != nil {
 			return false, err
-		}
-		rows = make(map[string]row, len(r.Keys))
-		for k, rw := range known {
-			rows[k] = rw
-		}
-		for k, rw := range found {
-			rows[k] = rw
 		}
 	}
 	var err error
@@ -546,8 +626,11 @@ func (s *Snapshot) judgeKeys(ctx context.Context, p *plan, c Call, r Result, kno
 	backed := map[string]bool{}
 	b := p.bounds(c)
 	b.sortedIDs = slices.IsSorted(r.Value.IDs)
-	for _, k := range r.Keys {
-		row, ok := rows[k]
+	for i, k := range r.Keys {
+		row, ok := known.rowOf(i, k)
+		if !ok {
+			row, ok = found[k]
+		}
 		if !ok || row.dup || !p.judgeRow(c, b, pr, row, r.Value) {
 			return false, nil
 		}

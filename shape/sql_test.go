@@ -52,3 +52,52 @@ func TestDistinctSorted(t *testing.T) {
 		}
 	})
 }
+
+// TestKeyWalk: whatever the order keys are asked in (increasing as a
+// window's rows mostly come, repeated, or back and forth), keyWalk finds
+// what a binary search finds: the first position of an equal key, and
+// whether there is one.
+func TestKeyWalk(t *testing.T) {
+	keys := []string{"k02", "k04", "k04", "k06"}
+	tests := []struct {
+		name string
+		ask  []string
+	}{
+		{"none asked", nil},
+		{"increasing", []string{"k01", "k02", "k03", "k04", "k05", "k06", "k07"}},
+		{"repeated", []string{"k02", "k02", "k04", "k04", "k06", "k06"}},
+		{"back after the last", []string{"k07", "k06", "k02"}},
+		{"back and forth", []string{"k04", "k02", "k06", "k04", "k01"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			w := keyWalk{keys: keys}
+			for _, k := range tt.ask {
+				gi, gok := w.find(k)
+				wi, wok := slices.BinarySearch(keys, k)
+				if gok != wok || gok && gi != wi {
+					t.Fatalf("find(%q) = %d, %v; want %d, %v", k, gi, gok, wi, wok)
+				}
+			}
+		})
+	}
+	if i, ok := (&keyWalk{}).find("k"); ok {
+		t.Errorf("find among no keys = %d, true", i)
+	}
+	rapid.Check(t, func(rt *rapid.T) {
+		keys := rapid.SliceOf(rapid.StringMatching(`[a-d]{0,2}`)).Draw(rt, "keys")
+		slices.Sort(keys)
+		ask := rapid.SliceOf(rapid.StringMatching(`[a-d]{0,2}`)).Draw(rt, "ask")
+		if rapid.Bool().Draw(rt, "increasing") {
+			slices.Sort(ask)
+		}
+		w := keyWalk{keys: keys}
+		for _, k := range ask {
+			gi, gok := w.find(k)
+			wi, wok := slices.BinarySearch(keys, k)
+			if gok != wok || gok && gi != wi {
+				rt.Fatalf("find(%q) in %q = %d, %v; want %d, %v", k, keys, gi, gok, wi, wok)
+			}
+		}
+	})
+}
