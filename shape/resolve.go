@@ -246,11 +246,14 @@ func (s *Snapshot) resolveWindow(ctx context.Context, p *plan, c Call, asserted 
 		col("a", p.at.Column.Value) + " = " + q.param(atValue) + " AND " + cond +
 		" AND " + col("a", p.ds.Time.Value) + " >= " + q.instant(windowFrom(start)) +
 		" AND " + col("a", p.ds.Time.Value) + " < " + q.instant(windowTo(end)) + p.scopeSQL(q, "a", c.Scope)
-	// The rows of the asserted keys are kept by the keys' position (an
-	// answer lists its keys sorted; unsorted, they are judged wrong
-	// without their rows).
-	known := newListedRows(p, asserted)
+	// The rows of the asserted keys are judged as they come, and the
+	// judgement kept by the keys' position (an answer lists its keys
+	// sorted; unsorted, they are judged wrong without their rows). A
+	// window's row backs its count by being in it: the value does not
+	// enter the judgement.
+	known := newListedRows(asserted)
 	walk := keyWalk{keys: known.keys}
+	b := p.bounds(c)
 	var keys []string
 	if err := s.scanRows(ctx, p, sqlText, q.args, func(k string, sc *rowScan) {
 		if t := sc.time.UTC(); t.Before(start) || !t.Before(end) {
@@ -261,7 +264,7 @@ func (s *Snapshot) resolveWindow(ctx context.Context, p *plan, c Call, asserted 
 		}
 		keys = append(keys, k)
 		if i, ok := walk.find(k); ok {
-			known.add(i, sc)
+			known.add(i, p.judgeRow(c, b, pr, row{time: sc.time, cols: p.cols, sv: sc.sv, nv: sc.nv}, fact.Value{}))
 		}
 	}); err != nil {
 		return fact.Value{}, nil, nil, nil, fmt.Errorf("resolve %s: %w", p.tool.Name.Value, err)
@@ -281,64 +284,67 @@ func keySetOf(keys []string) map[string]struct{} {
 // knownRows are the rows a re-derivation read of the keys an answer
 // lists.
 type knownRows interface {
-	// rowOf returns the row read of the i-th listed key, k.
-	rowOf(i int, k string) (row, bool)
+	// has reports whether a row of the i-th listed key, k, was read.
+	has(i int, k string) bool
+	// backs reports whether it backs the answer: one row (a key two rows
+	// share backs nothing) that judge accepts.
+	backs(i int, k string, judge func(row) bool) bool
 }
 
 // rowMap holds rows by key (addRow).
 type rowMap map[string]row
 
-func (m rowMap) rowOf(_ int, k string) (row, bool) {
+func (m rowMap) has(_ int, k string) bool {
+	_, ok := m[k]
+	return ok
+}
+
+func (m rowMap) backs(_ int, k string, judge func(row) bool) bool {
 	rw, ok := m[k]
-	return rw, ok
+	return ok && !rw.dup && judge(rw)
 }
 
-// listedRows holds the rows read of sorted listed keys by the keys'
-// position: no map built and probed per call (a window lists up to
-// MaxKeys keys and reads their rows among thousands).
+// listedRows holds, by the position of each of sorted listed keys, the
+// judgement of the key's row, made as the row was read: no row kept, and
+// no map built and probed per call (a window lists up to MaxKeys keys
+// and reads their rows among thousands).
 type listedRows struct {
-	p    *plan
-	keys []string // the listed keys; none when they are not sorted
-	rows []row
-	read []bool
-	sv   []sql.NullString  // the rows' string columns, one block
-	nv   []sql.NullFloat64 // and numeric ones
-	ns   int
-	nn   int
+	keys  []string // the listed keys; none when they are not sorted
+	state []uint8  // rowUnread, rowBacks, rowBacksNot
 }
 
-func newListedRows(p *plan, keys []string) *listedRows {
-	l := &listedRows{p: p}
+// A listed key's row: not read; read once and backing the answer; read
+// and not backing it, or read twice.
+const (
+	rowUnread uint8 = iota
+	rowBacks
+	rowBacksNot
+)
+
+func newListedRows(keys []string) *listedRows {
 	if len(keys) == 0 || !slices.IsSorted(keys) {
-		return l
+		return &listedRows{}
 	}
-	strs, nums := p.lookupColumns()
-	l.keys, l.ns, l.nn = keys, len(strs), len(nums)
-	l.rows, l.read = make([]row, len(keys)), make([]bool, len(keys))
-	l.sv, l.nv = make([]sql.NullString, len(keys)*l.ns), make([]sql.NullFloat64, len(keys)*l.nn)
-	return l
+	return &listedRows{keys: keys, state: make([]uint8, len(keys))}
 }
 
-func (l *listedRows) rowOf(i int, k string) (row, bool) {
-	if i >= len(l.keys) || !l.read[i] || l.keys[i] != k {
-		return row{}, false
-	}
-	return l.rows[i], true
+func (l *listedRows) has(i int, k string) bool {
+	return i < len(l.keys) && l.state[i] != rowUnread && l.keys[i] == k
 }
 
-// add keeps the scanned row as the i-th key's; a second row of the key
-// leaves neither (as addRow).
-func (l *listedRows) add(i int, sc *rowScan) {
-	if l.read[i] {
-		l.rows[i].dup = true
-		return
+func (l *listedRows) backs(i int, k string, _ func(row) bool) bool {
+	return l.has(i, k) && l.state[i] == rowBacks
+}
+
+// add records the judgement of a row of the i-th key; a second row of
+// the key leaves it backing nothing (as addRow).
+func (l *listedRows) add(i int, backs bool) {
+	switch {
+	case l.state[i] != rowUnread || !backs:
+		l.state[i] = rowBacksNot
+	default:
+		l.state[i] = rowBacks
 	}
-	l.read[i] = true
-	sv := l.sv[i*l.ns : (i+1)*l.ns : (i+1)*l.ns]
-	nv := l.nv[i*l.nn : (i+1)*l.nn : (i+1)*l.nn]
-	copy(sv, sc.sv)
-	copy(nv, sc.nv)
-	l.rows[i] = row{time: sc.time, cols: l.p.cols, sv: sv, nv: nv}
 }
 
 // keyWalk finds keys among sorted keys (the first of equal ones), for
@@ -602,7 +608,7 @@ func (s *Snapshot) judgeKeys(ctx context.Context, p *plan, c Call, r Result, kno
 	}
 	var unknown []string
 	for i, k := range r.Keys {
-		if _, ok := known.rowOf(i, k); !ok {
+		if !known.has(i, k) {
 			unknown = append(unknown, k)
 		}
 	}
@@ -626,16 +632,24 @@ func (s *Snapshot) judgeKeys(ctx context.Context, p *plan, c Call, r Result, kno
 	backed := map[string]bool{}
 	b := p.bounds(c)
 	b.sortedIDs = slices.IsSorted(r.Value.IDs)
-	for i, k := range r.Keys {
-		row, ok := known.rowOf(i, k)
-		if !ok {
-			row, ok = found[k]
-		}
-		if !ok || row.dup || !p.judgeRow(c, b, pr, row, r.Value) {
-			return false, nil
+	judge := func(rw row) bool {
+		if !p.judgeRow(c, b, pr, rw, r.Value) {
+			return false
 		}
 		if p.entity != nil {
-			backed[row.strAt(p.entity.Column.Value).String] = true
+			backed[rw.strAt(p.entity.Column.Value).String] = true
+		}
+		return true
+	}
+	for i, k := range r.Keys {
+		if known.has(i, k) {
+			if !known.backs(i, k, judge) {
+				return false, nil
+			}
+			continue
+		}
+		if !rowMap(found).backs(i, k, judge) {
+			return false, nil
 		}
 	}
 	if p.entity != nil && r.Rows == len(r.Keys) && len(backed) != len(r.Value.IDs) {

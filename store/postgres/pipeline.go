@@ -4,10 +4,12 @@ import (
 	"context"
 	"database/sql"
 	"database/sql/driver"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"runtime"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -162,7 +164,7 @@ func readBatch(br pgx.BatchResults, m *pgtype.Map, n int) (_ []shape.Rowset, err
 func readRows(rows pgx.Rows, m *pgtype.Map) (shape.Rowset, error) {
 	fields := rows.FieldDescriptions()
 	ncol := len(fields)
-	r := &rawRows{m: m, ncol: ncol, cols: make([]rawCol, ncol), perChunk: max(1, rawChunkCells/max(ncol, 1))}
+	r := &rawRows{m: m, ncol: ncol, cols: make([]rawCol, ncol)}
 	for j, f := range fields {
 		r.cols[j] = rawCol{oid: f.DataTypeOID, format: f.Format, name: f.Name}
 		switch f.DataTypeOID {
@@ -170,93 +172,97 @@ func readRows(rows pgx.Rows, m *pgtype.Map) (shape.Rowset, error) {
 			r.cols[j].text = true
 		}
 	}
-	var buf []byte // the block being filled
-	var cells []rawCell
+	var cur strings.Builder // the block being filled
+	var index []rawRow      // the chunk of the index being filled
 	next := rawFirstBlock
+	var lenBuf [binary.MaxVarintLen64]byte
 	for rows.Next() {
 		raw := rows.RawValues()
 		if len(raw) != ncol {
 			return nil, fmt.Errorf("read rows: %d values for %d columns", len(raw), ncol)
 		}
-		if r.n%r.perChunk == 0 {
-			if cells != nil {
-				r.cells = append(r.cells, cells)
-			}
-			// The first chunk grows as its rows come (a query of a few
-			// rows allocates a few cells); the next are whole.
-			n := r.perChunk
-			if cells == nil {
-				n = min(n, 8)
-			}
-			cells = make([]rawCell, 0, n*ncol)
-		}
+		need := 0
 		for _, b := range raw {
-			if b == nil {
-				cells = append(cells, rawCell{n: -1})
-				continue
+			need += len(b) + binary.MaxVarintLen64
+		}
+		if cur.Len()+need > cur.Cap() { // a row is in one block
+			r.seal(&cur)
+			cur.Grow(max(next, need))
+			next = min(2*next, rawBlockBytes)
+		}
+		if len(index) == cap(index) {
+			switch {
+			case index == nil:
+				index = make([]rawRow, 0, 8)
+			case len(r.index) == 0 && cap(index) < rawChunkRows:
+				// The first chunk grows as its rows come (a query of a
+				// few rows indexes a few); the next are whole.
+				index = slices.Grow(index, len(index))
+			default:
+				r.index = append(r.index, index)
+				index = make([]rawRow, 0, rawChunkRows)
 			}
-			if len(buf)+len(b) > cap(buf) {
-				r.seal(buf)
-				buf = make([]byte, 0, max(next, len(b)))
-				next = min(2*next, rawBlockBytes)
+		}
+		index = append(index, rawRow{block: int32(len(r.blocks)), off: int32(cur.Len())})
+		for _, b := range raw {
+			// Each value is its length plus one (0: NULL), as a uvarint,
+			// then its bytes.
+			n := uint64(0)
+			if b != nil {
+				n = uint64(len(b)) + 1
 			}
-			cells = append(cells, rawCell{block: int32(len(r.blocks)), off: int32(len(buf)), n: int32(len(b))})
-			buf = append(buf, b...)
+			cur.Write(binary.AppendUvarint(lenBuf[:0], n))
+			cur.Write(b)
 		}
 		r.n++
 	}
-	if cells != nil {
-		r.cells = append(r.cells, cells)
+	if index != nil {
+		r.index = append(r.index, index)
 	}
-	r.seal(buf)
+	r.seal(&cur)
 	return r, nil
 }
 
 // The blocks values are copied into: the first of rawFirstBlock bytes,
 // each next twice the one before up to rawBlockBytes (an allocation
 // each, of a small size class: no large slice grown and copied again and
-// again as the rows come). rawChunkCells is the most cells a chunk holds.
+// again as the rows come). rawChunkRows is how many rows a chunk of the
+// index holds (all but the first, which grows to at least as many).
 const (
 	rawFirstBlock = 1 << 10
 	rawBlockBytes = 16 << 10
-	rawChunkCells = 1 << 10
+	rawChunkRows  = 1 << 10
 )
 
 // rawRows is a shape.Rowset of one query's rows as PostgreSQL sent them:
-// every value's bytes, one after another, in blocks, each with a copy as
-// a string. A text value scans as a substring of its block's string and
-// a timestamp, integer or float through pgx's scan plan into a value the
-// column keeps, so that scanning a row allocates nothing. Any other
-// value, or destination, is decoded as pgx's Rows.Values decodes it and
-// stored as database/sql would store it (shape.Values). A window's keys
-// and rows cost two copies of their bytes, where a value boxed in an
-// interface per column cost an allocation each (and the collector's time
-// to scan them).
+// each row's values, each its length and bytes, one after another in
+// blocks of bytes kept as strings. A text value scans as a substring of
+// its block and a timestamp, integer or float through pgx's scan plan
+// into a value the column keeps, so that scanning a row allocates
+// nothing. Any other value, or destination, is decoded as pgx's
+// Rows.Values decodes it and stored as database/sql would store it
+// (shape.Values). A window's rows cost their bytes and a few per row,
+// where a value boxed in an interface per column cost an allocation each
+// (and the collector's time to scan them).
 type rawRows struct {
-	m        *pgtype.Map
-	ncol     int
-	n        int
-	cols     []rawCol
-	perChunk int         // rows per chunk of cells
-	cells    [][]rawCell // row i's are cells[i/perChunk][(i%perChunk)*ncol:][:ncol]
-	blocks   []rawBlock
+	m      *pgtype.Map
+	ncol   int
+	n      int
+	cols   []rawCol
+	index  [][]rawRow // the rows' places: the first chunk's, then rawChunkRows a chunk
+	blocks []string
 }
 
-// rawBlock is a block of values' bytes, and the same as a string.
-type rawBlock struct {
-	buf []byte
-	str string
-}
+// rawRow places a row in a block.
+type rawRow struct{ block, off int32 }
 
-// seal adds a filled block.
-func (r *rawRows) seal(buf []byte) {
-	if len(buf) > 0 {
-		r.blocks = append(r.blocks, rawBlock{buf: buf, str: string(buf)})
+// seal adds the filled block, if any, and leaves cur empty.
+func (r *rawRows) seal(cur *strings.Builder) {
+	if cur.Len() > 0 {
+		r.blocks = append(r.blocks, cur.String())
 	}
+	*cur = strings.Builder{}
 }
-
-// rawCell places a value in a block; n < 0 is NULL.
-type rawCell struct{ block, off, n int32 }
 
 // rawCol is a column's type and the plans that decode it into typed
 // values, made when first needed.
@@ -264,7 +270,8 @@ type rawCol struct {
 	oid    uint32
 	format int16
 	name   string
-	text   bool // text or varchar: a value's bytes are its string, in either format
+	text   bool   // text or varchar: a value's bytes are its string, in either format
+	src    []byte // the value a plan decodes, copied from its block
 
 	tsPlan   pgtype.ScanPlan
 	ts       pgtype.Timestamp
@@ -278,6 +285,18 @@ type rawCol struct {
 
 func (r *rawRows) Len() int { return r.n }
 
+// row returns row i's block and where its values start.
+func (r *rawRows) row(i int) (string, int) {
+	var at rawRow
+	if first := len(r.index[0]); i < first {
+		at = r.index[0][i]
+	} else {
+		i -= first
+		at = r.index[1+i/rawChunkRows][i%rawChunkRows]
+	}
+	return r.blocks[at.block], int(at.off)
+}
+
 // Scan stores row i's values in dest (see shape.Rowset).
 func (r *rawRows) Scan(i int, dest ...any) error {
 	if i < 0 || i >= r.n {
@@ -286,15 +305,31 @@ func (r *rawRows) Scan(i int, dest ...any) error {
 	if len(dest) != r.ncol {
 		return fmt.Errorf("scan rows: %d destinations for %d columns", len(dest), r.ncol)
 	}
-	k := (i % r.perChunk) * r.ncol
-	cells := r.cells[i/r.perChunk][k : k+r.ncol]
+	block, pos := r.row(i)
 	for j, d := range dest {
-		ok, err := r.scanFast(&r.cols[j], cells[j], d)
+		// A uvarint: the value's length plus one, 0 for NULL.
+		var n uint64
+		for shift := 0; ; shift += 7 {
+			b := block[pos]
+			pos++
+			n |= uint64(b&0x7f) << shift
+			if b < 0x80 {
+				break
+			}
+		}
+		var v string
+		null := n == 0
+		if !null {
+			v = block[pos : pos+int(n-1)]
+			pos += int(n - 1)
+		}
+		c := &r.cols[j]
+		ok, err := r.scanFast(c, v, null, d)
 		if err == nil && !ok {
-			err = r.scanValue(&r.cols[j], cells[j], d)
+			err = r.scanValue(c, v, null, d)
 		}
 		if err != nil {
-			return fmt.Errorf("scan rows: column %s: %w", r.cols[j].name, err)
+			return fmt.Errorf("scan rows: column %s: %w", c.name, err)
 		}
 	}
 	return nil
@@ -304,8 +339,8 @@ func (r *rawRows) Scan(i int, dest ...any) error {
 // destination, a text in a string, a timestamp in a time, an integer in
 // an int64 and a float in a float64. ok is false for any other pair (and
 // an infinite timestamp), which scanValue stores.
-func (r *rawRows) scanFast(c *rawCol, cell rawCell, dest any) (ok bool, err error) {
-	if cell.n < 0 {
+func (r *rawRows) scanFast(c *rawCol, v string, null bool, dest any) (ok bool, err error) {
+	if null {
 		switch d := dest.(type) {
 		case *sql.NullString:
 			*d = sql.NullString{}
@@ -323,46 +358,46 @@ func (r *rawRows) scanFast(c *rawCol, cell rawCell, dest any) (ok bool, err erro
 	switch d := dest.(type) {
 	case *sql.NullString:
 		if c.text {
-			*d = sql.NullString{String: r.str(cell), Valid: true}
+			*d = sql.NullString{String: v, Valid: true}
 			return true, nil
 		}
 	case *string:
 		if c.text {
-			*d = r.str(cell)
+			*d = v
 			return true, nil
 		}
 	case *sql.NullTime:
-		t, ok, err := r.time(c, cell)
+		t, ok, err := r.time(c, v)
 		if ok && err == nil {
 			*d = sql.NullTime{Time: t, Valid: true}
 		}
 		return ok, err
 	case *time.Time:
-		t, ok, err := r.time(c, cell)
+		t, ok, err := r.time(c, v)
 		if ok && err == nil {
 			*d = t
 		}
 		return ok, err
 	case *sql.NullInt64:
-		n, ok, err := r.int(c, cell)
+		n, ok, err := r.int(c, v)
 		if ok && err == nil {
 			*d = sql.NullInt64{Int64: n, Valid: true}
 		}
 		return ok, err
 	case *int64:
-		n, ok, err := r.int(c, cell)
+		n, ok, err := r.int(c, v)
 		if ok && err == nil {
 			*d = n
 		}
 		return ok, err
 	case *sql.NullFloat64:
-		f, ok, err := r.float(c, cell)
+		f, ok, err := r.float(c, v)
 		if ok && err == nil {
 			*d = sql.NullFloat64{Float64: f, Valid: true}
 		}
 		return ok, err
 	case *float64:
-		f, ok, err := r.float(c, cell)
+		f, ok, err := r.float(c, v)
 		if ok && err == nil {
 			*d = f
 		}
@@ -371,23 +406,15 @@ func (r *rawRows) scanFast(c *rawCol, cell rawCell, dest any) (ok bool, err erro
 	return false, nil
 }
 
-// bytes is a value's bytes; str is the same as a string.
-func (r *rawRows) bytes(cell rawCell) []byte {
-	return r.blocks[cell.block].buf[cell.off : cell.off+cell.n : cell.off+cell.n]
-}
-
-func (r *rawRows) str(cell rawCell) string {
-	return r.blocks[cell.block].str[cell.off : cell.off+cell.n]
-}
-
 // time decodes a timestamp or timestamptz column's finite value.
-func (r *rawRows) time(c *rawCol, cell rawCell) (time.Time, bool, error) {
+func (r *rawRows) time(c *rawCol, v string) (time.Time, bool, error) {
 	switch c.oid {
 	case pgtype.TimestampOID:
 		if c.tsPlan == nil {
 			c.tsPlan = r.m.PlanScan(c.oid, c.format, &c.ts)
 		}
-		if err := c.tsPlan.Scan(r.bytes(cell), &c.ts); err != nil {
+		c.src = append(c.src[:0], v...)
+		if err := c.tsPlan.Scan(c.src, &c.ts); err != nil {
 			return time.Time{}, true, err
 		}
 		return c.ts.Time, c.ts.InfinityModifier == pgtype.Finite, nil
@@ -395,7 +422,8 @@ func (r *rawRows) time(c *rawCol, cell rawCell) (time.Time, bool, error) {
 		if c.tstzPlan == nil {
 			c.tstzPlan = r.m.PlanScan(c.oid, c.format, &c.tstz)
 		}
-		if err := c.tstzPlan.Scan(r.bytes(cell), &c.tstz); err != nil {
+		c.src = append(c.src[:0], v...)
+		if err := c.tstzPlan.Scan(c.src, &c.tstz); err != nil {
 			return time.Time{}, true, err
 		}
 		return c.tstz.Time, c.tstz.InfinityModifier == pgtype.Finite, nil
@@ -404,52 +432,55 @@ func (r *rawRows) time(c *rawCol, cell rawCell) (time.Time, bool, error) {
 }
 
 // int decodes an int2, int4 or int8 column's value.
-func (r *rawRows) int(c *rawCol, cell rawCell) (int64, bool, error) {
+func (r *rawRows) int(c *rawCol, v string) (int64, bool, error) {
 	switch c.oid {
 	case pgtype.Int2OID, pgtype.Int4OID, pgtype.Int8OID:
 		if c.intPlan == nil {
 			c.intPlan = r.m.PlanScan(c.oid, c.format, &c.i)
 		}
-		err := c.intPlan.Scan(r.bytes(cell), &c.i)
+		c.src = append(c.src[:0], v...)
+		err := c.intPlan.Scan(c.src, &c.i)
 		return c.i, true, err
 	}
 	return 0, false, nil
 }
 
 // float decodes a float4 or float8 column's value.
-func (r *rawRows) float(c *rawCol, cell rawCell) (float64, bool, error) {
+func (r *rawRows) float(c *rawCol, v string) (float64, bool, error) {
 	switch c.oid {
 	case pgtype.Float4OID, pgtype.Float8OID:
 		if c.fltPlan == nil {
 			c.fltPlan = r.m.PlanScan(c.oid, c.format, &c.f)
 		}
-		err := c.fltPlan.Scan(r.bytes(cell), &c.f)
+		c.src = append(c.src[:0], v...)
+		err := c.fltPlan.Scan(c.src, &c.f)
 		return c.f, true, err
 	}
 	return 0, false, nil
 }
 
 // scanValue decodes a value as pgx's Rows.Values does (its type's codec,
-// then driverValue) and stores it as database/sql would.
-func (r *rawRows) scanValue(c *rawCol, cell rawCell, dest any) error {
-	var v any
-	if cell.n >= 0 {
-		b := r.bytes(cell)
+// on a copy of its bytes of its own, then driverValue) and stores it as
+// database/sql would.
+func (r *rawRows) scanValue(c *rawCol, v string, null bool, dest any) error {
+	var val any
+	if !null {
+		b := []byte(v)
 		if t, ok := r.m.TypeForOID(c.oid); ok {
 			var err error
-			if v, err = t.Codec.DecodeValue(r.m, c.oid, c.format, b); err == nil {
-				v, err = driverValue(v)
+			if val, err = t.Codec.DecodeValue(r.m, c.oid, c.format, b); err == nil {
+				val, err = driverValue(val)
 			}
 			if err != nil {
 				return err
 			}
 		} else if c.format == pgtype.TextFormatCode {
-			v = string(b) // an unknown type: what Values gives, its text or bytes
+			val = v // an unknown type: what Values gives, its text or bytes
 		} else {
-			v = slices.Clone(b)
+			val = b
 		}
 	}
-	return shape.Values{{v}}.Scan(0, dest)
+	return shape.Values{{val}}.Scan(0, dest)
 }
 
 // driverValue turns a value pgx decoded into what database/sql's
