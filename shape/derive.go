@@ -258,15 +258,22 @@ func deriveStructures(ctx context.Context, tx *sql.Tx, ds *catalog.Dataset, tabl
 	if !ok {
 		base = table
 	}
+	onDuck, err := isDuckDBTx(ctx, tx)
+	if err != nil {
+		return fmt.Errorf("derive %s: %w", table, err)
+	}
 	indexCheckpoints := func() error {
-		return exec("index checkpoints", "CREATE INDEX "+ident(base+cpSuffix+"_idx")+" ON "+cpRel+" (_cp, "+strings.Join(series, ", ")+")")
-	}
-	duck := false
-	if o == nil || !o.Reference {
-		if duck, err = isDuckDBTx(ctx, tx); err != nil {
-			return fmt.Errorf("derive %s: %w", table, err)
+		q := "CREATE INDEX " + ident(base+cpSuffix+"_idx") + " ON " + cpRel + " (_cp, " + strings.Join(series, ", ") + ")"
+		if !onDuck {
+			// The index carries _valid_to (PostgreSQL 11's INCLUDE;
+			// DuckDB has none), so that the resolver counts a
+			// checkpoint's live rows from the index alone, without a
+			// heap visit per series (resolveLive).
+			q += " INCLUDE (" + ident(ValidToColumn) + ")"
 		}
+		return exec("index checkpoints", q)
 	}
+	duck := onDuck && (o == nil || !o.Reference)
 	if duck {
 		// One sort of every row, then set-based (buildCheckpoints); the
 		// index after the rows, built once.

@@ -177,6 +177,10 @@ type Engine struct {
 	plans   map[string]*plan
 	maxKeys int
 	latest  string // LatestWindow or LatestAggregate
+	// countLive: a store-wide re-derivation counts the live rows apart
+	// from the rows it returns (resolveLive), on any database but DuckDB,
+	// which answers the one-window form in less time (bench/results/pgwide.md).
+	countLive bool
 	// validTo maps a derived dataset's name to ValidToColumn (for
 	// metric.Options).
 	validTo           map[string]string
@@ -256,6 +260,7 @@ func New(ctx context.Context, cat *catalog.Catalog, src Source, o *Options) (*En
 	}
 	e.latest = Auto(src.DB)
 	e.prepare = isDuckDB(src.DB)
+	e.countLive = !e.prepare
 	if o != nil && o.Latest != "" {
 		if o.Latest != LatestWindow && o.Latest != LatestAggregate {
 			return nil, errors.New("new shape engine: Latest is neither window nor aggregate")
