@@ -432,6 +432,17 @@ func (r *Registry) Lookup(name string) (Def, bool) {
 	return Def{}, false
 }
 
+// Sentence renders a value of the registered tool name as Sentence
+// does, without Lookup's copy of the definition (each call's answer
+// renders one); ok is false for a tool that is not registered.
+func (r *Registry) Sentence(name string, args map[string]string, v fact.Value) (s string, ok bool) {
+	d, ok := r.lookup(name)
+	if !ok {
+		return "", false
+	}
+	return Sentence(d, args, v), true
+}
+
 // lookup is Lookup without the copy, for the wall's hot path.
 func (r *Registry) lookup(name string) (Def, bool) {
 	for _, d := range r.defs {
