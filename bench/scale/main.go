@@ -118,7 +118,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs.BoolVar(&c.windows, "window-digests", false, "add the per-hour window key digests (shape.DeriveWindowKeys) to each dataset that lacks them, and serve a window of more keys than the provenance limit from them (engine.Options.WindowDigests); without it the digests, if built, are not read")
 	fs.IntVar(&c.winPhases, "window-phases", 0, "time the executor and the resolver of `N` one-client count_rows_in_window calls apart (with and without the pipeline on PostgreSQL) and print them, before the measured phases")
 	fs.IntVar(&c.pgConns, "pg-conns", 0, "PostgreSQL pool `SIZE` while serving (0: postgres.MaxConns)")
-	fs.IntVar(&c.pgGate, "pg-in-flight", 0, "at most `N` pipelined calls in PostgreSQL at once, the others waiting in arrival order (0: postgres.DefaultMaxInFlight, one per core; -1: no bound)")
+	fs.IntVar(&c.pgGate, "pg-in-flight", 0, "at most `N` pipelined calls in PostgreSQL at once, the others waiting in arrival order (0: postgres.DefaultMaxInFlight, two per core; -1: no bound)")
 	fs.StringVar(&c.serve, "serve", "", "internal: serve one `BACKEND:EVENTS` and print its report")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: go run ./bench/scale [-events 100000,1000000] [-backends duckdb,postgres] [-data DIR]")

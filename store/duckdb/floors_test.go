@@ -1,0 +1,114 @@
+package duckdb_test
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/provenant/provenant/ingest"
+	"github.com/provenant/provenant/ingest/ingesttest"
+	"github.com/provenant/provenant/metric"
+	"github.com/provenant/provenant/shape"
+	"github.com/provenant/provenant/store/duckdb"
+)
+
+// TestKeyFloors_OncePerVersion: the key floors a DuckDB engine keeps for
+// metric provenance (shape's snapshotSums.KeyFloors) are read once per
+// data version, however many snapshots ask at once, and read again after
+// an import moves the version; a snapshot is never given floors of
+// another version.
+func TestKeyFloors_OncePerVersion(t *testing.T) {
+	ctx := t.Context()
+	cat := ingesttest.WarehouseCatalog(t)
+	l := ingesttest.WarehouseLayout(t)
+	db, err := duckdb.OpenMemory(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	derive := &shape.DeriveOptions{RollupKeys: true, Catalog: cat}
+	sk := duckdb.NewSink(db, &ingest.SinkOptions{AfterInsert: func(ctx context.Context, tx *sql.Tx, l *ingest.Layout) error {
+		return shape.Derive(ctx, tx, l.Dataset, l.Table, derive)
+	}})
+	// The demo's events in time order, imported in two parts: the second
+	// import is an append, which moves the data version.
+	lines := bytes.SplitAfter(ingesttest.DemoJSONL(t, 2000), []byte("\n"))
+	half := len(lines) / 2
+	importLines := func(part [][]byte) {
+		t.Helper()
+		if _, err := ingest.Import(ctx, sk, l, ingest.NewJSONL("part.jsonl", l, bytes.NewReader(bytes.Join(part, nil)))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	importLines(lines[:half])
+	e, err := shape.New(ctx, cat, shape.Source{DB: db}, &shape.Options{MetricRollups: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { e.Close() })
+
+	var reads atomic.Int32
+	// Each read returns floors that name the version it was read at, so
+	// a snapshot given another version's floors shows.
+	read := func(version string) func(context.Context, metric.Querier) (*metric.KeyFloors, error) {
+		return func(context.Context, metric.Querier) (*metric.KeyFloors, error) {
+			reads.Add(1)
+			time.Sleep(20 * time.Millisecond) // let the other snapshots arrive while this one reads
+			v := version
+			return &metric.KeyFloors{Groups: [][]*string{{&v}}, Least: [][]string{nil}}, nil
+		}
+	}
+	floorsAt := func(t *testing.T) (got, version string) {
+		t.Helper()
+		s, err := e.Begin(ctx)
+		if err != nil {
+			t.Error(err)
+			return "", ""
+		}
+		defer s.Close()
+		version, err = s.DataVersion(ctx, "status_events")
+		if err != nil {
+			t.Error(err)
+			return "", ""
+		}
+		q, o, err := s.MetricQuerier(ctx)
+		if err != nil {
+			t.Error(err)
+			return "", ""
+		}
+		r, ok := o.Rollups["status_events"]
+		if !ok || r.Floors == nil {
+			t.Error("no floor keeper for status_events with MetricRollups")
+			return "", ""
+		}
+		f, err := r.Floors.KeyFloors(ctx, q, read(version))
+		if err != nil {
+			t.Error(err)
+			return "", ""
+		}
+		return *f.Groups[0][0], version
+	}
+	check := func(t *testing.T, wantReads int32) {
+		t.Helper()
+		var wg sync.WaitGroup
+		for range 8 {
+			wg.Go(func() {
+				if got, version := floorsAt(t); got != version {
+					t.Errorf("floors of version %q given to a snapshot at %q", got, version)
+				}
+			})
+		}
+		wg.Wait()
+		if got := reads.Load(); got != wantReads {
+			t.Errorf("%d reads of the floors, want %d", got, wantReads)
+		}
+	}
+	t.Run("eight snapshots at once read once", func(t *testing.T) { check(t, 1) })
+	t.Run("the same version again reads nothing", func(t *testing.T) { check(t, 1) })
+	importLines(lines[half:])
+	t.Run("a new version reads once more", func(t *testing.T) { check(t, 2) })
+}
