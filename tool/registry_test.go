@@ -185,7 +185,7 @@ func TestRegistry_Sentence(t *testing.T) {
 		{"list", "list_devices_in_status", fact.Value{Kind: fact.KindEntityList, IDs: []string{"dv-0001", "dv-0002"}, Count: 2}, true},
 		{"not registered", "get_price", fact.Value{Kind: fact.KindInteger, Int: 5, Observed: true}, false},
 	}
-	for _, tt := range tests {
+	for _, tt := range append(tests, tests...) { // the second time from parsed templates
 		t.Run(tt.name, func(t *testing.T) {
 			got, ok := reg.Sentence(tt.tool, args, tt.v)
 			if ok != tt.wantOK {
