@@ -59,7 +59,7 @@ func (e *Engine) text(k textKey, render func() string) string {
 		return t.(string)
 	}
 	t := render()
-	if e.texts.n.Add(1) <= maxTexts {
+	if e.texts.n.Load() < maxTexts && e.texts.n.Add(1) <= maxTexts {
 		e.texts.m.Store(k, t)
 	}
 	return t
