@@ -116,3 +116,31 @@ func TestText_KeptEqualsRendered(t *testing.T) {
 		}
 	}
 }
+
+// TestText_Bound: past maxTexts a text is rendered on every call and not
+// kept; one kept before stays.
+func TestText_Bound(t *testing.T) {
+	e := &Engine{}
+	renders := 0
+	render := func(s string) func() string { return func() string { renders++; return s } }
+	kept := textKey{form: formExecLatest, scope: 1}
+	if got := e.text(kept, render("a")); got != "a" {
+		t.Fatalf("text = %q, want a", got)
+	}
+	e.texts.n.Store(maxTexts)
+	past := textKey{form: formExecLatest, scope: 2}
+	for range 3 {
+		if got := e.text(past, render("b")); got != "b" {
+			t.Fatalf("text past the bound = %q, want b", got)
+		}
+		if got := e.text(kept, render("x")); got != "a" {
+			t.Fatalf("kept text = %q, want a", got)
+		}
+	}
+	if renders != 4 {
+		t.Errorf("%d renders, want 4 (one kept, three past the bound)", renders)
+	}
+	if n := e.texts.n.Load(); n != maxTexts {
+		t.Errorf("count %d past the bound, want %d", n, maxTexts)
+	}
+}
