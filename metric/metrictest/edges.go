@@ -1,6 +1,7 @@
 package metrictest
 
 import (
+	"database/sql"
 	"slices"
 	"strconv"
 	"strings"
@@ -47,30 +48,13 @@ func RunEdges(t *testing.T, b Backend) {
 				if err := loadRows(ctx, db, ds, rel, rows); err != nil {
 					rt.Fatal(err)
 				}
-				tx, err := db.BeginTx(ctx, nil)
-				if err != nil {
-					rt.Fatal(err)
-				}
-				if err := shape.Derive(ctx, tx, ds, rel, &shape.DeriveOptions{Every: rapid.IntRange(1, 6).Draw(rt, "every"), RollupValues: true, Catalog: cat}); err != nil {
-					tx.Rollback()
-					rt.Fatal(err)
-				}
-				if err := tx.Commit(); err != nil {
-					rt.Fatal(err)
-				}
+				every := rapid.IntRange(1, 6).Draw(rt, "every")
+				deriveIn(ctx, rt, db, func(tx *sql.Tx) error {
+					return shape.Derive(ctx, tx, ds, rel, &shape.DeriveOptions{Every: every, RollupValues: true, Catalog: cat})
+				})
 				opts := &metric.Options{
-					Relations: map[string]string{ds.Name.Value: rel}, References: map[string]string{},
+					Relations: map[string]string{ds.Name.Value: rel}, References: loadReferences(ctx, rt, db, cat, sm, ds, "edref_"+strconv.Itoa(n)),
 					ValidTo: map[string]string{ds.Name.Value: ValidTo},
-				}
-				for _, e := range ds.Entities {
-					if e.Reference == nil {
-						continue
-					}
-					ref := "edref_" + strconv.Itoa(n) + "_" + e.Name.Value
-					opts.References[e.Name.Value] = ref
-					if err := loadReference(ctx, db, cat, sm, e, ref, rt); err != nil {
-						rt.Fatal(err)
-					}
 				}
 				bounded := *opts
 				bounded.Edges = map[string]metric.EdgeBound{ds.Name.Value: shape.MetricEdges(rel)}

@@ -44,20 +44,10 @@ func RunProperty(t *testing.T, b Backend) {
 				sm := cat.SemanticModels[0]
 				ds := cat.Dataset(sm.Dataset.Value)
 				rel := "ev_" + strconv.Itoa(n)
-				opts := &metric.Options{Relations: map[string]string{ds.Name.Value: rel}, References: map[string]string{}}
+				opts := &metric.Options{Relations: map[string]string{ds.Name.Value: rel}, References: loadReferences(t.Context(), rt, db, cat, sm, ds, "ref_"+strconv.Itoa(n))}
 				rows := genRows(rt, ds)
 				if err := loadRows(t.Context(), db, ds, rel, rows); err != nil {
 					rt.Fatal(err)
-				}
-				for _, e := range ds.Entities {
-					if e.Reference == nil {
-						continue
-					}
-					ref := "ref_" + strconv.Itoa(n) + "_" + e.Name.Value
-					opts.References[e.Name.Value] = ref
-					if err := loadReference(t.Context(), db, cat, sm, e, ref, rt); err != nil {
-						rt.Fatal(err)
-					}
 				}
 				m := rapid.SampledFrom(cat.Metrics).Draw(rt, "metric")
 				req := genRequest(rt, cat, sm, ds, m)
@@ -398,4 +388,37 @@ func dimensionValues(ds *catalog.Dataset, sm *catalog.SemanticModel, d *catalog.
 		}
 	}
 	return nil
+}
+
+// loadReferences loads a reference table for every entity of ds that
+// declares one, named prefix_ENTITY, and returns the entity → table map
+// a metric.Options takes.
+func loadReferences(ctx context.Context, rt *rapid.T, db *sql.DB, cat *catalog.Catalog, sm *catalog.SemanticModel, ds *catalog.Dataset, prefix string) map[string]string {
+	refs := map[string]string{}
+	for _, e := range ds.Entities {
+		if e.Reference == nil {
+			continue
+		}
+		ref := prefix + "_" + e.Name.Value
+		refs[e.Name.Value] = ref
+		if err := loadReference(ctx, db, cat, sm, e, ref, rt); err != nil {
+			rt.Fatal(err)
+		}
+	}
+	return refs
+}
+
+// deriveIn runs derive in a transaction of its own and commits it.
+func deriveIn(ctx context.Context, rt *rapid.T, db *sql.DB, derive func(*sql.Tx) error) {
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		rt.Fatal(err)
+	}
+	defer tx.Rollback()
+	if err := derive(tx); err != nil {
+		rt.Fatal(err)
+	}
+	if err := tx.Commit(); err != nil {
+		rt.Fatal(err)
+	}
 }

@@ -46,17 +46,7 @@ func RunRollupKeys(t *testing.T, b Backend) {
 					rt.Fatal(err)
 				}
 				derive := func(table string) {
-					tx, err := db.BeginTx(ctx, nil)
-					if err != nil {
-						rt.Fatal(err)
-					}
-					defer tx.Rollback()
-					if err := shape.DeriveRollupKeys(ctx, tx, ds, table); err != nil {
-						rt.Fatal(err)
-					}
-					if err := tx.Commit(); err != nil {
-						rt.Fatal(err)
-					}
+					deriveIn(ctx, rt, db, func(tx *sql.Tx) error { return shape.DeriveRollupKeys(ctx, tx, ds, table) })
 				}
 				derive(rel)
 				// The same rows in two imports, the second later.
@@ -110,19 +100,9 @@ func RunRollupKeys(t *testing.T, b Backend) {
 					req.End = req.Start.Add(time.Minute)
 				}
 				opts := &metric.Options{
-					Relations: map[string]string{ds.Name.Value: rel}, References: map[string]string{},
+					Relations: map[string]string{ds.Name.Value: rel}, References: loadReferences(ctx, rt, db, cat, sm, ds, "rkref_"+strconv.Itoa(n)),
 					ValidTo: map[string]string{ds.Name.Value: ValidTo},
 					Rollups: map[string]metric.Rollup{ds.Name.Value: {Relation: inc + shape.RollupKeysSuffix, Groups: shape.RollupGroups(ds)}},
-				}
-				for _, e := range ds.Entities {
-					if e.Reference == nil {
-						continue
-					}
-					ref := "rkref_" + strconv.Itoa(n) + "_" + e.Name.Value
-					opts.References[e.Name.Value] = ref
-					if err := loadReference(ctx, db, cat, sm, e, ref, rt); err != nil {
-						rt.Fatal(err)
-					}
 				}
 				re, err := metric.RederiveSQL(ctx, db, cat, req, opts)
 				if err != nil {

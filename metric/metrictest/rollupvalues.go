@@ -51,31 +51,11 @@ func RunRollupValues(t *testing.T, b Backend) {
 				}
 				one, inc, tmp := "rv_"+strconv.Itoa(n), "rvi_"+strconv.Itoa(n), "rvt_"+strconv.Itoa(n)
 				derive := func(table string) {
-					tx, err := db.BeginTx(ctx, nil)
-					if err != nil {
-						rt.Fatal(err)
-					}
-					defer tx.Rollback()
-					if err := shape.DeriveRollupValues(ctx, tx, cat, ds, table); err != nil {
-						rt.Fatal(err)
-					}
-					if err := tx.Commit(); err != nil {
-						rt.Fatal(err)
-					}
+					deriveIn(ctx, rt, db, func(tx *sql.Tx) error { return shape.DeriveRollupValues(ctx, tx, cat, ds, table) })
 				}
 				opts := &metric.Options{
-					Relations: map[string]string{ds.Name.Value: inc}, References: map[string]string{},
+					Relations: map[string]string{ds.Name.Value: inc}, References: loadReferences(ctx, rt, db, cat, sm, ds, "rvref_"+strconv.Itoa(n)),
 					ValidTo: map[string]string{ds.Name.Value: ValidTo},
-				}
-				for _, e := range ds.Entities {
-					if e.Reference == nil {
-						continue
-					}
-					ref := "rvref_" + strconv.Itoa(n) + "_" + e.Name.Value
-					opts.References[e.Name.Value] = ref
-					if err := loadReference(ctx, db, cat, sm, e, ref, rt); err != nil {
-						rt.Fatal(err)
-					}
 				}
 				with := *opts
 				with.ValueRollups = map[string]metric.ValueRollup{ds.Name.Value: shape.MetricValueRollup(cat, ds, inc)}

@@ -1,6 +1,7 @@
 package postgres
 
 import (
+	"context"
 	"reflect"
 	"testing"
 
@@ -33,39 +34,7 @@ func TestReadRows(t *testing.T) {
 		CASE WHEN g = 5 THEN TIMESTAMP 'infinity' END AS inf
 		FROM generate_series(1, $1) g`
 	for _, n := range []int{0, 1, 300, 1000} {
-		read := func(f func(pgx.Rows) (shape.Rowset, error)) shape.Rowset {
-			t.Helper()
-			rows, err := conn.Query(ctx, q, n)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer rows.Close()
-			set, err := f(rows)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := rows.Err(); err != nil {
-				t.Fatal(err)
-			}
-			return set
-		}
-		got := read(func(rows pgx.Rows) (shape.Rowset, error) { return readRows(rows, conn.TypeMap()) })
-		want := read(func(rows pgx.Rows) (shape.Rowset, error) {
-			var set shape.Rowset
-			for rows.Next() {
-				vals, err := rows.Values()
-				if err != nil {
-					return nil, err
-				}
-				for j, v := range vals {
-					if vals[j], err = driverValue(v); err != nil {
-						return nil, err
-					}
-				}
-				set = append(set, vals)
-			}
-			return set, nil
-		})
+		got, want := readBoth(ctx, t, conn, q, n)
 		if len(got) != n || len(want) != n {
 			t.Fatalf("n=%d: read %d and %d rows", n, len(got), len(want))
 		}
@@ -119,40 +88,47 @@ func TestReadRows_Texts(t *testing.T) {
 		}
 		a, b := col("a"), col("b")
 		const q = `SELECT x.a, CAST(x.b AS VARCHAR), x.i FROM unnest(CAST($1 AS TEXT[]), CAST($2 AS TEXT[])) WITH ORDINALITY AS x(a, b, i) ORDER BY x.i`
-		read := func(f func(pgx.Rows) (shape.Rowset, error)) shape.Rowset {
-			rows, err := conn.Query(ctx, q, a, b)
-			if err != nil {
-				rt.Fatal(err)
-			}
-			defer rows.Close()
-			set, err := f(rows)
-			if err != nil {
-				rt.Fatal(err)
-			}
-			if err := rows.Err(); err != nil {
-				rt.Fatal(err)
-			}
-			return set
-		}
-		got := read(func(rows pgx.Rows) (shape.Rowset, error) { return readRows(rows, conn.TypeMap()) })
-		want := read(func(rows pgx.Rows) (shape.Rowset, error) {
-			var set shape.Rowset
-			for rows.Next() {
-				vals, err := rows.Values()
-				if err != nil {
-					return nil, err
-				}
-				for j, v := range vals {
-					if vals[j], err = driverValue(v); err != nil {
-						return nil, err
-					}
-				}
-				set = append(set, vals)
-			}
-			return set, nil
-		})
+		got, want := readBoth(ctx, rt, conn, q, a, b)
 		if len(got) != n || !reflect.DeepEqual(got, want) && n > 0 {
 			rt.Fatalf("readRows %v, Values %v", got, want)
 		}
 	})
+}
+
+// readBoth runs q with args on conn twice and returns its rows read by
+// readRows and by the reference: pgx's Rows.Values through driverValue.
+func readBoth(ctx context.Context, tb interface{ Fatal(...any) }, conn *pgx.Conn, q string, args ...any) (got, want shape.Rowset) {
+	read := func(f func(pgx.Rows) (shape.Rowset, error)) shape.Rowset {
+		rows, err := conn.Query(ctx, q, args...)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		defer rows.Close()
+		set, err := f(rows)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		if err := rows.Err(); err != nil {
+			tb.Fatal(err)
+		}
+		return set
+	}
+	got = read(func(rows pgx.Rows) (shape.Rowset, error) { return readRows(rows, conn.TypeMap()) })
+	want = read(func(rows pgx.Rows) (shape.Rowset, error) {
+		var set shape.Rowset
+		for rows.Next() {
+			vals, err := rows.Values()
+			if err != nil {
+				return nil, err
+			}
+			for j, v := range vals {
+				if vals[j], err = driverValue(v); err != nil {
+					return nil, err
+				}
+			}
+			set = append(set, vals)
+		}
+		return set, nil
+	})
+	return got, want
 }
