@@ -644,9 +644,20 @@ func (p *plan) candidates(q *query, cpID int64, cpTS, ts string, filter func(ali
 // checkpoint's rows (one per series) and the rows since it, selecting
 // cols, each restricted by f.
 func (p *plan) candidateSides(q *query, cpID int64, cpTS, ts, cols string, f func(alias string) string) (cp, since string) {
-	return "SELECT " + cols + " FROM " + p.cpRel + " c WHERE c._cp = " + q.param(cpID) + f("c"),
-		"SELECT " + cols + " FROM " + p.rel + " r WHERE r." + p.time + " > CAST(" + q.param(cpTS) +
-			" AS TIMESTAMP) AND r." + p.time + " <= " + ts + f("r")
+	cpAt := q.param(cpID)
+	fc := f("c")
+	cpTSAt := q.param(cpTS)
+	return p.candidateSidesText(cpAt, cpTSAt, ts, cols, fc, f("r"))
+}
+
+// candidateSidesText renders candidateSides with its placeholders bound
+// apart: cpAt the checkpoint's number, cpTSAt its time, ts the instant;
+// fc and fr restrict the checkpoint's rows (alias c) and those since
+// (alias r).
+func (p *plan) candidateSidesText(cpAt, cpTSAt, ts, cols, fc, fr string) (cp, since string) {
+	return "SELECT " + cols + " FROM " + p.cpRel + " c WHERE c._cp = " + cpAt + fc,
+		"SELECT " + cols + " FROM " + p.rel + " r WHERE r." + p.time + " > CAST(" + cpTSAt +
+			" AS TIMESTAMP) AND r." + p.time + " <= " + ts + fr
 }
 
 // isDuckDBTx reports whether tx is a DuckDB transaction: DuckDB's

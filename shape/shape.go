@@ -210,6 +210,8 @@ type Engine struct {
 
 	mems map[string]*memData // datasets held in memory, by name
 
+	texts texts // formulations' SQL texts (text)
+
 	stmtMu      sync.Mutex
 	stmts       map[string]*sql.Stmt // prepared, by SQL text (see stmt)
 	preparing   map[string]bool      // being prepared in the background
@@ -615,11 +617,13 @@ type plan struct {
 	time string // quoted time column
 	// colList is dataColumns joined by commas, rendered once.
 	colList string
-	series  []*catalog.Entity
-	attr    *catalog.Attribute // latest_value
-	entity  *catalog.Entity    // counted or listed
-	at      *catalog.Entity    // fixed entity
-	scope   *catalog.Entity    // the scope entity's column in this dataset
+	// versionSQL reads the data version of rel, rendered once.
+	versionSQL string
+	series     []*catalog.Entity
+	attr       *catalog.Attribute // latest_value
+	entity     *catalog.Entity    // counted or listed
+	at         *catalog.Entity    // fixed entity
+	scope      *catalog.Entity    // the scope entity's column in this dataset
 	// derived: read through the derived structures named below.
 	derived                  bool
 	cpRel, cpiRel, censusRel string
@@ -639,14 +643,15 @@ func compile(cat *catalog.Catalog, t *catalog.Tool, src Source) (*plan, error) {
 		return nil, errors.New("dataset is not declared")
 	}
 	p := &plan{
-		tool:    t,
-		ds:      ds,
-		rel:     relation(ds, src),
-		key:     ident(ds.Key.Value),
-		time:    ident(ds.Time.Value),
-		colList: strings.Join(dataColumns(ds), ", "),
-		series:  ds.SeriesEntities(),
-		scope:   ds.Entity(cat.ScopeEntity.Value),
+		tool:       t,
+		ds:         ds,
+		rel:        relation(ds, src),
+		key:        ident(ds.Key.Value),
+		time:       ident(ds.Time.Value),
+		colList:    strings.Join(dataColumns(ds), ", "),
+		versionSQL: "SELECT MAX(" + ident(SeqColumn) + ") FROM " + relation(ds, src),
+		series:     ds.SeriesEntities(),
+		scope:      ds.Entity(cat.ScopeEntity.Value),
 	}
 	if len(p.series) == 0 || len(p.series) != len(ds.Series) {
 		return nil, errors.New("dataset declares no series")

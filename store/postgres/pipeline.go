@@ -99,11 +99,19 @@ func (p *Pipeliner) Pipeline(ctx context.Context, opts *sql.TxOptions, queries [
 		c := sc.Conn()
 		b := &pgx.Batch{}
 		b.Queue(begin)
+		pre := 1
+		if slices.ContainsFunc(queries, func(q shape.Stmt) bool { return q.Generic }) {
+			// The transaction's statements keep one plan each on the
+			// connection (shape.Stmt.Generic), instead of PostgreSQL's
+			// choice, which can plan one anew on every call.
+			b.Queue(genericPlans)
+			pre++
+		}
 		for _, q := range queries {
 			b.Queue(q.SQL, q.Args...)
 		}
 		b.Queue("COMMIT")
-		out, err = readBatch(c.SendBatch(ctx, b), c.TypeMap(), len(queries))
+		out, err = readBatch(c.SendBatch(ctx, b), c.TypeMap(), pre, len(queries))
 		if err != nil && !c.IsClosed() && c.PgConn().TxStatus() != 'I' {
 			// A failed query leaves the transaction open and aborted:
 			// end it before the connection goes back to the pool.
@@ -124,15 +132,22 @@ func (p *Pipeliner) Pipeline(ctx context.Context, opts *sql.TxOptions, queries [
 // rollbackTimeout bounds the ROLLBACK after a failed pipeline.
 const rollbackTimeout = 5 * time.Second
 
-// readBatch reads a batch of BEGIN, n queries and COMMIT.
-func readBatch(br pgx.BatchResults, m *pgtype.Map, n int) (_ []shape.Rowset, err error) {
+// genericPlans makes the statements after it in its transaction use
+// their generic plans (SET LOCAL: until COMMIT).
+const genericPlans = "SET LOCAL plan_cache_mode = force_generic_plan"
+
+// readBatch reads a batch of pre statements (BEGIN and the settings
+// after it), n queries and COMMIT.
+func readBatch(br pgx.BatchResults, m *pgtype.Map, pre, n int) (_ []shape.Rowset, err error) {
 	defer func() {
 		if cerr := br.Close(); err == nil {
 			err = cerr
 		}
 	}()
-	if _, err := br.Exec(); err != nil {
-		return nil, fmt.Errorf("begin: %w", err)
+	for range pre {
+		if _, err := br.Exec(); err != nil {
+			return nil, fmt.Errorf("begin: %w", err)
+		}
 	}
 	out := make([]shape.Rowset, n)
 	for i := range n {
@@ -172,7 +187,7 @@ func readRows(rows pgx.Rows, m *pgtype.Map) (shape.Rowset, error) {
 		}
 		switch f.DataTypeOID {
 		case pgtype.TextOID, pgtype.VarcharOID:
-			interns[j].seen = map[string]any{}
+			interns[j].text = true
 		}
 	}
 	var set shape.Rowset
@@ -195,7 +210,7 @@ func readRows(rows pgx.Rows, m *pgtype.Map) (shape.Rowset, error) {
 			switch {
 			case b == nil:
 				v = nil
-			case interns[j].seen != nil:
+			case interns[j].text:
 				v = interns[j].intern(b)
 			case codecs[j] != nil:
 				if v, err = codecs[j].DecodeValue(m, fields[j].DataTypeOID, fields[j].Format, b); err == nil {
@@ -230,6 +245,10 @@ const internMisses = 4 * internLimit
 
 // interner shares a text column's repeated values.
 type interner struct {
+	text bool // the column is text: intern its values
+	// first is the column's first value; seen, made at the second (a
+	// point call's queries return one row each), the values shared.
+	first  any
 	seen   map[string]any
 	misses int
 }
@@ -238,6 +257,15 @@ type interner struct {
 // for an equal value of the column when there is one (a string put in an
 // interface is a second allocation: shared too).
 func (in *interner) intern(b []byte) any {
+	if in.first == nil {
+		var v any = string(b)
+		in.first = v
+		return v
+	}
+	if in.seen == nil {
+		s := in.first.(string)
+		in.seen = map[string]any{s: in.first}
+	}
 	if in.misses < internMisses {
 		if v, ok := in.seen[string(b)]; ok {
 			return v
