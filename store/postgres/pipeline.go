@@ -8,9 +8,11 @@ import (
 	"fmt"
 	"runtime"
 	"slices"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgtype"
 	"github.com/jackc/pgx/v5/stdlib"
 
@@ -42,6 +44,13 @@ var _ shape.Pipeliner = (*Pipeliner)(nil)
 type Pipeliner struct {
 	db   *sql.DB
 	gate *gate // nil: no bound
+	// generic is the statement that makes a point call's statements use
+	// their generic plans (genericPlans); noGeneric is set once the
+	// database has refused it as an unknown setting (an engine of the
+	// PostgreSQL wire without plan_cache_mode: PostgreSQL before 12,
+	// CockroachDB before 23.2), after which it is not sent.
+	generic   string
+	noGeneric atomic.Bool
 }
 
 // PipelinerOptions are NewPipeliner's options; nil means the defaults.
@@ -64,7 +73,7 @@ func NewPipeliner(db *sql.DB, o *PipelinerOptions) *Pipeliner {
 	if o != nil && o.MaxInFlight != 0 {
 		n = o.MaxInFlight
 	}
-	p := &Pipeliner{db: db}
+	p := &Pipeliner{db: db, generic: genericPlans}
 	if n > 0 {
 		p.gate = newGate(n)
 	}
@@ -75,6 +84,27 @@ func NewPipeliner(db *sql.DB, o *PipelinerOptions) *Pipeliner {
 // (nil: PostgreSQL's default isolation, read-write) and returns their
 // rows.
 func (p *Pipeliner) Pipeline(ctx context.Context, opts *sql.TxOptions, queries []shape.Stmt) ([]shape.Rowset, error) {
+	generic := !p.noGeneric.Load() && slices.ContainsFunc(queries, func(q shape.Stmt) bool { return q.Generic })
+	out, err := p.pipeline(ctx, opts, queries, generic)
+	if generic && isUnknownSetting(err) {
+		// The database has no plan_cache_mode: its own plans, from now on.
+		p.noGeneric.Store(true)
+		out, err = p.pipeline(ctx, opts, queries, false)
+	}
+	return out, err
+}
+
+// isUnknownSetting reports whether err is the database's refusal of a
+// setting it does not have (SQLSTATE 42704, undefined_object:
+// "unrecognized configuration parameter", on PostgreSQL and CockroachDB).
+func isUnknownSetting(err error) bool {
+	var pe *pgconn.PgError
+	return errors.As(err, &pe) && pe.Code == "42704"
+}
+
+// pipeline is Pipeline, with generic plans for its statements when
+// generic.
+func (p *Pipeliner) pipeline(ctx context.Context, opts *sql.TxOptions, queries []shape.Stmt, generic bool) ([]shape.Rowset, error) {
 	begin, err := beginSQL(opts)
 	if err != nil {
 		return nil, err
@@ -100,11 +130,11 @@ func (p *Pipeliner) Pipeline(ctx context.Context, opts *sql.TxOptions, queries [
 		b := &pgx.Batch{}
 		b.Queue(begin)
 		pre := 1
-		if slices.ContainsFunc(queries, func(q shape.Stmt) bool { return q.Generic }) {
+		if generic {
 			// The transaction's statements keep one plan each on the
 			// connection (shape.Stmt.Generic), instead of PostgreSQL's
 			// choice, which can plan one anew on every call.
-			b.Queue(genericPlans)
+			b.Queue(p.generic)
 			pre++
 		}
 		for _, q := range queries {

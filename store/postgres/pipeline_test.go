@@ -446,3 +446,39 @@ func TestPipeline_PointCallsGenericPlans(t *testing.T) {
 		})
 	}
 }
+
+// TestPipeline_NoPlanCacheMode: on a database that refuses the generic
+// plans' setting as unknown (an engine of the PostgreSQL wire without
+// plan_cache_mode, played here by a setting PostgreSQL does not have),
+// point calls are still answered, on the database's own plans, and the
+// setting is not sent again.
+func TestPipeline_NoPlanCacheMode(t *testing.T) {
+	db := demoDB(t, &counter{}, 2_000)
+	cat := ingesttest.WarehouseCatalog(t)
+	opts := &sql.TxOptions{Isolation: sql.LevelRepeatableRead, ReadOnly: true}
+	pl := postgres.NewPipeliner(db, nil)
+	postgres.SetGenericStatement(pl, "SET LOCAL provenant_no_such_setting = on")
+	eng, err := shape.New(t.Context(), cat, shape.Source{DB: db, Snapshot: opts, Pipeline: pl}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer eng.Close()
+	for i := range 3 {
+		c := shape.Call{Tool: "get_temperature", Args: map[string]string{"device_id": fmt.Sprintf("dev-%04d", i+1), "as_of": asOf}, Scope: shape.All()}
+		snap, err := eng.Begin(t.Context())
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := snap.Execute(t.Context(), c)
+		if err != nil {
+			t.Fatalf("call %d: %v", i, err)
+		}
+		if v, err := snap.Resolve(t.Context(), c, r); err != nil || !v.OK() {
+			t.Fatalf("call %d: verdict %+v, %v", i, v, err)
+		}
+		snap.Close()
+	}
+	if !postgres.GenericPlansOff(pl) {
+		t.Error("generic plans still on after the database refused the setting")
+	}
+}
