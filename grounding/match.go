@@ -3,6 +3,8 @@ package grounding
 import (
 	"math"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 )
 
 // class is a numeral's magnitude class: numerals compare only within a
@@ -153,7 +155,7 @@ type entry struct {
 // prepare puts the ledger's numerals in buf (grown when too small), all
 // but the bare identifiers (see bareID): those back only a found
 // identifier, or a number under the identifier allowance, so ground reads
-// them from the ledger only then (idMatches, idDigitsMatch). A window's
+// them from the ledger only then (bareIDs, idDigitsMatch). A window's
 // answer has one per event behind it: preparing them would cost every
 // check time and memory linear in the answer.
 func prepare(l Ledger, buf []entry) []entry {
@@ -192,15 +194,76 @@ func bareID(n Numeral) bool {
 	return idOnly(n) && n.Window == [2]string{}
 }
 
-// idMatches reports whether found identifier text (normText'd) equals a
-// bare identifier's ID of l: matches for the entries prepare leaves out.
-func idMatches(norm string, l Ledger) bool {
-	for _, n := range l.Numerals {
-		if bareID(n) && n.ID != "" && strings.EqualFold(norm, normText(n.ID)) {
-			return true
+// bareIDs finds a ledger's bare identifiers for the found identifiers
+// of one text: the first few by comparing with each (no allocation: a
+// window's ledger holds an id per event behind it and its text names one
+// or two, TestCheck_IdentifiersCostNoAllocation), the rest by a set of
+// them (normText'd, by foldKey) built once: an answer that lists n ids
+// has n of them in its ledger and n in its text, and comparing each with
+// each would take n × n EqualFolds (250 devices: 62,500, about a tenth of
+// a store-wide call's CPU in the engine).
+type bareIDs struct {
+	looked int
+	set    map[string]struct{}
+}
+
+// bareIDScans is how many found identifiers bareIDs compares with each
+// bare identifier before it builds the set.
+const bareIDScans = 8
+
+// has reports whether found identifier text (normText'd) equals a bare
+// identifier's ID of l, by strings.EqualFold: matches for the entries
+// prepare leaves out.
+func (b *bareIDs) has(norm string, l Ledger) bool {
+	if b.looked < bareIDScans {
+		b.looked++
+		for _, n := range l.Numerals {
+			if bareID(n) && n.ID != "" && strings.EqualFold(norm, normText(n.ID)) {
+				return true
+			}
+		}
+		return false
+	}
+	if b.set == nil {
+		b.set = map[string]struct{}{}
+		for _, n := range l.Numerals {
+			if bareID(n) && n.ID != "" {
+				b.set[foldKey(normText(n.ID))] = struct{}{}
+			}
 		}
 	}
-	return false
+	_, ok := b.set[foldKey(norm)]
+	return ok
+}
+
+// foldKey maps s to a key that two strings share exactly when
+// strings.EqualFold holds of them: each rune replaced by the least rune
+// of its Unicode simple-folding orbit (unicode.SimpleFold), the
+// equivalence EqualFold tests rune by rune (FuzzFoldKey holds them
+// equal).
+func foldKey(s string) string {
+	ascii := true
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c >= utf8.RuneSelf || 'a' <= c && c <= 'z' {
+			ascii = false
+			break
+		}
+	}
+	if ascii {
+		return s // no lowercase letter to fold: already its key
+	}
+	var b strings.Builder
+	b.Grow(len(s))
+	for i := 0; i < len(s); {
+		r, w := utf8.DecodeRuneInString(s[i:])
+		least := r // an invalid byte is U+FFFD, as EqualFold reads it
+		for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
+			least = min(least, f)
+		}
+		b.WriteRune(least)
+		i += w
+	}
+	return b.String()
 }
 
 // idDigitsMatch reports whether v equals the trailing digits of a bare
@@ -347,6 +410,7 @@ func ground(text string, ledger Ledger, question string, p Policy, keep bool) ([
 	var qs []numeral
 	var qcs []canon
 	qsDone := false
+	var bare bareIDs
 	var out []outcome
 	if keep {
 		out = make([]outcome, len(ns))
@@ -362,7 +426,7 @@ func ground(text string, ledger Ledger, question string, p Policy, keep bool) ([
 			}
 		}
 		if !matched && fc.class == classID {
-			matched = idMatches(normText(f.Text), ledger)
+			matched = bare.has(normText(f.Text), ledger)
 		}
 		allowed := -1
 		for k := 0; k < len(allowanceOrder) && !matched && allowed < 0; k++ {

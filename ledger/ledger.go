@@ -96,7 +96,26 @@ func (a *Allocator) Next() string {
 	suffix := a.next
 	a.next++
 	a.mu.Unlock()
-	return fmt.Sprintf("res-%015d%020d", ms%1e15, suffix)
+	return resultID(ms, suffix)
+}
+
+// resultID renders fmt.Sprintf("res-%015d%020d", ms%1e15, suffix)
+// without fmt's reflection: every executed call takes one.
+func resultID(ms, suffix uint64) string {
+	var b [4 + 15 + 20]byte
+	copy(b[:], "res-")
+	putDigits(b[4:19], ms%1e15)
+	putDigits(b[19:], suffix)
+	return string(b[:])
+}
+
+// putDigits writes n in decimal into b, right-aligned and zero-padded.
+// n must have no more digits than b holds.
+func putDigits(b []byte, n uint64) {
+	for i := len(b) - 1; i >= 0; i-- {
+		b[i] = byte('0' + n%10)
+		n /= 10
+	}
 }
 
 func cryptoUint64() uint64 {

@@ -414,6 +414,12 @@ func firstThreshold(ctx context.Context, db Querier, k *keySQL, rel string, lo, 
 	if until.IsZero() {
 		return "", nil
 	}
+	// With EdgesNearest the stored hours may end after the window, and
+	// keys of rows past its end could set a bound below the window's own
+	// first-th key: read the window's rows only.
+	if end := k.r.req.End.UTC(); until.After(end) {
+		until = end
+	}
 	ts := ident(k.r.ds.Time.Value)
 	k.args = nil
 	q := "SELECT " + k.key() + " AS k FROM " + quoteName(rel) + " WHERE " + ts + " >= " + k.at(k.r.req.Start) + " AND " + ts + " < " + k.at(until) +

@@ -240,8 +240,10 @@ func (p *Pipeline) pin(ctx context.Context) (context.Context, func()) {
 
 // sentence renders a result's sentence by code, from its tool's templates.
 func (p *Pipeline) sentence(r fact.Result) string {
-	def, _ := p.wall.Registry().Lookup(r.Tool)
-	return tool.Sentence(def, r.Args, r.Value)
+	if s, ok := p.wall.Registry().Sentence(r.Tool, r.Args, r.Value); ok {
+		return s
+	}
+	return tool.Sentence(tool.Def{}, r.Args, r.Value)
 }
 
 // Registry returns the tool registry of the pipeline's wall.

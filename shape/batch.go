@@ -34,6 +34,15 @@ type Pipeliner interface {
 type Stmt struct {
 	SQL  string
 	Args []any
+	// Generic: the query's best plan does not depend on its arguments'
+	// values (index probes of one series), so a database that caches
+	// plans may keep one for every call. PostgreSQL's own choice
+	// (plan_cache_mode auto) plans a point call's resolver query anew on
+	// every call at 10,000,000 events, its generic plan's estimate of the
+	// rows since the checkpoint (8 to 25) being above each custom plan's
+	// (1): 0.5 to 0.7 ms of backend CPU a call
+	// (bench/results/pgpoint2-generic.md).
+	Generic bool
 }
 
 // Rowset is one query's rows, read into memory.
@@ -181,7 +190,15 @@ func (s *Snapshot) executeBatched(ctx context.Context, p *plan, c Call) (res Res
 		}
 		return Result{}, false, nil
 	}
-	version := Stmt{SQL: "SELECT MAX(" + ident(SeqColumn) + ") FROM " + p.rel}
+	version := Stmt{SQL: p.versionSQL}
+	if p.tool.Shape.Value == catalog.ShapeLatestValue {
+		// A point call's statements each probe one series: one plan
+		// serves every call.
+		version.Generic = true
+		for i := range pending {
+			pending[i].Generic = true
+		}
+	}
 	sets, err := s.e.src.Pipeline.Pipeline(ctx, s.e.src.Snapshot, append([]Stmt{version}, pending...))
 	if err != nil {
 		return Result{}, false, fmt.Errorf("execute %s: %w", p.tool.Name.Value, err)

@@ -258,15 +258,22 @@ func deriveStructures(ctx context.Context, tx *sql.Tx, ds *catalog.Dataset, tabl
 	if !ok {
 		base = table
 	}
+	onDuck, err := isDuckDBTx(ctx, tx)
+	if err != nil {
+		return fmt.Errorf("derive %s: %w", table, err)
+	}
 	indexCheckpoints := func() error {
-		return exec("index checkpoints", "CREATE INDEX "+ident(base+cpSuffix+"_idx")+" ON "+cpRel+" (_cp, "+strings.Join(series, ", ")+")")
-	}
-	duck := false
-	if o == nil || !o.Reference {
-		if duck, err = isDuckDBTx(ctx, tx); err != nil {
-			return fmt.Errorf("derive %s: %w", table, err)
+		q := "CREATE INDEX " + ident(base+cpSuffix+"_idx") + " ON " + cpRel + " (_cp, " + strings.Join(series, ", ") + ")"
+		if !onDuck {
+			// The index carries _valid_to (PostgreSQL 11's INCLUDE;
+			// DuckDB has none), so that the resolver counts a
+			// checkpoint's live rows from the index alone, without a
+			// heap visit per series (resolveLive).
+			q += " INCLUDE (" + ident(ValidToColumn) + ")"
 		}
+		return exec("index checkpoints", q)
 	}
+	duck := onDuck && (o == nil || !o.Reference)
 	if duck {
 		// One sort of every row, then set-based (buildCheckpoints); the
 		// index after the rows, built once.
@@ -637,9 +644,20 @@ func (p *plan) candidates(q *query, cpID int64, cpTS, ts string, filter func(ali
 // checkpoint's rows (one per series) and the rows since it, selecting
 // cols, each restricted by f.
 func (p *plan) candidateSides(q *query, cpID int64, cpTS, ts, cols string, f func(alias string) string) (cp, since string) {
-	return "SELECT " + cols + " FROM " + p.cpRel + " c WHERE c._cp = " + q.param(cpID) + f("c"),
-		"SELECT " + cols + " FROM " + p.rel + " r WHERE r." + p.time + " > CAST(" + q.param(cpTS) +
-			" AS TIMESTAMP) AND r." + p.time + " <= " + ts + f("r")
+	cpAt := q.param(cpID)
+	fc := f("c")
+	cpTSAt := q.param(cpTS)
+	return p.candidateSidesText(cpAt, cpTSAt, ts, cols, fc, f("r"))
+}
+
+// candidateSidesText renders candidateSides with its placeholders bound
+// apart: cpAt the checkpoint's number, cpTSAt its time, ts the instant;
+// fc and fr restrict the checkpoint's rows (alias c) and those since
+// (alias r).
+func (p *plan) candidateSidesText(cpAt, cpTSAt, ts, cols, fc, fr string) (cp, since string) {
+	return "SELECT " + cols + " FROM " + p.cpRel + " c WHERE c._cp = " + cpAt + fc,
+		"SELECT " + cols + " FROM " + p.rel + " r WHERE r." + p.time + " > CAST(" + cpTSAt +
+			" AS TIMESTAMP) AND r." + p.time + " <= " + ts + fr
 }
 
 // isDuckDBTx reports whether tx is a DuckDB transaction: DuckDB's

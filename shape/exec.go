@@ -141,40 +141,57 @@ func (s *Snapshot) execLatest(ctx context.Context, p *plan, c Call) (fact.Value,
 	if err != nil {
 		return fact.Value{}, nil, err
 	}
-	q := &query{}
-	seriesFilter := func(alias string) string {
-		var w []string
-		for i, e := range p.series {
-			w = append(w, col(alias, e.Column.Value)+" = "+q.param(vals[i]))
-		}
-		return strings.Join(w, " AND ")
-	}
-	from, where := p.rel+" x", ""
+	// The arguments are bound in the order the text names them, so that
+	// the text is kept per plan and scope shape (Engine.text).
+	q := &query{args: make([]any, 0, 8)} // a point call binds about five
+	var asOfAt, cpAt, cpTSAt, seriesAt, sinceAt int
 	if p.derived {
 		cpID, cpTS, err := s.checkpoint(ctx, p, asOf)
 		if err != nil {
 			return fact.Value{}, nil, err
 		}
-		// The rows since the checkpoint are cut to their latest in the
-		// side's own ORDER BY ... LIMIT 1: a descending probe of the
-		// (series, time, key) index that reads one row, where sorting the
-		// union would read every row of the series since the checkpoint
-		// (at 10M events on PostgreSQL, a hundred heap pages a call).
-		cols := p.colList
-		cp, since := p.candidateSides(q, cpID, cpTS, q.instant(asOf), cols, func(alias string) string { return " AND " + seriesFilter(alias) })
-		since = "SELECT * FROM (" + since + " ORDER BY r." + p.time + " DESC, r." + p.key + " DESC LIMIT 1) s"
-		from, where = "("+cp+" UNION ALL "+since+") x", "1 = 1"
+		asOfAt, cpAt = q.bind(sqlInstant(asOf)), q.bind(cpID)
+		seriesAt = q.bindAll(vals)
+		cpTSAt = q.bind(cpTS)
+		sinceAt = q.bindAll(vals)
 	} else {
-		where = seriesFilter("x") + " AND " + col("x", p.ds.Time.Value) + " <= " + q.instant(asOf)
+		seriesAt = q.bindAll(vals)
+		asOfAt = q.bind(sqlInstant(asOf))
 	}
-	inner := "SELECT CAST(" + col("x", p.ds.Key.Value) + " AS VARCHAR) AS k, " +
-		col("x", p.attr.Column.Value) + " AS v"
-	if p.scope != nil {
-		inner += ", " + col("x", p.scope.Column.Value) + " AS " + ident(p.scope.Column.Value)
-	}
-	inner += " FROM " + from + " WHERE " + where +
-		" ORDER BY " + col("x", p.ds.Time.Value) + " DESC, " + col("x", p.ds.Key.Value) + " DESC LIMIT 1"
-	sqlText := "SELECT y.k, y.v FROM (" + inner + ") y WHERE 1 = 1" + p.scopeSQL(q, "y", c.Scope)
+	sb := p.scopeBind(q, c.Scope)
+	sqlText := s.e.text(textKey{p: p, form: formExecLatest, scope: sb.n}, func() string {
+		seriesFilter := func(alias string, first int) string {
+			w := make([]string, len(p.series))
+			for i, e := range p.series {
+				w[i] = col(alias, e.Column.Value) + " = " + placeholder(first+i)
+			}
+			return strings.Join(w, " AND ")
+		}
+		ts := instantText(asOfAt)
+		from, where := p.rel+" x", ""
+		if p.derived {
+			// The rows since the checkpoint are cut to their latest in
+			// the side's own ORDER BY ... LIMIT 1: a descending probe of
+			// the (series, time, key) index that reads one row, where
+			// sorting the union would read every row of the series since
+			// the checkpoint (at 10M events on PostgreSQL, a hundred heap
+			// pages a call).
+			cp, since := p.candidateSidesText(placeholder(cpAt), placeholder(cpTSAt), ts, p.colList,
+				" AND "+seriesFilter("c", seriesAt), " AND "+seriesFilter("r", sinceAt))
+			since = "SELECT * FROM (" + since + " ORDER BY r." + p.time + " DESC, r." + p.key + " DESC LIMIT 1) s"
+			from, where = "("+cp+" UNION ALL "+since+") x", "1 = 1"
+		} else {
+			where = seriesFilter("x", seriesAt) + " AND " + col("x", p.ds.Time.Value) + " <= " + ts
+		}
+		inner := "SELECT CAST(" + col("x", p.ds.Key.Value) + " AS VARCHAR) AS k, " +
+			col("x", p.attr.Column.Value) + " AS v"
+		if p.scope != nil {
+			inner += ", " + col("x", p.scope.Column.Value) + " AS " + ident(p.scope.Column.Value)
+		}
+		inner += " FROM " + from + " WHERE " + where +
+			" ORDER BY " + col("x", p.ds.Time.Value) + " DESC, " + col("x", p.ds.Key.Value) + " DESC LIMIT 1"
+		return "SELECT y.k, y.v FROM (" + inner + ") y WHERE 1 = 1" + p.scopeText("y", sb)
+	})
 	v := fact.NoObservation(attrKind(p.attr))
 	var keys []string
 	var k sql.NullString
@@ -193,6 +210,9 @@ func (s *Snapshot) execLatest(ctx context.Context, p *plan, c Call) (fact.Value,
 		keys = append(keys, k.String)
 		return nil
 	})
+	if errors.Is(err, errPending) {
+		return fact.Value{}, nil, err // collected: nothing to report
+	}
 	if err != nil {
 		return fact.Value{}, nil, fmt.Errorf("execute %s: %w", p.tool.Name.Value, err)
 	}

@@ -177,6 +177,10 @@ type Engine struct {
 	plans   map[string]*plan
 	maxKeys int
 	latest  string // LatestWindow or LatestAggregate
+	// countLive: a store-wide re-derivation counts the live rows apart
+	// from the rows it returns (resolveLive), on any database but DuckDB,
+	// which answers the one-window form in less time (bench/results/pgwide.md).
+	countLive bool
 	// validTo maps a derived dataset's name to ValidToColumn (for
 	// metric.Options).
 	validTo           map[string]string
@@ -205,6 +209,8 @@ type Engine struct {
 	cps map[string]*checkpoints // by checkpoint index relation
 
 	mems map[string]*memData // datasets held in memory, by name
+
+	texts texts // formulations' SQL texts (text)
 
 	stmtMu      sync.Mutex
 	stmts       map[string]*sql.Stmt // prepared, by SQL text (see stmt)
@@ -256,6 +262,7 @@ func New(ctx context.Context, cat *catalog.Catalog, src Source, o *Options) (*En
 	}
 	e.latest = Auto(src.DB)
 	e.prepare = isDuckDB(src.DB)
+	e.countLive = !e.prepare
 	if o != nil && o.Latest != "" {
 		if o.Latest != LatestWindow && o.Latest != LatestAggregate {
 			return nil, errors.New("new shape engine: Latest is neither window nor aggregate")
@@ -610,11 +617,13 @@ type plan struct {
 	time string // quoted time column
 	// colList is dataColumns joined by commas, rendered once.
 	colList string
-	series  []*catalog.Entity
-	attr    *catalog.Attribute // latest_value
-	entity  *catalog.Entity    // counted or listed
-	at      *catalog.Entity    // fixed entity
-	scope   *catalog.Entity    // the scope entity's column in this dataset
+	// versionSQL reads the data version of rel, rendered once.
+	versionSQL string
+	series     []*catalog.Entity
+	attr       *catalog.Attribute // latest_value
+	entity     *catalog.Entity    // counted or listed
+	at         *catalog.Entity    // fixed entity
+	scope      *catalog.Entity    // the scope entity's column in this dataset
 	// derived: read through the derived structures named below.
 	derived                  bool
 	cpRel, cpiRel, censusRel string
@@ -634,14 +643,15 @@ func compile(cat *catalog.Catalog, t *catalog.Tool, src Source) (*plan, error) {
 		return nil, errors.New("dataset is not declared")
 	}
 	p := &plan{
-		tool:    t,
-		ds:      ds,
-		rel:     relation(ds, src),
-		key:     ident(ds.Key.Value),
-		time:    ident(ds.Time.Value),
-		colList: strings.Join(dataColumns(ds), ", "),
-		series:  ds.SeriesEntities(),
-		scope:   ds.Entity(cat.ScopeEntity.Value),
+		tool:       t,
+		ds:         ds,
+		rel:        relation(ds, src),
+		key:        ident(ds.Key.Value),
+		time:       ident(ds.Time.Value),
+		colList:    strings.Join(dataColumns(ds), ", "),
+		versionSQL: "SELECT MAX(" + ident(SeqColumn) + ") FROM " + relation(ds, src),
+		series:     ds.SeriesEntities(),
+		scope:      ds.Entity(cat.ScopeEntity.Value),
 	}
 	if len(p.series) == 0 || len(p.series) != len(ds.Series) {
 		return nil, errors.New("dataset declares no series")

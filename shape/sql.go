@@ -21,12 +21,54 @@ type query struct {
 // param binds v and returns its placeholder.
 func (q *query) param(v any) string {
 	q.args = append(q.args, v)
-	return "$" + strconv.Itoa(len(q.args))
+	return placeholder(len(q.args))
+}
+
+// bind binds v and returns its placeholder's number, for a text rendered
+// apart (Engine.text).
+func (q *query) bind(v any) int {
+	q.args = append(q.args, v)
+	return len(q.args)
+}
+
+// bindAll binds vs in order and returns the first one's placeholder
+// number.
+func (q *query) bindAll(vs []string) int {
+	first := len(q.args) + 1
+	for _, v := range vs {
+		q.args = append(q.args, v)
+	}
+	return first
+}
+
+// instantText renders the placeholder number n as a TIMESTAMP, as
+// instant does.
+func instantText(n int) string { return "CAST(" + placeholder(n) + " AS TIMESTAMP)" }
+
+// sqlInstant is t in the form instant binds.
+func sqlInstant(t time.Time) string { return t.UTC().Format(sqlTime) }
+
+// placeholders are the first placeholders, made once: a call binds a few
+// arguments, and each would otherwise be a string of its own.
+var placeholders = func() [64]string {
+	var out [64]string
+	for i := range out {
+		out[i] = "$" + strconv.Itoa(i)
+	}
+	return out
+}()
+
+// placeholder is the n-th positional placeholder, $n.
+func placeholder(n int) string {
+	if n < len(placeholders) {
+		return placeholders[n]
+	}
+	return "$" + strconv.Itoa(n)
 }
 
 // instant binds a time as a TIMESTAMP (UTC, no time zone).
 func (q *query) instant(t time.Time) string {
-	return "CAST(" + q.param(t.UTC().Format(sqlTime)) + " AS TIMESTAMP)"
+	return instantText(q.bind(sqlInstant(t)))
 }
 
 // list binds vs and returns "($1, $2)".
@@ -92,13 +134,48 @@ func (p *plan) predicate(q *query, alias string, pr *catalog.Predicate) (string,
 // scopeSQL restricts rows aliased alias to the caller's scope: "" for
 // everything, a predicate otherwise.
 func (p *plan) scopeSQL(q *query, alias string, s Scope) string {
+	return p.scopeText(alias, p.scopeBind(q, s))
+}
+
+// scopeBound is a scope's values bound in a query: the shape of its text
+// (scopeAll, scopeNone, or the number of values) and the number of the
+// first value's placeholder.
+type scopeBound struct{ n, first int }
+
+const (
+	scopeAll  = -1 // no restriction
+	scopeNone = 0  // nothing is in scope
+)
+
+// scopeBind binds the values of a scope that allows some, for scopeText.
+func (p *plan) scopeBind(q *query, s Scope) scopeBound {
 	switch {
 	case s.IsAll():
-		return ""
+		return scopeBound{n: scopeAll}
 	case p.scope == nil || len(s.values) == 0:
+		return scopeBound{n: scopeNone}
+	}
+	b := scopeBound{n: len(s.values), first: len(q.args) + 1}
+	for _, v := range s.values {
+		q.args = append(q.args, v)
+	}
+	return b
+}
+
+// scopeText renders the restriction of a bound scope on rows aliased
+// alias.
+func (p *plan) scopeText(alias string, b scopeBound) string {
+	switch b.n {
+	case scopeAll:
+		return ""
+	case scopeNone:
 		return " AND 1 = 0"
 	}
-	return " AND " + col(alias, p.scope.Column.Value) + " IN " + q.list(s.values)
+	ph := make([]string, b.n)
+	for i := range ph {
+		ph[i] = placeholder(b.first + i)
+	}
+	return " AND " + col(alias, p.scope.Column.Value) + " IN (" + strings.Join(ph, ", ") + ")"
 }
 
 // seriesArgs returns the series' columns with the call's value for each.

@@ -18,6 +18,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/provenant/provenant/fact"
@@ -189,6 +190,9 @@ type Registry struct {
 	// prompts and their parsed texts, by name (WithPrompts).
 	prompts   []Prompt
 	templates map[string]*phrase.Template
+	// answers are the answer templates Sentence parsed, by their text
+	// (shared by the registry's copies: a text parses alike in each).
+	answers *sync.Map
 }
 
 // ErrInvalidRegistry is matched (with errors.Is) by every error of
@@ -207,7 +211,7 @@ func NewRegistry(defs []Def, scopeEntity string) (*Registry, error) {
 	if scopeEntity == "" {
 		return nil, fmt.Errorf("%w: scope entity is empty", ErrInvalidRegistry)
 	}
-	r := &Registry{scope: scopeEntity, patterns: map[string]*regexp.Regexp{}}
+	r := &Registry{scope: scopeEntity, patterns: map[string]*regexp.Regexp{}, answers: &sync.Map{}}
 	for i, d := range defs {
 		if err := r.check(d); err != nil {
 			return nil, fmt.Errorf("%w: tools[%d]: %w", ErrInvalidRegistry, i, err)
@@ -430,6 +434,33 @@ func (r *Registry) Lookup(name string) (Def, bool) {
 		}
 	}
 	return Def{}, false
+}
+
+// Sentence renders a value of the registered tool name as Sentence
+// does, without Lookup's copy of the definition (each call's answer
+// renders one); ok is false for a tool that is not registered.
+func (r *Registry) Sentence(name string, args map[string]string, v fact.Value) (s string, ok bool) {
+	d, ok := r.lookup(name)
+	if !ok {
+		return "", false
+	}
+	return sentence(d, args, v, r.answerTemplate), true
+}
+
+// answerTemplate parses an answer template once: a tool's templates are
+// few, and each call's sentence would otherwise parse one.
+func (r *Registry) answerTemplate(src string) (*phrase.Template, error) {
+	if r.answers == nil {
+		return phrase.ParseTemplate(src)
+	}
+	if t, ok := r.answers.Load(src); ok {
+		return t.(*phrase.Template), nil
+	}
+	t, err := phrase.ParseTemplate(src)
+	if err == nil {
+		r.answers.Store(src, t)
+	}
+	return t, err
 }
 
 // lookup is Lookup without the copy, for the wall's hot path.

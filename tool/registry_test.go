@@ -167,3 +167,37 @@ func TestPatternHint(t *testing.T) {
 		})
 	}
 }
+
+// TestRegistry_Sentence: the registry renders a registered tool's value
+// as Sentence does over the tool's definition (its templates, its unit),
+// and reports a tool it does not hold.
+func TestRegistry_Sentence(t *testing.T) {
+	reg := warehouse(t)
+	args := map[string]string{"zone_id": "z-01", "device_id": "dv-0001", "status": "OK", "as_of": "2026-01-05T00:00:00Z"}
+	tests := []struct {
+		name   string
+		tool   string
+		v      fact.Value
+		wantOK bool
+	}{
+		{"number", "get_battery", fact.Value{Kind: fact.KindNumber, Num: 87.5, Unit: "percent", Observed: true}, true},
+		{"nothing observed", "get_battery", fact.NoObservation(fact.KindNumber), true},
+		{"list", "list_devices_in_status", fact.Value{Kind: fact.KindEntityList, IDs: []string{"dv-0001", "dv-0002"}, Count: 2}, true},
+		{"not registered", "get_price", fact.Value{Kind: fact.KindInteger, Int: 5, Observed: true}, false},
+	}
+	for _, tt := range append(tests, tests...) { // the second time from parsed templates
+		t.Run(tt.name, func(t *testing.T) {
+			got, ok := reg.Sentence(tt.tool, args, tt.v)
+			if ok != tt.wantOK {
+				t.Fatalf("Sentence ok = %v, want %v", ok, tt.wantOK)
+			}
+			if !ok {
+				return
+			}
+			def, _ := reg.Lookup(tt.tool)
+			if want := tool.Sentence(def, args, tt.v); got != want || got == "" {
+				t.Errorf("Sentence = %q, want %q", got, want)
+			}
+		})
+	}
+}

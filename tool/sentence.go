@@ -18,6 +18,11 @@ import (
 // direct call gets, and the one that replaces a model's sentence the
 // grounding check refused.
 func Sentence(d Def, args map[string]string, v fact.Value) string {
+	return sentence(d, args, v, phrase.ParseTemplate)
+}
+
+// sentence is Sentence with the templates parsed by parse.
+func sentence(d Def, args map[string]string, v fact.Value, parse func(string) (*phrase.Template, error)) string {
 	if v.Kind == fact.KindTable && slices.ContainsFunc(d.Params, func(p Param) bool { return p.Kind == Statement }) {
 		return StatementSentence(v.Table)
 	}
@@ -31,7 +36,7 @@ func Sentence(d Def, args map[string]string, v fact.Value) string {
 	if src == "" {
 		src = defaultTemplate(d, v)
 	}
-	t, err := phrase.ParseTemplate(src)
+	t, err := parse(src)
 	if err != nil {
 		// NewRegistry refuses a template that does not parse.
 		return "The answer is not available as a sentence."

@@ -250,3 +250,78 @@ func (liftedFloors) KeyFloors(ctx context.Context, db metric.Querier, read func(
 	}
 	return f, nil
 }
+
+// RunRollupKeysPastEnd checks one case RunRollupKeys found by chance: with
+// EdgesNearest a window of at least two hours ending 40 minutes into an hour is summed from the
+// stored hours up to the next hour, less the rows past its end; a row
+// past the end whose key is the least of all must not bound the first
+// keys (RollupKeys once listed two of the window's three least keys).
+func RunRollupKeysPastEnd(t *testing.T, b Backend) {
+	ctx := t.Context()
+	cat := LoadCatalog(t, "retail.yaml")
+	db := b.Open(t)
+	sm := cat.SemanticModels[0]
+	ds := cat.Dataset(sm.Dataset.Value)
+	row := func(key string, at time.Duration) genRow {
+		r := genRow{key: key, at: base.Add(at), vals: map[string]any{}}
+		for _, e := range ds.Entities {
+			r.vals[e.Column.Value] = pools[e.Name.Value][0]
+		}
+		for _, a := range ds.Attributes {
+			switch {
+			case a.Enumerated():
+				r.vals[a.Column.Value] = a.Values[0].Value
+			case a.Type.Value == "integer":
+				r.vals[a.Column.Value] = int64(1)
+			default:
+				r.vals[a.Column.Value] = 1.5
+			}
+		}
+		return r
+	}
+	rows := []genRow{
+		row("k-0002", 10*time.Minute),
+		row("k-0003", 70*time.Minute),
+		row("k-0004", 140*time.Minute),
+		row("k-0001", 170*time.Minute), // past the window's end, in its last hour: the least key of all
+	}
+	const rel = "rkpe"
+	if err := loadRows(ctx, db, ds, rel, rows); err != nil {
+		t.Fatal(err)
+	}
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback()
+	if err := shape.DeriveRollupKeys(ctx, tx, ds, rel); err != nil {
+		t.Fatal(err)
+	}
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	// scan_count by nothing: no reference table is read.
+	req := metric.Request{Metric: "scan_count", Scope: metric.All(), Start: base, End: base.Add(160 * time.Minute)}
+	opts := &metric.Options{
+		Relations: map[string]string{ds.Name.Value: rel}, References: map[string]string{},
+		ValidTo: map[string]string{ds.Name.Value: ValidTo},
+		Rollups: map[string]metric.Rollup{ds.Name.Value: {Relation: rel + shape.RollupKeysSuffix, Groups: shape.RollupGroups(ds)}},
+	}
+	re, err := metric.RederiveSQL(ctx, db, cat, req, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"k-0002", "k-0003", "k-0004"}
+	if !slices.Equal(re.Keys, want) {
+		t.Fatalf("the window's keys are %v, want %v", re.Keys, want)
+	}
+	for _, edges := range []metric.Edges{metric.EdgesAdd, metric.EdgesNearest} {
+		sum, err := metric.RollupKeys(ctx, db, cat, req, opts, 3, edges)
+		if err != nil {
+			t.Fatalf("edges %d: %v", edges, err)
+		}
+		if sum.Count != 3 || !slices.Equal(sum.First, want) {
+			t.Errorf("edges %d: count %d, first %v; want 3, %v", edges, sum.Count, sum.First, want)
+		}
+	}
+}

@@ -43,3 +43,7 @@ func TestMetricRollupKeys(t *testing.T) { metrictest.RunRollupKeys(t, duckMetric
 // for byte, RederiveValues equals RederiveSQL, and an altered rollup is
 // caught by the spot check and rebuilt by the next import.
 func TestMetricRollupValues(t *testing.T) { metrictest.RunRollupValues(t, duckMetrics) }
+
+// TestMetricRollupKeys_PastEnd: on DuckDB, a row past a window's end
+// does not bound its first keys (metrictest.RunRollupKeysPastEnd).
+func TestMetricRollupKeys_PastEnd(t *testing.T) { metrictest.RunRollupKeysPastEnd(t, duckMetrics) }

@@ -50,3 +50,7 @@ func TestMetricEdges(t *testing.T) { metrictest.RunEdges(t, pgMetrics) }
 // ends at the start; a window starting between rows) give the
 // hand-computed values.
 func TestMetricEdgeCases(t *testing.T) { metrictest.RunEdgeCases(t, pgMetrics) }
+
+// TestMetricRollupKeys_PastEnd: on PostgreSQL, a row past a window's end
+// does not bound its first keys (metrictest.RunRollupKeysPastEnd).
+func TestMetricRollupKeys_PastEnd(t *testing.T) { metrictest.RunRollupKeysPastEnd(t, pgMetrics) }

@@ -10,9 +10,11 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgtype"
 	"github.com/jackc/pgx/v5/stdlib"
 
@@ -44,6 +46,13 @@ var _ shape.Pipeliner = (*Pipeliner)(nil)
 type Pipeliner struct {
 	db   *sql.DB
 	gate *gate // nil: no bound
+	// generic is the statement that makes a point call's statements use
+	// their generic plans (genericPlans); noGeneric is set once the
+	// database has refused it as an unknown setting (an engine of the
+	// PostgreSQL wire without plan_cache_mode: PostgreSQL before 12,
+	// CockroachDB before 23.2), after which it is not sent.
+	generic   string
+	noGeneric atomic.Bool
 }
 
 // PipelinerOptions are NewPipeliner's options; nil means the defaults.
@@ -66,7 +75,7 @@ func NewPipeliner(db *sql.DB, o *PipelinerOptions) *Pipeliner {
 	if o != nil && o.MaxInFlight != 0 {
 		n = o.MaxInFlight
 	}
-	p := &Pipeliner{db: db}
+	p := &Pipeliner{db: db, generic: genericPlans}
 	if n > 0 {
 		p.gate = newGate(n)
 	}
@@ -77,6 +86,27 @@ func NewPipeliner(db *sql.DB, o *PipelinerOptions) *Pipeliner {
 // (nil: PostgreSQL's default isolation, read-write) and returns their
 // rows.
 func (p *Pipeliner) Pipeline(ctx context.Context, opts *sql.TxOptions, queries []shape.Stmt) ([]shape.Rowset, error) {
+	generic := !p.noGeneric.Load() && slices.ContainsFunc(queries, func(q shape.Stmt) bool { return q.Generic })
+	out, err := p.pipeline(ctx, opts, queries, generic)
+	if generic && isUnknownSetting(err) {
+		// The database has no plan_cache_mode: its own plans, from now on.
+		p.noGeneric.Store(true)
+		out, err = p.pipeline(ctx, opts, queries, false)
+	}
+	return out, err
+}
+
+// isUnknownSetting reports whether err is the database's refusal of a
+// setting it does not have (SQLSTATE 42704, undefined_object:
+// "unrecognized configuration parameter", on PostgreSQL and CockroachDB).
+func isUnknownSetting(err error) bool {
+	var pe *pgconn.PgError
+	return errors.As(err, &pe) && pe.Code == "42704"
+}
+
+// pipeline is Pipeline, with generic plans for its statements when
+// generic.
+func (p *Pipeliner) pipeline(ctx context.Context, opts *sql.TxOptions, queries []shape.Stmt, generic bool) ([]shape.Rowset, error) {
 	begin, err := beginSQL(opts)
 	if err != nil {
 		return nil, err
@@ -101,11 +131,19 @@ func (p *Pipeliner) Pipeline(ctx context.Context, opts *sql.TxOptions, queries [
 		c := sc.Conn()
 		b := &pgx.Batch{}
 		b.Queue(begin)
+		pre := 1
+		if generic {
+			// The transaction's statements keep one plan each on the
+			// connection (shape.Stmt.Generic), instead of PostgreSQL's
+			// choice, which can plan one anew on every call.
+			b.Queue(p.generic)
+			pre++
+		}
 		for _, q := range queries {
 			b.Queue(q.SQL, q.Args...)
 		}
 		b.Queue("COMMIT")
-		out, err = readBatch(c.SendBatch(ctx, b), c.TypeMap(), len(queries))
+		out, err = readBatch(c.SendBatch(ctx, b), c.TypeMap(), pre, len(queries))
 		if err != nil && !c.IsClosed() && c.PgConn().TxStatus() != 'I' {
 			// A failed query leaves the transaction open and aborted:
 			// end it before the connection goes back to the pool.
@@ -126,15 +164,22 @@ func (p *Pipeliner) Pipeline(ctx context.Context, opts *sql.TxOptions, queries [
 // rollbackTimeout bounds the ROLLBACK after a failed pipeline.
 const rollbackTimeout = 5 * time.Second
 
-// readBatch reads a batch of BEGIN, n queries and COMMIT.
-func readBatch(br pgx.BatchResults, m *pgtype.Map, n int) (_ []shape.Rowset, err error) {
+// genericPlans makes the statements after it in its transaction use
+// their generic plans (SET LOCAL: until COMMIT).
+const genericPlans = "SET LOCAL plan_cache_mode = force_generic_plan"
+
+// readBatch reads a batch of pre statements (BEGIN and the settings
+// after it), n queries and COMMIT.
+func readBatch(br pgx.BatchResults, m *pgtype.Map, pre, n int) (_ []shape.Rowset, err error) {
 	defer func() {
 		if cerr := br.Close(); err == nil {
 			err = cerr
 		}
 	}()
-	if _, err := br.Exec(); err != nil {
-		return nil, fmt.Errorf("begin: %w", err)
+	for range pre {
+		if _, err := br.Exec(); err != nil {
+			return nil, fmt.Errorf("begin: %w", err)
+		}
 	}
 	out := make([]shape.Rowset, n)
 	for i := range n {

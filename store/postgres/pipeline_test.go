@@ -378,3 +378,111 @@ func cpuTime() time.Duration {
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
+
+// TestPipeline_PointCallsGenericPlans: a pipelined point call's
+// statements run on their generic plans from the first call
+// (shape.Stmt.Generic: SET LOCAL plan_cache_mode in the call's
+// transaction), where PostgreSQL's own choice plans each of the first five
+// executions anew, and at 10,000,000 events the resolver's on every call;
+// a window's statements keep PostgreSQL's choice. One connection, so that
+// its prepared statements (pgx's cache) show every execution.
+func TestPipeline_PointCallsGenericPlans(t *testing.T) {
+	db := demoDB(t, &counter{}, 2_000)
+	db.SetMaxOpenConns(1)
+	cat := ingesttest.WarehouseCatalog(t)
+	opts := &sql.TxOptions{Isolation: sql.LevelRepeatableRead, ReadOnly: true}
+	eng, err := shape.New(t.Context(), cat, shape.Source{DB: db, Snapshot: opts, Pipeline: postgres.NewPipeliner(db, nil)}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer eng.Close()
+	call := func(c shape.Call) {
+		t.Helper()
+		snap, err := eng.Begin(t.Context())
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer snap.Close()
+		r, err := snap.Execute(t.Context(), c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if v, err := snap.Resolve(t.Context(), c, r); err != nil || !v.OK() {
+			t.Fatalf("verdict %+v, %v", v, err)
+		}
+	}
+	plans := func(like string) (custom, generic int64) {
+		t.Helper()
+		q := `SELECT COALESCE(SUM(custom_plans), 0), COALESCE(SUM(generic_plans), 0) FROM pg_prepared_statements WHERE statement LIKE $1`
+		if err := db.QueryRowContext(t.Context(), q, like).Scan(&custom, &generic); err != nil {
+			t.Fatal(err)
+		}
+		return custom, generic
+	}
+	// The first call reads the checkpoint index, in a transaction of its
+	// own; the calls measured are pipelined.
+	call(shape.Call{Tool: "get_device_status", Args: map[string]string{"device_id": "dev-0001", "as_of": asOf}, Scope: shape.All()})
+	const calls = 8
+	for i := range calls {
+		call(shape.Call{Tool: "get_temperature", Args: map[string]string{"device_id": fmt.Sprintf("dev-%04d", i+1), "as_of": asOf}, Scope: shape.All()})
+	}
+	for range calls {
+		call(shape.Call{Tool: "count_status_events_in_window", Args: map[string]string{"zone_id": "zone-01", "status": "RUNNING", "start": "2026-01-06T08:00:00Z", "end": "2026-01-06T10:00:00Z"}, Scope: shape.All()})
+	}
+	tests := []struct {
+		name, like  string
+		wantCustom  bool
+		minExecuted int64
+	}{
+		{"point: the executor's query", `%"temperature_c" AS v%`, false, calls},
+		{"point: the resolver's query", `%"temperature_c" AS _o%`, false, calls},
+		{"window", `%"status_events" x WHERE x."zone_id"%`, true, calls},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			custom, generic := plans(tt.like)
+			if custom+generic < tt.minExecuted {
+				t.Fatalf("%d executions of statements like %s, want at least %d (the test does not test what it names)", custom+generic, tt.like, tt.minExecuted)
+			}
+			if got := custom > 0; got != tt.wantCustom {
+				t.Errorf("custom plans %d, generic %d: custom planned = %v, want %v", custom, generic, got, tt.wantCustom)
+			}
+		})
+	}
+}
+
+// TestPipeline_NoPlanCacheMode: on a database that refuses the generic
+// plans' setting as unknown (an engine of the PostgreSQL wire without
+// plan_cache_mode, played here by a setting PostgreSQL does not have),
+// point calls are still answered, on the database's own plans, and the
+// setting is not sent again.
+func TestPipeline_NoPlanCacheMode(t *testing.T) {
+	db := demoDB(t, &counter{}, 2_000)
+	cat := ingesttest.WarehouseCatalog(t)
+	opts := &sql.TxOptions{Isolation: sql.LevelRepeatableRead, ReadOnly: true}
+	pl := postgres.NewPipeliner(db, nil)
+	postgres.SetGenericStatement(pl, "SET LOCAL provenant_no_such_setting = on")
+	eng, err := shape.New(t.Context(), cat, shape.Source{DB: db, Snapshot: opts, Pipeline: pl}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer eng.Close()
+	for i := range 3 {
+		c := shape.Call{Tool: "get_temperature", Args: map[string]string{"device_id": fmt.Sprintf("dev-%04d", i+1), "as_of": asOf}, Scope: shape.All()}
+		snap, err := eng.Begin(t.Context())
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := snap.Execute(t.Context(), c)
+		if err != nil {
+			t.Fatalf("call %d: %v", i, err)
+		}
+		if v, err := snap.Resolve(t.Context(), c, r); err != nil || !v.OK() {
+			t.Fatalf("call %d: verdict %+v, %v", i, v, err)
+		}
+		snap.Close()
+	}
+	if !postgres.GenericPlansOff(pl) {
+		t.Error("generic plans still on after the database refused the setting")
+	}
+}
