@@ -45,10 +45,43 @@ type Stmt struct {
 	Generic bool
 }
 
-// Rowset is one query's rows, read into memory: each value as a
-// database/sql driver gives it (int64, float64, bool, []byte, string,
-// time.Time or nil).
-type Rowset [][]any
+// Rowset is one query's rows, read into memory.
+type Rowset interface {
+	// Len is the number of rows.
+	Len() int
+	// Scan stores the values of row i (0 <= i < Len) in dest, one
+	// destination per column, as *sql.Rows's Scan does for the
+	// destinations the formulations use: *sql.NullString,
+	// *sql.NullInt64, *sql.NullFloat64, *sql.NullTime, *string, *int64,
+	// *float64, *time.Time, any sql.Scanner and *any. The strings it
+	// stores may share memory with the Rowset's other strings (they are
+	// never changed). Not safe for concurrent use.
+	Scan(i int, dest ...any) error
+}
+
+// Values is a Rowset of values as a database/sql driver gives them
+// (int64, float64, bool, []byte, string, time.Time or nil), row by row.
+type Values [][]any
+
+// Len is the number of rows.
+func (v Values) Len() int { return len(v) }
+
+// Scan stores row i's values in dest, as database/sql would.
+func (v Values) Scan(i int, dest ...any) error {
+	if i < 0 || i >= len(v) {
+		return errors.New("scan rows: no row")
+	}
+	row := v[i]
+	if len(dest) != len(row) {
+		return fmt.Errorf("scan rows: %d destinations for %d columns", len(dest), len(row))
+	}
+	for j, d := range dest {
+		if err := assign(d, row[j]); err != nil {
+			return fmt.Errorf("scan rows: column %d: %w", j, err)
+		}
+	}
+	return nil
+}
 
 // errPending ends a formulation at its first query while a pipeline's
 // queries are collected (Snapshot.executeBatched); the query is recorded.
@@ -170,11 +203,11 @@ func (s *Snapshot) executeBatched(ctx context.Context, p *plan, c Call) (res Res
 	if err != nil {
 		return Result{}, false, fmt.Errorf("execute %s: %w", p.tool.Name.Value, err)
 	}
-	if len(sets) != 3 || len(sets[0]) != 1 || len(sets[0][0]) != 1 {
+	if len(sets) != 3 || sets[0].Len() != 1 {
 		return Result{}, false, fmt.Errorf("execute %s: pipeline returned %d results", p.tool.Name.Value, len(sets))
 	}
 	var seq sql.NullInt64
-	if err := seq.Scan(sets[0][0][0]); err != nil {
+	if err := sets[0].Scan(0, &seq); err != nil {
 		return Result{}, false, fmt.Errorf("read data version: %w", err)
 	}
 	v := fmt.Sprintf("seq:%d", seq.Int64)
@@ -206,7 +239,7 @@ func (s *Snapshot) query(ctx context.Context, sqlText string, args ...any) (rowR
 	s.replayedRows = 0
 	for _, r := range s.replay {
 		if r.stmt.is(sqlText, args) {
-			s.replayedRows = len(r.rows)
+			s.replayedRows = r.rows.Len()
 			return &replayRows{set: r.rows, i: -1}, nil
 		}
 	}
@@ -251,22 +284,16 @@ type replayRows struct {
 	i   int
 }
 
-func (r *replayRows) Next() bool   { r.i++; return r.i < len(r.set) }
+func (r *replayRows) Next() bool   { r.i++; return r.i < r.set.Len() }
 func (r *replayRows) Err() error   { return nil }
 func (r *replayRows) Close() error { return nil }
 
 func (r *replayRows) Scan(dest ...any) error {
-	if r.i < 0 || r.i >= len(r.set) {
+	if r.i < 0 || r.i >= r.set.Len() {
 		return errors.New("scan replayed rows: no row")
 	}
-	row := r.set[r.i]
-	if len(dest) != len(row) {
-		return fmt.Errorf("scan replayed rows: %d destinations for %d columns", len(dest), len(row))
-	}
-	for i, d := range dest {
-		if err := assign(d, row[i]); err != nil {
-			return fmt.Errorf("scan replayed rows: column %d: %w", i, err)
-		}
+	if err := r.set.Scan(r.i, dest...); err != nil {
+		return fmt.Errorf("scan replayed rows: %w", err)
 	}
 	return nil
 }
@@ -482,7 +509,7 @@ func (s *Snapshot) execWindowDigest(ctx context.Context, p *plan, dg Digester, q
 // resolveWindowDigest is resolveWindow's read with the count and digest
 // in SQL: the rows of sqlText (a rowProjection, named), the first
 // MaxKeys of them shipped, those of asserted keys kept.
-func (s *Snapshot) resolveWindowDigest(ctx context.Context, p *plan, dg Digester, q *query, sqlText string, asserted map[string]struct{}) (fact.Value, []string, map[string]row, *keySet, error) {
+func (s *Snapshot) resolveWindowDigest(ctx context.Context, p *plan, dg Digester, q *query, sqlText string, asserted map[string]struct{}) (fact.Value, []string, knownRows, *keySet, error) {
 	cols := make([]string, len(p.rowProjection("a")))
 	for i := range cols {
 		cols[i] = "_p" + strconv.Itoa(i)
@@ -514,5 +541,5 @@ func (s *Snapshot) resolveWindowDigest(ctx context.Context, p *plan, dg Digester
 		return fact.Value{}, nil, nil, nil, fmt.Errorf("resolve %s: %w", p.tool.Name.Value, err)
 	}
 	set := h.set(s, keys)
-	return fact.RowCount(int(h.n.Int64)), keys, known, &set, nil
+	return fact.RowCount(int(h.n.Int64)), keys, rowMap(known), &set, nil
 }

@@ -525,7 +525,7 @@ func (s *Snapshot) memResolve(ctx context.Context, p *plan, c Call, r Result) (V
 			addRow(known, k, memRow{p.mem, i}.row(p))
 		}
 	}
-	return s.verdict(ctx, p, c, r, v, keys, true, known)
+	return s.verdict(ctx, p, c, r, v, keys, true, rowMap(known))
 }
 
 // memResolveLatest: one pass over every row at or before as_of keeps each

@@ -47,9 +47,10 @@ func (s *Snapshot) Resolve(ctx context.Context, c Call, r Result) (Verdict, erro
 type rederived struct {
 	v    fact.Value
 	keys []string
-	// known are rows the re-derivation read, by key: an asserted key
-	// among them is judged on that row, any other is looked up.
-	known      map[string]row
+	// known are rows the re-derivation read of asserted keys: an
+	// asserted key among them is judged on that row, any other is looked
+	// up.
+	known      knownRows
 	consistent bool
 	// set, when not nil, is the re-derived key set by its count and
 	// digest (read in SQL) and first keys; keys are then those first.
@@ -65,19 +66,17 @@ func (s *Snapshot) rederive(ctx context.Context, p *plan, c Call, asserted []str
 	)
 	switch {
 	case p.derived && p.tool.Shape.Value != catalog.ShapeCountRowsInWindow:
-		d.v, d.keys, d.known, d.consistent, err = s.resolveLive(ctx, p, c)
+		var known map[string]row
+		d.v, d.keys, known, d.consistent, err = s.resolveLive(ctx, p, c)
+		d.known = rowMap(known)
 	case p.tool.Shape.Value == catalog.ShapeLatestValue:
 		d.v, d.keys, err = s.resolveLatest(ctx, p, c)
 	case p.tool.Shape.Value == catalog.ShapeCountRowsInWindow:
-		set := make(map[string]struct{}, len(asserted))
-		for _, k := range asserted {
-			set[k] = struct{}{}
-		}
-		sum, ok, serr := s.resolveWindowSummed(ctx, p, c, set)
+		sum, ok, serr := s.resolveWindowSummed(ctx, p, c, asserted)
 		if ok || serr != nil {
 			return sum, serr
 		}
-		d.v, d.keys, d.known, d.set, err = s.resolveWindow(ctx, p, c, set)
+		d.v, d.keys, d.known, d.set, err = s.resolveWindow(ctx, p, c, asserted)
 	default:
 		d.v, d.keys, err = s.resolveEntities(ctx, p, c)
 	}
@@ -86,13 +85,13 @@ func (s *Snapshot) rederive(ctx context.Context, p *plan, c Call, asserted []str
 
 // verdict compares the re-derived value and keys with r's, then judges
 // every listed key's row (known, or looked up).
-func (s *Snapshot) verdict(ctx context.Context, p *plan, c Call, r Result, v fact.Value, keys []string, consistent bool, known map[string]row) (Verdict, error) {
+func (s *Snapshot) verdict(ctx context.Context, p *plan, c Call, r Result, v fact.Value, keys []string, consistent bool, known knownRows) (Verdict, error) {
 	return s.verdictOn(ctx, p, c, r, v, s.fullSet(keys), consistent, known)
 }
 
 // verdictOn is verdict on a re-derived key set given by its count,
 // digest and first keys.
-func (s *Snapshot) verdictOn(ctx context.Context, p *plan, c Call, r Result, v fact.Value, set keySet, consistent bool, known map[string]row) (Verdict, error) {
+func (s *Snapshot) verdictOn(ctx context.Context, p *plan, c Call, r Result, v fact.Value, set keySet, consistent bool, known knownRows) (Verdict, error) {
 	verdict := Verdict{
 		ValueMatches: consistent && v.Equal(r.Value),
 		Complete:     consistent && set.n == r.Rows && set.digest == r.Digest && slices.Equal(set.listed, r.Keys),
@@ -224,13 +223,13 @@ func (s *Snapshot) resolveEntities(ctx context.Context, p *plan, c Call) (fact.V
 	return s.entityRows(ctx, p, sqlText, q.args)
 }
 
-func (s *Snapshot) resolveWindow(ctx context.Context, p *plan, c Call, asserted map[string]struct{}) (fact.Value, []string, map[string]row, *keySet, error) {
+func (s *Snapshot) resolveWindow(ctx context.Context, p *plan, c Call, asserted []string) (fact.Value, []string, knownRows, *keySet, error) {
 	start, end, atValue, pr, err := p.windowArgs(c)
 	if err != nil {
 		return fact.Value{}, nil, nil, nil, err
 	}
 	if dg := s.digester(); dg != nil {
-		return s.resolveWindowPrefixes(ctx, p, c, dg, start, end, atValue, pr, asserted)
+		return s.resolveWindowPrefixes(ctx, p, c, dg, start, end, atValue, pr, keySetOf(asserted))
 	}
 	// One read: the rows at the fixed entity meeting the condition in
 	// the whole hours that cover the window (from the start's hour to the
@@ -248,20 +247,14 @@ func (s *Snapshot) resolveWindow(ctx context.Context, p *plan, c Call, asserted 
 		col("a", p.at.Column.Value) + " = " + q.param(atValue) + " AND " + cond +
 		" AND " + col("a", p.ds.Time.Value) + " >= " + q.instant(windowFrom(start)) +
 		" AND " + col("a", p.ds.Time.Value) + " < " + q.instant(windowTo(end)) + p.scopeSQL(q, "a", c.Scope)
-	known := make(map[string]row, len(asserted))
-	// The asserted keys lie between lo and hi: a key outside is not
-	// looked up (an answer lists a window's least keys).
-	var lo, hi string
-	first := true
-	for k := range asserted {
-		if first || k < lo {
-			lo = k
-		}
-		if first || k > hi {
-			hi = k
-		}
-		first = false
-	}
+	// The rows of the asserted keys are judged as they come, and the
+	// judgement kept by the keys' position (an answer lists its keys
+	// sorted; unsorted, they are judged wrong without their rows). A
+	// window's row backs its count by being in it: the value does not
+	// enter the judgement.
+	known := newListedRows(asserted)
+	walk := keyWalk{keys: known.keys}
+	b := p.bounds(c)
 	var keys []string
 	if err := s.scanRows(ctx, p, sqlText, q.args, func(k string, sc *rowScan) {
 		if t := sc.time.UTC(); t.Before(start) || !t.Before(end) {
@@ -271,16 +264,113 @@ func (s *Snapshot) resolveWindow(ctx context.Context, p *plan, c Call, asserted 
 			keys = make([]string, 0, s.replayedRows)
 		}
 		keys = append(keys, k)
-		if first || k < lo || k > hi {
-			return
-		}
-		if _, ok := asserted[k]; ok {
-			addRow(known, k, sc.row(p))
+		if i, ok := walk.find(k); ok {
+			known.add(i, p.judgeRow(c, b, pr, row{time: sc.time, cols: p.cols, sv: sc.sv, nv: sc.nv}, fact.Value{}))
 		}
 	}); err != nil {
 		return fact.Value{}, nil, nil, nil, fmt.Errorf("resolve %s: %w", p.tool.Name.Value, err)
 	}
 	return fact.RowCount(len(keys)), keys, known, nil, nil
+}
+
+// keySetOf is the set of keys.
+func keySetOf(keys []string) map[string]struct{} {
+	set := make(map[string]struct{}, len(keys))
+	for _, k := range keys {
+		set[k] = struct{}{}
+	}
+	return set
+}
+
+// knownRows are the rows a re-derivation read of the keys an answer
+// lists.
+type knownRows interface {
+	// has reports whether a row of the i-th listed key, k, was read.
+	has(i int, k string) bool
+	// backs reports whether it backs the answer: one row (a key two rows
+	// share backs nothing) that judge accepts.
+	backs(i int, k string, judge func(row) bool) bool
+}
+
+// rowMap holds rows by key (addRow).
+type rowMap map[string]row
+
+func (m rowMap) has(_ int, k string) bool {
+	_, ok := m[k]
+	return ok
+}
+
+func (m rowMap) backs(_ int, k string, judge func(row) bool) bool {
+	rw, ok := m[k]
+	return ok && !rw.dup && judge(rw)
+}
+
+// listedRows holds, by the position of each of sorted listed keys, the
+// judgement of the key's row, made as the row was read: no row kept, and
+// no map built and probed per call (a window lists up to MaxKeys keys
+// and reads their rows among thousands).
+type listedRows struct {
+	keys  []string // the listed keys; none when they are not sorted
+	state []uint8  // rowUnread, rowBacks, rowBacksNot
+}
+
+// A listed key's row: not read; read once and backing the answer; read
+// and not backing it, or read twice.
+const (
+	rowUnread uint8 = iota
+	rowBacks
+	rowBacksNot
+)
+
+func newListedRows(keys []string) *listedRows {
+	if len(keys) == 0 || !slices.IsSorted(keys) {
+		return &listedRows{}
+	}
+	return &listedRows{keys: keys, state: make([]uint8, len(keys))}
+}
+
+func (l *listedRows) has(i int, k string) bool {
+	return i < len(l.keys) && l.state[i] != rowUnread && l.keys[i] == k
+}
+
+func (l *listedRows) backs(i int, k string, _ func(row) bool) bool {
+	return l.has(i, k) && l.state[i] == rowBacks
+}
+
+// add records the judgement of a row of the i-th key; a second row of
+// the key leaves it backing nothing (as addRow).
+func (l *listedRows) add(i int, backs bool) {
+	switch {
+	case l.state[i] != rowUnread || !backs:
+		l.state[i] = rowBacksNot
+	default:
+		l.state[i] = rowBacks
+	}
+}
+
+// keyWalk finds keys among sorted keys (the first of equal ones), for
+// keys asked in mostly increasing order, as a window's rows come: a
+// cursor moves forward with them, and a key less than the one asked
+// before is searched for.
+type keyWalk struct {
+	keys    []string
+	at      int
+	last    string
+	started bool
+}
+
+func (w *keyWalk) find(k string) (int, bool) {
+	if len(w.keys) == 0 {
+		return 0, false
+	}
+	if w.started && k < w.last {
+		return slices.BinarySearch(w.keys, k)
+	}
+	w.started, w.last = true, k
+	for w.at < len(w.keys) && w.keys[w.at] < k {
+		w.at++
+	}
+	return w.at, w.at < len(w.keys) && w.keys[w.at] == k
 }
 
 // windowFrom is where the resolver's one read of a window starts: the
@@ -294,7 +384,7 @@ func windowTo(end time.Time) time.Time { return end.UTC().Truncate(time.Hour).Ad
 // resolveWindowPrefixes re-derives a window as the difference of two
 // prefixes, with the count and digest in SQL (a Digester): the rows up
 // to end EXCEPT the rows before start.
-func (s *Snapshot) resolveWindowPrefixes(ctx context.Context, p *plan, c Call, dg Digester, start, end time.Time, atValue string, pr *catalog.Predicate, asserted map[string]struct{}) (fact.Value, []string, map[string]row, *keySet, error) {
+func (s *Snapshot) resolveWindowPrefixes(ctx context.Context, p *plan, c Call, dg Digester, start, end time.Time, atValue string, pr *catalog.Predicate, asserted map[string]struct{}) (fact.Value, []string, knownRows, *keySet, error) {
 	q := &query{}
 	at := q.param(atValue)
 	// With checkpoints, both prefixes start at the last checkpoint at or
@@ -546,34 +636,30 @@ func newRowCols(strs, nums []string) *rowCols {
 // the call names, it meets the condition, and it carries the value (a
 // scalar) or one of the ids (a count or list) it backs. Every id of a
 // fully listed result must be backed by some key.
-func (s *Snapshot) judgeKeys(ctx context.Context, p *plan, c Call, r Result, known map[string]row) (bool, error) {
+func (s *Snapshot) judgeKeys(ctx context.Context, p *plan, c Call, r Result, known knownRows) (bool, error) {
 	if len(r.Keys) == 0 {
 		return r.Rows == 0, nil
 	}
 	if r.Rows < len(r.Keys) || !slices.IsSorted(r.Keys) {
 		return false, nil
 	}
+	if known == nil {
+		known = rowMap(nil)
+	}
 	var unknown []string
-	for _, k := range r.Keys {
-		if _, ok := known[k]; !ok {
+	for i, k := range r.Keys {
+		if !known.has(i, k) {
 			unknown = append(unknown, k)
 		}
 	}
-	rows := known
 	if len(unknown) > 0 && p.mem != nil {
 		return false, nil // every row in memory was offered: these keys have none
 	}
+	var found map[string]row
 	if len(unknown) > 0 {
-		found, err := s.lookup(ctx, p, c, unknown)
-		if err != nil {
+		var err error
+		if found, err = s.lookup(ctx, p, c, unknown); err != nil {
 			return false, err
-		}
-		rows = make(map[string]row, len(r.Keys))
-		for k, rw := range known {
-			rows[k] = rw
-		}
-		for k, rw := range found {
-			rows[k] = rw
 		}
 	}
 	var err error
@@ -586,13 +672,24 @@ func (s *Snapshot) judgeKeys(ctx context.Context, p *plan, c Call, r Result, kno
 	backed := map[string]bool{}
 	b := p.bounds(c)
 	b.sortedIDs = slices.IsSorted(r.Value.IDs)
-	for _, k := range r.Keys {
-		row, ok := rows[k]
-		if !ok || row.dup || !p.judgeRow(c, b, pr, row, r.Value) {
-			return false, nil
+	judge := func(rw row) bool {
+		if !p.judgeRow(c, b, pr, rw, r.Value) {
+			return false
 		}
 		if p.entity != nil {
-			backed[row.strAt(p.entity.Column.Value).String] = true
+			backed[rw.strAt(p.entity.Column.Value).String] = true
+		}
+		return true
+	}
+	for i, k := range r.Keys {
+		if known.has(i, k) {
+			if !known.backs(i, k, judge) {
+				return false, nil
+			}
+			continue
+		}
+		if !rowMap(found).backs(i, k, judge) {
+			return false, nil
 		}
 	}
 	if p.entity != nil && r.Rows == len(r.Keys) && len(backed) != len(r.Value.IDs) {

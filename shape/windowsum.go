@@ -409,11 +409,12 @@ func (s *Snapshot) execWindowSummed(ctx context.Context, p *plan, c Call) (fact.
 // among the first, and consistent false when the first keys read are not
 // as many as the count calls for. ok is false when the call is re-derived
 // the ordinary way.
-func (s *Snapshot) resolveWindowSummed(ctx context.Context, p *plan, c Call, asserted map[string]struct{}) (rederived, bool, error) {
+func (s *Snapshot) resolveWindowSummed(ctx context.Context, p *plan, c Call, listed []string) (rederived, bool, error) {
 	wc, ok, err := s.summedWindow(ctx, p, c)
-	if err != nil || !ok || len(asserted) == 0 {
+	if err != nil || !ok || len(listed) == 0 {
 		return rederived{}, false, err
 	}
+	asserted := keySetOf(listed)
 	var top string
 	for k := range asserted {
 		top = max(top, k)
@@ -514,7 +515,7 @@ func (s *Snapshot) resolveWindowSummed(ctx context.Context, p *plan, c Call, ass
 	slices.Sort(first)
 	set := keySet{n: int(n), digest: h.Digest(), listed: first}
 	return rederived{
-		v: fact.RowCount(int(n)), keys: first, known: known, set: &set,
+		v: fact.RowCount(int(n)), keys: first, known: rowMap(known), set: &set,
 		consistent: len(first) == min(int(n), s.e.maxKeys),
 	}, true, nil
 }

@@ -4,10 +4,12 @@ import (
 	"context"
 	"database/sql"
 	"database/sql/driver"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"runtime"
 	"slices"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -201,114 +203,329 @@ func readBatch(br pgx.BatchResults, m *pgtype.Map, pre, n int) (_ []shape.Rowset
 	return out, nil
 }
 
-// readRows reads one query's rows as pgx's Rows.Values decodes them
-// (each column by its type's codec, then driverValue), with fewer
-// allocations: the rows' values are cut from shared blocks, and a text
-// column's repeated values (a window's zone and status on every row)
-// share one string.
+// readRows reads one query's rows as PostgreSQL sent them (rawRows):
+// every value's bytes copied once, decoded only when a formulation scans
+// them, into the destination's own type.
 func readRows(rows pgx.Rows, m *pgtype.Map) (shape.Rowset, error) {
 	fields := rows.FieldDescriptions()
 	ncol := len(fields)
-	codecs := make([]pgtype.Codec, ncol)
-	interns := make([]interner, ncol)
+	r := &rawRows{m: m, ncol: ncol, cols: make([]rawCol, ncol)}
 	for j, f := range fields {
-		if t, ok := m.TypeForOID(f.DataTypeOID); ok {
-			codecs[j] = t.Codec
-		}
+		r.cols[j] = rawCol{oid: f.DataTypeOID, format: f.Format, name: f.Name}
 		switch f.DataTypeOID {
 		case pgtype.TextOID, pgtype.VarcharOID:
-			interns[j].text = true
+			r.cols[j].text = true
 		}
 	}
-	var set shape.Rowset
-	var block []any
-	blockRows := 8 // doubled with each block, up to 512 rows
+	var cur strings.Builder // the block being filled
+	var index []rawRow      // the chunk of the index being filled
+	next := rawFirstBlock
+	var lenBuf [binary.MaxVarintLen64]byte
 	for rows.Next() {
 		raw := rows.RawValues()
 		if len(raw) != ncol {
 			return nil, fmt.Errorf("read rows: %d values for %d columns", len(raw), ncol)
 		}
-		if len(block) < ncol {
-			block = make([]any, ncol*blockRows)
-			blockRows = min(2*blockRows, 512)
+		need := 0
+		for _, b := range raw {
+			need += len(b) + binary.MaxVarintLen64
 		}
-		vals := block[:ncol:ncol]
-		block = block[ncol:]
-		for j, b := range raw {
-			var v any
-			var err error
+		if cur.Len()+need > cur.Cap() { // a row is in one block
+			r.seal(&cur)
+			cur.Grow(max(next, need))
+			next = min(2*next, rawBlockBytes)
+		}
+		if len(index) == cap(index) {
 			switch {
-			case b == nil:
-				v = nil
-			case interns[j].text:
-				v = interns[j].intern(b)
-			case codecs[j] != nil:
-				if v, err = codecs[j].DecodeValue(m, fields[j].DataTypeOID, fields[j].Format, b); err == nil {
-					v, err = driverValue(v)
-				}
+			case index == nil:
+				index = make([]rawRow, 0, 8)
+			case len(r.index) == 0 && cap(index) < rawChunkRows:
+				// The first chunk grows as its rows come (a query of a
+				// few rows indexes a few); the next are whole.
+				index = slices.Grow(index, len(index))
 			default:
-				// An unknown type: what Values gives, its text or bytes.
-				if fields[j].Format == pgtype.TextFormatCode {
-					v = string(b)
-				} else {
-					v = slices.Clone(b)
-				}
+				r.index = append(r.index, index)
+				index = make([]rawRow, 0, rawChunkRows)
+			}
+		}
+		index = append(index, rawRow{block: int32(len(r.blocks)), off: int32(cur.Len())})
+		for _, b := range raw {
+			// Each value is its length plus one (0: NULL), as a uvarint,
+			// then its bytes.
+			n := uint64(0)
+			if b != nil {
+				n = uint64(len(b)) + 1
+			}
+			cur.Write(binary.AppendUvarint(lenBuf[:0], n))
+			cur.Write(b)
+		}
+		r.n++
+	}
+	if index != nil {
+		r.index = append(r.index, index)
+	}
+	r.seal(&cur)
+	return r, nil
+}
+
+// The blocks values are copied into: the first of rawFirstBlock bytes,
+// each next twice the one before up to rawBlockBytes (an allocation
+// each, of a small size class: no large slice grown and copied again and
+// again as the rows come). rawChunkRows is how many rows a chunk of the
+// index holds (all but the first, which grows to at least as many).
+const (
+	rawFirstBlock = 1 << 10
+	rawBlockBytes = 16 << 10
+	rawChunkRows  = 1 << 10
+)
+
+// rawRows is a shape.Rowset of one query's rows as PostgreSQL sent them:
+// each row's values, each its length and bytes, one after another in
+// blocks of bytes kept as strings. A text value scans as a substring of
+// its block and a timestamp, integer or float through pgx's scan plan
+// into a value the column keeps, so that scanning a row allocates
+// nothing. Any other value, or destination, is decoded as pgx's
+// Rows.Values decodes it and stored as database/sql would store it
+// (shape.Values). A window's rows cost their bytes and a few per row,
+// where a value boxed in an interface per column cost an allocation each
+// (and the collector's time to scan them).
+type rawRows struct {
+	m      *pgtype.Map
+	ncol   int
+	n      int
+	cols   []rawCol
+	index  [][]rawRow // the rows' places: the first chunk's, then rawChunkRows a chunk
+	blocks []string
+}
+
+// rawRow places a row in a block.
+type rawRow struct{ block, off int32 }
+
+// seal adds the filled block, if any, and leaves cur empty.
+func (r *rawRows) seal(cur *strings.Builder) {
+	if cur.Len() > 0 {
+		r.blocks = append(r.blocks, cur.String())
+	}
+	*cur = strings.Builder{}
+}
+
+// rawCol is a column's type and the plans that decode it into typed
+// values, made when first needed.
+type rawCol struct {
+	oid    uint32
+	format int16
+	name   string
+	text   bool   // text or varchar: a value's bytes are its string, in either format
+	src    []byte // the value a plan decodes, copied from its block
+
+	tsPlan   pgtype.ScanPlan
+	ts       pgtype.Timestamp
+	tstzPlan pgtype.ScanPlan
+	tstz     pgtype.Timestamptz
+	intPlan  pgtype.ScanPlan
+	i        int64
+	fltPlan  pgtype.ScanPlan
+	f        float64
+}
+
+func (r *rawRows) Len() int { return r.n }
+
+// row returns row i's block and where its values start.
+func (r *rawRows) row(i int) (string, int) {
+	var at rawRow
+	if first := len(r.index[0]); i < first {
+		at = r.index[0][i]
+	} else {
+		i -= first
+		at = r.index[1+i/rawChunkRows][i%rawChunkRows]
+	}
+	return r.blocks[at.block], int(at.off)
+}
+
+// Scan stores row i's values in dest (see shape.Rowset).
+func (r *rawRows) Scan(i int, dest ...any) error {
+	if i < 0 || i >= r.n {
+		return errors.New("scan rows: no row")
+	}
+	if len(dest) != r.ncol {
+		return fmt.Errorf("scan rows: %d destinations for %d columns", len(dest), r.ncol)
+	}
+	block, pos := r.row(i)
+	for j, d := range dest {
+		// A uvarint: the value's length plus one, 0 for NULL.
+		var n uint64
+		for shift := 0; ; shift += 7 {
+			b := block[pos]
+			pos++
+			n |= uint64(b&0x7f) << shift
+			if b < 0x80 {
+				break
+			}
+		}
+		var v string
+		null := n == 0
+		if !null {
+			v = block[pos : pos+int(n-1)]
+			pos += int(n - 1)
+		}
+		c := &r.cols[j]
+		ok, err := r.scanFast(c, v, null, d)
+		if err == nil && !ok {
+			err = r.scanValue(c, v, null, d)
+		}
+		if err != nil {
+			return fmt.Errorf("scan rows: column %s: %w", c.name, err)
+		}
+	}
+	return nil
+}
+
+// scanFast stores a value without boxing it: a NULL in a nullable
+// destination, a text in a string, a timestamp in a time, an integer in
+// an int64 and a float in a float64. ok is false for any other pair (and
+// an infinite timestamp), which scanValue stores.
+func (r *rawRows) scanFast(c *rawCol, v string, null bool, dest any) (ok bool, err error) {
+	if null {
+		switch d := dest.(type) {
+		case *sql.NullString:
+			*d = sql.NullString{}
+		case *sql.NullTime:
+			*d = sql.NullTime{}
+		case *sql.NullInt64:
+			*d = sql.NullInt64{}
+		case *sql.NullFloat64:
+			*d = sql.NullFloat64{}
+		default:
+			return false, nil
+		}
+		return true, nil
+	}
+	switch d := dest.(type) {
+	case *sql.NullString:
+		if c.text {
+			*d = sql.NullString{String: v, Valid: true}
+			return true, nil
+		}
+	case *string:
+		if c.text {
+			*d = v
+			return true, nil
+		}
+	case *sql.NullTime:
+		t, ok, err := r.time(c, v)
+		if ok && err == nil {
+			*d = sql.NullTime{Time: t, Valid: true}
+		}
+		return ok, err
+	case *time.Time:
+		t, ok, err := r.time(c, v)
+		if ok && err == nil {
+			*d = t
+		}
+		return ok, err
+	case *sql.NullInt64:
+		n, ok, err := r.int(c, v)
+		if ok && err == nil {
+			*d = sql.NullInt64{Int64: n, Valid: true}
+		}
+		return ok, err
+	case *int64:
+		n, ok, err := r.int(c, v)
+		if ok && err == nil {
+			*d = n
+		}
+		return ok, err
+	case *sql.NullFloat64:
+		f, ok, err := r.float(c, v)
+		if ok && err == nil {
+			*d = sql.NullFloat64{Float64: f, Valid: true}
+		}
+		return ok, err
+	case *float64:
+		f, ok, err := r.float(c, v)
+		if ok && err == nil {
+			*d = f
+		}
+		return ok, err
+	}
+	return false, nil
+}
+
+// time decodes a timestamp or timestamptz column's finite value.
+func (r *rawRows) time(c *rawCol, v string) (time.Time, bool, error) {
+	switch c.oid {
+	case pgtype.TimestampOID:
+		if c.tsPlan == nil {
+			c.tsPlan = r.m.PlanScan(c.oid, c.format, &c.ts)
+		}
+		c.src = append(c.src[:0], v...)
+		if err := c.tsPlan.Scan(c.src, &c.ts); err != nil {
+			return time.Time{}, true, err
+		}
+		return c.ts.Time, c.ts.InfinityModifier == pgtype.Finite, nil
+	case pgtype.TimestamptzOID:
+		if c.tstzPlan == nil {
+			c.tstzPlan = r.m.PlanScan(c.oid, c.format, &c.tstz)
+		}
+		c.src = append(c.src[:0], v...)
+		if err := c.tstzPlan.Scan(c.src, &c.tstz); err != nil {
+			return time.Time{}, true, err
+		}
+		return c.tstz.Time, c.tstz.InfinityModifier == pgtype.Finite, nil
+	}
+	return time.Time{}, false, nil
+}
+
+// int decodes an int2, int4 or int8 column's value.
+func (r *rawRows) int(c *rawCol, v string) (int64, bool, error) {
+	switch c.oid {
+	case pgtype.Int2OID, pgtype.Int4OID, pgtype.Int8OID:
+		if c.intPlan == nil {
+			c.intPlan = r.m.PlanScan(c.oid, c.format, &c.i)
+		}
+		c.src = append(c.src[:0], v...)
+		err := c.intPlan.Scan(c.src, &c.i)
+		return c.i, true, err
+	}
+	return 0, false, nil
+}
+
+// float decodes a float4 or float8 column's value.
+func (r *rawRows) float(c *rawCol, v string) (float64, bool, error) {
+	switch c.oid {
+	case pgtype.Float4OID, pgtype.Float8OID:
+		if c.fltPlan == nil {
+			c.fltPlan = r.m.PlanScan(c.oid, c.format, &c.f)
+		}
+		c.src = append(c.src[:0], v...)
+		err := c.fltPlan.Scan(c.src, &c.f)
+		return c.f, true, err
+	}
+	return 0, false, nil
+}
+
+// scanValue decodes a value as pgx's Rows.Values does (its type's codec,
+// on a copy of its bytes of its own, then driverValue) and stores it as
+// database/sql would.
+func (r *rawRows) scanValue(c *rawCol, v string, null bool, dest any) error {
+	var val any
+	if !null {
+		b := []byte(v)
+		if t, ok := r.m.TypeForOID(c.oid); ok {
+			var err error
+			if val, err = t.Codec.DecodeValue(r.m, c.oid, c.format, b); err == nil {
+				val, err = driverValue(val)
 			}
 			if err != nil {
-				return nil, fmt.Errorf("read rows: column %s: %w", fields[j].Name, err)
+				return err
 			}
-			vals[j] = v
-		}
-		set = append(set, vals)
-	}
-	return set, nil
-}
-
-// internLimit is how many distinct values a text column's rows share
-// strings for; past it, each new value is a string of its own.
-const internLimit = 64
-
-// internMisses is how many values past the intern limit a column may
-// miss its shared strings before it stops looking them up (a column of
-// keys, each of its own).
-const internMisses = 4 * internLimit
-
-// interner shares a text column's repeated values.
-type interner struct {
-	text bool // the column is text: intern its values
-	// first is the column's first value; seen, made at the second (a
-	// point call's queries return one row each), the values shared.
-	first  any
-	seen   map[string]any
-	misses int
-}
-
-// intern returns b as a string in an interface, the one already made
-// for an equal value of the column when there is one (a string put in an
-// interface is a second allocation: shared too).
-func (in *interner) intern(b []byte) any {
-	if in.first == nil {
-		var v any = string(b)
-		in.first = v
-		return v
-	}
-	if in.seen == nil {
-		s := in.first.(string)
-		in.seen = map[string]any{s: in.first}
-	}
-	if in.misses < internMisses {
-		if v, ok := in.seen[string(b)]; ok {
-			return v
+		} else if c.format == pgtype.TextFormatCode {
+			val = v // an unknown type: what Values gives, its text or bytes
+		} else {
+			val = b
 		}
 	}
-	s := string(b)
-	var v any = s
-	if len(in.seen) < internLimit {
-		in.seen[s] = v
-	} else {
-		in.misses++
-	}
-	return v
+	return shape.Values{{val}}.Scan(0, dest)
 }
 
 // driverValue turns a value pgx decoded into what database/sql's

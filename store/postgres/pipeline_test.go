@@ -351,7 +351,11 @@ func TestPipeline_MaxInFlight(t *testing.T) {
 						t.Error(err)
 						return
 					}
-					n := sets[1][0][0].(int64)
+					var n int64
+					if err := sets[1].Scan(0, &n); err != nil {
+						t.Error(err)
+						return
+					}
 					for m := most.Load(); n > m && !most.CompareAndSwap(m, n); m = most.Load() {
 					}
 				})
