@@ -167,17 +167,9 @@ func RunEdgeCases(t *testing.T, b Backend) {
 	if err := loadRows(ctx, db, ds, rel, rows); err != nil {
 		t.Fatal(err)
 	}
-	tx, err := db.BeginTx(ctx, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := shape.Derive(ctx, tx, ds, rel, &shape.DeriveOptions{Every: 1, RollupValues: true, Catalog: cat}); err != nil {
-		tx.Rollback()
-		t.Fatal(err)
-	}
-	if err := tx.Commit(); err != nil {
-		t.Fatal(err)
-	}
+	deriveIn(ctx, t, db, func(tx *sql.Tx) error {
+		return shape.Derive(ctx, tx, ds, rel, &shape.DeriveOptions{Every: 1, RollupValues: true, Catalog: cat})
+	})
 	opts := &metric.Options{Relations: map[string]string{ds.Name.Value: rel}, ValidTo: map[string]string{ds.Name.Value: ValidTo}}
 	bounded := *opts
 	bounded.Edges = map[string]metric.EdgeBound{ds.Name.Value: shape.MetricEdges(rel)}

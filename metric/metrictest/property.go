@@ -409,7 +409,7 @@ func loadReferences(ctx context.Context, rt *rapid.T, db *sql.DB, cat *catalog.C
 }
 
 // deriveIn runs derive in a transaction of its own and commits it.
-func deriveIn(ctx context.Context, rt *rapid.T, db *sql.DB, derive func(*sql.Tx) error) {
+func deriveIn(ctx context.Context, rt interface{ Fatal(...any) }, db *sql.DB, derive func(*sql.Tx) error) {
 	tx, err := db.BeginTx(ctx, nil)
 	if err != nil {
 		rt.Fatal(err)

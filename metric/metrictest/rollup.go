@@ -289,17 +289,7 @@ func RunRollupKeysPastEnd(t *testing.T, b Backend) {
 	if err := loadRows(ctx, db, ds, rel, rows); err != nil {
 		t.Fatal(err)
 	}
-	tx, err := db.BeginTx(ctx, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tx.Rollback()
-	if err := shape.DeriveRollupKeys(ctx, tx, ds, rel); err != nil {
-		t.Fatal(err)
-	}
-	if err := tx.Commit(); err != nil {
-		t.Fatal(err)
-	}
+	deriveIn(ctx, t, db, func(tx *sql.Tx) error { return shape.DeriveRollupKeys(ctx, tx, ds, rel) })
 	// scan_count by nothing: no reference table is read.
 	req := metric.Request{Metric: "scan_count", Scope: metric.All(), Start: base, End: base.Add(160 * time.Minute)}
 	opts := &metric.Options{

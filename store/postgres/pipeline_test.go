@@ -116,23 +116,6 @@ func testOneRoundTrip(t *testing.T, cnt *counter, db *sql.DB, cat *catalog.Catal
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { plain.Close() })
-	answer := func(t *testing.T, eng *shape.Engine, c shape.Call) (shape.Result, shape.Verdict) {
-		t.Helper()
-		snap, err := eng.Begin(t.Context())
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer snap.Close()
-		r, err := snap.Execute(t.Context(), c)
-		if err != nil {
-			t.Fatal(err)
-		}
-		v, err := snap.Resolve(t.Context(), c, r)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return r, v
-	}
 	tests := pipelineCalls
 	// The first calls read the checkpoint index, once.
 	for _, tt := range tests {
@@ -277,35 +260,18 @@ func TestPipeline_WindowDigests(t *testing.T) {
 		return e
 	}
 	summed, plain := open(&shape.Options{WindowDigests: true}), open(nil)
-	answer := func(eng *shape.Engine, c shape.Call) (shape.Result, shape.Verdict) {
-		t.Helper()
-		snap, err := eng.Begin(t.Context())
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer snap.Close()
-		r, err := snap.Execute(t.Context(), c)
-		if err != nil {
-			t.Fatal(err)
-		}
-		v, err := snap.Resolve(t.Context(), c, r)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return r, v
-	}
 	large, small := pipelineCalls[5].call, pipelineCalls[6].call
-	answer(summed, small) // reads the checkpoint index and the digests' counts
+	answer(t, summed, small) // reads the checkpoint index and the digests' counts
 	q0, b0 := cnt.queries.Load(), cnt.batches.Load()
-	got, v := answer(summed, small)
+	got, v := answer(t, summed, small)
 	if q, b := cnt.queries.Load()-q0, cnt.batches.Load()-b0; q != 0 || b != 1 || !v.OK() {
 		t.Errorf("a small window sent %d statements and %d batches (want 0 and 1), verdict %+v", q, b, v)
 	}
-	if want, _ := answer(plain, small); !reflect.DeepEqual(got, want) {
+	if want, _ := answer(t, plain, small); !reflect.DeepEqual(got, want) {
 		t.Errorf("small window with digests = %+v, without %+v", got, want)
 	}
-	got, v = answer(summed, large)
-	want, _ := answer(plain, large)
+	got, v = answer(t, summed, large)
+	want, _ := answer(t, plain, large)
 	if !strings.HasPrefix(got.Digest, "lthash16x1024:") || got.Rows != want.Rows || !slices.Equal(got.Keys, want.Keys) || !got.Value.Equal(want.Value) || !v.OK() {
 		t.Errorf("large window with digests: %d rows, digest %s, verdict %+v; without: %d rows", got.Rows, got.Digest, v, want.Rows)
 	}
@@ -398,17 +364,8 @@ func TestPipeline_PointCallsGenericPlans(t *testing.T) {
 	defer eng.Close()
 	call := func(c shape.Call) {
 		t.Helper()
-		snap, err := eng.Begin(t.Context())
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer snap.Close()
-		r, err := snap.Execute(t.Context(), c)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if v, err := snap.Resolve(t.Context(), c, r); err != nil || !v.OK() {
-			t.Fatalf("verdict %+v, %v", v, err)
+		if _, v := answer(t, eng, c); !v.OK() {
+			t.Fatalf("verdict %+v", v)
 		}
 	}
 	plans := func(like string) (custom, generic int64) {
@@ -469,20 +426,31 @@ func TestPipeline_NoPlanCacheMode(t *testing.T) {
 	defer eng.Close()
 	for i := range 3 {
 		c := shape.Call{Tool: "get_temperature", Args: map[string]string{"device_id": fmt.Sprintf("dev-%04d", i+1), "as_of": asOf}, Scope: shape.All()}
-		snap, err := eng.Begin(t.Context())
-		if err != nil {
-			t.Fatal(err)
+		if _, v := answer(t, eng, c); !v.OK() {
+			t.Fatalf("call %d: verdict %+v", i, v)
 		}
-		r, err := snap.Execute(t.Context(), c)
-		if err != nil {
-			t.Fatalf("call %d: %v", i, err)
-		}
-		if v, err := snap.Resolve(t.Context(), c, r); err != nil || !v.OK() {
-			t.Fatalf("call %d: verdict %+v, %v", i, v, err)
-		}
-		snap.Close()
 	}
 	if !postgres.GenericPlansOff(pl) {
 		t.Error("generic plans still on after the database refused the setting")
 	}
+}
+
+// answer executes c on a snapshot of eng and resolves it on the same
+// snapshot, failing t on an error.
+func answer(t *testing.T, eng *shape.Engine, c shape.Call) (shape.Result, shape.Verdict) {
+	t.Helper()
+	snap, err := eng.Begin(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer snap.Close()
+	r, err := snap.Execute(t.Context(), c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := snap.Resolve(t.Context(), c, r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r, v
 }
