@@ -66,6 +66,7 @@ func (f *engineFlags) openCatalogEngine(ctx context.Context, opts engine.Options
 func (f *engineFlags) openCatalogOn(ctx context.Context, cat *catalog.Catalog, opts engine.Options) (*engine.Engine, shape.Source, string, error) {
 	var (
 		db      *sql.DB
+		points  *sql.DB // PostgreSQL's point pool, if any
 		src     shape.Source
 		version string
 		err     error
@@ -113,7 +114,20 @@ func (f *engineFlags) openCatalogOn(ctx context.Context, cat *catalog.Catalog, o
 			}
 		}
 		src.Snapshot = &sql.TxOptions{Isolation: sql.LevelRepeatableRead, ReadOnly: true}
-		src.Pipeline = postgres.NewPipeliner(db, &postgres.PipelinerOptions{MaxInFlight: f.postgresInFlight}).WithoutSQLDigest()
+		if err == nil {
+			// Point calls' batches on connections of their own (see
+			// postgres.OpenPointPool), as many as may be in flight.
+			conns := f.postgresInFlight
+			if conns == 0 {
+				conns = postgres.DefaultMaxInFlight()
+			} else if conns < 0 {
+				conns = postgres.MaxConns
+			}
+			if points, err = postgres.OpenPointPool(ctx, f.postgres, conns); err != nil {
+				db.Close()
+			}
+		}
+		src.Pipeline = postgres.NewPipeliner(db, &postgres.PipelinerOptions{MaxInFlight: f.postgresInFlight, Points: points}).WithoutSQLDigest()
 	case f.catalog == "warehouse":
 		var path string
 		if path, err = warehouseDemoDB(ctx, cat, opts.Logger.Info); err == nil {
@@ -127,15 +141,21 @@ func (f *engineFlags) openCatalogOn(ctx context.Context, cat *catalog.Catalog, o
 		return nil, src, "", err
 	}
 	src.DB = db
+	closeDB := func() error {
+		if points != nil {
+			points.Close()
+		}
+		return db.Close()
+	}
 	var closeFree func() error
 	if cat.FreeSQL() {
 		snap, err := f.freeSQLSnapshot(ctx, cat, opts.Logger)
 		if err != nil {
-			db.Close()
+			closeDB()
 			return nil, src, "", err
 		}
 		if opts.FreeSQL, closeFree, err = startFreeSQL(ctx, cat, snap, opts.Logger); err != nil {
-			db.Close()
+			closeDB()
 			return nil, src, "", err
 		}
 	}
@@ -144,10 +164,10 @@ func (f *engineFlags) openCatalogOn(ctx context.Context, cat *catalog.Catalog, o
 		if closeFree != nil {
 			closeFree()
 		}
-		db.Close()
+		closeDB()
 		return nil, src, "", err
 	}
-	e.OnClose(db.Close)
+	e.OnClose(closeDB)
 	if closeFree != nil {
 		e.OnClose(closeFree)
 	}

@@ -164,7 +164,15 @@ var pipelineCalls = []struct {
 // derived, on connections traced by cnt.
 func demoDB(tb testing.TB, cnt *counter, n int) *sql.DB {
 	tb.Helper()
-	cfg, err := pgx.ParseConfig(pgtest.Schema(tb))
+	db, _ := demoDBAt(tb, cnt, n)
+	return db
+}
+
+// demoDBAt is demoDB that also returns the DSN of its schema.
+func demoDBAt(tb testing.TB, cnt *counter, n int) (*sql.DB, string) {
+	tb.Helper()
+	dsn := pgtest.Schema(tb)
+	cfg, err := pgx.ParseConfig(dsn)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -176,7 +184,7 @@ func demoDB(tb testing.TB, cnt *counter, n int) *sql.DB {
 	if _, err := ingest.Import(tb.Context(), sink, l, ingest.NewCSV("events.csv", l, bytes.NewReader(ingesttest.DemoCSV(tb, n)))); err != nil {
 		tb.Fatal(err)
 	}
-	return db
+	return db, dsn
 }
 
 // BenchmarkCall: one call of each tool shape, executed and re-derived on

@@ -1,0 +1,226 @@
+package postgres_test
+
+import (
+	"database/sql"
+	"fmt"
+	"testing"
+
+	"github.com/provenant/provenant/ingest/ingesttest"
+	"github.com/provenant/provenant/shape"
+	"github.com/provenant/provenant/store/postgres"
+	"github.com/provenant/provenant/store/postgres/pgtest"
+)
+
+// snapshotOpts is the engine's snapshot: what a point pool's
+// connections give every batch.
+var snapshotOpts = &sql.TxOptions{Isolation: sql.LevelRepeatableRead, ReadOnly: true}
+
+// TestPointPool_OneSnapshot: a point call's batch on the point pool, sent
+// without BEGIN and COMMIT, is one read-only REPEATABLE READ transaction:
+// a row another connection commits between the batch's first and last
+// statements is not seen by the last, and the transaction cannot write.
+// The same batch on a pool without the point pool's settings (an
+// ordinary READ COMMITTED connection) sees the row, so the test can tell
+// the two apart. The order is made by an advisory lock, not by sleeping:
+// the batch's second statement waits for the lock the test holds, the
+// test inserts once it sees the batch waiting, then lets it go.
+func TestPointPool_OneSnapshot(t *testing.T) {
+	dsn := pgtest.Schema(t)
+	db, err := postgres.OpenPool(t.Context(), dsn, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := db.ExecContext(t.Context(), `CREATE TABLE t (x INT)`); err != nil {
+		t.Fatal(err)
+	}
+	points, err := postgres.OpenPointPool(t.Context(), dsn, 1)
+	if err != nil || points == nil {
+		t.Fatalf("OpenPointPool: %v, %v", points, err)
+	}
+	defer points.Close()
+	plain, err := postgres.OpenPool(t.Context(), dsn, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer plain.Close()
+	tests := []struct {
+		name     string
+		pool     *sql.DB
+		wantSame bool
+		wantIso  string
+		wantRO   string
+	}{
+		{"point pool", points, true, "repeatable read", "on"},
+		{"a pool without its settings", plain, false, "read committed", "off"},
+	}
+	for i, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			lock := int64(7300 + i)
+			holder, err := db.Conn(t.Context())
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer holder.Close()
+			if _, err := holder.ExecContext(t.Context(), `SELECT pg_advisory_lock($1)`, lock); err != nil {
+				t.Fatal(err)
+			}
+			pl := postgres.NewPipeliner(db, &postgres.PipelinerOptions{Points: tt.pool})
+			type result struct {
+				sets []shape.Rowset
+				err  error
+			}
+			done := make(chan result, 1)
+			go func() {
+				sets, err := pl.Pipeline(t.Context(), snapshotOpts, []shape.Stmt{
+					{SQL: `SELECT COUNT(*) FROM t`, Generic: true},
+					{SQL: `SELECT pg_advisory_xact_lock($1)::text`, Args: []any{lock}, Generic: true},
+					{SQL: `SELECT COUNT(*), current_setting('transaction_isolation'), current_setting('transaction_read_only') FROM t`, Generic: true},
+				})
+				done <- result{sets, err}
+			}()
+			// Wait until the batch waits for the lock: its first statement
+			// has run and taken its snapshot.
+			for {
+				var waiting bool
+				q := `SELECT EXISTS (SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND NOT granted AND objid = $1)`
+				if err := db.QueryRowContext(t.Context(), q, lock).Scan(&waiting); err != nil {
+					t.Fatal(err)
+				}
+				if waiting {
+					break
+				}
+				select {
+				case r := <-done:
+					t.Fatalf("the batch ended before waiting for the lock: %v", r.err)
+				default:
+				}
+			}
+			if _, err := db.ExecContext(t.Context(), `INSERT INTO t VALUES (1)`); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := holder.ExecContext(t.Context(), `SELECT pg_advisory_unlock($1)`, lock); err != nil {
+				t.Fatal(err)
+			}
+			r := <-done
+			if r.err != nil {
+				t.Fatal(r.err)
+			}
+			var before, after int64
+			var iso, ro string
+			if err := r.sets[0].Scan(0, &before); err != nil {
+				t.Fatal(err)
+			}
+			if err := r.sets[2].Scan(0, &after, &iso, &ro); err != nil {
+				t.Fatal(err)
+			}
+			if got := before == after; got != tt.wantSame {
+				t.Errorf("count %d before the insert, %d after: same snapshot = %v, want %v", before, after, got, tt.wantSame)
+			}
+			if iso != tt.wantIso || ro != tt.wantRO {
+				t.Errorf("transaction isolation %q, read only %q; want %q, %q", iso, ro, tt.wantIso, tt.wantRO)
+			}
+		})
+	}
+	t.Run("cannot write", func(t *testing.T) {
+		pl := postgres.NewPipeliner(db, &postgres.PipelinerOptions{Points: points})
+		_, err := pl.Pipeline(t.Context(), snapshotOpts, []shape.Stmt{{SQL: `INSERT INTO t VALUES (2) RETURNING x`, Generic: true}})
+		if err == nil {
+			t.Fatal("a write on the point pool succeeded")
+		}
+	})
+}
+
+// TestPointPool_FailedStatement: a statement that fails in a point batch
+// ends its implicit transaction (rolled back at the Sync), and the
+// connection serves the next batch.
+func TestPointPool_FailedStatement(t *testing.T) {
+	dsn := pgtest.Schema(t)
+	db, err := postgres.OpenPool(t.Context(), dsn, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	points, err := postgres.OpenPointPool(t.Context(), dsn, 1)
+	if err != nil || points == nil {
+		t.Fatalf("OpenPointPool: %v, %v", points, err)
+	}
+	defer points.Close()
+	pl := postgres.NewPipeliner(db, &postgres.PipelinerOptions{Points: points})
+	bad := []shape.Stmt{{SQL: `SELECT 1`, Generic: true}, {SQL: `SELECT 1 / (SELECT 0)`, Generic: true}, {SQL: `SELECT 2`, Generic: true}}
+	if _, err := pl.Pipeline(t.Context(), snapshotOpts, bad); err == nil {
+		t.Fatal("a division by zero succeeded")
+	}
+	sets, err := pl.Pipeline(t.Context(), snapshotOpts, []shape.Stmt{{SQL: `SELECT 3`, Generic: true}})
+	if err != nil {
+		t.Fatalf("the next batch: %v", err)
+	}
+	var n int64
+	if err := sets[0].Scan(0, &n); err != nil || n != 3 {
+		t.Fatalf("the next batch read %d, %v", n, err)
+	}
+}
+
+// TestPointPool_UnknownSetting: a database that refuses one of the point
+// pool's settings at connection gets no pool and no error, so that the
+// Pipeliner keeps a transaction per batch.
+func TestPointPool_UnknownSetting(t *testing.T) {
+	dsn := pgtest.Schema(t)
+	db, err := postgres.OpenPointPoolWith(t.Context(), dsn, 1, map[string]string{"provenant_no_such_setting": "on"})
+	if db != nil || err != nil {
+		t.Fatalf("OpenPointPool on a refused setting = %v, %v; want nil, nil", db, err)
+	}
+	if _, err := postgres.OpenPointPoolWith(t.Context(), "postgres://postgres@127.0.0.1:1/none?connect_timeout=1", 1, nil); err == nil {
+		t.Fatal("OpenPointPool on a server that is not there succeeded")
+	}
+}
+
+// TestPointPool_Calls: point calls answered through the point pool are
+// the calls answered in a transaction each, value and keys, with a
+// verdict that holds, and their statements keep their generic plans
+// from the first execution (the pool's plan_cache_mode).
+func TestPointPool_Calls(t *testing.T) {
+	db, dsn := demoDBAt(t, &counter{}, 2_000)
+	cat := ingesttest.WarehouseCatalog(t)
+	points, err := postgres.OpenPointPool(t.Context(), dsn, 1)
+	if err != nil || points == nil {
+		t.Fatalf("OpenPointPool: %v, %v", points, err)
+	}
+	defer points.Close()
+	open := func(o *postgres.PipelinerOptions) *shape.Engine {
+		eng, err := shape.New(t.Context(), cat, shape.Source{DB: db, Snapshot: snapshotOpts, Pipeline: postgres.NewPipeliner(db, o)}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { eng.Close() })
+		return eng
+	}
+	withPool, without := open(&postgres.PipelinerOptions{Points: points}), open(nil)
+	const calls = 8
+	for i := range calls {
+		for _, tool := range []string{"get_temperature", "get_device_status", "get_battery_level"} {
+			c := shape.Call{Tool: tool, Args: map[string]string{"device_id": fmt.Sprintf("dev-%04d", i+1), "as_of": asOf}, Scope: shape.All()}
+			got, v := answer(t, withPool, c)
+			if !v.OK() {
+				t.Fatalf("%s: verdict %+v", tool, v)
+			}
+			want, _ := answer(t, without, c)
+			if fmt.Sprint(got.Value, got.Keys) != fmt.Sprint(want.Value, want.Keys) {
+				t.Errorf("%s dev-%04d: %v %v through the point pool, %v %v without", tool, i+1, got.Value, got.Keys, want.Value, want.Keys)
+			}
+		}
+	}
+	var custom, generic int64
+	q := `SELECT COALESCE(SUM(custom_plans), 0), COALESCE(SUM(generic_plans), 0) FROM pg_prepared_statements WHERE statement LIKE '%"temperature_c" AS%'`
+	if err := points.QueryRowContext(t.Context(), q).Scan(&custom, &generic); err != nil {
+		t.Fatal(err)
+	}
+	// The first call reads the checkpoint index in a transaction of its
+	// own; each later one runs its executor's and resolver's statements.
+	if custom+generic < 2*(calls-1) {
+		t.Fatalf("%d executions of the point statements on the point pool, want at least %d (the calls did not run on it)", custom+generic, 2*(calls-1))
+	}
+	if custom != 0 {
+		t.Errorf("%d custom plans, %d generic on the point pool; want no custom plan", custom, generic)
+	}
+}
