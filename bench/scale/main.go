@@ -84,9 +84,9 @@ type config struct {
 	windows  bool   // build the per-hour window key digests and serve large windows from them
 	// winPhases: time the window formulations apart over this many calls
 	winPhases int
-	pgConns   int // PostgreSQL pool size (0: postgres.MaxConns)
-	pgGate    int // pipelines in PostgreSQL at once (postgres.PipelinerOptions.MaxInFlight)
-	pgPoints  bool // point calls on a pool of their own (postgres.OpenPointPool)
+	pgConns   int  // PostgreSQL pool size (0: postgres.MaxConns)
+	pgGate    int  // pipelines in PostgreSQL at once (postgres.PipelinerOptions.MaxInFlight)
+	pgPools   bool // batches on pools of their own without BEGIN and COMMIT (postgres.OpenSnapshotPools)
 	// edges: the metric phases and the validated compiled queries bound
 	// the edges' reads by the checkpoints and the census, as the engine
 	// does on PostgreSQL (metric.Options.Edges); set by serve.
@@ -120,7 +120,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs.IntVar(&c.winPhases, "window-phases", 0, "time the executor and the resolver of `N` one-client count_rows_in_window calls apart (with and without the pipeline on PostgreSQL) and print them, before the measured phases")
 	fs.IntVar(&c.pgConns, "pg-conns", 0, "PostgreSQL pool `SIZE` while serving (0: postgres.MaxConns)")
 	fs.IntVar(&c.pgGate, "pg-in-flight", 0, "at most `N` pipelined calls in PostgreSQL at once, the others waiting in arrival order (0: postgres.DefaultMaxInFlight, two per core; -1: no bound)")
-	fs.BoolVar(&c.pgPoints, "pg-point-pool", true, "run point calls' batches on a pool of their own without BEGIN and COMMIT (postgres.OpenPointPool); false: each in its own transaction")
+	fs.BoolVar(&c.pgPools, "pg-snapshot-pools", true, "run pipelined batches on pools of their own without BEGIN and COMMIT (postgres.OpenSnapshotPools); false: each in its own transaction")
 	fs.StringVar(&c.serve, "serve", "", "internal: serve one `BACKEND:EVENTS` and print its report")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: go run ./bench/scale [-events 100000,1000000] [-backends duckdb,postgres] [-data DIR]")
@@ -444,15 +444,15 @@ func serve(ctx context.Context, cat *catalog.Catalog, c config, b string, n int)
 		meter.db = src.DB
 		src.Snapshot = &sql.TxOptions{Isolation: sql.LevelRepeatableRead, ReadOnly: true}
 		po := &postgres.PipelinerOptions{MaxInFlight: c.pgGate}
-		if err == nil && c.pgPoints {
+		if err == nil && c.pgPools {
 			pn := c.pgGate
 			if pn == 0 {
 				pn = postgres.DefaultMaxInFlight()
 			} else if pn < 0 {
 				pn = conns
 			}
-			if po.Points, err = postgres.OpenPointPool(ctx, pgDSN(c, n)+"&application_name="+meter.appName, pn); err == nil && po.Points != nil {
-				defer po.Points.Close()
+			if po.Pools, err = postgres.OpenSnapshotPools(ctx, pgDSN(c, n)+"&application_name="+meter.appName, pn); err == nil && po.Pools != nil {
+				defer po.Pools.Close()
 			}
 		}
 		src.Pipeline = postgres.NewPipeliner(src.DB, po).WithoutSQLDigest()

@@ -66,7 +66,7 @@ func (f *engineFlags) openCatalogEngine(ctx context.Context, opts engine.Options
 func (f *engineFlags) openCatalogOn(ctx context.Context, cat *catalog.Catalog, opts engine.Options) (*engine.Engine, shape.Source, string, error) {
 	var (
 		db      *sql.DB
-		points  *sql.DB // PostgreSQL's point pool, if any
+		pools   *postgres.SnapshotPools // PostgreSQL's snapshot pools, if any
 		src     shape.Source
 		version string
 		err     error
@@ -115,19 +115,20 @@ func (f *engineFlags) openCatalogOn(ctx context.Context, cat *catalog.Catalog, o
 		}
 		src.Snapshot = &sql.TxOptions{Isolation: sql.LevelRepeatableRead, ReadOnly: true}
 		if err == nil {
-			// Point calls' batches on connections of their own (see
-			// postgres.OpenPointPool), as many as may be in flight.
+			// Batches on connections of their own, without BEGIN and
+			// COMMIT (see postgres.OpenSnapshotPools), as many as may be
+			// in flight.
 			conns := f.postgresInFlight
 			if conns == 0 {
 				conns = postgres.DefaultMaxInFlight()
 			} else if conns < 0 {
 				conns = postgres.MaxConns
 			}
-			if points, err = postgres.OpenPointPool(ctx, f.postgres, conns); err != nil {
+			if pools, err = postgres.OpenSnapshotPools(ctx, f.postgres, conns); err != nil {
 				db.Close()
 			}
 		}
-		src.Pipeline = postgres.NewPipeliner(db, &postgres.PipelinerOptions{MaxInFlight: f.postgresInFlight, Points: points}).WithoutSQLDigest()
+		src.Pipeline = postgres.NewPipeliner(db, &postgres.PipelinerOptions{MaxInFlight: f.postgresInFlight, Pools: pools}).WithoutSQLDigest()
 	case f.catalog == "warehouse":
 		var path string
 		if path, err = warehouseDemoDB(ctx, cat, opts.Logger.Info); err == nil {
@@ -142,8 +143,8 @@ func (f *engineFlags) openCatalogOn(ctx context.Context, cat *catalog.Catalog, o
 	}
 	src.DB = db
 	closeDB := func() error {
-		if points != nil {
-			points.Close()
+		if pools != nil {
+			pools.Close()
 		}
 		return db.Close()
 	}

@@ -2,7 +2,6 @@ package postgres
 
 import (
 	"context"
-	"database/sql"
 )
 
 // SetGenericStatement replaces the statement a Pipeliner sends for
@@ -13,12 +12,15 @@ func SetGenericStatement(p *Pipeliner, stmt string) { p.generic = stmt }
 // GenericPlansOff reports whether p has stopped asking for generic plans.
 func GenericPlansOff(p *Pipeliner) bool { return p.noGeneric.Load() }
 
-// OpenPointPoolWith is OpenPointPool with the connection settings params
-// (nil: the point pool's own), so that a test can play a database that
-// refuses one.
-func OpenPointPoolWith(ctx context.Context, dsn string, conns int, params map[string]string) (*sql.DB, error) {
-	if params == nil {
-		params = pointParams
+// OpenSnapshotPoolsWith is OpenSnapshotPools with the connection
+// settings of each pool (nil: the pool's own), so that a test can play a
+// database that refuses one.
+func OpenSnapshotPoolsWith(ctx context.Context, dsn string, conns int, others, points map[string]string) (*SnapshotPools, error) {
+	if others == nil {
+		others = snapshotParams
 	}
-	return openPointPool(ctx, dsn, conns, params)
+	if points == nil {
+		points = pointParams
+	}
+	return openSnapshotPools(ctx, dsn, conns, others, points)
 }

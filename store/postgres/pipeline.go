@@ -26,7 +26,8 @@ var _ shape.Pipeliner = (*Pipeliner)(nil)
 // Pipeliner runs a snapshot's queries in one round trip: BEGIN, the
 // queries and COMMIT sent together as one pgx batch (the extended
 // protocol's pipelining, one Sync at the end), on one connection of the
-// pool. A statement a connection has not run before is described first
+// pool (with PipelinerOptions.Pools, the queries alone, on a connection
+// of SnapshotPools). A statement a connection has not run before is described first
 // (pgx's statement cache), a second round trip the first time only.
 //
 // At most PipelinerOptions.MaxInFlight pipelines are in the database at
@@ -53,8 +54,9 @@ type Pipeliner struct {
 	// CockroachDB before 23.2), after which it is not sent.
 	generic   string
 	noGeneric atomic.Bool
-	// points, when set, runs the point calls' batches (PointPool).
-	points *sql.DB
+	// pools, when set, run the batches on the engine's snapshot without
+	// BEGIN and COMMIT (SnapshotPools).
+	pools *SnapshotPools
 }
 
 // PipelinerOptions are NewPipeliner's options; nil means the defaults.
@@ -62,12 +64,11 @@ type PipelinerOptions struct {
 	// MaxInFlight bounds the pipelines in the database at once: 0 is
 	// DefaultMaxInFlight, a negative number no bound.
 	MaxInFlight int
-	// Points, when not nil, is a pool OpenPointPool opened on the same
-	// database: a point call's batch (its statements marked
-	// shape.Stmt.Generic, on a read-only REPEATABLE READ snapshot) runs
-	// on it without BEGIN, SET LOCAL and COMMIT, in the implicit
-	// transaction its connection's defaults make of it.
-	Points *sql.DB
+	// Pools, when not nil, are OpenSnapshotPools' connections to the same
+	// database: a batch on a read-only REPEATABLE READ snapshot (the
+	// engine's) runs on them without BEGIN, SET LOCAL and COMMIT, in
+	// the implicit transaction their connections' defaults make of it.
+	Pools *SnapshotPools
 }
 
 // DefaultMaxInFlight is the pipelines a Pipeliner lets into the database
@@ -85,7 +86,7 @@ func NewPipeliner(db *sql.DB, o *PipelinerOptions) *Pipeliner {
 	}
 	p := &Pipeliner{db: db, generic: genericPlans}
 	if o != nil {
-		p.points = o.Points
+		p.pools = o.Pools
 	}
 	if n > 0 {
 		p.gate = newGate(n)
@@ -98,8 +99,12 @@ func NewPipeliner(db *sql.DB, o *PipelinerOptions) *Pipeliner {
 // rows.
 func (p *Pipeliner) Pipeline(ctx context.Context, opts *sql.TxOptions, queries []shape.Stmt) ([]shape.Rowset, error) {
 	generic := !p.noGeneric.Load() && slices.ContainsFunc(queries, func(q shape.Stmt) bool { return q.Generic })
-	if generic && p.points != nil && isPointSnapshot(opts) {
-		return p.pointPipeline(ctx, queries)
+	if p.pools != nil && isSnapshot(opts) {
+		pool := p.pools.Others
+		if generic && p.pools.Points != nil {
+			pool = p.pools.Points
+		}
+		return p.implicitPipeline(ctx, pool, queries)
 	}
 	out, err := p.pipeline(ctx, opts, queries, generic)
 	if generic && isUnknownSetting(err) {
@@ -611,58 +616,92 @@ func (p *Pipeliner) KeyOrder(col string) string { return col + ` COLLATE "C"` }
 // quiet machine says otherwise.
 func (p *Pipeliner) WithoutSQLDigest() shape.Pipeliner { return struct{ shape.Pipeliner }{p} }
 
-// The settings OpenPointPool gives each of its connections: a batch of
-// statements sent with one Sync and no BEGIN is one implicit transaction
-// (the extended query protocol's), which these make a read-only
-// REPEATABLE READ transaction, one snapshot for every statement, whose
-// prepared statements keep their generic plans (see genericPlans).
-var pointParams = map[string]string{
-	"default_transaction_isolation": "repeatable read",
-	"default_transaction_read_only": "on",
-	"plan_cache_mode":               "force_generic_plan",
+// SnapshotPools are the connections a Pipeliner sends batches on without
+// BEGIN and COMMIT. Each connection starts read-only at REPEATABLE READ
+// (default_transaction_isolation, default_transaction_read_only): a
+// batch of statements sent with one Sync and no BEGIN is one implicit
+// transaction (the extended query protocol's), which these settings
+// make one read-only snapshot for every statement. A point call's batch
+// (its statements marked shape.Stmt.Generic) runs on Points, whose
+// connections also keep their prepared statements' generic plans
+// (plan_cache_mode, see genericPlans); every other batch on Others, on
+// PostgreSQL's own plans.
+type SnapshotPools struct {
+	Points *sql.DB // nil when the database refused plan_cache_mode: point calls use Others
+	Others *sql.DB
 }
 
-// OpenPointPool opens a pool of at most conns connections to dsn for
-// PipelinerOptions.Points. A point call's batch then costs the database
-// three statements instead of six (BEGIN, SET LOCAL plan_cache_mode and
-// COMMIT): at 16 clients on two cores, point calls' throughput rose by a
-// tenth to a fifth and their p95 fell by 0.5 to 0.9 ms at 100,000 to
-// 10,000,000 events, PostgreSQL's CPU a call lower in 8 of 9 alternated
-// pairs (bench/results/pgpoint3.md).
-// A database that refuses one of the settings at connection (SQLSTATE
-// 42704: PostgreSQL before 12, an engine of the PostgreSQL wire without
-// plan_cache_mode) gets no pool: OpenPointPool returns nil and no error,
-// and the Pipeliner sends each batch in its own transaction as before.
-// The error never quotes the DSN.
-func OpenPointPool(ctx context.Context, dsn string, conns int) (*sql.DB, error) {
-	return openPointPool(ctx, dsn, conns, pointParams)
+// The settings of SnapshotPools' connections.
+var (
+	snapshotParams = map[string]string{
+		"default_transaction_isolation": "repeatable read",
+		"default_transaction_read_only": "on",
+	}
+	pointParams = map[string]string{
+		"default_transaction_isolation": "repeatable read",
+		"default_transaction_read_only": "on",
+		"plan_cache_mode":               "force_generic_plan",
+	}
+)
+
+// OpenSnapshotPools opens SnapshotPools of at most conns connections
+// each to dsn, for PipelinerOptions.Pools. A point call's batch then
+// costs the database three statements instead of six (BEGIN, SET LOCAL
+// plan_cache_mode and COMMIT): at 16 clients on two cores, point calls'
+// throughput rose by a tenth to a fifth and their p95 fell by 0.5 to 0.9
+// ms at 100,000 to 10,000,000 events, PostgreSQL's CPU a call lower in 8
+// of 9 alternated pairs (bench/results/pgpoint3.md); other batches save
+// BEGIN and COMMIT. A database that refuses the snapshot settings at
+// connection (SQLSTATE 42704, an engine of the PostgreSQL wire without
+// them) gets no pools: OpenSnapshotPools returns nil and no error, and
+// the Pipeliner sends each batch in its own transaction as before; one
+// that refuses only plan_cache_mode (PostgreSQL before 12, CockroachDB
+// before 23.2) gets no Points. The error never quotes the DSN.
+func OpenSnapshotPools(ctx context.Context, dsn string, conns int) (*SnapshotPools, error) {
+	return openSnapshotPools(ctx, dsn, conns, snapshotParams, pointParams)
 }
 
-func openPointPool(ctx context.Context, dsn string, conns int, params map[string]string) (*sql.DB, error) {
-	db, err := openPool(ctx, dsn, conns, params)
+func openSnapshotPools(ctx context.Context, dsn string, conns int, others, points map[string]string) (*SnapshotPools, error) {
+	o, err := openPool(ctx, dsn, conns, others)
 	if isUnknownSetting(err) {
 		return nil, nil
 	}
-	return db, err
+	if err != nil {
+		return nil, err
+	}
+	p, err := openPool(ctx, dsn, conns, points)
+	if err != nil && !isUnknownSetting(err) {
+		o.Close()
+		return nil, err
+	}
+	return &SnapshotPools{Points: p, Others: o}, nil
 }
 
-// isPointSnapshot reports whether opts asks for what a point pool's
+// Close closes the pools.
+func (s *SnapshotPools) Close() error {
+	if s.Points != nil {
+		s.Points.Close()
+	}
+	return s.Others.Close()
+}
+
+// isSnapshot reports whether opts asks for what SnapshotPools'
 // connections give every batch: a read-only REPEATABLE READ transaction.
-func isPointSnapshot(opts *sql.TxOptions) bool {
+func isSnapshot(opts *sql.TxOptions) bool {
 	return opts != nil && opts.ReadOnly && (opts.Isolation == sql.LevelRepeatableRead || opts.Isolation == sql.LevelSnapshot)
 }
 
-// pointPipeline runs a point call's queries on the point pool: the
-// queries and one Sync, which the connection's defaults make one
-// read-only REPEATABLE READ transaction on generic plans.
-func (p *Pipeliner) pointPipeline(ctx context.Context, queries []shape.Stmt) ([]shape.Rowset, error) {
+// implicitPipeline runs queries on a connection of pool: the queries
+// and one Sync, which the connection's defaults make one read-only
+// REPEATABLE READ transaction.
+func (p *Pipeliner) implicitPipeline(ctx context.Context, pool *sql.DB, queries []shape.Stmt) ([]shape.Rowset, error) {
 	if p.gate != nil {
 		if err := p.gate.enter(ctx); err != nil {
 			return nil, fmt.Errorf("run pipeline: %w", err)
 		}
 		defer p.gate.leave()
 	}
-	conn, err := p.points.Conn(ctx)
+	conn, err := pool.Conn(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("run pipeline: %w", err)
 	}

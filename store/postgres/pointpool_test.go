@@ -34,11 +34,7 @@ func TestPointPool_OneSnapshot(t *testing.T) {
 	if _, err := db.ExecContext(t.Context(), `CREATE TABLE t (x INT)`); err != nil {
 		t.Fatal(err)
 	}
-	points, err := postgres.OpenPointPool(t.Context(), dsn, 1)
-	if err != nil || points == nil {
-		t.Fatalf("OpenPointPool: %v, %v", points, err)
-	}
-	defer points.Close()
+	pools := openPools(t, dsn)
 	plain, err := postgres.OpenPool(t.Context(), dsn, 1)
 	if err != nil {
 		t.Fatal(err)
@@ -46,13 +42,15 @@ func TestPointPool_OneSnapshot(t *testing.T) {
 	defer plain.Close()
 	tests := []struct {
 		name     string
-		pool     *sql.DB
+		pools    *postgres.SnapshotPools
+		generic  bool // a point call's batch
 		wantSame bool
 		wantIso  string
 		wantRO   string
 	}{
-		{"point pool", points, true, "repeatable read", "on"},
-		{"a pool without its settings", plain, false, "read committed", "off"},
+		{"a point call's batch", pools, true, true, "repeatable read", "on"},
+		{"another batch", pools, false, true, "repeatable read", "on"},
+		{"connections without the settings", &postgres.SnapshotPools{Points: plain, Others: plain}, true, false, "read committed", "off"},
 	}
 	for i, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -65,7 +63,7 @@ func TestPointPool_OneSnapshot(t *testing.T) {
 			if _, err := holder.ExecContext(t.Context(), `SELECT pg_advisory_lock($1)`, lock); err != nil {
 				t.Fatal(err)
 			}
-			pl := postgres.NewPipeliner(db, &postgres.PipelinerOptions{Points: tt.pool})
+			pl := postgres.NewPipeliner(db, &postgres.PipelinerOptions{Pools: tt.pools})
 			type result struct {
 				sets []shape.Rowset
 				err  error
@@ -73,9 +71,9 @@ func TestPointPool_OneSnapshot(t *testing.T) {
 			done := make(chan result, 1)
 			go func() {
 				sets, err := pl.Pipeline(t.Context(), snapshotOpts, []shape.Stmt{
-					{SQL: `SELECT COUNT(*) FROM t`, Generic: true},
-					{SQL: `SELECT pg_advisory_xact_lock($1)::text`, Args: []any{lock}, Generic: true},
-					{SQL: `SELECT COUNT(*), current_setting('transaction_isolation'), current_setting('transaction_read_only') FROM t`, Generic: true},
+					{SQL: `SELECT COUNT(*) FROM t`, Generic: tt.generic},
+					{SQL: `SELECT pg_advisory_xact_lock($1)::text`, Args: []any{lock}, Generic: tt.generic},
+					{SQL: `SELECT COUNT(*), current_setting('transaction_isolation'), current_setting('transaction_read_only') FROM t`, Generic: tt.generic},
 				})
 				done <- result{sets, err}
 			}()
@@ -123,10 +121,12 @@ func TestPointPool_OneSnapshot(t *testing.T) {
 		})
 	}
 	t.Run("cannot write", func(t *testing.T) {
-		pl := postgres.NewPipeliner(db, &postgres.PipelinerOptions{Points: points})
-		_, err := pl.Pipeline(t.Context(), snapshotOpts, []shape.Stmt{{SQL: `INSERT INTO t VALUES (2) RETURNING x`, Generic: true}})
-		if err == nil {
-			t.Fatal("a write on the point pool succeeded")
+		pl := postgres.NewPipeliner(db, &postgres.PipelinerOptions{Pools: pools})
+		for _, generic := range []bool{true, false} {
+			_, err := pl.Pipeline(t.Context(), snapshotOpts, []shape.Stmt{{SQL: `INSERT INTO t VALUES (2) RETURNING x`, Generic: generic}})
+			if err == nil {
+				t.Fatalf("a write succeeded (point batch: %v)", generic)
+			}
 		}
 	})
 }
@@ -141,12 +141,7 @@ func TestPointPool_FailedStatement(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	points, err := postgres.OpenPointPool(t.Context(), dsn, 1)
-	if err != nil || points == nil {
-		t.Fatalf("OpenPointPool: %v, %v", points, err)
-	}
-	defer points.Close()
-	pl := postgres.NewPipeliner(db, &postgres.PipelinerOptions{Points: points})
+	pl := postgres.NewPipeliner(db, &postgres.PipelinerOptions{Pools: openPools(t, dsn)})
 	bad := []shape.Stmt{{SQL: `SELECT 1`, Generic: true}, {SQL: `SELECT 1 / (SELECT 0)`, Generic: true}, {SQL: `SELECT 2`, Generic: true}}
 	if _, err := pl.Pipeline(t.Context(), snapshotOpts, bad); err == nil {
 		t.Fatal("a division by zero succeeded")
@@ -161,32 +156,48 @@ func TestPointPool_FailedStatement(t *testing.T) {
 	}
 }
 
-// TestPointPool_UnknownSetting: a database that refuses one of the point
-// pool's settings at connection gets no pool and no error, so that the
-// Pipeliner keeps a transaction per batch.
+// TestPointPool_UnknownSetting: a database that refuses the snapshot
+// settings at connection gets no pools and no error, so that the
+// Pipeliner keeps a transaction per batch; one that refuses only
+// plan_cache_mode gets no point pool.
 func TestPointPool_UnknownSetting(t *testing.T) {
 	dsn := pgtest.Schema(t)
-	db, err := postgres.OpenPointPoolWith(t.Context(), dsn, 1, map[string]string{"provenant_no_such_setting": "on"})
-	if db != nil || err != nil {
-		t.Fatalf("OpenPointPool on a refused setting = %v, %v; want nil, nil", db, err)
+	refused := map[string]string{"provenant_no_such_setting": "on"}
+	pools, err := postgres.OpenSnapshotPoolsWith(t.Context(), dsn, 1, refused, nil)
+	if pools != nil || err != nil {
+		t.Fatalf("OpenSnapshotPools on a refused setting = %v, %v; want nil, nil", pools, err)
 	}
-	if _, err := postgres.OpenPointPoolWith(t.Context(), "postgres://postgres@127.0.0.1:1/none?connect_timeout=1", 1, nil); err == nil {
-		t.Fatal("OpenPointPool on a server that is not there succeeded")
+	pools, err = postgres.OpenSnapshotPoolsWith(t.Context(), dsn, 1, nil, refused)
+	if err != nil || pools == nil || pools.Points != nil || pools.Others == nil {
+		t.Fatalf("OpenSnapshotPools on a refused point setting = %+v, %v; want Others only", pools, err)
+	}
+	pools.Close()
+	if _, err := postgres.OpenSnapshotPoolsWith(t.Context(), "postgres://postgres@127.0.0.1:1/none?connect_timeout=1", 1, nil, nil); err == nil {
+		t.Fatal("OpenSnapshotPools on a server that is not there succeeded")
 	}
 }
 
-// TestPointPool_Calls: point calls answered through the point pool are
-// the calls answered in a transaction each, value and keys, with a
-// verdict that holds, and their statements keep their generic plans
-// from the first execution (the pool's plan_cache_mode).
+// openPools opens SnapshotPools of one connection each on dsn, closed
+// when the test ends.
+func openPools(t *testing.T, dsn string) *postgres.SnapshotPools {
+	t.Helper()
+	pools, err := postgres.OpenSnapshotPools(t.Context(), dsn, 1)
+	if err != nil || pools == nil || pools.Points == nil {
+		t.Fatalf("OpenSnapshotPools: %+v, %v", pools, err)
+	}
+	t.Cleanup(func() { pools.Close() })
+	return pools
+}
+
+// TestPointPool_Calls: point calls answered through the point pool, and
+// windows through the other, are the calls answered in a transaction
+// each, value and keys, with a verdict that holds, and the point calls'
+// statements keep their generic plans from the first execution (the
+// pool's plan_cache_mode).
 func TestPointPool_Calls(t *testing.T) {
 	db, dsn := demoDBAt(t, &counter{}, 2_000)
 	cat := ingesttest.WarehouseCatalog(t)
-	points, err := postgres.OpenPointPool(t.Context(), dsn, 1)
-	if err != nil || points == nil {
-		t.Fatalf("OpenPointPool: %v, %v", points, err)
-	}
-	defer points.Close()
+	pools := openPools(t, dsn)
 	open := func(o *postgres.PipelinerOptions) *shape.Engine {
 		eng, err := shape.New(t.Context(), cat, shape.Source{DB: db, Snapshot: snapshotOpts, Pipeline: postgres.NewPipeliner(db, o)}, nil)
 		if err != nil {
@@ -195,7 +206,7 @@ func TestPointPool_Calls(t *testing.T) {
 		t.Cleanup(func() { eng.Close() })
 		return eng
 	}
-	withPool, without := open(&postgres.PipelinerOptions{Points: points}), open(nil)
+	withPool, without := open(&postgres.PipelinerOptions{Pools: pools}), open(nil)
 	const calls = 8
 	for i := range calls {
 		for _, tool := range []string{"get_temperature", "get_device_status", "get_battery_level"} {
@@ -210,9 +221,27 @@ func TestPointPool_Calls(t *testing.T) {
 			}
 		}
 	}
+	for _, w := range [][2]string{{"2026-01-06T08:00:00Z", "2026-01-06T10:00:00Z"}, {"2026-01-05T00:00:00Z", "2026-01-08T00:00:00Z"}} {
+		c := shape.Call{Tool: "count_status_events_in_window", Args: map[string]string{"zone_id": "zone-01", "status": "RUNNING", "start": w[0], "end": w[1]}, Scope: shape.All()}
+		got, v := answer(t, withPool, c)
+		if !v.OK() {
+			t.Fatalf("window %v: verdict %+v", w, v)
+		}
+		want, _ := answer(t, without, c)
+		if fmt.Sprint(got.Value, got.Keys, got.Rows, got.Digest) != fmt.Sprint(want.Value, want.Keys, want.Rows, want.Digest) {
+			t.Errorf("window %v: %v %d rows through the pools, %v %d without", w, got.Value, got.Rows, want.Value, want.Rows)
+		}
+	}
+	var windows int64
+	if err := pools.Others.QueryRowContext(t.Context(), `SELECT COUNT(*) FROM pg_prepared_statements WHERE statement LIKE '%"status_events" x WHERE x."zone_id"%'`).Scan(&windows); err != nil {
+		t.Fatal(err)
+	}
+	if windows == 0 {
+		t.Error("no window statement ran on the other pool")
+	}
 	var custom, generic int64
 	q := `SELECT COALESCE(SUM(custom_plans), 0), COALESCE(SUM(generic_plans), 0) FROM pg_prepared_statements WHERE statement LIKE '%"temperature_c" AS%'`
-	if err := points.QueryRowContext(t.Context(), q).Scan(&custom, &generic); err != nil {
+	if err := pools.Points.QueryRowContext(t.Context(), q).Scan(&custom, &generic); err != nil {
 		t.Fatal(err)
 	}
 	// The first call reads the checkpoint index in a transaction of its
