@@ -61,27 +61,28 @@ func main() {
 
 // config is one run's flags.
 type config struct {
-	events   []int
-	backends []string
-	data     string
-	dsn      string
-	clients  int
-	duration time.Duration
-	seed     uint64
-	serve    string // internal: serve one backend:events and print its report
-	only     bool   // build the datasets, measure nothing
-	threads  int    // DuckDB's worker threads (0: its default)
-	shapes   string // the tool shapes to measure (all when empty)
-	profile  string // CPU profile of the serving process
-	every    int    // rows between checkpoints (0: the default spacing)
-	metrics  bool   // measure query_metric instead of the tool shapes
-	goRows   int    // engine.Options.MetricGoRows
-	schema   string // PostgreSQL schema prefix, followed by the size
-	rollups  bool   // build per-hour key digests and serve metrics from them
-	values   bool   // build per-hour value rollups and serve metrics from them
-	phases   int    // time each metric phase apart over this many calls
-	calls    int    // with metrics: exactly this many one-client calls a phase, no sixteen-client run
-	windows  bool   // build the per-hour window key digests and serve large windows from them
+	events     []int
+	backends   []string
+	data       string
+	dsn        string
+	clients    int
+	duration   time.Duration
+	seed       uint64
+	serve      string // internal: serve one backend:events and print its report
+	only       bool   // build the datasets, measure nothing
+	threads    int    // DuckDB's worker threads (0: its default)
+	shapes     string // the tool shapes to measure (all when empty)
+	profile    string // CPU profile of the serving process
+	memProfile string // allocations of the serving process
+	every      int    // rows between checkpoints (0: the default spacing)
+	metrics    bool   // measure query_metric instead of the tool shapes
+	goRows     int    // engine.Options.MetricGoRows
+	schema     string // PostgreSQL schema prefix, followed by the size
+	rollups    bool   // build per-hour key digests and serve metrics from them
+	values     bool   // build per-hour value rollups and serve metrics from them
+	phases     int    // time each metric phase apart over this many calls
+	calls      int    // with metrics: exactly this many one-client calls a phase, no sixteen-client run
+	windows    bool   // build the per-hour window key digests and serve large windows from them
 	// winPhases: time the window formulations apart over this many calls
 	winPhases int
 	pgConns   int  // PostgreSQL pool size (0: postgres.MaxConns)
@@ -109,6 +110,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs.IntVar(&c.threads, "duckdb-threads", 0, "DuckDB worker `THREADS` while serving (0: DuckDB's default, one per core)")
 	fs.StringVar(&c.shapes, "shapes", "", "tool `SHAPES` to measure, comma-separated (all when empty)")
 	fs.StringVar(&c.profile, "cpuprofile", "", "write a CPU profile of the serving process (the last database measured) to `FILE`")
+	fs.StringVar(&c.memProfile, "memprofile", "", "write the serving process's allocations (pprof's allocs profile, the last database measured) to `FILE` when it ends")
 	fs.IntVar(&c.every, "every", 0, "`ROWS` between checkpoints when building (0: the default spacing, twice the series and at least shape.MinEvery)")
 	fs.BoolVar(&c.metrics, "metrics", false, "measure query_metric end to end (compile, validate, execute, re-derive) instead of the tool shapes, at -clients and at one client")
 	fs.IntVar(&c.goRows, "metric-go-rows", 0, "most `ROWS` a metric's re-derivation reads into Go before it re-derives in SQL (0: metric.DefaultMaxGoRows)")
@@ -483,6 +485,16 @@ func serve(ctx context.Context, cat *catalog.Catalog, c config, b string, n int)
 		return bench.ScaleReport{}, fmt.Errorf("first answer: outcome %s", o)
 	}
 
+	if c.memProfile != "" {
+		f, err := os.Create(c.memProfile)
+		if err != nil {
+			return bench.ScaleReport{}, fmt.Errorf("create profile: %w", err)
+		}
+		defer func() {
+			pprof.Lookup("allocs").WriteTo(f, 0)
+			f.Close()
+		}()
+	}
 	if c.profile != "" {
 		f, err := os.Create(c.profile)
 		if err != nil {

@@ -35,6 +35,7 @@ func runImport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	dsn := fs.String("postgres", "", "PostgreSQL `DSN` to import into (postgres://user@host:5432/db?sslmode=disable)")
 	keyDigests := fs.Bool("key-digests", false, "also build and keep the per-hour key digests (TABLE__rollup_keys) that serve --metric-key-digests sums a long window's query_metric provenance from, and the per-hour window key digests grouped by the window tools' fixed entity and filter (TABLE__window_keys) that --window-key-digests sums a large window's count and digest from; once built, every import keeps them")
 	valueRollups := fs.Bool("value-rollups", false, "also build and keep the per-hour value rollups (TABLE__rollup_values) that serve --metric-rollups computes a long window's query_metric values from; once built, every import keeps them")
+	every := fs.Int("checkpoint-every", 0, "`ROWS` between checkpoints of the latest row per series, in time order (0: twice the number of series, at least 4,096). Fewer rows since a checkpoint make store-wide counts and lists cheaper; each checkpoint stores a row per series, so the checkpoints grow and the import slows in proportion. Give it on every import of the table: an import without it spaces its new checkpoints by the default")
 	asJSON := fs.Bool("json", false, "print the result as one JSON object, with the wall-clock time the import took (reported, never used)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -46,6 +47,8 @@ func runImport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return usagef("--dataset NAME is required")
 	case (*dbPath == "") == (*dsn == ""):
 		return usagef("want exactly one of --db FILE.duckdb and --postgres DSN")
+	case *every < 0:
+		return usagef("--checkpoint-every: want a number of rows, at least 1 (or 0 for the default)")
 	}
 	inputs := fs.Args()
 	for i, in := range inputs {
@@ -66,7 +69,7 @@ func runImport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	// The engine reads a table through structures derived from it: each
 	// import rebuilds them in its own transaction, so no answer ever sees
 	// new rows with stale structures.
-	opts := shape.ImportOptions(&shape.DeriveOptions{RollupKeys: *keyDigests, RollupValues: *valueRollups, WindowKeys: *keyDigests})
+	opts := shape.ImportOptions(&shape.DeriveOptions{Every: *every, RollupKeys: *keyDigests, RollupValues: *valueRollups, WindowKeys: *keyDigests})
 	if *dbPath != "" {
 		if db, err = duckdb.OpenFile(ctx, *dbPath); err != nil {
 			return err

@@ -231,6 +231,10 @@ func TestImport_Usage(t *testing.T) {
 			"provenant import: input 2: unknown format (want a file ending .jsonl, .ndjson, .csv or .parquet)"},
 		{"unknown dataset", []string{"import", "--catalog", cat, "--dataset", "events", "--db", "x.duckdb", in}, 2,
 			"provenant import: --dataset: the catalog declares no such dataset (it declares status_events)"},
+		{"a negative checkpoint spacing", []string{"import", "--catalog", cat, "--dataset", "status_events", "--db", "x.duckdb", "--checkpoint-every", "-7", in}, 2,
+			"provenant import: --checkpoint-every: want a number of rows, at least 1 (or 0 for the default)"},
+		{"a checkpoint spacing that is not a number", []string{"import", "--catalog", cat, "--dataset", "status_events", "--db", "x.duckdb", "--checkpoint-every", "secret", in}, 2,
+			"--checkpoint-every"},
 		{"a files dataset", []string{"import", "--catalog", files, "--dataset", "status_events", "--db", "x.duckdb", in}, 1,
 			"provenant: lay out dataset: dataset is not a table (it reads files in place; declare `table:` to import)"},
 	}
@@ -275,5 +279,47 @@ func TestImport_JSON(t *testing.T) {
 	}
 	if r.Rows != 120 || r.DataVersion != 120 || r.Table != "status_events" || r.Dataset != "status_events" || !(r.Seconds > 0) || !(r.RowsPerSecond > 0) {
 		t.Errorf("report = %+v", r)
+	}
+}
+
+// TestImport_CheckpointEvery: --checkpoint-every spaces the checkpoints
+// by the rows it names (one every N rows in time order), where the
+// default spaces them by at least shape.MinEvery; answers do not depend
+// on it (store/duckdb's TestDerive_* and shape/shapetest hold any
+// spacing to the oracle).
+func TestImport_CheckpointEvery(t *testing.T) {
+	dir := t.TempDir()
+	cat := ingesttest.WarehouseCatalogFile(t)
+	in := writeFile(t, dir, "events.jsonl", string(ingesttest.DemoJSONL(t, 300)))
+	tests := []struct {
+		name string
+		args []string
+		want int64 // checkpoints
+	}{
+		{"default", nil, 0},
+		{"every 64 rows", []string{"--checkpoint-every", "64"}, 300 / 64},
+		{"every 100 rows, flag after the input", []string{"--checkpoint-every=100"}, 300 / 100},
+	}
+	for i, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			db := filepath.Join(dir, fmt.Sprintf("w%d.duckdb", i))
+			args := append([]string{"import", "--catalog", cat, "--dataset", "status_events", "--db", db, in}, tt.args...)
+			var stdout, stderr bytes.Buffer
+			if code := runMain(t.Context(), args, &stdout, &stderr); code != 0 {
+				t.Fatalf("exit code %d: %s", code, stderr.String())
+			}
+			d, err := duckdb.OpenFile(t.Context(), db)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer d.Close()
+			var got int64
+			if err := d.QueryRowContext(t.Context(), `SELECT COUNT(*) FROM status_events__cpi`).Scan(&got); err != nil {
+				t.Fatal(err)
+			}
+			if got != tt.want {
+				t.Errorf("%d checkpoints, want %d", got, tt.want)
+			}
+		})
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/provenant/provenant/ingest"
 	"github.com/provenant/provenant/ingest/ingesttest"
 	"github.com/provenant/provenant/shape"
+	"github.com/provenant/provenant/shape/shapetest"
 	"github.com/provenant/provenant/store/duckdb"
 )
 
@@ -124,6 +125,13 @@ func mustCatalog(t *testing.T, files string) *catalog.Catalog {
 // run executes and resolves c, failing the test unless the verdict holds.
 func run(t *testing.T, eng *shape.Engine, c shape.Call, resolve bool) shape.Result {
 	t.Helper()
+	if resolve {
+		r, v := shapetest.Answer(t, eng, c)
+		if !v.OK() {
+			t.Fatalf("Resolve %s = %+v", c.Tool, v)
+		}
+		return r
+	}
 	snap, err := eng.Begin(t.Context())
 	if err != nil {
 		t.Fatal(err)
@@ -132,12 +140,6 @@ func run(t *testing.T, eng *shape.Engine, c shape.Call, resolve bool) shape.Resu
 	r, err := snap.Execute(t.Context(), c)
 	if err != nil {
 		t.Fatalf("Execute %s: %v", c.Tool, err)
-	}
-	if resolve {
-		v, err := snap.Resolve(t.Context(), c, r)
-		if err != nil || !v.OK() {
-			t.Fatalf("Resolve %s = %+v, %v", c.Tool, v, err)
-		}
 	}
 	return r
 }

@@ -22,6 +22,7 @@ import (
 	"github.com/provenant/provenant/ingest/ingesttest"
 
 	"github.com/provenant/provenant/shape"
+	"github.com/provenant/provenant/shape/shapetest"
 	"github.com/provenant/provenant/store/postgres"
 	"github.com/provenant/provenant/store/postgres/pgtest"
 )
@@ -119,13 +120,13 @@ func testOneRoundTrip(t *testing.T, cnt *counter, db *sql.DB, cat *catalog.Catal
 	tests := pipelineCalls
 	// The first calls read the checkpoint index, once.
 	for _, tt := range tests {
-		answer(t, piped, tt.call)
+		shapetest.Answer(t, piped, tt.call)
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			want, _ := answer(t, plain, tt.call)
+			want, _ := shapetest.Answer(t, plain, tt.call)
 			q0, b0 := cnt.queries.Load(), cnt.batches.Load()
-			got, v := answer(t, piped, tt.call)
+			got, v := shapetest.Answer(t, piped, tt.call)
 			if q, b := cnt.queries.Load()-q0, cnt.batches.Load()-b0; q != 0 || b != 1 {
 				t.Errorf("a call sent %d statements and %d batches, want 0 and 1", q, b)
 			}
@@ -269,17 +270,17 @@ func TestPipeline_WindowDigests(t *testing.T) {
 	}
 	summed, plain := open(&shape.Options{WindowDigests: true}), open(nil)
 	large, small := pipelineCalls[5].call, pipelineCalls[6].call
-	answer(t, summed, small) // reads the checkpoint index and the digests' counts
+	shapetest.Answer(t, summed, small) // reads the checkpoint index and the digests' counts
 	q0, b0 := cnt.queries.Load(), cnt.batches.Load()
-	got, v := answer(t, summed, small)
+	got, v := shapetest.Answer(t, summed, small)
 	if q, b := cnt.queries.Load()-q0, cnt.batches.Load()-b0; q != 0 || b != 1 || !v.OK() {
 		t.Errorf("a small window sent %d statements and %d batches (want 0 and 1), verdict %+v", q, b, v)
 	}
-	if want, _ := answer(t, plain, small); !reflect.DeepEqual(got, want) {
+	if want, _ := shapetest.Answer(t, plain, small); !reflect.DeepEqual(got, want) {
 		t.Errorf("small window with digests = %+v, without %+v", got, want)
 	}
-	got, v = answer(t, summed, large)
-	want, _ := answer(t, plain, large)
+	got, v = shapetest.Answer(t, summed, large)
+	want, _ := shapetest.Answer(t, plain, large)
 	if !strings.HasPrefix(got.Digest, "lthash16x1024:") || got.Rows != want.Rows || !slices.Equal(got.Keys, want.Keys) || !got.Value.Equal(want.Value) || !v.OK() {
 		t.Errorf("large window with digests: %d rows, digest %s, verdict %+v; without: %d rows", got.Rows, got.Digest, v, want.Rows)
 	}
@@ -372,7 +373,7 @@ func TestPipeline_PointCallsGenericPlans(t *testing.T) {
 	defer eng.Close()
 	call := func(c shape.Call) {
 		t.Helper()
-		if _, v := answer(t, eng, c); !v.OK() {
+		if _, v := shapetest.Answer(t, eng, c); !v.OK() {
 			t.Fatalf("verdict %+v", v)
 		}
 	}
@@ -434,31 +435,11 @@ func TestPipeline_NoPlanCacheMode(t *testing.T) {
 	defer eng.Close()
 	for i := range 3 {
 		c := shape.Call{Tool: "get_temperature", Args: map[string]string{"device_id": fmt.Sprintf("dev-%04d", i+1), "as_of": asOf}, Scope: shape.All()}
-		if _, v := answer(t, eng, c); !v.OK() {
+		if _, v := shapetest.Answer(t, eng, c); !v.OK() {
 			t.Fatalf("call %d: verdict %+v", i, v)
 		}
 	}
 	if !postgres.GenericPlansOff(pl) {
 		t.Error("generic plans still on after the database refused the setting")
 	}
-}
-
-// answer executes c on a snapshot of eng and resolves it on the same
-// snapshot, failing t on an error.
-func answer(t *testing.T, eng *shape.Engine, c shape.Call) (shape.Result, shape.Verdict) {
-	t.Helper()
-	snap, err := eng.Begin(t.Context())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer snap.Close()
-	r, err := snap.Execute(t.Context(), c)
-	if err != nil {
-		t.Fatal(err)
-	}
-	v, err := snap.Resolve(t.Context(), c, r)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return r, v
 }

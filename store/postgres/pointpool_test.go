@@ -7,6 +7,7 @@ import (
 
 	"github.com/provenant/provenant/ingest/ingesttest"
 	"github.com/provenant/provenant/shape"
+	"github.com/provenant/provenant/shape/shapetest"
 	"github.com/provenant/provenant/store/postgres"
 	"github.com/provenant/provenant/store/postgres/pgtest"
 )
@@ -211,11 +212,11 @@ func TestPointPool_Calls(t *testing.T) {
 	for i := range calls {
 		for _, tool := range []string{"get_temperature", "get_device_status", "get_battery_level"} {
 			c := shape.Call{Tool: tool, Args: map[string]string{"device_id": fmt.Sprintf("dev-%04d", i+1), "as_of": asOf}, Scope: shape.All()}
-			got, v := answer(t, withPool, c)
+			got, v := shapetest.Answer(t, withPool, c)
 			if !v.OK() {
 				t.Fatalf("%s: verdict %+v", tool, v)
 			}
-			want, _ := answer(t, without, c)
+			want, _ := shapetest.Answer(t, without, c)
 			if fmt.Sprint(got.Value, got.Keys) != fmt.Sprint(want.Value, want.Keys) {
 				t.Errorf("%s dev-%04d: %v %v through the point pool, %v %v without", tool, i+1, got.Value, got.Keys, want.Value, want.Keys)
 			}
@@ -223,11 +224,11 @@ func TestPointPool_Calls(t *testing.T) {
 	}
 	for _, w := range [][2]string{{"2026-01-06T08:00:00Z", "2026-01-06T10:00:00Z"}, {"2026-01-05T00:00:00Z", "2026-01-08T00:00:00Z"}} {
 		c := shape.Call{Tool: "count_status_events_in_window", Args: map[string]string{"zone_id": "zone-01", "status": "RUNNING", "start": w[0], "end": w[1]}, Scope: shape.All()}
-		got, v := answer(t, withPool, c)
+		got, v := shapetest.Answer(t, withPool, c)
 		if !v.OK() {
 			t.Fatalf("window %v: verdict %+v", w, v)
 		}
-		want, _ := answer(t, without, c)
+		want, _ := shapetest.Answer(t, without, c)
 		if fmt.Sprint(got.Value, got.Keys, got.Rows, got.Digest) != fmt.Sprint(want.Value, want.Keys, want.Rows, want.Digest) {
 			t.Errorf("window %v: %v %d rows through the pools, %v %d without", w, got.Value, got.Rows, want.Value, want.Rows)
 		}
