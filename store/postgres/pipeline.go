@@ -290,13 +290,14 @@ func readRows(rows pgx.Rows, m *pgtype.Map) (shape.Rowset, error) {
 	return r, nil
 }
 
-// The blocks values are copied into: the first of rawFirstBlock bytes,
+// The blocks values are copied into: the first of rawFirstBlock bytes
+// (a point call's queries return a row of a hundred or two bytes each),
 // each next twice the one before up to rawBlockBytes (an allocation
 // each, of a small size class: no large slice grown and copied again and
 // again as the rows come). rawChunkRows is how many rows a chunk of the
 // index holds (all but the first, which grows to at least as many).
 const (
-	rawFirstBlock = 1 << 10
+	rawFirstBlock = 1 << 8
 	rawBlockBytes = 16 << 10
 	rawChunkRows  = 1 << 10
 )
@@ -331,23 +332,37 @@ func (r *rawRows) seal(cur *strings.Builder) {
 	*cur = strings.Builder{}
 }
 
-// rawCol is a column's type and the plans that decode it into typed
-// values, made when first needed.
+// rawCol is a column's type and, once a value of it is decoded, its
+// decoder.
 type rawCol struct {
 	oid    uint32
 	format int16
 	name   string
-	text   bool   // text or varchar: a value's bytes are its string, in either format
-	src    []byte // the value a plan decodes, copied from its block
+	text   bool        // text or varchar: a value's bytes are its string, in either format
+	dec    *rawDecoder // made when the column's first typed value is decoded
+}
 
-	tsPlan   pgtype.ScanPlan
-	ts       pgtype.Timestamp
-	tstzPlan pgtype.ScanPlan
-	tstz     pgtype.Timestamptz
-	intPlan  pgtype.ScanPlan
-	i        int64
-	fltPlan  pgtype.ScanPlan
-	f        float64
+// rawDecoder decodes a column's values into typed values: the plan,
+// made for the column's type, and the values it decodes from and into.
+// A column has one type, so one plan; text columns, most of a point
+// call's, never need one (a point call reads a row of each of three
+// queries, and a decoder kept for each of their columns cost more than
+// the rows).
+type rawDecoder struct {
+	src  []byte // the value the plan decodes, copied from its block
+	plan pgtype.ScanPlan
+	ts   pgtype.Timestamp
+	tstz pgtype.Timestamptz
+	i    int64
+	f    float64
+}
+
+// decoder returns c's decoder, made when first needed.
+func (c *rawCol) decoder() *rawDecoder {
+	if c.dec == nil {
+		c.dec = &rawDecoder{}
+	}
+	return c.dec
 }
 
 func (r *rawRows) Len() int { return r.n }
@@ -477,23 +492,25 @@ func (r *rawRows) scanFast(c *rawCol, v string, null bool, dest any) (ok bool, e
 func (r *rawRows) time(c *rawCol, v string) (time.Time, bool, error) {
 	switch c.oid {
 	case pgtype.TimestampOID:
-		if c.tsPlan == nil {
-			c.tsPlan = r.m.PlanScan(c.oid, c.format, &c.ts)
+		d := c.decoder()
+		if d.plan == nil {
+			d.plan = r.m.PlanScan(c.oid, c.format, &d.ts)
 		}
-		c.src = append(c.src[:0], v...)
-		if err := c.tsPlan.Scan(c.src, &c.ts); err != nil {
+		d.src = append(d.src[:0], v...)
+		if err := d.plan.Scan(d.src, &d.ts); err != nil {
 			return time.Time{}, true, err
 		}
-		return c.ts.Time, c.ts.InfinityModifier == pgtype.Finite, nil
+		return d.ts.Time, d.ts.InfinityModifier == pgtype.Finite, nil
 	case pgtype.TimestamptzOID:
-		if c.tstzPlan == nil {
-			c.tstzPlan = r.m.PlanScan(c.oid, c.format, &c.tstz)
+		d := c.decoder()
+		if d.plan == nil {
+			d.plan = r.m.PlanScan(c.oid, c.format, &d.tstz)
 		}
-		c.src = append(c.src[:0], v...)
-		if err := c.tstzPlan.Scan(c.src, &c.tstz); err != nil {
+		d.src = append(d.src[:0], v...)
+		if err := d.plan.Scan(d.src, &d.tstz); err != nil {
 			return time.Time{}, true, err
 		}
-		return c.tstz.Time, c.tstz.InfinityModifier == pgtype.Finite, nil
+		return d.tstz.Time, d.tstz.InfinityModifier == pgtype.Finite, nil
 	}
 	return time.Time{}, false, nil
 }
@@ -502,12 +519,13 @@ func (r *rawRows) time(c *rawCol, v string) (time.Time, bool, error) {
 func (r *rawRows) int(c *rawCol, v string) (int64, bool, error) {
 	switch c.oid {
 	case pgtype.Int2OID, pgtype.Int4OID, pgtype.Int8OID:
-		if c.intPlan == nil {
-			c.intPlan = r.m.PlanScan(c.oid, c.format, &c.i)
+		d := c.decoder()
+		if d.plan == nil {
+			d.plan = r.m.PlanScan(c.oid, c.format, &d.i)
 		}
-		c.src = append(c.src[:0], v...)
-		err := c.intPlan.Scan(c.src, &c.i)
-		return c.i, true, err
+		d.src = append(d.src[:0], v...)
+		err := d.plan.Scan(d.src, &d.i)
+		return d.i, true, err
 	}
 	return 0, false, nil
 }
@@ -516,12 +534,13 @@ func (r *rawRows) int(c *rawCol, v string) (int64, bool, error) {
 func (r *rawRows) float(c *rawCol, v string) (float64, bool, error) {
 	switch c.oid {
 	case pgtype.Float4OID, pgtype.Float8OID:
-		if c.fltPlan == nil {
-			c.fltPlan = r.m.PlanScan(c.oid, c.format, &c.f)
+		d := c.decoder()
+		if d.plan == nil {
+			d.plan = r.m.PlanScan(c.oid, c.format, &d.f)
 		}
-		c.src = append(c.src[:0], v...)
-		err := c.fltPlan.Scan(c.src, &c.f)
-		return c.f, true, err
+		d.src = append(d.src[:0], v...)
+		err := d.plan.Scan(d.src, &d.f)
+		return d.f, true, err
 	}
 	return 0, false, nil
 }
