@@ -21,6 +21,7 @@ var Renderers = map[string]func(*Record) (string, error){
 	"scale-postgres":                        ScaleTable,
 	"scale-duckdb-earlier":                  ScaleTable,
 	"scale-postgres-before-pipeline":        ScaleTable,
+	"scale-postgres-every1024":              ScaleTable,
 	"scale-metric-duckdb":                   ScaleMetricTable,
 	"scale-metric-postgres":                 ScaleMetricTable,
 	"repair-eval":                           RepairTable,
