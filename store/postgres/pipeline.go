@@ -130,24 +130,8 @@ func (p *Pipeliner) pipeline(ctx context.Context, opts *sql.TxOptions, queries [
 	if err != nil {
 		return nil, err
 	}
-	if p.gate != nil {
-		if err := p.gate.enter(ctx); err != nil {
-			return nil, fmt.Errorf("run pipeline: %w", err)
-		}
-		defer p.gate.leave()
-	}
-	conn, err := p.db.Conn(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("run pipeline: %w", err)
-	}
-	defer conn.Close()
 	var out []shape.Rowset
-	err = conn.Raw(func(dc any) error {
-		sc, ok := dc.(*stdlib.Conn)
-		if !ok {
-			return errors.New("not a pgx connection")
-		}
-		c := sc.Conn()
+	err = p.onConn(ctx, p.db, func(c *pgx.Conn) error {
 		b := &pgx.Batch{}
 		b.Queue(begin)
 		pre := 1
@@ -175,7 +159,7 @@ func (p *Pipeliner) pipeline(ctx context.Context, opts *sql.TxOptions, queries [
 		return err
 	})
 	if err != nil {
-		return nil, fmt.Errorf("run pipeline: %w", err)
+		return nil, err
 	}
 	return out, nil
 }
@@ -714,35 +698,47 @@ func isSnapshot(opts *sql.TxOptions) bool {
 // and one Sync, which the connection's defaults make one read-only
 // REPEATABLE READ transaction.
 func (p *Pipeliner) implicitPipeline(ctx context.Context, pool *sql.DB, queries []shape.Stmt) ([]shape.Rowset, error) {
-	if p.gate != nil {
-		if err := p.gate.enter(ctx); err != nil {
-			return nil, fmt.Errorf("run pipeline: %w", err)
-		}
-		defer p.gate.leave()
-	}
-	conn, err := pool.Conn(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("run pipeline: %w", err)
-	}
-	defer conn.Close()
 	var out []shape.Rowset
-	err = conn.Raw(func(dc any) error {
-		sc, ok := dc.(*stdlib.Conn)
-		if !ok {
-			return errors.New("not a pgx connection")
-		}
-		c := sc.Conn()
+	err := p.onConn(ctx, pool, func(c *pgx.Conn) error {
 		b := &pgx.Batch{}
 		for _, q := range queries {
 			b.Queue(q.SQL, q.Args...)
 		}
 		// A failed statement ends the implicit transaction at the Sync,
 		// rolled back: nothing to end here.
+		var err error
 		out, err = readBatch(c.SendBatch(ctx, b), c.TypeMap(), 0, len(queries), false)
 		return err
 	})
 	if err != nil {
-		return nil, fmt.Errorf("run pipeline: %w", err)
+		return nil, err
 	}
 	return out, nil
+}
+
+// onConn runs fn on a connection of pool once the gate lets it in (the
+// gate counts every pipeline, whichever pool it runs on).
+func (p *Pipeliner) onConn(ctx context.Context, pool *sql.DB, fn func(*pgx.Conn) error) error {
+	if p.gate != nil {
+		if err := p.gate.enter(ctx); err != nil {
+			return fmt.Errorf("run pipeline: %w", err)
+		}
+		defer p.gate.leave()
+	}
+	conn, err := pool.Conn(ctx)
+	if err != nil {
+		return fmt.Errorf("run pipeline: %w", err)
+	}
+	defer conn.Close()
+	err = conn.Raw(func(dc any) error {
+		sc, ok := dc.(*stdlib.Conn)
+		if !ok {
+			return errors.New("not a pgx connection")
+		}
+		return fn(sc.Conn())
+	})
+	if err != nil {
+		return fmt.Errorf("run pipeline: %w", err)
+	}
+	return nil
 }
