@@ -447,13 +447,7 @@ func serve(ctx context.Context, cat *catalog.Catalog, c config, b string, n int)
 		src.Snapshot = &sql.TxOptions{Isolation: sql.LevelRepeatableRead, ReadOnly: true}
 		po := &postgres.PipelinerOptions{MaxInFlight: c.pgGate}
 		if err == nil && c.pgPools {
-			pn := c.pgGate
-			if pn == 0 {
-				pn = postgres.DefaultMaxInFlight()
-			} else if pn < 0 {
-				pn = conns
-			}
-			if po.Pools, err = postgres.OpenSnapshotPools(ctx, pgDSN(c, n)+"&application_name="+meter.appName, pn); err == nil && po.Pools != nil {
+			if po.Pools, err = postgres.OpenSnapshotPools(ctx, pgDSN(c, n)+"&application_name="+meter.appName, c.pgGate); err == nil && po.Pools != nil {
 				defer po.Pools.Close()
 			}
 		}

@@ -116,15 +116,8 @@ func (f *engineFlags) openCatalogOn(ctx context.Context, cat *catalog.Catalog, o
 		src.Snapshot = &sql.TxOptions{Isolation: sql.LevelRepeatableRead, ReadOnly: true}
 		if err == nil {
 			// Batches on connections of their own, without BEGIN and
-			// COMMIT (see postgres.OpenSnapshotPools), as many as may be
-			// in flight.
-			conns := f.postgresInFlight
-			if conns == 0 {
-				conns = postgres.DefaultMaxInFlight()
-			} else if conns < 0 {
-				conns = postgres.MaxConns
-			}
-			if pools, err = postgres.OpenSnapshotPools(ctx, f.postgres, conns); err != nil {
+			// COMMIT (see postgres.OpenSnapshotPools).
+			if pools, err = postgres.OpenSnapshotPools(ctx, f.postgres, f.postgresInFlight); err != nil {
 				db.Close()
 			}
 		}
