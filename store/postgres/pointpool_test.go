@@ -254,3 +254,33 @@ func TestPointPool_Calls(t *testing.T) {
 		t.Errorf("%d custom plans, %d generic on the point pool; want no custom plan", custom, generic)
 	}
 }
+
+// TestSnapshotPools_Size: each pool holds as many connections as the
+// in-flight bound lets pipelines into the database, and half of Open's
+// pool when there is no bound.
+func TestSnapshotPools_Size(t *testing.T) {
+	dsn := pgtest.Schema(t)
+	tests := []struct {
+		name     string
+		inFlight int
+		want     int
+	}{
+		{"default", 0, postgres.DefaultMaxInFlight()},
+		{"a bound", 3, 3},
+		{"no bound", -1, postgres.MaxConns / 2},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			pools, err := postgres.OpenSnapshotPools(t.Context(), dsn, tt.inFlight)
+			if err != nil || pools == nil {
+				t.Fatalf("OpenSnapshotPools: %+v, %v", pools, err)
+			}
+			defer pools.Close()
+			for name, db := range map[string]*sql.DB{"points": pools.Points, "others": pools.Others} {
+				if got := db.Stats().MaxOpenConnections; got != tt.want {
+					t.Errorf("%s: at most %d connections, want %d", name, got, tt.want)
+				}
+			}
+		})
+	}
+}
