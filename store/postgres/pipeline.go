@@ -660,7 +660,8 @@ var (
 // of 9 alternated pairs (bench/results/pgpoint3.md); other batches save
 // BEGIN and COMMIT. A database that refuses the snapshot settings at
 // connection (SQLSTATE 42704, an engine of the PostgreSQL wire without
-// them) gets no pools: OpenSnapshotPools returns nil and no error, and
+// them), or whose transactions do not show them (a pooler that drops
+// them), gets no pools: OpenSnapshotPools returns nil and no error, and
 // the Pipeliner sends each batch in its own transaction as before; one
 // that refuses only plan_cache_mode (PostgreSQL before 12, CockroachDB
 // before 23.2) gets no Points. The error never quotes the DSN.
@@ -683,12 +684,31 @@ func openSnapshotPools(ctx context.Context, dsn string, conns int, others, point
 	if err != nil {
 		return nil, err
 	}
+	// A connection pooler may accept the settings and drop them (PgBouncer
+	// with ignore_startup_parameters): a batch would then run at READ
+	// COMMITTED, each statement on a snapshot of its own. Ask the server.
+	if ok, err := takesSnapshotSettings(ctx, o); err != nil || !ok {
+		o.Close()
+		return nil, err
+	}
 	p, err := openPool(ctx, dsn, conns, points)
 	if err != nil && !isUnknownSetting(err) {
 		o.Close()
 		return nil, err
 	}
 	return &SnapshotPools{Points: p, Others: o}, nil
+}
+
+// takesSnapshotSettings reports whether a transaction on a connection of
+// db is read-only at REPEATABLE READ (or SERIALIZABLE, stronger: an engine
+// that runs every transaction so).
+func takesSnapshotSettings(ctx context.Context, db *sql.DB) (bool, error) {
+	var iso, ro string
+	err := db.QueryRowContext(ctx, `SELECT current_setting('transaction_isolation'), current_setting('transaction_read_only')`).Scan(&iso, &ro)
+	if err != nil {
+		return false, fmt.Errorf("open snapshot pools: %w", err)
+	}
+	return (iso == "repeatable read" || iso == "serializable") && ro == "on", nil
 }
 
 // Close closes the pools.

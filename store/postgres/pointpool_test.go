@@ -158,9 +158,9 @@ func TestPointPool_FailedStatement(t *testing.T) {
 }
 
 // TestPointPool_UnknownSetting: a database that refuses the snapshot
-// settings at connection gets no pools and no error, so that the
-// Pipeliner keeps a transaction per batch; one that refuses only
-// plan_cache_mode gets no point pool.
+// settings at connection, or whose transactions do not show them, gets
+// no pools and no error, so that the Pipeliner keeps a transaction per
+// batch; one that refuses only plan_cache_mode gets no point pool.
 func TestPointPool_UnknownSetting(t *testing.T) {
 	dsn := pgtest.Schema(t)
 	refused := map[string]string{"provenant_no_such_setting": "on"}
@@ -173,6 +173,12 @@ func TestPointPool_UnknownSetting(t *testing.T) {
 		t.Fatalf("OpenSnapshotPools on a refused point setting = %+v, %v; want Others only", pools, err)
 	}
 	pools.Close()
+	// Settings accepted but not in effect (a pooler that drops them):
+	// played by connections given none.
+	pools, err = postgres.OpenSnapshotPoolsWith(t.Context(), dsn, 1, map[string]string{"application_name": "provenant-test"}, nil)
+	if pools != nil || err != nil {
+		t.Fatalf("OpenSnapshotPools whose settings are not in effect = %+v, %v; want nil, nil", pools, err)
+	}
 	if _, err := postgres.OpenSnapshotPoolsWith(t.Context(), "postgres://postgres@127.0.0.1:1/none?connect_timeout=1", 1, nil, nil); err == nil {
 		t.Fatal("OpenSnapshotPools on a server that is not there succeeded")
 	}
