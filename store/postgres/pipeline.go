@@ -27,8 +27,9 @@ var _ shape.Pipeliner = (*Pipeliner)(nil)
 // queries and COMMIT sent together as one pgx batch (the extended
 // protocol's pipelining, one Sync at the end), on one connection of the
 // pool (with PipelinerOptions.Pools, the queries alone, on a connection
-// of SnapshotPools). A statement a connection has not run before is described first
-// (pgx's statement cache), a second round trip the first time only.
+// of SnapshotPools). A statement a connection has not run before is
+// described first (pgx's statement cache), a second round trip the first
+// time only.
 //
 // At most PipelinerOptions.MaxInFlight pipelines are in the database at
 // once; the callers past them wait their turn in arrival order (first
@@ -476,25 +477,17 @@ func (r *rawRows) scanFast(c *rawCol, v string, null bool, dest any) (ok bool, e
 func (r *rawRows) time(c *rawCol, v string) (time.Time, bool, error) {
 	switch c.oid {
 	case pgtype.TimestampOID:
-		d := c.decoder()
-		if d.plan == nil {
-			d.plan = r.m.PlanScan(c.oid, c.format, &d.ts)
-		}
-		d.src = append(d.src[:0], v...)
-		if err := d.plan.Scan(d.src, &d.ts); err != nil {
+		ts, err := decodeInto(r, c, v, func(d *rawDecoder) *pgtype.Timestamp { return &d.ts })
+		if err != nil {
 			return time.Time{}, true, err
 		}
-		return d.ts.Time, d.ts.InfinityModifier == pgtype.Finite, nil
+		return ts.Time, ts.InfinityModifier == pgtype.Finite, nil
 	case pgtype.TimestamptzOID:
-		d := c.decoder()
-		if d.plan == nil {
-			d.plan = r.m.PlanScan(c.oid, c.format, &d.tstz)
-		}
-		d.src = append(d.src[:0], v...)
-		if err := d.plan.Scan(d.src, &d.tstz); err != nil {
+		ts, err := decodeInto(r, c, v, func(d *rawDecoder) *pgtype.Timestamptz { return &d.tstz })
+		if err != nil {
 			return time.Time{}, true, err
 		}
-		return d.tstz.Time, d.tstz.InfinityModifier == pgtype.Finite, nil
+		return ts.Time, ts.InfinityModifier == pgtype.Finite, nil
 	}
 	return time.Time{}, false, nil
 }
@@ -503,13 +496,8 @@ func (r *rawRows) time(c *rawCol, v string) (time.Time, bool, error) {
 func (r *rawRows) int(c *rawCol, v string) (int64, bool, error) {
 	switch c.oid {
 	case pgtype.Int2OID, pgtype.Int4OID, pgtype.Int8OID:
-		d := c.decoder()
-		if d.plan == nil {
-			d.plan = r.m.PlanScan(c.oid, c.format, &d.i)
-		}
-		d.src = append(d.src[:0], v...)
-		err := d.plan.Scan(d.src, &d.i)
-		return d.i, true, err
+		i, err := decodeInto(r, c, v, func(d *rawDecoder) *int64 { return &d.i })
+		return *i, true, err
 	}
 	return 0, false, nil
 }
@@ -518,15 +506,23 @@ func (r *rawRows) int(c *rawCol, v string) (int64, bool, error) {
 func (r *rawRows) float(c *rawCol, v string) (float64, bool, error) {
 	switch c.oid {
 	case pgtype.Float4OID, pgtype.Float8OID:
-		d := c.decoder()
-		if d.plan == nil {
-			d.plan = r.m.PlanScan(c.oid, c.format, &d.f)
-		}
-		d.src = append(d.src[:0], v...)
-		err := d.plan.Scan(d.src, &d.f)
-		return d.f, true, err
+		f, err := decodeInto(r, c, v, func(d *rawDecoder) *float64 { return &d.f })
+		return *f, true, err
 	}
 	return 0, false, nil
+}
+
+// decodeInto decodes v, a value of column c, into the decoder's field
+// that field names (the same field on every call for a column: its plan
+// is made for that field's type on the first call) and returns it.
+func decodeInto[T any](r *rawRows, c *rawCol, v string, field func(*rawDecoder) *T) (*T, error) {
+	d := c.decoder()
+	dst := field(d)
+	if d.plan == nil {
+		d.plan = r.m.PlanScan(c.oid, c.format, dst)
+	}
+	d.src = append(d.src[:0], v...)
+	return dst, d.plan.Scan(d.src, dst)
 }
 
 // scanValue decodes a value as pgx's Rows.Values does (its type's codec,
