@@ -12,7 +12,9 @@ import (
 	"os"
 	"os/signal"
 	"runtime/pprof"
+	"sync"
 	"syscall"
+	"time"
 )
 
 func init() {
@@ -28,11 +30,22 @@ func init() {
 		f.Close()
 		return
 	}
+	// main stops the profile as it exits (it may exit before a signal
+	// handler here would run); a signal stops it early, in case shutdown
+	// hangs.
+	var once sync.Once
+	flush := func() {
+		once.Do(func() {
+			pprof.StopCPUProfile()
+			f.Close()
+		})
+	}
+	atExit = append(atExit, flush)
 	sig := make(chan os.Signal, 1)
 	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
 	go func() {
 		<-sig // main's own handler receives it too and shuts down
-		pprof.StopCPUProfile()
-		f.Close()
+		time.Sleep(5 * time.Second)
+		flush()
 	}()
 }

@@ -18,8 +18,15 @@ func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := runMain(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	stop()
+	for _, f := range atExit {
+		f()
+	}
 	os.Exit(code)
 }
+
+// atExit runs just before main exits; only the profiling build
+// (cpuprofile.go) adds to it.
+var atExit []func()
 
 func runMain(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	err := Run(ctx, args, stdout, stderr)

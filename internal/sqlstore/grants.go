@@ -57,9 +57,29 @@ type GrantStore struct {
 	// and raises the session's time to it in one statement.
 	qLock, qTickSession string
 	// With Dialect.ClockSequence: qTickBare reads the session's time and
-	// its count of grants and, when it has none, ticks, in one statement.
-	qTickBare string
+	// its count of grants and, when it has none, ticks, in one statement;
+	// qTickBareGroup does it for an array of sessions.
+	qTickBare, qTickBareGroup string
+
+	// TickBare calls made while one group's statement runs wait for the
+	// next (tickBareGrouped): concurrent questions share a round trip.
+	tmu       sync.Mutex
+	tickDone  *sync.Cond // signalled when a group's statement ends
+	tickQueue []*bareTick
+	ticking   bool
 }
+
+// bareTick is one TickBare call waiting for its group's statement.
+type bareTick struct {
+	session  string
+	done     bool
+	tick, at sql.NullInt64
+	grants   int64
+	err      error
+}
+
+// maxTickGroup bounds the sessions of one grouped TickBare statement.
+const maxTickGroup = 256
 
 var (
 	_ autonomy.Ledger     = (*GrantStore)(nil)
@@ -105,7 +125,7 @@ func NewGrantStore(ctx context.Context, db *sql.DB, d Dialect, schema string, ow
 	clockNow := "SELECT now FROM " + clock + " WHERE id = 1"
 	tick := "UPDATE " + clock + " SET now = now + 1 WHERE id = 1 RETURNING now"
 	tickCTE := tick
-	tickBare := ""
+	tickBare, tickBareGroup := "", ""
 	if d.ClockSequence {
 		if err := migrateClock(ctx, db, d, schema); err != nil {
 			return nil, fmt.Errorf("create autonomy tables: %w", err)
@@ -117,9 +137,15 @@ func NewGrantStore(ctx context.Context, db *sql.DB, d Dialect, schema string, ow
 		// CASE evaluates nextval only when the count is 0.
 		tickBare = "SELECT CASE WHEN g.n = 0 THEN nextval('" + seq + "') END, s.now, g.n FROM (SELECT count(*) AS n FROM " +
 			grants + " WHERE session = $1) g LEFT JOIN " + sessions + " s ON s.session = $1"
+		// The same for each session of an array, in one statement: each
+		// row its own count and, when 0, its own nextval.
+		tickBareGroup = "SELECT u.i, CASE WHEN g.n = 0 THEN nextval('" + seq + "') END, s.now, g.n" +
+			" FROM unnest(CAST($1 AS text[])) WITH ORDINALITY AS u(session, i)" +
+			" CROSS JOIN LATERAL (SELECT count(*) AS n FROM " + grants + " r WHERE r.session = u.session) g" +
+			" LEFT JOIN " + sessions + " s ON s.session = u.session"
 	}
 	cols := "grant_id, seq, tools, tier, approver, granted, questions, max_questions, max_age"
-	return &GrantStore{
+	gs := &GrantStore{
 		closer: closer{owns: owns, db: db},
 		db:     db, d: d,
 		// One statement, committed on its own: on the row, the row
@@ -140,8 +166,11 @@ func NewGrantStore(ctx context.Context, db *sql.DB, d Dialect, schema string, ow
 			") c ON CONFLICT (session) DO UPDATE SET now = s.now RETURNING s.now",
 		qTickSession: "WITH c AS (" + tickCTE + ") UPDATE " + sessions +
 			" AS s SET now = GREATEST(s.now, c.now) FROM c WHERE s.session = $1 RETURNING c.now, s.now",
-		qTickBare: tickBare,
-	}, nil
+		qTickBare:      tickBare,
+		qTickBareGroup: tickBareGroup,
+	}
+	gs.tickDone = sync.NewCond(&gs.tmu)
+	return gs, nil
 }
 
 // OpenGrants is OpenEvents for a grant store.
@@ -385,18 +414,106 @@ func (s *GrantStore) TickBare(ctx context.Context, session string) (int64, auton
 		}
 		return now, st, true, nil
 	}
-	var (
-		tick, at sql.NullInt64
-		grants   int64
-	)
-	if err := s.db.QueryRowContext(ctx, s.qTickBare, session).Scan(&tick, &at, &grants); err != nil {
+	if err := ctx.Err(); err != nil {
 		return 0, autonomy.SessionState{}, false, fmt.Errorf("tick bare session: %w", err)
 	}
-	if grants != 0 {
+	t := s.tickBareGrouped(ctx, session)
+	if t.err != nil {
+		return 0, autonomy.SessionState{}, false, fmt.Errorf("tick bare session: %w", t.err)
+	}
+	if t.grants != 0 {
 		return 0, autonomy.SessionState{}, false, nil
 	}
-	if !tick.Valid {
+	if !t.tick.Valid {
 		return 0, autonomy.SessionState{}, false, fmt.Errorf("tick bare session: no time given")
 	}
-	return tick.Int64, autonomy.SessionState{Now: at.Int64}, true, nil
+	return t.tick.Int64, autonomy.SessionState{Now: t.at.Int64}, true, nil
+}
+
+// tickBareGrouped queues session's bare tick and returns it done: run
+// by the first caller that finds no group's statement running, with
+// every call queued by then (up to maxTickGroup), while calls made
+// meanwhile wait for the next group. So each call's statement begins
+// after the call did, and its tick is after every tick that completed
+// before the call began, as Tick's; the times of one group are distinct
+// and none completed before another began. A group's statement runs
+// without its caller's cancellation (the others wait on it), capped at
+// autonomy.LedgerTimeout; an error fails every call of the group.
+func (s *GrantStore) tickBareGrouped(ctx context.Context, session string) *bareTick {
+	t := &bareTick{session: session}
+	s.tmu.Lock()
+	defer s.tmu.Unlock()
+	s.tickQueue = append(s.tickQueue, t)
+	for !t.done {
+		if s.ticking {
+			s.tickDone.Wait()
+			continue
+		}
+		s.tickGroup(context.WithoutCancel(ctx))
+	}
+	return t
+}
+
+// tickGroup runs the first queued bare ticks in one statement; s.tmu is
+// held on entry and on return, and released during the statement.
+func (s *GrantStore) tickGroup(ctx context.Context) {
+	n := min(len(s.tickQueue), maxTickGroup)
+	group := s.tickQueue[:n:n]
+	s.tickQueue = append([]*bareTick(nil), s.tickQueue[n:]...)
+	s.ticking = true
+	s.tmu.Unlock()
+	ctx, cancel := context.WithTimeout(ctx, autonomy.LedgerTimeout)
+	err := s.runTickGroup(ctx, group)
+	cancel()
+	s.tmu.Lock()
+	s.ticking = false
+	for _, t := range group {
+		t.done = true
+		if err != nil {
+			t.err = err
+		}
+	}
+	s.tickDone.Broadcast()
+}
+
+// runTickGroup reads and ticks group's sessions: one alone by
+// qTickBare (the statement every call made before grouping), several by
+// qTickBareGroup, each row matched to its call by its ordinal.
+func (s *GrantStore) runTickGroup(ctx context.Context, group []*bareTick) error {
+	if len(group) == 1 {
+		t := group[0]
+		return s.db.QueryRowContext(ctx, s.qTickBare, t.session).Scan(&t.tick, &t.at, &t.grants)
+	}
+	sessions := make([]string, len(group))
+	for i, t := range group {
+		sessions[i] = t.session
+	}
+	rows, err := s.db.QueryContext(ctx, s.qTickBareGroup, sessions)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	seen := make([]bool, len(group))
+	n := 0
+	for rows.Next() {
+		var i int64
+		var r bareTick
+		if err := rows.Scan(&i, &r.tick, &r.at, &r.grants); err != nil {
+			return err
+		}
+		if i < 1 || i > int64(len(group)) || seen[i-1] {
+			return fmt.Errorf("grouped tick: row for session %d of %d unexpected", i, len(group))
+		}
+		seen[i-1] = true
+		t := group[i-1]
+		t.tick, t.at, t.grants = r.tick, r.at, r.grants
+		n++
+	}
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	if n != len(group) {
+		return fmt.Errorf("grouped tick: %d rows for %d sessions", n, len(group))
+	}
+	return nil
 }
