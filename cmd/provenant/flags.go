@@ -219,14 +219,17 @@ func (f *engineFlags) storeFile() bool {
 // openEngine loads the store file the flags name (the demo store by
 // default) and opens an engine over it with opts.
 func (f *engineFlags) openEngine(ctx context.Context, opts engine.Options) (*engine.Engine, error) {
+	if f.catalog == "" {
+		if err := f.checkSources(nil); err != nil {
+			return nil, err
+		}
+	}
 	switch {
 	case f.catalog != "" && f.store != "":
 		return nil, usagef("want at most one of --store PATH and --catalog NAME")
 	case f.storeFile():
 	case f.catalog != "":
 		return f.openCatalogEngine(ctx, opts)
-	case f.db != "" || f.postgres != "":
-		return nil, usagef("--db and --postgres go with --catalog")
 	}
 	d, err := engine.LoadDataset(f.store)
 	if err != nil {

@@ -79,6 +79,11 @@ func (g *govFlags) register(fs *flag.FlagSet, surface string) {
 // register the flags name (a state database, --log, --register, or the
 // --postgres default: stateDB); the caller defers close. provider is --provider (and inner its --noisy-inner).
 func (g *govFlags) open(ctx context.Context, ef *engineFlags) error {
+	// Source flags no engine opens are refused before any database is
+	// (the state database is often --postgres's).
+	if err := ef.checkSources(nil); err != nil {
+		return err
+	}
 	g.auto.open()
 	if g.budgetPath != "" {
 		cfg, err := readBudget(g.budgetPath)

@@ -213,6 +213,16 @@ func TestRun_ExitCodes(t *testing.T) {
 		{"serve: --ask-timeout beyond an hour", []string{"serve", "--addr", "127.0.0.1:0", "--ask-timeout", "2h"}, 2, "ask-timeout", ""},
 		{"serve: bad --allowed-hosts", []string{"serve", "--addr", "127.0.0.1:0", "--allowed-hosts", "ok.example," + secret + "/x"}, 2, "--allowed-hosts", ""},
 
+		// A source flag that cannot apply is refused, never ignored (the
+		// demo store would answer instead), and serve refuses it before
+		// it listens (TestRun_SourceFlagsBeforeListening).
+		{"ask: --db without --catalog", []string{"ask", "--db", secret + ".duckdb", "q"}, 2, "--db and --postgres go with --catalog", ""},
+		{"ask: --postgres without --catalog", []string{"ask", "--postgres", "postgres://" + secret + "@127.0.0.1/x", "q"}, 2, "--db and --postgres go with --catalog", ""},
+		{"ask: --postgres-in-flight without --postgres", []string{"ask", "--postgres-in-flight", "4", "q"}, 2, "--postgres-in-flight: want --postgres DSN", ""},
+		{"ask: --db and --postgres", []string{"ask", "--catalog", "warehouse", "--db", secret + ".duckdb", "--postgres", "postgres://" + secret + "@127.0.0.1/x", "q"}, 2, "at most one of --db", ""},
+		{"mcp: --db without --catalog", []string{"mcp", "--db", secret + ".duckdb"}, 2, "--db and --postgres go with --catalog", ""},
+		{"eval: --postgres without --catalog", []string{"eval", "--postgres", "postgres://" + secret + "@127.0.0.1/x"}, 2, "--db and --postgres go with --catalog", ""},
+
 		// Missing arguments say what is missing.
 		{"ask without a question", []string{"ask"}, 2, "missing QUESTION", ""},
 		{"ask with only flags", []string{"ask", "--json"}, 2, "missing QUESTION", ""},
@@ -255,6 +265,33 @@ func TestRun_ExitCodes(t *testing.T) {
 			}
 			if tt.wantCode == 2 && tt.wantStderr != "" && !strings.Contains(stderr, "provenant") {
 				t.Errorf("usage error without the program's name:\n%s", stderr)
+			}
+		})
+	}
+}
+
+// TestRun_SourceFlagsBeforeListening: serve refuses source flags no
+// engine opens as a usage error before it listens (it used to log
+// "listening" and then exit when the engine loaded).
+func TestRun_SourceFlagsBeforeListening(t *testing.T) {
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"--postgres-in-flight without --postgres", []string{"--catalog", "warehouse", "--postgres-in-flight", "3"}, "--postgres-in-flight: want --postgres DSN"},
+		{"--postgres-in-flight, store file", []string{"--postgres-in-flight", "3"}, "--postgres-in-flight: want --postgres DSN"},
+		{"--db without --catalog", []string{"--db", "none.duckdb"}, "--db and --postgres go with --catalog"},
+		{"--db and --postgres", []string{"--catalog", "warehouse", "--db", "none.duckdb", "--postgres", "postgres://127.0.0.1:1/x"}, "at most one of --db"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, _, stderr := runMainCLI(t, append([]string{"serve", "--addr", "127.0.0.1:0"}, tt.args...)...)
+			if code != 2 || !strings.Contains(stderr, tt.want) {
+				t.Errorf("exit status %d, stderr %q; want 2 and %q", code, stderr, tt.want)
+			}
+			if strings.Contains(stderr, `"listening"`) {
+				t.Errorf("serve listened before refusing its flags:\n%s", stderr)
 			}
 		})
 	}

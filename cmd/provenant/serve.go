@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/provenant/provenant/catalog"
 	"github.com/provenant/provenant/catalogs"
 	"github.com/provenant/provenant/httpapi"
 	"github.com/provenant/provenant/mcpserver"
@@ -92,6 +93,14 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		if scopeCat, err = ef.loadedCatalog(); err != nil {
 			return err
 		}
+	}
+	// Flags that no engine opens fail here, not after the listener is up.
+	var loaded *catalog.Catalog
+	if ef.catalog != "" {
+		loaded = scopeCat
+	}
+	if err := ef.checkSources(loaded); err != nil {
+		return err
 	}
 	if ef.gov.auto.writes && ef.storeFile() {
 		scopeCat = scopeCat.WithWrites() // --writes: the store file's write tool

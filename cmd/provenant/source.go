@@ -79,20 +79,16 @@ func (f *engineFlags) openCatalogOn(ctx context.Context, cat *catalog.Catalog, o
 			return nil, src, "", err
 		}
 	}
-	files, tables := 0, 0
+	if err := f.checkSources(cat); err != nil {
+		return nil, src, "", err
+	}
+	files := 0
 	for _, ds := range cat.Datasets {
 		if ds.Files.Value != "" {
 			files++
-		} else {
-			tables++
 		}
 	}
-	if f.postgresInFlight != 0 && f.postgres == "" {
-		return nil, src, "", usagef("--postgres-in-flight: want --postgres DSN")
-	}
 	switch {
-	case files > 0 && (tables > 0 || f.db != "" || f.postgres != ""):
-		return nil, src, "", usagef("--catalog %s: a catalog whose datasets read files in place takes neither --db nor --postgres, nor tables beside the files", f.catalogShown())
 	case files > 0:
 		dir := "."
 		if !slices.Contains(catalogs.Names, f.catalog) {
@@ -103,8 +99,6 @@ func (f *engineFlags) openCatalogOn(ctx context.Context, cat *catalog.Catalog, o
 			return nil, src, "", err
 		}
 		db, src.Relations, src.Versions, src.References = fs.DB, fs.Relations, fs.Versions, fs.References
-	case f.db != "" && f.postgres != "":
-		return nil, src, "", usagef("want at most one of --db FILE.duckdb and --postgres DSN")
 	case f.db != "":
 		db, err = duckdb.OpenFileReadOnly(ctx, f.db)
 	case f.postgres != "":
@@ -185,6 +179,39 @@ func (f *engineFlags) freeSQLSnapshot(ctx context.Context, cat *catalog.Catalog,
 		return sandboxdb.SnapshotFile(ctx, path, tables)
 	}
 	return nil, usagef("--catalog %s: free SQL runs over a DuckDB database: want --db FILE.duckdb", f.catalogShown())
+}
+
+// checkSources refuses the flag combinations no engine opens, before
+// anything is opened or listened on: cat is --catalog loaded, nil when
+// the flags name a store file. A flag that cannot apply is an error, never
+// ignored: --db or --postgres without --catalog would otherwise answer
+// from the demo store.
+func (f *engineFlags) checkSources(cat *catalog.Catalog) error {
+	switch {
+	case f.catalog != "" && f.store != "":
+		return usagef("want at most one of --store PATH and --catalog NAME")
+	case f.catalog == "" && (f.db != "" || f.postgres != ""):
+		return usagef("--db and --postgres go with --catalog")
+	case f.db != "" && f.postgres != "":
+		return usagef("want at most one of --db FILE.duckdb and --postgres DSN")
+	case f.postgresInFlight != 0 && f.postgres == "":
+		return usagef("--postgres-in-flight: want --postgres DSN")
+	}
+	if cat == nil {
+		return nil
+	}
+	files, tables := 0, 0
+	for _, ds := range cat.Datasets {
+		if ds.Files.Value != "" {
+			files++
+		} else {
+			tables++
+		}
+	}
+	if files > 0 && (tables > 0 || f.db != "" || f.postgres != "") {
+		return usagef("--catalog %s: a catalog whose datasets read files in place takes neither --db nor --postgres, nor tables beside the files", f.catalogShown())
+	}
+	return nil
 }
 
 // loadedCatalog loads --catalog once: serve reads it before it listens
