@@ -7,6 +7,7 @@ import (
 
 	"github.com/provenant/provenant/answer"
 	"github.com/provenant/provenant/engine/enginetest"
+	"github.com/provenant/provenant/ingest"
 	"github.com/provenant/provenant/shape"
 	"github.com/provenant/provenant/tool"
 )
@@ -42,8 +43,8 @@ func TestCall_PastOpenEnd(t *testing.T) {
 }
 
 // TestLastInstant_OpenEnd: the wall's latest instant is the second before
-// the open-end mark the shapes write, so that no admitted instant reaches
-// the mark.
+// the open-end mark the shapes write, and import's time limit is the mark,
+// so that neither an admitted instant nor a stored row reaches it.
 func TestLastInstant_OpenEnd(t *testing.T) {
 	last, err := time.Parse(tool.TimestampLayout, tool.LastInstant)
 	if err != nil {
@@ -55,5 +56,8 @@ func TestLastInstant_OpenEnd(t *testing.T) {
 	}
 	if !last.Add(time.Second).Equal(mark) {
 		t.Errorf("tool.LastInstant %s + 1s != shape.OpenEnd %s", tool.LastInstant, shape.OpenEnd)
+	}
+	if !ingest.TimeLimit.Equal(mark) {
+		t.Errorf("ingest.TimeLimit %s != shape.OpenEnd %s", ingest.TimeLimit, shape.OpenEnd)
 	}
 }
