@@ -177,6 +177,7 @@ var routes = []route{
 	{"POST", "/v1/tools/get_price", `{"store_id":"st-003","product_id":"pr-007","as_of":"2026-01-06T08:00:00Z"}`},
 	{"POST", "/v1/ground", `{"text":"13 stores","ledger":{"numerals":[{"value":13,"unit":"count"}]}}`},
 	{"GET", "/openapi.json", ""},
+	{"GET", "/v1/results/res-none/rows?page=1", ""},
 	{"GET", "/metrics", ""},
 	{"POST", "/mcp", `{"jsonrpc":"2.0","id":1,"method":"ping"}`},
 	{"GET", "/no/such/path", ""},

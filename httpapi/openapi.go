@@ -65,6 +65,7 @@ func OpenAPI(reg *tool.Registry) map[string]any {
 				"415": jsonResponse("The Content-Type is not application/json.", ref("Error")),
 			},
 		}},
+		"/v1/results/{id}/rows": map[string]any{"get": rowsOperation()},
 		"/openapi.json": map[string]any{"get": map[string]any{
 			"operationId": "openapi",
 			"summary":     "This document",
@@ -130,6 +131,34 @@ func (s *Server) handleOpenAPI(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeJSON(w, http.StatusOK, json.RawMessage(b))
+}
+
+// rowsOperation is GET /v1/results/{id}/rows, which the answer's
+// provenance names: without it in the document a client generated from
+// it could not page a large provenance.
+func rowsOperation() map[string]any {
+	return map[string]any{
+		"operationId": "result_rows",
+		"summary":     "Page the event ids behind a result",
+		"description": "One page of the sorted event ids behind a result whose answer listed its provenance in part (event_count past the listed ids), " +
+			"for the caller's scope, while the data version is the one the answer was read from. An engine that does not page provenance knows no result.",
+		"tags": []any{"tools"},
+		"parameters": []any{
+			map[string]any{"name": "id", "in": "path", "required": true, "description": "A result id of the answer (result_ids).",
+				"schema": map[string]any{"type": "string"}},
+			map[string]any{"name": "page", "in": "query", "required": false, "description": "The page, from 1 (default 1), given once.",
+				"schema": map[string]any{"type": "integer", "minimum": 1, "default": 1}},
+		},
+		"responses": map[string]any{
+			"200": jsonResponse("The page.", ref("RowsPage")),
+			"400": jsonResponse("The page is not a whole number from 1, is given twice, or the query is malformed (code bad_page).", ref("Error")),
+			"404": jsonResponse("No result by that id lists its provenance in part for this caller (code unknown_result), or the page is past the last (code no_such_page).", ref("Error")),
+			"410": jsonResponse("The data changed since the result was computed; ask again (code data_changed).", ref("Error")),
+			"500": jsonResponse("Our failure (code internal).", ref("Error")),
+			"503": jsonResponse("The dataset is still loading (code loading, with Retry-After).", ref("Error")),
+			"504": jsonResponse("The request's deadline passed (code timeout).", ref("Error")),
+		},
+	}
 }
 
 func operation(id, summary, description string, body map[string]any, responses map[string]any) map[string]any {
@@ -432,5 +461,14 @@ func schemas(reg *tool.Registry) map[string]any {
 		"additionalProperties": false,
 	}
 
-	return map[string]any{"Answer": answerSchema, "Error": errorSchema, "Tool": toolSchema, "Health": health}
+	rowsPage := strictObject(map[string]any{
+		"result_id":    map[string]any{"type": "string"},
+		"page":         map[string]any{"type": "integer", "minimum": 1},
+		"pages":        map[string]any{"type": "integer", "minimum": 1},
+		"event_count":  count,
+		"event_digest": map[string]any{"type": "string", "pattern": "^(lthash16x1024:)?[0-9a-f]{64}$"},
+		"data_version": map[string]any{"type": "string"},
+		"event_ids":    stringArray(),
+	})
+	return map[string]any{"Answer": answerSchema, "Error": errorSchema, "Tool": toolSchema, "Health": health, "RowsPage": rowsPage}
 }

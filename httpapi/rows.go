@@ -5,6 +5,7 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"strconv"
 
 	"github.com/provenant/provenant/pipeline"
@@ -15,7 +16,7 @@ import (
 const (
 	CodeUnknownResult = "unknown_result" // 404: no result by that id with provenance listed in part, for this caller
 	CodeNoSuchPage    = "no_such_page"   // 404: the page is past the last
-	CodeBadPage       = "bad_page"       // 400: page is not a whole number from 1
+	CodeBadPage       = "bad_page"       // 400: page is not a whole number from 1, or is given twice, or the query is malformed
 	CodeDataChanged   = "data_changed"   // 410: the data changed since the result; ask again
 	CodeTimeout       = "timeout"        // 504: the request's deadline passed
 )
@@ -24,11 +25,21 @@ const (
 // event ids behind a result whose answer listed its provenance in part,
 // for the caller's scope (another scope's result is unknown).
 func (s *Server) handleRows(w http.ResponseWriter, r *http.Request) {
+	// The query is parsed strictly, as the MCP resource's is: r.URL.Query
+	// drops a malformed pair (page=2;x, page=%zz) and keeps the first of
+	// two pages, which would serve page 1 or 2 for a page the client never
+	// asked for.
+	q, err := url.ParseQuery(r.URL.RawQuery)
+	if err != nil || len(q["page"]) > 1 {
+		writeError(w, http.StatusBadRequest, CodeBadPage, "page must be a whole number from 1, given once")
+		return
+	}
 	page := 1
-	if raw := r.URL.Query().Get("page"); raw != "" || r.URL.Query().Has("page") {
+	if pages, ok := q["page"]; ok {
+		raw := pages[0]
 		n, err := strconv.Atoi(raw)
 		if err != nil || n < 1 || len(raw) > 10 || raw[0] == '+' {
-			writeError(w, http.StatusBadRequest, CodeBadPage, "page must be a whole number from 1")
+			writeError(w, http.StatusBadRequest, CodeBadPage, "page must be a whole number from 1, given once")
 			return
 		}
 		page = n

@@ -32,6 +32,14 @@ func TestRows(t *testing.T) {
 		{"/v1/results/res-a/rows?page=+1", 400, "bad_page"},
 		{"/v1/results/res-a/rows?page=ECHO123", 400, "bad_page"},
 		{"/v1/results/res-a/rows?page=", 400, "bad_page"},
+		// A malformed pair or a second page is refused, not dropped or
+		// ignored into a page the client did not ask for.
+		{"/v1/results/res-a/rows?page=2;ECHO=1", 400, "bad_page"},
+		{"/v1/results/res-a/rows?page=%zzECHO", 400, "bad_page"},
+		{"/v1/results/res-a/rows?ECHO=%zz&page=2", 400, "bad_page"},
+		{"/v1/results/res-a/rows?page=2&page=1", 400, "bad_page"},
+		{"/v1/results/res-a/rows?page=&page=1", 400, "bad_page"},
+		{"/v1/results/res-a/rows?page=%32", 200, `{"page":2}`},
 		{"/v1/results/ECHO-ID/rows", 404, "unknown_result"},
 		{"/v1/results/res-old/rows", 410, "data_changed"},
 	}

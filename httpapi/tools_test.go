@@ -513,8 +513,15 @@ func TestOpenAPI_Document(t *testing.T) {
 			t.Errorf("path %s names no offered tool", p)
 		}
 	}
-	if n := len(paths); n != len(want)+5 {
-		t.Errorf("%d paths, want %d (one per tool, plus /v1/ask, /v1/tools, /v1/ground, /healthz, /openapi.json)", n, len(want)+5)
+	if n := len(paths); n != len(want)+6 {
+		t.Errorf("%d paths, want %d (one per tool, plus /v1/ask, /v1/tools, /v1/ground, /v1/results/{id}/rows, /healthz, /openapi.json)", n, len(want)+6)
+	}
+	// The rows route the answer's provenance names is in the document,
+	// with each status it answers.
+	for _, status := range []string{"200", "400", "404", "410", "500", "503", "504"} {
+		if lookup(doc, "paths", "/v1/results/{id}/rows", "get", "responses", status) == nil {
+			t.Errorf("GET /v1/results/{id}/rows documents no %s response", status)
+		}
 	}
 	for _, name := range []string{"Answer", "Error"} {
 		if lookup(doc, "components", "schemas", name) == nil {

@@ -80,6 +80,8 @@ func (l *Layout) NativeSQL(cols []FileColumn, csv bool) (values []string, valid 
 
 // The expressions a Reader's text checks become in SQL (DuckDB).
 const (
+	// timeLimitSQL is TimeLimit.
+	timeLimitSQL = "TIMESTAMP '9999-12-31 00:00:00'"
 	// timeRE is parseTime's syntax, with each field's range.
 	timeRE = `[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\.[0-9]{1,6})?Z`
 	// integerRE is what decimal accepts and strconv.ParseInt parses.
@@ -137,7 +139,7 @@ func nativeColumn(c *Column, v, typ string, csv bool) (val, cond string, ok bool
 			return nullIf(v), either(strings.Join(text, " AND ")), true
 		case KindTime:
 			x := "TRY_CAST(" + v + " AS TIMESTAMP)"
-			return x, either("regexp_full_match(" + v + ", " + sqlString(timeRE) + ") AND " + x + " IS NOT NULL"), true
+			return x, either("regexp_full_match(" + v + ", " + sqlString(timeRE) + ") AND " + x + " IS NOT NULL AND " + x + " < " + timeLimitSQL), true
 		case KindInteger:
 			x := "TRY_CAST(" + v + " AS BIGINT)"
 			return nullIf(x), either("regexp_full_match(" + v + ", " + sqlString(integerRE) + ") AND " + x + " IS NOT NULL"), true
@@ -151,9 +153,11 @@ func nativeColumn(c *Column, v, typ string, csv bool) (val, cond string, ok bool
 	case KindTime:
 		switch typ {
 		case "TIMESTAMP WITH TIME ZONE":
-			return "timezone('UTC', " + v + ")", either("TRUE"), true
+			x := "timezone('UTC', " + v + ")"
+			return x, either(x + " < " + timeLimitSQL), true
 		case "TIMESTAMP", "TIMESTAMP_S", "TIMESTAMP_MS", "TIMESTAMP_NS":
-			return "CAST(" + v + " AS TIMESTAMP)", either("TRUE"), true
+			x := "CAST(" + v + " AS TIMESTAMP)"
+			return x, either(x + " < " + timeLimitSQL), true
 		}
 	case KindInteger, KindNumber:
 		to := "BIGINT"

@@ -179,6 +179,9 @@ func typed(c *Column, f raw) (any, string) {
 		if t.Nanosecond()%1000 != 0 {
 			return nil, "more than 6 fractional digits (times are stored to the microsecond)"
 		}
+		if !t.Before(TimeLimit) {
+			return nil, pastLimit
+		}
 		return t, ""
 	case f.kind == rawInt && c.Kind == KindInteger:
 		return f.i, ""
@@ -236,6 +239,15 @@ func decimal(s string) bool {
 	return i == len(s)
 }
 
+// TimeLimit bounds the event time: every stored time is before it. The
+// derived structures mark a series' latest row valid until this instant
+// (shape.OpenEnd), so a row at or past it would end before it begins, and
+// answers over its series would fail their re-derivation.
+var TimeLimit = time.Date(9999, 12, 31, 0, 0, 0, 0, time.UTC)
+
+// pastLimit is the reason for a time at or past TimeLimit.
+const pastLimit = "at or after 9999-12-31T00:00:00Z, where a row's validity is marked open"
+
 // parseTime parses an RFC 3339 UTC timestamp: YYYY-MM-DDTHH:MM:SS, an
 // optional fraction of 1 to 6 digits (storage keeps microseconds), and Z.
 func parseTime(s string) (time.Time, string) {
@@ -291,6 +303,9 @@ func parseTime(s string) (time.Time, string) {
 	t := time.Date(year, time.Month(month), day, hour, minute, sec, nanos, time.UTC)
 	if t.Day() != day {
 		return time.Time{}, "not a valid date and time"
+	}
+	if !t.Before(TimeLimit) {
+		return time.Time{}, pastLimit
 	}
 	return t, ""
 }

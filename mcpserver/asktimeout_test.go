@@ -2,6 +2,7 @@ package mcpserver_test
 
 import (
 	"context"
+	"encoding/json"
 	"github.com/provenant/provenant/catalogs/catalogstest"
 	"testing"
 	"time"
@@ -61,5 +62,44 @@ func TestAskTimeout(t *testing.T) {
 		if left := <-rec.deadlines; left <= 0 || left > bound {
 			t.Errorf("%s reached the pipeline with %v left, want a deadline within %v", p.Name, left, bound)
 		}
+	}
+}
+
+// deadlinePager is a pipeline.RowPager that records the deadline each read
+// reaches it with.
+type deadlinePager struct{ deadlines chan time.Duration }
+
+func (p deadlinePager) Rows(ctx context.Context, _ string, _ int) (json.RawMessage, error) {
+	d, ok := ctx.Deadline()
+	if !ok {
+		d = time.Time{}
+	}
+	p.deadlines <- time.Until(d)
+	return json.RawMessage(`{"page":1}`), nil
+}
+
+// TestAskTimeout_Rows: a page of the rows resource runs the result's call
+// again, so it reaches the pager with the ask timeout's deadline, as GET
+// /v1/results/{id}/rows does on REST.
+func TestAskTimeout_Rows(t *testing.T) {
+	const bound = time.Hour
+	pager := deadlinePager{deadlines: make(chan time.Duration, 1)}
+	srv := mcpserver.New(deadlineRecorder{}, nil, &mcpserver.Options{AskTimeout: bound, Rows: pager})
+	ct, st := mcp.NewInMemoryTransports()
+	ss, err := srv.Connect(t.Context(), st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ss.Close()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test-client", Version: "1"}, nil).Connect(t.Context(), ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	if _, err := cs.ReadResource(t.Context(), &mcp.ReadResourceParams{URI: "provenant://results/res-a/rows?page=1"}); err != nil {
+		t.Fatal(err)
+	}
+	if left := <-pager.deadlines; left <= 0 || left > bound {
+		t.Errorf("a page reached the pager with %v left, want a deadline within %v", left, bound)
 	}
 }

@@ -51,6 +51,10 @@ func (h *handlers) readRows(ctx context.Context, req *mcp.ReadResourceRequest) (
 		}
 		page = n
 	}
+	// A page runs the result's call again: bound it as a tool call is,
+	// as REST bounds GET /v1/results/{id}/rows.
+	ctx, cancel := h.bound(ctx)
+	defer cancel()
 	body, err := h.rows.Rows(withScope(ctx, req.Extra), id, page)
 	switch {
 	case errors.Is(err, pipeline.ErrDataChanged):

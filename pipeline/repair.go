@@ -388,7 +388,7 @@ func (p *Pipeline) selection(proposal tool.Proposal) answer.Selection {
 		case "grain":
 			sel.Grain = declared(&q, v)
 		case "dimensions":
-			for _, x := range items(v) {
+			for _, x := range bounded(&q, items(v)) {
 				if d := declared(q.Items, x); d != "" {
 					sel.Dimensions = append(sel.Dimensions, d)
 				}
@@ -403,7 +403,7 @@ func (p *Pipeline) selection(proposal tool.Proposal) answer.Selection {
 					dim = &q.Items.Fields[i]
 				}
 			}
-			for _, x := range items(v) {
+			for _, x := range bounded(&q, items(v)) {
 				if m, ok := x.(map[string]any); ok {
 					if d := declared(dim, m["dimension"]); d != "" {
 						sel.Filters = append(sel.Filters, d)
@@ -423,6 +423,16 @@ func declared(q *tool.Param, v any) string {
 		return ""
 	}
 	return s
+}
+
+// bounded returns at most q.MaxItems of xs: a longer list was refused,
+// and the selection must not repeat it whole (a client's list of 100,000
+// declared names would come back in every rejection).
+func bounded(q *tool.Param, xs []any) []any {
+	if q.MaxItems > 0 && len(xs) > q.MaxItems {
+		return xs[:q.MaxItems]
+	}
+	return xs
 }
 
 // items returns a JSON array's elements (as decoded, or a []string).

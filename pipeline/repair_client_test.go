@@ -32,6 +32,14 @@ func TestRepair_ClientCall(t *testing.T) {
 	filter := []any{map[string]any{"dimension": "store", "values": []any{pipelinetest.SecretFilter}}}
 	byStore := map[string]any{"dimensions": []any{"store"}, "filters": filter}
 	withPlanet := map[string]any{"dimensions": []any{"store", "planet"}, "filters": filter}
+	// Lists past their bound (2 in pipelinetest's registry): the wall
+	// refuses them, and the selection names at most the bound's worth.
+	var manyDims, manyFilters []any
+	for range 10_000 {
+		manyDims = append(manyDims, "store")
+		manyFilters = append(manyFilters, filter[0])
+	}
+	tooMany := map[string]any{"dimensions": manyDims, "filters": manyFilters}
 	tests := []struct {
 		name        string
 		call        tool.Proposal
@@ -59,6 +67,8 @@ func TestRepair_ClientCall(t *testing.T) {
 			answer.Selection{Tool: "query_metric"}, "declared metrics: share, count", ""},
 		{"schema_violation: an undeclared dimension is not echoed", metricCall("share", pipelinetest.WindowGood, withPlanet), answer.Rejected, answer.ReasonInvalid, answer.ReasonSchemaViolation,
 			answer.Selection{Tool: "query_metric", Metric: "share", Dimensions: []string{"store"}, Filters: []string{"store"}}, pipelinetest.ShareSnippet, pipelinetest.ShareDefinition},
+		{"schema_violation: an over-long list is not repeated past its bound", metricCall("share", pipelinetest.WindowGood, tooMany), answer.Rejected, answer.ReasonInvalid, answer.ReasonSchemaViolation,
+			answer.Selection{Tool: "query_metric", Metric: "share", Dimensions: []string{"store", "store"}, Filters: []string{"store", "store"}}, pipelinetest.ShareSnippet, pipelinetest.ShareDefinition},
 		{"a raw query is the wall's, not a failure class", metricCall("share' OR '1'='1", pipelinetest.WindowGood, nil), answer.Rejected, answer.ReasonRawQuery, "",
 			answer.Selection{}, "", ""},
 	}

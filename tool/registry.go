@@ -491,6 +491,9 @@ func (r *Registry) OutOfDomain(p Param, s string) string {
 		if !IsTimestamp(s) {
 			return "is not a UTC timestamp like 2026-01-06T08:00:00Z"
 		}
+		if s > LastInstant { // the layout's fixed width orders as time does
+			return "is after " + LastInstant + ", the latest instant answered"
+		}
 	case Enum:
 		if !slices.Contains(p.Values, s) {
 			return "is not one of " + strings.Join(p.Values, ", ")

@@ -371,6 +371,14 @@ func (w *Wall) outOfDomain(q Param, s string) string {
 // the second, trailing Z.
 const TimestampLayout = "2006-01-02T15:04:05Z"
 
+// LastInstant is the latest instant a Timestamp parameter admits. The
+// engines mark a series' latest row valid until 9999-12-31 00:00:00
+// (shape.OpenEnd): an instant at or past that mark is read against the
+// mark rather than the data, the executor and the re-derivation disagree,
+// and the answer failed verification as our error (a 500) where the
+// caller had asked for a time no data can have.
+const LastInstant = "9999-12-30T23:59:59Z"
+
 // IsTimestamp reports whether s is a valid instant in TimestampLayout,
 // written exactly as the layout writes it.
 func IsTimestamp(s string) bool {

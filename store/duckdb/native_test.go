@@ -39,7 +39,9 @@ var spellings = map[string][]spelling{
 	"ts": {{"2026-01-06T08:00:00Z", true}, {"2026-01-06T08:00:01.5Z", true}, {"2026-01-06T08:00:00.123456Z", true}, {"2024-02-29T23:59:59Z", true},
 		{"2026-02-30T00:00:00Z", false}, {"2026-01-01T24:00:00Z", false}, {"2026-01-01 00:00:00Z", false}, {"2026-01-01T00:00:00+01:00", false},
 		{"2026-01-01T00:00:00.1234567Z", false}, {"", false}, {"2026-13-01T00:00:00Z", false}, {"2026-01-01T00:00:60Z", false},
-		{"2026-01-01T00:00:00z", false}, {"2026-01-01T00:00:00", false}, {"2025-02-29T00:00:00Z", false}, {"2026-01-01T00:00:00.Z", false}},
+		{"2026-01-01T00:00:00z", false}, {"2026-01-01T00:00:00", false}, {"2025-02-29T00:00:00Z", false}, {"2026-01-01T00:00:00.Z", false},
+		// At or past the open-end mark a row's validity would end before it begins.
+		{"9999-12-30T23:59:59.999999Z", true}, {"9999-12-31T00:00:00Z", false}, {"9999-12-31T23:59:59Z", false}},
 }
 
 // TestImportFiles_AgreesWithReaders: on random rows with random defects
