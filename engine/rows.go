@@ -33,9 +33,15 @@ func (e *Engine) RowPager() pipeline.RowPager {
 	return e
 }
 
-// keptResults is how many results listed in part an engine remembers:
-// the oldest is forgotten first.
+// keptResults is how many results listed in part an engine remembers
+// for each scope: the oldest is forgotten first. Each scope keeps its own,
+// so that one principal's calls cannot push another's results out.
 const keptResults = 1024
+
+// keptScopes is how many scopes' results an engine remembers: the scope
+// that kept a result least recently is forgotten first. Together with
+// keptResults it bounds the keeper's memory.
+const keptScopes = 64
 
 // RowsPage is one page of the event ids behind a result: ids sorted
 // bytewise, page numbered from 1, Pages in all.
@@ -57,34 +63,67 @@ type kept struct {
 	digest  string
 }
 
-// keeper remembers results listed in part (pipeline.Keeper).
+// keeper remembers results listed in part (pipeline.Keeper), by the
+// scope of the call that made each.
 type keeper struct {
-	mu    sync.Mutex
+	mu     sync.Mutex
+	scopes map[string]*keptScope
+	order  []string // scope keys, the least recently kept first
+}
+
+// keptScope is one scope's remembered results, the oldest first.
+type keptScope struct {
 	m     map[string]kept
 	order []string
+}
+
+// scopeKey names a scope as sameScope compares them.
+func scopeKey(s tool.Scope) string {
+	if s.All() {
+		return "*"
+	}
+	return "=" + strings.Join(s.Stores(), "\x00")
 }
 
 func (k *keeper) Keep(id string, c tool.Call, r fact.Result) {
 	k.mu.Lock()
 	defer k.mu.Unlock()
-	if k.m == nil {
-		k.m = map[string]kept{}
+	if k.scopes == nil {
+		k.scopes = map[string]*keptScope{}
 	}
-	if _, ok := k.m[id]; !ok {
-		k.order = append(k.order, id)
+	key := scopeKey(c.Scope())
+	ks := k.scopes[key]
+	if ks == nil {
+		ks = &keptScope{m: map[string]kept{}}
+		k.scopes[key] = ks
+	} else {
+		k.order = slices.DeleteFunc(k.order, func(o string) bool { return o == key })
 	}
-	k.m[id] = kept{call: c, version: r.DataVersion, total: r.Provenance.NumEvents(), digest: r.Provenance.EventDigest()}
-	for len(k.order) > keptResults {
-		delete(k.m, k.order[0])
+	k.order = append(k.order, key)
+	for len(k.order) > keptScopes {
+		delete(k.scopes, k.order[0])
 		k.order = k.order[1:]
+	}
+	if _, ok := ks.m[id]; !ok {
+		ks.order = append(ks.order, id)
+	}
+	ks.m[id] = kept{call: c, version: r.DataVersion, total: r.Provenance.NumEvents(), digest: r.Provenance.EventDigest()}
+	for len(ks.order) > keptResults {
+		delete(ks.m, ks.order[0])
+		ks.order = ks.order[1:]
 	}
 }
 
-func (k *keeper) get(id string) (kept, bool) {
+// get returns the result id names if the caller's scope kept it.
+func (k *keeper) get(id string, scope tool.Scope) (kept, bool) {
 	k.mu.Lock()
 	defer k.mu.Unlock()
-	r, ok := k.m[id]
-	return r, ok
+	ks := k.scopes[scopeKey(scope)]
+	if ks == nil {
+		return kept{}, false
+	}
+	r, ok := ks.m[id]
+	return r, ok && sameScope(r.call.Scope(), scope)
 }
 
 // Rows returns page (from 1) of the event ids behind a result as JSON
@@ -106,8 +145,8 @@ func (e *Engine) RowsPage(ctx context.Context, resultID string, page int, scope 
 	if e.runner == nil {
 		return RowsPage{}, ErrNoPaging
 	}
-	k, ok := e.runner.kept.get(resultID)
-	if !ok || !sameScope(k.call.Scope(), scope) {
+	k, ok := e.runner.kept.get(resultID, scope)
+	if !ok {
 		return RowsPage{}, ErrUnknownResult
 	}
 	limit := e.runner.limit
