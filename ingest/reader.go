@@ -241,7 +241,9 @@ const maxLine = 1 << 20
 // line whose keys are the columns, a string for a key, time, entity or
 // enumerated column, a number for a numeric one, null (or "") for an
 // empty optional attribute. Rows are numbered by line; blank lines are
-// skipped. Bad JSON is an error at its line, and reading goes on.
+// skipped. Bad JSON is an error at its line, and reading goes on. A
+// string escaping half a surrogate pair alone is an error at its field,
+// never stored as U+FFFD.
 func NewJSONL(input string, l *Layout, r io.Reader) *Reader {
 	return newReader(input, l, &jsonlDecoder{l: l, r: bufio.NewReaderSize(r, 64<<10)})
 }

@@ -190,6 +190,19 @@ func TestJSONL_Errors(t *testing.T) {
 		{"escaped value still checked", jsonRow("status", `"FAUL\u0054"`) + "\n" + jsonRow("status", `"F\u0041ULT`+distinctive+`"`) + "\n",
 			[]string{"in.jsonl:row 2: field status: not one of the attribute's declared values"}},
 		{"byte-order mark", "\uFEFF" + jsonRow("", "") + "\n", nil},
+		// encoding/json turns a lone surrogate into U+FFFD: two distinct
+		// keys would be stored alike, and a value would change silently.
+		{"escaped surrogate pair", jsonRow("event_id", `"e-\ud83d\ude00"`) + "\n", nil},
+		{"unpaired surrogates", jsonRow("event_id", `"e-\udc00`+distinctive+`"`) + "\n" +
+			jsonRow("device_id", `"dev-\ud800"`) + "\n" +
+			jsonRow("status", `"\ud83d\u0041"`) + "\n" +
+			jsonRow("zone_id", `"\ude00\ud83d"`) + "\n" +
+			jsonRow("battery_pct", `"\ud800"`) + "\n",
+			[]string{"in.jsonl:row 1: field event_id: not valid Unicode (an escaped surrogate without its pair)",
+				"in.jsonl:row 2: field device_id: not valid Unicode (an escaped surrogate without its pair)",
+				"in.jsonl:row 3: field status: not valid Unicode (an escaped surrogate without its pair)",
+				"in.jsonl:row 4: field zone_id: not valid Unicode (an escaped surrogate without its pair)",
+				"in.jsonl:row 5: field battery_pct: want a number, not a string"}},
 		{"line too long", `{"event_id":"` + strings.Repeat("x", 1<<20) + `"}` + "\n" + jsonRow("status", `"`+distinctive+`"`) + "\n",
 			[]string{"in.jsonl:row 1: line longer than 1048576 bytes",
 				"in.jsonl:row 2: field status: not one of the attribute's declared values"}},

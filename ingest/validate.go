@@ -22,6 +22,7 @@ const (
 	rawInt                   // a record's int64
 	rawFloat                 // a record's float64
 	rawTime                  // a record's time.Time
+	rawLone                  // a JSON string escaping half a surrogate pair alone
 )
 
 // raw is one field as read, before validation.
@@ -87,6 +88,11 @@ func (v *validator) field(i int, c *Column, f raw) (any, string) {
 			return nil, "want a number"
 		}
 		return nil, "want a string"
+	case rawLone:
+		if c.Kind == KindInteger || c.Kind == KindNumber {
+			return nil, "want a number, not a string"
+		}
+		return nil, "not valid Unicode (an escaped surrogate without its pair)"
 	case rawString:
 		if c.Kind == KindInteger || c.Kind == KindNumber {
 			return nil, "want a number, not a string"
