@@ -149,11 +149,15 @@ func nativeColumn(c *Column, v, typ string, csv bool) (val, cond string, ok bool
 	}
 	switch c.Kind {
 	case KindTime:
+		// typed()'s range: year() of an infinity is NULL.
+		inRange := func(x string) string { return "coalesce(year(" + x + ") BETWEEN 0 AND 9999, FALSE)" }
 		switch typ {
 		case "TIMESTAMP WITH TIME ZONE":
-			return "timezone('UTC', " + v + ")", either("TRUE"), true
+			x := "timezone('UTC', " + v + ")"
+			return x, either(inRange(x)), true
 		case "TIMESTAMP", "TIMESTAMP_S", "TIMESTAMP_MS", "TIMESTAMP_NS":
-			return "CAST(" + v + " AS TIMESTAMP)", either("TRUE"), true
+			x := "CAST(" + v + " AS TIMESTAMP)"
+			return x, either(inRange(x)), true
 		}
 	case KindInteger, KindNumber:
 		to := "BIGINT"

@@ -182,6 +182,13 @@ func typed(c *Column, f raw) (any, string) {
 	switch {
 	case f.kind == rawTime && c.Kind == KindTime:
 		t := f.t.UTC()
+		if y := t.Year(); y < 0 || y > 9999 {
+			// What RFC 3339 writes (and a text time may hold); beyond it
+			// lie DuckDB's infinities, which PostgreSQL would store as
+			// year 294247, and times past the open end of a validity
+			// interval (shape.OpenEnd).
+			return nil, "time outside the years 0000 to 9999"
+		}
 		if t.Nanosecond()%1000 != 0 {
 			return nil, "more than 6 fractional digits (times are stored to the microsecond)"
 		}
