@@ -2,6 +2,7 @@ package ingest
 
 import (
 	"bufio"
+	"context"
 	"encoding/csv"
 	"errors"
 	"fmt"
@@ -68,6 +69,24 @@ func (r *Reader) Next() (vals []any, row int64, err error) {
 		return nil, row, Errors(errs)
 	}
 	return r.out, row, nil
+}
+
+// WithContext returns r that fails with ctx's error once ctx is done. A
+// Reader checks no context itself, and one row of an input may never end
+// (a line without a newline, /dev/zero): reading it through WithContext
+// stops when the import is cancelled.
+func WithContext(ctx context.Context, r io.Reader) io.Reader { return &ctxReader{ctx: ctx, r: r} }
+
+type ctxReader struct {
+	ctx context.Context
+	r   io.Reader
+}
+
+func (c *ctxReader) Read(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return c.r.Read(p)
 }
 
 // header maps input column names to layout positions, reporting unknown,

@@ -202,10 +202,12 @@ func openInput(ctx context.Context, l *ingest.Layout, path string, parquetDB **s
 	if err != nil {
 		return nil, nil, fmt.Errorf("open input: %w", err)
 	}
+	// An interrupt stops a row that never ends (a named /dev/zero).
+	r := ingest.WithContext(ctx, f)
 	if inputFormat(path) == "csv" {
-		return ingest.NewCSV(path, l, f), f, nil
+		return ingest.NewCSV(path, l, r), f, nil
 	}
-	return ingest.NewJSONL(path, l, f), f, nil
+	return ingest.NewJSONL(path, l, r), f, nil
 }
 
 // loadLayout loads the catalog (printing its errors, as validate does)

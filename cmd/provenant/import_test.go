@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"database/sql"
 	"encoding/json"
 	"fmt"
@@ -9,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/provenant/provenant/ingest/ingesttest"
 	"github.com/provenant/provenant/store/duckdb"
@@ -319,6 +321,47 @@ func TestImport_CheckpointEvery(t *testing.T) {
 			}
 			if got != tt.want {
 				t.Errorf("%d checkpoints, want %d", got, tt.want)
+			}
+		})
+	}
+}
+
+// TestImport_InterruptEndlessInput: an input one row of which never ends
+// (here /dev/zero under a .jsonl or .csv name: a line or a CSV header
+// without an end) stops when the import's context is cancelled, as an
+// interrupt cancels it, with nothing imported. Before, the reading loop
+// never looked at the context: the process ignored SIGINT and SIGTERM,
+// spinning (JSON Lines) or growing by gigabytes (CSV) until killed.
+func TestImport_InterruptEndlessInput(t *testing.T) {
+	if _, err := os.Stat("/dev/zero"); err != nil {
+		t.Skip("no /dev/zero")
+	}
+	dir := t.TempDir()
+	cat := ingesttest.WarehouseCatalogFile(t)
+	db := filepath.Join(dir, "w.duckdb")
+	for _, name := range []string{"zero.jsonl", "zero.csv"} {
+		t.Run(name, func(t *testing.T) {
+			in := filepath.Join(dir, name)
+			if err := os.Symlink("/dev/zero", in); err != nil {
+				t.Fatal(err)
+			}
+			ctx, cancel := context.WithTimeout(t.Context(), 300*time.Millisecond)
+			defer cancel()
+			done := make(chan int, 1)
+			var stdout, stderr bytes.Buffer
+			go func() {
+				done <- runMain(ctx, []string{"import", "--catalog", cat, "--dataset", "status_events", "--db", db, in}, &stdout, &stderr)
+			}()
+			select {
+			case code := <-done:
+				if code != 1 {
+					t.Errorf("exit code %d, want 1 (stderr %s)", code, stderr.String())
+				}
+			case <-time.After(10 * time.Second):
+				t.Fatal("import still reading 10 s after its context was cancelled")
+			}
+			if n, seq := countRows(t, db); n != 0 || seq != 0 {
+				t.Errorf("table: %d rows, data version %d; want nothing imported", n, seq)
 			}
 		})
 	}

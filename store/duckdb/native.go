@@ -133,7 +133,7 @@ func describeFile(ctx context.Context, db *sql.DB, path string) ([]ingest.FileCo
 		if err != nil {
 			return nil, "", false, err
 		}
-		names, err := csv.NewReader(f).Read()
+		names, err := csv.NewReader(ingest.WithContext(ctx, f)).Read() // a header may never end
 		f.Close()
 		if err != nil {
 			return nil, "", false, fmt.Errorf("read header: %w", err)
