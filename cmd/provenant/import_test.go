@@ -6,6 +6,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -364,5 +365,44 @@ func TestImport_InterruptEndlessInput(t *testing.T) {
 				t.Errorf("table: %d rows, data version %d; want nothing imported", n, seq)
 			}
 		})
+	}
+}
+
+// TestImport_PostgresTimesOutOfRange: a Parquet time outside the years
+// 0000 to 9999 is refused at its row and field on PostgreSQL too, with
+// nothing imported. Before, DuckDB's infinity and minus infinity were
+// both stored there as year 294247.
+func TestImport_PostgresTimesOutOfRange(t *testing.T) {
+	dsn := pgtest.Schema(t)
+	dir := t.TempDir()
+	mem, err := duckdb.OpenMemory(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer mem.Close()
+	pg, err := sql.Open("pgx", dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pg.Close()
+	args := []string{"import", "--catalog", ingesttest.WarehouseCatalogFile(t), "--dataset", "status_events", "--postgres", dsn}
+	if code := runMain(t.Context(), append(args, writeFile(t, dir, "e.csv", string(ingesttest.DemoCSV(t, 20)))), io.Discard, io.Discard); code != 0 {
+		t.Fatalf("exit code %d importing the demo rows", code)
+	}
+	for i, ts := range []string{`'infinity'::TIMESTAMP`, `'-infinity'::TIMESTAMP`, `TIMESTAMP '10000-01-01 00:00:00'`} {
+		pq := filepath.Join(dir, fmt.Sprintf("t%d.parquet", i))
+		if _, err := mem.ExecContext(t.Context(), fmt.Sprintf(`COPY (SELECT 'p-%d' AS event_id, %s AS ts, 'dev-0001' AS device_id, 'zone-01' AS zone_id, 'AGV' AS device_type,
+			'IDLE' AS status, 40 AS battery_pct, 21.5::DOUBLE AS temperature_c, NULL AS fault_code) TO '%s' (FORMAT parquet)`, i, ts, pq)); err != nil {
+			t.Fatal(err)
+		}
+		var stderr bytes.Buffer
+		code := runMain(t.Context(), append(args, pq), io.Discard, &stderr)
+		if want := pq + ":row 1: field ts: time outside the years 0000 to 9999"; code != 1 || !strings.Contains(stderr.String(), want) {
+			t.Errorf("%s: exit code %d, stderr %q; want 1 and %q", ts, code, stderr.String(), want)
+		}
+		var n, seq int64
+		if err := pg.QueryRowContext(t.Context(), `SELECT count(*), max(_ingest_seq) FROM status_events`).Scan(&n, &seq); err != nil || n != 20 || seq != 20 {
+			t.Errorf("%s: table %d rows, data version %d (%v); want 20, 20", ts, n, seq, err)
+		}
 	}
 }
