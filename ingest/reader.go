@@ -131,16 +131,39 @@ func trimBOM(s string) string {
 // any other malformation (a bare quote) ends the input with an error at
 // its row.
 func NewCSV(input string, l *Layout, r io.Reader) *Reader {
-	cr := csv.NewReader(r)
+	lim := &recordLimit{r: r}
+	cr := csv.NewReader(lim)
 	cr.ReuseRecord = true
-	return newReader(input, l, &csvDecoder{l: l, r: cr})
+	return newReader(input, l, &csvDecoder{l: l, r: cr, lim: lim})
 }
 
 type csvDecoder struct {
 	l   *Layout
 	r   *csv.Reader
+	lim *recordLimit
 	pos []int // input column -> layout column
 	row int64
+}
+
+// errRecordTooLong stops a CSV record longer than maxLine, which
+// encoding/csv would otherwise gather whole however long it runs.
+var errRecordTooLong = errors.New("record too long")
+
+// recordLimit fails a read once more than maxLine bytes, and a read-ahead
+// buffer's worth, were read past the start of the record being read.
+type recordLimit struct {
+	r     io.Reader
+	read  int64 // bytes read
+	start int64 // the input offset of the record being read
+}
+
+func (l *recordLimit) Read(p []byte) (int, error) {
+	if l.read-l.start > maxLine+64<<10 {
+		return 0, errRecordTooLong
+	}
+	n, err := l.r.Read(p)
+	l.read += int64(n)
+	return n, err
 }
 
 func (d *csvDecoder) next(fields []raw) (int64, []*RowError, bool, error) {
@@ -148,6 +171,9 @@ func (d *csvDecoder) next(fields []raw) (int64, []*RowError, bool, error) {
 		names, err := d.r.Read()
 		if err == io.EOF {
 			return 0, []*RowError{{Reason: "no header row"}}, true, nil
+		}
+		if errors.Is(err, errRecordTooLong) {
+			return 0, []*RowError{{Reason: fmt.Sprintf("header longer than %d bytes", maxLine)}}, true, nil
 		}
 		if pe := (*csv.ParseError)(nil); errors.As(err, &pe) {
 			return 0, []*RowError{{Reason: "malformed CSV: " + pe.Err.Error()}}, true, nil
@@ -162,11 +188,15 @@ func (d *csvDecoder) next(fields []raw) (int64, []*RowError, bool, error) {
 		d.pos = pos
 		d.r.FieldsPerRecord = len(names)
 	}
+	d.lim.start = d.r.InputOffset()
 	rec, err := d.r.Read()
 	if err == io.EOF {
 		return 0, nil, false, io.EOF
 	}
 	d.row++
+	if errors.Is(err, errRecordTooLong) {
+		return d.row, []*RowError{{Row: d.row, Reason: fmt.Sprintf("record longer than %d bytes", maxLine)}}, true, nil
+	}
 	if pe := (*csv.ParseError)(nil); errors.As(err, &pe) {
 		if errors.Is(pe.Err, csv.ErrFieldCount) {
 			return d.row, []*RowError{{Row: d.row, Reason: fmt.Sprintf("want %d fields, as the header has, not %d", len(d.pos), len(rec))}}, false, nil

@@ -97,6 +97,13 @@ func TestCSV_Errors(t *testing.T) {
 			[]string{"in.csv:row 1: field battery_pct: integer out of range"}},
 		{"exponent for an integer", csvHeader + "\n" + csvRow("battery_pct", "1e2") + "\n",
 			[]string{"in.csv:row 1: field battery_pct: want an integer, without an exponent"}},
+		// encoding/csv gathers a record whole: unbounded, a line without an
+		// end would take all memory.
+		{"record too long", csvHeader + "\n" + csvRow("", "") + "\n" + csvRow("event_id", `"`+strings.Repeat(distinctive+"\n", 1<<18)+`"`) + "\n" + csvRow("", "") + "\n",
+			[]string{"in.csv:row 2: record longer than 1048576 bytes"}},
+		{"header too long", csvHeader + "," + strings.Repeat(distinctive, 1<<19) + "\n", []string{"in.csv:header: header longer than 1048576 bytes"}},
+		{"long record within the bound", csvHeader + "\n" + csvRow("", "") + "\n" + csvRow("fault_code", strings.Repeat(distinctive, 200_000)) + "\n",
+			[]string{"in.csv:row 2: field fault_code: not one of the attribute's declared values"}},
 		{"key too long", csvHeader + "\n" + csvRow("event_id", strings.Repeat(distinctive, 300)) + "\n",
 			[]string{"in.csv:row 1: field event_id: longer than 1024 bytes"}},
 		{"number out of range", csvHeader + "\n" + csvRow("temperature_c", "1e999") + "\n",
