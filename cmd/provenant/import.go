@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/provenant/provenant/catalog"
@@ -201,6 +202,11 @@ func openInput(ctx context.Context, l *ingest.Layout, path string, parquetDB **s
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, nil, fmt.Errorf("open input: %w", err)
+	}
+	if fi, err := f.Stat(); err == nil && fi.IsDir() {
+		// Said once here; the first read would name the path twice.
+		f.Close()
+		return nil, nil, fmt.Errorf("open input %s: %w", path, syscall.EISDIR)
 	}
 	// An interrupt stops a row that never ends (a named /dev/zero).
 	r := ingest.WithContext(ctx, f)

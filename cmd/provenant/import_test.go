@@ -74,6 +74,10 @@ func TestImport_DuckDB(t *testing.T) {
 		"k-1,dev-0001,AGV,zone-01,2026-01-06T08:00:00Z,IDLE,55,31.5,\n")
 	db := filepath.Join(dir, "w.duckdb")
 	base := []string{"import", "--catalog", cat, "--dataset", "status_events", "--db", db}
+	adir := filepath.Join(dir, "adir.csv")
+	if err := os.Mkdir(adir, 0o755); err != nil {
+		t.Fatal(err)
+	}
 
 	tests := []struct {
 		name       string
@@ -93,6 +97,8 @@ func TestImport_DuckDB(t *testing.T) {
 				"provenant: import: 3 error(s), nothing imported: invalid input"}, 301, 301},
 		{"a key already stored", append(append([]string{}, base...), dup), 1, "",
 			[]string{dup + ":row 2: field event_id: key already stored"}, 301, 301},
+		{"a directory", append(append([]string{}, base...), adir), 1, "",
+			[]string{"provenant: open input " + adir + ": is a directory\n"}, 301, 301},
 		{"flags after the inputs", []string{"import", good + "x.csv", "--db", db, "--catalog", cat, "--dataset", "status_events"}, 1, "",
 			[]string{"provenant: open input:"}, 301, 301},
 	}
