@@ -2,6 +2,7 @@ package catalog
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -141,6 +142,19 @@ func TestParse_Valid(t *testing.T) {
 	}
 }
 
+// TestParse_ByteOrderMark: a UTF-8 byte order mark, which YAML allows and
+// some editors write, is no part of the first key, and positions are
+// those an editor shows (the mark invisible).
+func TestParse_ByteOrderMark(t *testing.T) {
+	c, err := Load(strings.NewReader("\uFEFF"+base), "c.yaml")
+	if err != nil {
+		t.Fatalf("Load(BOM + base) = %v", err)
+	}
+	if c.Name.Value != "shop" || c.Name.Pos != (Pos{1, 7}) {
+		t.Errorf("name = %q at %v, want shop at 1:7", c.Name.Value, c.Name.Pos)
+	}
+}
+
 func TestParse_Errors(t *testing.T) {
 	long := strings.Repeat("x", 65)
 	tests := []struct {
@@ -199,6 +213,24 @@ func TestParse_Errors(t *testing.T) {
 				"      - name: OUT_OF_STOCK\n        any: ["+deep+"]")
 		}, []string{"26:70: `any`: conditions nested deeper than 8"}},
 		{"nul byte", func(t *testing.T) string { return "name: a\x00" }, []string{"1:1: catalog contains a NUL byte"}},
+		{"not UTF-8", func(t *testing.T) string {
+			return edit(t, "version: \"1\"", "version: \"1\"\n# café \xe9t\xe9")
+		}, []string{"3:8: catalog is not valid UTF-8"}},
+		// The YAML parser's time grows with the square of the depth: each
+		// of these took seconds to minutes before the bound.
+		{"brackets nested too deep", func(t *testing.T) string {
+			return "name: " + strings.Repeat("[", 20000) + strings.Repeat("]", 20000) + "\n"
+		}, []string{"1:134: collections nested deeper than 128 levels"}},
+		{"dashes nested too deep", func(t *testing.T) string {
+			return "tools:\n  " + strings.Repeat("- ", 20000) + "x\n"
+		}, []string{"2:255: collections nested deeper than 128 levels"}},
+		{"indentation nested too deep", func(t *testing.T) string {
+			var b strings.Builder
+			for i := range 200 {
+				fmt.Fprintf(&b, "%sk%d:\n", strings.Repeat(" ", i), i)
+			}
+			return b.String()
+		}, []string{"129:133: collections nested deeper than 128 levels"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

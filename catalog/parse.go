@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/goccy/go-yaml/ast"
+	"github.com/goccy/go-yaml/lexer"
 	"github.com/goccy/go-yaml/parser"
 	"github.com/goccy/go-yaml/token"
 )
@@ -17,6 +19,15 @@ const MaxSize = 1 << 20
 
 // maxDepth bounds the nesting of any/all in a condition.
 const maxDepth = 8
+
+// maxNesting bounds how deeply a catalog's YAML collections nest. The
+// parser's cost grows with the square of the depth (each level copies its
+// path), so a few hundred kilobytes of brackets or dashes would keep it
+// busy for minutes; a real catalog nests a few levels deep.
+const maxNesting = 128
+
+// bom is the UTF-8 byte order mark, which YAML allows before a document.
+var bom = []byte("\uFEFF")
 
 // Parse decodes one catalog file strictly: unknown keys, duplicate keys,
 // missing required keys and values of the wrong type are errors. It does
@@ -36,6 +47,12 @@ func Parse(r io.Reader, filename string) (cat *Catalog, err error) {
 		c.add(Pos{1, 1}, "catalog contains a NUL byte")
 		return nil, c.err()
 	}
+	// An editor's byte order mark is no part of the first key.
+	b = bytes.TrimPrefix(b, bom)
+	if !utf8.Valid(b) {
+		c.add(invalidUTF8Pos(b), "catalog is not valid UTF-8")
+		return nil, c.err()
+	}
 	// The YAML parser is third-party code fed untrusted input: a panic in
 	// it becomes an error, never a crash.
 	defer func() {
@@ -46,7 +63,12 @@ func Parse(r io.Reader, filename string) (cat *Catalog, err error) {
 			err = c.err()
 		}
 	}()
-	f, perr := parser.ParseBytes(b, 0, parser.AllowDuplicateMapKey())
+	tokens := lexer.Tokenize(string(b))
+	if tk := tooDeep(tokens); tk != nil {
+		c.add(tokPos(tk), "collections nested deeper than %d levels", maxNesting)
+		return nil, c.err()
+	}
+	f, perr := parser.Parse(tokens, 0, parser.AllowDuplicateMapKey())
 	if perr != nil {
 		c.add(syntaxPos(perr), "%s", syntaxMessage(perr))
 		return nil, c.err()
@@ -81,6 +103,59 @@ func Load(r io.Reader, filename string) (*Catalog, error) {
 		return nil, err
 	}
 	return cat, nil
+}
+
+// invalidUTF8Pos is the line and column (in characters) of the first byte
+// of b that is not valid UTF-8.
+func invalidUTF8Pos(b []byte) Pos {
+	p := Pos{1, 1}
+	for len(b) > 0 {
+		r, n := utf8.DecodeRune(b)
+		if r == utf8.RuneError && n <= 1 {
+			return p
+		}
+		if r == '\n' {
+			p.Line, p.Column = p.Line+1, 1
+		} else {
+			p.Column++
+		}
+		b = b[n:]
+	}
+	return p
+}
+
+// tooDeep returns the first token at which tokens nest deeper than
+// maxNesting, or nil. It may overcount, never undercount by more than
+// half: brackets count exactly; in block context a line counts its
+// indentation and each '-', '?' and ':' on it, since a block collection
+// nests only by a deeper indentation or one of those on the same line.
+func tooDeep(tokens token.Tokens) *token.Token {
+	flow, line, block := 0, 0, 0
+	for _, tk := range tokens {
+		if tk.Position == nil || tk.Type == token.CommentType {
+			continue
+		}
+		if tk.Position.Line != line {
+			line, block = tk.Position.Line, 0
+			if flow == 0 {
+				block = tk.Position.Column - 1
+			}
+		}
+		switch tk.Type {
+		case token.SequenceStartType, token.MappingStartType:
+			flow++
+		case token.SequenceEndType, token.MappingEndType:
+			flow = max(flow-1, 0)
+		case token.SequenceEntryType, token.MappingKeyType, token.MappingValueType:
+			if flow == 0 {
+				block++
+			}
+		}
+		if flow+block > maxNesting {
+			return tk
+		}
+	}
+	return nil
 }
 
 func docPos(d *ast.DocumentNode) Pos {

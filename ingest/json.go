@@ -3,6 +3,8 @@ package ingest
 import (
 	"encoding/json"
 	"fmt"
+	"strconv"
+	"unicode/utf16"
 )
 
 // parseObject parses one JSON Lines line, a flat JSON object, into fields
@@ -53,6 +55,10 @@ func parseObject(l *Layout, s string, fields []raw) *RowError {
 type jsonParser struct {
 	s string
 	i int
+	// unpaired: the last string parsed escapes half a surrogate pair
+	// alone (\ud800 without its low half), which encoding/json would
+	// silently turn into U+FFFD.
+	unpaired bool
 }
 
 // end checks that nothing follows the object.
@@ -89,6 +95,7 @@ func (p *jsonParser) str() (string, bool) {
 		return "", false
 	}
 	start, escaped := p.i, false
+	p.unpaired = false
 	for p.i < len(p.s) {
 		c := p.s[p.i]
 		switch {
@@ -101,6 +108,7 @@ func (p *jsonParser) str() (string, bool) {
 			if err := json.Unmarshal([]byte(p.s[start-1:p.i]), &out); err != nil {
 				return "", false
 			}
+			p.unpaired = unpairedSurrogate(p.s[start : p.i-1])
 			return out, true
 		case c == '\\':
 			escaped = true
@@ -122,6 +130,9 @@ func (p *jsonParser) value() (raw, bool) {
 	switch c := p.s[p.i]; {
 	case c == '"':
 		s, ok := p.str()
+		if p.unpaired {
+			return raw{kind: rawLone}, ok
+		}
 		return raw{kind: rawString, s: s}, ok
 	case c == 'n':
 		return raw{kind: rawNull}, p.literal("null")
@@ -145,6 +156,42 @@ func (p *jsonParser) value() (raw, bool) {
 		return raw{kind: rawOther}, p.skipNested()
 	}
 	return raw{}, false
+}
+
+// unpairedSurrogate reports whether the body of a valid JSON string (between
+// its quotes) escapes a UTF-16 surrogate other than as a high half
+// followed by a low half.
+func unpairedSurrogate(s string) bool {
+	high := false // the previous escape was a high half
+	for i := 0; i < len(s); i++ {
+		if s[i] != '\\' {
+			if high {
+				return true
+			}
+			continue
+		}
+		i++
+		if s[i] != 'u' {
+			if high {
+				return true
+			}
+			continue
+		}
+		r, _ := strconv.ParseUint(s[i+1:i+5], 16, 16) // valid JSON: four hex digits
+		i += 4
+		switch {
+		case r >= 0xDC00 && r <= 0xDFFF:
+			if !high {
+				return true
+			}
+			high = false
+		case high:
+			return true
+		default:
+			high = utf16.IsSurrogate(rune(r))
+		}
+	}
+	return high
 }
 
 func (p *jsonParser) literal(lit string) bool {

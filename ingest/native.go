@@ -151,13 +151,15 @@ func nativeColumn(c *Column, v, typ string, csv bool) (val, cond string, ok bool
 	}
 	switch c.Kind {
 	case KindTime:
+		// typed()'s range: year() of an infinity is NULL.
+		inRange := func(x string) string { return "coalesce(year(" + x + ") BETWEEN 0 AND 9999, FALSE)" }
 		switch typ {
 		case "TIMESTAMP WITH TIME ZONE":
 			x := "timezone('UTC', " + v + ")"
-			return x, either(x + " < " + timeLimitSQL), true
+			return x, either(inRange(x) + " AND " + x + " < " + timeLimitSQL), true
 		case "TIMESTAMP", "TIMESTAMP_S", "TIMESTAMP_MS", "TIMESTAMP_NS":
 			x := "CAST(" + v + " AS TIMESTAMP)"
-			return x, either(x + " < " + timeLimitSQL), true
+			return x, either(inRange(x) + " AND " + x + " < " + timeLimitSQL), true
 		}
 	case KindInteger, KindNumber:
 		to := "BIGINT"

@@ -2,6 +2,7 @@ package ingest
 
 import (
 	"bufio"
+	"context"
 	"encoding/csv"
 	"errors"
 	"fmt"
@@ -70,6 +71,24 @@ func (r *Reader) Next() (vals []any, row int64, err error) {
 	return r.out, row, nil
 }
 
+// WithContext returns r that fails with ctx's error once ctx is done. A
+// Reader checks no context itself, and one row of an input may never end
+// (a line without a newline, /dev/zero): reading it through WithContext
+// stops when the import is cancelled.
+func WithContext(ctx context.Context, r io.Reader) io.Reader { return &ctxReader{ctx: ctx, r: r} }
+
+type ctxReader struct {
+	ctx context.Context
+	r   io.Reader
+}
+
+func (c *ctxReader) Read(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return c.r.Read(p)
+}
+
 // header maps input column names to layout positions, reporting unknown,
 // duplicate and missing columns as errors at row 0.
 func header(l *Layout, names []string) (pos []int, errs []*RowError) {
@@ -112,16 +131,39 @@ func trimBOM(s string) string {
 // any other malformation (a bare quote) ends the input with an error at
 // its row.
 func NewCSV(input string, l *Layout, r io.Reader) *Reader {
-	cr := csv.NewReader(r)
+	lim := &recordLimit{r: r}
+	cr := csv.NewReader(lim)
 	cr.ReuseRecord = true
-	return newReader(input, l, &csvDecoder{l: l, r: cr})
+	return newReader(input, l, &csvDecoder{l: l, r: cr, lim: lim})
 }
 
 type csvDecoder struct {
 	l   *Layout
 	r   *csv.Reader
+	lim *recordLimit
 	pos []int // input column -> layout column
 	row int64
+}
+
+// errRecordTooLong stops a CSV record longer than maxLine, which
+// encoding/csv would otherwise gather whole however long it runs.
+var errRecordTooLong = errors.New("record too long")
+
+// recordLimit fails a read once more than maxLine bytes, and a read-ahead
+// buffer's worth, were read past the start of the record being read.
+type recordLimit struct {
+	r     io.Reader
+	read  int64 // bytes read
+	start int64 // the input offset of the record being read
+}
+
+func (l *recordLimit) Read(p []byte) (int, error) {
+	if l.read-l.start > maxLine+64<<10 {
+		return 0, errRecordTooLong
+	}
+	n, err := l.r.Read(p)
+	l.read += int64(n)
+	return n, err
 }
 
 func (d *csvDecoder) next(fields []raw) (int64, []*RowError, bool, error) {
@@ -129,6 +171,9 @@ func (d *csvDecoder) next(fields []raw) (int64, []*RowError, bool, error) {
 		names, err := d.r.Read()
 		if err == io.EOF {
 			return 0, []*RowError{{Reason: "no header row"}}, true, nil
+		}
+		if errors.Is(err, errRecordTooLong) {
+			return 0, []*RowError{{Reason: fmt.Sprintf("header longer than %d bytes", maxLine)}}, true, nil
 		}
 		if pe := (*csv.ParseError)(nil); errors.As(err, &pe) {
 			return 0, []*RowError{{Reason: "malformed CSV: " + pe.Err.Error()}}, true, nil
@@ -143,11 +188,15 @@ func (d *csvDecoder) next(fields []raw) (int64, []*RowError, bool, error) {
 		d.pos = pos
 		d.r.FieldsPerRecord = len(names)
 	}
+	d.lim.start = d.r.InputOffset()
 	rec, err := d.r.Read()
 	if err == io.EOF {
 		return 0, nil, false, io.EOF
 	}
 	d.row++
+	if errors.Is(err, errRecordTooLong) {
+		return d.row, []*RowError{{Row: d.row, Reason: fmt.Sprintf("record longer than %d bytes", maxLine)}}, true, nil
+	}
 	if pe := (*csv.ParseError)(nil); errors.As(err, &pe) {
 		if errors.Is(pe.Err, csv.ErrFieldCount) {
 			return d.row, []*RowError{{Row: d.row, Reason: fmt.Sprintf("want %d fields, as the header has, not %d", len(d.pos), len(rec))}}, false, nil
@@ -241,7 +290,9 @@ const maxLine = 1 << 20
 // line whose keys are the columns, a string for a key, time, entity or
 // enumerated column, a number for a numeric one, null (or "") for an
 // empty optional attribute. Rows are numbered by line; blank lines are
-// skipped. Bad JSON is an error at its line, and reading goes on.
+// skipped. Bad JSON is an error at its line, and reading goes on. A
+// string escaping half a surrogate pair alone is an error at its field,
+// never stored as U+FFFD.
 func NewJSONL(input string, l *Layout, r io.Reader) *Reader {
 	return newReader(input, l, &jsonlDecoder{l: l, r: bufio.NewReaderSize(r, 64<<10)})
 }

@@ -101,6 +101,13 @@ func TestCSV_Errors(t *testing.T) {
 			[]string{"in.csv:row 1: field battery_pct: integer out of range"}},
 		{"exponent for an integer", csvHeader + "\n" + csvRow("battery_pct", "1e2") + "\n",
 			[]string{"in.csv:row 1: field battery_pct: want an integer, without an exponent"}},
+		// encoding/csv gathers a record whole: unbounded, a line without an
+		// end would take all memory.
+		{"record too long", csvHeader + "\n" + csvRow("", "") + "\n" + csvRow("event_id", `"`+strings.Repeat(distinctive+"\n", 1<<18)+`"`) + "\n" + csvRow("", "") + "\n",
+			[]string{"in.csv:row 2: record longer than 1048576 bytes"}},
+		{"header too long", csvHeader + "," + strings.Repeat(distinctive, 1<<19) + "\n", []string{"in.csv:header: header longer than 1048576 bytes"}},
+		{"long record within the bound", csvHeader + "\n" + csvRow("", "") + "\n" + csvRow("fault_code", strings.Repeat(distinctive, 200_000)) + "\n",
+			[]string{"in.csv:row 2: field fault_code: not one of the attribute's declared values"}},
 		{"key too long", csvHeader + "\n" + csvRow("event_id", strings.Repeat(distinctive, 300)) + "\n",
 			[]string{"in.csv:row 1: field event_id: longer than 1024 bytes"}},
 		{"number out of range", csvHeader + "\n" + csvRow("temperature_c", "1e999") + "\n",
@@ -194,6 +201,19 @@ func TestJSONL_Errors(t *testing.T) {
 		{"escaped value still checked", jsonRow("status", `"FAUL\u0054"`) + "\n" + jsonRow("status", `"F\u0041ULT`+distinctive+`"`) + "\n",
 			[]string{"in.jsonl:row 2: field status: not one of the attribute's declared values"}},
 		{"byte-order mark", "\uFEFF" + jsonRow("", "") + "\n", nil},
+		// encoding/json turns a lone surrogate into U+FFFD: two distinct
+		// keys would be stored alike, and a value would change silently.
+		{"escaped surrogate pair", jsonRow("event_id", `"e-\ud83d\ude00"`) + "\n", nil},
+		{"unpaired surrogates", jsonRow("event_id", `"e-\udc00`+distinctive+`"`) + "\n" +
+			jsonRow("device_id", `"dev-\ud800"`) + "\n" +
+			jsonRow("status", `"\ud83d\u0041"`) + "\n" +
+			jsonRow("zone_id", `"\ude00\ud83d"`) + "\n" +
+			jsonRow("battery_pct", `"\ud800"`) + "\n",
+			[]string{"in.jsonl:row 1: field event_id: not valid Unicode (an escaped surrogate without its pair)",
+				"in.jsonl:row 2: field device_id: not valid Unicode (an escaped surrogate without its pair)",
+				"in.jsonl:row 3: field status: not valid Unicode (an escaped surrogate without its pair)",
+				"in.jsonl:row 4: field zone_id: not valid Unicode (an escaped surrogate without its pair)",
+				"in.jsonl:row 5: field battery_pct: want a number, not a string"}},
 		{"line too long", `{"event_id":"` + strings.Repeat("x", 1<<20) + `"}` + "\n" + jsonRow("status", `"`+distinctive+`"`) + "\n",
 			[]string{"in.jsonl:row 1: line longer than 1048576 bytes",
 				"in.jsonl:row 2: field status: not one of the attribute's declared values"}},
@@ -296,6 +316,11 @@ func TestRecords_Typed(t *testing.T) {
 		{"NaN", good("temperature_c", math.NaN()), "in.parquet:row 1: field temperature_c: want a finite number"},
 		{"a time at the open-end mark", good("ts", time.Date(9999, 12, 31, 0, 0, 0, 0, time.UTC)), "in.parquet:row 1: field ts: at or after 9999-12-31T00:00:00Z, where a row's validity is marked open"},
 		{"nanoseconds", good("ts", ts.Add(1)), "in.parquet:row 1: field ts: more than 6 fractional digits (times are stored to the microsecond)"},
+		{"the first time RFC 3339 writes", good("ts", time.Date(0, 1, 1, 0, 0, 0, 0, time.UTC)), ""},
+		{"the last time before the open-end mark", good("ts", time.Date(9999, 12, 30, 23, 59, 59, 999_999_000, time.UTC)), ""},
+		{"the last time RFC 3339 writes", good("ts", time.Date(9999, 12, 31, 23, 59, 59, 999_999_000, time.UTC)), "in.parquet:row 1: field ts: at or after 9999-12-31T00:00:00Z, where a row's validity is marked open"},
+		{"a year after 9999", good("ts", time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC)), "in.parquet:row 1: field ts: time outside the years 0000 to 9999"},
+		{"a year before 0000", good("ts", time.Date(-43, 3, 15, 0, 0, 0, 0, time.UTC)), "in.parquet:row 1: field ts: time outside the years 0000 to 9999"},
 		{"a number for a time", good("ts", int64(1767686400)), "in.parquet:row 1: field ts: want a time"},
 		{"a time for an id", good("device_id", ts), "in.parquet:row 1: field device_id: want a string, not a time"},
 		{"a number for an enumeration", good("status", 3.0), "in.parquet:row 1: field status: want a string, not a number"},

@@ -22,6 +22,7 @@ const (
 	rawInt                   // a record's int64
 	rawFloat                 // a record's float64
 	rawTime                  // a record's time.Time
+	rawLone                  // a JSON string escaping half a surrogate pair alone
 )
 
 // raw is one field as read, before validation.
@@ -87,6 +88,11 @@ func (v *validator) field(i int, c *Column, f raw) (any, string) {
 			return nil, "want a number"
 		}
 		return nil, "want a string"
+	case rawLone:
+		if c.Kind == KindInteger || c.Kind == KindNumber {
+			return nil, "want a number, not a string"
+		}
+		return nil, "not valid Unicode (an escaped surrogate without its pair)"
 	case rawString:
 		if c.Kind == KindInteger || c.Kind == KindNumber {
 			return nil, "want a number, not a string"
@@ -176,6 +182,13 @@ func typed(c *Column, f raw) (any, string) {
 	switch {
 	case f.kind == rawTime && c.Kind == KindTime:
 		t := f.t.UTC()
+		if y := t.Year(); y < 0 || y > 9999 {
+			// What RFC 3339 writes (and a text time may hold); beyond it
+			// lie DuckDB's infinities, which PostgreSQL would store as
+			// year 294247, and times past the open end of a validity
+			// interval (shape.OpenEnd).
+			return nil, "time outside the years 0000 to 9999"
+		}
 		if t.Nanosecond()%1000 != 0 {
 			return nil, "more than 6 fractional digits (times are stored to the microsecond)"
 		}

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/provenant/provenant/catalog"
@@ -202,10 +203,17 @@ func openInput(ctx context.Context, l *ingest.Layout, path string, parquetDB **s
 	if err != nil {
 		return nil, nil, fmt.Errorf("open input: %w", err)
 	}
-	if inputFormat(path) == "csv" {
-		return ingest.NewCSV(path, l, f), f, nil
+	if fi, err := f.Stat(); err == nil && fi.IsDir() {
+		// Said once here; the first read would name the path twice.
+		f.Close()
+		return nil, nil, fmt.Errorf("open input %s: %w", path, syscall.EISDIR)
 	}
-	return ingest.NewJSONL(path, l, f), f, nil
+	// An interrupt stops a row that never ends (a named /dev/zero).
+	r := ingest.WithContext(ctx, f)
+	if inputFormat(path) == "csv" {
+		return ingest.NewCSV(path, l, r), f, nil
+	}
+	return ingest.NewJSONL(path, l, r), f, nil
 }
 
 // loadLayout loads the catalog (printing its errors, as validate does)

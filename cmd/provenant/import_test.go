@@ -2,13 +2,16 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/provenant/provenant/ingest/ingesttest"
 	"github.com/provenant/provenant/store/duckdb"
@@ -71,6 +74,10 @@ func TestImport_DuckDB(t *testing.T) {
 		"k-1,dev-0001,AGV,zone-01,2026-01-06T08:00:00Z,IDLE,55,31.5,\n")
 	db := filepath.Join(dir, "w.duckdb")
 	base := []string{"import", "--catalog", cat, "--dataset", "status_events", "--db", db}
+	adir := filepath.Join(dir, "adir.csv")
+	if err := os.Mkdir(adir, 0o755); err != nil {
+		t.Fatal(err)
+	}
 
 	tests := []struct {
 		name       string
@@ -90,6 +97,8 @@ func TestImport_DuckDB(t *testing.T) {
 				"provenant: import: 3 error(s), nothing imported: invalid input"}, 301, 301},
 		{"a key already stored", append(append([]string{}, base...), dup), 1, "",
 			[]string{dup + ":row 2: field event_id: key already stored"}, 301, 301},
+		{"a directory", append(append([]string{}, base...), adir), 1, "",
+			[]string{"provenant: open input " + adir + ": is a directory\n"}, 301, 301},
 		{"flags after the inputs", []string{"import", good + "x.csv", "--db", db, "--catalog", cat, "--dataset", "status_events"}, 1, "",
 			[]string{"provenant: open input:"}, 301, 301},
 	}
@@ -321,5 +330,85 @@ func TestImport_CheckpointEvery(t *testing.T) {
 				t.Errorf("%d checkpoints, want %d", got, tt.want)
 			}
 		})
+	}
+}
+
+// TestImport_InterruptEndlessInput: an input one row of which never ends
+// (here /dev/zero under a .jsonl or .csv name: a line or a CSV header
+// without an end) stops when the import's context is cancelled, as an
+// interrupt cancels it, with nothing imported. Before, the reading loop
+// never looked at the context: the process ignored SIGINT and SIGTERM,
+// spinning (JSON Lines) or growing by gigabytes (CSV) until killed.
+func TestImport_InterruptEndlessInput(t *testing.T) {
+	if _, err := os.Stat("/dev/zero"); err != nil {
+		t.Skip("no /dev/zero")
+	}
+	dir := t.TempDir()
+	cat := ingesttest.WarehouseCatalogFile(t)
+	db := filepath.Join(dir, "w.duckdb")
+	for _, name := range []string{"zero.jsonl", "zero.csv"} {
+		t.Run(name, func(t *testing.T) {
+			in := filepath.Join(dir, name)
+			if err := os.Symlink("/dev/zero", in); err != nil {
+				t.Fatal(err)
+			}
+			ctx, cancel := context.WithTimeout(t.Context(), 300*time.Millisecond)
+			defer cancel()
+			done := make(chan int, 1)
+			var stdout, stderr bytes.Buffer
+			go func() {
+				done <- runMain(ctx, []string{"import", "--catalog", cat, "--dataset", "status_events", "--db", db, in}, &stdout, &stderr)
+			}()
+			select {
+			case code := <-done:
+				if code != 1 {
+					t.Errorf("exit code %d, want 1 (stderr %s)", code, stderr.String())
+				}
+			case <-time.After(10 * time.Second):
+				t.Fatal("import still reading 10 s after its context was cancelled")
+			}
+			if n, seq := countRows(t, db); n != 0 || seq != 0 {
+				t.Errorf("table: %d rows, data version %d; want nothing imported", n, seq)
+			}
+		})
+	}
+}
+
+// TestImport_PostgresTimesOutOfRange: a Parquet time outside the years
+// 0000 to 9999 is refused at its row and field on PostgreSQL too, with
+// nothing imported. Before, DuckDB's infinity and minus infinity were
+// both stored there as year 294247.
+func TestImport_PostgresTimesOutOfRange(t *testing.T) {
+	dsn := pgtest.Schema(t)
+	dir := t.TempDir()
+	mem, err := duckdb.OpenMemory(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer mem.Close()
+	pg, err := sql.Open("pgx", dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pg.Close()
+	args := []string{"import", "--catalog", ingesttest.WarehouseCatalogFile(t), "--dataset", "status_events", "--postgres", dsn}
+	if code := runMain(t.Context(), append(args, writeFile(t, dir, "e.csv", string(ingesttest.DemoCSV(t, 20)))), io.Discard, io.Discard); code != 0 {
+		t.Fatalf("exit code %d importing the demo rows", code)
+	}
+	for i, ts := range []string{`'infinity'::TIMESTAMP`, `'-infinity'::TIMESTAMP`, `TIMESTAMP '10000-01-01 00:00:00'`} {
+		pq := filepath.Join(dir, fmt.Sprintf("t%d.parquet", i))
+		if _, err := mem.ExecContext(t.Context(), fmt.Sprintf(`COPY (SELECT 'p-%d' AS event_id, %s AS ts, 'dev-0001' AS device_id, 'zone-01' AS zone_id, 'AGV' AS device_type,
+			'IDLE' AS status, 40 AS battery_pct, 21.5::DOUBLE AS temperature_c, NULL AS fault_code) TO '%s' (FORMAT parquet)`, i, ts, pq)); err != nil {
+			t.Fatal(err)
+		}
+		var stderr bytes.Buffer
+		code := runMain(t.Context(), append(args, pq), io.Discard, &stderr)
+		if want := pq + ":row 1: field ts: time outside the years 0000 to 9999"; code != 1 || !strings.Contains(stderr.String(), want) {
+			t.Errorf("%s: exit code %d, stderr %q; want 1 and %q", ts, code, stderr.String(), want)
+		}
+		var n, seq int64
+		if err := pg.QueryRowContext(t.Context(), `SELECT count(*), max(_ingest_seq) FROM status_events`).Scan(&n, &seq); err != nil || n != 20 || seq != 20 {
+			t.Errorf("%s: table %d rows, data version %d (%v); want 20, 20", ts, n, seq, err)
+		}
 	}
 }

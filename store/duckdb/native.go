@@ -6,6 +6,7 @@ import (
 	"encoding/csv"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 
@@ -133,7 +134,9 @@ func describeFile(ctx context.Context, db *sql.DB, path string) ([]ingest.FileCo
 		if err != nil {
 			return nil, "", false, err
 		}
-		names, err := csv.NewReader(f).Read()
+		// A header may never end: past 1 MiB, it is cut, and the columns
+		// so read fit no layout (the row-by-row import reports it).
+		names, err := csv.NewReader(io.LimitReader(ingest.WithContext(ctx, f), 1<<20)).Read()
 		f.Close()
 		if err != nil {
 			return nil, "", false, fmt.Errorf("read header: %w", err)

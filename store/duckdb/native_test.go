@@ -353,3 +353,63 @@ func nativeFixture(t *testing.T) (*ingest.Layout, []string, *sql.DB, string) {
 	t.Cleanup(func() { db.Close() })
 	return l, l.ColumnNames(), db, t.TempDir()
 }
+
+// TestImportFiles_TimesOutOfRange: a Parquet time outside the years 0000
+// to 9999 (what RFC 3339 writes), DuckDB's infinities among them, is
+// refused by ImportFiles (ErrNotNative) and by the row-by-row import,
+// which names the row and field, with nothing stored; the first and last
+// times inside the range are stored by both. Before the check, both
+// stored the infinities, and PostgreSQL stored each as year 294247.
+func TestImportFiles_TimesOutOfRange(t *testing.T) {
+	l, _, db, dir := nativeFixture(t)
+	const others = `'dev-0001' AS device_id, 'zone-01' AS zone_id, 'AGV' AS device_type, 'IDLE' AS status, 50 AS battery_pct, 20.5::DOUBLE AS temperature_c, NULL::VARCHAR AS fault_code`
+	const outside, pastLimit = "time outside the years 0000 to 9999", "at or after 9999-12-31T00:00:00Z, where a row's validity is marked open"
+	tests := []struct {
+		name, ts string
+		valid    bool
+		reason   string // the row-by-row import's, when not valid
+	}{
+		{"infinity", `'infinity'::TIMESTAMP`, false, outside},
+		{"minus infinity", `'-infinity'::TIMESTAMP`, false, outside},
+		{"infinity with a time zone", `'infinity'::TIMESTAMPTZ`, false, outside},
+		{"year 10000", `TIMESTAMP '10000-01-01 00:00:00'`, false, outside},
+		{"44 BC", `TIMESTAMP '0044-03-15 (BC) 00:00:00'`, false, outside},
+		{"seconds in year 20000", `CAST(TIMESTAMP '20000-01-01 00:00:00' AS TIMESTAMP_S)`, false, outside},
+		{"year 0000", `TIMESTAMP '0000-01-01 00:00:00'`, true, ""},
+		{"the last microsecond before the open end", `TIMESTAMP '9999-12-30 23:59:59.999999'`, true, ""},
+		// ingest.TimeLimit: the open end of a series' latest row.
+		{"the last microsecond of 9999", `TIMESTAMP '9999-12-31 23:59:59.999999'`, false, pastLimit},
+	}
+	for i, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			pq := filepath.Join(dir, fmt.Sprintf("t%d.parquet", i))
+			writeParquet(t, "SELECT 'k-1' AS event_id, "+tt.ts+" AS ts, "+others, pq)
+			ln, lg := *l, *l
+			ln.Table, lg.Table = fmt.Sprintf("nat_t%d", i), fmt.Sprintf("row_t%d", i)
+			_, errN := duckdb.NewSink(db, nil).ImportFiles(t.Context(), &ln, []string{pq})
+			errG := importRows(t.Context(), db, nil, &lg, []string{pq})
+			if tt.valid {
+				if errN != nil || errG != nil {
+					t.Fatalf("ImportFiles: %v; row by row: %v; want both stored", errN, errG)
+				}
+				if msg := sameRows(t.Context(), db, ln.Table, lg.Table); msg != "" {
+					t.Error(msg)
+				}
+				return
+			}
+			if !errors.Is(errN, ingest.ErrNotNative) {
+				t.Errorf("ImportFiles: %v, want ErrNotNative", errN)
+			}
+			if want := pq + ":row 1: field ts: " + tt.reason; errG == nil || errG.Error() != want {
+				t.Errorf("row-by-row import: %v, want %q", errG, want)
+			}
+			for _, table := range []string{ln.Table, lg.Table} {
+				var n int64
+				// A table the failed import created holds nothing.
+				if err := db.QueryRowContext(t.Context(), "SELECT count(*) FROM "+ingest.Quote(table)).Scan(&n); err == nil && n != 0 {
+					t.Errorf("%s: %d rows stored by a failed import", table, n)
+				}
+			}
+		})
+	}
+}

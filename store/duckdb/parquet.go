@@ -18,10 +18,12 @@ var _ ingest.Records = (*ParquetRecords)(nil)
 // (ingest.NewRecords), so its rows pass the same validation as JSON Lines
 // and CSV: a TIMESTAMP column (with a time zone: in UTC; TIMESTAMP_NS
 // truncated to the microsecond) is read as a time, an integer column that
-// fits BIGINT as an int64, a FLOAT or DOUBLE as a float64, and every other
-// column as text (a string column as it is, a DATE, DECIMAL or UBIGINT in
-// DuckDB's text form), which the reader then validates as it does a CSV
-// field. A NULL stays a NULL. A goroutine of its own reads the file,
+// fits BIGINT as an int64, a FLOAT or DOUBLE as a float64, a BLOB (a
+// string some writers leave unannotated) as text of its bytes, a nested
+// column (STRUCT, MAP, LIST, ARRAY) as the driver's value, which the
+// reader refuses, and every other column as text (a string column as it
+// is, a DATE, DECIMAL or UBIGINT in DuckDB's text form), which the reader
+// then validates as it does a CSV field. A NULL stays a NULL. A goroutine of its own reads the file,
 // ahead of the validation.
 type ParquetRecords struct {
 	cols   []string
@@ -67,8 +69,19 @@ func ReadParquet(ctx context.Context, db *sql.DB, path string) (*ParquetRecords,
 			exprs = append(exprs, "CAST("+q+" AS DOUBLE)")
 		case "VARCHAR":
 			exprs = append(exprs, q)
+		case "BLOB":
+			// Its bytes, made text in read: DuckDB's text form of a BLOB
+			// escapes each byte past ASCII (é as \xC3\xA9), which would
+			// store other text than the file holds.
+			exprs = append(exprs, q)
 		default:
-			exprs = append(exprs, "CAST("+q+" AS VARCHAR)")
+			if nested(t) {
+				// Its text form ({'a': x}, [x]) is no value of the file:
+				// the driver's map or slice, which a Reader refuses.
+				exprs = append(exprs, q)
+			} else {
+				exprs = append(exprs, "CAST("+q+" AS VARCHAR)")
+			}
 		}
 	}
 	if err := errors.Join(rows.Err(), rows.Close()); err != nil {
@@ -121,6 +134,9 @@ func (p *ParquetRecords) read(ctx context.Context, dc any, query string) error {
 		err := rows.Next(dest)
 		if err == nil {
 			for _, v := range dest {
+				if b, ok := v.([]byte); ok { // a BLOB: text, validated as UTF-8
+					v = string(b)
+				}
 				batch = append(batch, v)
 			}
 			if len(batch) < cap(batch) {
@@ -141,6 +157,12 @@ func (p *ParquetRecords) read(ctx context.Context, dc any, query string) error {
 			return nil
 		}
 	}
+}
+
+// nested reports whether the DuckDB type t (upper case) is a STRUCT, MAP,
+// UNION, LIST or ARRAY.
+func nested(t string) bool {
+	return strings.HasSuffix(t, "]") || strings.HasPrefix(t, "STRUCT(") || strings.HasPrefix(t, "MAP(") || strings.HasPrefix(t, "UNION(")
 }
 
 // quoteLiteral returns s as an SQL string literal.

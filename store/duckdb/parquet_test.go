@@ -84,6 +84,14 @@ func TestParquet_Errors(t *testing.T) {
 		{"a TIMESTAMPTZ is read as UTC; a null in a required column",
 			`SELECT 'e1' AS event_id, TIMESTAMPTZ '2026-01-06 08:00:00+02' AS ts, 'dev-0001' AS device_id, 'zone-01' AS zone_id, 'AGV' AS device_type, NULL AS status, 50 AS battery_pct, 20.5 AS temperature_c, NULL AS fault_code`,
 			"p.parquet:row 1: field status: empty or null, and the column is not optional"},
+		{"nested values are refused, not stored as their text form",
+			`SELECT {'a': 'XYZZY'} AS event_id, TIMESTAMP '2026-01-06 08:00:00' AS ts, ['dev-0001'] AS device_id, MAP {'zone-01': 1} AS zone_id, ['AGV']::VARCHAR[1] AS device_type, 'IDLE' AS status, [50] AS battery_pct, 20.5 AS temperature_c, NULL AS fault_code`,
+			"p.parquet:row 1: field event_id: want a string\np.parquet:row 1: field device_id: want a string\np.parquet:row 1: field zone_id: want a string\n" +
+				"p.parquet:row 1: field device_type: want a string\np.parquet:row 1: field battery_pct: want a number"},
+		{"a BLOB is text of its bytes, which must be UTF-8",
+			`SELECT * FROM (VALUES (encode('e-é'), TIMESTAMP '2026-01-06 08:00:00', 'dev-0001', 'zone-01', 'AGV', 'IDLE', 50, 20.5, NULL),
+				('e-\xFFXYZZY'::BLOB, TIMESTAMP '2026-01-06 08:00:00', 'dev-0001', 'zone-01', 'AGV', 'IDLE', 50, 20.5, NULL)) v(event_id, ts, device_id, zone_id, device_type, status, battery_pct, temperature_c, fault_code)`,
+			"p.parquet:row 2: field event_id: not valid UTF-8"},
 	}
 	l := ingesttest.WarehouseLayout(t)
 	for i, tt := range tests {
@@ -100,9 +108,35 @@ func TestParquet_Errors(t *testing.T) {
 			if !errors.Is(err, ingest.ErrInvalid) || err.Error() != tt.want {
 				t.Errorf("import = %v, want %q", err, tt.want)
 			}
-			if strings.Contains(err.Error(), "XYZZY") {
+			if err != nil && strings.Contains(err.Error(), "XYZZY") {
 				t.Errorf("error echoes the value: %v", err)
 			}
 		})
+	}
+}
+
+// TestParquet_BlobIsText: a string column some writers leave without the
+// UTF-8 annotation, which DuckDB reads as a BLOB, is stored as the text
+// its bytes spell, not DuckDB's escaped text form of them (e-\xC3\xA9).
+func TestParquet_BlobIsText(t *testing.T) {
+	pq := filepath.Join(t.TempDir(), "b.parquet")
+	writeParquet(t, `SELECT encode('e-é') AS event_id, TIMESTAMP '2026-01-06 08:00:00' AS ts, encode('dev-0001') AS device_id, 'zone-01' AS zone_id,
+		encode('AGV') AS device_type, 'IDLE' AS status, 50 AS battery_pct, 20.5 AS temperature_c, NULL AS fault_code`, pq)
+	db, sink := openFile(t, nil)
+	l := ingesttest.WarehouseLayout(t)
+	recs, err := duckdb.ReadParquet(t.Context(), db, pq)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer recs.Close()
+	if _, err := ingest.Import(t.Context(), sink, l, ingest.NewRecords("b.parquet", l, recs)); err != nil {
+		t.Fatal(err)
+	}
+	var key, device, typ string
+	if err := db.QueryRowContext(t.Context(), `SELECT event_id, device_id, device_type FROM status_events`).Scan(&key, &device, &typ); err != nil {
+		t.Fatal(err)
+	}
+	if key != "e-é" || device != "dev-0001" || typ != "AGV" {
+		t.Errorf("stored %q, %q, %q; want e-é, dev-0001, AGV", key, device, typ)
 	}
 }
