@@ -41,17 +41,7 @@ func TestAskTimeout(t *testing.T) {
 	const bound = time.Hour // far enough that no clock reading is close
 	rec := deadlineRecorder{deadlines: make(chan time.Duration, 2)}
 	srv := mcpserver.New(rec, nil, &mcpserver.Options{AskTimeout: bound})
-	ct, st := mcp.NewInMemoryTransports()
-	ss, err := srv.Connect(t.Context(), st, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ss.Close()
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test-client", Version: "1"}, nil).Connect(t.Context(), ct, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cs.Close()
+	cs := connectServer(t, srv)
 	for _, p := range []*mcp.CallToolParams{
 		{Name: tool.AskName, Arguments: map[string]any{"question": "q"}},
 		{Name: "get_price", Arguments: map[string]any{"store_id": "st-001", "product_id": "pr-001", "as_of": "2026-01-01T00:00:00Z"}},
@@ -85,17 +75,7 @@ func TestAskTimeout_Rows(t *testing.T) {
 	const bound = time.Hour
 	pager := deadlinePager{deadlines: make(chan time.Duration, 1)}
 	srv := mcpserver.New(deadlineRecorder{}, nil, &mcpserver.Options{AskTimeout: bound, Rows: pager})
-	ct, st := mcp.NewInMemoryTransports()
-	ss, err := srv.Connect(t.Context(), st, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ss.Close()
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test-client", Version: "1"}, nil).Connect(t.Context(), ct, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cs.Close()
+	cs := connectServer(t, srv)
 	if _, err := cs.ReadResource(t.Context(), &mcp.ReadResourceParams{URI: "provenant://results/res-a/rows?page=1"}); err != nil {
 		t.Fatal(err)
 	}

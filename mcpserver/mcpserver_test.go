@@ -21,7 +21,13 @@ import (
 func connect(t *testing.T) *mcp.ClientSession {
 	t.Helper()
 	e := enginetest.OpenDemo(t, engine.Options{})
-	srv := mcpserver.New(e.Pipeline, e, nil)
+	return connectServer(t, mcpserver.New(e.Pipeline, e, nil))
+}
+
+// connectServer serves srv over an in-memory transport and returns the
+// SDK's own client session to it; both end with the test.
+func connectServer(t *testing.T, srv *mcpserver.Server) *mcp.ClientSession {
+	t.Helper()
 	ct, st := mcp.NewInMemoryTransports()
 	ss, err := srv.Connect(t.Context(), st, nil)
 	if err != nil {

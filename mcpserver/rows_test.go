@@ -15,17 +15,7 @@ import (
 func TestRowsResource(t *testing.T) {
 	e := enginetest.OpenDemo(t, engine.Options{})
 	srv := mcpserver.New(e.Pipeline, e, &mcpserver.Options{Rows: pipelinetest.Pager{}})
-	ct, st := mcp.NewInMemoryTransports()
-	ss, err := srv.Connect(t.Context(), st, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ss.Close()
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "1"}, nil).Connect(t.Context(), ct, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cs.Close()
+	cs := connectServer(t, srv)
 	tests := []struct {
 		uri     string
 		want    string // in the contents; "" for an error
