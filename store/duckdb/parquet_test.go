@@ -34,14 +34,11 @@ func csvToParquet(tb testing.TB, csvPath, path string) {
 	writeParquet(tb, "SELECT * REPLACE (CAST(ts AS TIMESTAMP) AS ts) FROM read_csv('"+csvPath+"', all_varchar = false)", path)
 }
 
-func TestParquet_Import(t *testing.T) {
-	dir := t.TempDir()
-	csvPath := filepath.Join(dir, "events.csv")
-	if err := os.WriteFile(csvPath, ingesttest.DemoCSV(t, 500), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	pq := filepath.Join(dir, "events.parquet")
-	csvToParquet(t, csvPath, pq)
+// importParquet imports the Parquet file pq into a new DuckDB file's
+// warehouse table, row by row through ReadParquet, failing the test on
+// any error.
+func importParquet(t *testing.T, pq string) (*sql.DB, ingest.Result) {
+	t.Helper()
 	db, sink := openFile(t, nil)
 	l := ingesttest.WarehouseLayout(t)
 	recs, err := duckdb.ReadParquet(t.Context(), db, pq)
@@ -53,12 +50,24 @@ func TestParquet_Import(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return db, res
+}
+
+func TestParquet_Import(t *testing.T) {
+	dir := t.TempDir()
+	csvPath := filepath.Join(dir, "events.csv")
+	if err := os.WriteFile(csvPath, ingesttest.DemoCSV(t, 500), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	pq := filepath.Join(dir, "events.parquet")
+	csvToParquet(t, csvPath, pq)
+	db, res := importParquet(t, pq)
 	if res != (ingest.Result{Rows: 500, MaxSeq: 500}) {
 		t.Errorf("import = %+v", res)
 	}
 	// The same rows from CSV into a second table agree column by column.
 	var diff int64
-	err = db.QueryRowContext(t.Context(), `SELECT count(*) FROM (SELECT event_id, ts, device_id, zone_id, device_type, status, battery_pct, temperature_c, fault_code FROM status_events
+	err := db.QueryRowContext(t.Context(), `SELECT count(*) FROM (SELECT event_id, ts, device_id, zone_id, device_type, status, battery_pct, temperature_c, fault_code FROM status_events
 		EXCEPT SELECT event_id, CAST(ts AS TIMESTAMP), device_id, zone_id, device_type, status, battery_pct, temperature_c, nullif(fault_code, '') FROM read_csv('`+csvPath+`', all_varchar = true))`).Scan(&diff)
 	if err != nil {
 		t.Fatal(err)
@@ -122,16 +131,7 @@ func TestParquet_BlobIsText(t *testing.T) {
 	pq := filepath.Join(t.TempDir(), "b.parquet")
 	writeParquet(t, `SELECT encode('e-é') AS event_id, TIMESTAMP '2026-01-06 08:00:00' AS ts, encode('dev-0001') AS device_id, 'zone-01' AS zone_id,
 		encode('AGV') AS device_type, 'IDLE' AS status, 50 AS battery_pct, 20.5 AS temperature_c, NULL AS fault_code`, pq)
-	db, sink := openFile(t, nil)
-	l := ingesttest.WarehouseLayout(t)
-	recs, err := duckdb.ReadParquet(t.Context(), db, pq)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer recs.Close()
-	if _, err := ingest.Import(t.Context(), sink, l, ingest.NewRecords("b.parquet", l, recs)); err != nil {
-		t.Fatal(err)
-	}
+	db, _ := importParquet(t, pq)
 	var key, device, typ string
 	if err := db.QueryRowContext(t.Context(), `SELECT event_id, device_id, device_type FROM status_events`).Scan(&key, &device, &typ); err != nil {
 		t.Fatal(err)
