@@ -246,7 +246,7 @@ func summary(a answer.Answer) string {
 				fmt.Fprintf(&b, "; %d event(s), listed in the provenance", n)
 			case n > 0:
 				for first := range p.AllEventIDs() { // no copy of a window's list
-					fmt.Fprintf(&b, "; %d event(s), read %s%s", n, eventURIPrefix, first)
+					fmt.Fprintf(&b, "; %d event(s), read %s", n, eventURI(first))
 					break
 				}
 			default:

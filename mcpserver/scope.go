@@ -3,6 +3,7 @@ package mcpserver
 import (
 	"context"
 	"fmt"
+	"net/url"
 	"strings"
 	"unicode/utf8"
 
@@ -29,9 +30,30 @@ func scopeOf(extra *mcp.RequestExtra) (tool.Scope, bool) {
 // maxKeyLen bounds a key in an event URI; a longer one names nothing.
 const maxKeyLen = 1024
 
+// eventURI is the resource URI of the row with key: the key is one path
+// segment, percent-encoded (RFC 3986), since a catalog's key may be any
+// text ("order/7", "a b", "50%"). Keys made of letters, digits, "-",
+// "_", "." and "~" (the demo's "evt-002357") read as they are.
+func eventURI(key string) string { return eventURIPrefix + url.PathEscape(key) }
+
+// eventKey is the key an event URI names, percent-decoded, and whether
+// it names one: one segment, no query or fragment, a valid escape, and
+// at most maxKeyLen bytes of UTF-8 once decoded.
+func eventKey(uri string) (string, bool) {
+	seg, ok := strings.CutPrefix(uri, eventURIPrefix)
+	if !ok || seg == "" || len(seg) > 3*maxKeyLen || strings.ContainsAny(seg, "/?#") {
+		return "", false
+	}
+	key, err := url.PathUnescape(seg)
+	if err != nil || key == "" || len(key) > maxKeyLen || !utf8.ValidString(key) {
+		return "", false
+	}
+	return key, true
+}
+
 func (h *handlers) readEvent(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
-	key, ok := strings.CutPrefix(req.Params.URI, eventURIPrefix)
-	if !ok || key == "" || len(key) > maxKeyLen || !utf8.ValidString(key) || strings.ContainsAny(key, "/?#") {
+	key, ok := eventKey(req.Params.URI)
+	if !ok {
 		return nil, errNotFound
 	}
 	// A row of a store outside the caller's scope does not exist for it:
@@ -45,7 +67,7 @@ func (h *handlers) readEvent(ctx context.Context, req *mcp.ReadResourceRequest) 
 	if !found {
 		return nil, errNotFound
 	}
-	return contents(eventURIPrefix+key, "private", rec)
+	return contents(eventURI(key), "private", rec)
 }
 
 func (h *handlers) readDataset(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {

@@ -258,9 +258,14 @@ func isZeroDefault(f *flag.Flag) bool {
 // checks the positional words against the command's declaration: present
 // when the command takes them, absent when it does not.
 //
+// A flag given twice is a usage error: one value would silently replace
+// the other (Go's flag package keeps the last), and a reader of
+// "--scope a --scope b" could take it for both.
+//
 // Messages name the flag and never repeat a value.
 func parseFlags(fs *flag.FlagSet, args []string) error {
 	var pos []string
+	seen := make(map[string]bool)
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		if a == "--" {
@@ -281,6 +286,10 @@ func parseFlags(fs *flag.FlagSet, args []string) error {
 		if f == nil || name == "" || name[0] == '-' {
 			return usagef("unknown flag %s (text that starts with \"-\" goes after \"--\")", safeFlagName(name))
 		}
+		if seen[f.Name] {
+			return usagef("--%s given more than once (give it once)", f.Name)
+		}
+		seen[f.Name] = true
 		if !hasValue {
 			if isBoolFlag(f) {
 				value = "true"

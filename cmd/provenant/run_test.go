@@ -189,6 +189,11 @@ func TestRun_ExitCodes(t *testing.T) {
 		{"ground: trailing flag without a value", []string{"ground", "--ledger", ledger, "3 stores", "--policy"}, 2, "--policy needs a value", ""},
 		{"ask: trailing unknown flag", []string{"ask", "What is the price?", "--jsn"}, 2, "unknown flag --jsn", ""},
 		{"ask: a long unknown flag is not echoed", []string{"ask", "--" + long, "q"}, 2, "unknown flag", ""},
+		// A flag given twice is refused, whatever its spelling, never
+		// resolved to one of its values.
+		{"ask: a flag twice", []string{"ask", "--provider", "rules", "q", "--provider", secret}, 2, "--provider given more than once", ""},
+		{"ask: a flag twice, spelt two ways", []string{"ask", "-json", "q", "--json=false"}, 2, "--json given more than once", ""},
+		{"serve: --principals twice", []string{"serve", "--addr", "127.0.0.1:0", "--principals", secret, "--principals", secret}, 2, "--principals given more than once", ""},
 
 		// Bad values are usage errors naming the flag, not the value.
 		{"ask: bad --verify", []string{"ask", "--verify", secret, "q"}, 2, "--verify", ""},
