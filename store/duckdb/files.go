@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"database/sql"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/provenant/provenant/catalog"
 	"github.com/provenant/provenant/ingest"
+	"github.com/provenant/provenant/shape"
 )
 
 // Files is an in-memory DuckDB in which every dataset a catalog declares
@@ -65,6 +67,10 @@ func OpenFiles(ctx context.Context, cat *catalog.Catalog, dir string) (*Files, e
 			db.Close()
 			return nil, fmt.Errorf("open files of dataset %s: %w", ds.Name.Value, err)
 		}
+		if err := checkFiles(ctx, db, ds); err != nil {
+			db.Close()
+			return nil, fmt.Errorf("open files of dataset %s: %w", ds.Name.Value, err)
+		}
 		f.Relations[ds.Name.Value] = ds.Name.Value
 		f.Versions[ds.Name.Value] = version
 	}
@@ -96,6 +102,49 @@ func OpenFiles(ctx context.Context, cat *catalog.Catalog, dir string) (*Files, e
 		}
 	}
 	return f, nil
+}
+
+// ErrFilesInvalid: a dataset's files hold rows no answer could be
+// verified over. The error wrapping it names the column, the defect and
+// how many rows have it, never a value.
+var ErrFilesInvalid = errors.New("files hold rows that cannot be answered over")
+
+// checkFiles reads a files dataset once and refuses the defects that
+// would make answers over it fail verification rather than answer, the
+// ones import refuses row by row: an empty or missing key, a key shared
+// by two rows (the provenance id must name one row), and a missing time
+// or one at or past the open end of a series' latest row (shape.OpenEnd),
+// or not finite. Values outside the catalog's domains are left: they
+// match no filter. The cost is one more pass over the files, holding
+// every distinct key in memory while it runs (bench/results/files-check.md).
+func checkFiles(ctx context.Context, db *sql.DB, ds *catalog.Dataset) error {
+	key, ts := ingest.Quote(ds.Key.Value), ingest.Quote(ds.Time.Value)
+	q := "SELECT count(*) FILTER (WHERE " + key + " IS NULL OR " + key + " = ''), " +
+		"count(" + key + ") - count(DISTINCT " + key + "), " +
+		"count(*) FILTER (WHERE " + ts + " IS NULL), " +
+		"count(*) FILTER (WHERE NOT isfinite(" + ts + ") OR " + ts + " >= CAST('" + shape.OpenEnd + "' AS TIMESTAMP)) " +
+		"FROM " + ingest.Quote(ds.Name.Value)
+	var noKey, shared, noTime, late int64
+	if err := db.QueryRowContext(ctx, q).Scan(&noKey, &shared, &noTime, &late); err != nil {
+		return fmt.Errorf("check files: %w", err)
+	}
+	var problems []string
+	if noKey > 0 {
+		problems = append(problems, fmt.Sprintf("%d row(s) with an empty key in column %s", noKey, ds.Key.Value))
+	}
+	if shared > 0 {
+		problems = append(problems, fmt.Sprintf("%d row(s) repeat another row's key in column %s (a key names one row)", shared, ds.Key.Value))
+	}
+	if noTime > 0 {
+		problems = append(problems, fmt.Sprintf("%d row(s) without a time in column %s", noTime, ds.Time.Value))
+	}
+	if late > 0 {
+		problems = append(problems, fmt.Sprintf("%d row(s) with a time in column %s at or past 9999-12-31T00:00:00Z or not finite", late, ds.Time.Value))
+	}
+	if len(problems) > 0 {
+		return fmt.Errorf("%w: %s", ErrFilesInvalid, strings.Join(problems, "; "))
+	}
+	return nil
 }
 
 // fileReader is DuckDB's reader of a glob's files.

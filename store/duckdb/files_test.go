@@ -3,9 +3,11 @@ package duckdb_test
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -206,5 +208,80 @@ func TestOpenFiles_Reference(t *testing.T) {
 	}
 	if _, err := duckdb.OpenFiles(ctx, mc, dir); err == nil || !strings.Contains(err.Error(), "reference files of entity device") {
 		t.Errorf("OpenFiles with a reference glob matching nothing = %v", err)
+	}
+}
+
+// TestOpenFiles_RefusesDefects: files whose rows no answer could be
+// verified over are refused when they are opened, naming the column, the
+// defect and the count of rows, never a value; the same rows without the
+// defect open.
+func TestOpenFiles_RefusesDefects(t *testing.T) {
+	ctx := t.Context()
+	lines := strings.Split(strings.TrimSpace(string(ingesttest.DemoCSV(t, 50))), "\n")
+	// field replaces field i of line n (1 is the first row).
+	field := func(n, i int, v string) []string {
+		out := slices.Clone(lines)
+		f := strings.Split(out[n], ",")
+		f[i] = v
+		out[n] = strings.Join(f, ",")
+		return out
+	}
+	firstKey := strings.Split(lines[1], ",")[0]
+	tests := []struct {
+		name  string
+		lines []string
+		want  string // in the error; "" opens
+	}{
+		{"clean", lines, ""},
+		{"a key twice", field(7, 0, firstKey), "1 row(s) repeat another row's key in column event_id"},
+		{"an empty key", field(3, 0, ""), "1 row(s) with an empty key in column event_id"},
+		{"no time", field(4, 4, ""), "1 row(s) without a time in column ts"},
+		{"at the open end", field(5, 4, "9999-12-31T00:00:00Z"), "1 row(s) with a time in column ts at or past 9999-12-31T00:00:00Z"},
+		{"past the open end", field(5, 4, "9999-12-31T23:59:59Z"), "at or past 9999-12-31T00:00:00Z"},
+		{"just before it", field(5, 4, "9999-12-30T23:59:59Z"), ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			if err := os.WriteFile(filepath.Join(dir, "events.csv"), []byte(strings.Join(tt.lines, "\n")+"\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			files, err := duckdb.OpenFiles(ctx, mustCatalog(t, "files: events.csv"), dir)
+			if tt.want == "" {
+				if err != nil {
+					t.Fatalf("OpenFiles: %v", err)
+				}
+				files.DB.Close()
+				return
+			}
+			if err == nil {
+				files.DB.Close()
+				t.Fatal("OpenFiles opened the files")
+			}
+			if !errors.Is(err, duckdb.ErrFilesInvalid) || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("OpenFiles = %v, want ErrFilesInvalid naming %q", err, tt.want)
+			}
+			if strings.Contains(err.Error(), firstKey) || strings.Contains(err.Error(), "9999-12-31T23") {
+				t.Errorf("the error repeats a value: %v", err)
+			}
+		})
+	}
+
+	// Parquet can hold an infinite time, which no CSV spells.
+	dir := t.TempDir()
+	mem, err := duckdb.OpenMemory(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer mem.Close()
+	csvPath := filepath.Join(dir, "events.csv")
+	if err := os.WriteFile(csvPath, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := mem.ExecContext(ctx, "COPY (SELECT * REPLACE (CASE WHEN event_id = '"+firstKey+"' THEN CAST('infinity' AS TIMESTAMP) ELSE CAST(ts AS TIMESTAMP) END AS ts) FROM read_csv('"+csvPath+"')) TO '"+filepath.Join(dir, "events.parquet")+"' (FORMAT parquet)"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := duckdb.OpenFiles(ctx, mustCatalog(t, "files: events.parquet"), dir); !errors.Is(err, duckdb.ErrFilesInvalid) || !strings.Contains(err.Error(), "not finite") {
+		t.Errorf("OpenFiles over an infinite time = %v, want ErrFilesInvalid", err)
 	}
 }
