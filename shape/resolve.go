@@ -36,10 +36,21 @@ func (s *Snapshot) Resolve(ctx context.Context, c Call, r Result) (Verdict, erro
 	if err != nil {
 		return Verdict{}, err
 	}
+	var v Verdict
 	if d.set != nil {
-		return s.verdictOn(ctx, p, c, r, d.v, *d.set, d.consistent, d.known)
+		v, err = s.verdictOn(ctx, p, c, r, d.v, *d.set, d.consistent, d.known)
+	} else {
+		v, err = s.verdict(ctx, p, c, r, d.v, d.keys, d.consistent, d.known)
 	}
-	return s.verdict(ctx, p, c, r, d.v, d.keys, d.consistent, d.known)
+	if err != nil {
+		return Verdict{}, err
+	}
+	// After every read of the call: files read in place carry no
+	// snapshot, so their version is checked once the reads are done.
+	if err := s.stillCurrent(p.ds.Name.Value); err != nil {
+		return Verdict{}, err
+	}
+	return v, nil
 }
 
 // rederived is the resolver's re-derivation of a call, before it judges

@@ -93,6 +93,13 @@ type Source struct {
 	// without an ingestion sequence (files read in place). A dataset not
 	// in the map reads its version from SeqColumn.
 	Versions map[string]string
+	// Current, when set, gives the version a dataset of Versions is at
+	// now (files read in place: a digest of their paths, sizes and
+	// modification times). A call's re-derivation checks it after the
+	// call's reads: when it differs from the fixed version, the data
+	// changed under the engine, an answer would name data it did not
+	// read, and the call fails with ErrDataChanged instead.
+	Current func(dataset string) (string, error)
 	// References maps an entity name to the table or view that holds its
 	// reference, for a reference declared with files: (a view over them).
 	// A reference declared with table: is read from that table.
@@ -229,6 +236,12 @@ type Engine struct {
 // ErrUnknownTool is returned for a call of a tool the catalog does not
 // declare.
 var ErrUnknownTool = errors.New("tool is not in the catalog")
+
+// ErrDataChanged is returned by Resolve when a dataset with a fixed
+// version (Source.Versions) is no longer at that version (Source.Current):
+// files read in place were rewritten, added or removed since they were
+// opened. Reopen the source to serve them.
+var ErrDataChanged = errors.New("the data changed since its version was fixed; reopen it")
 
 // ArgError is a call argument the shape cannot use. It names the
 // parameter, never the value.
@@ -576,6 +589,23 @@ func (s *Snapshot) knowsVersion(dataset string) bool {
 	_, read := s.versions[dataset]
 	_, fixed := s.e.src.Versions[dataset]
 	return read || fixed
+}
+
+// stillCurrent checks, for a dataset with a fixed version, that its data
+// is still at that version (Source.Current).
+func (s *Snapshot) stillCurrent(ds string) error {
+	fixed, ok := s.e.src.Versions[ds]
+	if !ok || s.e.src.Current == nil {
+		return nil
+	}
+	now, err := s.e.src.Current(ds)
+	if err != nil {
+		return fmt.Errorf("check data version of dataset %s: %w", ds, err)
+	}
+	if now != fixed {
+		return fmt.Errorf("check data version of dataset %s: %w", ds, ErrDataChanged)
+	}
+	return nil
 }
 
 // DataVersion returns the data version of a dataset in this snapshot.

@@ -30,6 +30,19 @@ type Files struct {
 	// References maps each entity whose reference is declared with
 	// files: to a view over them (shape.Source).
 	References map[string]string
+	// globs maps each files dataset to its glob, made absolute.
+	globs map[string]string
+}
+
+// Current is the data version a files dataset is at now: the digest of
+// what its glob matches now (shape.Source.Current). It differs from
+// Versions once a file was rewritten, added or removed.
+func (f *Files) Current(dataset string) (string, error) {
+	glob, ok := f.globs[dataset]
+	if !ok {
+		return "", fmt.Errorf("read files version: dataset %s is not read from files", dataset)
+	}
+	return filesVersion(glob)
 }
 
 // OpenFiles opens the files datasets of cat, their globs relative to dir.
@@ -42,7 +55,7 @@ func OpenFiles(ctx context.Context, cat *catalog.Catalog, dir string) (*Files, e
 	if err != nil {
 		return nil, err
 	}
-	f := &Files{DB: db, Relations: map[string]string{}, Versions: map[string]string{}, References: map[string]string{}}
+	f := &Files{DB: db, Relations: map[string]string{}, Versions: map[string]string{}, References: map[string]string{}, globs: map[string]string{}}
 	// TIMESTAMPTZ values (a CSV time ending in Z) become UTC wall clock.
 	if _, err := db.ExecContext(ctx, "SET GLOBAL TimeZone = 'UTC'"); err != nil {
 		db.Close()
@@ -73,6 +86,7 @@ func OpenFiles(ctx context.Context, cat *catalog.Catalog, dir string) (*Files, e
 		}
 		f.Relations[ds.Name.Value] = ds.Name.Value
 		f.Versions[ds.Name.Value] = version
+		f.globs[ds.Name.Value] = glob
 	}
 	// Reference files, whatever the dataset: the ids they declare are
 	// the ones the wall admits.

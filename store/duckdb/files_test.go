@@ -285,3 +285,74 @@ func TestOpenFiles_RefusesDefects(t *testing.T) {
 		t.Errorf("OpenFiles over an infinite time = %v, want ErrFilesInvalid", err)
 	}
 }
+
+// TestOpenFiles_Changed: files carry no snapshot, so a call checks, after
+// its reads, that they are still at the version the engine opened them
+// at; once a file is rewritten every call fails with ErrDataChanged
+// rather than name data it did not read, and the files opened again
+// answer under a new version.
+func TestOpenFiles_Changed(t *testing.T) {
+	ctx := t.Context()
+	dir := t.TempDir()
+	path := filepath.Join(dir, "events.csv")
+	csv := ingesttest.DemoCSV(t, 3000)
+	if err := os.WriteFile(path, csv, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cat := mustCatalog(t, "files: events.csv")
+	open := func() (*duckdb.Files, *shape.Engine) {
+		files, err := duckdb.OpenFiles(ctx, cat, dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { files.DB.Close() })
+		eng, err := shape.New(ctx, cat, shape.Source{DB: files.DB, Relations: files.Relations, Versions: files.Versions, Current: files.Current}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return files, eng
+	}
+	call := shape.Call{Tool: "count_status_events_in_window", Args: map[string]string{"zone_id": "zone-01", "status": "IDLE",
+		"start": "2026-01-05T00:00:00Z", "end": "2026-01-06T00:00:00Z"}, Scope: shape.All()}
+	answer := func(eng *shape.Engine) (shape.Result, error) {
+		snap, err := eng.Begin(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer snap.Close()
+		r, err := snap.Execute(ctx, call)
+		if err != nil {
+			t.Fatal(err)
+		}
+		v, err := snap.Resolve(ctx, call, r)
+		if err == nil && !v.OK() {
+			t.Fatalf("verdict %+v", v)
+		}
+		return r, err
+	}
+	_, eng := open()
+	before, err := answer(eng)
+	if err != nil {
+		t.Fatalf("Resolve before the change: %v", err)
+	}
+
+	// One more IDLE event in the window, in a file of the same name.
+	lines := strings.Split(strings.TrimSpace(string(csv)), "\n")
+	extra := "wh-evt-x0000001,dev-0001,AGV,zone-01,2026-01-05T12:00:00Z,IDLE,50,20.5,"
+	if err := os.WriteFile(path, []byte(strings.Join(append(lines, extra), "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := answer(eng); !errors.Is(err, shape.ErrDataChanged) {
+		t.Fatalf("Resolve after the files changed = %v, want ErrDataChanged", err)
+	}
+
+	_, again := open()
+	after, err := answer(again)
+	if err != nil {
+		t.Fatalf("Resolve after reopening: %v", err)
+	}
+	if after.DataVersion == before.DataVersion || after.Rows != before.Rows+1 {
+		t.Errorf("reopened: version %s (was %s), %d rows (was %d); want a new version and one row more",
+			after.DataVersion, before.DataVersion, after.Rows, before.Rows)
+	}
+}
