@@ -558,9 +558,16 @@ func (p *plan) memResolveLatest(c Call) (fact.Value, []string, error) {
 			}
 		}
 	}
-	best := make([]int32, m.nSeries)
-	bestT := make([]int64, m.nSeries) // best's time, read without a jump
-	ties := make([]int32, m.nSeries)  // rows equal to best in time and key
+	// A slot per series, or one when the call names a series: every row
+	// it admits is of that series (a point call then allocates three
+	// words, not three of every series' words).
+	slots := m.nSeries
+	if vals != nil {
+		slots = 1
+	}
+	best := make([]int32, slots)
+	bestT := make([]int64, slots) // best's time, read without a jump
+	ties := make([]int32, slots)  // rows equal to best in time and key
 	for i := range best {
 		best[i] = -1
 	}
@@ -588,6 +595,9 @@ rows:
 			}
 		}
 		o, ti := m.series[i], m.times[i]
+		if slots == 1 {
+			o = 0
+		}
 		switch b := best[o]; {
 		case b < 0 || ti > bestT[o] || ti == bestT[o] && m.keys[i] > m.keys[b]:
 			best[o], bestT[o], ties[o] = i, ti, 1
@@ -610,7 +620,7 @@ rows:
 		if ties[o] > 1 {
 			latest = latest[:0]
 			for _, i := range p.mem.byKey[m.keys[b]] {
-				if m.series[i] == int32(o) && m.times[i] == m.times[b] {
+				if m.series[i] == m.series[b] && m.times[i] == m.times[b] {
 					latest = append(latest, i)
 				}
 			}
