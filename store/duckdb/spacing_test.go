@@ -15,7 +15,7 @@ import (
 )
 
 // TestDerive_DefaultSpacing: with no spacing given, checkpoints fall every
-// twice-the-series rows, at least shape.MinEvery, on a first import and
+// as many rows as there are series, at least shape.MinEvery, on a first import and
 // on an append of later rows.
 func TestDerive_DefaultSpacing(t *testing.T) {
 	l := ingesttest.WarehouseLayout(t)
@@ -43,7 +43,7 @@ func TestDerive_DefaultSpacing(t *testing.T) {
 		}
 	}
 	series := count(`SELECT COUNT(*) FROM status_events__series`)
-	every := max(shape.MinEvery, 2*series)
+	every := max(shape.MinEvery, series)
 	if every == shape.MinEvery {
 		t.Fatalf("%d series: the test does not reach past the minimum spacing", series)
 	}
