@@ -3,6 +3,7 @@ package mcpserver_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"net/url"
 	"strings"
 	"testing"
@@ -19,6 +20,10 @@ import (
 type keyedRecords struct{ keys map[string]bool }
 
 func (r keyedRecords) Record(_ context.Context, key string, _ tool.Scope) (shape.Record, bool, error) {
+	if strings.IndexByte(key, 0) >= 0 {
+		// As PostgreSQL answers a text parameter holding a NUL.
+		return shape.Record{}, false, errors.New("invalid byte sequence for encoding \"UTF8\": 0x00")
+	}
 	if !r.keys[key] {
 		return shape.Record{}, false, nil
 	}
@@ -66,7 +71,7 @@ func TestEventResource_AnyKey(t *testing.T) {
 	if got := "provenant://events/" + url.PathEscape("evt-002357"); got != "provenant://events/evt-002357" {
 		t.Errorf("demo key's URI %q changed", got)
 	}
-	for _, bad := range []string{"%zz", "a%2", "order/7", "%00" + strings.Repeat("x", 1024), "%ff"} {
+	for _, bad := range []string{"%zz", "a%2", "order/7", "%00" + strings.Repeat("x", 1024), "%ff", "a%00b", "a\x00b"} {
 		t.Run("refused "+bad[:min(len(bad), 8)], func(t *testing.T) {
 			_, err := cs.ReadResource(t.Context(), &mcp.ReadResourceParams{URI: "provenant://events/" + bad})
 			if err == nil || !strings.Contains(strings.ToLower(err.Error()), "resource not found") {

@@ -38,14 +38,16 @@ func eventURI(key string) string { return eventURIPrefix + url.PathEscape(key) }
 
 // eventKey is the key an event URI names, percent-decoded, and whether
 // it names one: one segment, no query or fragment, a valid escape, and
-// at most maxKeyLen bytes of UTF-8 once decoded.
+// at most maxKeyLen bytes of UTF-8 without NUL once decoded.
 func eventKey(uri string) (string, bool) {
 	seg, ok := strings.CutPrefix(uri, eventURIPrefix)
 	if !ok || seg == "" || len(seg) > 3*maxKeyLen || strings.ContainsAny(seg, "/?#") {
 		return "", false
 	}
 	key, err := url.PathUnescape(seg)
-	if err != nil || key == "" || len(key) > maxKeyLen || !utf8.ValidString(key) {
+	if err != nil || key == "" || len(key) > maxKeyLen || !utf8.ValidString(key) || strings.IndexByte(key, 0) >= 0 {
+		// No stored key holds a NUL (import refuses one), and PostgreSQL
+		// refuses one in a text parameter: it names nothing.
 		return "", false
 	}
 	return key, true
