@@ -49,13 +49,14 @@ const (
 const OpenEnd = "9999-12-31 00:00:00"
 
 // MinEvery is the least number of rows between checkpoints the default
-// spacing chooses.
+// spacing chooses on PostgreSQL; on DuckDB, twice it (see spacing).
 const MinEvery = 2048
 
 // DeriveOptions tune Derive.
 type DeriveOptions struct {
 	// Every is the number of rows, in time order, between checkpoints.
-	// When 0, the number of series, and at least MinEvery (see spacing).
+	// When 0, the number of series, at least MinEvery, on PostgreSQL,
+	// and twice that on DuckDB (see spacing).
 	Every int
 	// Reference derives by the reference formulation on any database:
 	// the validity intervals by one UPDATE, the checkpoints one statement
@@ -91,20 +92,22 @@ type DeriveOptions struct {
 	WindowGroups []string
 }
 
-// spacing is the rows between checkpoints: o.Every if set, else the
-// number of series the census holds, at least MinEvery. A store-wide
-// question reads one checkpoint's rows (one per series, S) and the rows
-// since it (E/2 on average), and the checkpoints hold S rows every E:
-// E = S costs a call about 1.5S rows and the checkpoints as many rows as
-// the table. E = 2S (the default until 2026-12-03) cost 2S rows a call
-// for checkpoints half the table: at 1M events and 2,000 series on
-// PostgreSQL, 16 clients on two cores, a store-wide count's p95 went from
-// 65.6 to 44.4 ms and a list's from 52.2 to 36.6 ms, the import took the
-// same 15 s and the checkpoints 165 MB instead of 82 MB beside a 336 MB
-// table (bench/results/spacing-es.md). Any spacing answers alike; an
-// append may choose another than the structures were built with (more
-// series), which costs nothing but the row-for-row equality with a
-// rebuild.
+// spacing is the rows between checkpoints: o.Every if set, else, on
+// PostgreSQL, the number of series the census holds, at least MinEvery
+// (E = S), and on DuckDB twice that (E = 2S, at least 2·MinEvery). A
+// store-wide question reads one checkpoint's rows (one per series, S) and
+// the rows since it (E/2 on average), and the checkpoints hold S rows
+// every E: E = S costs a call about 1.5S rows and checkpoints as many
+// rows as the table, E = 2S about 2S rows and half the table. On
+// PostgreSQL the rows are the cost: at 16 clients on two cores E = S took
+// a third off a store-wide call's p95 (2,000 series, 100k to 10M events:
+// counts 66.3/65.6/57.7 to 51.0/47.9/42.4 ms) with no slower import. On
+// DuckDB a call's statements are the cost: E = S made its store-wide
+// calls 6-10% dearer (a checkpoint table twice as large to prune) and
+// its import 29% slower at 10M events (bench/results/spacing-es.md). Any
+// spacing answers alike; an append may choose another than the
+// structures were built with (more series), which costs nothing but the
+// row-for-row equality with a rebuild.
 func spacing(ctx context.Context, tx *sql.Tx, censusRel string, o *DeriveOptions) (int, error) {
 	if o != nil && o.Every > 0 {
 		return o.Every, nil
@@ -112,6 +115,13 @@ func spacing(ctx context.Context, tx *sql.Tx, censusRel string, o *DeriveOptions
 	var n int
 	if err := tx.QueryRowContext(ctx, "SELECT COUNT(*) FROM "+censusRel).Scan(&n); err != nil {
 		return 0, fmt.Errorf("count series: %w", err)
+	}
+	duck, err := isDuckDBTx(ctx, tx)
+	if err != nil {
+		return 0, err
+	}
+	if duck {
+		return max(2*MinEvery, 2*n), nil
 	}
 	return max(MinEvery, n), nil
 }

@@ -111,7 +111,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&c.shapes, "shapes", "", "tool `SHAPES` to measure, comma-separated (all when empty)")
 	fs.StringVar(&c.profile, "cpuprofile", "", "write a CPU profile of the serving process (the last database measured) to `FILE`")
 	fs.StringVar(&c.memProfile, "memprofile", "", "write the serving process's allocations (pprof's allocs profile, the last database measured) to `FILE` when it ends")
-	fs.IntVar(&c.every, "every", 0, "`ROWS` between checkpoints when building (0: the default spacing, the number of series and at least shape.MinEvery)")
+	fs.IntVar(&c.every, "every", 0, "`ROWS` between checkpoints when building (0: the default spacing: on PostgreSQL the number of series, at least shape.MinEvery; on DuckDB twice that)")
 	fs.BoolVar(&c.metrics, "metrics", false, "measure query_metric end to end (compile, validate, execute, re-derive) instead of the tool shapes, at -clients and at one client")
 	fs.IntVar(&c.goRows, "metric-go-rows", 0, "most `ROWS` a metric's re-derivation reads into Go before it re-derives in SQL (0: metric.DefaultMaxGoRows)")
 	fs.BoolVar(&c.values, "value-rollups", false, "build the per-hour value rollups (shape.DeriveOptions.RollupValues; use another -data) and serve query_metric's values from them (engine.Options.MetricValueRollups; with -rollups the resolver re-derives from them too)")

@@ -379,3 +379,34 @@ func afterInsert(t *testing.T, open Backend) {
 		t.Errorf("the failed hook's update survived: %d rows, %v", n, err)
 	}
 }
+
+// ImportInTwo imports n demo events of the given number of devices
+// through sink in two imports (the second an append of later rows), and
+// returns the series the census holds and the distinct checkpoint times:
+// what a backend's test of its default checkpoint spacing judges.
+func ImportInTwo(t *testing.T, db *sql.DB, sink ingest.Sink, n, devices int) (series, checkpoints int) {
+	t.Helper()
+	l := WarehouseLayout(t)
+	o := demo.DefaultOptions()
+	o.Events, o.Devices = n, devices
+	var csv bytes.Buffer
+	if err := demo.WriteCSV(t.Context(), &csv, o); err != nil {
+		t.Fatal(err)
+	}
+	lines := bytes.SplitAfter(csv.Bytes(), []byte("\n"))
+	head, body := lines[0], lines[1:]
+	part := func(lo, hi int) []byte { return append(append([]byte{}, head...), bytes.Join(body[lo:hi], nil)...) }
+	for i, p := range [][]byte{part(0, n/2), part(n/2, n)} {
+		if _, err := ingest.Import(t.Context(), sink, l, ingest.NewCSV(fmt.Sprint("part", i), l, bytes.NewReader(p))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	count := func(q string) int {
+		var c int
+		if err := db.QueryRowContext(t.Context(), q).Scan(&c); err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	return count(`SELECT COUNT(*) FROM ` + Table + `__series`), count(`SELECT COUNT(*) FROM ` + Table + `__cpi`)
+}
