@@ -23,7 +23,7 @@ var Renderers = map[string]func(*Record) (string, error){
 	"scale-postgres-before-pipeline":        ScaleTable,
 	"scale-postgres-every1024":              ScaleTable,
 	"scale-postgres-e2s-xeon":               ScaleTable,
-	"scale-duckdb-e2s-xeon":                 ScaleTable,
+	"scale-duckdb-es-xeon":                  ScaleTable,
 	"scale-metric-duckdb":                   ScaleMetricTable,
 	"scale-metric-postgres":                 ScaleMetricTable,
 	"repair-eval":                           RepairTable,
