@@ -102,9 +102,10 @@ type DeriveOptions struct {
 // PostgreSQL the rows are the cost: at 16 clients on two cores E = S took
 // a third off a store-wide call's p95 (2,000 series, 100k to 10M events:
 // counts 66.3/65.6/57.7 to 51.0/47.9/42.4 ms) with no slower import. On
-// DuckDB a call's statements are the cost: E = S made its store-wide
-// calls 6-10% dearer (a checkpoint table twice as large to prune) and
-// its import 29% slower at 10M events (bench/results/spacing-es.md). Any
+// DuckDB a call's statements are the cost: E = S left its store-wide
+// calls' CPU where it was (alternated at 1M events, within 3%) and
+// wrote twice the checkpoint rows, its import slower at 10M events
+// (bench/results/spacing-es.md). Any
 // spacing answers alike; an append may choose another than the
 // structures were built with (more series), which costs nothing but the
 // row-for-row equality with a rebuild.
