@@ -112,6 +112,10 @@ func OpenFiles(ctx context.Context, cat *catalog.Catalog, dir string) (*Files, e
 				db.Close()
 				return nil, fmt.Errorf("open reference files of entity %s: %w", e.Name.Value, err)
 			}
+			if err := checkReference(ctx, db, view, r.ID.Value); err != nil {
+				db.Close()
+				return nil, fmt.Errorf("open reference files of entity %s: %w", e.Name.Value, err)
+			}
 			f.References[e.Name.Value] = view
 		}
 	}
@@ -154,6 +158,29 @@ func checkFiles(ctx context.Context, db *sql.DB, ds *catalog.Dataset) error {
 	}
 	if late > 0 {
 		problems = append(problems, fmt.Sprintf("%d row(s) with a time in column %s at or past 9999-12-31T00:00:00Z or not finite", late, ds.Time.Value))
+	}
+	if len(problems) > 0 {
+		return fmt.Errorf("%w: %s", ErrFilesInvalid, strings.Join(problems, "; "))
+	}
+	return nil
+}
+
+// checkReference refuses a reference read from files whose ids are not
+// a set: an empty id names nothing, and an id declared twice has two
+// display names. Like checkFiles, it names the column and the count.
+func checkReference(ctx context.Context, db *sql.DB, view, idCol string) error {
+	id := ingest.Quote(idCol)
+	q := "SELECT count(*) FILTER (WHERE " + id + " IS NULL OR " + id + " = ''), count(" + id + ") - count(DISTINCT " + id + ") FROM " + ingest.Quote(view)
+	var empty, repeated int64
+	if err := db.QueryRowContext(ctx, q).Scan(&empty, &repeated); err != nil {
+		return fmt.Errorf("check files: %w", err)
+	}
+	var problems []string
+	if empty > 0 {
+		problems = append(problems, fmt.Sprintf("%d row(s) with an empty id in column %s", empty, idCol))
+	}
+	if repeated > 0 {
+		problems = append(problems, fmt.Sprintf("%d row(s) repeat another row's id in column %s (an id is declared once)", repeated, idCol))
 	}
 	if len(problems) > 0 {
 		return fmt.Errorf("%w: %s", ErrFilesInvalid, strings.Join(problems, "; "))

@@ -200,6 +200,20 @@ func TestOpenFiles_Reference(t *testing.T) {
 		!strings.Contains(err.Error(), "entity device: its files are not open") {
 		t.Errorf("DeclaredIDs without the reference's view = %v", err)
 	}
+	// A reference whose ids are not a set is refused at open, naming
+	// the column and the count, not the id.
+	for body, want := range map[string]string{
+		"id,label\ndev-0001,North AGV\ndev-0001,Sorter 2\n": "1 row(s) repeat another row's id in column id",
+		"id,label\ndev-0001,North AGV\n,Sorter 2\n":         "1 row(s) with an empty id in column id",
+	} {
+		if err := os.WriteFile(filepath.Join(dir, "devices.csv"), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, err := duckdb.OpenFiles(ctx, cat, dir)
+		if !errors.Is(err, duckdb.ErrFilesInvalid) || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "dev-0001") {
+			t.Errorf("OpenFiles over a reference %q = %v, want ErrFilesInvalid naming %q", body, err, want)
+		}
+	}
 	// A reference glob that matches nothing fails at open.
 	missing := strings.Replace(text, "files: devices.csv", "files: nobody-*.csv", 1)
 	mc, err := catalog.Load(strings.NewReader(missing), "files.yaml")
