@@ -1,16 +1,11 @@
 package engine_test
 
 import (
-	"os"
-	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/provenant/provenant/answer"
-	"github.com/provenant/provenant/catalog"
 	"github.com/provenant/provenant/engine"
 	"github.com/provenant/provenant/ingest/ingesttest"
-	"github.com/provenant/provenant/shape"
 	"github.com/provenant/provenant/store/duckdb"
 	"github.com/provenant/provenant/tool"
 )
@@ -21,26 +16,14 @@ import (
 // internal, never an answer under the old version.
 func TestFiles_ChangedWhileServed(t *testing.T) {
 	ctx := t.Context()
-	dir := t.TempDir()
-	path := filepath.Join(dir, "events.csv")
-	csv := ingesttest.DemoCSV(t, 3000)
-	if err := os.WriteFile(path, csv, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	b, err := os.ReadFile(ingesttest.WarehouseCatalogFile(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	cat, err := catalog.Load(strings.NewReader(strings.Replace(string(b), "table: status_events", "files: events.csv", 1)), "files.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
+	dir, change := ingesttest.ChangingFiles(t, 3000)
+	cat := ingesttest.FilesCatalog(t, "events.csv")
 	files, err := duckdb.OpenFiles(ctx, cat, dir)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer files.DB.Close()
-	e, err := engine.OpenCatalog(ctx, cat, shape.Source{DB: files.DB, Relations: files.Relations, Versions: files.Versions, Current: files.Current}, nil)
+	e, err := engine.OpenCatalog(ctx, cat, files.Source(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,11 +33,7 @@ func TestFiles_ChangedWhileServed(t *testing.T) {
 	if a := e.Pipeline.Call(ctx, call); a.Outcome() != answer.Answered {
 		t.Fatalf("before the change: %s %s", a.Outcome(), a.Reason())
 	}
-	lines := strings.Split(strings.TrimSpace(string(csv)), "\n")
-	extra := "wh-evt-x0000001,dev-0001,AGV,zone-01,2026-01-05T12:00:00Z,IDLE,50,20.5,"
-	if err := os.WriteFile(path, []byte(strings.Join(append(lines, extra), "\n")+"\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	change()
 	a := e.Pipeline.Call(ctx, call)
 	if a.Outcome() != answer.Error || a.Reason().Kind != answer.ReasonInternal || a.Stage() != answer.StageResolve {
 		t.Errorf("after the change: %s %s at %s, want an internal error at the resolve stage", a.Outcome(), a.Reason(), a.Stage())

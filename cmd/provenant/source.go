@@ -98,7 +98,7 @@ func (f *engineFlags) openCatalogOn(ctx context.Context, cat *catalog.Catalog, o
 		if err != nil {
 			return nil, src, "", err
 		}
-		db, src.Relations, src.Versions, src.References, src.Current = fs.DB, fs.Relations, fs.Versions, fs.References, fs.Current
+		db, src = fs.DB, fs.Source()
 	case f.db != "":
 		db, err = duckdb.OpenFileReadOnly(ctx, f.db)
 	case f.postgres != "":

@@ -410,3 +410,40 @@ func ImportInTwo(t *testing.T, db *sql.DB, sink ingest.Sink, n, devices int) (se
 	}
 	return count(`SELECT COUNT(*) FROM ` + Table + `__series`), count(`SELECT COUNT(*) FROM ` + Table + `__cpi`)
 }
+
+// FilesCatalog is the warehouse test catalog with its dataset read in
+// place from files (a `files:` glob, relative to where it is opened)
+// instead of the table.
+func FilesCatalog(tb testing.TB, files string) *catalog.Catalog {
+	tb.Helper()
+	b, err := os.ReadFile(WarehouseCatalogFile(tb))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	c, err := catalog.Load(strings.NewReader(strings.Replace(string(b), "table: "+Table, "files: "+files, 1)), "files.yaml")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return c
+}
+
+// ChangingFiles writes n demo events to events.csv in a new directory and
+// returns the directory and change, which rewrites the file in place with
+// one more event: IDLE, zone-01, 2026-01-05T12:00:00Z (inside a window of
+// that day, so an answer over it changes).
+func ChangingFiles(tb testing.TB, n int) (dir string, change func()) {
+	tb.Helper()
+	dir = tb.TempDir()
+	path := filepath.Join(dir, "events.csv")
+	csv := DemoCSV(tb, n)
+	if err := os.WriteFile(path, csv, 0o644); err != nil {
+		tb.Fatal(err)
+	}
+	return dir, func() {
+		tb.Helper()
+		extra := "wh-evt-x0000001,dev-0001,AGV,zone-01,2026-01-05T12:00:00Z,IDLE,50,20.5,\n"
+		if err := os.WriteFile(path, append(bytes.TrimRight(csv, "\n"), append([]byte("\n"), extra...)...), 0o644); err != nil {
+			tb.Fatal(err)
+		}
+	}
+}

@@ -34,6 +34,12 @@ type Files struct {
 	globs map[string]string
 }
 
+// Source is the shape source that reads f: its database, views,
+// versions, version check and reference views.
+func (f *Files) Source() shape.Source {
+	return shape.Source{DB: f.DB, Relations: f.Relations, Versions: f.Versions, Current: f.Current, References: f.References}
+}
+
 // Current is the data version a files dataset is at now: the digest of
 // what its glob matches now (shape.Source.Current). It differs from
 // Versions once a file was rewritten, added or removed.

@@ -73,21 +73,13 @@ func TestOpenFiles(t *testing.T) {
 	}
 	for _, file := range []string{"events.csv", "events.parquet"} {
 		t.Run(file, func(t *testing.T) {
-			b, err := os.ReadFile(ingesttest.WarehouseCatalogFile(t))
-			if err != nil {
-				t.Fatal(err)
-			}
-			yaml := strings.Replace(string(b), "table: status_events", "files: "+file, 1)
-			cat, err := catalog.Load(strings.NewReader(yaml), "files.yaml")
-			if err != nil {
-				t.Fatal(err)
-			}
+			cat := ingesttest.FilesCatalog(t, file)
 			files, err := duckdb.OpenFiles(ctx, cat, dir)
 			if err != nil {
 				t.Fatal(err)
 			}
 			defer files.DB.Close()
-			eng, err := shape.New(ctx, cat, shape.Source{DB: files.DB, Relations: files.Relations, Versions: files.Versions}, nil)
+			eng, err := shape.New(ctx, cat, files.Source(), nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -106,22 +98,9 @@ func TestOpenFiles(t *testing.T) {
 			}
 		})
 	}
-	if _, err := duckdb.OpenFiles(ctx, mustCatalog(t, "files: none-*.csv"), dir); err == nil {
+	if _, err := duckdb.OpenFiles(ctx, ingesttest.FilesCatalog(t, "none-*.csv"), dir); err == nil {
 		t.Error("OpenFiles over a glob that matches nothing succeeded")
 	}
-}
-
-func mustCatalog(t *testing.T, files string) *catalog.Catalog {
-	t.Helper()
-	b, err := os.ReadFile(ingesttest.WarehouseCatalogFile(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	cat, err := catalog.Load(strings.NewReader(strings.Replace(string(b), "table: status_events", files, 1)), "files.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return cat
 }
 
 // run executes and resolves c, failing the test unless the verdict holds.
@@ -188,7 +167,7 @@ func TestOpenFiles_Reference(t *testing.T) {
 		defer snap.Close()
 		return snap.DeclaredIDs(ctx)
 	}
-	got, err := declared(shape.Source{DB: files.DB, Relations: files.Relations, Versions: files.Versions, References: files.References})
+	got, err := declared(files.Source())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -260,7 +239,7 @@ func TestOpenFiles_RefusesDefects(t *testing.T) {
 			if err := os.WriteFile(filepath.Join(dir, "events.csv"), []byte(strings.Join(tt.lines, "\n")+"\n"), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			files, err := duckdb.OpenFiles(ctx, mustCatalog(t, "files: events.csv"), dir)
+			files, err := duckdb.OpenFiles(ctx, ingesttest.FilesCatalog(t, "events.csv"), dir)
 			if tt.want == "" {
 				if err != nil {
 					t.Fatalf("OpenFiles: %v", err)
@@ -295,7 +274,7 @@ func TestOpenFiles_RefusesDefects(t *testing.T) {
 	if _, err := mem.ExecContext(ctx, "COPY (SELECT * REPLACE (CASE WHEN event_id = '"+firstKey+"' THEN CAST('infinity' AS TIMESTAMP) ELSE CAST(ts AS TIMESTAMP) END AS ts) FROM read_csv('"+csvPath+"')) TO '"+filepath.Join(dir, "events.parquet")+"' (FORMAT parquet)"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := duckdb.OpenFiles(ctx, mustCatalog(t, "files: events.parquet"), dir); !errors.Is(err, duckdb.ErrFilesInvalid) || !strings.Contains(err.Error(), "not finite") {
+	if _, err := duckdb.OpenFiles(ctx, ingesttest.FilesCatalog(t, "events.parquet"), dir); !errors.Is(err, duckdb.ErrFilesInvalid) || !strings.Contains(err.Error(), "not finite") {
 		t.Errorf("OpenFiles over an infinite time = %v, want ErrFilesInvalid", err)
 	}
 }
@@ -307,20 +286,15 @@ func TestOpenFiles_RefusesDefects(t *testing.T) {
 // answer under a new version.
 func TestOpenFiles_Changed(t *testing.T) {
 	ctx := t.Context()
-	dir := t.TempDir()
-	path := filepath.Join(dir, "events.csv")
-	csv := ingesttest.DemoCSV(t, 3000)
-	if err := os.WriteFile(path, csv, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	cat := mustCatalog(t, "files: events.csv")
+	dir, change := ingesttest.ChangingFiles(t, 3000)
+	cat := ingesttest.FilesCatalog(t, "events.csv")
 	open := func() (*duckdb.Files, *shape.Engine) {
 		files, err := duckdb.OpenFiles(ctx, cat, dir)
 		if err != nil {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { files.DB.Close() })
-		eng, err := shape.New(ctx, cat, shape.Source{DB: files.DB, Relations: files.Relations, Versions: files.Versions, Current: files.Current}, nil)
+		eng, err := shape.New(ctx, cat, files.Source(), nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -351,11 +325,7 @@ func TestOpenFiles_Changed(t *testing.T) {
 	}
 
 	// One more IDLE event in the window, in a file of the same name.
-	lines := strings.Split(strings.TrimSpace(string(csv)), "\n")
-	extra := "wh-evt-x0000001,dev-0001,AGV,zone-01,2026-01-05T12:00:00Z,IDLE,50,20.5,"
-	if err := os.WriteFile(path, []byte(strings.Join(append(lines, extra), "\n")+"\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	change()
 	if _, err := answer(eng); !errors.Is(err, shape.ErrDataChanged) {
 		t.Fatalf("Resolve after the files changed = %v, want ErrDataChanged", err)
 	}
