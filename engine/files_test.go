@@ -22,7 +22,7 @@ func TestFiles_ChangedWhileServed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer files.DB.Close()
+	defer files.Close()
 	e, err := engine.OpenCatalog(ctx, cat, files.Source(), nil)
 	if err != nil {
 		t.Fatal(err)

@@ -67,6 +67,7 @@ func (f *engineFlags) openCatalogOn(ctx context.Context, cat *catalog.Catalog, o
 	var (
 		db      *sql.DB
 		pools   *postgres.SnapshotPools // PostgreSQL's snapshot pools, if any
+		inPlace *duckdb.Files           // files read in place, if any
 		src     shape.Source
 		version string
 		err     error
@@ -94,11 +95,10 @@ func (f *engineFlags) openCatalogOn(ctx context.Context, cat *catalog.Catalog, o
 		if !slices.Contains(catalogs.Names, f.catalog) {
 			dir = filepath.Dir(f.catalog)
 		}
-		fs, err := duckdb.OpenFiles(ctx, cat, dir)
-		if err != nil {
+		if inPlace, err = duckdb.OpenFiles(ctx, cat, dir); err != nil {
 			return nil, src, "", err
 		}
-		db, src = fs.DB, fs.Source()
+		db, src = inPlace.DB, inPlace.Source()
 	case f.db != "":
 		db, err = duckdb.OpenFileReadOnly(ctx, f.db)
 	case f.postgres != "":
@@ -132,6 +132,9 @@ func (f *engineFlags) openCatalogOn(ctx context.Context, cat *catalog.Catalog, o
 	closeDB := func() error {
 		if pools != nil {
 			pools.Close()
+		}
+		if inPlace != nil {
+			return inPlace.Close() // and its spill directory
 		}
 		return db.Close()
 	}

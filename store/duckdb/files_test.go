@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -78,7 +79,7 @@ func TestOpenFiles(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			defer files.DB.Close()
+			defer files.Close()
 			eng, err := shape.New(ctx, cat, files.Source(), nil)
 			if err != nil {
 				t.Fatal(err)
@@ -153,7 +154,7 @@ func TestOpenFiles_Reference(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer files.DB.Close()
+	defer files.Close()
 	declared := func(src shape.Source) (map[string]map[string]bool, error) {
 		eng, err := shape.New(ctx, cat, src, nil)
 		if err != nil {
@@ -220,6 +221,8 @@ func TestOpenFiles_RefusesDefects(t *testing.T) {
 		return out
 	}
 	firstKey := strings.Split(lines[1], ",")[0]
+	thrice := field(7, 0, firstKey)
+	thrice[9] = strings.Join(append([]string{firstKey}, strings.Split(thrice[9], ",")[1:]...), ",")
 	tests := []struct {
 		name  string
 		lines []string
@@ -227,37 +230,46 @@ func TestOpenFiles_RefusesDefects(t *testing.T) {
 	}{
 		{"clean", lines, ""},
 		{"a key twice", field(7, 0, firstKey), "1 row(s) repeat another row's key in column event_id"},
+		{"a key three times", thrice, "2 row(s) repeat another row's key in column event_id"},
 		{"an empty key", field(3, 0, ""), "1 row(s) with an empty key in column event_id"},
 		{"no time", field(4, 4, ""), "1 row(s) without a time in column ts"},
 		{"at the open end", field(5, 4, "9999-12-31T00:00:00Z"), "1 row(s) with a time in column ts at or past 9999-12-31T00:00:00Z"},
 		{"past the open end", field(5, 4, "9999-12-31T23:59:59Z"), "at or past 9999-12-31T00:00:00Z"},
 		{"just before it", field(5, 4, "9999-12-30T23:59:59Z"), ""},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			dir := t.TempDir()
-			if err := os.WriteFile(filepath.Join(dir, "events.csv"), []byte(strings.Join(tt.lines, "\n")+"\n"), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			files, err := duckdb.OpenFiles(ctx, ingesttest.FilesCatalog(t, "events.csv"), dir)
-			if tt.want == "" {
-				if err != nil {
-					t.Fatalf("OpenFiles: %v", err)
+	// Keys are compared by their hashes first; under a hash that makes
+	// every key collide (the demo's keys all have one length), the count
+	// on the keys themselves must still open clean files and count the
+	// repeats exactly.
+	for _, hash := range []string{"hash", "length"} {
+		restore := duckdb.SetKeyHash(hash)
+		for _, tt := range tests {
+			t.Run(hash+"/"+tt.name, func(t *testing.T) {
+				dir := t.TempDir()
+				if err := os.WriteFile(filepath.Join(dir, "events.csv"), []byte(strings.Join(tt.lines, "\n")+"\n"), 0o644); err != nil {
+					t.Fatal(err)
 				}
-				files.DB.Close()
-				return
-			}
-			if err == nil {
-				files.DB.Close()
-				t.Fatal("OpenFiles opened the files")
-			}
-			if !errors.Is(err, duckdb.ErrFilesInvalid) || !strings.Contains(err.Error(), tt.want) {
-				t.Errorf("OpenFiles = %v, want ErrFilesInvalid naming %q", err, tt.want)
-			}
-			if strings.Contains(err.Error(), firstKey) || strings.Contains(err.Error(), "9999-12-31T23") {
-				t.Errorf("the error repeats a value: %v", err)
-			}
-		})
+				files, err := duckdb.OpenFiles(ctx, ingesttest.FilesCatalog(t, "events.csv"), dir)
+				if tt.want == "" {
+					if err != nil {
+						t.Fatalf("OpenFiles: %v", err)
+					}
+					files.Close()
+					return
+				}
+				if err == nil {
+					files.Close()
+					t.Fatal("OpenFiles opened the files")
+				}
+				if !errors.Is(err, duckdb.ErrFilesInvalid) || !strings.Contains(err.Error(), tt.want) {
+					t.Errorf("OpenFiles = %v, want ErrFilesInvalid naming %q", err, tt.want)
+				}
+				if strings.Contains(err.Error(), firstKey) || strings.Contains(err.Error(), "9999-12-31T23") {
+					t.Errorf("the error repeats a value: %v", err)
+				}
+			})
+		}
+		restore()
 	}
 
 	// Parquet can hold an infinite time, which no CSV spells.
@@ -293,7 +305,7 @@ func TestOpenFiles_Changed(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		t.Cleanup(func() { files.DB.Close() })
+		t.Cleanup(func() { files.Close() })
 		eng, err := shape.New(ctx, cat, files.Source(), nil)
 		if err != nil {
 			t.Fatal(err)
@@ -338,5 +350,59 @@ func TestOpenFiles_Changed(t *testing.T) {
 	if after.DataVersion == before.DataVersion || after.Rows != before.Rows+1 {
 		t.Errorf("reopened: version %s (was %s), %d rows (was %d); want a new version and one row more",
 			after.DataVersion, before.DataVersion, after.Rows, before.Rows)
+	}
+}
+
+// TestOpenFiles_Spill: files read in place are served under
+// ServeMemoryLimit with a spill directory of their own, so that the
+// files check's distinct keys and the shapes' sorts go to disk rather
+// than take the process's memory with the files' size; Close removes the
+// directory, and so does an open that fails.
+func TestOpenFiles_Spill(t *testing.T) {
+	ctx := t.Context()
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "events.csv"), ingesttest.DemoCSV(t, 500), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	spills := func() []string {
+		t.Helper()
+		m, err := filepath.Glob(filepath.Join(tmp, "provenant-files-*"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	files, err := duckdb.OpenFiles(ctx, ingesttest.FilesCatalog(t, "events.csv"), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	open := spills()
+	if len(open) != 1 {
+		t.Fatalf("spill directories while open = %v, want one", open)
+	}
+	var spill, limit string
+	if err := files.DB.QueryRowContext(ctx, "SELECT current_setting('temp_directory'), CAST(current_setting('memory_limit') AS VARCHAR)").Scan(&spill, &limit); err != nil {
+		t.Fatal(err)
+	}
+	if spill != open[0] {
+		t.Errorf("temp_directory = %q, want %q", spill, open[0])
+	}
+	var mib int64
+	if _, err := fmt.Sscanf(limit, "%d", &mib); err != nil || !strings.Contains(limit, "MiB") || mib < 200 || mib > 260 {
+		t.Errorf("memory_limit = %q, want about %s", limit, duckdb.ServeMemoryLimit)
+	}
+	if err := files.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if left := spills(); len(left) != 0 {
+		t.Errorf("spill directories after Close = %v", left)
+	}
+	if _, err := duckdb.OpenFiles(ctx, ingesttest.FilesCatalog(t, "none-*.csv"), dir); err == nil {
+		t.Fatal("OpenFiles over a glob that matches nothing succeeded")
+	}
+	if left := spills(); len(left) != 0 {
+		t.Errorf("spill directories after a failed open = %v", left)
 	}
 }
