@@ -353,10 +353,11 @@ func TestOpenFiles_Changed(t *testing.T) {
 	}
 }
 
-// TestOpenFiles_Spill: files read in place are served under
-// ServeMemoryLimit with a spill directory of their own, so that the
-// files check's distinct keys and the shapes' sorts go to disk rather
-// than take the process's memory with the files' size; Close removes the
+// TestOpenFiles_Spill: files read in place have a spill directory of
+// their own, so that the files check (run under ServeMemoryLimit) and
+// the shapes' sorts go to disk rather than take the process's memory with
+// the files' size; once open, DuckDB's default memory limit is back, in
+// its buffer pool and not only in its setting; Close removes the
 // directory, and so does an open that fails.
 func TestOpenFiles_Spill(t *testing.T) {
 	ctx := t.Context()
@@ -382,16 +383,33 @@ func TestOpenFiles_Spill(t *testing.T) {
 	if len(open) != 1 {
 		t.Fatalf("spill directories while open = %v, want one", open)
 	}
-	var spill, limit string
-	if err := files.DB.QueryRowContext(ctx, "SELECT current_setting('temp_directory'), CAST(current_setting('memory_limit') AS VARCHAR)").Scan(&spill, &limit); err != nil {
+	var spill, limit, pool string
+	if err := files.DB.QueryRowContext(ctx, "SELECT current_setting('temp_directory'), CAST(current_setting('memory_limit') AS VARCHAR), (SELECT memory_limit FROM pragma_database_size() LIMIT 1)").Scan(&spill, &limit, &pool); err != nil {
 		t.Fatal(err)
 	}
 	if spill != open[0] {
 		t.Errorf("temp_directory = %q, want %q", spill, open[0])
 	}
-	var mib int64
-	if _, err := fmt.Sscanf(limit, "%d", &mib); err != nil || !strings.Contains(limit, "MiB") || mib < 200 || mib > 260 {
-		t.Errorf("memory_limit = %q, want about %s", limit, duckdb.ServeMemoryLimit)
+	fresh, err := duckdb.OpenMemory(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fresh.Close()
+	var want string
+	if err := fresh.QueryRowContext(ctx, "SELECT (SELECT memory_limit FROM pragma_database_size() LIMIT 1)").Scan(&want); err != nil {
+		t.Fatal(err)
+	}
+	// Set back by value, the default may round by 0.1 of its unit.
+	var gotN, wantN float64
+	var gotU, wantU string
+	if _, err := fmt.Sscanf(pool, "%g %s", &gotN, &gotU); err != nil {
+		t.Fatalf("buffer pool limit %q: %v", pool, err)
+	}
+	if _, err := fmt.Sscanf(want, "%g %s", &wantN, &wantU); err != nil {
+		t.Fatalf("default limit %q: %v", want, err)
+	}
+	if gotU != wantU || gotN < wantN-0.15 || gotN > wantN {
+		t.Errorf("once open, memory_limit = %q and the buffer pool's %q, want DuckDB's default %q", limit, pool, want)
 	}
 	if err := files.Close(); err != nil {
 		t.Fatal(err)
