@@ -33,7 +33,7 @@ type Files struct {
 	// globs maps each files dataset to its glob, made absolute.
 	globs map[string]string
 	// spill is the directory DuckDB writes what does not fit its memory
-	// limit to (ServeMemoryLimit), removed by Close.
+	// limit to, removed by Close.
 	spill string
 }
 
@@ -97,7 +97,7 @@ func OpenFiles(ctx context.Context, cat *catalog.Catalog, dir string) (*Files, e
 	if err := db.QueryRowContext(ctx, "SELECT current_setting('memory_limit')").Scan(&defaultLimit); err != nil {
 		return fail(fmt.Errorf("open files: %w", err))
 	}
-	for _, q := range []string{"SET GLOBAL TimeZone = 'UTC'", "SET GLOBAL memory_limit = '" + ServeMemoryLimit + "'", "SET GLOBAL temp_directory = " + quoteLiteral(spill)} {
+	for _, q := range []string{"SET GLOBAL TimeZone = 'UTC'", "SET GLOBAL memory_limit = " + quoteLiteral(ServeMemoryLimit), "SET GLOBAL temp_directory = " + quoteLiteral(spill)} {
 		if _, err := db.ExecContext(ctx, q); err != nil {
 			return fail(fmt.Errorf("open files: %w", err))
 		}
