@@ -243,6 +243,7 @@ func TestOpenFiles_RefusesDefects(t *testing.T) {
 	// repeats exactly.
 	for _, hash := range []string{"hash", "length"} {
 		restore := duckdb.SetKeyHash(hash)
+		t.Cleanup(restore) // should a case stop the test before the loop restores it
 		for _, tt := range tests {
 			t.Run(hash+"/"+tt.name, func(t *testing.T) {
 				dir := t.TempDir()
