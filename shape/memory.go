@@ -11,10 +11,16 @@ package shape
 //     by time then key, searched for the latest at or before an instant
 //     (binary search), and each fixed entity value's rows sorted by time,
 //     searched for a window's bounds;
-//   - the resolver uses none of them: it scans every row, keeping each
-//     series' greatest (time, key) at or before the instant, or counting
-//     the rows inside the window, then judges every asserted key's row,
-//     found by key, with the same judgement as on SQL (judgeKeys).
+//   - the resolver uses none of them: it scans rows in the order they
+//     were read, keeping each series' greatest (time, key) at or before
+//     the instant, or counting the rows inside the window, then judges
+//     every asserted key's row, found by key, with the same judgement as
+//     on SQL (judgeKeys). Which rows it scans comes from groupings of its
+//     own (resolverIndex), built by a pass of their own and never sorted:
+//     a named series' rows, a fixed entity value's rows, or that value's
+//     rows in the hours a window covers; a store-wide question scans
+//     every row. A point question so costs the rows of its series, not
+//     every row of the dataset.
 //
 // The rows are those of the snapshot the engine read them in; the
 // dataset's data version is that snapshot's. An import after New is not
@@ -49,8 +55,46 @@ type memData struct {
 	bySeries [][]int32
 	byValue  map[string]map[string][]int32
 	// byKey: the resolver's lookup of a key's rows.
-	byKey   map[string][]int32
+	byKey map[string][]int32
+	// res: the resolver's groupings of the rows.
+	res resolverIndex
+	// window: Options.MemoryWindow.
+	window  string
 	version string
+}
+
+// resolverIndex holds the resolver's groupings of a memData's rows, each
+// group's rows in the order they were read (ascending row numbers), never
+// sorted by time or key, so that a fault in the executor's sorted indexes
+// and searches does not reach the resolver's re-derivation.
+type resolverIndex struct {
+	// series: each series' rows, by seriesKey of its values' codes.
+	series map[string][]int32
+	// values: for each entity column, each value's rows, by code.
+	values map[string]map[int32][]int32
+	// hours: for each entity column, each value's rows in each hour
+	// (Unix nanoseconds floor-divided by an hour).
+	hours map[string]map[hourCode][]int32
+}
+
+// hourLookupRows is about how many rows a window's resolver checks in the
+// time one hour's lookup in resolverIndex.hours takes.
+const hourLookupRows = 8
+
+// hourCode names the rows of one entity value in one hour.
+type hourCode struct {
+	code int32
+	hour int64
+}
+
+// hourOf returns the hour, counted from the Unix epoch, that holds the
+// instant t (Unix nanoseconds); before the epoch too.
+func hourOf(t int64) int64 {
+	h := t / int64(time.Hour)
+	if t%int64(time.Hour) < 0 {
+		h--
+	}
+	return h
 }
 
 // strColumn is a text column, dictionary-encoded: a scan compares
@@ -251,6 +295,7 @@ func loadMemory(ctx context.Context, e *Engine, ds *catalog.Dataset, limit int) 
 		return nil, nil // grew between the count and the read
 	}
 	m.index(ds)
+	m.res = newResolverIndex(m, ds)
 	return m, nil
 }
 
@@ -294,6 +339,41 @@ func (m *memData) index(ds *catalog.Dataset) {
 		}
 		m.byValue[en.Column.Value] = byVal
 	}
+}
+
+// newResolverIndex groups m's rows for the resolver, in one pass of its
+// own over the row numbers.
+func newResolverIndex(m *memData, ds *catalog.Dataset) resolverIndex {
+	res := resolverIndex{series: map[string][]int32{}, values: map[string]map[int32][]int32{}, hours: map[string]map[hourCode][]int32{}}
+	series := ds.SeriesEntities()
+	cols := make([]*strColumn, len(series))
+	for j, en := range series {
+		cols[j] = m.str[en.Column.Value]
+	}
+	codes := make([]int32, len(series))
+	for i := range int32(len(m.keys)) {
+		for j, col := range cols {
+			codes[j] = col.codes[i]
+		}
+		k := seriesKey(codes)
+		res.series[k] = append(res.series[k], i)
+	}
+	for _, en := range ds.Entities {
+		c := en.Column.Value
+		if _, done := res.values[c]; done {
+			continue
+		}
+		col := m.str[c]
+		byCode := map[int32][]int32{}
+		byHour := map[hourCode][]int32{}
+		for i, code := range col.codes {
+			byCode[code] = append(byCode[code], int32(i))
+			hc := hourCode{code, hourOf(m.times[i])}
+			byHour[hc] = append(byHour[hc], int32(i))
+		}
+		res.values[c], res.hours[c] = byCode, byHour
+	}
+	return res
 }
 
 // ordinalOf returns the series ordinal of the call's series values, or
@@ -584,8 +664,30 @@ func (p *plan) memResolveLatest(c Call) (fact.Value, []string, error) {
 			want = append(want, col.code(vals[j]))
 		}
 	}
+	// The rows to scan: a named series' own; a fixed entity value's, when
+	// that entity is one of the series' (so that every row of a series
+	// holding the value holds it; a series whose rows change value must
+	// be read whole for its latest); or every row.
+	var (
+		scan []int32
+		all  = true
+	)
+	switch {
+	case vals != nil:
+		scan, all = m.res.series[seriesKey(want)], false
+	case p.at != nil && slices.ContainsFunc(p.series, func(en *catalog.Entity) bool { return en.Column.Value == p.at.Column.Value }):
+		scan, all = m.res.values[p.at.Column.Value][m.str[p.at.Column.Value].code(at)], false
+	}
+	n := len(m.keys)
+	if !all {
+		n = len(scan)
+	}
 rows:
-	for i := range int32(len(m.keys)) {
+	for x := range int32(n) {
+		i := x
+		if !all {
+			i = scan[x]
+		}
 		if m.times[i] > t {
 			continue
 		}
@@ -678,7 +780,37 @@ func (p *plan) memResolveWindow(c Call) (fact.Value, []string, error) {
 	atCol := m.str[p.at.Column.Value]
 	atCode := atCol.code(at)
 	var keys []string
-	for i := range int32(len(m.keys)) {
+	if lo >= hi {
+		return fact.RowCount(0), nil, nil
+	}
+	// The rows of the fixed value in each hour the window touches, or all
+	// of the value's rows when they are few beside the hours (an hour's
+	// lookup costs about as much as checking several rows).
+	valueRows := m.res.values[p.at.Column.Value][atCode]
+	first, last := hourOf(lo), hourOf(hi-1)
+	byValue := (last-first+1)*hourLookupRows >= int64(len(valueRows))
+	switch m.window {
+	case MemoryWindowHours:
+		byValue = false
+	case MemoryWindowValue:
+		byValue = true
+	}
+	if byValue {
+		keys = p.memWindowKeys(c, pr, valueRows, lo, hi, atCol, atCode, keys)
+	} else {
+		hours := m.res.hours[p.at.Column.Value]
+		for h := first; h <= last; h++ {
+			keys = p.memWindowKeys(c, pr, hours[hourCode{atCode, h}], lo, hi, atCol, atCode, keys)
+		}
+	}
+	return fact.RowCount(len(keys)), keys, nil
+}
+
+// memWindowKeys appends to keys those of rows with lo <= time < hi, the
+// fixed value, the condition and the scope.
+func (p *plan) memWindowKeys(c Call, pr *catalog.Predicate, rows []int32, lo, hi int64, atCol *strColumn, atCode int32, keys []string) []string {
+	m := p.mem
+	for _, i := range rows {
 		if t := m.times[i]; t < lo || t >= hi {
 			continue
 		}
@@ -691,5 +823,5 @@ func (p *plan) memResolveWindow(c Call) (fact.Value, []string, error) {
 		}
 		keys = append(keys, m.keys[i])
 	}
-	return fact.RowCount(len(keys)), keys, nil
+	return keys
 }

@@ -335,8 +335,11 @@ func Run(t *testing.T, b Backend) {
 					// row short, which leaves them in the database.
 					memoryRows := rapid.SampledFrom([]int{0, len(rows), len(rows) - 1}).Draw(rt, "memory_rows")
 					memory := memoryRows > 0 && memoryRows >= len(rows)
+					// The in-memory resolver's two ways to read a window's
+					// rows, and the choice between them by cost.
+					memoryWindow := rapid.SampledFrom([]string{"", shape.MemoryWindowHours, shape.MemoryWindowValue}).Draw(rt, "memory_window")
 					eng, err := shape.New(ctx, cat, shape.Source{DB: db, Snapshot: opts, Pipeline: b.pipeline(db),
-						Relations: map[string]string{ds.Name.Value: rel}}, &shape.Options{MaxKeys: maxKeys, Latest: latest, MemoryRows: memoryRows})
+						Relations: map[string]string{ds.Name.Value: rel}}, &shape.Options{MaxKeys: maxKeys, Latest: latest, MemoryRows: memoryRows, MemoryWindow: memoryWindow})
 					if err != nil {
 						rt.Fatal(err)
 					}

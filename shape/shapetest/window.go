@@ -303,49 +303,66 @@ func RunWindowEdges(t *testing.T, b Backend) {
 					t.Fatal(err)
 				}
 			}
-			eng, err := shape.New(ctx, cat, shape.Source{DB: db, Snapshot: opts, Pipeline: b.pipeline(db),
-				Relations: map[string]string{ds.Name.Value: rel}}, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer eng.Close()
-			// Twice: the second call pipelines, where the backend does.
-			for range 2 {
-				checkCall(t, eng, cat, rows, call, shape.DefaultMaxKeys)
-			}
-			snap, err := eng.Begin(ctx)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer snap.Close()
-			got, err := snap.Execute(ctx, call)
-			if err != nil {
-				t.Fatal(err)
-			}
-			// In the window: the rows at start and a second before end.
-			if want := []string{"e-2-0", "e-3-0"}; !slices.Equal(got.Keys, want) || got.Value.Count != 2 {
-				t.Fatalf("Execute = %d rows %v, want %v", got.Value.Count, got.Keys, want)
-			}
-			early := got
-			early.Keys = []string{"e-1-0", "e-2-0", "e-3-0"}
-			early.Rows, early.Value.Count, early.Digest = 3, 3, shape.Digest(early.Keys)
-			late := got
-			late.Keys = []string{"e-3-0"}
-			late.Rows, late.Value.Count, late.Digest = 1, 1, shape.Digest(late.Keys)
-			for _, d := range []struct {
+			// In the database, then held in memory with each of the
+			// in-memory resolver's ways to read a window's rows.
+			for _, mode := range []struct {
 				name string
-				r    shape.Result
-			}{{"a second before start added", early}, {"the row at start dropped", late}} {
-				v, err := snap.Resolve(ctx, call, d.r)
-				if err != nil {
-					t.Fatalf("Resolve(%s): %v", d.name, err)
-				}
-				if v.ValueMatches || v.Complete {
-					t.Errorf("Resolve(%s) = %+v: the value or the key set passed", d.name, v)
-				}
-				if d.name == "a second before start added" && v.ProvenanceValid {
-					t.Errorf("Resolve(%s) = %+v: the row before start backs the value", d.name, v)
-				}
+				opts *shape.Options
+			}{
+				{"database", nil},
+				{"memory", &shape.Options{MemoryRows: len(rows)}},
+				{"memory-hours", &shape.Options{MemoryRows: len(rows), MemoryWindow: shape.MemoryWindowHours}},
+				{"memory-value", &shape.Options{MemoryRows: len(rows), MemoryWindow: shape.MemoryWindowValue}},
+			} {
+				t.Run(mode.name, func(t *testing.T) {
+					eng, err := shape.New(ctx, cat, shape.Source{DB: db, Snapshot: opts, Pipeline: b.pipeline(db),
+						Relations: map[string]string{ds.Name.Value: rel}}, mode.opts)
+					if err != nil {
+						t.Fatal(err)
+					}
+					defer eng.Close()
+					if eng.InMemory(ds.Name.Value) != (mode.opts != nil) {
+						t.Fatalf("InMemory = %v, want %v", eng.InMemory(ds.Name.Value), mode.opts != nil)
+					}
+					// Twice: the second call pipelines, where the backend does.
+					for range 2 {
+						checkCall(t, eng, cat, rows, call, shape.DefaultMaxKeys)
+					}
+					snap, err := eng.Begin(ctx)
+					if err != nil {
+						t.Fatal(err)
+					}
+					defer snap.Close()
+					got, err := snap.Execute(ctx, call)
+					if err != nil {
+						t.Fatal(err)
+					}
+					// In the window: the rows at start and a second before end.
+					if want := []string{"e-2-0", "e-3-0"}; !slices.Equal(got.Keys, want) || got.Value.Count != 2 {
+						t.Fatalf("Execute = %d rows %v, want %v", got.Value.Count, got.Keys, want)
+					}
+					early := got
+					early.Keys = []string{"e-1-0", "e-2-0", "e-3-0"}
+					early.Rows, early.Value.Count, early.Digest = 3, 3, shape.Digest(early.Keys)
+					late := got
+					late.Keys = []string{"e-3-0"}
+					late.Rows, late.Value.Count, late.Digest = 1, 1, shape.Digest(late.Keys)
+					for _, d := range []struct {
+						name string
+						r    shape.Result
+					}{{"a second before start added", early}, {"the row at start dropped", late}} {
+						v, err := snap.Resolve(ctx, call, d.r)
+						if err != nil {
+							t.Fatalf("Resolve(%s): %v", d.name, err)
+						}
+						if v.ValueMatches || v.Complete {
+							t.Errorf("Resolve(%s) = %+v: the value or the key set passed", d.name, v)
+						}
+						if d.name == "a second before start added" && v.ProvenanceValid {
+							t.Errorf("Resolve(%s) = %+v: the row before start backs the value", d.name, v)
+						}
+					}
+				})
 			}
 		})
 	}
