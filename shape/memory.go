@@ -149,10 +149,11 @@ func (r memRow) strAt(column string) sql.NullString { return r.m.str[column].at(
 
 func (r memRow) numAt(column string) sql.NullFloat64 { return r.m.num[column][r.i] }
 
-// row converts a memory row into the row a judgement reads.
-func (r memRow) row(p *plan) row {
+// rowInto converts a memory row into the row a judgement reads, reusing
+// rw's slices.
+func (r memRow) rowInto(p *plan, rw row) row {
 	strs, nums := p.lookupColumns()
-	rw := row{time: time.Unix(0, r.m.times[r.i]).UTC(), cols: p.cols, sv: make([]sql.NullString, len(strs)), nv: make([]sql.NullFloat64, len(nums))}
+	rw = row{time: time.Unix(0, r.m.times[r.i]).UTC(), cols: p.cols, sv: slices.Grow(rw.sv[:0], len(strs))[:len(strs)], nv: slices.Grow(rw.nv[:0], len(nums))[:len(nums)]}
 	for i, c := range strs {
 		rw.sv[i] = r.strAt(c)
 	}
@@ -599,13 +600,27 @@ func (s *Snapshot) memResolve(ctx context.Context, p *plan, c Call, r Result) (V
 		return Verdict{}, err
 	}
 	// Every asserted key's rows are found by key and judged.
-	known := make(map[string]row, len(r.Keys))
-	for _, k := range r.Keys {
-		for _, i := range p.mem.byKey[k] {
-			addRow(known, k, memRow{p.mem, i}.row(p))
-		}
+	return s.verdict(ctx, p, c, r, v, keys, true, &memKnown{p: p})
+}
+
+// memKnown finds an asserted key's rows by key as it is judged (byKey),
+// as a rowMap of them would hold them, without building one per call: a
+// key of two rows or more backs nothing. The row it judges is rebuilt in
+// one place, which judgeKeys's judgement does not keep.
+type memKnown struct {
+	p  *plan
+	rw row
+}
+
+func (k *memKnown) has(_ int, key string) bool { return len(k.p.mem.byKey[key]) > 0 }
+
+func (k *memKnown) backs(_ int, key string, judge func(row) bool) bool {
+	rows := k.p.mem.byKey[key]
+	if len(rows) != 1 {
+		return false
 	}
-	return s.verdict(ctx, p, c, r, v, keys, true, rowMap(known))
+	k.rw = memRow{k.p.mem, rows[0]}.rowInto(k.p, k.rw)
+	return judge(k.rw)
 }
 
 // memResolveLatest: one pass over every row at or before as_of keeps each

@@ -56,3 +56,7 @@ func TestShapeWindowDigests(t *testing.T) { shapetest.RunWindowDigests(t, duckBa
 // TestShapeWindowEdges: on DuckDB, a window counts [start, end) exactly
 // and the resolver refuses a row a second outside it.
 func TestShapeWindowEdges(t *testing.T) { shapetest.RunWindowEdges(t, duckBackend) }
+
+// TestShapeMemoryDuplicateKeys: rows held in memory from DuckDB, a key two
+// rows share backs nothing.
+func TestShapeMemoryDuplicateKeys(t *testing.T) { shapetest.RunMemoryDuplicateKeys(t, duckBackend) }

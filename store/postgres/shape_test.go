@@ -68,3 +68,7 @@ func TestShapeWindowEdges(t *testing.T) { shapetest.RunWindowEdges(t, pgBackend)
 // TestShapeWindowEdges_KeysShipped is TestShapeWindowEdges as the engine
 // serves PostgreSQL (pgShipped).
 func TestShapeWindowEdges_KeysShipped(t *testing.T) { shapetest.RunWindowEdges(t, pgShipped) }
+
+// TestShapeMemoryDuplicateKeys: rows held in memory from PostgreSQL, a key
+// two rows share backs nothing.
+func TestShapeMemoryDuplicateKeys(t *testing.T) { shapetest.RunMemoryDuplicateKeys(t, pgBackend) }
