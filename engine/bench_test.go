@@ -2,7 +2,8 @@ package engine_test
 
 // Benchmarks of the retail engine: the store file imported into an
 // in-memory DuckDB and held in memory, every call executed through the
-// in-memory indexes and re-derived by a scan of every row. Run them with
+// in-memory indexes and re-derived by a scan of the rows the resolver's
+// own groupings pick (every row for a store-wide count). Run them with
 //
 //	go test -run XXX -bench . -benchtime 2000x ./engine/
 //
