@@ -54,6 +54,9 @@ type memData struct {
 	// column's rows by value, sorted by time then key.
 	bySeries [][]int32
 	byValue  map[string]map[string][]int32
+	// byValueTimes: each byValue list's rows' times, in its order, so
+	// that a window's bounds are searched in contiguous memory.
+	byValueTimes map[string]map[string][]int64
 	// byKey: the resolver's lookup of a key's rows.
 	byKey map[string][]int32
 	// res: the resolver's groupings of the rows.
@@ -219,7 +222,7 @@ func loadMemory(ctx context.Context, e *Engine, ds *catalog.Dataset, limit int) 
 		version = fmt.Sprintf("seq:%d", seq.Int64)
 	}
 	m := &memData{str: map[string]*strColumn{}, num: map[string][]sql.NullFloat64{}, ints: map[string][]sql.NullInt64{},
-		byValue: map[string]map[string][]int32{}, byKey: map[string][]int32{}, version: version}
+		byValue: map[string]map[string][]int32{}, byValueTimes: map[string]map[string][]int64{}, byKey: map[string][]int32{}, version: version}
 	var strCols, numCols, intCols []string
 	for _, en := range ds.Entities {
 		strCols = appendNew(strCols, en.Column.Value)
@@ -335,10 +338,17 @@ func (m *memData) index(ds *catalog.Dataset) {
 				byVal[v] = append(byVal[v], int32(i))
 			}
 		}
-		for _, rows := range byVal {
+		byTime := make(map[string][]int64, len(byVal))
+		for v, rows := range byVal {
 			m.sortRows(rows)
+			times := make([]int64, len(rows))
+			for x, i := range rows {
+				times[x] = m.times[i]
+			}
+			byTime[v] = times
 		}
 		m.byValue[en.Column.Value] = byVal
+		m.byValueTimes[en.Column.Value] = byTime
 	}
 }
 
@@ -530,6 +540,7 @@ func (p *plan) memExecEntities(c Call) (fact.Value, []string, error) {
 		}
 	}
 	t := asOf.UnixNano()
+	match, compiled := p.memMatch(pr)
 	var keys, ids []string
 	for _, rows := range m.bySeries {
 		i := m.latestIn(rows, t)
@@ -542,7 +553,7 @@ func (p *plan) memExecEntities(c Call) (fact.Value, []string, error) {
 				continue
 			}
 		}
-		if !p.memScopeAllows(r, c.Scope) || !meetsRow(p, pr, r) {
+		if !p.memScopeAllows(r, c.Scope) || compiled && !match(i) || !compiled && !meetsRow(p, pr, r) {
 			continue
 		}
 		id := r.strAt(p.entity.Column.Value)
@@ -562,24 +573,85 @@ func (p *plan) memExecWindow(c Call) (fact.Value, []string, error) {
 		return fact.Value{}, nil, err
 	}
 	rows := m.byValue[p.at.Column.Value][atValue]
+	times := m.byValueTimes[p.at.Column.Value][atValue]
 	lo, hi := start.UnixNano(), end.UnixNano()
-	from, _ := slices.BinarySearchFunc(rows, lo, func(i int32, t int64) int {
-		if m.times[i] < t {
-			return -1
-		}
-		return 1
-	})
+	// The first row at or after each bound (the first of equal times).
+	from, _ := slices.BinarySearch(times, lo)
+	to, _ := slices.BinarySearch(times, hi)
+	match, compiled := p.memMatch(pr)
 	var keys []string
-	for _, i := range rows[from:] {
-		if m.times[i] >= hi {
-			break
-		}
+	for _, i := range rows[from:max(from, to)] {
 		r := memRow{m, i}
-		if p.memScopeAllows(r, c.Scope) && meetsRow(p, pr, r) {
+		if !p.memScopeAllows(r, c.Scope) {
+			continue
+		}
+		if compiled && match(i) || !compiled && meetsRow(p, pr, r) {
 			keys = append(keys, m.keys[i])
 		}
 	}
 	return fact.RowCount(len(keys)), keys, nil
+}
+
+// memMatch compiles pr for the executor into a test of a row's
+// dictionary codes, when every leaf of it names an enumerated attribute:
+// a table of the codes each leaf accepts, made once per call, where
+// meetsRow (which the resolver keeps) finds the column and compares the
+// text of every row. compiled is false when a leaf is numeric.
+func (p *plan) memMatch(pr *catalog.Predicate) (match func(i int32) bool, compiled bool) {
+	if pr == nil {
+		return func(int32) bool { return true }, true
+	}
+	// As meetsRow: Any before All.
+	if subs := pr.Any; len(subs) > 0 || len(pr.All) > 0 {
+		anyOf := len(subs) > 0
+		if !anyOf {
+			subs = pr.All
+		}
+		fs := make([]func(int32) bool, len(subs))
+		for j, sub := range subs {
+			f, ok := p.memMatch(sub)
+			if !ok {
+				return nil, false
+			}
+			fs[j] = f
+		}
+		return func(i int32) bool {
+			for _, f := range fs {
+				if f(i) == anyOf {
+					return anyOf
+				}
+			}
+			return !anyOf
+		}, true
+	}
+	a := p.ds.Attribute(pr.Attribute.Value)
+	none := func(int32) bool { return false }
+	if a == nil || pr.Value == nil {
+		return none, true
+	}
+	if !a.Enumerated() {
+		return nil, false
+	}
+	col := p.mem.str[a.Column.Value]
+	if col == nil {
+		return nil, false
+	}
+	var negate bool
+	switch pr.Op.Value {
+	case "eq", "in":
+	case "ne", "not_in":
+		negate = true
+	default:
+		return none, true
+	}
+	accept := make([]bool, len(col.dict))
+	for code, v := range col.dict {
+		in := slices.ContainsFunc(pr.Value.Items, func(x catalog.Scalar) bool { return x.Str == v })
+		accept[code] = in != negate
+	}
+	codes := col.codes
+	// A null (code -1) meets no condition, as in meetsRow.
+	return func(i int32) bool { c := codes[i]; return c >= 0 && accept[c] }, true
 }
 
 // memResolve re-derives a call by scanning every row, without the
