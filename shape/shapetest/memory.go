@@ -22,21 +22,7 @@ func RunMemoryDuplicateKeys(t *testing.T, b Backend) {
 	ctx := context.Background()
 	at := time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC)
 	mk := func(key, device, status string, tm time.Time) Row {
-		r := Row{Key: key, Time: tm, Str: map[string]*string{}, Num: map[string]*float64{}}
-		zone := "zone-01"
-		r.Str["device_id"], r.Str["zone_id"], r.Str["status"] = &device, &zone, &status
-		for _, a := range ds.Attributes {
-			switch {
-			case a.Column.Value == "status" || a.Optional:
-			case a.Enumerated():
-				v := a.Values[0].Value
-				r.Str[a.Column.Value] = &v
-			default:
-				f := 50.0
-				r.Num[a.Column.Value] = &f
-			}
-		}
-		return r
+		return deviceRow(ds, key, device, "zone-01", status, tm)
 	}
 	call := shape.Call{Tool: "get_device_status", Args: map[string]string{
 		"device_id": "dev-0001", "as_of": stamp(at.Add(90 * time.Minute))}, Scope: shape.All()}

@@ -267,21 +267,7 @@ func RunWindowEdges(t *testing.T, b Backend) {
 	var rows []Row
 	for i, tm := range at {
 		for j, zs := range [][2]string{{"zone-01", "FAULT"}, {"zone-02", "FAULT"}, {"zone-01", "IDLE"}} {
-			r := Row{Key: fmt.Sprintf("e-%d-%d", i, j), Time: tm, Str: map[string]*string{}, Num: map[string]*float64{}}
-			dev, zone, status := "dev-0001", zs[0], zs[1]
-			r.Str["device_id"], r.Str["zone_id"], r.Str["status"] = &dev, &zone, &status
-			for _, a := range ds.Attributes {
-				switch {
-				case a.Column.Value == "status" || a.Optional:
-				case a.Enumerated():
-					v := a.Values[0].Value
-					r.Str[a.Column.Value] = &v
-				default:
-					f := 50.0
-					r.Num[a.Column.Value] = &f
-				}
-			}
-			rows = append(rows, r)
+			rows = append(rows, deviceRow(ds, fmt.Sprintf("e-%d-%d", i, j), "dev-0001", zs[0], zs[1], tm))
 		}
 	}
 	slices.SortStableFunc(rows, func(a, b Row) int { return a.Time.Compare(b.Time) })
@@ -366,4 +352,24 @@ func RunWindowEdges(t *testing.T, b Backend) {
 			}
 		})
 	}
+}
+
+// deviceRow is a row of the warehouse catalog's status_events: the key,
+// device, zone, status and time given, every other enumerated attribute
+// at its first declared value and every required number at 50.
+func deviceRow(ds *catalog.Dataset, key, device, zone, status string, tm time.Time) Row {
+	r := Row{Key: key, Time: tm, Str: map[string]*string{}, Num: map[string]*float64{}}
+	r.Str["device_id"], r.Str["zone_id"], r.Str["status"] = &device, &zone, &status
+	for _, a := range ds.Attributes {
+		switch {
+		case a.Column.Value == "status" || a.Optional:
+		case a.Enumerated():
+			v := a.Values[0].Value
+			r.Str[a.Column.Value] = &v
+		default:
+			f := 50.0
+			r.Num[a.Column.Value] = &f
+		}
+	}
+	return r
 }
