@@ -299,7 +299,15 @@ func loadMemory(ctx context.Context, e *Engine, ds *catalog.Dataset, limit int) 
 		return nil, nil // grew between the count and the read
 	}
 	m.index(ds)
-	m.res = newResolverIndex(m, ds)
+	var fixed []*catalog.Entity // the entities a tool fixes (At)
+	for _, t := range e.cat.Tools {
+		if t.Dataset.Value == ds.Name.Value && t.At.Value != "" {
+			if en := ds.Entity(t.At.Value); en != nil && !slices.Contains(fixed, en) {
+				fixed = append(fixed, en)
+			}
+		}
+	}
+	m.res = newResolverIndex(m, ds, fixed)
 	return m, nil
 }
 
@@ -353,8 +361,9 @@ func (m *memData) index(ds *catalog.Dataset) {
 }
 
 // newResolverIndex groups m's rows for the resolver, in one pass of its
-// own over the row numbers.
-func newResolverIndex(m *memData, ds *catalog.Dataset) resolverIndex {
+// own over the row numbers: by series, and by value and hour for each
+// entity a tool fixes.
+func newResolverIndex(m *memData, ds *catalog.Dataset, fixed []*catalog.Entity) resolverIndex {
 	res := resolverIndex{series: map[string][]int32{}, values: map[string]map[int32][]int32{}, hours: map[string]map[hourCode][]int32{}}
 	series := ds.SeriesEntities()
 	cols := make([]*strColumn, len(series))
@@ -369,7 +378,7 @@ func newResolverIndex(m *memData, ds *catalog.Dataset) resolverIndex {
 		k := seriesKey(codes)
 		res.series[k] = append(res.series[k], i)
 	}
-	for _, en := range ds.Entities {
+	for _, en := range fixed {
 		c := en.Column.Value
 		if _, done := res.values[c]; done {
 			continue
