@@ -1,8 +1,8 @@
 package duckdb
 
-// SetKeyHash puts fn in place of the files check's key hash until the
-// returned func restores it.
-func SetKeyHash(fn string) (restore func()) {
+// SetKeyHash puts fn, which writes the expression hashing a key, in place
+// of the files check's key hash until the returned func restores it.
+func SetKeyHash(fn func(key string) string) (restore func()) {
 	old := keyHash
 	keyHash = fn
 	return func() { keyHash = old }

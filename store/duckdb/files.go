@@ -160,9 +160,10 @@ func OpenFiles(ctx context.Context, cat *catalog.Catalog, dir string) (*Files, e
 	return f, nil
 }
 
-// keyHash is the function checkFiles hashes keys with (a test puts a
-// weaker one in its place to make different keys collide).
-var keyHash = "hash"
+// keyHash writes the expression checkFiles hashes a key with (a test puts
+// a weaker one in its place to make different keys collide, or a probe of
+// the settings the check runs under).
+var keyHash = func(key string) string { return "hash(" + key + ")" }
 
 // ErrFilesInvalid: a dataset's files hold rows no answer could be
 // verified over. The error wrapping it names the column, the defect and
@@ -186,7 +187,7 @@ var ErrFilesInvalid = errors.New("files hold rows that cannot be answered over")
 // collision between two different keys refuses nothing.
 func checkFiles(ctx context.Context, db *sql.DB, ds *catalog.Dataset) error {
 	key, ts, table := ingest.Quote(ds.Key.Value), ingest.Quote(ds.Time.Value), ingest.Quote(ds.Name.Value)
-	hashed := keyHash + "(" + key + ")"
+	hashed := keyHash(key)
 	q := "SELECT count(*) FILTER (WHERE " + key + " IS NULL OR " + key + " = ''), " +
 		"count(" + key + ") - count(DISTINCT " + hashed + ") FILTER (WHERE " + key + " IS NOT NULL), " +
 		"count(*) FILTER (WHERE " + ts + " IS NULL), " +

@@ -242,7 +242,7 @@ func TestOpenFiles_RefusesDefects(t *testing.T) {
 	// on the keys themselves must still open clean files and count the
 	// repeats exactly.
 	for _, hash := range []string{"hash", "length"} {
-		restore := duckdb.SetKeyHash(hash)
+		restore := duckdb.SetKeyHash(func(key string) string { return hash + "(" + key + ")" })
 		t.Cleanup(restore) // should a case stop the test before the loop restores it
 		for _, tt := range tests {
 			t.Run(hash+"/"+tt.name, func(t *testing.T) {
@@ -423,5 +423,67 @@ func TestOpenFiles_Spill(t *testing.T) {
 	}
 	if left := spills(); len(left) != 0 {
 		t.Errorf("spill directories after a failed open = %v", left)
+	}
+}
+
+// TestOpenFiles_CheckUnderServeLimit: the check of the files runs under
+// duckdb.ServeMemoryLimit. A probe put into the key hash reads DuckDB's
+// memory limit while the check hashes the keys, and fails the check
+// unless it is the limit ServeMemoryLimit sets;
+// the same probe expecting another limit makes the open fail, so the
+// probe can.
+func TestOpenFiles_CheckUnderServeLimit(t *testing.T) {
+	ctx := t.Context()
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "events.csv"), ingesttest.DemoCSV(t, 50), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	db, err := duckdb.OpenMemory(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var serve, other string
+	if _, err := db.ExecContext(ctx, "SET memory_limit = '"+duckdb.ServeMemoryLimit+"'"); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.QueryRowContext(ctx, "SELECT current_setting('memory_limit')").Scan(&serve); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.ExecContext(ctx, "SET memory_limit = '3GB'"); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.QueryRowContext(ctx, "SELECT current_setting('memory_limit')").Scan(&other); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name, limit string
+		ok          bool
+	}{
+		{"the serving limit", serve, true},
+		{"another limit", other, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			restore := duckdb.SetKeyHash(func(key string) string {
+				return "hash(CASE WHEN current_setting('memory_limit') = '" + tc.limit +
+					"' THEN '' ELSE error('the check ran under another memory limit') END || " + key + ")"
+			})
+			files, err := duckdb.OpenFiles(ctx, ingesttest.FilesCatalog(t, "events.csv"), dir)
+			restore()
+			if tc.ok {
+				if err != nil {
+					t.Fatalf("OpenFiles: %v", err)
+				}
+				files.Close()
+				return
+			}
+			if err == nil {
+				files.Close()
+				t.Fatal("OpenFiles passed a check that expected another memory limit")
+			}
+			if !strings.Contains(err.Error(), "another memory limit") {
+				t.Fatalf("OpenFiles: %v, want the probe's error", err)
+			}
+		})
 	}
 }
