@@ -663,8 +663,9 @@ func (p *plan) memMatch(pr *catalog.Predicate) (match func(i int32) bool, compil
 	return func(i int32) bool { c := codes[i]; return c >= 0 && accept[c] }, true
 }
 
-// memResolve re-derives a call by scanning every row, without the
-// executor's indexes, and judges r as Resolve does.
+// memResolve re-derives a call by scanning the rows its own groupings
+// pick (resolverIndex), without the executor's indexes, and judges r as
+// Resolve does.
 func (s *Snapshot) memResolve(ctx context.Context, p *plan, c Call, r Result) (Verdict, error) {
 	var (
 		v    fact.Value
@@ -704,10 +705,11 @@ func (k *memKnown) backs(_ int, key string, judge func(row) bool) bool {
 	return judge(k.rw)
 }
 
-// memResolveLatest: one pass over every row at or before as_of keeps each
-// series' greatest (time, key) and how many rows share it; those rows are
-// the latest, then the call's filter, fixed entity and scope pick among
-// them.
+// memResolveLatest: one pass over the rows it scans (a named series'
+// rows, a fixed series value's rows, or every row) at or before as_of
+// keeps each series' greatest (time, key) and how many rows share it;
+// those rows are the latest, then the call's filter, fixed entity and
+// scope pick among them.
 func (p *plan) memResolveLatest(c Call) (fact.Value, []string, error) {
 	m := p.mem
 	asOf, err := instant(c, "as_of")
@@ -864,8 +866,9 @@ rows:
 	return p.entityValue(ids), keys, nil
 }
 
-// memResolveWindow: one pass over every row counts those of the fixed
-// entity meeting the condition with start <= time < end.
+// memResolveWindow: one pass over the fixed value's rows, hour by hour
+// or all of them, counts those meeting the condition with start <= time
+// < end.
 func (p *plan) memResolveWindow(c Call) (fact.Value, []string, error) {
 	m := p.mem
 	start, end, at, pr, err := p.windowArgs(c)
