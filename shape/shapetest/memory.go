@@ -56,15 +56,8 @@ func RunMemoryDuplicateKeys(t *testing.T, b Backend) {
 			if !eng.InMemory(ds.Name.Value) {
 				t.Fatal("InMemory = false, want true")
 			}
-			snap, err := eng.Begin(ctx)
-			if err != nil {
-				t.Fatal(err)
-			}
+			snap, got := execute(t, eng, call)
 			defer snap.Close()
-			got, err := snap.Execute(ctx, call)
-			if err != nil {
-				t.Fatal(err)
-			}
 			if len(got.Keys) != 1 || got.Keys[0] != c.secondKey || got.Value.Text != "FAULT" {
 				t.Fatalf("Execute = %+v, want FAULT from %s", got, c.secondKey)
 			}

@@ -627,20 +627,28 @@ type fataler interface {
 	Fatalf(format string, args ...any)
 }
 
+// execute begins a snapshot of eng and runs call's executor in it; the
+// caller closes the snapshot.
+func execute(t fataler, eng *shape.Engine, call shape.Call) (*shape.Snapshot, shape.Result) {
+	snap, err := eng.Begin(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := snap.Execute(context.Background(), call)
+	if err != nil {
+		snap.Close()
+		t.Fatalf("Execute(%s %v %v): %v", call.Tool, call.Args, call.Scope, err)
+	}
+	return snap, got
+}
+
 // checkCall runs one call through the executor and resolver and compares
 // with the oracle; then tampers with the result and expects the resolver
 // to refuse it.
 func checkCall(t fataler, eng *shape.Engine, cat *catalog.Catalog, rows []Row, call shape.Call, maxKeys int) {
 	ctx := context.Background()
-	snap, err := eng.Begin(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
+	snap, got := execute(t, eng, call)
 	defer snap.Close()
-	got, err := snap.Execute(ctx, call)
-	if err != nil {
-		t.Fatalf("Execute(%s %v): %v", call.Tool, call.Args, err)
-	}
 	want, wantKeys := Oracle(cat, rows, call)
 	if !got.Value.Equal(want) {
 		t.Fatalf("Execute(%s %v %v) value = %+v, oracle %+v", call.Tool, call.Args, call.Scope, got.Value, want)

@@ -183,15 +183,8 @@ func genWindowCall(t *rapid.T, base time.Time) shape.Call {
 // the digests (an lthash digest).
 func checkWindowCall(t fataler, eng *shape.Engine, cat *catalog.Catalog, rows []Row, call shape.Call, maxKeys int) bool {
 	ctx := context.Background()
-	snap, err := eng.Begin(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
+	snap, got := execute(t, eng, call)
 	defer snap.Close()
-	got, err := snap.Execute(ctx, call)
-	if err != nil {
-		t.Fatalf("Execute(%v %v): %v", call.Args, call.Scope, err)
-	}
 	want, keys := Oracle(cat, rows, call)
 	if !got.Value.Equal(want) || got.Rows != len(keys) {
 		t.Fatalf("Execute(%v %v) = %+v, %d rows; recomputed %+v, %d rows", call.Args, call.Scope, got.Value, got.Rows, want, len(keys))
@@ -314,15 +307,8 @@ func RunWindowEdges(t *testing.T, b Backend) {
 					for range 2 {
 						checkCall(t, eng, cat, rows, call, shape.DefaultMaxKeys)
 					}
-					snap, err := eng.Begin(ctx)
-					if err != nil {
-						t.Fatal(err)
-					}
+					snap, got := execute(t, eng, call)
 					defer snap.Close()
-					got, err := snap.Execute(ctx, call)
-					if err != nil {
-						t.Fatal(err)
-					}
 					// In the window: the rows at start and a second before end.
 					if want := []string{"e-2-0", "e-3-0"}; !slices.Equal(got.Keys, want) || got.Value.Count != 2 {
 						t.Fatalf("Execute = %d rows %v, want %v", got.Value.Count, got.Keys, want)

@@ -250,16 +250,14 @@ func TestOpenFiles_RefusesDefects(t *testing.T) {
 				if err := os.WriteFile(filepath.Join(dir, "events.csv"), []byte(strings.Join(tt.lines, "\n")+"\n"), 0o644); err != nil {
 					t.Fatal(err)
 				}
-				files, err := duckdb.OpenFiles(ctx, ingesttest.FilesCatalog(t, "events.csv"), dir)
+				err := openEvents(t, dir)
 				if tt.want == "" {
 					if err != nil {
 						t.Fatalf("OpenFiles: %v", err)
 					}
-					files.Close()
 					return
 				}
 				if err == nil {
-					files.Close()
 					t.Fatal("OpenFiles opened the files")
 				}
 				if !errors.Is(err, duckdb.ErrFilesInvalid) || !strings.Contains(err.Error(), tt.want) {
@@ -468,17 +466,15 @@ func TestOpenFiles_CheckUnderServeLimit(t *testing.T) {
 				return "hash(CASE WHEN current_setting('memory_limit') = '" + tc.limit +
 					"' THEN '' ELSE error('the check ran under another memory limit') END || " + key + ")"
 			})
-			files, err := duckdb.OpenFiles(ctx, ingesttest.FilesCatalog(t, "events.csv"), dir)
+			err := openEvents(t, dir)
 			restore()
 			if tc.ok {
 				if err != nil {
 					t.Fatalf("OpenFiles: %v", err)
 				}
-				files.Close()
 				return
 			}
 			if err == nil {
-				files.Close()
 				t.Fatal("OpenFiles passed a check that expected another memory limit")
 			}
 			if !strings.Contains(err.Error(), "another memory limit") {
@@ -486,4 +482,15 @@ func TestOpenFiles_CheckUnderServeLimit(t *testing.T) {
 			}
 		})
 	}
+}
+
+// openEvents opens dir's events.csv in place and closes it again,
+// returning the open's error.
+func openEvents(t *testing.T, dir string) error {
+	t.Helper()
+	files, err := duckdb.OpenFiles(t.Context(), ingesttest.FilesCatalog(t, "events.csv"), dir)
+	if err == nil {
+		files.Close()
+	}
+	return err
 }
