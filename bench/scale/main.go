@@ -83,6 +83,7 @@ type config struct {
 	phases     int    // time each metric phase apart over this many calls
 	calls      int    // with metrics: exactly this many one-client calls a phase, no sixteen-client run
 	windows    bool   // build the per-hour window key digests and serve large windows from them
+	memRows    int    // engine.Options.MemoryRows while serving
 	// winPhases: time the window formulations apart over this many calls
 	winPhases int
 	pgConns   int  // PostgreSQL pool size (0: postgres.MaxConns)
@@ -118,6 +119,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs.BoolVar(&c.rollups, "rollups", false, "build the per-hour key digests (shape.DeriveOptions.RollupKeys; use another -data) and serve query_metric's large provenance from them (engine.Options.MetricRollups)")
 	fs.IntVar(&c.calls, "metric-calls", 0, "with -metrics: run exactly `N` one-client calls of each phase (after one warm-up call) instead of -duration at -clients and at one client, for repeatable counts (valgrind's callgrind); -shapes names the phases")
 	fs.IntVar(&c.phases, "metric-phases", 0, "with -metrics: time each step of `N` one-client calls apart (compile and run, the keys summed or read, the re-derivation) and print them")
+	fs.IntVar(&c.memRows, "memory-rows", 0, "hold each dataset of at most ROWS rows in memory while serving (engine.Options.MemoryRows; 0: none)")
 	fs.BoolVar(&c.windows, "window-digests", false, "add the per-hour window key digests (shape.DeriveWindowKeys) to each dataset that lacks them, and serve a window of more keys than the provenance limit from them (engine.Options.WindowDigests); without it the digests, if built, are not read")
 	fs.IntVar(&c.winPhases, "window-phases", 0, "time the executor and the resolver of `N` one-client count_rows_in_window calls apart (with and without the pipeline on PostgreSQL) and print them, before the measured phases")
 	fs.IntVar(&c.pgConns, "pg-conns", 0, "PostgreSQL pool `SIZE` while serving (0: postgres.MaxConns)")
@@ -467,7 +469,7 @@ func serve(ctx context.Context, cat *catalog.Catalog, c config, b string, n int)
 			return bench.ScaleReport{}, fmt.Errorf("set threads: %w", err)
 		}
 	}
-	e, err := engine.OpenCatalog(ctx, cat, src, &engine.Options{MetricGoRows: c.goRows, MetricRollups: c.rollups, MetricValueRollups: c.values, WindowDigests: c.windows})
+	e, err := engine.OpenCatalog(ctx, cat, src, &engine.Options{MetricGoRows: c.goRows, MetricRollups: c.rollups, MetricValueRollups: c.values, WindowDigests: c.windows, MemoryRows: c.memRows})
 	if err != nil {
 		return bench.ScaleReport{}, err
 	}

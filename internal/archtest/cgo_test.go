@@ -17,8 +17,8 @@ import (
 // layers whose tests run a real engine (the retail demo imported into an
 // in-memory DuckDB by enginetest, since the executor and the resolver are
 // SQL: a fake would be a third implementation of the shapes), the command
-// that opens it, and the scale benchmark command bench/scale (no tests, so
-// `go test` links nothing for it). The libraries below them (catalog,
+// that opens it, and the benchmark commands bench/scale and bench/floors
+// (no tests, so `go test` links nothing for them). The libraries below them (catalog,
 // shape, ingest, tool, fact, the providers, ...) stay free of it.
 // sandbox/duckdb is the sandbox's own leaf: its validator is DuckDB's
 // parser and its worker a DuckDB connection, so its tests (the hostile
@@ -33,7 +33,7 @@ import (
 // a real file); budget/duckdb the session budgets' (its contract runs on
 // a real file).
 var duckdbLinkers = []string{"store/duckdb", "engine", "engine/enginetest", "pipeline", "httpapi", "mcpserver",
-	"eval", "eval/loadgen", "adversarial", "cmd/provenant", "bench/scale", "sandbox/duckdb",
+	"eval", "eval/loadgen", "adversarial", "cmd/provenant", "bench/scale", "bench/floors", "sandbox/duckdb",
 	"eventlog/duckdb", "register/duckdb", "internal/sqlstore/duckdialect", "memory/duckdb", "memory/enginecheck",
 	"autonomy/duckdb", "budget/duckdb"}
 
