@@ -85,6 +85,9 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 	return nil
 }
 
+// checkpointRows is DuckDB's default checkpoint spacing at 2,000 devices.
+const checkpointRows = 4096
+
 // statement is one measured statement and how each call draws its
 // arguments.
 type statement struct {
@@ -119,26 +122,32 @@ func statements(ctx context.Context, c config, stdout io.Writer) error {
 	if err := errors.Join(rows.Err(), rows.Close()); err != nil || len(devices) == 0 {
 		return fmt.Errorf("read devices: %w", err)
 	}
-	span := hi.Sub(lo) - 3*time.Hour
-	if span <= 0 {
-		return errors.New("the dataset spans less than three hours")
+	var n int64
+	if err := db.QueryRowContext(ctx, "SELECT count(*) FROM status_events").Scan(&n); err != nil || n == 0 {
+		return fmt.Errorf("count rows: %w", err)
 	}
-	// A three-hour range: a point call's rows since its checkpoint at
-	// these sizes span about that.
+	// The range a point call reads since its checkpoint: on average as
+	// long as 4,096 rows take, the spacing of DuckDB's checkpoints at
+	// 2,000 devices (twice the series); at most twice that.
+	width := time.Duration(float64(hi.Sub(lo)) * checkpointRows / float64(n))
+	span := hi.Sub(lo) - width
+	if span <= 0 || width <= 0 {
+		return errors.New("the dataset spans too few rows")
+	}
 	rangeArgs := func(r *rand.Rand) (time.Time, time.Time) {
 		from := lo.Add(time.Duration(r.Int64N(int64(span))))
-		return from, from.Add(3 * time.Hour)
+		return from, from.Add(width)
 	}
 	list := []statement{
 		{"`SELECT 1`", "SELECT 1", nil},
 		{"data version: `SELECT MAX(_ingest_seq)`", "SELECT MAX(_ingest_seq) FROM status_events", nil},
-		{"rows in a 3-hour range: `count(*)`", "SELECT count(*) FROM status_events WHERE ts > $1 AND ts <= $2",
+		{"rows in a range of ~4,096 rows: `count(*)`", "SELECT count(*) FROM status_events WHERE ts > $1 AND ts <= $2",
 			func(r *rand.Rand) []any { a, b := rangeArgs(r); return []any{a, b} }},
-		{"a device's latest row in a 3-hour range (the executor's read since a checkpoint)",
+		{"a device's latest row in a range of ~4,096 rows (the executor's read since a checkpoint)",
 			"SELECT event_id FROM status_events WHERE ts > $1 AND ts <= $2 AND device_id = $3 ORDER BY ts DESC, event_id DESC LIMIT 1",
 			func(r *rand.Rand) []any { a, b := rangeArgs(r); return []any{a, b, devices[r.IntN(len(devices))]} }},
 	}
-	fmt.Fprintf(stdout, "## One DuckDB statement per call, %d clients, %s each (file %s, read-only)\n\n", c.clients, c.duration, filepath.Base(c.db))
+	fmt.Fprintf(stdout, "## One DuckDB statement per call, %d clients, %s each (file %s, %d rows, read-only; a range is %s)\n\n", c.clients, c.duration, filepath.Base(c.db), n, width.Round(time.Second))
 	fmt.Fprintln(stdout, "| statement | statements/s | p50 | p95 | CPU a statement (process, DuckDB's threads included) | one client p50 |")
 	fmt.Fprintln(stdout, "|---|---:|---:|---:|---:|---:|")
 	for i, st := range list {
