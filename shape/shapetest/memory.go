@@ -3,6 +3,7 @@ package shapetest
 import (
 	"context"
 	"fmt"
+	"slices"
 	"testing"
 	"time"
 
@@ -70,4 +71,84 @@ func RunMemoryDuplicateKeys(t *testing.T, b Backend) {
 			}
 		})
 	}
+}
+
+// RunMemoryStoreWideDays checks, on rows held in memory, the store-wide
+// questions (a count of devices meeting a condition, a list at a zone,
+// which is not part of a device's series) at instants around rows several
+// days apart: before every row, on a row's instant and on a day boundary,
+// on a day whose rows all come after the instant (the latest row is days
+// earlier), after every row. The executor in memory must answer as the
+// same engine over SQL does, and the resolver must find that answer
+// whole. (A resolver that read each series' rows of one day only, the
+// last at or before the instant, failed it.)
+func RunMemoryStoreWideDays(t *testing.T, b Backend) {
+	cat := LoadCatalog(t, "warehouse.yaml")
+	ds := cat.Datasets[0]
+	db, opts := b.Open(t)
+	ctx := context.Background()
+	day := func(d, h, m, s int) time.Time { return time.Date(2026, 3, d, h, m, s, 0, time.UTC) }
+	rows := []Row{
+		deviceRow(ds, "e-01", "dev-0001", "zone-01", "FAULT", day(1, 10, 0, 0)),
+		deviceRow(ds, "e-02", "dev-0001", "zone-01", "RUNNING", day(3, 12, 0, 0)),
+		deviceRow(ds, "e-03", "dev-0002", "zone-01", "FAULT", day(2, 23, 59, 59)),
+		deviceRow(ds, "e-04", "dev-0003", "zone-01", "FAULT", day(1, 0, 0, 0)),
+		deviceRow(ds, "e-05", "dev-0003", "zone-02", "IDLE", day(4, 0, 0, 0)),
+		deviceRow(ds, "e-06", "dev-0004", "zone-02", "FAULT", day(3, 8, 0, 0)),
+		deviceRow(ds, "e-07", "dev-0004", "zone-01", "FAULT", day(3, 13, 0, 0)),
+		deviceRow(ds, "e-08", "dev-0005", "zone-01", "FAULT", day(9, 6, 0, 0)),
+	}
+	rel := "memdays"
+	if err := Load(ctx, db, ds, rel, rows); err != nil {
+		t.Fatal(err)
+	}
+	defer db.ExecContext(ctx, "DROP TABLE IF EXISTS "+rel)
+	src := shape.Source{DB: db, Snapshot: opts, Relations: map[string]string{ds.Name.Value: rel}}
+	mem, err := shape.New(ctx, cat, src, &shape.Options{MemoryRows: len(rows)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer mem.Close()
+	if !mem.InMemory(ds.Name.Value) {
+		t.Fatal("InMemory = false, want true")
+	}
+	sql, err := shape.New(ctx, cat, src, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sql.Close()
+	instants := []time.Time{
+		day(1, 0, 0, 0).Add(-time.Second), day(1, 0, 0, 0), day(1, 10, 0, 0), day(2, 12, 0, 0),
+		day(3, 0, 0, 0), day(3, 11, 0, 0), day(3, 12, 0, 0), day(3, 23, 59, 59), day(4, 0, 0, 0),
+		day(8, 0, 0, 0), day(20, 0, 0, 0),
+	}
+	for _, at := range instants {
+		for _, call := range []shape.Call{
+			{Tool: "count_devices_with_condition", Args: map[string]string{"condition": "FAULTED", "as_of": stamp(at)}, Scope: shape.All()},
+			{Tool: "list_devices_in_status", Args: map[string]string{"zone_id": "zone-01", "status": "FAULT", "as_of": stamp(at)}, Scope: shape.All()},
+		} {
+			t.Run(call.Tool+"/"+stamp(at), func(t *testing.T) {
+				want := executed(t, sql, call)
+				snap, got := execute(t, mem, call)
+				defer snap.Close()
+				if got.Value.Text != want.Value.Text || !slices.Equal(got.Keys, want.Keys) || got.Rows != want.Rows {
+					t.Fatalf("in memory: %+v %v, want (as over SQL) %+v %v", got.Value, got.Keys, want.Value, want.Keys)
+				}
+				v, err := snap.Resolve(ctx, call, got)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !v.OK() {
+					t.Fatalf("Resolve = %+v, want every clause", v)
+				}
+			})
+		}
+	}
+}
+
+// executed is execute's result on a snapshot closed at once.
+func executed(t fataler, eng *shape.Engine, call shape.Call) shape.Result {
+	snap, got := execute(t, eng, call)
+	snap.Close()
+	return got
 }

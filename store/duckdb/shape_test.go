@@ -60,3 +60,7 @@ func TestShapeWindowEdges(t *testing.T) { shapetest.RunWindowEdges(t, duckBacken
 // TestShapeMemoryDuplicateKeys: rows held in memory from DuckDB, a key two
 // rows share backs nothing.
 func TestShapeMemoryDuplicateKeys(t *testing.T) { shapetest.RunMemoryDuplicateKeys(t, duckBackend) }
+
+// TestShapeMemoryStoreWideDays: rows held in memory from DuckDB, store-wide
+// questions at instants around the resolver's days.
+func TestShapeMemoryStoreWideDays(t *testing.T) { shapetest.RunMemoryStoreWideDays(t, duckBackend) }

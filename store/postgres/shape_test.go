@@ -72,3 +72,7 @@ func TestShapeWindowEdges_KeysShipped(t *testing.T) { shapetest.RunWindowEdges(t
 // TestShapeMemoryDuplicateKeys: rows held in memory from PostgreSQL, a key
 // two rows share backs nothing.
 func TestShapeMemoryDuplicateKeys(t *testing.T) { shapetest.RunMemoryDuplicateKeys(t, pgBackend) }
+
+// TestShapeMemoryStoreWideDays: rows held in memory from PostgreSQL,
+// store-wide questions at instants around the resolver's days.
+func TestShapeMemoryStoreWideDays(t *testing.T) { shapetest.RunMemoryStoreWideDays(t, pgBackend) }
