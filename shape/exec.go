@@ -19,6 +19,11 @@ func (s *Snapshot) Execute(ctx context.Context, c Call) (Result, error) {
 		return Result{}, err
 	}
 	if p.mem != nil {
+		release, err := s.e.memTurn(ctx)
+		if err != nil {
+			return Result{}, fmt.Errorf("execute %s: %w", p.tool.Name.Value, err)
+		}
+		defer release()
 		return s.memExecute(p, c)
 	}
 	if r, ok, err := s.executeBatched(ctx, p, c); ok || err != nil {

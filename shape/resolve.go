@@ -30,6 +30,11 @@ func (s *Snapshot) Resolve(ctx context.Context, c Call, r Result) (Verdict, erro
 		return Verdict{}, nil
 	}
 	if p.mem != nil {
+		release, err := s.e.memTurn(ctx)
+		if err != nil {
+			return Verdict{}, fmt.Errorf("resolve %s: %w", p.tool.Name.Value, err)
+		}
+		defer release()
 		return s.memResolve(ctx, p, c, r)
 	}
 	d, err := s.rederive(ctx, p, c, r.Keys)

@@ -55,6 +55,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -230,6 +231,9 @@ type Engine struct {
 	cps map[string]*checkpoints // by checkpoint index relation
 
 	mems map[string]*memData // datasets held in memory, by name
+	// memTurns admits calls to the datasets in memory, as many at once as
+	// there are processors, in arrival order (memTurn).
+	memTurns chan struct{}
 
 	texts texts // formulations' SQL texts (text)
 
@@ -276,7 +280,7 @@ func New(ctx context.Context, cat *catalog.Catalog, src Source, o *Options) (*En
 	if src.DB == nil {
 		return nil, errors.New("new shape engine: no database")
 	}
-	e := &Engine{cat: cat, src: src, plans: map[string]*plan{}, maxKeys: DefaultMaxKeys, cps: map[string]*checkpoints{}, stmts: map[string]*sql.Stmt{}, preparing: map[string]bool{}, mems: map[string]*memData{}}
+	e := &Engine{cat: cat, src: src, plans: map[string]*plan{}, maxKeys: DefaultMaxKeys, cps: map[string]*checkpoints{}, stmts: map[string]*sql.Stmt{}, preparing: map[string]bool{}, mems: map[string]*memData{}, memTurns: make(chan struct{}, runtime.GOMAXPROCS(0))}
 	// The preparations outlive the request that starts them, not the
 	// engine.
 	e.prepCtx, e.prepCancel = context.WithCancel(context.WithoutCancel(ctx))
@@ -845,4 +849,25 @@ func (s *Snapshot) queryRow(ctx context.Context, sqlText string, args ...any) *s
 		return s.tx.QueryRowContext(ctx, sqlText, args...)
 	}
 	return s.tx.StmtContext(ctx, st).QueryRowContext(ctx, args...)
+}
+
+// memTurn waits for a turn to answer in memory and returns its release.
+// An answer in memory never waits on anything, so more of them at once
+// than processors only share the processors; the scheduler then runs
+// some calls through while it preempts others for the length of every
+// other call's time slice (sixteen clients on two cores: a p50 of 3 ms
+// and a p95 of 165 ms for 3 ms of work). Turns taken in arrival order
+// make each call wait for the calls before it only (the runtime queues a
+// channel's waiting senders first in, first out).
+func (e *Engine) memTurn(ctx context.Context) (func(), error) {
+	// A call whose context has ended gets no turn, even a free one.
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	select {
+	case e.memTurns <- struct{}{}:
+		return func() { <-e.memTurns }, nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
 }

@@ -2,6 +2,7 @@ package shapetest
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"testing"
@@ -144,6 +145,21 @@ func RunMemoryStoreWideDays(t *testing.T, b Backend) {
 			})
 		}
 	}
+	t.Run("an ended context", func(t *testing.T) {
+		// In memory a call waits for nothing but its turn (the engine's
+		// memTurn), which a call whose context has ended does not get.
+		call := shape.Call{Tool: "count_devices_with_condition", Args: map[string]string{"condition": "FAULTED", "as_of": stamp(day(5, 0, 0, 0))}, Scope: shape.All()}
+		snap, got := execute(t, mem, call)
+		defer snap.Close()
+		ended, cancel := context.WithCancel(ctx)
+		cancel()
+		if _, err := snap.Execute(ended, call); !errors.Is(err, context.Canceled) {
+			t.Errorf("Execute with an ended context: %v, want canceled", err)
+		}
+		if _, err := snap.Resolve(ended, call, got); !errors.Is(err, context.Canceled) {
+			t.Errorf("Resolve with an ended context: %v, want canceled", err)
+		}
+	})
 }
 
 // executed is execute's result on a snapshot closed at once.
