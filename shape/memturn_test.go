@@ -3,6 +3,9 @@ package shape
 import (
 	"context"
 	"errors"
+	"runtime"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -51,5 +54,70 @@ func TestMemTurn(t *testing.T) {
 	}
 	if n := len(e.memTurns); n != 0 {
 		t.Fatalf("%d turns held after every release", n)
+	}
+}
+
+// TestMemTurn_ArrivalOrder: calls that wait for a turn get one in the
+// order they began to wait.
+func TestMemTurn_ArrivalOrder(t *testing.T) {
+	e := &Engine{memTurns: make(chan struct{}, 1)}
+	ctx := context.Background()
+	release, err := e.memTurn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const waiters = 6
+	var (
+		mu    sync.Mutex
+		order []int
+		wg    sync.WaitGroup
+	)
+	for i := range waiters {
+		wg.Go(func() {
+			r, err := e.memTurn(ctx)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			mu.Lock()
+			order = append(order, i)
+			mu.Unlock()
+			r()
+		})
+		// The next waiter begins to wait only once this one waits.
+		waitUntil(t, func() bool { return waitingForTurns() == i+1 })
+	}
+	release()
+	wg.Wait()
+	for i, got := range order {
+		if got != i {
+			t.Fatalf("turns went in the order %v, want the order of waiting", order)
+		}
+	}
+	if len(order) != waiters {
+		t.Fatalf("%d of %d waiters got a turn", len(order), waiters)
+	}
+}
+
+// waitingForTurns counts the goroutines waiting in memTurn.
+func waitingForTurns() int {
+	buf := make([]byte, 1<<20)
+	n := 0
+	for _, g := range strings.Split(string(buf[:runtime.Stack(buf, true)]), "\n\n") {
+		if strings.Contains(g, "[select") && strings.Contains(g, ").memTurn(") {
+			n++
+		}
+	}
+	return n
+}
+
+func waitUntil(t *testing.T, ok func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for !ok() {
+		if time.Now().After(deadline) {
+			t.Fatal("timed out waiting")
+		}
+		time.Sleep(time.Millisecond)
 	}
 }
