@@ -19,7 +19,7 @@ func (s *Snapshot) Execute(ctx context.Context, c Call) (Result, error) {
 		return Result{}, err
 	}
 	if p.mem != nil {
-		release, err := s.e.memTurn(ctx)
+		release, err := s.e.memTurnFor(ctx, p)
 		if err != nil {
 			return Result{}, fmt.Errorf("execute %s: %w", p.tool.Name.Value, err)
 		}

@@ -30,7 +30,7 @@ func (s *Snapshot) Resolve(ctx context.Context, c Call, r Result) (Verdict, erro
 		return Verdict{}, nil
 	}
 	if p.mem != nil {
-		release, err := s.e.memTurn(ctx)
+		release, err := s.e.memTurnFor(ctx, p)
 		if err != nil {
 			return Verdict{}, fmt.Errorf("resolve %s: %w", p.tool.Name.Value, err)
 		}

@@ -105,7 +105,9 @@ func RunMemoryStoreWideDays(t *testing.T, b Backend) {
 	}
 	defer db.ExecContext(ctx, "DROP TABLE IF EXISTS "+rel)
 	src := shape.Source{DB: db, Snapshot: opts, Relations: map[string]string{ds.Name.Value: rel}}
-	mem, err := shape.New(ctx, cat, src, &shape.Options{MemoryRows: len(rows)})
+	// Every call takes a turn (eight rows are far fewer than the default
+	// least), so that the ended context below finds one to refuse.
+	mem, err := shape.New(ctx, cat, src, &shape.Options{MemoryRows: len(rows), MemoryTurnRows: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -158,6 +160,26 @@ func RunMemoryStoreWideDays(t *testing.T, b Backend) {
 		}
 		if _, err := snap.Resolve(ended, call, got); !errors.Is(err, context.Canceled) {
 			t.Errorf("Resolve with an ended context: %v, want canceled", err)
+		}
+	})
+	t.Run("too few rows for turns", func(t *testing.T) {
+		// Below shape.DefaultMemoryTurnRows a call takes no turn, so it
+		// has none to refuse: it answers whatever its context.
+		few, err := shape.New(ctx, cat, src, &shape.Options{MemoryRows: len(rows)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer few.Close()
+		call := shape.Call{Tool: "count_devices_with_condition", Args: map[string]string{"condition": "FAULTED", "as_of": stamp(day(5, 0, 0, 0))}, Scope: shape.All()}
+		snap, got := execute(t, few, call)
+		defer snap.Close()
+		ended, cancel := context.WithCancel(ctx)
+		cancel()
+		if _, err := snap.Execute(ended, call); err != nil {
+			t.Errorf("Execute without a turn: %v", err)
+		}
+		if _, err := snap.Resolve(ended, call, got); err != nil {
+			t.Errorf("Resolve without a turn: %v", err)
 		}
 	})
 }
