@@ -465,8 +465,9 @@ func serve(ctx context.Context, cat *catalog.Catalog, c config, b string, n int)
 		src.DB.SetMaxIdleConns(c.clients + 2)
 	}
 	if c.threads > 0 && b == "duckdb" {
-		if _, err := src.DB.ExecContext(ctx, "SET threads = "+strconv.Itoa(c.threads)); err != nil {
-			return bench.ScaleReport{}, fmt.Errorf("set threads: %w", err)
+		// As serve --duckdb-threads sets them.
+		if err := duckdb.SetThreads(ctx, src.DB, c.threads); err != nil {
+			return bench.ScaleReport{}, err
 		}
 	}
 	e, err := engine.OpenCatalog(ctx, cat, src, &engine.Options{MetricGoRows: c.goRows, MetricRollups: c.rollups, MetricValueRollups: c.values, WindowDigests: c.windows, MemoryRows: c.memRows})

@@ -38,14 +38,17 @@ type engineFlags struct {
 	// postgresInFlight is --postgres-in-flight
 	// (postgres.PipelinerOptions.MaxInFlight).
 	postgresInFlight int
-	cat              *catalog.Catalog // --catalog, once loaded
-	provider         string
-	logLevel         string
-	model            string
-	baseURL          string
-	apiKeyEnv        string
-	cassettes        string
-	verify           string
+	// duckdbThreads is --duckdb-threads: DuckDB's worker threads on a
+	// served DuckDB database; 0 leaves DuckDB's default.
+	duckdbThreads int
+	cat           *catalog.Catalog // --catalog, once loaded
+	provider      string
+	logLevel      string
+	model         string
+	baseURL       string
+	apiKeyEnv     string
+	cassettes     string
+	verify        string
 	// selfConsistency is --self-consistency: the proposals voted on for
 	// the hard question classes; 0 is off.
 	selfConsistency int
@@ -93,6 +96,8 @@ func (f *engineFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.postgres, "postgres", "", "with --catalog: the PostgreSQL `DSN` holding the catalog's tables")
 	fs.IntVar(&f.postgresInFlight, "postgres-in-flight", 0,
 		"with --postgres: at most `N` calls answered in one round trip (point questions among them) in PostgreSQL at once, the others waiting their turn in arrival order; 0 is two per core (2 × GOMAXPROCS), -1 no bound")
+	fs.IntVar(&f.duckdbThreads, "duckdb-threads", 0,
+		"with a DuckDB database (--db, the warehouse demo, or files read in place): DuckDB's worker `THREADS`; 0 is DuckDB's default, one per core. 1 gives many concurrent callers more answers a second and one long query more time (README, \"DuckDB's worker threads\")")
 	fs.StringVar(&f.provider, "provider", "rules",
 		"model provider: rules (no model), openai (an OpenAI-compatible server), anthropic (Anthropic's Messages API), record (openai, or anthropic with --api anthropic, saving cassettes), replay (cassettes only, no network) or noisy (a deliberately error-prone instrument for evaluation: --noisy-inner with faults at --noise)")
 	fs.StringVar(&f.logLevel, "log-level", "info", "log level: debug, info, warn or error")

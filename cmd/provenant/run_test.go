@@ -224,6 +224,11 @@ func TestRun_ExitCodes(t *testing.T) {
 		{"ask: --db without --catalog", []string{"ask", "--db", secret + ".duckdb", "q"}, 2, "--db and --postgres go with --catalog", ""},
 		{"ask: --postgres without --catalog", []string{"ask", "--postgres", "postgres://" + secret + "@127.0.0.1/x", "q"}, 2, "--db and --postgres go with --catalog", ""},
 		{"ask: --postgres-in-flight without --postgres", []string{"ask", "--postgres-in-flight", "4", "q"}, 2, "--postgres-in-flight: want --postgres DSN", ""},
+		{"ask: --duckdb-threads below 0", []string{"ask", "--catalog", "warehouse", "--duckdb-threads", "-1", "q"}, 2, "--duckdb-threads: want 0", ""},
+		{"ask: --duckdb-threads not a number", []string{"ask", "--catalog", "warehouse", "--duckdb-threads", secret, "q"}, 2, "--duckdb-threads", ""},
+		{"ask: --duckdb-threads over a store file", []string{"ask", "--duckdb-threads", "1", "q"}, 2, "--duckdb-threads: want --catalog over a DuckDB database", ""},
+		{"ask: --duckdb-threads over the retail demo store", []string{"ask", "--catalog", "retail", "--duckdb-threads", "1", "q"}, 2, "--duckdb-threads: want --catalog over a DuckDB database", ""},
+		{"ask: --duckdb-threads with --postgres", []string{"ask", "--catalog", "warehouse", "--postgres", "postgres://" + secret + "@127.0.0.1/x", "--duckdb-threads", "1", "q"}, 2, "--duckdb-threads: want --catalog over a DuckDB database", ""},
 		{"ask: --db and --postgres", []string{"ask", "--catalog", "warehouse", "--db", secret + ".duckdb", "--postgres", "postgres://" + secret + "@127.0.0.1/x", "q"}, 2, "at most one of --db", ""},
 		{"mcp: --db without --catalog", []string{"mcp", "--db", secret + ".duckdb"}, 2, "--db and --postgres go with --catalog", ""},
 		{"eval: --postgres without --catalog", []string{"eval", "--postgres", "postgres://" + secret + "@127.0.0.1/x"}, 2, "--db and --postgres go with --catalog", ""},
@@ -286,6 +291,7 @@ func TestRun_SourceFlagsBeforeListening(t *testing.T) {
 	}{
 		{"--postgres-in-flight without --postgres", []string{"--catalog", "warehouse", "--postgres-in-flight", "3"}, "--postgres-in-flight: want --postgres DSN"},
 		{"--postgres-in-flight, store file", []string{"--postgres-in-flight", "3"}, "--postgres-in-flight: want --postgres DSN"},
+		{"--duckdb-threads, store file", []string{"--duckdb-threads", "2"}, "--duckdb-threads: want --catalog over a DuckDB database"},
 		{"--db without --catalog", []string{"--db", "none.duckdb"}, "--db and --postgres go with --catalog"},
 		{"--db and --postgres", []string{"--catalog", "warehouse", "--db", "none.duckdb", "--postgres", "postgres://127.0.0.1:1/x"}, "at most one of --db"},
 	}

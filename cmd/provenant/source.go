@@ -125,6 +125,15 @@ func (f *engineFlags) openCatalogOn(ctx context.Context, cat *catalog.Catalog, o
 	default:
 		return nil, src, "", usagef("--catalog %s: want --db FILE.duckdb or --postgres DSN (only the embedded warehouse catalog has a demo database)", f.catalogShown())
 	}
+	if err == nil && f.duckdbThreads > 0 && f.postgres == "" {
+		if err = duckdb.SetThreads(ctx, db, f.duckdbThreads); err != nil {
+			if inPlace != nil {
+				inPlace.Close()
+			} else {
+				db.Close()
+			}
+		}
+	}
 	if err != nil {
 		return nil, src, "", err
 	}
@@ -199,6 +208,10 @@ func (f *engineFlags) checkSources(cat *catalog.Catalog) error {
 		return usagef("want at most one of --db FILE.duckdb and --postgres DSN")
 	case f.postgresInFlight != 0 && f.postgres == "":
 		return usagef("--postgres-in-flight: want --postgres DSN")
+	case f.duckdbThreads < 0:
+		return usagef("--duckdb-threads: want 0 (DuckDB's default) or a number of threads")
+	case f.duckdbThreads != 0 && (f.storeFile() || f.postgres != ""):
+		return usagef("--duckdb-threads: want --catalog over a DuckDB database (--db FILE.duckdb, the warehouse demo or files read in place)")
 	}
 	if cat == nil {
 		return nil

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"slices"
+	"strconv"
 	"sync"
 	"time"
 
@@ -421,6 +422,22 @@ func OpenFileReadOnly(ctx context.Context, path string) (*sql.DB, error) {
 		return nil, fmt.Errorf("open duckdb file: %w", err)
 	}
 	return db, nil
+}
+
+// SetThreads sets the worker threads of the DuckDB database db reads
+// (every connection of it: the setting is the database's). DuckDB runs
+// one query on as many threads as it has; with many queries at once on
+// few cores, one thread each spends less CPU on coordinating them
+// (README, "DuckDB's worker threads"), and a long query alone takes
+// longer.
+func SetThreads(ctx context.Context, db *sql.DB, threads int) error {
+	if threads < 1 {
+		return fmt.Errorf("set duckdb threads: want at least 1, got %d", threads)
+	}
+	if _, err := db.ExecContext(ctx, "SET GLOBAL threads = "+strconv.Itoa(threads)); err != nil {
+		return fmt.Errorf("set duckdb threads: %w", err)
+	}
+	return nil
 }
 
 // CreateFile builds a database file at path from readers (one import,

@@ -63,3 +63,40 @@ func TestSink_RollbackSurvivesReopen(t *testing.T) {
 		t.Errorf("after reopen: %d rows, max seq %d; want 100, 100", n, maxSeq)
 	}
 }
+
+// TestSetThreads: the database's worker threads are the count asked for,
+// read on another connection; a count below 1 is refused and changes
+// nothing.
+func TestSetThreads(t *testing.T) {
+	db, err := duckdb.OpenMemory(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	read := func() string {
+		c, err := db.Conn(t.Context())
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		var s string
+		if err := c.QueryRowContext(t.Context(), "SELECT current_setting('threads')").Scan(&s); err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	if err := duckdb.SetThreads(t.Context(), db, 11); err != nil {
+		t.Fatal(err)
+	}
+	if got := read(); got != "11" {
+		t.Errorf("threads %s after SetThreads(11)", got)
+	}
+	for _, n := range []int{0, -3} {
+		if err := duckdb.SetThreads(t.Context(), db, n); err == nil {
+			t.Errorf("SetThreads(%d): no error", n)
+		}
+	}
+	if got := read(); got != "11" {
+		t.Errorf("threads %s after refused counts, want 11", got)
+	}
+}
