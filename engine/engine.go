@@ -115,6 +115,10 @@ type Options struct {
 	// served; 0 reads none (Open: StoreFileMemoryRows; a store file
 	// cannot change).
 	MemoryRows int
+	// SQLTurns: a catalog engine's calls answered by SQL take turns, as
+	// many at once as processors (shape.Options.SQLTurns): for a DuckDB
+	// database run with one thread a query.
+	SQLTurns bool
 	// MetricGoRows is the most rows a query_metric call's re-derivation
 	// reads into Go before it re-derives in SQL instead
 	// (metric.Options.MaxGoRows: 0 for metric.DefaultMaxGoRows, negative

@@ -26,6 +26,11 @@ func (s *Snapshot) Execute(ctx context.Context, c Call) (Result, error) {
 		defer release()
 		return s.memExecute(p, c)
 	}
+	release, err := s.e.sqlTurn(ctx)
+	if err != nil {
+		return Result{}, fmt.Errorf("execute %s: %w", p.tool.Name.Value, err)
+	}
+	defer release()
 	if r, ok, err := s.executeBatched(ctx, p, c); ok || err != nil {
 		return r, err
 	}

@@ -37,6 +37,11 @@ func (s *Snapshot) Resolve(ctx context.Context, c Call, r Result) (Verdict, erro
 		defer release()
 		return s.memResolve(ctx, p, c, r)
 	}
+	release, err := s.e.sqlTurn(ctx)
+	if err != nil {
+		return Verdict{}, fmt.Errorf("resolve %s: %w", p.tool.Name.Value, err)
+	}
+	defer release()
 	d, err := s.rederive(ctx, p, c, r.Keys)
 	if err != nil {
 		return Verdict{}, err

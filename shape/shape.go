@@ -131,6 +131,15 @@ type Options struct {
 	// this many rows take turns (Engine.memTurn); 0 means
 	// DefaultMemoryTurnRows.
 	MemoryTurnRows int
+	// SQLTurns: calls answered by SQL statements take turns too, in the
+	// same queue as calls answered in memory (Engine.memTurn): as many
+	// at once as processors, the others waiting in arrival order. For an
+	// embedded database that runs a statement on the caller's processors
+	// with one thread (DuckDB with threads = 1, as serve runs it by
+	// default), where more statements at once than processors only share
+	// them and lengthen the tail (bench/results/duckdb-turns.md); not for
+	// a database server, whose queries wait on another process.
+	SQLTurns bool
 	// MetricGoRows becomes metric.Options.MaxGoRows for metric requests
 	// (see Snapshot.MetricQuerier).
 	MetricGoRows int
@@ -240,6 +249,8 @@ type Engine struct {
 	memTurns chan struct{}
 	// memTurnRows: the least rows of a dataset whose calls take turns.
 	memTurnRows int
+	// sqlTurns: calls answered by SQL take turns too (Options.SQLTurns).
+	sqlTurns bool
 
 	texts texts // formulations' SQL texts (text)
 
@@ -298,6 +309,7 @@ func New(ctx context.Context, cat *catalog.Catalog, src Source, o *Options) (*En
 		if o.MemoryTurnRows > 0 {
 			e.memTurnRows = o.MemoryTurnRows
 		}
+		e.sqlTurns = o.SQLTurns
 		e.metricResolveRows = o.MetricResolveRows
 	}
 	e.latest = Auto(src.DB)
@@ -878,7 +890,17 @@ func (e *Engine) memTurnFor(ctx context.Context, p *plan) (func(), error) {
 	return e.memTurn(ctx)
 }
 
-// memTurn waits for a turn to answer in memory and returns its release.
+// sqlTurn waits for a turn to answer by SQL when the engine's calls
+// answered by SQL take turns (Options.SQLTurns), and returns its release.
+func (e *Engine) sqlTurn(ctx context.Context) (func(), error) {
+	if !e.sqlTurns {
+		return func() {}, nil
+	}
+	return e.memTurn(ctx)
+}
+
+// memTurn waits for a turn to answer in memory (or by SQL, sqlTurn) and
+// returns its release.
 // An answer in memory never waits on anything, so more of them at once
 // than processors only share the processors; the scheduler then runs
 // some calls through while it preempts others for the length of every

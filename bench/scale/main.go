@@ -71,6 +71,7 @@ type config struct {
 	serve      string // internal: serve one backend:events and print its report
 	only       bool   // build the datasets, measure nothing
 	threads    int    // DuckDB's worker threads (0: its default)
+	sqlTurns   bool   // engine.Options.SQLTurns on DuckDB
 	shapes     string // the tool shapes to measure (all when empty)
 	profile    string // CPU profile of the serving process
 	memProfile string // allocations of the serving process
@@ -109,6 +110,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs.Uint64Var(&c.seed, "seed", 20261130, "generator and argument `SEED`")
 	fs.BoolVar(&c.only, "build", false, "only build the missing datasets")
 	fs.IntVar(&c.threads, "duckdb-threads", 0, "DuckDB worker `THREADS` while serving (0: DuckDB's default, one per core)")
+	fs.BoolVar(&c.sqlTurns, "sql-turns", false, "on DuckDB, calls answered by SQL take turns, as many at once as cores (engine.Options.SQLTurns; serve's default with -duckdb-threads 1)")
 	fs.StringVar(&c.shapes, "shapes", "", "tool `SHAPES` to measure, comma-separated (all when empty)")
 	fs.StringVar(&c.profile, "cpuprofile", "", "write a CPU profile of the serving process (the last database measured) to `FILE`")
 	fs.StringVar(&c.memProfile, "memprofile", "", "write the serving process's allocations (pprof's allocs profile, the last database measured) to `FILE` when it ends")
@@ -470,7 +472,7 @@ func serve(ctx context.Context, cat *catalog.Catalog, c config, b string, n int)
 			return bench.ScaleReport{}, err
 		}
 	}
-	e, err := engine.OpenCatalog(ctx, cat, src, &engine.Options{MetricGoRows: c.goRows, MetricRollups: c.rollups, MetricValueRollups: c.values, WindowDigests: c.windows, MemoryRows: c.memRows})
+	e, err := engine.OpenCatalog(ctx, cat, src, &engine.Options{MetricGoRows: c.goRows, MetricRollups: c.rollups, MetricValueRollups: c.values, WindowDigests: c.windows, MemoryRows: c.memRows, SQLTurns: c.sqlTurns && b == "duckdb"})
 	if err != nil {
 		return bench.ScaleReport{}, err
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"log/slog"
+	"runtime"
 	"strconv"
 	"testing"
 
@@ -10,16 +11,16 @@ import (
 
 // TestDuckDBThreads_Applied: --duckdb-threads sets the worker threads of
 // the DuckDB database the engine reads (here the warehouse demo), on every
-// connection of it; 0 leaves DuckDB's own default. The count asked for is
-// one no machine's default is likely to be, so that the test fails when
-// the flag is ignored.
+// connection of it; without the flag one thread; 0 leaves DuckDB's own
+// default. The count asked for is one no machine's default is likely to
+// be, so that the test fails when the flag is ignored.
 func TestDuckDBThreads_Applied(t *testing.T) {
 	cat, err := loadCatalog("warehouse")
 	if err != nil {
 		t.Fatal(err)
 	}
-	threads := func(t *testing.T, n int) string {
-		f := &engineFlags{catalog: "warehouse", duckdbThreads: n}
+	threads := func(t *testing.T, flag duckdbThreadsFlag) string {
+		f := &engineFlags{catalog: "warehouse", duckdbThreads: flag}
 		e, src, _, err := f.openCatalogOn(t.Context(), cat, engine.Options{Logger: slog.New(slog.DiscardHandler)})
 		if err != nil {
 			t.Fatal(err)
@@ -50,10 +51,33 @@ func TestDuckDBThreads_Applied(t *testing.T) {
 		return a
 	}
 	const asked = 13
-	if got := threads(t, asked); got != strconv.Itoa(asked) {
+	if got := threads(t, duckdbThreadsFlag{n: asked, given: true}); got != strconv.Itoa(asked) {
 		t.Errorf("--duckdb-threads %d: DuckDB runs %s threads", asked, got)
 	}
-	if got := threads(t, 0); got == strconv.Itoa(asked) {
-		t.Errorf("--duckdb-threads 0: DuckDB runs %s threads, the count a previous engine set", got)
+	if got := threads(t, duckdbThreadsFlag{}); got != "1" {
+		t.Errorf("no --duckdb-threads: DuckDB runs %s threads, want 1", got)
+	}
+	if got := threads(t, duckdbThreadsFlag{n: 0, given: true}); got == strconv.Itoa(asked) || got == "1" && runtime.NumCPU() > 1 {
+		t.Errorf("--duckdb-threads 0: DuckDB runs %s threads, not its default", got)
+	}
+}
+
+// TestDuckDBThreads_Turns: calls answered by SQL take turns with one
+// thread a query (the default, or --duckdb-threads 1) and not with more
+// or with DuckDB's own default.
+func TestDuckDBThreads_Turns(t *testing.T) {
+	tests := []struct {
+		flag duckdbThreadsFlag
+		want bool
+	}{
+		{duckdbThreadsFlag{}, true},
+		{duckdbThreadsFlag{n: 1, given: true}, true},
+		{duckdbThreadsFlag{n: 2, given: true}, false},
+		{duckdbThreadsFlag{n: 0, given: true}, false},
+	}
+	for _, tt := range tests {
+		if got := tt.flag.turns(); got != tt.want {
+			t.Errorf("%+v: turns %t, want %t", tt.flag, got, tt.want)
+		}
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"net/http"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -38,9 +39,8 @@ type engineFlags struct {
 	// postgresInFlight is --postgres-in-flight
 	// (postgres.PipelinerOptions.MaxInFlight).
 	postgresInFlight int
-	// duckdbThreads is --duckdb-threads: DuckDB's worker threads on a
-	// served DuckDB database; 0 leaves DuckDB's default.
-	duckdbThreads int
+	// duckdbThreads is --duckdb-threads.
+	duckdbThreads duckdbThreadsFlag
 	cat           *catalog.Catalog // --catalog, once loaded
 	provider      string
 	logLevel      string
@@ -96,8 +96,8 @@ func (f *engineFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.postgres, "postgres", "", "with --catalog: the PostgreSQL `DSN` holding the catalog's tables")
 	fs.IntVar(&f.postgresInFlight, "postgres-in-flight", 0,
 		"with --postgres: at most `N` calls answered in one round trip (point questions among them) in PostgreSQL at once, the others waiting their turn in arrival order; 0 is two per core (2 × GOMAXPROCS), -1 no bound")
-	fs.IntVar(&f.duckdbThreads, "duckdb-threads", 0,
-		"with a DuckDB database (--db, the warehouse demo, or files read in place): DuckDB's worker `THREADS`; 0 is DuckDB's default, one per core. 1 gives many concurrent callers more answers a second and one long query more time (README, \"DuckDB's worker threads\")")
+	fs.Var(&f.duckdbThreads, "duckdb-threads",
+		"with a DuckDB database (--db, the warehouse demo, or files read in place): DuckDB's worker `THREADS`, 1 by default: one thread a query, and as many calls at once as cores, the others waiting their turn in arrival order; N: N threads a query and no turns (for one caller with long queries); 0: DuckDB's own choice, one thread per core, and no turns (README, \"DuckDB's worker threads, and calls in turns\")")
 	fs.StringVar(&f.provider, "provider", "rules",
 		"model provider: rules (no model), openai (an OpenAI-compatible server), anthropic (Anthropic's Messages API), record (openai, or anthropic with --api anthropic, saving cassettes), replay (cassettes only, no network) or noisy (a deliberately error-prone instrument for evaluation: --noisy-inner with faults at --noise)")
 	fs.StringVar(&f.logLevel, "log-level", "info", "log level: debug, info, warn or error")
@@ -359,3 +359,37 @@ func toolRegistry() *tool.Registry {
 	}
 	return reg
 }
+
+// duckdbThreadsFlag is --duckdb-threads: DuckDB's worker threads on a
+// served DuckDB database, 1 when not given.
+type duckdbThreadsFlag struct {
+	n     int
+	given bool
+}
+
+func (d *duckdbThreadsFlag) String() string { return strconv.Itoa(d.threads()) }
+
+// Get makes the flag a flag.Getter of an int, so that a bad value is
+// reported as "want an integer".
+func (d *duckdbThreadsFlag) Get() any { return d.threads() }
+
+func (d *duckdbThreadsFlag) Set(s string) error {
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		return errors.New("not an integer")
+	}
+	d.n, d.given = n, true
+	return nil
+}
+
+// threads is the count: 1 unless given (0: DuckDB's default).
+func (d *duckdbThreadsFlag) threads() int {
+	if d == nil || !d.given {
+		return 1
+	}
+	return d.n
+}
+
+// turns reports whether calls answered by SQL take turns: with one
+// thread a query (engine.Options.SQLTurns).
+func (d *duckdbThreadsFlag) turns() bool { return d.threads() == 1 }

@@ -125,8 +125,12 @@ func (f *engineFlags) openCatalogOn(ctx context.Context, cat *catalog.Catalog, o
 	default:
 		return nil, src, "", usagef("--catalog %s: want --db FILE.duckdb or --postgres DSN (only the embedded warehouse catalog has a demo database)", f.catalogShown())
 	}
-	if err == nil && f.duckdbThreads > 0 && f.postgres == "" {
-		if err = duckdb.SetThreads(ctx, db, f.duckdbThreads); err != nil {
+	if n := f.duckdbThreads.threads(); err == nil && n > 0 && f.postgres == "" {
+		// One thread a query and calls in turns by default: sixteen
+		// callers on two cores get more answers a second and half the
+		// tail (bench/results/duckdb-turns.md).
+		opts.SQLTurns = f.duckdbThreads.turns()
+		if err = duckdb.SetThreads(ctx, db, n); err != nil {
 			if inPlace != nil {
 				inPlace.Close()
 			} else {
@@ -208,9 +212,9 @@ func (f *engineFlags) checkSources(cat *catalog.Catalog) error {
 		return usagef("want at most one of --db FILE.duckdb and --postgres DSN")
 	case f.postgresInFlight != 0 && f.postgres == "":
 		return usagef("--postgres-in-flight: want --postgres DSN")
-	case f.duckdbThreads < 0:
+	case f.duckdbThreads.threads() < 0:
 		return usagef("--duckdb-threads: want 0 (DuckDB's default) or a number of threads")
-	case f.duckdbThreads != 0 && (f.storeFile() || f.postgres != ""):
+	case f.duckdbThreads.given && (f.storeFile() || f.postgres != ""):
 		return usagef("--duckdb-threads: want --catalog over a DuckDB database (--db FILE.duckdb, the warehouse demo or files read in place)")
 	}
 	if cat == nil {

@@ -2,9 +2,10 @@ package duckdb_test
 
 import (
 	"database/sql"
+	"database/sql/driver"
 	"testing"
 
-	_ "github.com/duckdb/duckdb-go/v2"
+	duckdbdriver "github.com/duckdb/duckdb-go/v2"
 
 	"github.com/provenant/provenant/shape"
 	"github.com/provenant/provenant/shape/shapetest"
@@ -64,3 +65,15 @@ func TestShapeMemoryDuplicateKeys(t *testing.T) { shapetest.RunMemoryDuplicateKe
 // TestShapeMemoryStoreWideDays: rows held in memory from DuckDB, store-wide
 // questions at instants around the resolver's days.
 func TestShapeMemoryStoreWideDays(t *testing.T) { shapetest.RunMemoryStoreWideDays(t, duckBackend) }
+
+// TestShapeSQLTurns: with shape.Options.SQLTurns, calls answered by SQL
+// on DuckDB take turns, as many at once as processors.
+func TestShapeSQLTurns(t *testing.T) {
+	shapetest.RunSQLTurns(t, func(t *testing.T) driver.Connector {
+		c, err := duckdbdriver.NewConnector("", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c
+	})
+}
