@@ -18,6 +18,7 @@ var Renderers = map[string]func(*Record) (string, error){
 	"engine-tools":                          EngineToolsTable,
 	"parse":                                 ParseTable,
 	"scale-duckdb":                          ScaleTable,
+	"scale-duckdb-turns":                    ScaleTable,
 	"scale-postgres":                        ScaleTable,
 	"scale-duckdb-earlier":                  ScaleTable,
 	"scale-postgres-before-pipeline":        ScaleTable,
