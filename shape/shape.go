@@ -653,6 +653,27 @@ func (s *Snapshot) stillCurrent(ds string) error {
 	return nil
 }
 
+// ReadVersions reads the data version of every table dataset of cat in
+// src's database now, as Snapshot.DataVersion would: for Source.Versions,
+// when nothing can write the tables while the engine serves them (a DuckDB
+// file opened read-only, which DuckDB's file lock keeps every writer out
+// of). A call then reads no version of its own. Files datasets are left
+// out (they have their own versions).
+func ReadVersions(ctx context.Context, cat *catalog.Catalog, src Source) (map[string]string, error) {
+	out := map[string]string{}
+	for _, ds := range cat.Datasets {
+		if ds.Files.Value != "" {
+			continue
+		}
+		var seq sql.NullInt64
+		if err := src.DB.QueryRowContext(ctx, "SELECT MAX("+ident(SeqColumn)+") FROM "+relation(ds, src)).Scan(&seq); err != nil {
+			return nil, fmt.Errorf("read data version of dataset %s: %w", ds.Name.Value, err)
+		}
+		out[ds.Name.Value] = fmt.Sprintf("seq:%d", seq.Int64)
+	}
+	return out, nil
+}
+
 // DataVersion returns the data version of a dataset in this snapshot.
 func (s *Snapshot) DataVersion(ctx context.Context, dataset string) (string, error) {
 	if v, ok := s.versions[dataset]; ok {

@@ -72,6 +72,7 @@ type config struct {
 	only       bool   // build the datasets, measure nothing
 	threads    int    // DuckDB's worker threads (0: its default)
 	sqlTurns   bool   // engine.Options.SQLTurns on DuckDB
+	onceVer    bool   // on DuckDB, the data version read once at open (Source.Versions), as serve reads it
 	shapes     string // the tool shapes to measure (all when empty)
 	profile    string // CPU profile of the serving process
 	memProfile string // allocations of the serving process
@@ -110,6 +111,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs.Uint64Var(&c.seed, "seed", 20261130, "generator and argument `SEED`")
 	fs.BoolVar(&c.only, "build", false, "only build the missing datasets")
 	fs.IntVar(&c.threads, "duckdb-threads", 0, "DuckDB worker `THREADS` while serving (0: DuckDB's default, one per core)")
+	fs.BoolVar(&c.onceVer, "version-once", true, "on DuckDB, read each dataset's data version once when the file opens (shape.ReadVersions, as serve does) instead of in every call")
 	fs.BoolVar(&c.sqlTurns, "sql-turns", false, "on DuckDB, calls answered by SQL take turns, as many at once as cores (engine.Options.SQLTurns; serve's default with -duckdb-threads 1)")
 	fs.StringVar(&c.shapes, "shapes", "", "tool `SHAPES` to measure, comma-separated (all when empty)")
 	fs.StringVar(&c.profile, "cpuprofile", "", "write a CPU profile of the serving process (the last database measured) to `FILE`")
@@ -463,6 +465,11 @@ func serve(ctx context.Context, cat *catalog.Catalog, c config, b string, n int)
 		return bench.ScaleReport{}, err
 	}
 	defer src.DB.Close()
+	if b == "duckdb" && c.onceVer {
+		if src.Versions, err = shape.ReadVersions(ctx, cat, src); err != nil {
+			return bench.ScaleReport{}, err
+		}
+	}
 	if c.pgConns == 0 {
 		src.DB.SetMaxIdleConns(c.clients + 2)
 	}

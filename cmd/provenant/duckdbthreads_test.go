@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/provenant/provenant/engine"
+	"github.com/provenant/provenant/store/duckdb"
 )
 
 // TestDuckDBThreads_Applied: --duckdb-threads sets the worker threads of
@@ -79,5 +80,39 @@ func TestDuckDBThreads_Turns(t *testing.T) {
 		if got := tt.flag.turns(); got != tt.want {
 			t.Errorf("%+v: turns %t, want %t", tt.flag, got, tt.want)
 		}
+	}
+}
+
+// TestDuckDBFile_VersionReadOnce: a DuckDB file is served with its data
+// version read once, when it opens (shape.Source.Versions), because no
+// writer can open the file while it is open read-only: the test holds
+// DuckDB to that, and the version to the table's greatest ingestion
+// sequence.
+func TestDuckDBFile_VersionReadOnce(t *testing.T) {
+	cat, err := loadCatalog("warehouse")
+	if err != nil {
+		t.Fatal(err)
+	}
+	logger := slog.New(slog.DiscardHandler)
+	path, err := warehouseDemoDB(t.Context(), cat, logger.Info)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := &engineFlags{catalog: "warehouse"}
+	e, src, _, err := f.openCatalogOn(t.Context(), cat, engine.Options{Logger: logger})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	var seq int64
+	if err := src.DB.QueryRowContext(t.Context(), "SELECT MAX(_ingest_seq) FROM status_events").Scan(&seq); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := src.Versions["status_events"], "seq:"+strconv.FormatInt(seq, 10); got != want {
+		t.Errorf("fixed version %q, want %q", got, want)
+	}
+	if w, err := duckdb.OpenFile(t.Context(), path); err == nil {
+		w.Close()
+		t.Fatal("a writer opened the served DuckDB file: its data version could change under the engine")
 	}
 }

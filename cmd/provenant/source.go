@@ -151,6 +151,16 @@ func (f *engineFlags) openCatalogOn(ctx context.Context, cat *catalog.Catalog, o
 		}
 		return db.Close()
 	}
+	if f.postgres == "" && inPlace == nil {
+		// A DuckDB file opened read-only: DuckDB's lock keeps every
+		// writer out while it is open (an import fails until serve
+		// stops), so its data version is read once here and no call
+		// reads it again.
+		if src.Versions, err = shape.ReadVersions(ctx, cat, src); err != nil {
+			closeDB()
+			return nil, src, "", err
+		}
+	}
 	var closeFree func() error
 	if cat.FreeSQL() {
 		snap, err := f.freeSQLSnapshot(ctx, cat, opts.Logger)

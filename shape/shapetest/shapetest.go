@@ -338,8 +338,17 @@ func Run(t *testing.T, b Backend) {
 					// The in-memory resolver's two ways to read a window's
 					// rows, and the choice between them by cost.
 					memoryWindow := rapid.SampledFrom([]string{"", shape.MemoryWindowHours, shape.MemoryWindowValue}).Draw(rt, "memory_window")
-					eng, err := shape.New(ctx, cat, shape.Source{DB: db, Snapshot: opts, Pipeline: b.pipeline(db),
-						Relations: map[string]string{ds.Name.Value: rel}}, &shape.Options{MaxKeys: maxKeys, Latest: latest, MemoryRows: memoryRows, MemoryWindow: memoryWindow})
+					src := shape.Source{DB: db, Snapshot: opts, Pipeline: b.pipeline(db), Relations: map[string]string{ds.Name.Value: rel}}
+					// The data version read once, as serve reads a DuckDB
+					// file's, or by every call.
+					if rapid.Bool().Draw(rt, "fixed_version") {
+						versions, err := shape.ReadVersions(ctx, cat, src)
+						if err != nil {
+							rt.Fatal(err)
+						}
+						src.Versions = versions
+					}
+					eng, err := shape.New(ctx, cat, src, &shape.Options{MaxKeys: maxKeys, Latest: latest, MemoryRows: memoryRows, MemoryWindow: memoryWindow})
 					if err != nil {
 						rt.Fatal(err)
 					}
