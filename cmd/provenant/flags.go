@@ -97,7 +97,7 @@ func (f *engineFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&f.postgresInFlight, "postgres-in-flight", 0,
 		"with --postgres: at most `N` calls answered in one round trip (point questions among them) in PostgreSQL at once, the others waiting their turn in arrival order; 0 is two per core (2 × GOMAXPROCS), -1 no bound")
 	fs.Var(&f.duckdbThreads, "duckdb-threads",
-		"with a DuckDB database (--db, the warehouse demo, or files read in place): DuckDB's worker `THREADS`, 1 by default: one thread a query, and as many calls at once as cores, the others waiting their turn in arrival order; N: N threads a query and no turns (for one caller with long queries); 0: DuckDB's own choice, one thread per core, and no turns (README, \"DuckDB's worker threads, and calls in turns\")")
+		"with a DuckDB database (--db, the warehouse demo, or files read in place): DuckDB's worker `THREADS`, 1 by default: one thread a query, and as many calls at once as cores, the others waiting their turn in arrival order; N: N threads a query and no turns (for one caller with long queries); 0: DuckDB's own choice, one thread per core, and no turns; at most 256 (README, \"DuckDB's worker threads, and calls in turns\")")
 	fs.StringVar(&f.provider, "provider", "rules",
 		"model provider: rules (no model), openai (an OpenAI-compatible server), anthropic (Anthropic's Messages API), record (openai, or anthropic with --api anthropic, saving cassettes), replay (cassettes only, no network) or noisy (a deliberately error-prone instrument for evaluation: --noisy-inner with faults at --noise)")
 	fs.StringVar(&f.logLevel, "log-level", "info", "log level: debug, info, warn or error")

@@ -225,6 +225,8 @@ func TestRun_ExitCodes(t *testing.T) {
 		{"ask: --postgres without --catalog", []string{"ask", "--postgres", "postgres://" + secret + "@127.0.0.1/x", "q"}, 2, "--db and --postgres go with --catalog", ""},
 		{"ask: --postgres-in-flight without --postgres", []string{"ask", "--postgres-in-flight", "4", "q"}, 2, "--postgres-in-flight: want --postgres DSN", ""},
 		{"ask: --duckdb-threads below 0", []string{"ask", "--catalog", "warehouse", "--duckdb-threads", "-1", "q"}, 2, "--duckdb-threads: want 0", ""},
+		{"ask: --duckdb-threads beyond the most", []string{"ask", "--catalog", "warehouse", "--duckdb-threads", "100000", "q"}, 2, "--duckdb-threads: want 0", ""},
+		{"ask: --duckdb-threads beyond DuckDB's setting", []string{"ask", "--catalog", "warehouse", "--duckdb-threads", "99999999999", "q"}, 2, "--duckdb-threads: want 0", ""},
 		{"ask: --duckdb-threads not a number", []string{"ask", "--catalog", "warehouse", "--duckdb-threads", secret, "q"}, 2, "--duckdb-threads", ""},
 		{"ask: --duckdb-threads over a store file", []string{"ask", "--duckdb-threads", "1", "q"}, 2, "--duckdb-threads: want --catalog over a DuckDB database", ""},
 		{"ask: --duckdb-threads over the retail demo store", []string{"ask", "--catalog", "retail", "--duckdb-threads", "1", "q"}, 2, "--duckdb-threads: want --catalog over a DuckDB database", ""},

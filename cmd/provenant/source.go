@@ -222,8 +222,8 @@ func (f *engineFlags) checkSources(cat *catalog.Catalog) error {
 		return usagef("want at most one of --db FILE.duckdb and --postgres DSN")
 	case f.postgresInFlight != 0 && f.postgres == "":
 		return usagef("--postgres-in-flight: want --postgres DSN")
-	case f.duckdbThreads.threads() < 0:
-		return usagef("--duckdb-threads: want 0 (DuckDB's default) or a number of threads")
+	case f.duckdbThreads.threads() < 0 || f.duckdbThreads.threads() > duckdb.MaxThreads:
+		return usagef("--duckdb-threads: want 0 (DuckDB's default) or a number of threads up to %d", duckdb.MaxThreads)
 	case f.duckdbThreads.given && (f.storeFile() || f.postgres != ""):
 		return usagef("--duckdb-threads: want --catalog over a DuckDB database (--db FILE.duckdb, the warehouse demo or files read in place)")
 	}

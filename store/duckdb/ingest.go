@@ -424,6 +424,12 @@ func OpenFileReadOnly(ctx context.Context, path string) (*sql.DB, error) {
 	return db, nil
 }
 
+// MaxThreads is the most worker threads SetThreads gives DuckDB: far more
+// than a machine has cores already only costs memory, and DuckDB fails
+// (or the process cannot create the threads and aborts) long before the
+// limit of its setting.
+const MaxThreads = 256
+
 // SetThreads sets the worker threads of the DuckDB database db reads
 // (every connection of it: the setting is the database's). DuckDB runs
 // one query on as many threads as it has; with many queries at once on
@@ -431,8 +437,8 @@ func OpenFileReadOnly(ctx context.Context, path string) (*sql.DB, error) {
 // (README, "DuckDB's worker threads"), and a long query alone takes
 // longer.
 func SetThreads(ctx context.Context, db *sql.DB, threads int) error {
-	if threads < 1 {
-		return fmt.Errorf("set duckdb threads: want at least 1, got %d", threads)
+	if threads < 1 || threads > MaxThreads {
+		return fmt.Errorf("set duckdb threads: want 1 to %d", MaxThreads)
 	}
 	if _, err := db.ExecContext(ctx, "SET GLOBAL threads = "+strconv.Itoa(threads)); err != nil {
 		return fmt.Errorf("set duckdb threads: %w", err)

@@ -91,7 +91,7 @@ func TestSetThreads(t *testing.T) {
 	if got := read(); got != "11" {
 		t.Errorf("threads %s after SetThreads(11)", got)
 	}
-	for _, n := range []int{0, -3} {
+	for _, n := range []int{0, -3, duckdb.MaxThreads + 1, 1 << 40} {
 		if err := duckdb.SetThreads(t.Context(), db, n); err == nil {
 			t.Errorf("SetThreads(%d): no error", n)
 		}
