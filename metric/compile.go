@@ -66,6 +66,11 @@ type Options struct {
 	// validity alone among every row before the window's end, which a
 	// time index (PostgreSQL's) reads from the first row.
 	Edges map[string]EdgeBound
+	// KeyOrder, when set, renders a text expression so that the database
+	// orders it bytewise (PostgreSQL: COLLATE "C"), for the key floors'
+	// MIN (Rollup.Floors, Rollup.CheckFloors); nil: as it is, on a
+	// database that orders text bytewise (DuckDB).
+	KeyOrder func(expr string) string
 }
 
 // EdgeBound names the checkpoints shape.Derive keeps beside a relation

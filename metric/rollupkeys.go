@@ -35,6 +35,12 @@ type Rollup struct {
 	// reads the least keys only from the window's hours that can hold
 	// them (FirstKeysHold does not use it).
 	Floors FloorKeeper
+	// CheckFloors, when set, keeps FirstKeysHold's own floors, apart
+	// from Floors and computed otherwise (the least key of each hour
+	// over every group, readHourFloors): FirstKeysHold then reads only
+	// the window's hours whose least key is at or below the last listed
+	// key. RollupKeys does not use it.
+	CheckFloors FloorKeeper
 }
 
 // A DigestSummer sums the stored digests of the parts whose hour is in
@@ -56,8 +62,8 @@ type HourCounter interface {
 // A FloorKeeper keeps a dataset's key floors
 // (KeyFloors) for the snapshot's data version: KeyFloors returns them,
 // computed by read when it keeps none of that version, or nil when the
-// database may order text otherwise than bytewise (its MIN is then not the
-// bytewise least). RollupKeys's executor side uses them to read the least
+// database may order text otherwise than bytewise and Options.KeyOrder
+// cannot make it (its MIN is then not the bytewise least). RollupKeys's executor side uses them to read the least
 // keys from the hours that can hold them; FirstKeysHold never does.
 type FloorKeeper interface {
 	KeyFloors(ctx context.Context, db Querier, read func(context.Context, Querier) (*KeyFloors, error)) (*KeyFloors, error)
@@ -88,7 +94,7 @@ func readKeyFloors(k *keySQL, rel string) func(context.Context, Querier) (*KeyFl
 			sel += ", CAST(" + ident(g) + " AS VARCHAR) AS _g" + strconv.Itoa(i)
 			grp = append(grp, "_g"+strconv.Itoa(i))
 		}
-		q := "SELECT " + sel + ", MIN(" + k.key() + ") FROM " + quoteName(rel) + " WHERE " + k.keyed() + " GROUP BY " + strings.Join(append([]string{"_h"}, grp...), ", ")
+		q := "SELECT " + sel + ", " + k.least() + " FROM " + quoteName(rel) + " WHERE " + k.keyed() + " GROUP BY " + strings.Join(append([]string{"_h"}, grp...), ", ")
 		rows, err := db.QueryContext(ctx, q)
 		if err != nil {
 			return nil, fmt.Errorf("read key floors: %w", err)
@@ -154,6 +160,43 @@ func readKeyFloors(k *keySQL, rel string) func(context.Context, Querier) (*KeyFl
 		}
 		for _, p := range parts {
 			f.Least[group[p.g]][hour[p.h]] = p.least
+		}
+		return f, nil
+	}
+}
+
+// readHourFloors computes FirstKeysHold's floors from a dataset's rows:
+// the least key of each hour (numbered from the epoch), over every group
+// (KeyFloors with one group of no values), one aggregate over every row
+// once per data version. It shares nothing with readKeyFloors, the
+// executor's floors by hour and group: a floor too high on one side
+// leaves out a key the other lists, which fails the check.
+func readHourFloors(k *keySQL, rel string) func(context.Context, Querier) (*KeyFloors, error) {
+	return func(ctx context.Context, db Querier) (*KeyFloors, error) {
+		ts := ident(k.r.ds.Time.Value)
+		q := "SELECT CAST(FLOOR(EXTRACT(EPOCH FROM " + ts + ") / 3600) AS BIGINT) AS _h, " + k.least() + " FROM " + quoteName(rel) +
+			" WHERE " + ts + " IS NOT NULL AND " + k.keyed() + " GROUP BY 1 ORDER BY 1"
+		rows, err := db.QueryContext(ctx, q)
+		if err != nil {
+			return nil, fmt.Errorf("read hour floors: %w", err)
+		}
+		defer rows.Close()
+		f := &KeyFloors{Groups: [][]*string{{}}, Least: [][]string{nil}}
+		for rows.Next() {
+			var h int64
+			var least string
+			if err := rows.Scan(&h, &least); err != nil {
+				return nil, fmt.Errorf("read hour floors: %w", err)
+			}
+			t := time.Unix(h*3600, 0).UTC()
+			if n := len(f.Hours); n > 0 && !t.After(f.Hours[n-1]) {
+				return nil, fmt.Errorf("read hour floors: hour %d out of order", h)
+			}
+			f.Hours = append(f.Hours, t)
+			f.Least[0] = append(f.Least[0], least)
+		}
+		if err := rows.Err(); err != nil {
+			return nil, fmt.Errorf("read hour floors: %w", err)
 		}
 		return f, nil
 	}
@@ -565,14 +608,17 @@ func planRollup(cat *catalog.Catalog, req Request, o *Options) (*keySQL, string,
 	if err != nil {
 		return nil, "", err
 	}
-	return &keySQL{r: r, ru: ru, vt: ident(vt), hasDuration: hasDuration, hasLatest: hasLatest}, rel, nil
+	return &keySQL{r: r, ru: ru, vt: ident(vt), hasDuration: hasDuration, hasLatest: hasLatest, order: o.KeyOrder}, rel, nil
 }
 
 // FirstKeysHold reports whether listed (sorted, distinct) are exactly the
 // least len(listed) keys, bytewise, of req's contributing rows, by a
 // formulation apart from RollupKeys's top-N: the contributing keys at or
 // below the greatest listed one, read with a plain filter and no sort in
-// the database, must be the listed ones. ErrNoRollup as RollupKeys.
+// the database, must be the listed ones. With Rollup.CheckFloors the
+// window's rows are read only from the hours whose least key (by its own
+// floors, never RollupKeys's) is at or below that one. ErrNoRollup as
+// RollupKeys.
 func FirstKeysHold(ctx context.Context, db Querier, cat *catalog.Catalog, req Request, o *Options, listed []string) (bool, error) {
 	if len(listed) == 0 || !slices.IsSorted(listed) {
 		return false, nil
@@ -583,13 +629,31 @@ func FirstKeysHold(ctx context.Context, db Querier, cat *catalog.Catalog, req Re
 	}
 	ts := ident(k.r.ds.Time.Value)
 	top := listed[len(listed)-1]
-	q := "SELECT " + k.key() + " AS k FROM " + quoteName(rel) + " WHERE " + ts + " >= " + k.at(k.r.req.Start) + " AND " + ts + " < " + k.at(k.r.req.End) +
-		" AND " + k.keyed() + " AND " + k.key() + " <= " + k.param(top) + k.admit()
-	if k.hasCross() {
-		q += " UNION ALL SELECT " + k.key() + " AS k FROM " + k.before(rel) + " WHERE " + ts + " < " + k.at(k.r.req.Start) + " AND " + k.cross() +
-			" AND " + k.keyed() + " AND " + k.key() + " <= " + k.param(top) + k.admit()
+	ranges := [][2]time.Time{{k.r.req.Start, k.r.req.End}}
+	if k.ru.CheckFloors != nil {
+		f, err := k.ru.CheckFloors.KeyFloors(ctx, db, readHourFloors(k, rel))
+		if err != nil {
+			return false, fmt.Errorf("check metric first keys: %w", err)
+		}
+		if f != nil {
+			if r, ok := f.floorRanges(k.r.req.Start, k.r.req.End, func([]*string) bool { return true }, top); ok {
+				ranges = r
+			}
+		}
 	}
-	got, err := readKeys(ctx, db, q, k.args)
+	var sides []string
+	for _, r := range ranges {
+		sides = append(sides, "SELECT "+k.key()+" AS k FROM "+quoteName(rel)+" WHERE "+ts+" >= "+k.at(r[0])+" AND "+ts+" < "+k.at(r[1])+
+			" AND "+k.keyed()+" AND "+k.key()+" <= "+k.param(top)+k.admit())
+	}
+	if k.hasCross() {
+		sides = append(sides, "SELECT "+k.key()+" AS k FROM "+k.before(rel)+" WHERE "+ts+" < "+k.at(k.r.req.Start)+" AND "+k.cross()+
+			" AND "+k.keyed()+" AND "+k.key()+" <= "+k.param(top)+k.admit())
+	}
+	if len(sides) == 0 {
+		return false, nil // no hour holds a key at or below the last listed one
+	}
+	got, err := readKeys(ctx, db, strings.Join(sides, " UNION ALL "), k.args)
 	if err != nil {
 		return false, fmt.Errorf("check metric first keys: %w", err)
 	}
@@ -605,7 +669,17 @@ type keySQL struct {
 	ru                     Rollup
 	vt                     string
 	hasDuration, hasLatest bool
+	order                  func(string) string // Options.KeyOrder
 	params
+}
+
+// least renders the bytewise least key of the rows aggregated, for the
+// key floors.
+func (k *keySQL) least() string {
+	if k.order != nil {
+		return "MIN(" + k.order(k.key()) + ")"
+	}
+	return "MIN(" + k.key() + ")"
 }
 
 func (k *keySQL) at(t time.Time) string { return k.instant(t) } // the shorter name its many queries use

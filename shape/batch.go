@@ -409,6 +409,23 @@ type Digester interface {
 	KeyOrder(col string) string
 }
 
+// A KeyOrderer is a Pipeliner's optional capability to render a text
+// expression so that the database orders it bytewise whatever the
+// column's collation (store/postgres's: COLLATE "C"): the metric key
+// floors (metric.Options.KeyOrder) are then kept on that database too.
+// Every Digester is one.
+type KeyOrderer interface {
+	KeyOrder(col string) string
+}
+
+// keyOrder returns the Source's KeyOrderer's KeyOrder, or nil.
+func (e *Engine) keyOrder() func(string) string {
+	if ko, ok := e.src.Pipeline.(KeyOrderer); ok {
+		return ko.KeyOrder
+	}
+	return nil
+}
+
 // digester returns the Source's Digester, or nil: none, or the call lists
 // every key (ExecuteAll).
 func (s *Snapshot) digester() Digester {

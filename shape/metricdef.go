@@ -185,11 +185,11 @@ func (s *Snapshot) MetricQuerier(ctx context.Context) (metric.Querier, *metric.O
 		rollups = make(map[string]metric.Rollup, len(s.e.rollups))
 		for ds, r := range s.e.rollups {
 			sums := &snapshotSums{s: s, ds: ds, rel: r.Relation, groups: r.Groups}
-			r.Sums, r.Floors = sums, sums
+			r.Sums, r.Floors, r.CheckFloors = sums, sums, &checkFloors{s: s, ds: ds}
 			rollups[ds] = r
 		}
 	}
-	return metricQuerier{s}, &metric.Options{Relations: s.e.src.Relations, References: s.e.src.References, ValidTo: s.e.validTo, MaxGoRows: s.e.metricGoRows, ResolveRows: s.e.metricResolveRows, Rollups: rollups, ValueRollups: s.e.valueRollups, Edges: s.e.edges}, nil
+	return metricQuerier{s}, &metric.Options{Relations: s.e.src.Relations, References: s.e.src.References, ValidTo: s.e.validTo, MaxGoRows: s.e.metricGoRows, ResolveRows: s.e.metricResolveRows, Rollups: rollups, ValueRollups: s.e.valueRollups, Edges: s.e.edges, KeyOrder: s.e.keyOrder()}, nil
 }
 
 // MetricRequest reads a metric tool call's validated arguments (Call.Args:

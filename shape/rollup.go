@@ -195,21 +195,51 @@ type versionFloors struct {
 	f       *metric.KeyFloors
 }
 
-// KeyFloors implements metric.FloorKeeper: the floors of the snapshot's
-// data version, computed by read once per version, on DuckDB only (it
-// orders text bytewise, so its MIN is the bytewise least key).
+// KeyFloors implements metric.FloorKeeper: the executor's floors of the
+// snapshot's data version, computed by read once per version, on DuckDB
+// (it orders text bytewise, so its MIN is the bytewise least key) or on
+// a database whose Pipeliner orders text bytewise on demand (KeyOrderer,
+// metric.Options.KeyOrder: PostgreSQL's COLLATE "C").
 func (x *snapshotSums) KeyFloors(ctx context.Context, db metric.Querier, read func(context.Context, metric.Querier) (*metric.KeyFloors, error)) (*metric.KeyFloors, error) {
-	if !isDuckDB(x.s.e.src.DB) {
+	return x.s.keptFloors(ctx, floorsKey{ds: x.ds}, db, read)
+}
+
+// checkFloors keeps the resolver's own key floors of a dataset
+// (metric.Rollup.CheckFloors), apart from the executor's.
+type checkFloors struct {
+	s  *Snapshot
+	ds string
+}
+
+// KeyFloors implements metric.FloorKeeper as snapshotSums.KeyFloors
+// does, in a place of its own.
+func (x *checkFloors) KeyFloors(ctx context.Context, db metric.Querier, read func(context.Context, metric.Querier) (*metric.KeyFloors, error)) (*metric.KeyFloors, error) {
+	return x.s.keptFloors(ctx, floorsKey{ds: x.ds, check: true}, db, read)
+}
+
+// floorsKey names one kept set of key floors: a dataset's, the
+// executor's or (check) the resolver's.
+type floorsKey struct {
+	ds    string
+	check bool
+}
+
+// keptFloors returns the floors kept under key for the snapshot's data
+// version, computed by read when none of that version are kept; nil on
+// a database other than DuckDB whose Pipeliner cannot order text
+// bytewise (KeyOrderer).
+func (s *Snapshot) keptFloors(ctx context.Context, key floorsKey, db metric.Querier, read func(context.Context, metric.Querier) (*metric.KeyFloors, error)) (*metric.KeyFloors, error) {
+	if !isDuckDB(s.e.src.DB) && s.e.keyOrder() == nil {
 		return nil, nil
 	}
-	version, err := x.s.DataVersion(ctx, x.ds)
+	version, err := s.DataVersion(ctx, key.ds)
 	if err != nil {
 		return nil, err
 	}
 	cached := func() *metric.KeyFloors {
-		x.s.e.mu.Lock()
-		defer x.s.e.mu.Unlock()
-		if c := x.s.e.floors[x.ds]; c != nil && c.version == version {
+		s.e.mu.Lock()
+		defer s.e.mu.Unlock()
+		if c := s.e.floors[key]; c != nil && c.version == version {
 			return c.f
 		}
 		return nil
@@ -217,8 +247,8 @@ func (x *snapshotSums) KeyFloors(ctx context.Context, db metric.Querier, read fu
 	if f := cached(); f != nil {
 		return f, nil
 	}
-	x.s.e.floorsBuild.Lock()
-	defer x.s.e.floorsBuild.Unlock()
+	s.e.floorsBuild.Lock()
+	defer s.e.floorsBuild.Unlock()
 	if f := cached(); f != nil {
 		return f, nil
 	}
@@ -226,12 +256,12 @@ func (x *snapshotSums) KeyFloors(ctx context.Context, db metric.Querier, read fu
 	if err != nil {
 		return nil, err
 	}
-	x.s.e.mu.Lock()
-	if x.s.e.floors == nil {
-		x.s.e.floors = map[string]*versionFloors{}
+	s.e.mu.Lock()
+	if s.e.floors == nil {
+		s.e.floors = map[floorsKey]*versionFloors{}
 	}
-	x.s.e.floors[x.ds] = &versionFloors{version: version, f: f}
-	x.s.e.mu.Unlock()
+	s.e.floors[key] = &versionFloors{version: version, f: f}
+	s.e.mu.Unlock()
 	return f, nil
 }
 

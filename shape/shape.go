@@ -231,8 +231,9 @@ type Engine struct {
 	edges map[string]metric.EdgeBound
 	// sums are the digests' running sums by dataset (under mu).
 	sums map[string]*digestSums
-	// floors are the key floors by dataset (under mu; DuckDB only).
-	floors map[string]*versionFloors
+	// floors are the key floors by dataset, the executor's and the
+	// resolver's apart (under mu; DuckDB only).
+	floors map[floorsKey]*versionFloors
 	// floorsBuild serialises the reads of key floors, so that calls that
 	// find none wait for one read instead of each making its own.
 	floorsBuild sync.Mutex

@@ -6,6 +6,7 @@
 package metrictest
 
 import (
+	"context"
 	"database/sql"
 	"os"
 	"path"
@@ -25,6 +26,11 @@ type Backend struct {
 	Open func(t *testing.T) *sql.DB
 	// Sink returns the backend's import sink over db.
 	Sink func(db *sql.DB) ingest.Sink
+	// KeyOrder is the backend's metric.Options.KeyOrder (nil: it orders
+	// text bytewise); NonBytewise, when set, makes a table's text column
+	// order otherwise than bytewise (RunFloorsKeyOrder).
+	KeyOrder    func(expr string) string
+	NonBytewise func(ctx context.Context, db *sql.DB, table, column string) error
 }
 
 // CatalogDir is where the example catalogs are, relative to a backend

@@ -13,6 +13,7 @@ import (
 
 	"pgregory.net/rapid"
 
+	"github.com/provenant/provenant/catalog"
 	"github.com/provenant/provenant/ingest"
 	"github.com/provenant/provenant/lthash"
 	"github.com/provenant/provenant/metric"
@@ -23,7 +24,9 @@ import (
 // hours and random requests with windows at any minute, that the key
 // summary combined from the per-hour digests (metric.RollupKeys, either
 // edge treatment) has the count, the lthash and the first keys of the keys
-// RederiveSQL lists; that digests built in two imports (the second later
+// RederiveSQL lists; that FirstKeysHold accepts those first keys and
+// refuses others, with and without floors of its own (and refuses the
+// true ones when its floors are raised past every key); that digests built in two imports (the second later
 // than the first) equal digests built at once; and that a changed count or
 // digest is found by the next import's check and rebuilt.
 func RunRollupKeys(t *testing.T, b Backend) {
@@ -31,7 +34,7 @@ func RunRollupKeys(t *testing.T, b Backend) {
 		t.Run(strings.TrimSuffix(file, ".yaml"), func(t *testing.T) {
 			cat := LoadCatalog(t, file)
 			db := b.Open(t)
-			n, summed, wrongFloors := 0, 0, 0
+			n, summed, wrongFloors, liftedRefused := 0, 0, 0, 0
 			rapid.Check(t, func(rt *rapid.T) {
 				n++
 				ctx := t.Context()
@@ -101,8 +104,9 @@ func RunRollupKeys(t *testing.T, b Backend) {
 				}
 				opts := &metric.Options{
 					Relations: map[string]string{ds.Name.Value: rel}, References: loadReferences(ctx, rt, db, cat, sm, ds, "rkref_"+strconv.Itoa(n)),
-					ValidTo: map[string]string{ds.Name.Value: ValidTo},
-					Rollups: map[string]metric.Rollup{ds.Name.Value: {Relation: inc + shape.RollupKeysSuffix, Groups: shape.RollupGroups(ds)}},
+					ValidTo:  map[string]string{ds.Name.Value: ValidTo},
+					Rollups:  map[string]metric.Rollup{ds.Name.Value: {Relation: inc + shape.RollupKeysSuffix, Groups: shape.RollupGroups(ds)}},
+					KeyOrder: b.KeyOrder,
 				}
 				re, err := metric.RederiveSQL(ctx, db, cat, req, opts)
 				if err != nil {
@@ -139,6 +143,32 @@ func RunRollupKeys(t *testing.T, b Backend) {
 						}
 						if ok, err := metric.FirstKeysHold(ctx, db, cat, req, opts, bad); err != nil || ok {
 							rt.Fatalf("other first keys %v accepted (%v); true %v", bad, err, sum.First)
+						}
+						// With its own floors (each hour's least key) the
+						// check reads only the hours that can hold a key
+						// at or below the last listed one: the same
+						// verdicts; floors raised past every key (a wrong
+						// cache) leave the window's keys unread, and the
+						// true first keys are refused when any of them is
+						// a window row's.
+						co := *opts
+						cru := co.Rollups[ds.Name.Value]
+						cru.CheckFloors = readFloors{}
+						co.Rollups = map[string]metric.Rollup{ds.Name.Value: cru}
+						if ok, err := metric.FirstKeysHold(ctx, db, cat, req, &co, sum.First); err != nil || !ok {
+							rt.Fatalf("first keys %v refused with the check's floors (%v)", sum.First, err)
+						}
+						if ok, err := metric.FirstKeysHold(ctx, db, cat, req, &co, bad); err != nil || ok {
+							rt.Fatalf("other first keys %v accepted with the check's floors (%v); true %v", bad, err, sum.First)
+						}
+						cru.CheckFloors = liftedFloors{}
+						co.Rollups = map[string]metric.Rollup{ds.Name.Value: cru}
+						ok, err = metric.FirstKeysHold(ctx, db, cat, req, &co, sum.First)
+						if err != nil {
+							rt.Fatalf("first keys with lifted check floors: %v", err)
+						}
+						if !ok {
+							liftedRefused++
 						}
 					}
 					// The key floors narrow the executor's read of the
@@ -180,6 +210,9 @@ func RunRollupKeys(t *testing.T, b Backend) {
 			})
 			if summed == 0 {
 				t.Error("no request was answered from the digests: the property checked nothing")
+			}
+			if liftedRefused == 0 {
+				t.Error("lifted check floors never made FirstKeysHold refuse the true first keys: its floors were not read")
 			}
 			if wrongFloors == 0 {
 				t.Error("lifted key floors never changed the first keys: the resolver's refusal was not checked")
@@ -262,23 +295,7 @@ func RunRollupKeysPastEnd(t *testing.T, b Backend) {
 	db := b.Open(t)
 	sm := cat.SemanticModels[0]
 	ds := cat.Dataset(sm.Dataset.Value)
-	row := func(key string, at time.Duration) genRow {
-		r := genRow{key: key, at: base.Add(at), vals: map[string]any{}}
-		for _, e := range ds.Entities {
-			r.vals[e.Column.Value] = pools[e.Name.Value][0]
-		}
-		for _, a := range ds.Attributes {
-			switch {
-			case a.Enumerated():
-				r.vals[a.Column.Value] = a.Values[0].Value
-			case a.Type.Value == "integer":
-				r.vals[a.Column.Value] = int64(1)
-			default:
-				r.vals[a.Column.Value] = 1.5
-			}
-		}
-		return r
-	}
+	row := func(key string, at time.Duration) genRow { return plainRow(ds, key, at) }
 	rows := []genRow{
 		row("k-0002", 10*time.Minute),
 		row("k-0003", 70*time.Minute),
@@ -313,5 +330,73 @@ func RunRollupKeysPastEnd(t *testing.T, b Backend) {
 		if sum.Count != 3 || !slices.Equal(sum.First, want) {
 			t.Errorf("edges %d: count %d, first %v; want 3, %v", edges, sum.Count, sum.First, want)
 		}
+	}
+}
+
+// plainRow is a row of ds with key at base+at, every entity its pool's
+// first id and every attribute its first value (or 1).
+func plainRow(ds *catalog.Dataset, key string, at time.Duration) genRow {
+	r := genRow{key: key, at: base.Add(at), vals: map[string]any{}}
+	for _, e := range ds.Entities {
+		r.vals[e.Column.Value] = pools[e.Name.Value][0]
+	}
+	for _, a := range ds.Attributes {
+		switch {
+		case a.Enumerated():
+			r.vals[a.Column.Value] = a.Values[0].Value
+		case a.Type.Value == "integer":
+			r.vals[a.Column.Value] = int64(1)
+		default:
+			r.vals[a.Column.Value] = 1.5
+		}
+	}
+	return r
+}
+
+// RunFloorsKeyOrder checks, on a backend whose key column can be made to
+// order text otherwise than bytewise (Backend.NonBytewise), that the key
+// floors' least keys are the bytewise least with Options.KeyOrder:
+// FirstKeysHold, reading only the hours its own floors allow, accepts the
+// true first keys (bytewise) with it, and without it refuses them (the
+// column's MIN is another key, above the last listed one bytewise, so
+// the hours holding them are skipped).
+func RunFloorsKeyOrder(t *testing.T, b Backend) {
+	if b.NonBytewise == nil || b.KeyOrder == nil {
+		t.Fatal("the backend declares no NonBytewise and KeyOrder")
+	}
+	ctx := t.Context()
+	cat := LoadCatalog(t, "retail.yaml")
+	db := b.Open(t)
+	sm := cat.SemanticModels[0]
+	ds := cat.Dataset(sm.Dataset.Value)
+	// Bytewise: B-1 < D-1 < a-1 < c-1; in a natural language's order
+	// a-1 < B-1 < c-1 < D-1, so each hour's MIN there is a lower-case key.
+	rows := []genRow{
+		plainRow(ds, "a-1", 10*time.Minute), plainRow(ds, "B-1", 20*time.Minute),
+		plainRow(ds, "c-1", 70*time.Minute), plainRow(ds, "D-1", 80*time.Minute),
+	}
+	const rel = "rfko"
+	if err := loadRows(ctx, db, ds, rel, rows); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.NonBytewise(ctx, db, rel, ds.Key.Value); err != nil {
+		t.Fatal(err)
+	}
+	deriveIn(ctx, t, db, func(tx *sql.Tx) error { return shape.DeriveRollupKeys(ctx, tx, ds, rel) })
+	req := metric.Request{Metric: "scan_count", Scope: metric.All(), Start: base, End: base.Add(3 * time.Hour)}
+	opts := func(order func(string) string) *metric.Options {
+		return &metric.Options{
+			Relations: map[string]string{ds.Name.Value: rel}, References: map[string]string{},
+			ValidTo:  map[string]string{ds.Name.Value: ValidTo},
+			Rollups:  map[string]metric.Rollup{ds.Name.Value: {Relation: rel + shape.RollupKeysSuffix, Groups: shape.RollupGroups(ds), CheckFloors: readFloors{}}},
+			KeyOrder: order,
+		}
+	}
+	listed := []string{"B-1", "D-1"}
+	if ok, err := metric.FirstKeysHold(ctx, db, cat, req, opts(b.KeyOrder), listed); err != nil || !ok {
+		t.Errorf("with KeyOrder the bytewise first keys %v are refused (%v)", listed, err)
+	}
+	if ok, err := metric.FirstKeysHold(ctx, db, cat, req, opts(nil), listed); err != nil || ok {
+		t.Errorf("without KeyOrder the first keys %v are accepted (%v): the column's order did not decide the floors, so this checks nothing", listed, err)
 	}
 }

@@ -17,10 +17,11 @@ import (
 )
 
 // TestKeyFloors_OncePerVersion: the key floors a DuckDB engine keeps for
-// metric provenance (shape's snapshotSums.KeyFloors) are read once per
-// data version, however many snapshots ask at once, and read again after
-// an import moves the version; a snapshot is never given floors of
-// another version.
+// metric provenance (shape's snapshotSums.KeyFloors, the executor's, and
+// checkFloors, the resolver's own) are read once per data version each,
+// however many snapshots ask at once, and read again after an import
+// moves the version; a snapshot is never given floors of another version,
+// nor the executor's floors for the resolver's or the other way round.
 func TestKeyFloors_OncePerVersion(t *testing.T) {
 	ctx := t.Context()
 	cat := ingesttest.WarehouseCatalog(t)
@@ -62,7 +63,7 @@ func TestKeyFloors_OncePerVersion(t *testing.T) {
 			return &metric.KeyFloors{Groups: [][]*string{{&v}}, Least: [][]string{nil}}, nil
 		}
 	}
-	floorsAt := func(t *testing.T) (got, version string) {
+	floorsAt := func(t *testing.T, check bool) (got, version string) {
 		t.Helper()
 		s, err := e.Begin(ctx)
 		if err != nil {
@@ -81,11 +82,15 @@ func TestKeyFloors_OncePerVersion(t *testing.T) {
 			return "", ""
 		}
 		r, ok := o.Rollups["status_events"]
-		if !ok || r.Floors == nil {
-			t.Error("no floor keeper for status_events with MetricRollups")
+		if !ok || r.Floors == nil || r.CheckFloors == nil {
+			t.Error("no floor keepers for status_events with MetricRollups")
 			return "", ""
 		}
-		f, err := r.Floors.KeyFloors(ctx, q, read(version))
+		keeper, mark := r.Floors, version
+		if check {
+			keeper, mark = r.CheckFloors, "check "+version
+		}
+		f, err := keeper.KeyFloors(ctx, q, read(mark))
 		if err != nil {
 			t.Error(err)
 			return "", ""
@@ -95,10 +100,18 @@ func TestKeyFloors_OncePerVersion(t *testing.T) {
 	check := func(t *testing.T, wantReads int32) {
 		t.Helper()
 		var wg sync.WaitGroup
-		for range 8 {
+		for i := range 8 {
 			wg.Go(func() {
-				if got, version := floorsAt(t); got != version {
-					t.Errorf("floors of version %q given to a snapshot at %q", got, version)
+				// The executor's floors and the resolver's (CheckFloors)
+				// are kept apart: each read once, neither given for the
+				// other.
+				c := i%2 == 1
+				got, version := floorsAt(t, c)
+				if c {
+					version = "check " + version
+				}
+				if got != version {
+					t.Errorf("floors %q given to a snapshot for %q", got, version)
 				}
 			})
 		}
@@ -107,8 +120,8 @@ func TestKeyFloors_OncePerVersion(t *testing.T) {
 			t.Errorf("%d reads of the floors, want %d", got, wantReads)
 		}
 	}
-	t.Run("eight snapshots at once read once", func(t *testing.T) { check(t, 1) })
-	t.Run("the same version again reads nothing", func(t *testing.T) { check(t, 1) })
+	t.Run("eight snapshots at once read each keeper's once", func(t *testing.T) { check(t, 2) })
+	t.Run("the same version again reads nothing", func(t *testing.T) { check(t, 2) })
 	importLines(lines[half:])
-	t.Run("a new version reads once more", func(t *testing.T) { check(t, 2) })
+	t.Run("a new version reads each once more", func(t *testing.T) { check(t, 4) })
 }

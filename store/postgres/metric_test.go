@@ -1,6 +1,7 @@
 package postgres_test
 
 import (
+	"context"
 	"database/sql"
 	"testing"
 
@@ -14,7 +15,20 @@ var pgMetrics = metrictest.Backend{
 	Name: "postgres",
 	Open: func(t *testing.T) *sql.DB { return pgtest.Open(t) },
 	Sink: func(db *sql.DB) ingest.Sink { return postgres.NewSink(db, nil) },
+	// The engine's own: the Pipeliner's (shape.KeyOrderer).
+	KeyOrder: (&postgres.Pipeliner{}).KeyOrder,
+	// ICU's American English: lower case before upper, so that MIN is
+	// not the bytewise least key.
+	NonBytewise: func(ctx context.Context, db *sql.DB, table, column string) error {
+		_, err := db.ExecContext(ctx, "ALTER TABLE "+ingest.Quote(table)+" ALTER COLUMN "+ingest.Quote(column)+` TYPE text COLLATE "en-US-x-icu"`)
+		return err
+	},
 }
+
+// TestMetricFloorsKeyOrder: on a key column in ICU's en-US order, the
+// metric key floors read with the Pipeliner's KeyOrder are the bytewise
+// least keys (metrictest.RunFloorsKeyOrder).
+func TestMetricFloorsKeyOrder(t *testing.T) { metrictest.RunFloorsKeyOrder(t, pgMetrics) }
 
 // TestMetricFixtures: every example metric, compiled and run on PostgreSQL
 // and re-derived in Go, equals its fixture's hand-computed value. Skipped
