@@ -174,7 +174,7 @@ func readKeyFloors(k *keySQL, rel string) func(context.Context, Querier) (*KeyFl
 func readHourFloors(k *keySQL, rel string) func(context.Context, Querier) (*KeyFloors, error) {
 	return func(ctx context.Context, db Querier) (*KeyFloors, error) {
 		ts := ident(k.r.ds.Time.Value)
-		q := "SELECT CAST(FLOOR(EXTRACT(EPOCH FROM " + ts + ") / 3600) AS BIGINT) AS _h, " + k.least() + " FROM " + quoteName(rel) +
+		q := "SELECT CAST(FLOOR(date_part('epoch', " + ts + ") / 3600) AS BIGINT) AS _h, " + k.least() + " FROM " + quoteName(rel) +
 			" WHERE " + ts + " IS NOT NULL AND " + k.keyed() + " GROUP BY 1 ORDER BY 1"
 		rows, err := db.QueryContext(ctx, q)
 		if err != nil {
