@@ -66,8 +66,15 @@ type HourCounter interface {
 // cannot make it (its MIN is then not the bytewise least). RollupKeys's executor side uses them to read the least
 // keys from the hours that can hold them; FirstKeysHold never does.
 type FloorKeeper interface {
-	KeyFloors(ctx context.Context, db Querier, read func(context.Context, Querier) (*KeyFloors, error)) (*KeyFloors, error)
+	KeyFloors(ctx context.Context, db Querier, read FloorRead) (*KeyFloors, error)
 }
+
+// A FloorRead computes key floors from the rows of the dataset's relation
+// that meet where (an SQL condition on its columns, unqualified; "" for
+// every row): a keeper that holds the floors of an earlier version of an
+// append-only dataset may read those of the rows added since and lower
+// the old ones by them (KeyFloors.Lower).
+type FloorRead func(ctx context.Context, db Querier, where string) (*KeyFloors, error)
 
 // KeyFloors are a dataset's least keys, bytewise, by hour and group (the
 // rollup groups): Least[g][i] is the least key among the rows with a key
@@ -85,8 +92,8 @@ const maxFloorRanges = 8
 
 // readKeyFloors computes a dataset's KeyFloors from its rows: one
 // aggregate over every row, once per data version.
-func readKeyFloors(k *keySQL, rel string) func(context.Context, Querier) (*KeyFloors, error) {
-	return func(ctx context.Context, db Querier) (*KeyFloors, error) {
+func readKeyFloors(k *keySQL, rel string) FloorRead {
+	return func(ctx context.Context, db Querier, where string) (*KeyFloors, error) {
 		ts := ident(k.r.ds.Time.Value)
 		sel := "date_trunc('hour', " + ts + ") AS _h"
 		var grp []string
@@ -94,7 +101,7 @@ func readKeyFloors(k *keySQL, rel string) func(context.Context, Querier) (*KeyFl
 			sel += ", CAST(" + ident(g) + " AS VARCHAR) AS _g" + strconv.Itoa(i)
 			grp = append(grp, "_g"+strconv.Itoa(i))
 		}
-		q := "SELECT " + sel + ", " + k.least() + " FROM " + quoteName(rel) + " WHERE " + k.keyed() + " GROUP BY " + strings.Join(append([]string{"_h"}, grp...), ", ")
+		q := "SELECT " + sel + ", " + k.least() + " FROM " + quoteName(rel) + " WHERE " + k.keyed() + and(where) + " GROUP BY " + strings.Join(append([]string{"_h"}, grp...), ", ")
 		rows, err := db.QueryContext(ctx, q)
 		if err != nil {
 			return nil, fmt.Errorf("read key floors: %w", err)
@@ -171,11 +178,11 @@ func readKeyFloors(k *keySQL, rel string) func(context.Context, Querier) (*KeyFl
 // once per data version. It shares nothing with readKeyFloors, the
 // executor's floors by hour and group: a floor too high on one side
 // leaves out a key the other lists, which fails the check.
-func readHourFloors(k *keySQL, rel string) func(context.Context, Querier) (*KeyFloors, error) {
-	return func(ctx context.Context, db Querier) (*KeyFloors, error) {
+func readHourFloors(k *keySQL, rel string) FloorRead {
+	return func(ctx context.Context, db Querier, where string) (*KeyFloors, error) {
 		ts := ident(k.r.ds.Time.Value)
 		q := "SELECT CAST(FLOOR(date_part('epoch', " + ts + ") / 3600) AS BIGINT) AS _h, " + k.least() + " FROM " + quoteName(rel) +
-			" WHERE " + ts + " IS NOT NULL AND " + k.keyed() + " GROUP BY 1 ORDER BY 1"
+			" WHERE " + ts + " IS NOT NULL AND " + k.keyed() + and(where) + " GROUP BY 1 ORDER BY 1"
 		rows, err := db.QueryContext(ctx, q)
 		if err != nil {
 			return nil, fmt.Errorf("read hour floors: %w", err)
@@ -200,6 +207,69 @@ func readHourFloors(k *keySQL, rel string) func(context.Context, Querier) (*KeyF
 		}
 		return f, nil
 	}
+}
+
+// and renders " AND (where)", or "" for no condition.
+func and(where string) string {
+	if where == "" {
+		return ""
+	}
+	return " AND (" + where + ")"
+}
+
+// Lower returns floors holding, for every hour and group of f or g, the
+// lesser of their least keys (bytewise; a missing one is none): the floors
+// of the rows of both. Neither f nor g is changed.
+func (f *KeyFloors) Lower(g *KeyFloors) *KeyFloors {
+	id := func(vals []*string) string {
+		var b strings.Builder
+		for _, v := range vals {
+			if v == nil {
+				b.WriteString("n\x00")
+			} else {
+				b.WriteString("v" + *v + "\x00")
+			}
+		}
+		return b.String()
+	}
+	out := &KeyFloors{}
+	hours := map[time.Time]bool{}
+	for _, x := range []*KeyFloors{f, g} {
+		for _, h := range x.Hours {
+			if !hours[h] {
+				hours[h] = true
+				out.Hours = append(out.Hours, h)
+			}
+		}
+	}
+	slices.SortFunc(out.Hours, time.Time.Compare)
+	hour := make(map[time.Time]int, len(out.Hours))
+	for i, h := range out.Hours {
+		hour[h] = i
+	}
+	group := map[string]int{}
+	for _, x := range []*KeyFloors{f, g} {
+		for gi, vals := range x.Groups {
+			gid := id(vals)
+			o, ok := group[gid]
+			if !ok {
+				o = len(out.Groups)
+				group[gid] = o
+				out.Groups = append(out.Groups, vals)
+				out.Least = append(out.Least, make([]string, len(out.Hours)))
+			}
+			for hi, least := range x.Least[gi] {
+				if least == "" {
+					continue
+				}
+				cur := &out.Least[o][hour[x.Hours[hi]]]
+				if *cur == "" || least < *cur {
+					*cur = least
+				}
+			}
+		}
+	}
+	return out
 }
 
 // floorRanges returns the ranges of [start, end) whose hours hold an

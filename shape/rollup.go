@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -200,7 +201,7 @@ type versionFloors struct {
 // (it orders text bytewise, so its MIN is the bytewise least key) or on
 // a database whose Pipeliner orders text bytewise on demand (KeyOrderer,
 // metric.Options.KeyOrder: PostgreSQL's COLLATE "C").
-func (x *snapshotSums) KeyFloors(ctx context.Context, db metric.Querier, read func(context.Context, metric.Querier) (*metric.KeyFloors, error)) (*metric.KeyFloors, error) {
+func (x *snapshotSums) KeyFloors(ctx context.Context, db metric.Querier, read metric.FloorRead) (*metric.KeyFloors, error) {
 	return x.s.keptFloors(ctx, floorsKey{ds: x.ds}, db, read)
 }
 
@@ -213,7 +214,7 @@ type checkFloors struct {
 
 // KeyFloors implements metric.FloorKeeper as snapshotSums.KeyFloors
 // does, in a place of its own.
-func (x *checkFloors) KeyFloors(ctx context.Context, db metric.Querier, read func(context.Context, metric.Querier) (*metric.KeyFloors, error)) (*metric.KeyFloors, error) {
+func (x *checkFloors) KeyFloors(ctx context.Context, db metric.Querier, read metric.FloorRead) (*metric.KeyFloors, error) {
 	return x.s.keptFloors(ctx, floorsKey{ds: x.ds, check: true}, db, read)
 }
 
@@ -228,7 +229,16 @@ type floorsKey struct {
 // version, computed by read when none of that version are kept; nil on
 // a database other than DuckDB whose Pipeliner cannot order text
 // bytewise (KeyOrderer).
-func (s *Snapshot) keptFloors(ctx context.Context, key floorsKey, db metric.Querier, read func(context.Context, metric.Querier) (*metric.KeyFloors, error)) (*metric.KeyFloors, error) {
+//
+// The executor's floors (key.check false) of an earlier version whose
+// watermark ("seq:N") the snapshot's passes are lowered by the floors of
+// the rows added since (_ingest_seq above N), where the import appends
+// rows numbered after every stored one: a served database that keeps
+// receiving imports reads each row once, not every row per version. The
+// resolver's floors are read whole at each version, so that a row the
+// watermark does not cover (one that arrived out of order) can make the
+// executor list other keys, never both sides miss it.
+func (s *Snapshot) keptFloors(ctx context.Context, key floorsKey, db metric.Querier, read metric.FloorRead) (*metric.KeyFloors, error) {
 	if !isDuckDB(s.e.src.DB) && s.e.keyOrder() == nil {
 		return nil, nil
 	}
@@ -236,24 +246,28 @@ func (s *Snapshot) keptFloors(ctx context.Context, key floorsKey, db metric.Quer
 	if err != nil {
 		return nil, err
 	}
-	cached := func() *metric.KeyFloors {
+	kept := func() *versionFloors {
 		s.e.mu.Lock()
 		defer s.e.mu.Unlock()
-		if c := s.e.floors[key]; c != nil && c.version == version {
-			return c.f
-		}
-		return nil
+		return s.e.floors[key]
 	}
-	if f := cached(); f != nil {
-		return f, nil
+	if c := kept(); c != nil && c.version == version {
+		return c.f, nil
 	}
 	s.e.floorsBuild.Lock()
 	defer s.e.floorsBuild.Unlock()
-	if f := cached(); f != nil {
-		return f, nil
+	c := kept()
+	if c != nil && c.version == version {
+		return c.f, nil
 	}
-	f, err := read(ctx, db)
-	if err != nil {
+	var f *metric.KeyFloors
+	if before, ok := appendedSince(c, version, key.check); ok {
+		added, err := read(ctx, db, ident(SeqColumn)+" > "+strconv.FormatInt(before, 10))
+		if err != nil {
+			return nil, err
+		}
+		f = c.f.Lower(added)
+	} else if f, err = read(ctx, db, ""); err != nil {
 		return nil, err
 	}
 	s.e.mu.Lock()
@@ -263,6 +277,33 @@ func (s *Snapshot) keptFloors(ctx context.Context, key floorsKey, db metric.Quer
 	s.e.floors[key] = &versionFloors{version: version, f: f}
 	s.e.mu.Unlock()
 	return f, nil
+}
+
+// appendedSince reports whether floors kept at c's version can be brought
+// to version by the rows after c's watermark, and that watermark: both
+// versions watermarks ("seq:N"), the new one greater, and the floors the
+// executor's (check false).
+func appendedSince(c *versionFloors, version string, check bool) (int64, bool) {
+	if c == nil || c.f == nil || check {
+		return 0, false
+	}
+	before, ok := watermark(c.version)
+	if !ok {
+		return 0, false
+	}
+	now, ok := watermark(version)
+	return before, ok && now > before
+}
+
+// watermark reads a data version of the form DataVersion gives a
+// relation with an ingestion sequence ("seq:N").
+func watermark(version string) (int64, bool) {
+	n, ok := strings.CutPrefix(version, "seq:")
+	if !ok {
+		return 0, false
+	}
+	v, err := strconv.ParseInt(n, 10, 64)
+	return v, err == nil
 }
 
 // readDigestSums reads a digest table in hour order into running sums.

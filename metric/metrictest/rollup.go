@@ -153,13 +153,15 @@ func RunRollupKeys(t *testing.T, b Backend) {
 						// a window row's.
 						co := *opts
 						cru := co.Rollups[ds.Name.Value]
-						cru.CheckFloors = readFloors{}
-						co.Rollups = map[string]metric.Rollup{ds.Name.Value: cru}
-						if ok, err := metric.FirstKeysHold(ctx, db, cat, req, &co, sum.First); err != nil || !ok {
-							rt.Fatalf("first keys %v refused with the check's floors (%v)", sum.First, err)
-						}
-						if ok, err := metric.FirstKeysHold(ctx, db, cat, req, &co, bad); err != nil || ok {
-							rt.Fatalf("other first keys %v accepted with the check's floors (%v); true %v", bad, err, sum.First)
+						for _, fk := range []metric.FloorKeeper{readFloors{}, splitFloors{column: ingest.Quote(ds.Time.Value), at: base.Add(30*time.Hour + 29*time.Minute)}} {
+							cru.CheckFloors = fk
+							co.Rollups = map[string]metric.Rollup{ds.Name.Value: cru}
+							if ok, err := metric.FirstKeysHold(ctx, db, cat, req, &co, sum.First); err != nil || !ok {
+								rt.Fatalf("first keys %v refused with the check's floors (%T, %v)", sum.First, fk, err)
+							}
+							if ok, err := metric.FirstKeysHold(ctx, db, cat, req, &co, bad); err != nil || ok {
+								rt.Fatalf("other first keys %v accepted with the check's floors (%T, %v); true %v", bad, fk, err, sum.First)
+							}
 						}
 						cru.CheckFloors = liftedFloors{}
 						co.Rollups = map[string]metric.Rollup{ds.Name.Value: cru}
@@ -176,7 +178,9 @@ func RunRollupKeys(t *testing.T, b Backend) {
 					// same keys; and floors raised past every key (a
 					// wrong cache) list others, which the resolver's
 					// check, reading every hour, refuses.
-					for _, fk := range []metric.FloorKeeper{readFloors{}, liftedFloors{}} {
+					// Split inside an hour, so that both parts hold rows of it.
+					split := splitFloors{column: ingest.Quote(ds.Time.Value), at: base.Add(time.Duration(rapid.IntRange(0, 60*60).Draw(rt, "floors split")) * time.Minute)}
+					for _, fk := range []metric.FloorKeeper{readFloors{}, split, liftedFloors{}} {
 						fo := *opts
 						ru := fo.Rollups[ds.Name.Value]
 						ru.Floors = fk
@@ -263,16 +267,38 @@ func dumpRollup(t *rapid.T, db *sql.DB, table string) []string {
 // readFloors keeps no key floors: it computes them for every call.
 type readFloors struct{}
 
-func (readFloors) KeyFloors(ctx context.Context, db metric.Querier, read func(context.Context, metric.Querier) (*metric.KeyFloors, error)) (*metric.KeyFloors, error) {
-	return read(ctx, db)
+func (readFloors) KeyFloors(ctx context.Context, db metric.Querier, read metric.FloorRead) (*metric.KeyFloors, error) {
+	return read(ctx, db, "")
+}
+
+// splitFloors computes the key floors in two parts, the rows before a
+// time and those at or after it (as a keeper brings an earlier version's
+// floors up to date with the rows added since), lowered into one
+// (KeyFloors.Lower).
+type splitFloors struct {
+	column string // the time column, quoted
+	at     time.Time
+}
+
+func (x splitFloors) KeyFloors(ctx context.Context, db metric.Querier, read metric.FloorRead) (*metric.KeyFloors, error) {
+	at := "CAST('" + x.at.UTC().Format("2006-01-02 15:04:05") + "' AS TIMESTAMP)"
+	early, err := read(ctx, db, x.column+" < "+at)
+	if err != nil {
+		return nil, err
+	}
+	late, err := read(ctx, db, x.column+" >= "+at)
+	if err != nil {
+		return nil, err
+	}
+	return early.Lower(late), nil
 }
 
 // liftedFloors are wrong key floors: every hour's raised past any key, so
 // the executor reads no window row for its least keys.
 type liftedFloors struct{}
 
-func (liftedFloors) KeyFloors(ctx context.Context, db metric.Querier, read func(context.Context, metric.Querier) (*metric.KeyFloors, error)) (*metric.KeyFloors, error) {
-	f, err := read(ctx, db)
+func (liftedFloors) KeyFloors(ctx context.Context, db metric.Querier, read metric.FloorRead) (*metric.KeyFloors, error) {
+	f, err := read(ctx, db, "")
 	if err != nil {
 		return nil, err
 	}

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"database/sql"
+	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -20,8 +22,10 @@ import (
 // metric provenance (shape's snapshotSums.KeyFloors, the executor's, and
 // checkFloors, the resolver's own) are read once per data version each,
 // however many snapshots ask at once, and read again after an import
-// moves the version; a snapshot is never given floors of another version,
-// nor the executor's floors for the resolver's or the other way round.
+// moves the version: the executor's from the rows numbered after the old
+// watermark only, lowered into the old floors, the resolver's whole; a
+// snapshot is never given floors of another version, nor the executor's
+// floors for the resolver's or the other way round.
 func TestKeyFloors_OncePerVersion(t *testing.T) {
 	ctx := t.Context()
 	cat := ingesttest.WarehouseCatalog(t)
@@ -53,38 +57,42 @@ func TestKeyFloors_OncePerVersion(t *testing.T) {
 	t.Cleanup(func() { e.Close() })
 
 	var reads atomic.Int32
-	// Each read returns floors that name the version it was read at, so
-	// a snapshot given another version's floors shows.
-	read := func(version string) func(context.Context, metric.Querier) (*metric.KeyFloors, error) {
-		return func(context.Context, metric.Querier) (*metric.KeyFloors, error) {
+	// Each read returns floors whose one group names the version it was
+	// read at and the rows it read (where), so a snapshot given another
+	// version's floors, or floors read whole where the rows added since
+	// were enough, shows.
+	read := func(version string) metric.FloorRead {
+		return func(_ context.Context, _ metric.Querier, where string) (*metric.KeyFloors, error) {
 			reads.Add(1)
 			time.Sleep(20 * time.Millisecond) // let the other snapshots arrive while this one reads
-			v := version
+			v := version + " [" + where + "]"
 			return &metric.KeyFloors{Groups: [][]*string{{&v}}, Least: [][]string{nil}}, nil
 		}
 	}
-	floorsAt := func(t *testing.T, check bool) (got, version string) {
+	// floorsAt returns the groups of the floors a snapshot is given, and
+	// its data version.
+	floorsAt := func(t *testing.T, check bool) (got []string, version string) {
 		t.Helper()
 		s, err := e.Begin(ctx)
 		if err != nil {
 			t.Error(err)
-			return "", ""
+			return nil, ""
 		}
 		defer s.Close()
 		version, err = s.DataVersion(ctx, "status_events")
 		if err != nil {
 			t.Error(err)
-			return "", ""
+			return nil, ""
 		}
 		q, o, err := s.MetricQuerier(ctx)
 		if err != nil {
 			t.Error(err)
-			return "", ""
+			return nil, ""
 		}
 		r, ok := o.Rollups["status_events"]
 		if !ok || r.Floors == nil || r.CheckFloors == nil {
 			t.Error("no floor keepers for status_events with MetricRollups")
-			return "", ""
+			return nil, ""
 		}
 		keeper, mark := r.Floors, version
 		if check {
@@ -93,11 +101,16 @@ func TestKeyFloors_OncePerVersion(t *testing.T) {
 		f, err := keeper.KeyFloors(ctx, q, read(mark))
 		if err != nil {
 			t.Error(err)
-			return "", ""
+			return nil, ""
 		}
-		return *f.Groups[0][0], version
+		for _, g := range f.Groups {
+			got = append(got, *g[0])
+		}
+		return got, version
 	}
-	check := func(t *testing.T, wantReads int32) {
+	// want gives, by the version the snapshots are at, the groups each
+	// keeper's floors must have.
+	check := func(t *testing.T, wantReads int32, want func(version string, check bool) []string) {
 		t.Helper()
 		var wg sync.WaitGroup
 		for i := range 8 {
@@ -107,11 +120,8 @@ func TestKeyFloors_OncePerVersion(t *testing.T) {
 				// other.
 				c := i%2 == 1
 				got, version := floorsAt(t, c)
-				if c {
-					version = "check " + version
-				}
-				if got != version {
-					t.Errorf("floors %q given to a snapshot for %q", got, version)
+				if w := want(version, c); !slices.Equal(got, w) {
+					t.Errorf("check %t: floors %q given to a snapshot at %s, want %q", c, got, version, w)
 				}
 			})
 		}
@@ -120,8 +130,40 @@ func TestKeyFloors_OncePerVersion(t *testing.T) {
 			t.Errorf("%d reads of the floors, want %d", got, wantReads)
 		}
 	}
-	t.Run("eight snapshots at once read each keeper's once", func(t *testing.T) { check(t, 2) })
-	t.Run("the same version again reads nothing", func(t *testing.T) { check(t, 2) })
+	whole := func(version string, check bool) []string {
+		if check {
+			return []string{"check " + version + " []"}
+		}
+		return []string{version + " []"}
+	}
+	first := func() string {
+		s, err := e.Begin(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		v, err := s.DataVersion(ctx, "status_events")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}()
+	t.Run("eight snapshots at once read each keeper's once", func(t *testing.T) { check(t, 2, whole) })
+	t.Run("the same version again reads nothing", func(t *testing.T) { check(t, 2, whole) })
 	importLines(lines[half:])
-	t.Run("a new version reads each once more", func(t *testing.T) { check(t, 4) })
+	// The append moves the watermark: the executor's floors are the old
+	// ones lowered by the rows numbered after it, the resolver's read
+	// whole again.
+	n, ok := strings.CutPrefix(first, "seq:")
+	if !ok {
+		t.Fatalf("data version %q is not a watermark", first)
+	}
+	t.Run("a new version reads each once more", func(t *testing.T) {
+		check(t, 4, func(version string, check bool) []string {
+			if check {
+				return whole(version, true)
+			}
+			return []string{first + " []", version + ` ["_ingest_seq" > ` + n + "]"}
+		})
+	})
 }

@@ -50,7 +50,7 @@ func TestKeyFloors_Kept(t *testing.T) {
 			}
 			defer e.Close()
 			reads := 0
-			read := func(context.Context, metric.Querier) (*metric.KeyFloors, error) {
+			read := func(context.Context, metric.Querier, string) (*metric.KeyFloors, error) {
 				reads++
 				return &metric.KeyFloors{Groups: [][]*string{{}}, Least: [][]string{nil}}, nil
 			}
