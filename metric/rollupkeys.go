@@ -59,12 +59,13 @@ type HourCounter interface {
 	HoursReach(ctx context.Context, db Querier, lo, hi time.Time, admit func(groups []*string) bool, n int) (time.Time, error)
 }
 
-// A FloorKeeper keeps a dataset's key floors
-// (KeyFloors) for the snapshot's data version: KeyFloors returns them,
-// computed by read when it keeps none of that version, or nil when the
-// database may order text otherwise than bytewise and Options.KeyOrder
-// cannot make it (its MIN is then not the bytewise least). RollupKeys's executor side uses them to read the least
-// keys from the hours that can hold them; FirstKeysHold never does.
+// A FloorKeeper keeps a dataset's key floors (KeyFloors) for the
+// snapshot's data version: KeyFloors returns them, computed by read when
+// it keeps none of that version, or nil when the database may order text
+// otherwise than bytewise and Options.KeyOrder cannot make it (its MIN is
+// then not the bytewise least). RollupKeys's executor side reads the
+// least keys from the hours Rollup.Floors allow; FirstKeysHold reads the
+// hours its own, Rollup.CheckFloors, allow, never Floors.
 type FloorKeeper interface {
 	KeyFloors(ctx context.Context, db Querier, read FloorRead) (*KeyFloors, error)
 }
