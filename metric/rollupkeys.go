@@ -127,13 +127,7 @@ func readKeyFloors(k *keySQL, rel string) FloorRead {
 				return nil, fmt.Errorf("read key floors: %w", err)
 			}
 			p.h = p.h.UTC()
-			for _, v := range p.vals {
-				if v.Valid {
-					p.g += "v" + v.String + "\x00"
-				} else {
-					p.g += "n\x00"
-				}
-			}
+			p.g = floorGroupID(len(p.vals), func(i int) (string, bool) { return p.vals[i].String, p.vals[i].Valid })
 			parts = append(parts, p)
 		}
 		if err := rows.Err(); err != nil {
@@ -210,6 +204,20 @@ func readHourFloors(k *keySQL, rel string) FloorRead {
 	}
 }
 
+// floorGroupID identifies a group of n values (value i and whether it is
+// not null): readKeyFloors's and Lower's identity of a group.
+func floorGroupID(n int, value func(i int) (string, bool)) string {
+	var b strings.Builder
+	for i := range n {
+		if v, ok := value(i); ok {
+			b.WriteString("v" + v + "\x00")
+		} else {
+			b.WriteString("n\x00")
+		}
+	}
+	return b.String()
+}
+
 // and renders " AND (where)", or "" for no condition.
 func and(where string) string {
 	if where == "" {
@@ -223,15 +231,12 @@ func and(where string) string {
 // of the rows of both. Neither f nor g is changed.
 func (f *KeyFloors) Lower(g *KeyFloors) *KeyFloors {
 	id := func(vals []*string) string {
-		var b strings.Builder
-		for _, v := range vals {
-			if v == nil {
-				b.WriteString("n\x00")
-			} else {
-				b.WriteString("v" + *v + "\x00")
+		return floorGroupID(len(vals), func(i int) (string, bool) {
+			if vals[i] == nil {
+				return "", false
 			}
-		}
-		return b.String()
+			return *vals[i], true
+		})
 	}
 	out := &KeyFloors{}
 	hours := map[time.Time]bool{}
