@@ -132,8 +132,11 @@ func (s *rowScanner) Scan(dest ...any) error {
 //     validity end at or after its start: the window's rows and one row
 //     per series before it), a row's duration is its interval clipped to
 //     the window, and a series' latest row before the end is the one
-//     whose interval holds it; only the entries measures sequence rows,
-//     and only those; with Options.Edges, the rows before the window are
+//     whose interval holds it; an entries measure finds a row's
+//     predecessor as the row whose interval ends at the row's time (a
+//     join, no sort: byInterval), and numbers the rows instead when rows
+//     it admits share a series and a time, which intervals cannot order;
+//     with Options.Edges, the rows before the window are
 //     looked for from the checkpoint before the one Compile reads
 //     (sqlRederiver.reaching);
 //   - the measures are aggregated per group in SQL, the metric's formula,
@@ -153,11 +156,7 @@ func RederiveSQL(ctx context.Context, db Querier, cat *catalog.Catalog, req Requ
 		o = &Options{}
 	}
 	g := &sqlRederiver{r: r, o: o, validTo: o.ValidTo[r.ds.Name.Value]}
-	agg, err := g.aggregateSQL()
-	if err != nil {
-		return nil, err
-	}
-	t, err := g.readGroups(ctx, db, agg, g.args)
+	t, err := g.readGroups(ctx, db)
 	if err != nil {
 		return nil, err
 	}
@@ -180,7 +179,23 @@ type sqlRederiver struct {
 	r       *resolved
 	o       *Options
 	validTo string // the validity end column, "" when the relation has none
+	// numbered makes an entries measure on a relation with validity
+	// intervals find each row's predecessor by numbering the rows
+	// (ROW_NUMBER) rather than by the intervals (byInterval): the
+	// formulation for rows that share a series and a time.
+	numbered bool
 	params
+}
+
+// byIntervals reports whether the aggregate query finds rows'
+// predecessors by their validity intervals, and so reports ties.
+func (g *sqlRederiver) byIntervals() bool {
+	return g.validTo != "" && g.hasEntries() && !g.numbered && !g.onlyRows()
+}
+
+func (g *sqlRederiver) onlyRows() bool {
+	k := g.kinds()
+	return len(k) == 1 && k[kindRows]
 }
 
 func (g *sqlRederiver) at(which string) string {
@@ -253,8 +268,7 @@ func (g *sqlRederiver) base(forKeys bool) (string, error) {
 		}
 		return strings.Join(out, ", ")
 	}
-	onlyRows := len(kinds) == 1 && kinds[kindRows]
-	if onlyRows {
+	if g.onlyRows() {
 		return "(SELECT " + sel("x") + " FROM " + quoteName(rel) + " x WHERE x." + ts + " >= " + g.at("start") +
 			" AND x." + ts + " < " + g.at("end") + ")", nil
 	}
@@ -269,6 +283,10 @@ func (g *sqlRederiver) base(forKeys bool) (string, error) {
 		extra := ", x." + vt + " AS _nx, CASE WHEN x." + vt + " >= " + g.at("end") + " THEN 1 ELSE 0 END AS _last"
 		if !entries {
 			return "(SELECT " + sel("x") + extra + " FROM " + src + " x WHERE " + where + ")", nil
+		}
+		rows := "(SELECT " + sel("x") + extra + " FROM " + src + " x WHERE " + where + ")"
+		if !g.numbered {
+			return g.byInterval(rows, cols, series)
 		}
 		num := "(SELECT " + sel("x") + extra + ", ROW_NUMBER() OVER (PARTITION BY " + prefixed("x", series) +
 			" ORDER BY x." + ts + ", x." + key + ") AS _i FROM " + src + " x WHERE " + where + ")"
@@ -316,6 +334,49 @@ func prefixed(alias string, cols []string) string {
 		out[i] = alias + "." + c
 	}
 	return strings.Join(out, ", ")
+}
+
+// byInterval joins the candidate rows (with _nx, their validity end, and
+// _last) to their predecessors by the validity intervals alone, with no
+// sort: a row's predecessor is the row of its series whose interval ends
+// at the row's time. Only the last row before that time has it, unless
+// rows share the time: then the rows before the last of them end there
+// too, and which one precedes a row is decided by keys. The join admits
+// any such row other than the row itself, so a row with an earlier row at
+// its time joins more than one and is marked (_tie); the caller re-runs
+// the query by numbering (sqlRederiver.numbered), whose result then
+// stands. A row joined to the wrong predecessor is always marked: its
+// time's first row, which precedes it, ends at that time too.
+func (g *sqlRederiver) byInterval(rows string, cols, series []string) (string, error) {
+	r := g.r
+	ts, key := ident(r.ds.Time.Value), ident(r.ds.Key.Value)
+	var sel, on []string
+	for _, c := range cols {
+		sel = append(sel, "c."+c)
+	}
+	sel = append(sel, "c._nx", "c._last")
+	for _, s := range series {
+		on = append(on, "p."+s+" = c."+s)
+	}
+	on = append(on, "p._nx = c."+ts, "p."+ts+" <= c."+ts, "p."+key+" <> c."+key)
+	for i, m := range r.measures {
+		if m.Agg.Value != catalog.AggEntries {
+			continue
+		}
+		met := "1"
+		if p := predicateOf(r.ds, m); p != nil {
+			x, err := g.predicate("p", p)
+			if err != nil {
+				return "", err
+			}
+			met = "CASE WHEN " + x + " THEN 1 ELSE 0 END"
+		}
+		// No predecessor: nothing met before the row.
+		sel = append(sel, "CASE WHEN p."+key+" IS NULL THEN 0 ELSE "+met+" END AS _pv"+strconv.Itoa(i))
+	}
+	sel = append(sel, "CASE WHEN p."+ts+" = c."+ts+" THEN 1 ELSE 0 END AS _tie")
+	return "(SELECT " + strings.Join(sel, ", ") + " FROM " + rows + " c LEFT JOIN " + rows + " p ON " +
+		strings.Join(on, " AND ") + ")", nil
 }
 
 // joined joins the numbered rows num to their next row (next: _nx from it;
@@ -515,6 +576,9 @@ func (g *sqlRederiver) aggregateSQL() (string, error) {
 			}
 			sel = append(sel, cs...)
 		}
+		if g.byIntervals() {
+			sel = append(sel, "CAST(SUM(t._tie) AS "+dbl+") AS ties")
+		}
 		s := "SELECT " + strings.Join(sel, ", ") + from
 		if len(group) > 0 {
 			s += " GROUP BY " + strings.Join(group, ", ")
@@ -533,6 +597,9 @@ func (g *sqlRederiver) aggregateSQL() (string, error) {
 	for i := range r.measures {
 		n := strconv.Itoa(i)
 		outer = append(outer, "SUM(u.n"+n+")", "SUM(u.s"+n+")", "MIN(u.lo"+n+")", "MAX(u.hi"+n+")", "SUM(u.dn"+n+")")
+	}
+	if g.byIntervals() {
+		outer = append(outer, "SUM(u.ties)")
 	}
 	q := "SELECT " + strings.Join(outer, ", ") + " FROM (" + strings.Join(parts, " UNION ALL ") + ") u"
 	if len(group) > 0 {
@@ -581,12 +648,30 @@ func (g *sqlRederiver) measureCols(i int, m *catalog.Measure) ([]string, error) 
 }
 
 // readGroups runs the aggregate query and computes each group's value.
-func (g *sqlRederiver) readGroups(ctx context.Context, db Querier, q string, args []any) (*Table, error) {
-	parts, err := g.readPartials(ctx, db, q, args)
+func (g *sqlRederiver) readGroups(ctx context.Context, db Querier) (*Table, error) {
+	parts, err := g.aggregate(ctx, db)
 	if err != nil {
 		return nil, err
 	}
 	return g.r.finish(parts, g.r.grain != catalog.GrainNone), nil
+}
+
+// aggregate renders and runs the aggregate query and returns its rows.
+// When it found predecessors by the validity intervals and a row the
+// intervals cannot place (a tie in time, see byInterval) was admitted, it
+// runs again numbering the rows.
+func (g *sqlRederiver) aggregate(ctx context.Context, db Querier) ([]partial, error) {
+	g.args = nil
+	q, err := g.aggregateSQL()
+	if err != nil {
+		return nil, err
+	}
+	parts, ties, err := g.readPartials(ctx, db, q, g.args)
+	if err != nil || !ties {
+		return parts, err
+	}
+	g.numbered = true
+	return g.aggregate(ctx, db)
 }
 
 // partial is one group's row of the aggregate query: its dimensions,
@@ -597,16 +682,19 @@ type partial struct {
 	vals   []sql.NullFloat64
 }
 
-// readPartials runs the aggregate query and returns its rows.
-func (g *sqlRederiver) readPartials(ctx context.Context, db Querier, q string, args []any) ([]partial, error) {
+// readPartials runs the aggregate query and returns its rows, and whether
+// any of them counted a tie (byIntervals).
+func (g *sqlRederiver) readPartials(ctx context.Context, db Querier, q string, args []any) ([]partial, bool, error) {
 	r := g.r
 	bucketed := r.grain != catalog.GrainNone
 	rows, err := db.QueryContext(ctx, q, args...)
 	if err != nil {
-		return nil, fmt.Errorf("rederive metric in SQL: %w", err)
+		return nil, false, fmt.Errorf("rederive metric in SQL: %w", err)
 	}
 	defer rows.Close()
 	var out []partial
+	var ties sql.NullFloat64
+	tied := false
 	for rows.Next() {
 		p := partial{dims: make([]sql.NullString, len(r.dims)), vals: make([]sql.NullFloat64, 5*len(r.measures))}
 		var dest []any
@@ -619,15 +707,19 @@ func (g *sqlRederiver) readPartials(ctx context.Context, db Querier, q string, a
 		for i := range p.vals {
 			dest = append(dest, &p.vals[i])
 		}
-		if err := rows.Scan(dest...); err != nil {
-			return nil, fmt.Errorf("rederive metric in SQL: %w", err)
+		if g.byIntervals() {
+			dest = append(dest, &ties)
 		}
+		if err := rows.Scan(dest...); err != nil {
+			return nil, false, fmt.Errorf("rederive metric in SQL: %w", err)
+		}
+		tied = tied || ties.Float64 > 0
 		out = append(out, p)
 	}
 	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("rederive metric in SQL: %w", err)
+		return nil, false, fmt.Errorf("rederive metric in SQL: %w", err)
 	}
-	return out, nil
+	return out, tied, nil
 }
 
 // finish computes each group's value from its partials, adds the one row

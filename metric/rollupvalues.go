@@ -517,11 +517,7 @@ func (ps partials) rows(ctx context.Context, db Querier, cat *catalog.Catalog, r
 		return err
 	}
 	g := &sqlRederiver{r: r, o: o, validTo: o.ValidTo[r.ds.Name.Value]}
-	q, err := g.aggregateSQL()
-	if err != nil {
-		return err
-	}
-	parts, err := g.readPartials(ctx, db, q, g.args)
+	parts, err := g.aggregate(ctx, db)
 	if err != nil {
 		return err
 	}

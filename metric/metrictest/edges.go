@@ -10,6 +10,7 @@ import (
 
 	"pgregory.net/rapid"
 
+	"github.com/provenant/provenant/catalog"
 	"github.com/provenant/provenant/ingest"
 	"github.com/provenant/provenant/metric"
 	"github.com/provenant/provenant/shape"
@@ -131,27 +132,7 @@ func RunEdgeCases(t *testing.T, b Backend) {
 	ds := cat.Dataset(sm.Dataset.Value)
 	db := b.Open(t)
 	ctx := t.Context()
-	row := func(key, device, status string, at time.Time) genRow {
-		r := genRow{key: key, at: at, vals: map[string]any{}}
-		for _, e := range ds.Entities {
-			r.vals[e.Column.Value] = pools[e.Name.Value][0]
-		}
-		r.vals["device_id"] = device
-		for _, a := range ds.Attributes {
-			switch {
-			case a.Optional:
-				r.vals[a.Column.Value] = nil
-			case a.Enumerated():
-				r.vals[a.Column.Value] = a.Values[0].Value
-			case a.Type.Value == "integer":
-				r.vals[a.Column.Value] = int64(50)
-			default:
-				r.vals[a.Column.Value] = 20.0
-			}
-		}
-		r.vals["status"] = status
-		return r
-	}
+	row := func(key, device, status string, at time.Time) genRow { return statusRow(ds, key, device, status, at) }
 	h := func(n int) time.Time { return base.Add(time.Duration(n) * time.Hour) }
 	rows := []genRow{
 		row("k-01", "dev-0001", "FAULT", h(0)),
@@ -263,4 +244,29 @@ func RunEdgeCases(t *testing.T, b Backend) {
 			t.Errorf("re-derived over a checkpoint at fault: %s, want %g", showTable(re), 4.5*3600)
 		}
 	})
+}
+
+// statusRow is a row of the warehouse catalog's dataset: device's status
+// at an instant, its other entities the pools' first and its attributes
+// fixed.
+func statusRow(ds *catalog.Dataset, key, device, status string, at time.Time) genRow {
+	r := genRow{key: key, at: at, vals: map[string]any{}}
+	for _, e := range ds.Entities {
+		r.vals[e.Column.Value] = pools[e.Name.Value][0]
+	}
+	r.vals["device_id"] = device
+	for _, a := range ds.Attributes {
+		switch {
+		case a.Optional:
+			r.vals[a.Column.Value] = nil
+		case a.Enumerated():
+			r.vals[a.Column.Value] = a.Values[0].Value
+		case a.Type.Value == "integer":
+			r.vals[a.Column.Value] = int64(50)
+		default:
+			r.vals[a.Column.Value] = 20.0
+		}
+	}
+	r.vals["status"] = status
+	return r
 }

@@ -47,3 +47,7 @@ func TestMetricRollupValues(t *testing.T) { metrictest.RunRollupValues(t, duckMe
 // TestMetricRollupKeys_PastEnd: on DuckDB, a row past a window's end
 // does not bound its first keys (metrictest.RunRollupKeysPastEnd).
 func TestMetricRollupKeys_PastEnd(t *testing.T) { metrictest.RunRollupKeysPastEnd(t, duckMetrics) }
+
+// TestMetricTies: rows sharing a series and a time, re-derived over their
+// validity intervals (metrictest.RunTies).
+func TestMetricTies(t *testing.T) { metrictest.RunTies(t, duckMetrics) }

@@ -68,3 +68,7 @@ func TestMetricEdgeCases(t *testing.T) { metrictest.RunEdgeCases(t, pgMetrics) }
 // TestMetricRollupKeys_PastEnd: on PostgreSQL, a row past a window's end
 // does not bound its first keys (metrictest.RunRollupKeysPastEnd).
 func TestMetricRollupKeys_PastEnd(t *testing.T) { metrictest.RunRollupKeysPastEnd(t, pgMetrics) }
+
+// TestMetricTies: rows sharing a series and a time, re-derived over their
+// validity intervals (metrictest.RunTies).
+func TestMetricTies(t *testing.T) { metrictest.RunTies(t, pgMetrics) }
