@@ -68,7 +68,7 @@ func openCatalog(ctx context.Context, cat *catalog.Catalog, src shape.Source, op
 		// fixed cost per query.
 		memoryRows = StoreFileMemoryRows
 	}
-	eng, err := shape.New(ctx, cat, src, &shape.Options{MaxKeys: o.ProvenanceLimit, MemoryRows: memoryRows, MetricGoRows: o.MetricGoRows, MetricResolveRows: o.MetricResolveRows, MetricRollups: o.MetricRollups, MetricValueRollups: o.MetricValueRollups, WindowDigests: o.WindowDigests, SQLTurns: o.SQLTurns})
+	eng, err := shape.New(ctx, cat, src, &shape.Options{MaxKeys: o.ProvenanceLimit, MemoryRows: memoryRows, MetricGoRows: o.MetricGoRows, MetricResolveRows: o.MetricResolveRows, MetricResolveFrom: o.MetricResolveFrom, MetricRollups: o.MetricRollups, MetricValueRollups: o.MetricValueRollups, WindowDigests: o.WindowDigests, SQLTurns: o.SQLTurns})
 	if err != nil {
 		return nil, fmt.Errorf("open engine: %w", err)
 	}

@@ -130,6 +130,10 @@ type Options struct {
 	// instead (metric.Options.ResolveRows: 0 for
 	// metric.DefaultResolveRows, negative for the rollups always).
 	MetricResolveRows int
+	// MetricResolveFrom is the least span of whole hours for which such a
+	// call is re-derived from the value rollups (metric.Options.ResolveFrom:
+	// 0 for metric.ResolveFromRollups).
+	MetricResolveFrom time.Duration
 	// MetricRollups lets a query_metric call over a long window take its
 	// provenance from the dataset's per-hour key digests, when the import
 	// built them (shape.DeriveOptions.RollupKeys): past the provenance

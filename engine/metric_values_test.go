@@ -6,6 +6,7 @@ import (
 	"database/sql"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/provenant/provenant/answer"
 	"github.com/provenant/provenant/catalog"
@@ -185,6 +186,70 @@ func TestQueryMetric_FewRowsResolvedFromRows(t *testing.T) {
 	}
 	if a := call(spot); a.Outcome() != answer.Answered {
 		t.Errorf("rollups always, the spot check elsewhere: %s (%s); want answered (else the altered hour is the spot check's and the test shows nothing)", a.Outcome(), a.Reason())
+	}
+}
+
+// TestQueryMetric_ResolveFrom: engine.Options.MetricResolveFrom moves the
+// span from which the resolver re-derives from the value rollups (as
+// serve sets it on PostgreSQL, postgres.MetricResolveFrom, with the
+// rollups however few the rows). One stored hour altered inside windows
+// of two and three whole hours: by default (metric.ResolveFromRollups, 24
+// hours) the resolver re-derives them from the rows and refuses the
+// compiled query's sum; from two hours on, it re-derives from the rollups
+// and spot-checks one hour, here another, and the answer ships (the trade
+// the setting makes, as TestQueryMetric_FewRowsResolvedFromRows shows for
+// a long window; a threshold of more than two hours fails the two-hour
+// case). A window of one whole hour is refused either way (from the rows,
+// or the spot check of its only hour).
+func TestQueryMetric_ResolveFrom(t *testing.T) {
+	ctx := t.Context()
+	cat, db, l, lines := warehouseDemoLines(t, 4000)
+	sink := duckdb.NewSink(db, &ingest.SinkOptions{AfterInsert: func(ctx context.Context, tx *sql.Tx, l *ingest.Layout) error {
+		return shape.Derive(ctx, tx, l.Dataset, l.Table, &shape.DeriveOptions{RollupKeys: true, RollupValues: true, Catalog: cat})
+	}})
+	if _, err := ingest.Import(ctx, sink, l, ingest.NewJSONL("demo.jsonl", l, bytes.NewReader(bytes.Join(lines, nil)))); err != nil {
+		t.Fatal(err)
+	}
+	open := func(o *engine.Options) *engine.Engine { return openCatalogEngine(t, ctx, cat, db, o) }
+	// A limit of 20 keys: both windows' provenance is summed from the
+	// key digests, so the resolver re-derives the values alone.
+	byDefault := open(&engine.Options{ProvenanceLimit: 20, MetricRollups: true, MetricValueRollups: true, MetricResolveRows: -1})
+	twoHours := open(&engine.Options{ProvenanceLimit: 20, MetricRollups: true, MetricValueRollups: true, MetricResolveRows: -1, MetricResolveFrom: 2 * time.Hour})
+	three := map[string]any{"metric": "availability", "dimensions": []any{"zone"}, "start": "2026-01-05T08:20:00Z", "end": "2026-01-05T12:40:00Z"}
+	two := map[string]any{"metric": "availability", "dimensions": []any{"zone"}, "start": "2026-01-05T08:20:00Z", "end": "2026-01-05T11:40:00Z"}
+	one := map[string]any{"metric": "availability", "dimensions": []any{"zone"}, "start": "2026-01-05T08:40:00Z", "end": "2026-01-05T10:20:00Z"}
+	call := func(e *engine.Engine, w map[string]any) answer.Answer {
+		return e.Pipeline.Call(ctx, tool.Proposal{Tool: shape.QueryMetric, Params: w})
+	}
+	for _, e := range []*engine.Engine{byDefault, twoHours} {
+		for _, w := range []map[string]any{three, two, one} {
+			if a := call(e, w); a.Outcome() != answer.Answered {
+				t.Fatalf("before the alteration: %s (%s), want answered", a.Outcome(), a.Reason())
+			}
+		}
+	}
+	if _, err := db.ExecContext(ctx, "UPDATE status_events"+shape.RollupValuesSuffix+" SET m_running_seconds = m_running_seconds + 600 WHERE _hour = CAST('2026-01-05 09:00:00' AS TIMESTAMP)"); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		name     string
+		e        *engine.Engine
+		w        map[string]any
+		answered bool
+	}{
+		{"three whole hours, by default", byDefault, three, false},
+		{"three whole hours, from two hours", twoHours, three, true},
+		{"two whole hours, by default", byDefault, two, false},
+		{"two whole hours, from two hours", twoHours, two, true},
+		{"one whole hour, from two hours", twoHours, one, false},
+	} {
+		a := call(tt.e, tt.w)
+		if tt.answered && a.Outcome() != answer.Answered {
+			t.Errorf("%s: %s (%s); want answered (from the rollups; else the altered hour is the spot check's and the test shows nothing)", tt.name, a.Outcome(), a.Reason())
+		}
+		if !tt.answered && (a.Outcome() != answer.Error || a.Reason().String() != "verification_failed") {
+			t.Errorf("%s: %s (%s); want error (verification_failed): the resolver re-derives from the rows", tt.name, a.Outcome(), a.Reason())
+		}
 	}
 }
 

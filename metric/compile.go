@@ -60,6 +60,13 @@ type Options struct {
 	// rollups answer the request: DefaultResolveRows when 0, never (the
 	// rollups whenever they answer) when negative.
 	ResolveRows int
+	// ResolveFrom is the least span of whole hours for which Resolve
+	// re-derives from the value rollups (given the rows are not few, as
+	// above): ResolveFromRollups when 0. A database that reads rows
+	// slowly against its statements' fixed cost (PostgreSQL) gains from a
+	// shorter span; every hour of it spot-checked or not is then trusted
+	// as the compiled query trusts it.
+	ResolveFrom time.Duration
 	// Edges maps a dataset name (one with ValidTo) to the structures
 	// that bound the reads of the rows reaching into a window from
 	// before it (see EdgeBound); absent, those rows are found by their

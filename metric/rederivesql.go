@@ -44,7 +44,8 @@ const DefaultResolveRows = 100_000
 
 // Resolve re-derives req's table for a resolver: with Options.SkipKeys,
 // from the value rollups (RederiveValues) when they answer it, its
-// whole hours span at least ResolveFromRollups and the contributing rows
+// whole hours span at least Options.ResolveFrom (ResolveFromRollups when
+// 0) and the contributing rows
 // are not known to be few (Options.KnownRows above Options.ResolveRows);
 // otherwise by Rederive (in Go) when
 // the rows it would read, those before the window's end, are at most
@@ -65,7 +66,11 @@ func Resolve(ctx context.Context, db Querier, cat *catalog.Catalog, req Request,
 		if few == 0 {
 			few = DefaultResolveRows
 		}
-		if p, ok := planValues(r, o); ok && p.f.Sub(p.a) >= ResolveFromRollups && (few < 0 || o.KnownRows <= 0 || o.KnownRows > few) {
+		from := o.ResolveFrom
+		if from <= 0 {
+			from = ResolveFromRollups
+		}
+		if p, ok := planValues(r, o); ok && p.f.Sub(p.a) >= from && (few < 0 || o.KnownRows <= 0 || o.KnownRows > few) {
 			return RederiveValues(ctx, db, cat, req, o)
 		}
 	}

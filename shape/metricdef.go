@@ -189,7 +189,7 @@ func (s *Snapshot) MetricQuerier(ctx context.Context) (metric.Querier, *metric.O
 			rollups[ds] = r
 		}
 	}
-	return metricQuerier{s}, &metric.Options{Relations: s.e.src.Relations, References: s.e.src.References, ValidTo: s.e.validTo, MaxGoRows: s.e.metricGoRows, ResolveRows: s.e.metricResolveRows, Rollups: rollups, ValueRollups: s.e.valueRollups, Edges: s.e.edges, KeyOrder: s.e.keyOrder()}, nil
+	return metricQuerier{s}, &metric.Options{Relations: s.e.src.Relations, References: s.e.src.References, ValidTo: s.e.validTo, MaxGoRows: s.e.metricGoRows, ResolveRows: s.e.metricResolveRows, ResolveFrom: s.e.metricResolveFrom, Rollups: rollups, ValueRollups: s.e.valueRollups, Edges: s.e.edges, KeyOrder: s.e.keyOrder()}, nil
 }
 
 // MetricRequest reads a metric tool call's validated arguments (Call.Args:

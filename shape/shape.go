@@ -146,6 +146,9 @@ type Options struct {
 	// MetricResolveRows becomes metric.Options.ResolveRows for metric
 	// requests.
 	MetricResolveRows int
+	// MetricResolveFrom becomes metric.Options.ResolveFrom for metric
+	// requests.
+	MetricResolveFrom time.Duration
 	// MetricRollups passes each dataset's per-hour key digests
 	// (TABLE__rollup_keys, DeriveOptions.RollupKeys), when it has them, to
 	// metric requests as metric.Options.Rollups; off, none is read.
@@ -221,6 +224,7 @@ type Engine struct {
 	validTo           map[string]string
 	metricGoRows      int
 	metricResolveRows int
+	metricResolveFrom time.Duration
 	// rollups maps a dataset's name to its key digests (MetricRollups).
 	rollups map[string]metric.Rollup
 	// valueRollups maps a dataset's name to its value rollups
@@ -312,6 +316,7 @@ func New(ctx context.Context, cat *catalog.Catalog, src Source, o *Options) (*En
 		}
 		e.sqlTurns = o.SQLTurns
 		e.metricResolveRows = o.MetricResolveRows
+		e.metricResolveFrom = o.MetricResolveFrom
 	}
 	e.latest = Auto(src.DB)
 	e.prepare = isDuckDB(src.DB)

@@ -116,6 +116,7 @@ func (f *engineFlags) openCatalogOn(ctx context.Context, cat *catalog.Catalog, o
 			}
 		}
 		src.Pipeline = postgres.NewPipeliner(db, &postgres.PipelinerOptions{MaxInFlight: f.postgresInFlight, Pools: pools}).WithoutSQLDigest()
+		opts.MetricResolveFrom, opts.MetricResolveRows = postgres.MetricResolveFrom, postgres.MetricResolveRows
 	case f.catalog == "warehouse":
 		var path string
 		if path, err = warehouseDemoDB(ctx, cat, opts.Logger.Info); err == nil {

@@ -34,6 +34,21 @@ var _ ingest.Sink = (*Sink)(nil)
 // PostgreSQL backend each.
 const MaxConns = 32
 
+// MetricResolveFrom and MetricResolveRows are serve's settings for a
+// query_metric call's resolver on PostgreSQL (engine.Options'
+// MetricResolveFrom and MetricResolveRows): a window of two whole hours
+// or more is re-derived from the value rollups (plus one spot-checked
+// hour and the edges from the rows), however few its rows. PostgreSQL
+// spends microseconds a row on the re-derivation from the rows, against
+// DuckDB's fraction of one, so the rows' one statement loses to the
+// rollups' six much sooner than on DuckDB: at 10,000,000 events an
+// eight-hour shift's p50 went from 482-852 ms to 257-419, and the demo's
+// week from 93-108 ms to 30-56 (bench/results/resolve-from-pg.md).
+const (
+	MetricResolveFrom = 2 * time.Hour
+	MetricResolveRows = -1
+)
+
 // Open connects to the PostgreSQL database dsn names (a URL or key=value
 // string, as pgx parses it) and checks that it answers, with a pool of
 // MaxConns connections.
