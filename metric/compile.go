@@ -525,8 +525,9 @@ func (c *compiler) kind(kind int, idx []int) (string, error) {
 		w := "(PARTITION BY " + strings.Join(series, ", ") + " ORDER BY s." + timeCol + ", s." + keyCol + ")"
 		// _secs: the seconds the row holds inside [start, end), from its
 		// time (or start) to its series' next row (or end); 0 or less
-		// when it ends before start.
-		secs := "EXTRACT(EPOCH FROM (LEAST(COALESCE(LEAD(s." + timeCol + ") OVER " + w + ", " + end + "), " + end +
+		// when it ends before start. A double (date_part), as the
+		// re-derivation's: PostgreSQL's EXTRACT gives a numeric, slower.
+		secs := "date_part('epoch', (LEAST(COALESCE(LEAD(s." + timeCol + ") OVER " + w + ", " + end + "), " + end +
 			") - GREATEST(s." + timeCol + ", " + start + ")))"
 		cols := []string{"s.*", secs + " AS _secs"}
 		for _, i := range idx {

@@ -10,7 +10,7 @@
 // within its dimension's declared values or id pattern) and renders one
 // SELECT in the subset DuckDB and PostgreSQL both run (window functions
 // with ROWS frames, CASE, COALESCE, NULLIF, GREATEST, LEAST, date_trunc,
-// EXTRACT(EPOCH ...), positional parameters $1): no name or value from the
+// date_part('epoch', ...), positional parameters $1): no name or value from the
 // request is written into the SQL text, only the catalog's declared tables
 // and columns; values, the window and the scope are parameters.
 //
