@@ -40,6 +40,8 @@ var Renderers = map[string]func(*Record) (string, error){
 	"winscan-window-postgres":               ScaleCPURunsTable,
 	"scale-metric-valroll-duckdb":           ScaleMetricTable,
 	"scale-metric-valroll-postgres":         ScaleMetricTable,
+	"scale-metric-now-duckdb":               ScaleMetricTable,
+	"scale-metric-now-postgres":             ScaleMetricTable,
 }
 
 // Provenance is the line under every generated table: the command, the
