@@ -88,15 +88,8 @@ func TestQueryMetric_ValueRollups(t *testing.T) {
 func TestQueryMetric_ValueRollupDefect(t *testing.T) {
 	ctx := t.Context()
 	cat, db, l, lines := warehouseDemoLines(t, 6000)
-	imp := func(part []byte) {
-		sink := duckdb.NewSink(db, &ingest.SinkOptions{AfterInsert: func(ctx context.Context, tx *sql.Tx, l *ingest.Layout) error {
-			return shape.Derive(ctx, tx, l.Dataset, l.Table, &shape.DeriveOptions{RollupKeys: true, RollupValues: true, Catalog: cat})
-		}})
-		if _, err := ingest.Import(ctx, sink, l, ingest.NewJSONL("demo.jsonl", l, bytes.NewReader(part))); err != nil {
-			t.Fatal(err)
-		}
-	}
-	imp(bytes.Join(lines[:4000], nil))
+	imp := func(part [][]byte) { importWithRollups(t, cat, db, l, part) }
+	imp(lines[:4000])
 	open := func(o *engine.Options) *engine.Engine { return openCatalogEngine(t, ctx, cat, db, o) }
 	// rows: the long window's few rows are re-derived from the rows;
 	// spot: from the rollups, which the spot check judges.
@@ -131,7 +124,7 @@ func TestQueryMetric_ValueRollupDefect(t *testing.T) {
 			}
 		}
 	}
-	imp(bytes.Join(lines[4000:], nil))
+	imp(lines[4000:])
 	for i, w := range windows {
 		a, b := call(rows, w), call(without, w)
 		if c := call(spot, w); c.Outcome() != answer.Answered {
@@ -160,12 +153,7 @@ func TestQueryMetric_ValueRollupDefect(t *testing.T) {
 func TestQueryMetric_FewRowsResolvedFromRows(t *testing.T) {
 	ctx := t.Context()
 	cat, db, l, lines := warehouseDemoLines(t, 4000)
-	sink := duckdb.NewSink(db, &ingest.SinkOptions{AfterInsert: func(ctx context.Context, tx *sql.Tx, l *ingest.Layout) error {
-		return shape.Derive(ctx, tx, l.Dataset, l.Table, &shape.DeriveOptions{RollupKeys: true, RollupValues: true, Catalog: cat})
-	}})
-	if _, err := ingest.Import(ctx, sink, l, ingest.NewJSONL("demo.jsonl", l, bytes.NewReader(bytes.Join(lines, nil)))); err != nil {
-		t.Fatal(err)
-	}
+	importWithRollups(t, cat, db, l, lines)
 	open := func(o *engine.Options) *engine.Engine { return openCatalogEngine(t, ctx, cat, db, o) }
 	rows := open(&engine.Options{ProvenanceLimit: 200, MetricRollups: true, MetricValueRollups: true})
 	spot := open(&engine.Options{ProvenanceLimit: 200, MetricRollups: true, MetricValueRollups: true, MetricResolveRows: -1})
@@ -204,12 +192,7 @@ func TestQueryMetric_FewRowsResolvedFromRows(t *testing.T) {
 func TestQueryMetric_ResolveFrom(t *testing.T) {
 	ctx := t.Context()
 	cat, db, l, lines := warehouseDemoLines(t, 4000)
-	sink := duckdb.NewSink(db, &ingest.SinkOptions{AfterInsert: func(ctx context.Context, tx *sql.Tx, l *ingest.Layout) error {
-		return shape.Derive(ctx, tx, l.Dataset, l.Table, &shape.DeriveOptions{RollupKeys: true, RollupValues: true, Catalog: cat})
-	}})
-	if _, err := ingest.Import(ctx, sink, l, ingest.NewJSONL("demo.jsonl", l, bytes.NewReader(bytes.Join(lines, nil)))); err != nil {
-		t.Fatal(err)
-	}
+	importWithRollups(t, cat, db, l, lines)
 	open := func(o *engine.Options) *engine.Engine { return openCatalogEngine(t, ctx, cat, db, o) }
 	// A limit of 20 keys: both windows' provenance is summed from the
 	// key digests, so the resolver re-derives the values alone.
@@ -250,6 +233,18 @@ func TestQueryMetric_ResolveFrom(t *testing.T) {
 		if !tt.answered && (a.Outcome() != answer.Error || a.Reason().String() != "verification_failed") {
 			t.Errorf("%s: %s (%s); want error (verification_failed): the resolver re-derives from the rows", tt.name, a.Outcome(), a.Reason())
 		}
+	}
+}
+
+// importWithRollups imports lines (JSON Lines of l's dataset) into db,
+// deriving the key digests and the value rollups in the same transaction.
+func importWithRollups(t *testing.T, cat *catalog.Catalog, db *sql.DB, l *ingest.Layout, lines [][]byte) {
+	t.Helper()
+	sink := duckdb.NewSink(db, &ingest.SinkOptions{AfterInsert: func(ctx context.Context, tx *sql.Tx, l *ingest.Layout) error {
+		return shape.Derive(ctx, tx, l.Dataset, l.Table, &shape.DeriveOptions{RollupKeys: true, RollupValues: true, Catalog: cat})
+	}})
+	if _, err := ingest.Import(t.Context(), sink, l, ingest.NewJSONL("demo.jsonl", l, bytes.NewReader(bytes.Join(lines, nil)))); err != nil {
+		t.Fatal(err)
 	}
 }
 

@@ -364,21 +364,11 @@ func (g *sqlRederiver) byInterval(rows string, cols, series []string) (string, e
 		on = append(on, "p."+s+" = c."+s)
 	}
 	on = append(on, "p._nx = c."+ts, "p."+ts+" <= c."+ts, "p."+key+" <> c."+key)
-	for i, m := range r.measures {
-		if m.Agg.Value != catalog.AggEntries {
-			continue
-		}
-		met := "1"
-		if p := predicateOf(r.ds, m); p != nil {
-			x, err := g.predicate("p", p)
-			if err != nil {
-				return "", err
-			}
-			met = "CASE WHEN " + x + " THEN 1 ELSE 0 END"
-		}
-		// No predecessor: nothing met before the row.
-		sel = append(sel, "CASE WHEN p."+key+" IS NULL THEN 0 ELSE "+met+" END AS _pv"+strconv.Itoa(i))
+	pv, err := g.predecessorMet("p", "p."+key)
+	if err != nil {
+		return "", err
 	}
+	sel = append(sel, pv...)
 	sel = append(sel, "CASE WHEN p."+ts+" = c."+ts+" THEN 1 ELSE 0 END AS _tie")
 	return "(SELECT " + strings.Join(sel, ", ") + " FROM " + rows + " c LEFT JOIN " + rows + " p ON " +
 		strings.Join(on, " AND ") + ")", nil
@@ -415,23 +405,36 @@ func (g *sqlRederiver) joined(num string, cols, series []string, next, prev bool
 	}
 	if prev {
 		from.WriteString(" LEFT JOIN " + num + " pv ON " + on("pv", "- 1"))
-		for i, m := range r.measures {
-			if m.Agg.Value != catalog.AggEntries {
-				continue
-			}
-			met := "1"
-			if p := predicateOf(r.ds, m); p != nil {
-				x, err := g.predicate("pv", p)
-				if err != nil {
-					return "", err
-				}
-				met = "CASE WHEN " + x + " THEN 1 ELSE 0 END"
-			}
-			// No predecessor: nothing met before the row.
-			sel = append(sel, "CASE WHEN pv._i IS NULL THEN 0 ELSE "+met+" END AS _pv"+strconv.Itoa(i))
+		pv, err := g.predecessorMet("pv", "pv._i")
+		if err != nil {
+			return "", err
 		}
+		sel = append(sel, pv...)
 	}
 	return "(SELECT " + strings.Join(sel, ", ") + " FROM " + from.String() + ")", nil
+}
+
+// predecessorMet renders, per entries measure i, _pv<i>: 1 when the
+// predecessor joined as alias meets the measure's filter, 0 when it does
+// not or when there is none (present is null: nothing met before the
+// row).
+func (g *sqlRederiver) predecessorMet(alias, present string) ([]string, error) {
+	var sel []string
+	for i, m := range g.r.measures {
+		if m.Agg.Value != catalog.AggEntries {
+			continue
+		}
+		met := "1"
+		if p := predicateOf(g.r.ds, m); p != nil {
+			x, err := g.predicate(alias, p)
+			if err != nil {
+				return nil, err
+			}
+			met = "CASE WHEN " + x + " THEN 1 ELSE 0 END"
+		}
+		sel = append(sel, "CASE WHEN "+present+" IS NULL THEN 0 ELSE "+met+" END AS _pv"+strconv.Itoa(i))
+	}
+	return sel, nil
 }
 
 func (g *sqlRederiver) predicate(alias string, p *catalog.Predicate) (string, error) {
