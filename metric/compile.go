@@ -64,8 +64,8 @@ type Options struct {
 	// re-derives from the value rollups (given the rows are not few, as
 	// above): ResolveFromRollups when 0. A database that reads rows
 	// slowly against its statements' fixed cost (PostgreSQL) gains from a
-	// shorter span; every hour of it spot-checked or not is then trusted
-	// as the compiled query trusts it.
+	// shorter span; the stored hours the spot check does not cover are
+	// then trusted as the compiled query trusts them.
 	ResolveFrom time.Duration
 	// Edges maps a dataset name (one with ValidTo) to the structures
 	// that bound the reads of the rows reaching into a window from

@@ -704,7 +704,7 @@ func (g *sqlRederiver) readPartials(ctx context.Context, db Querier, q string, a
 	defer rows.Close()
 	var out []partial
 	var ties sql.NullFloat64
-	tied := false
+	tied, tiesCol := false, g.byIntervals()
 	for rows.Next() {
 		p := partial{dims: make([]sql.NullString, len(r.dims)), vals: make([]sql.NullFloat64, 5*len(r.measures))}
 		var dest []any
@@ -717,7 +717,7 @@ func (g *sqlRederiver) readPartials(ctx context.Context, db Querier, q string, a
 		for i := range p.vals {
 			dest = append(dest, &p.vals[i])
 		}
-		if g.byIntervals() {
+		if tiesCol {
 			dest = append(dest, &ties)
 		}
 		if err := rows.Scan(dest...); err != nil {
