@@ -522,12 +522,29 @@ func (c *compiler) kind(kind int, idx []int) (string, error) {
 			" s WHERE s." + timeCol + " < " + end + reach + ") t"
 		where = append(where, "t._rn = 1")
 	case kindSeq:
-		w := "(PARTITION BY " + strings.Join(series, ", ") + " ORDER BY s." + timeCol + ", s." + keyCol + ")"
+		// One ordering of every candidate row, series first, rather than
+		// a partition per series: DuckDB sorts the rows once instead of
+		// partitioning them and sorting each part (a week's edges at
+		// 10,000,000 events: 11 ms an edge against 7). A neighbour counts
+		// only when it belongs to the row's series (IS NOT DISTINCT FROM:
+		// PARTITION BY's grouping, nulls included); at either end of the
+		// whole ordering the neighbour is null, as at a partition's.
+		w := "(ORDER BY " + strings.Join(series, ", ") + ", s." + timeCol + ", s." + keyCol + ")"
+		sameSeries := func(fn string) string {
+			var same []string
+			for _, c := range series {
+				same = append(same, fn+"("+c+") OVER "+w+" IS NOT DISTINCT FROM "+c)
+			}
+			return strings.Join(same, " AND ")
+		}
+		neighbour := func(fn, x string) string {
+			return "CASE WHEN " + sameSeries(fn) + " THEN " + fn + "(" + x + ") OVER " + w + " END"
+		}
 		// _secs: the seconds the row holds inside [start, end), from its
 		// time (or start) to its series' next row (or end); 0 or less
 		// when it ends before start. A double (date_part), as the
 		// re-derivation's: PostgreSQL's EXTRACT gives a numeric, slower.
-		secs := "date_part('epoch', (LEAST(COALESCE(LEAD(s." + timeCol + ") OVER " + w + ", " + end + "), " + end +
+		secs := "date_part('epoch', (LEAST(COALESCE(" + neighbour("LEAD", "s."+timeCol) + ", " + end + "), " + end +
 			") - GREATEST(s." + timeCol + ", " + start + ")))"
 		cols := []string{"s.*", secs + " AS _secs"}
 		for _, i := range idx {
@@ -542,7 +559,7 @@ func (c *compiler) kind(kind int, idx []int) (string, error) {
 			if err != nil {
 				return "", err
 			}
-			cols = append(cols, "LAG("+met+") OVER "+w+" AS _prev"+strconv.Itoa(i))
+			cols = append(cols, neighbour("LAG", met)+" AS _prev"+strconv.Itoa(i))
 		}
 		src = "(SELECT " + strings.Join(cols, ", ") + " FROM " + c.reaching(rel, c.startAt) + " s WHERE s." + timeCol + " < " + end + reach + ") t"
 		inWindow := "t." + timeCol + " >= " + start
