@@ -33,7 +33,10 @@ func TestQueryMetric_RollupProvenance(t *testing.T) {
 	const n, limit = 5000, 200
 	// Checkpoints every 97 rows: the rows reaching into a window from
 	// before it are looked for from the last checkpoint before it.
-	with := enginetest.OpenWarehouseDerived(t, n, &engine.Options{ProvenanceLimit: limit, MetricRollups: true}, &shape.DeriveOptions{RollupKeys: true, Every: 97})
+	// By the hour (5,000 events are too sparse for the slices by
+	// default), and with the edge hours summed from the slices.
+	hourly := enginetest.OpenWarehouseDerived(t, n, &engine.Options{ProvenanceLimit: limit, MetricRollups: true}, &shape.DeriveOptions{RollupKeys: true, Every: 97})
+	sliced := enginetest.OpenWarehouseDerived(t, n, &engine.Options{ProvenanceLimit: limit, MetricRollups: true}, &shape.DeriveOptions{RollupKeys: true, Every: 97, SliceMinRows: -1})
 	without := enginetest.OpenWarehouse(t, n, &engine.Options{ProvenanceLimit: limit})
 	tests := []struct {
 		name   string
@@ -52,55 +55,65 @@ func TestQueryMetric_RollupProvenance(t *testing.T) {
 		{"small", map[string]any{"metric": "availability", "start": "2026-01-05T00:00:00Z", "end": "2026-01-05T00:20:00Z"}, tool.AllStores(), false},
 	}
 	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			ctx := pipeline.WithScope(t.Context(), tt.scope)
-			a := with.Pipeline.Call(ctx, tool.Proposal{Tool: shape.QueryMetric, Params: tt.params})
-			b := without.Pipeline.Call(ctx, tool.Proposal{Tool: shape.QueryMetric, Params: tt.params})
-			if a.Outcome() != answer.Answered || b.Outcome() != answer.Answered {
-				t.Fatalf("outcomes %s (%s) and %s (%s), want answered", a.Outcome(), a.Reason(), b.Outcome(), b.Reason())
-			}
-			pa, _ := a.Provenance()
-			pb, _ := b.Provenance()
-			if pa.NumEvents() != pb.NumEvents() {
-				t.Errorf("%d contributing rows, without digests %d", pa.NumEvents(), pb.NumEvents())
-			}
-			va, _ := a.Value()
-			vb, _ := b.Value()
-			if !slices.EqualFunc(va.Table.Rows, vb.Table.Rows, slices.Equal) {
-				t.Errorf("tables differ:\n%v\n%v", va.Table.Rows, vb.Table.Rows)
-			}
-			lt := strings.HasPrefix(pa.EventDigest(), fact.LtHashScheme)
-			if lt != tt.large {
-				t.Fatalf("digest %s: lthash %t, want %t (%d rows)", pa.EventDigest(), lt, tt.large, pa.NumEvents())
-			}
-			if !tt.large {
-				if pa.EventDigest() != pb.EventDigest() || !slices.Equal(pa.EventIDs(), pb.EventIDs()) {
-					t.Error("a small answer's provenance differs from the engine's without digests")
-				}
-				return
-			}
-			if !slices.Equal(pa.EventIDs(), pb.EventIDs()) {
-				t.Errorf("first keys differ from the engine's without digests")
-			}
-			var all []string
-			for page := 1; ; page++ {
-				rp, err := with.RowsPage(t.Context(), a.ResultIDs()[0], page, tt.scope)
-				if err != nil {
-					t.Fatalf("page %d: %v", page, err)
-				}
-				all = append(all, rp.EventIDs...)
-				if page == rp.Pages {
-					break
-				}
-			}
-			h := lthash.Of(all...)
-			if len(all) != pa.NumEvents() || h.Digest() != pa.EventDigest() {
-				t.Errorf("pages hold %d keys (digest %s), want %d (%s)", len(all), h.Digest(), pa.NumEvents(), pa.EventDigest())
-			}
-			if !slices.Equal(all[:limit], pa.EventIDs()) {
-				t.Error("the first page is not the listed first keys")
-			}
-		})
+		for name, with := range map[string]*engine.Engine{"hourly": hourly, "sliced": sliced} {
+			t.Run(tt.name+"/"+name, func(t *testing.T) {
+				testRollupProvenance(t, with, without, tt.params, tt.scope, tt.large, limit)
+			})
+		}
+	}
+}
+
+// testRollupProvenance compares a query_metric call answered with key
+// digests (with) to the engine's without them: the same table, count
+// and, for a large answer, first keys, and pages that recompute the
+// digest.
+func testRollupProvenance(t *testing.T, with, without *engine.Engine, params map[string]any, scope tool.Scope, large bool, limit int) {
+	ctx := pipeline.WithScope(t.Context(), scope)
+	a := with.Pipeline.Call(ctx, tool.Proposal{Tool: shape.QueryMetric, Params: params})
+	b := without.Pipeline.Call(ctx, tool.Proposal{Tool: shape.QueryMetric, Params: params})
+	if a.Outcome() != answer.Answered || b.Outcome() != answer.Answered {
+		t.Fatalf("outcomes %s (%s) and %s (%s), want answered", a.Outcome(), a.Reason(), b.Outcome(), b.Reason())
+	}
+	pa, _ := a.Provenance()
+	pb, _ := b.Provenance()
+	if pa.NumEvents() != pb.NumEvents() {
+		t.Errorf("%d contributing rows, without digests %d", pa.NumEvents(), pb.NumEvents())
+	}
+	va, _ := a.Value()
+	vb, _ := b.Value()
+	if !slices.EqualFunc(va.Table.Rows, vb.Table.Rows, slices.Equal) {
+		t.Errorf("tables differ:\n%v\n%v", va.Table.Rows, vb.Table.Rows)
+	}
+	lt := strings.HasPrefix(pa.EventDigest(), fact.LtHashScheme)
+	if lt != large {
+		t.Fatalf("digest %s: lthash %t, want %t (%d rows)", pa.EventDigest(), lt, large, pa.NumEvents())
+	}
+	if !large {
+		if pa.EventDigest() != pb.EventDigest() || !slices.Equal(pa.EventIDs(), pb.EventIDs()) {
+			t.Error("a small answer's provenance differs from the engine's without digests")
+		}
+		return
+	}
+	if !slices.Equal(pa.EventIDs(), pb.EventIDs()) {
+		t.Errorf("first keys differ from the engine's without digests")
+	}
+	var all []string
+	for page := 1; ; page++ {
+		rp, err := with.RowsPage(t.Context(), a.ResultIDs()[0], page, scope)
+		if err != nil {
+			t.Fatalf("page %d: %v", page, err)
+		}
+		all = append(all, rp.EventIDs...)
+		if page == rp.Pages {
+			break
+		}
+	}
+	h := lthash.Of(all...)
+	if len(all) != pa.NumEvents() || h.Digest() != pa.EventDigest() {
+		t.Errorf("pages hold %d keys (digest %s), want %d (%s)", len(all), h.Digest(), pa.NumEvents(), pa.EventDigest())
+	}
+	if !slices.Equal(all[:limit], pa.EventIDs()) {
+		t.Error("the first page is not the listed first keys")
 	}
 }
 

@@ -26,6 +26,13 @@ type Rollup struct {
 	// into a window from before it are looked for among the last
 	// checkpoint's rows and the rows after it.
 	Checkpoints, CheckpointIndex string
+	// Slices, when set, names the same digests by slice of an hour
+	// (shape's TABLE__rollup_slices: the column _hour holds a slice's
+	// start), each SliceWidth long, a divisor of an hour: RollupKeys then
+	// sums a window's partial first and last hours from their whole
+	// slices and reads the keys of the rows in its partial slices only.
+	Slices     string
+	SliceWidth time.Duration
 	// Sums, when set, sums the stored digests in place of reading them
 	// (a cache of the relation: shape keeps their running sums per group
 	// for one data version). RollupKeys calls it with the window's whole
@@ -390,20 +397,59 @@ func RollupKeys(ctx context.Context, db Querier, cat *catalog.Catalog, req Reque
 		sign     int
 	}
 	var spans []span
-	if start.After(h0) {
-		if edges == EdgesNearest && start.Sub(h0) <= 30*time.Minute {
-			spans = append(spans, span{h0, start, -1})
-		} else {
+	// stored are the ranges of whole slices summed from ru.Slices.
+	var stored [][2]time.Time
+	if w := ru.SliceWidth; ru.Slices != "" && w > 0 && time.Hour%w == 0 {
+		// An edge hour is its whole slices' digests and the rows of its
+		// partial slice: added, or, for EdgesNearest past half the
+		// slice, the slice's digest less the rows outside the window.
+		if start.After(h0) {
 			lo = h0.Add(time.Hour)
-			spans = append(spans, span{start, lo, +1})
+			s0 := start.Truncate(w)
+			from := s0
+			if start.After(s0) {
+				if edges == EdgesNearest && start.Sub(s0) <= w/2 {
+					spans = append(spans, span{s0, start, -1})
+				} else {
+					from = s0.Add(w)
+					spans = append(spans, span{start, from, +1})
+				}
+			}
+			if from.Before(lo) {
+				stored = append(stored, [2]time.Time{from, lo})
+			}
 		}
-	}
-	if end.After(h1) {
-		if edges == EdgesNearest && end.Sub(h1) >= 30*time.Minute {
-			hi = h1.Add(time.Hour)
-			spans = append(spans, span{end, hi, -1})
-		} else {
-			spans = append(spans, span{h1, end, +1})
+		if end.After(h1) {
+			s1 := end.Truncate(w)
+			to := s1
+			if end.After(s1) {
+				if edges == EdgesNearest && end.Sub(s1) >= w/2 {
+					to = s1.Add(w)
+					spans = append(spans, span{end, to, -1})
+				} else {
+					spans = append(spans, span{s1, end, +1})
+				}
+			}
+			if h1.Before(to) {
+				stored = append(stored, [2]time.Time{h1, to})
+			}
+		}
+	} else {
+		if start.After(h0) {
+			if edges == EdgesNearest && start.Sub(h0) <= 30*time.Minute {
+				spans = append(spans, span{h0, start, -1})
+			} else {
+				lo = h0.Add(time.Hour)
+				spans = append(spans, span{start, lo, +1})
+			}
+		}
+		if end.After(h1) {
+			if edges == EdgesNearest && end.Sub(h1) >= 30*time.Minute {
+				hi = h1.Add(time.Hour)
+				spans = append(spans, span{end, hi, -1})
+			} else {
+				spans = append(spans, span{h1, end, +1})
+			}
 		}
 	}
 	ts := ident(r.ds.Time.Value)
@@ -450,7 +496,18 @@ func RollupKeys(ctx context.Context, db Querier, cat *catalog.Catalog, req Reque
 			return nil, fmt.Errorf("sum metric keys: read edge keys: %w", err)
 		}
 	}
-	// The stored hours, admitted by the same conditions on their groups.
+	// The stored hours and slices, admitted by the same conditions on
+	// their groups: the hours from the running sums when kept, else read
+	// with the slices in one statement.
+	k.args = nil
+	var reads []string
+	if len(stored) > 0 {
+		var in []string
+		for _, r := range stored {
+			in = append(in, "(_hour >= "+k.at(r[0])+" AND _hour < "+k.at(r[1])+")")
+		}
+		reads = append(reads, "SELECT _n, _lthash FROM "+quoteName(ru.Slices)+" WHERE ("+strings.Join(in, " OR ")+")"+k.admit())
+	}
 	if lo.Before(hi) && ru.Sums != nil {
 		n, h, err := ru.Sums.SumDigests(ctx, db, lo, hi, k.admitGo(ru.Groups))
 		if err != nil {
@@ -460,8 +517,10 @@ func RollupKeys(ctx context.Context, db Querier, cat *catalog.Catalog, req Reque
 		sum.Hash.Combine(&h)
 		sum.Stored = -1 // not counted
 	} else if lo.Before(hi) {
-		k.args = nil
-		q := "SELECT _n, _lthash FROM " + quoteName(ru.Relation) + " WHERE _hour >= " + k.at(lo) + " AND _hour < " + k.at(hi) + k.admit()
+		reads = append(reads, "SELECT _n, _lthash FROM "+quoteName(ru.Relation)+" WHERE _hour >= "+k.at(lo)+" AND _hour < "+k.at(hi)+k.admit())
+	}
+	if len(reads) > 0 {
+		q := strings.Join(reads, " UNION ALL ")
 		rows, err := db.QueryContext(ctx, q, k.args...)
 		if err != nil {
 			return nil, fmt.Errorf("sum metric keys: read digests: %w", err)
@@ -478,7 +537,9 @@ func RollupKeys(ctx context.Context, db Querier, cat *catalog.Catalog, req Reque
 				return nil, fmt.Errorf("sum metric keys: read digests: %w", err)
 			}
 			sum.Count += n
-			sum.Stored++
+			if sum.Stored >= 0 {
+				sum.Stored++
+			}
 		}
 		rows.Close()
 		if err := rows.Err(); err != nil {

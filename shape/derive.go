@@ -70,6 +70,12 @@ type DeriveOptions struct {
 	// of hashing every key. Once the table exists, every Derive keeps it
 	// up to date, whatever this option says.
 	RollupKeys bool
+	// SliceMinRows is the least rows an hour, on average over the stored
+	// hours, from which the key digests are also kept by slice
+	// (TABLE__rollup_slices, see DeriveRollupKeys): 0 means
+	// DefaultSliceMinRows; a negative number keeps them whatever the
+	// rows' density.
+	SliceMinRows int
 	// RollupValues builds TABLE__rollup_values (see DeriveRollupValues):
 	// per hour and group, the partials of the catalog's count, duration
 	// and entries measures, from which a metric over a long window is
@@ -150,7 +156,11 @@ func Derive(ctx context.Context, tx *sql.Tx, ds *catalog.Dataset, table string, 
 		}
 	}
 	if keep {
-		if err := DeriveRollupKeys(ctx, tx, ds, table); err != nil {
+		minRows := 0
+		if o != nil {
+			minRows = o.SliceMinRows
+		}
+		if err := DeriveRollupKeys(ctx, tx, ds, table, minRows); err != nil {
 			return err
 		}
 	}

@@ -56,13 +56,68 @@ func MetricEdges(table string) metric.EdgeBound {
 	return metric.EdgeBound{Checkpoints: table + cpSuffix, CheckpointIndex: table + cpiSuffix}
 }
 
-// DeriveRollupKeys brings TABLE__rollup_keys up to date inside tx (Derive
-// calls it after the other derived structures when
-// DeriveOptions.RollupKeys is set): grouped by RollupGroups, indexed by
-// the hour, kept as deriveDigests keeps every digest table.
-func DeriveRollupKeys(ctx context.Context, tx *sql.Tx, ds *catalog.Dataset, table string) error {
-	return deriveDigests(ctx, tx, ds, table, RollupKeysSuffix, "rollup keys", RollupGroups(ds), false)
+// DeriveRollupKeys brings TABLE__rollup_keys, and TABLE__rollup_slices
+// when kept, up to date inside tx (Derive calls it after the other
+// derived structures when DeriveOptions.RollupKeys is set or the keys'
+// table exists): grouped by RollupGroups, indexed by the part's start,
+// kept as deriveDigests keeps every digest table. The slices are kept
+// once the stored hours hold minSliceRows rows an hour on average (0:
+// DefaultSliceMinRows; negative: from the start), and from then on by
+// every import: every key is hashed once, into its slice, and an hour's
+// digest and count combine its slices' (each hour's count is still
+// checked against its rows, and the slices' digests against the rows'
+// keys). Below that density a window's edge hours hold too few rows for
+// the slices to pay (a statement more, against a few keys hashed).
+func DeriveRollupKeys(ctx context.Context, tx *sql.Tx, ds *catalog.Dataset, table string, minSliceRows int) error {
+	groups := RollupGroups(ds)
+	sliced, err := tableExists(ctx, tx, table+RollupSlicesSuffix)
+	if err != nil {
+		return fmt.Errorf("derive %s: rollup slices: look up table: %w", table, err)
+	}
+	if !sliced && minSliceRows >= 0 {
+		// The hours from the rows; the slices only once dense enough.
+		if err := deriveDigests(ctx, tx, ds, table, RollupKeysSuffix, "rollup keys", groups, false, time.Hour, ""); err != nil {
+			return err
+		}
+		if minSliceRows == 0 {
+			minSliceRows = DefaultSliceMinRows
+		}
+		var rows, hours sql.NullInt64
+		if err := tx.QueryRowContext(ctx, "SELECT SUM(_n), COUNT(DISTINCT _hour) FROM "+quoteName(table+RollupKeysSuffix)).Scan(&rows, &hours); err != nil {
+			return fmt.Errorf("derive %s: rollup slices: read density: %w", table, err)
+		}
+		if !hours.Valid || hours.Int64 == 0 || rows.Int64/hours.Int64 < int64(minSliceRows) {
+			return nil
+		}
+		return deriveDigests(ctx, tx, ds, table, RollupSlicesSuffix, "rollup slices", groups, false, SliceWidth, "")
+	}
+	// The slices first, from the rows; the hours then combine them.
+	if err := deriveDigests(ctx, tx, ds, table, RollupSlicesSuffix, "rollup slices", groups, false, SliceWidth, ""); err != nil {
+		return err
+	}
+	return deriveDigests(ctx, tx, ds, table, RollupKeysSuffix, "rollup keys", groups, false, time.Hour, RollupSlicesSuffix)
 }
+
+// DefaultSliceMinRows is the least rows an hour on average from which
+// DeriveRollupKeys keeps the slices: between the generator's 1,000,000
+// events over 30 days (1,389 rows an hour), where the slices cost more
+// than they save, and its 10,000,000 (13,889), where they save a fifth of
+// a call's CPU (bench/results/slices.md).
+const DefaultSliceMinRows = 5000
+
+// RollupSlicesSuffix names a table's key digests by slice of an hour:
+// TABLE__rollup_slices holds what TABLE__rollup_keys holds, for every
+// SliceWidth of the table's time rather than every hour (the column _hour
+// holds the slice's start). A metric's provenance sums a window's partial
+// first and last hours from their whole slices and hashes only the keys
+// of the rows in the partial slices (metric.Rollup.Slices): a tenth of an
+// hour's rows at most, rather than up to half of one. Kept by
+// DeriveRollupKeys once the rows are dense enough to pay for them; a
+// database without them has its edges hashed by the hour.
+const RollupSlicesSuffix = "__rollup_slices"
+
+// SliceWidth is a rollup slice's length: a divisor of an hour.
+const SliceWidth = 10 * time.Minute
 
 // keyed is the condition that a row has a key (not null, not empty): the
 // rows whose keys a provenance lists (metric's readKeys drops the others),

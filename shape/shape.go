@@ -361,7 +361,16 @@ func New(ctx context.Context, cat *catalog.Catalog, src Source, o *Options) (*En
 				if e.rollups == nil {
 					e.rollups = map[string]metric.Rollup{}
 				}
-				e.rollups[ds.Name.Value] = MetricRollup(ds, tableName(ds, src))
+				r := MetricRollup(ds, tableName(ds, src))
+				// The slices when derived (a database derived before
+				// them gains them at its next import).
+				if has, err = tableExists(ctx, src.DB, tableName(ds, src)+RollupSlicesSuffix); err != nil {
+					return nil, fmt.Errorf("new shape engine: %w", err)
+				}
+				if has {
+					r.Slices, r.SliceWidth = tableName(ds, src)+RollupSlicesSuffix, SliceWidth
+				}
+				e.rollups[ds.Name.Value] = r
 			}
 		}
 		if ok && o != nil && o.MetricValueRollups {

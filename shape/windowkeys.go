@@ -76,6 +76,32 @@ type digestTable struct {
 	table  string // the rows' table
 	rel    string // the digests' relation, quoted
 	groups []string
+	// width is a part's length: an hour, or a divisor of one (the rollup
+	// slices); the column _hour holds each part's start either way.
+	width time.Duration
+	// finer, when set, is a digest table of the same groups and shorter
+	// parts (quoted), already up to date: hash combines its parts rather
+	// than hashing the rows' keys again.
+	finer string
+}
+
+// bucket renders the start of the part holding time ts: the hour, or the
+// slice of the hour (minutes counted in whole widths), in the SQL both
+// databases run.
+func (d *digestTable) bucket(ts string) string {
+	if d.width == 0 || d.width == time.Hour {
+		return "date_trunc('hour', " + ts + ")"
+	}
+	m := strconv.Itoa(int(d.width / time.Minute))
+	return "(date_trunc('hour', " + ts + ") + CAST(FLOOR(date_part('minute', " + ts + ") / " + m + ") AS INTEGER) * INTERVAL '" + m + " minutes')"
+}
+
+// part is a part's length (an hour when unset).
+func (d *digestTable) part() time.Duration {
+	if d.width == 0 {
+		return time.Hour
+	}
+	return d.width
 }
 
 // DeriveWindowKeys brings TABLE__window_keys up to date inside tx (Derive
@@ -83,7 +109,7 @@ type digestTable struct {
 // new table is grouped by groups (WindowGroups) and indexed by them and
 // the hour; an existing one keeps its own columns. See deriveDigests.
 func DeriveWindowKeys(ctx context.Context, tx *sql.Tx, ds *catalog.Dataset, table string, groups []string) error {
-	return deriveDigests(ctx, tx, ds, table, WindowKeysSuffix, "window keys", groups, true)
+	return deriveDigests(ctx, tx, ds, table, WindowKeysSuffix, "window keys", groups, true, time.Hour, "")
 }
 
 // deriveDigests brings the digest table TABLE+suffix up to date inside
@@ -98,11 +124,14 @@ func DeriveWindowKeys(ctx context.Context, tx *sql.Tx, ds *catalog.Dataset, tabl
 // the hour, after the groups when indexGroups (a window reads one group's
 // hours; a metric many groups' hours); none is made when groups is empty
 // and indexGroups (a catalog with no window a digest can serve).
-func deriveDigests(ctx context.Context, tx *sql.Tx, ds *catalog.Dataset, table, suffix, what string, groups []string, indexGroups bool) error {
+func deriveDigests(ctx context.Context, tx *sql.Tx, ds *catalog.Dataset, table, suffix, what string, groups []string, indexGroups bool, width time.Duration, finer string) error {
 	fail := func(step string, err error) error {
 		return fmt.Errorf("derive %s: %s: %s: %w", table, what, step, err)
 	}
-	d := &digestTable{ds: ds, table: table, rel: quoteName(table + suffix)}
+	d := &digestTable{ds: ds, table: table, rel: quoteName(table + suffix), width: width}
+	if finer != "" {
+		d.finer = quoteName(table + finer)
+	}
 	exists, err := tableExists(ctx, tx, table+suffix)
 	if err != nil {
 		return fail("look up table", err)
@@ -267,9 +296,12 @@ func (d *digestTable) insert(ctx context.Context, tx *sql.Tx, parts []rollupPart
 // cross as one string_agg text, read again row by row for a part whose
 // keys hold a newline (the count disagrees).
 func (d *digestTable) hash(ctx context.Context, tx *sql.Tx, from, to time.Time) ([]rollupPart, error) {
+	if d.finer != "" {
+		return d.combine(ctx, tx, from, to)
+	}
 	rel := quoteName(d.table)
 	ts, key := ident(d.ds.Time.Value), ident(d.ds.Key.Value)
-	sel := "date_trunc('hour', " + ts + ") AS _h"
+	sel := d.bucket(ts) + " AS _h"
 	by := "1"
 	for i, g := range d.groups {
 		sel += ", CAST(" + ident(g) + " AS VARCHAR)"
@@ -313,7 +345,7 @@ func (d *digestTable) hash(ctx context.Context, tx *sql.Tx, from, to time.Time) 
 		p := &parts[i]
 		p.hash, p.n = lthash.Hash{}, 0
 		q := "SELECT CAST(" + key + " AS VARCHAR) FROM " + rel + " WHERE " + keyed(key) + " AND " + ts + " >= CAST($1 AS TIMESTAMP) AND " + ts + " < CAST($2 AS TIMESTAMP)"
-		args := []any{p.hour.Format(sqlTime), p.hour.Add(time.Hour).Format(sqlTime)}
+		args := []any{p.hour.Format(sqlTime), p.hour.Add(d.part()).Format(sqlTime)}
 		for j, g := range d.groups {
 			if p.groups[j].Valid {
 				args = append(args, p.groups[j].String)
@@ -343,6 +375,62 @@ func (d *digestTable) hash(ctx context.Context, tx *sql.Tx, from, to time.Time) 
 	return parts, nil
 }
 
+// combine computes the parts of [from, to) (zero: no bound) by combining
+// the parts of d.finer that start in them: every key hashed once, by the
+// finer table's derivation.
+func (d *digestTable) combine(ctx context.Context, tx *sql.Tx, from, to time.Time) ([]rollupPart, error) {
+	sel := d.bucket("_hour") + " AS _h"
+	for _, g := range d.groups {
+		sel += ", CAST(" + ident(g) + " AS VARCHAR)"
+	}
+	var where []string
+	var args []any
+	if !from.IsZero() {
+		args = append(args, from.UTC().Format(sqlTime))
+		where = append(where, "_hour >= CAST($"+strconv.Itoa(len(args))+" AS TIMESTAMP)")
+	}
+	if !to.IsZero() {
+		args = append(args, to.UTC().Format(sqlTime))
+		where = append(where, "_hour < CAST($"+strconv.Itoa(len(args))+" AS TIMESTAMP)")
+	}
+	q := "SELECT " + sel + ", _n, _lthash FROM " + d.finer
+	if len(where) > 0 {
+		q += " WHERE " + strings.Join(where, " AND ")
+	}
+	rows, err := tx.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var parts []rollupPart
+	at := map[string]int{}
+	for rows.Next() {
+		p := rollupPart{groups: make([]sql.NullString, len(d.groups))}
+		var n int64
+		var b []byte
+		dest := []any{&p.hour}
+		for i := range p.groups {
+			dest = append(dest, &p.groups[i])
+		}
+		dest = append(dest, &n, &b)
+		if err := rows.Scan(dest...); err != nil {
+			return nil, err
+		}
+		p.hour = p.hour.UTC()
+		i, ok := at[p.id()]
+		if !ok {
+			i = len(parts)
+			at[p.id()] = i
+			parts = append(parts, p)
+		}
+		if err := parts[i].hash.CombineBinary(b); err != nil {
+			return nil, err
+		}
+		parts[i].n += n
+	}
+	return parts, rows.Err()
+}
+
 // span renders the rows with a key and time in [from, to) (zero: no
 // bound).
 func (d *digestTable) span(from, to time.Time) (string, []any) {
@@ -365,7 +453,7 @@ func (d *digestTable) span(from, to time.Time) (string, []any) {
 // the digests: one GROUP BY over the rows before it.
 func (d *digestTable) countsAgree(ctx context.Context, tx *sql.Tx, before time.Time) (bool, error) {
 	ts := ident(d.ds.Time.Value)
-	sel, stored := "date_trunc('hour', "+ts+")", "_hour"
+	sel, stored := d.bucket(ts), "_hour"
 	by := "1"
 	for i, g := range d.groups {
 		sel += ", CAST(" + ident(g) + " AS VARCHAR)"

@@ -35,7 +35,13 @@ func measureMetricPhases(ctx context.Context, cat *catalog.Catalog, db *sql.DB, 
 	ds := cat.Dataset("status_events")
 	o := &metric.Options{ValidTo: map[string]string{"status_events": shape.ValidToColumn}, MaxGoRows: -1}
 	if c.rollups {
-		o.Rollups = map[string]metric.Rollup{"status_events": shape.MetricRollup(ds, "status_events")}
+		ru := shape.MetricRollup(ds, "status_events")
+		// The slices when the file has them, as the engine takes them.
+		if rows, err := db.QueryContext(ctx, "SELECT 1 FROM status_events"+shape.RollupSlicesSuffix+" LIMIT 0"); err == nil {
+			rows.Close()
+			ru.Slices, ru.SliceWidth = "status_events"+shape.RollupSlicesSuffix, shape.SliceWidth
+		}
+		o.Rollups = map[string]metric.Rollup{"status_events": ru}
 	}
 	if c.edges {
 		o.Edges = map[string]metric.EdgeBound{"status_events": shape.MetricEdges("status_events")}

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -48,8 +49,12 @@ func RunRollupKeys(t *testing.T, b Backend) {
 				if err := loadRows(ctx, db, ds, rel, rows); err != nil {
 					rt.Fatal(err)
 				}
+				// Slices kept from the first import, or (the first import
+				// of the two) only from a later one: both must give the
+				// digests one import gives.
+				minSliceRows := -1
 				derive := func(table string) {
-					deriveIn(ctx, rt, db, func(tx *sql.Tx) error { return shape.DeriveRollupKeys(ctx, tx, ds, table) })
+					deriveIn(ctx, rt, db, func(tx *sql.Tx) error { return shape.DeriveRollupKeys(ctx, tx, ds, table, minSliceRows) })
 				}
 				derive(rel)
 				// The same rows in two imports, the second later.
@@ -65,7 +70,11 @@ func RunRollupKeys(t *testing.T, b Backend) {
 				if err := loadRows(ctx, db, ds, inc, early); err != nil {
 					rt.Fatal(err)
 				}
+				if rapid.Bool().Draw(rt, "slices later") {
+					minSliceRows = math.MaxInt32
+				}
 				derive(inc)
+				minSliceRows = -1
 				if err := loadRows(ctx, db, ds, tmp, late); err != nil {
 					rt.Fatal(err)
 				}
@@ -80,11 +89,13 @@ func RunRollupKeys(t *testing.T, b Backend) {
 				// A changed count, or a changed digest of a checked hour,
 				// is rebuilt by the next import.
 				if len(want) > 0 {
-					q := "UPDATE " + ingest.Quote(inc+shape.RollupKeysSuffix) + " SET _n = _n + 1 WHERE _hour = (SELECT MIN(_hour) FROM " + ingest.Quote(inc+shape.RollupKeysSuffix) + ")"
+					// The hours' table or the slices'.
+					tab := ingest.Quote(inc + rapid.SampledFrom([]string{shape.RollupKeysSuffix, shape.RollupSlicesSuffix}).Draw(rt, "tampered table"))
+					q := "UPDATE " + tab + " SET _n = _n + 1 WHERE _hour = (SELECT MIN(_hour) FROM " + tab + ")"
 					if rapid.Bool().Draw(rt, "tamper digest") {
-						q = "UPDATE " + ingest.Quote(inc+shape.RollupKeysSuffix) + " SET _lthash = (SELECT _lthash FROM " + ingest.Quote(inc+shape.RollupKeysSuffix) +
-							" WHERE _hour = (SELECT MIN(_hour) FROM " + ingest.Quote(inc+shape.RollupKeysSuffix) + ") LIMIT 1) WHERE _hour = (SELECT MAX(_hour) FROM " +
-							ingest.Quote(inc+shape.RollupKeysSuffix) + " WHERE _hour < (SELECT MAX(_hour) FROM " + ingest.Quote(inc+shape.RollupKeysSuffix) + "))"
+						q = "UPDATE " + tab + " SET _lthash = (SELECT _lthash FROM " + tab +
+							" WHERE _hour = (SELECT MIN(_hour) FROM " + tab + ") LIMIT 1) WHERE _hour = (SELECT MAX(_hour) FROM " +
+							tab + " WHERE _hour < (SELECT MAX(_hour) FROM " + tab + "))"
 					}
 					if _, err := db.ExecContext(ctx, q); err != nil {
 						rt.Fatal(err)
@@ -107,6 +118,12 @@ func RunRollupKeys(t *testing.T, b Backend) {
 					ValidTo:  map[string]string{ds.Name.Value: ValidTo},
 					Rollups:  map[string]metric.Rollup{ds.Name.Value: {Relation: inc + shape.RollupKeysSuffix, Groups: shape.RollupGroups(ds)}},
 					KeyOrder: b.KeyOrder,
+				}
+				// The edge hours summed by the hour or from the slices.
+				if rapid.Bool().Draw(rt, "slices") {
+					ru := opts.Rollups[ds.Name.Value]
+					ru.Slices, ru.SliceWidth = inc+shape.RollupSlicesSuffix, shape.SliceWidth
+					opts.Rollups = map[string]metric.Rollup{ds.Name.Value: ru}
 				}
 				re, err := metric.RederiveSQL(ctx, db, cat, req, opts)
 				if err != nil {
@@ -228,7 +245,17 @@ func RunRollupKeys(t *testing.T, b Backend) {
 
 // dumpRollup returns a rollup table's rows as text, sorted.
 func dumpRollup(t *rapid.T, db *sql.DB, table string) []string {
-	rows, err := db.QueryContext(t.Context(), "SELECT * FROM "+ingest.Quote(table+shape.RollupKeysSuffix))
+	var out []string
+	for _, suffix := range []string{shape.RollupKeysSuffix, shape.RollupSlicesSuffix} {
+		out = append(out, dumpDigests(t, db, table, suffix)...)
+	}
+	return out
+}
+
+// dumpDigests returns digest table table+suffix's rows as text, each
+// prefixed by the suffix, sorted.
+func dumpDigests(t *rapid.T, db *sql.DB, table, suffix string) []string {
+	rows, err := db.QueryContext(t.Context(), "SELECT * FROM "+ingest.Quote(table+suffix))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -255,7 +282,7 @@ func dumpRollup(t *rapid.T, db *sql.DB, table string) []string {
 				vals[i] = tm.UTC().Format(time.RFC3339)
 			}
 		}
-		out = append(out, fmt.Sprint(vals...))
+		out = append(out, suffix+" "+fmt.Sprint(vals...))
 	}
 	if err := rows.Err(); err != nil {
 		t.Fatal(err)
@@ -332,7 +359,7 @@ func RunRollupKeysPastEnd(t *testing.T, b Backend) {
 	if err := loadRows(ctx, db, ds, rel, rows); err != nil {
 		t.Fatal(err)
 	}
-	deriveIn(ctx, t, db, func(tx *sql.Tx) error { return shape.DeriveRollupKeys(ctx, tx, ds, rel) })
+	deriveIn(ctx, t, db, func(tx *sql.Tx) error { return shape.DeriveRollupKeys(ctx, tx, ds, rel, 0) })
 	// scan_count by nothing: no reference table is read.
 	req := metric.Request{Metric: "scan_count", Scope: metric.All(), Start: base, End: base.Add(160 * time.Minute)}
 	opts := &metric.Options{
@@ -408,7 +435,7 @@ func RunFloorsKeyOrder(t *testing.T, b Backend) {
 	if err := b.NonBytewise(ctx, db, rel, ds.Key.Value); err != nil {
 		t.Fatal(err)
 	}
-	deriveIn(ctx, t, db, func(tx *sql.Tx) error { return shape.DeriveRollupKeys(ctx, tx, ds, rel) })
+	deriveIn(ctx, t, db, func(tx *sql.Tx) error { return shape.DeriveRollupKeys(ctx, tx, ds, rel, 0) })
 	req := metric.Request{Metric: "scan_count", Scope: metric.All(), Start: base, End: base.Add(3 * time.Hour)}
 	opts := func(order func(string) string) *metric.Options {
 		return &metric.Options{
@@ -424,5 +451,79 @@ func RunFloorsKeyOrder(t *testing.T, b Backend) {
 	}
 	if ok, err := metric.FirstKeysHold(ctx, db, cat, req, opts(nil), listed); err != nil || ok {
 		t.Errorf("without KeyOrder the first keys %v are accepted (%v): the column's order did not decide the floors, so this checks nothing", listed, err)
+	}
+}
+
+// RunRollupSlices pins the slices' edges (metric.Rollup.Slices): rows
+// every 50 seconds over four hours, and windows of two hours and more
+// whose start and end fall on a slice's start, a second after it, inside
+// its first or second half, a second before its end and on an hour; for
+// both edge treatments the count and digest summed with the slices equal
+// the re-derivation's keys', and no more rows are hashed than two
+// slices hold (a sum that ignored the slices would hash up to half an
+// hour of rows at each end).
+func RunRollupSlices(t *testing.T, b Backend) {
+	ctx := t.Context()
+	cat := LoadCatalog(t, "retail.yaml")
+	db := b.Open(t)
+	sm := cat.SemanticModels[0]
+	ds := cat.Dataset(sm.Dataset.Value)
+	const every = 50 * time.Second
+	var rows []genRow
+	for i := range int(4 * time.Hour / every) {
+		rows = append(rows, plainRow(ds, fmt.Sprintf("k-%05d", i), time.Duration(i)*every))
+	}
+	const rel = "rksl"
+	for _, table := range []string{rel, "rkslx"} {
+		if err := loadRows(ctx, db, ds, table, rows); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// 72 rows an hour: the slices are kept from 72 on, not from 73.
+	deriveIn(ctx, t, db, func(tx *sql.Tx) error { return shape.DeriveRollupKeys(ctx, tx, ds, "rkslx", 73) })
+	deriveIn(ctx, t, db, func(tx *sql.Tx) error { return shape.DeriveRollupKeys(ctx, tx, ds, rel, 72) })
+	w := shape.SliceWidth
+	opts := &metric.Options{
+		Relations: map[string]string{ds.Name.Value: rel}, References: map[string]string{},
+		ValidTo: map[string]string{ds.Name.Value: ValidTo},
+		Rollups: map[string]metric.Rollup{ds.Name.Value: {Relation: rel + shape.RollupKeysSuffix, Groups: shape.RollupGroups(ds),
+			Slices: rel + shape.RollupSlicesSuffix, SliceWidth: w}},
+	}
+	// Offsets into a slice (the third slice of an hour) and the hour.
+	offsets := []time.Duration{0, 2 * w, 2*w + time.Second, 2*w + w/4, 2*w + w/2, 2*w + 3*w/4, 3*w - time.Second, time.Hour - time.Second}
+	perSlice := int(w / every)
+	checked := 0
+	for _, so := range offsets {
+		for _, eo := range offsets {
+			req := metric.Request{Metric: "scan_count", Scope: metric.All(), Start: base.Add(so), End: base.Add(3*time.Hour + eo)}
+			re, err := metric.RederiveSQL(ctx, db, cat, req, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := lthash.Of(re.Keys...)
+			for _, edges := range []metric.Edges{metric.EdgesAdd, metric.EdgesNearest} {
+				sum, err := metric.RollupKeys(ctx, db, cat, req, opts, 0, edges)
+				if err != nil {
+					t.Fatalf("[%v, %v) edges %d: %v", req.Start, req.End, edges, err)
+				}
+				if sum.Count != len(re.Keys) || !sum.Hash.Equal(&want) {
+					t.Errorf("[%v, %v) edges %d: count %d, digest equal %t; want %d", req.Start, req.End, edges, sum.Count, sum.Hash.Equal(&want), len(re.Keys))
+				}
+				if sum.Hashed > 2*perSlice {
+					t.Errorf("[%v, %v) edges %d: %d rows hashed, want at most two slices' %d", req.Start, req.End, edges, sum.Hashed, 2*perSlice)
+				}
+				checked++
+			}
+		}
+	}
+	t.Logf("%d windows checked", checked)
+	for table, want := range map[string]bool{rel: true, "rkslx": false} {
+		rows, err := db.QueryContext(ctx, "SELECT COUNT(*) FROM "+ingest.Quote(table+shape.RollupSlicesSuffix))
+		if rows != nil {
+			rows.Close()
+		}
+		if got := err == nil; got != want {
+			t.Errorf("%s: slices kept %t, want %t (72 rows an hour)", table, got, want)
+		}
 	}
 }

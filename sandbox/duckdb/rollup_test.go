@@ -12,7 +12,8 @@ import (
 	"github.com/provenant/provenant/shape"
 )
 
-// The per-hour key digests (shape.RollupKeysSuffix) are engine-internal:
+// The key digests by hour and by slice (shape.RollupKeysSuffix,
+// shape.RollupSlicesSuffix) are engine-internal:
 // the catalog's read allowlist, which free SQL and compiled queries are
 // judged by, does not name them, so free SQL may not read them, with or
 // without parameters admitted, while the dataset's own table stays
@@ -22,8 +23,17 @@ func TestValidate_RollupKeysNotReadable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	table := "status_events" + shape.RollupKeysSuffix
-	for _, p := range []*sandbox.Policy{sandbox.NewPolicy(cat.Allowlist()), sandbox.NewPolicy(cat.Allowlist()).WithParameters()} {
+	for _, table := range []string{"status_events" + shape.RollupKeysSuffix, "status_events" + shape.RollupSlicesSuffix} {
+		validateNotReadable(t, cat.Allowlist(), table)
+	}
+}
+
+// validateNotReadable checks that free SQL under the allowlist may not
+// read table, with or without parameters admitted, while the dataset's
+// own table stays readable.
+func validateNotReadable(t *testing.T, allow []string, table string) {
+	t.Helper()
+	for _, p := range []*sandbox.Policy{sandbox.NewPolicy(allow), sandbox.NewPolicy(allow).WithParameters()} {
 		v, err := NewValidator(t.Context(), p, nil)
 		if err != nil {
 			t.Fatal(err)

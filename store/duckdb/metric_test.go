@@ -38,6 +38,10 @@ func TestMetricEveryShape(t *testing.T) { metrictest.RunEveryShape(t, duckMetric
 // digests equals the re-derived keys' count, lthash and first keys.
 func TestMetricRollupKeys(t *testing.T) { metrictest.RunRollupKeys(t, duckMetrics) }
 
+// TestMetricRollupSlices: a window's edge hours summed from the slices
+// (metrictest.RunRollupSlices).
+func TestMetricRollupSlices(t *testing.T) { metrictest.RunRollupSlices(t, duckMetrics) }
+
 // TestMetricRollupValues: on DuckDB, a metric compiled from per-hour value
 // rollups and the edge rows equals the compiled query without them, byte
 // for byte, RederiveValues equals RederiveSQL, and an altered rollup is

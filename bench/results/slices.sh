@@ -1,0 +1,29 @@
+#!/bin/sh
+# Alternated runs of bench/scale's query_metric phases on DuckDB: main
+# before the key digests by ten-minute slice (a window's edge hours
+# summed by the hour: up to half an hour of rows hashed at each end by the
+# executor, the window's rows of the hour by the resolver) against after
+# (whole slices from TABLE__rollup_slices, the rows of one partial slice
+# hashed at each end); both on the same files, built by the new binary
+# (main does not read the slices table); bench/results/slices.md.
+# From the repository root, with the two binaries built from each commit:
+#   go build -o /tmp/scalebin-main ./bench/scale   (at the commit before)
+#   go build -o /tmp/scalebin-new ./bench/scale    (at the commit)
+#   sh bench/results/slices.sh /tmp/scalebin-main /tmp/scalebin-new > out.txt
+#   python3 bench/results/firstkeys-floors-summ.py out.txt
+set -e
+A=${1:?usage: slices.sh MAIN_BINARY NEW_BINARY}
+B=${2:?usage: slices.sh MAIN_BINARY NEW_BINARY}
+D=${DATA:-/work/scale-data-slices}
+FLAGS="-metrics -rollups -value-rollups -duckdb-threads 1 -sql-turns -backends duckdb -data $D"
+$B -build $FLAGS -events demo,1000000,10000000 >/dev/null 2>&1
+for i in 1 2 3; do
+  for bin in "main $A" "new $B"; do
+    set -- $bin
+    echo "## binary=$1 round=$i calls load-before: $(cut -d' ' -f1-3 /proc/loadavg)"
+    $2 $FLAGS -events demo,1000000,10000000 -metric-calls 40 2>/dev/null
+    echo "## binary=$1 round=$i clients=16 load-before: $(cut -d' ' -f1-3 /proc/loadavg)"
+    $2 $FLAGS -events 10000000 -clients 16 -duration 6s 2>/dev/null
+    echo "## load-after: $(cut -d' ' -f1-3 /proc/loadavg)"
+  done
+done
