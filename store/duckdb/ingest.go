@@ -403,8 +403,16 @@ func OpenMemory(ctx context.Context) (*sql.DB, error) {
 // memory, lets its buffer cache grow with the file: 517 MB resident while
 // serving 10M events. A call reads one checkpoint and the rows since it,
 // a few megabytes, so a small cache costs no speed (bench/scale at 10M
-// events: 437 MB resident, the same latencies within noise).
-const ServeMemoryLimit = "256MB"
+// events: 437 MB resident, the same latencies within noise). The limit
+// bounds the cache, not the process: once a served database's calls have
+// touched enough pages the cache is full, and the process's own ~240 MB
+// come on top. Under 256 MB that sat at 493-500 MB resident at 10M events
+// once the metric calls read key digests by slice
+// (shape.RollupSlicesSuffix) and filled it; under 224 MB, 464-465, for
+// more CPU a call where pages are read again (a week-long metric call
+// 6-10% at sixteen clients, 6% and 28% at one; store-wide counts 10-13%:
+// bench/results/memlimit.md).
+const ServeMemoryLimit = "224MB"
 
 // OpenFileReadOnly opens a DuckDB database file in place for reading: it
 // must exist, and other processes may read it too.
