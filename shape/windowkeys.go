@@ -383,20 +383,7 @@ func (d *digestTable) combine(ctx context.Context, tx *sql.Tx, from, to time.Tim
 	for _, g := range d.groups {
 		sel += ", CAST(" + ident(g) + " AS VARCHAR)"
 	}
-	var where []string
-	var args []any
-	if !from.IsZero() {
-		args = append(args, from.UTC().Format(sqlTime))
-		where = append(where, "_hour >= CAST($"+strconv.Itoa(len(args))+" AS TIMESTAMP)")
-	}
-	if !to.IsZero() {
-		args = append(args, to.UTC().Format(sqlTime))
-		where = append(where, "_hour < CAST($"+strconv.Itoa(len(args))+" AS TIMESTAMP)")
-	}
-	q := "SELECT " + sel + ", _n, _lthash FROM " + d.finer
-	if len(where) > 0 {
-		q += " WHERE " + strings.Join(where, " AND ")
-	}
+	q, args := readParts(sel, d.finer, from, to)
 	rows, err := tx.QueryContext(ctx, q, args...)
 	if err != nil {
 		return nil, err
@@ -429,6 +416,26 @@ func (d *digestTable) combine(ctx context.Context, tx *sql.Tx, from, to time.Tim
 		parts[i].n += n
 	}
 	return parts, rows.Err()
+}
+
+// readParts renders the read of digest table rel's parts starting in
+// [from, to) (zero: no bound): sel, then _n and _lthash.
+func readParts(sel, rel string, from, to time.Time) (string, []any) {
+	var where []string
+	var args []any
+	if !from.IsZero() {
+		args = append(args, from.UTC().Format(sqlTime))
+		where = append(where, "_hour >= CAST($"+strconv.Itoa(len(args))+" AS TIMESTAMP)")
+	}
+	if !to.IsZero() {
+		args = append(args, to.UTC().Format(sqlTime))
+		where = append(where, "_hour < CAST($"+strconv.Itoa(len(args))+" AS TIMESTAMP)")
+	}
+	q := "SELECT " + sel + ", _n, _lthash FROM " + rel
+	if len(where) > 0 {
+		q += " WHERE " + strings.Join(where, " AND ")
+	}
+	return q, args
 }
 
 // span renders the rows with a key and time in [from, to) (zero: no
@@ -511,20 +518,7 @@ func (d *digestTable) digestsAgree(ctx context.Context, tx *sql.Tx, from, to tim
 	for _, g := range d.groups {
 		sel += ", CAST(" + ident(g) + " AS VARCHAR)"
 	}
-	var where []string
-	var args []any
-	if !from.IsZero() {
-		args = append(args, from.UTC().Format(sqlTime))
-		where = append(where, "_hour >= CAST($"+strconv.Itoa(len(args))+" AS TIMESTAMP)")
-	}
-	if !to.IsZero() {
-		args = append(args, to.UTC().Format(sqlTime))
-		where = append(where, "_hour < CAST($"+strconv.Itoa(len(args))+" AS TIMESTAMP)")
-	}
-	q := "SELECT " + sel + ", _n, _lthash FROM " + d.rel
-	if len(where) > 0 {
-		q += " WHERE " + strings.Join(where, " AND ")
-	}
+	q, args := readParts(sel, d.rel, from, to)
 	rows, err := tx.QueryContext(ctx, q, args...)
 	if err != nil {
 		return false, err
