@@ -293,7 +293,7 @@ func (r *shapeRunner) resolveMetric(ctx context.Context, c tool.Call, fr fact.Re
 				// The listed first keys, by a threshold rather than the
 				// executor's top-N.
 				if sum != nil {
-					if firstOK, err = metric.FirstKeysHold(ctx, db, cat, req, o, fr.Provenance.EventIDs()); err != nil {
+					if firstOK, err = metric.FirstKeysHold(ctx, db, cat, req, o, fr.Provenance.EventIDs(), sum); err != nil {
 						return err
 					}
 				}

@@ -445,14 +445,22 @@ func (g *sqlRederiver) predicate(alias string, p *catalog.Predicate) (string, er
 	return x, nil
 }
 
-// secs renders the seconds row t holds inside the window, a double
-// (date_part: PostgreSQL's EXTRACT gives a numeric, which costs a fifth
-// of an hour's re-derivation there, bench/results/datepart-pg.md).
-func (g *sqlRederiver) secs() string {
-	ts := "t." + ident(g.r.ds.Time.Value)
+// secs renders the seconds row t holds inside the window: its column
+// _secs, which admitted computes once per candidate row (secsOf) for
+// the window's condition and every duration measure to read.
+func (g *sqlRederiver) secs() string { return "t._secs" }
+
+// secsOf renders the seconds the row aliased b holds inside the window, a
+// double (date_part: PostgreSQL's EXTRACT gives a numeric, which costs a
+// fifth of an hour's re-derivation there, bench/results/datepart-pg.md).
+// Written once per row rather than in every column that reads it: on
+// DuckDB the repeated expression cost a week's head or tail edge about
+// half its time (bench/results/secs-once.md).
+func (g *sqlRederiver) secsOf(b string) string {
+	ts := b + "." + ident(g.r.ds.Time.Value)
 	end := g.at("end")
 	start := g.at("start")
-	return "date_part('epoch', (CASE WHEN t._nx IS NULL OR t._nx > " + end + " THEN " + end + " ELSE t._nx END - CASE WHEN " +
+	return "date_part('epoch', (CASE WHEN " + b + "._nx IS NULL OR " + b + "._nx > " + end + " THEN " + end + " ELSE " + b + "._nx END - CASE WHEN " +
 		ts + " < " + start + " THEN " + start + " ELSE " + ts + " END))"
 }
 
@@ -526,6 +534,9 @@ func (g *sqlRederiver) admitted(kind int, base string) (string, []string, error)
 		case "not_in":
 			where = append(where, x+" NOT IN "+g.list(f.Values))
 		}
+	}
+	if kind == kindSeq && g.hasDuration() {
+		base = "(SELECT b.*, " + g.secsOf("b") + " AS _secs FROM " + base + " b)"
 	}
 	return " FROM " + base + " t" + joinSQL.String() + " WHERE " + strings.Join(where, " AND "), dims, nil
 }

@@ -370,6 +370,12 @@ type KeySummary struct {
 	// Stored and Hashed are the stored digests combined and the row keys
 	// hashed (added or removed), for measurement.
 	Stored, Hashed int
+	// before are the keys of the contributing rows before the window
+	// (sorted bytewise, distinct) as this summation read them, for its
+	// first keys and for FirstKeysHold on the same side; beforeRead
+	// reports that it read them (the metric has such rows).
+	before     []string
+	beforeRead bool
 }
 
 // RollupKeys sums the contributing rows' keys of req's table (the keys
@@ -462,23 +468,69 @@ func RollupKeys(ctx context.Context, db Querier, cat *catalog.Catalog, req Reque
 		parts = append(parts, "SELECT "+strconv.Itoa(len(spans))+" AS p, "+k.key()+" AS k FROM "+k.before(rel)+" WHERE "+ts+" < "+k.at(start)+
 			" AND "+k.cross()+" AND "+k.keyed()+k.admit())
 	}
-	sum := &KeySummary{}
-	if len(parts) > 0 {
-		rows, err := db.QueryContext(ctx, "SELECT z.p, COUNT(*), string_agg(z.k, chr(10)) FROM ("+strings.Join(parts, " UNION ALL ")+") z GROUP BY z.p", k.args...)
+	// The stored hours and slices, admitted by the same conditions on
+	// their groups: the hours from the running sums when kept, else read
+	// with the slices; in the statement that reads the edges' keys.
+	var reads []string
+	if len(stored) > 0 {
+		var in []string
+		for _, r := range stored {
+			in = append(in, "(_hour >= "+k.at(r[0])+" AND _hour < "+k.at(r[1])+")")
+		}
+		reads = append(reads, "SELECT _n, _lthash FROM "+quoteName(ru.Slices)+" WHERE ("+strings.Join(in, " OR ")+")"+k.admit())
+	}
+	sum := &KeySummary{beforeRead: k.hasCross()}
+	if lo.Before(hi) && ru.Sums != nil {
+		n, h, err := ru.Sums.SumDigests(ctx, db, lo, hi, k.admitGo(ru.Groups))
 		if err != nil {
-			return nil, fmt.Errorf("sum metric keys: read edge keys: %w", err)
+			return nil, fmt.Errorf("sum metric keys: sum digests: %w", err)
+		}
+		sum.Count += n
+		sum.Hash.Combine(&h)
+		sum.Stored = -1 // not counted
+	} else if lo.Before(hi) {
+		reads = append(reads, "SELECT _n, _lthash FROM "+quoteName(ru.Relation)+" WHERE _hour >= "+k.at(lo)+" AND _hour < "+k.at(hi)+k.admit())
+	}
+	// One statement: a row per edge part (its number, count and keys) and
+	// a row per stored digest (part -1, its count and digest).
+	var pieces []string
+	if len(parts) > 0 {
+		pieces = append(pieces, "SELECT z.p, COUNT(*) AS n, string_agg(z.k, chr(10)) AS keys, NULL AS h FROM ("+strings.Join(parts, " UNION ALL ")+") z GROUP BY z.p")
+	}
+	for _, r := range reads {
+		pieces = append(pieces, "SELECT -1 AS p, d._n AS n, NULL AS keys, d._lthash AS h FROM ("+r+") d")
+	}
+	if len(pieces) > 0 {
+		rows, err := db.QueryContext(ctx, strings.Join(pieces, " UNION ALL "), k.args...)
+		if err != nil {
+			return nil, fmt.Errorf("sum metric keys: read edge keys and digests: %w", err)
 		}
 		for rows.Next() {
 			var p, n int
 			var all sql.NullString
-			if err := rows.Scan(&p, &n, &all); err != nil {
+			var b []byte
+			if err := rows.Scan(&p, &n, &all, &b); err != nil {
 				rows.Close()
-				return nil, fmt.Errorf("sum metric keys: read edge keys: %w", err)
+				return nil, fmt.Errorf("sum metric keys: read edge keys and digests: %w", err)
+			}
+			if p < 0 {
+				if err := sum.Hash.CombineBinary(b); err != nil {
+					rows.Close()
+					return nil, fmt.Errorf("sum metric keys: read digests: %w", err)
+				}
+				sum.Count += n
+				if sum.Stored >= 0 {
+					sum.Stored++
+				}
+				continue
 			}
 			keys := strings.Split(all.String, "\n")
 			if len(keys) != n || !all.Valid {
 				rows.Close()
 				return nil, ErrNoRollup // a key holds a newline: read them all instead
+			}
+			if p == len(spans) {
+				sum.before = slices.Compact(slices.Sorted(slices.Values(keys)))
 			}
 			if p < len(spans) && spans[p].sign < 0 {
 				var h lthash.Hash
@@ -493,57 +545,7 @@ func RollupKeys(ctx context.Context, db Querier, cat *catalog.Catalog, req Reque
 		}
 		rows.Close()
 		if err := rows.Err(); err != nil {
-			return nil, fmt.Errorf("sum metric keys: read edge keys: %w", err)
-		}
-	}
-	// The stored hours and slices, admitted by the same conditions on
-	// their groups: the hours from the running sums when kept, else read
-	// with the slices in one statement.
-	k.args = nil
-	var reads []string
-	if len(stored) > 0 {
-		var in []string
-		for _, r := range stored {
-			in = append(in, "(_hour >= "+k.at(r[0])+" AND _hour < "+k.at(r[1])+")")
-		}
-		reads = append(reads, "SELECT _n, _lthash FROM "+quoteName(ru.Slices)+" WHERE ("+strings.Join(in, " OR ")+")"+k.admit())
-	}
-	if lo.Before(hi) && ru.Sums != nil {
-		n, h, err := ru.Sums.SumDigests(ctx, db, lo, hi, k.admitGo(ru.Groups))
-		if err != nil {
-			return nil, fmt.Errorf("sum metric keys: sum digests: %w", err)
-		}
-		sum.Count += n
-		sum.Hash.Combine(&h)
-		sum.Stored = -1 // not counted
-	} else if lo.Before(hi) {
-		reads = append(reads, "SELECT _n, _lthash FROM "+quoteName(ru.Relation)+" WHERE _hour >= "+k.at(lo)+" AND _hour < "+k.at(hi)+k.admit())
-	}
-	if len(reads) > 0 {
-		q := strings.Join(reads, " UNION ALL ")
-		rows, err := db.QueryContext(ctx, q, k.args...)
-		if err != nil {
-			return nil, fmt.Errorf("sum metric keys: read digests: %w", err)
-		}
-		for rows.Next() {
-			var n int
-			var b []byte
-			if err := rows.Scan(&n, &b); err != nil {
-				rows.Close()
-				return nil, fmt.Errorf("sum metric keys: read digests: %w", err)
-			}
-			if err := sum.Hash.CombineBinary(b); err != nil {
-				rows.Close()
-				return nil, fmt.Errorf("sum metric keys: read digests: %w", err)
-			}
-			sum.Count += n
-			if sum.Stored >= 0 {
-				sum.Stored++
-			}
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return nil, fmt.Errorf("sum metric keys: read digests: %w", err)
+			return nil, fmt.Errorf("sum metric keys: read edge keys and digests: %w", err)
 		}
 	}
 	if first > 0 {
@@ -563,7 +565,7 @@ func RollupKeys(ctx context.Context, db Querier, cat *catalog.Catalog, req Reque
 				}
 			}
 		}
-		if sum.First, err = leastKeys(ctx, db, k, rel, first, t, ranges); err != nil {
+		if sum.First, err = leastKeys(ctx, db, k, rel, first, t, ranges, sum); err != nil {
 			return nil, err
 		}
 	}
@@ -645,8 +647,9 @@ func hoursReach(ctx context.Context, db Querier, k *keySQL, lo, hi time.Time, fi
 // leastKeys reads the least `first` contributing keys, bytewise: those at
 // or below t (every key when t is ""), sorted in Go. The window's rows are
 // read from ranges, the parts of the window that can hold a key at or
-// below t (with a bound; the whole window without one).
-func leastKeys(ctx context.Context, db Querier, k *keySQL, rel string, first int, t string, ranges [][2]time.Time) ([]string, error) {
+// below t (with a bound; the whole window without one); the rows before
+// the window are the summation's own (sum.before), not read again.
+func leastKeys(ctx context.Context, db Querier, k *keySQL, rel string, first int, t string, ranges [][2]time.Time, sum *KeySummary) ([]string, error) {
 	ts := ident(k.r.ds.Time.Value)
 	k.args = nil
 	bound := func() string {
@@ -667,39 +670,52 @@ func leastKeys(ctx context.Context, db Querier, k *keySQL, rel string, first int
 		sides = append(sides, "SELECT "+k.key()+" AS k FROM "+quoteName(rel)+" WHERE "+ts+" >= "+k.at(r[0])+" AND "+ts+" < "+k.at(r[1])+
 			" AND "+k.keyed()+bound()+k.admit()+lim)
 	}
-	if k.hasCross() {
+	if k.hasCross() && !sum.beforeRead {
 		sides = append(sides, "SELECT "+k.key()+" AS k FROM "+k.before(rel)+" WHERE "+ts+" < "+k.at(k.r.req.Start)+
 			" AND "+k.cross()+" AND "+k.keyed()+bound()+k.admit()+lim)
 	}
-	if len(sides) == 0 {
-		return nil, nil // no window row can hold a key at or below t, and no row before it contributes
-	}
-	q := sides[0]
-	if len(sides) > 1 {
-		q = "SELECT u.k FROM ((" + strings.Join(sides, ") UNION ALL (") + ")) u"
-	}
 	var keys []string
-	var err error
-	if t != "" {
-		keys, err = readKeys(ctx, db, q, k.args) // sorted, distinct
-	} else {
-		if k.hasCross() {
-			q += " ORDER BY k LIMIT " + strconv.Itoa(first)
+	if len(sides) > 0 {
+		q := sides[0]
+		if len(sides) > 1 {
+			q = "SELECT u.k FROM ((" + strings.Join(sides, ") UNION ALL (") + ")) u"
 		}
-		keys, err = readKeyRows(ctx, db, q, k.args)
-		if err == nil && !slices.IsSorted(keys) {
-			// The database orders text by a collation other than
-			// bytewise: its least keys need not be the least bytewise.
-			return nil, ErrNoRollup
+		var err error
+		if t != "" {
+			keys, err = readKeys(ctx, db, q, k.args) // sorted, distinct
+		} else {
+			if len(sides) > 1 {
+				q += " ORDER BY k LIMIT " + strconv.Itoa(first)
+			}
+			keys, err = readKeyRows(ctx, db, q, k.args)
+			if err == nil && !slices.IsSorted(keys) {
+				// The database orders text by a collation other than
+				// bytewise: its least keys need not be the least bytewise.
+				return nil, ErrNoRollup
+			}
+		}
+		if err != nil {
+			return nil, fmt.Errorf("sum metric keys: first keys: %w", err)
 		}
 	}
-	if err != nil {
-		return nil, fmt.Errorf("sum metric keys: first keys: %w", err)
+	if sum.beforeRead {
+		keys = mergeKeys(keys, sum.before)
 	}
 	if t != "" {
 		keys = slices.DeleteFunc(keys, func(s string) bool { return s > t })
 	}
 	return keys[:min(first, len(keys))], nil
+}
+
+// mergeKeys merges two sorted lists of distinct keys into one.
+func mergeKeys(a, b []string) []string {
+	if len(b) == 0 {
+		return a
+	}
+	out := make([]string, 0, len(a)+len(b))
+	out = append(append(out, a...), b...)
+	slices.Sort(out)
+	return slices.Compact(out)
 }
 
 // planRollup checks that req's contributing keys can be summed from the
@@ -754,9 +770,11 @@ func planRollup(cat *catalog.Catalog, req Request, o *Options) (*keySQL, string,
 // below the greatest listed one, read with a plain filter and no sort in
 // the database, must be the listed ones. With Rollup.CheckFloors the
 // window's rows are read only from the hours whose least key (by its own
-// floors, never RollupKeys's) is at or below that one. ErrNoRollup as
-// RollupKeys.
-func FirstKeysHold(ctx context.Context, db Querier, cat *catalog.Catalog, req Request, o *Options, listed []string) (bool, error) {
+// floors, never RollupKeys's) is at or below that one. own, when not nil,
+// is the caller's own RollupKeys summation of req (the resolver's, never
+// the executor's): the keys of the rows before the window are taken from
+// it rather than read again. ErrNoRollup as RollupKeys.
+func FirstKeysHold(ctx context.Context, db Querier, cat *catalog.Catalog, req Request, o *Options, listed []string, own *KeySummary) (bool, error) {
 	if len(listed) == 0 || !slices.IsSorted(listed) {
 		return false, nil
 	}
@@ -783,16 +801,19 @@ func FirstKeysHold(ctx context.Context, db Querier, cat *catalog.Catalog, req Re
 		sides = append(sides, "SELECT "+k.key()+" AS k FROM "+quoteName(rel)+" WHERE "+ts+" >= "+k.at(r[0])+" AND "+ts+" < "+k.at(r[1])+
 			" AND "+k.keyed()+" AND "+k.key()+" <= "+k.param(top)+k.admit())
 	}
-	if k.hasCross() {
+	reuse := own != nil && own.beforeRead
+	if k.hasCross() && !reuse {
 		sides = append(sides, "SELECT "+k.key()+" AS k FROM "+k.before(rel)+" WHERE "+ts+" < "+k.at(k.r.req.Start)+" AND "+k.cross()+
 			" AND "+k.keyed()+" AND "+k.key()+" <= "+k.param(top)+k.admit())
 	}
-	if len(sides) == 0 {
-		return false, nil // no hour holds a key at or below the last listed one
+	var got []string
+	if len(sides) > 0 {
+		if got, err = readKeys(ctx, db, strings.Join(sides, " UNION ALL "), k.args); err != nil {
+			return false, fmt.Errorf("check metric first keys: %w", err)
+		}
 	}
-	got, err := readKeys(ctx, db, strings.Join(sides, " UNION ALL "), k.args)
-	if err != nil {
-		return false, fmt.Errorf("check metric first keys: %w", err)
+	if reuse {
+		got = mergeKeys(got, own.before)
 	}
 	// readKeys sorts bytewise and drops repeats; the database's <= may
 	// follow another collation, so keep the keys bytewise at or below.

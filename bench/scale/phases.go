@@ -120,7 +120,10 @@ func measureMetricPhases(ctx context.Context, cat *catalog.Catalog, db *sql.DB, 
 				)
 			}
 			if err == nil && c.rollups {
-				var first []string
+				var (
+					first []string
+					own   *metric.KeySummary
+				)
 				err = errors.Join(
 					timed("summed (executor: nearest edges, top 1,000)", func() error {
 						s, err := metric.RollupKeys(ctx, tx, cat, req, o, 1000, metric.EdgesNearest)
@@ -134,7 +137,8 @@ func measureMetricPhases(ctx context.Context, cat *catalog.Catalog, db *sql.DB, 
 						return err
 					}),
 					timed("summed (resolver: edges added)", func() error {
-						_, err := metric.RollupKeys(ctx, tx, cat, req, o, 0, metric.EdgesAdd)
+						var err error
+						own, err = metric.RollupKeys(ctx, tx, cat, req, o, 0, metric.EdgesAdd)
 						if errors.Is(err, metric.ErrNoRollup) {
 							return nil
 						}
@@ -144,7 +148,7 @@ func measureMetricPhases(ctx context.Context, cat *catalog.Catalog, db *sql.DB, 
 						if first == nil {
 							return nil
 						}
-						ok, err := metric.FirstKeysHold(ctx, tx, cat, req, o, first)
+						ok, err := metric.FirstKeysHold(ctx, tx, cat, req, o, first, own)
 						if err == nil && !ok {
 							err = errors.New("first keys refused")
 						}
