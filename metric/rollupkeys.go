@@ -508,7 +508,7 @@ func RollupKeys(ctx context.Context, db Querier, cat *catalog.Catalog, req Reque
 		for rows.Next() {
 			var p, n int
 			var all sql.NullString
-			var b []byte
+			var b sql.RawBytes // combined before the next row: no copy
 			if err := rows.Scan(&p, &n, &all, &b); err != nil {
 				rows.Close()
 				return nil, fmt.Errorf("sum metric keys: read edge keys and digests: %w", err)

@@ -371,7 +371,7 @@ func (s *Snapshot) execWindowSummed(ctx context.Context, p *plan, c Call) (fact.
 	var adds, subs []string
 	var t int
 	var k sql.NullString
-	var b []byte
+	var b sql.RawBytes // combined before the next row: no copy
 	for rows.Next() {
 		if err := rows.Scan(&t, &k, &b); err != nil {
 			return fact.Value{}, nil, false, fmt.Errorf("query %s: %w", p.tool.Name.Value, err)
