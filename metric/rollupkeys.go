@@ -549,27 +549,69 @@ func RollupKeys(ctx context.Context, db Querier, cat *catalog.Catalog, req Reque
 		}
 	}
 	if first > 0 {
-		t, err := firstThreshold(ctx, db, k, rel, lo, hi, first)
-		if err != nil {
-			return nil, err
-		}
-		ranges := [][2]time.Time{{start, end}}
-		if ru.Floors != nil && t != "" {
+		var (
+			t      string
+			ranges = [][2]time.Time{{start, end}}
+		)
+		floors := func() (*KeyFloors, error) {
+			if ru.Floors == nil {
+				return nil, nil
+			}
 			f, err := ru.Floors.KeyFloors(ctx, db, readKeyFloors(k, rel))
 			if err != nil {
 				return nil, fmt.Errorf("sum metric keys: %w", err)
 			}
+			return f, nil
+		}
+		// The rows before the window, when they alone hold `first` keys,
+		// bound the least `first` of all by their own first-th least; it
+		// is taken, with no statement, when the floors leave at most an
+		// hour of the window that can hold a key at or below it (keys
+		// that grow with time: none), else the window's first hours'.
+		if sum.beforeRead && len(sum.before) >= first {
+			f, err := floors()
+			if err != nil {
+				return nil, err
+			}
 			if f != nil {
-				if r, ok := f.floorRanges(start, end, k.admitGo(ru.Groups), t); ok {
-					ranges = r
+				tb := sum.before[first-1]
+				if r, ok := f.floorRanges(start, end, k.admitGo(ru.Groups), tb); ok && spanOf(r) <= time.Hour {
+					t, ranges = tb, r
 				}
 			}
 		}
+		if t == "" {
+			var err error
+			if t, err = firstThreshold(ctx, db, k, rel, lo, hi, first); err != nil {
+				return nil, err
+			}
+			if t != "" {
+				f, err := floors()
+				if err != nil {
+					return nil, err
+				}
+				if f != nil {
+					if r, ok := f.floorRanges(start, end, k.admitGo(ru.Groups), t); ok {
+						ranges = r
+					}
+				}
+			}
+		}
+		var err error
 		if sum.First, err = leastKeys(ctx, db, k, rel, first, t, ranges, sum); err != nil {
 			return nil, err
 		}
 	}
 	return sum, nil
+}
+
+// spanOf is the time the ranges cover.
+func spanOf(ranges [][2]time.Time) time.Duration {
+	var d time.Duration
+	for _, r := range ranges {
+		d += r[1].Sub(r[0])
+	}
+	return d
 }
 
 // firstThreshold returns a key at least as great as the first-th least

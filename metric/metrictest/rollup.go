@@ -543,3 +543,93 @@ func RunRollupSlices(t *testing.T, b Backend) {
 		}
 	}
 }
+
+// RunRollupKeysBefore checks the executor's first keys bounded by the
+// rows before the window (metric.RollupKeys with key floors): four
+// devices each with a row before an availability window, whose validity
+// reaches into it, and keys that grow with time, so that the least three
+// keys are three of those rows'. The listing is the re-derivation's first
+// three, read with no statement for the window's first hours (their
+// top-N, "ORDER BY k LIMIT"); without floors that statement runs, as the
+// counter's check that it can see one.
+func RunRollupKeysBefore(t *testing.T, b Backend) {
+	ctx := t.Context()
+	cat := LoadCatalog(t, "warehouse.yaml")
+	db := b.Open(t)
+	m := cat.Metric("availability")
+	if m == nil {
+		t.Fatal("the warehouse catalog declares no availability metric")
+	}
+	ds := cat.Dataset(cat.ModelOf(m).Dataset.Value)
+	series := ds.SeriesEntities()[0].Column.Value
+	var rows []genRow
+	for d, dev := range pools["device"] {
+		r := plainRow(ds, fmt.Sprintf("k-%04d", d), time.Duration(5+d)*time.Minute)
+		r.vals[series] = dev
+		rows = append(rows, r)
+		for i := range 12 {
+			r := plainRow(ds, fmt.Sprintf("k-1%02d%d", i, d), 2*time.Hour+time.Duration(10*i+d)*time.Minute)
+			r.vals[series] = dev
+			rows = append(rows, r)
+		}
+	}
+	const rel = "rkbf"
+	if err := loadRows(ctx, db, ds, rel, rows); err != nil {
+		t.Fatal(err)
+	}
+	deriveIn(ctx, t, db, func(tx *sql.Tx) error { return shape.DeriveRollupKeys(ctx, tx, ds, rel, 0) })
+	req := metric.Request{Metric: m.Name.Value, Scope: metric.All(), Start: base.Add(70 * time.Minute), End: base.Add(4*time.Hour + 20*time.Minute)}
+	opts := func(floors metric.FloorKeeper) *metric.Options {
+		return &metric.Options{
+			Relations: map[string]string{ds.Name.Value: rel}, References: map[string]string{}, // no dimension: no reference read
+			ValidTo: map[string]string{ds.Name.Value: ValidTo},
+			Rollups: map[string]metric.Rollup{ds.Name.Value: {Relation: rel + shape.RollupKeysSuffix, Groups: shape.RollupGroups(ds), Floors: floors}},
+		}
+	}
+	re, err := metric.RederiveSQL(ctx, db, cat, req, opts(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"k-0000", "k-0001", "k-0002"}
+	if len(re.Keys) < 4 || !slices.Equal(re.Keys[:3], want) {
+		t.Fatalf("the contributing keys are %v, want %v first", re.Keys, want)
+	}
+	for _, c := range []struct {
+		name     string
+		floors   metric.FloorKeeper
+		topReads bool
+	}{
+		{"with floors", readFloors{}, false},
+		{"without floors", nil, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			for _, edges := range []metric.Edges{metric.EdgesAdd, metric.EdgesNearest} {
+				q := &countingQuerier{db: db, marker: "ORDER BY k LIMIT"}
+				sum, err := metric.RollupKeys(ctx, q, cat, req, opts(c.floors), 3, edges)
+				if err != nil {
+					t.Fatalf("edges %d: %v", edges, err)
+				}
+				if sum.Count != len(re.Keys) || !slices.Equal(sum.First, want) {
+					t.Errorf("edges %d: count %d, first %v; want %d, %v", edges, sum.Count, sum.First, len(re.Keys), want)
+				}
+				if (q.marked > 0) != c.topReads {
+					t.Errorf("edges %d: %d statements read a top-N of keys, want them %v", edges, q.marked, c.topReads)
+				}
+			}
+		})
+	}
+}
+
+// countingQuerier counts the statements holding marker.
+type countingQuerier struct {
+	db     *sql.DB
+	marker string
+	marked int
+}
+
+func (q *countingQuerier) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	if strings.Contains(query, q.marker) {
+		q.marked++
+	}
+	return q.db.QueryContext(ctx, query, args...)
+}

@@ -52,6 +52,10 @@ func TestMetricRollupValues(t *testing.T) { metrictest.RunRollupValues(t, duckMe
 // does not bound its first keys (metrictest.RunRollupKeysPastEnd).
 func TestMetricRollupKeys_PastEnd(t *testing.T) { metrictest.RunRollupKeysPastEnd(t, duckMetrics) }
 
+// TestMetricRollupKeys_Before: the rows before a window bound its first
+// keys when they alone hold enough (metrictest.RunRollupKeysBefore).
+func TestMetricRollupKeys_Before(t *testing.T) { metrictest.RunRollupKeysBefore(t, duckMetrics) }
+
 // TestMetricTies: rows sharing a series and a time, re-derived over their
 // validity intervals (metrictest.RunTies).
 func TestMetricTies(t *testing.T) { metrictest.RunTies(t, duckMetrics) }
