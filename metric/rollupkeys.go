@@ -553,14 +553,21 @@ func RollupKeys(ctx context.Context, db Querier, cat *catalog.Catalog, req Reque
 			t      string
 			ranges = [][2]time.Time{{start, end}}
 		)
+		// The floors, read at most once (a FloorKeeper need not keep
+		// them).
+		var (
+			kept     *KeyFloors
+			keptRead bool
+		)
 		floors := func() (*KeyFloors, error) {
-			if ru.Floors == nil {
-				return nil, nil
+			if ru.Floors == nil || keptRead {
+				return kept, nil
 			}
 			f, err := ru.Floors.KeyFloors(ctx, db, readKeyFloors(k, rel))
 			if err != nil {
 				return nil, fmt.Errorf("sum metric keys: %w", err)
 			}
+			kept, keptRead = f, true
 			return f, nil
 		}
 		// The rows before the window, when they alone hold `first` keys,
