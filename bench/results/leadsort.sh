@@ -9,19 +9,5 @@
 #   go build -o /tmp/scalebin-new ./bench/scale    (at the commit)
 #   sh bench/results/leadsort.sh /tmp/scalebin-main /tmp/scalebin-new > out.txt
 #   python3 bench/results/firstkeys-floors-summ.py out.txt
-set -e
-A=${1:?usage: leadsort.sh MAIN_BINARY NEW_BINARY}
-B=${2:?usage: leadsort.sh MAIN_BINARY NEW_BINARY}
-D=${DATA:-/work/scale-data-valroll}
-FLAGS="-metrics -rollups -value-rollups -duckdb-threads 1 -sql-turns -backends duckdb -data $D"
-$B -build $FLAGS -events demo,1000000,10000000 >/dev/null 2>&1
-for i in 1 2 3; do
-  for bin in "main $A" "new $B"; do
-    set -- $bin
-    echo "## binary=$1 round=$i calls load-before: $(cut -d' ' -f1-3 /proc/loadavg)"
-    $2 $FLAGS -events demo,1000000,10000000 -metric-calls 40 2>/dev/null
-    echo "## binary=$1 round=$i clients=16 load-before: $(cut -d' ' -f1-3 /proc/loadavg)"
-    $2 $FLAGS -events 10000000 -clients 16 -duration 6s 2>/dev/null
-    echo "## load-after: $(cut -d' ' -f1-3 /proc/loadavg)"
-  done
-done
+export DATA=${DATA:-/work/scale-data-valroll} CALLS=40
+exec sh "$(dirname "$0")/alternate-metric-duckdb.sh" "${1:?usage: leadsort.sh MAIN_BINARY NEW_BINARY}" "${2:?usage: leadsort.sh MAIN_BINARY NEW_BINARY}"
