@@ -1,8 +1,12 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
+	"io"
+	"log"
 	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
@@ -63,6 +67,22 @@ func (r *replica) ready(t *testing.T, deadline <-chan time.Time) string {
 
 // roundRobin is a reverse proxy that sends each request to the next
 // backend in turn, with no affinity of any kind, and counts what each got.
+//
+// It reads each request body whole before forwarding it, as production
+// proxies do by default (nginx's proxy_request_buffering): streaming the
+// inbound body to the backend through httputil.ReverseProxy races with
+// net/http (golang.org/issue/40747). Once the backend has the declared
+// Content-Length, the Transport's write loop reads the body once more to
+// check it ends there; the proxy's own server drains and closes that body
+// as soon as the proxy starts writing the response (an HTTP/1 handler is
+// not full duplex). When the write loop loses that race it gets "invalid
+// Read on closed Body", takes it for a failed request write and closes
+// the backend connection mid-response: the proxy logs "read error during
+// body copy: use of closed network connection" and the client gets a
+// truncated body. Only a response the proxy flushes before it has read
+// all of it is exposed: tools/list's, the one over 2 KiB, which the
+// replica sends chunked. Buffered, the body the write loop reads is a
+// bytes.Reader that nothing else drains or closes.
 type roundRobin struct {
 	backends []*url.URL
 	next     atomic.Uint64
@@ -81,17 +101,44 @@ func newRoundRobin(t *testing.T, bases ...string) *roundRobin {
 		}
 		rr.backends = append(rr.backends, u)
 	}
-	rr.proxy = &httputil.ReverseProxy{Rewrite: func(r *httputil.ProxyRequest) {
-		u := rr.backends[(rr.next.Add(1)-1)%uint64(len(rr.backends))]
-		r.SetURL(u)
-		rr.mu.Lock()
-		rr.served[u.Host]++
-		rr.mu.Unlock()
-	}}
+	// Its own connection pool, not http.DefaultTransport, which the MCP
+	// client under test also uses; idle connections are dropped well
+	// before the replicas' idle timeout (2 minutes) would close them.
+	tr := &http.Transport{IdleConnTimeout: 30 * time.Second}
+	t.Cleanup(tr.CloseIdleConnections)
+	rr.proxy = &httputil.ReverseProxy{
+		Rewrite: func(r *httputil.ProxyRequest) {
+			u := rr.backends[(rr.next.Add(1)-1)%uint64(len(rr.backends))]
+			r.SetURL(u)
+			rr.mu.Lock()
+			rr.served[u.Host]++
+			rr.mu.Unlock()
+		},
+		Transport: tr,
+		// A request the proxy could not forward fails the test by name,
+		// not only as the client's error; nothing is retried.
+		ErrorHandler: func(w http.ResponseWriter, r *http.Request, err error) {
+			t.Errorf("round-robin proxy: %s %s%s: %v", r.Method, r.URL.Host, r.URL.Path, err)
+			w.WriteHeader(http.StatusBadGateway)
+		},
+		// Errors after the response started (a cut body) go to the test log.
+		ErrorLog: log.New(t.Output(), "round-robin proxy: ", 0),
+	}
 	return rr
 }
 
-func (rr *roundRobin) ServeHTTP(w http.ResponseWriter, r *http.Request) { rr.proxy.ServeHTTP(w, r) }
+// ServeHTTP forwards r with its body read whole (see roundRobin).
+func (rr *roundRobin) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	body, err := io.ReadAll(r.Body)
+	if err != nil {
+		rr.proxy.ErrorHandler(w, r, fmt.Errorf("read the request body: %w", err))
+		return
+	}
+	out := r.Clone(r.Context())
+	out.Body = io.NopCloser(bytes.NewReader(body))
+	out.ContentLength = int64(len(body))
+	rr.proxy.ServeHTTP(w, out)
+}
 
 func (rr *roundRobin) counts() map[string]int {
 	rr.mu.Lock()
