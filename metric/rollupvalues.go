@@ -34,6 +34,19 @@ type ValueRollup struct {
 	Relation string
 	Groups   []string
 	Measures []string
+	// Slices, when set, names the same rollups by slice of an hour
+	// (shape's TABLE__rollup_value_slices: the column _hour holds a
+	// slice's start), each SliceWidth long, a divisor of an hour: the
+	// compiled query and RederiveValues then sum a window's partial first
+	// and last hours from their whole slices and sequence the rows of its
+	// partial slices only.
+	Slices     string
+	SliceWidth time.Duration
+}
+
+// sliced reports whether ru's slices are usable.
+func (ru ValueRollup) sliced() bool {
+	return ru.Slices != "" && ru.SliceWidth > 0 && time.Hour%ru.SliceWidth == 0
 }
 
 // ValueColumn is the column of a value rollup holding measure's partials.
@@ -98,6 +111,7 @@ func ValueLayout(cat *catalog.Catalog, ds *catalog.Dataset) (groups []string, me
 type valuePlan struct {
 	ru          ValueRollup
 	a, f        time.Time // the window's first and last whole-hour boundaries
+	sa, sf      time.Time // its first and last whole-slice boundaries (with slices)
 	hasDuration bool
 }
 
@@ -148,6 +162,12 @@ func planValues(r *resolved, o *Options) (*valuePlan, bool) {
 	if p.f.Sub(p.a) < time.Hour {
 		return nil, false
 	}
+	if w := ru.SliceWidth; ru.sliced() {
+		p.sa, p.sf = start.Truncate(w), end.Truncate(w)
+		if p.sa.Before(start) {
+			p.sa = p.sa.Add(w)
+		}
+	}
 	return p, true
 }
 
@@ -159,6 +179,16 @@ func planValues(r *resolved, o *Options) (*valuePlan, bool) {
 // the end of the last stored hour when the rollups stop earlier (later
 // hours are the rows' too). The stored hours' last is read by the query
 // itself, so that it is the snapshot's.
+//
+// With slices (ValueRollup.Slices), the head's whole slices [sa, A) and
+// the tail's [B, tb) are summed from them too, and only [start, sa) and
+// [tb, end) are computed from the rows: tb is the tail's last whole
+// slice's end, or the end of the last stored hour when the rollups stop
+// earlier, and never before sa (a window starting after the last hour
+// holding a row: B is then A, and the head's slices past the stored
+// hours are the rows' too). Every bound is one scalar subquery's
+// GREATEST and LEAST, as B is: DuckDB and PostgreSQL still bound the
+// rows' scan by it.
 func (c *compiler) renderValues(p *valuePlan) (string, error) {
 	r := c.r
 	rel := quoteName(p.ru.Relation)
@@ -166,6 +196,23 @@ func (c *compiler) renderValues(p *valuePlan) (string, error) {
 	stop := func() string {
 		return "GREATEST(" + c.instant(p.a) + ", LEAST(" + c.instant(p.f) + ", COALESCE((SELECT MAX(x._hour) FROM " + rel +
 			" x) + INTERVAL '1 hour', " + c.instant(p.a) + ")))"
+	}
+	sliced := p.ru.sliced()
+	tailStart := stop
+	headEnd := p.a
+	if sliced {
+		c.read(p.ru.Slices)
+		headEnd = p.sa
+		// The slices cover what the hours do: both are folded from the
+		// same rows up to the end of the last stored hour (H), so the
+		// tail's rows start at the last whole slice's end, or at H when
+		// the hours stop earlier, and, when H is before A (a window
+		// starting after the last hour holding a row), at H or sa: the
+		// head's slices past H are the rows' too.
+		tailStart = func() string {
+			return "GREATEST(" + c.instant(p.sa) + ", LEAST(" + c.instant(p.sf) + ", COALESCE((SELECT MAX(x._hour) FROM " + rel +
+				" x) + INTERVAL '1 hour', " + c.instant(p.sa) + ")))"
+		}
 	}
 	var sel, group, where []string
 	for i, d := range r.dims {
@@ -181,7 +228,6 @@ func (c *compiler) renderValues(p *valuePlan) (string, error) {
 	for i, m := range r.measures {
 		sel = append(sel, "CAST(SUM(v."+ident(ValueColumn(m.Name.Value))+") AS "+dbl+") AS "+mcol(i))
 	}
-	where = append(where, "v._hour >= "+c.instant(p.a), "v._hour < "+stop())
 	if !p.hasDuration {
 		// Only the hours a row starts in: a row overlapping an hour
 		// makes its group present only through a duration.
@@ -207,21 +253,28 @@ func (c *compiler) renderValues(p *valuePlan) (string, error) {
 			where = append(where, x+" NOT IN "+c.list(f.Values))
 		}
 	}
-	stored := "SELECT " + strings.Join(sel, ", ") + " FROM " + rel + " v WHERE " + strings.Join(where, " AND ")
-	if len(group) > 0 {
-		stored += " GROUP BY " + strings.Join(group, ", ")
+	storedFrom := func(relation string, span ...string) string {
+		q := "SELECT " + strings.Join(sel, ", ") + " FROM " + relation + " v WHERE " + strings.Join(append(span, where...), " AND ")
+		if len(group) > 0 {
+			q += " GROUP BY " + strings.Join(group, ", ")
+		}
+		return q
 	}
-	parts := []string{stored}
+	parts := []string{storedFrom(rel, "v._hour >= "+c.instant(p.a), "v._hour < "+stop())}
+	if sliced {
+		parts = append(parts, storedFrom(quoteName(p.ru.Slices), "((v._hour >= "+c.instant(p.sa)+" AND v._hour < "+c.instant(p.a)+") OR (v._hour >= "+
+			stop()+" AND v._hour < "+tailStart()+"))"))
+	}
 	at := func(t time.Time) func() string { return func() string { return c.instant(t) } }
-	if r.req.Start.Before(p.a) {
-		c.win = &sqlWindow{start: at(r.req.Start), end: at(p.a)}
+	if r.req.Start.Before(headEnd) {
+		c.win = &sqlWindow{start: at(r.req.Start), end: at(headEnd)}
 		head, err := c.kinds()
 		if err != nil {
 			return "", err
 		}
 		parts = append(parts, head...)
 	}
-	c.win = &sqlWindow{start: stop, end: at(r.req.End)}
+	c.win = &sqlWindow{start: tailStart, end: at(r.req.End)}
 	tail, err := c.kinds()
 	c.win = nil
 	if err != nil {
@@ -244,17 +297,19 @@ func Plannable(cat *catalog.Catalog, req Request, o *Options) bool {
 
 // RederiveValues re-derives req's table (values only, no keys) from the
 // value rollups, apart from the compiled query: the stored hours' last
-// read by its own SELECT; the window's whole hours summed per group by a
-// plain aggregate over the stored rows (filters and scope bound as IN
-// lists); the head and tail computed by RederiveSQL's formulation
+// (and slices' last) read by its own SELECT; the window's whole hours
+// (and, with slices, its edges' whole slices) summed per group by a plain
+// aggregate over the stored rows (filters and scope bound as IN lists);
+// the rest of the head and tail computed by RederiveSQL's formulation
 // (validity intervals clipped to each edge, a self-join by row number for
-// entries) over each edge as its own window; all added in Go, where the
+// entries) over each piece as its own window; all added in Go, where the
 // metric's formula, the order and the running total are computed (the
 // code Rederive and RederiveSQL use). Because the compiled query trusts
 // the same stored rows, it first re-derives Options.SpotHours consecutive
 // whole hours (DefaultSpotHours when 0, none when negative), chosen by a
 // stream seeded from the request alone, from the rows and compares them
-// with the stored ones: a difference is ErrRollupMismatch. A request the
+// with the stored ones, and, with slices, one of the whole slices it
+// sums the same way: a difference is ErrRollupMismatch. A request the
 // rollups cannot answer is ErrNoRollup.
 func RederiveValues(ctx context.Context, db Querier, cat *catalog.Catalog, req Request, o *Options) (*Table, error) {
 	r, err := resolve(cat, req)
@@ -268,8 +323,13 @@ func RederiveValues(ctx context.Context, db Querier, cat *catalog.Catalog, req R
 	if !ok {
 		return nil, ErrNoRollup
 	}
-	var last sql.NullTime
-	if err := queryRow(ctx, db, "SELECT MAX(_hour) FROM "+quoteName(p.ru.Relation)).Scan(&last); err != nil {
+	lastOf := func(rel string) (sql.NullTime, error) {
+		var last sql.NullTime
+		err := queryRow(ctx, db, "SELECT MAX(_hour) FROM "+quoteName(rel)).Scan(&last)
+		return last, err
+	}
+	last, err := lastOf(p.ru.Relation)
+	if err != nil {
 		return nil, fmt.Errorf("rederive metric from rollups: read last hour: %w", err)
 	}
 	stop := p.a
@@ -282,6 +342,26 @@ func RederiveValues(ctx context.Context, db Querier, cat *catalog.Catalog, req R
 			stop = p.a
 		}
 	}
+	// pieces of the window outside the stored hours [a, stop): from the
+	// slices or from the rows.
+	type piece struct {
+		from, to time.Time
+		stored   bool
+	}
+	pieces := []piece{{r.req.Start, p.a, false}, {stop, r.req.End, false}}
+	if p.ru.sliced() {
+		lastSlice, err := lastOf(p.ru.Slices)
+		if err != nil {
+			return nil, fmt.Errorf("rederive metric from rollups: read last slice: %w", err)
+		}
+		covered := p.sa // the end of the slices stored
+		if lastSlice.Valid {
+			covered = lastSlice.Time.UTC().Add(p.ru.SliceWidth)
+		}
+		h := minTime(p.a, maxTime(covered, p.sa))
+		t := maxTime(stop, minTime(p.sf, covered))
+		pieces = []piece{{r.req.Start, p.sa, false}, {p.sa, h, true}, {h, p.a, false}, {stop, t, true}, {t, r.req.End, false}}
+	}
 	hours := int(stop.Sub(p.a) / time.Hour)
 	spot := o.SpotHours
 	if spot == 0 {
@@ -291,19 +371,39 @@ func RederiveValues(ctx context.Context, db Querier, cat *catalog.Catalog, req R
 		spot = min(spot, hours)
 		rng := spotStream(req)
 		from := p.a.Add(time.Duration(rng.IntN(hours-spot+1)) * time.Hour)
-		if err := spotCheck(ctx, db, cat, req, o, p, from, from.Add(time.Duration(spot)*time.Hour)); err != nil {
+		if err := spotCheck(ctx, db, cat, req, o, p, p.ru.Relation, from, from.Add(time.Duration(spot)*time.Hour)); err != nil {
 			return nil, err
 		}
 	}
+	if spot > 0 {
+		// One of the whole slices summed, chosen by a stream of its own.
+		var starts []time.Time
+		for _, pc := range pieces {
+			for s := pc.from; pc.stored && s.Before(pc.to); s = s.Add(p.ru.SliceWidth) {
+				starts = append(starts, s)
+			}
+		}
+		if len(starts) > 0 {
+			from := starts[sliceStream(req).IntN(len(starts))]
+			if err := spotCheck(ctx, db, cat, req, o, p, p.ru.Slices, from, from.Add(p.ru.SliceWidth)); err != nil {
+				return nil, err
+			}
+		}
+	}
 	acc := partials{}
-	if err := acc.stored(ctx, db, r, p, p.a, stop); err != nil {
+	if err := acc.stored(ctx, db, r, p, p.ru.Relation, p.a, stop); err != nil {
 		return nil, err
 	}
-	for _, w := range [][2]time.Time{{r.req.Start, p.a}, {stop, r.req.End}} {
-		if !w[0].Before(w[1]) {
+	for _, pc := range pieces {
+		if !pc.from.Before(pc.to) {
 			continue
 		}
-		if err := acc.rows(ctx, db, cat, req, o, w[0], w[1]); err != nil {
+		if pc.stored {
+			err = acc.stored(ctx, db, r, p, p.ru.Slices, pc.from, pc.to)
+		} else {
+			err = acc.rows(ctx, db, cat, req, o, pc.from, pc.to)
+		}
+		if err != nil {
 			return nil, err
 		}
 	}
@@ -313,9 +413,16 @@ func RederiveValues(ctx context.Context, db Querier, cat *catalog.Catalog, req R
 // spotStream is the named stream ("metric/rollup-spot") seeded from the
 // request alone: the same request checks the same hours, whatever the
 // clock.
-func spotStream(req Request) *rand.Rand {
+func spotStream(req Request) *rand.Rand { return requestStream("metric/rollup-spot", req) }
+
+// sliceStream is the named stream ("metric/rollup-spot-slice") that
+// chooses the slice RederiveValues spot-checks, seeded as spotStream.
+func sliceStream(req Request) *rand.Rand { return requestStream("metric/rollup-spot-slice", req) }
+
+// requestStream is the stream named name seeded from the request alone.
+func requestStream(name string, req Request) *rand.Rand {
 	h := sha256.New()
-	for _, s := range []string{"metric/rollup-spot", req.Metric, req.Start.UTC().Format(time.RFC3339Nano), req.End.UTC().Format(time.RFC3339Nano), req.Grain, strings.Join(req.Dimensions, "\x00")} {
+	for _, s := range []string{name, req.Metric, req.Start.UTC().Format(time.RFC3339Nano), req.End.UTC().Format(time.RFC3339Nano), req.Grain, strings.Join(req.Dimensions, "\x00")} {
 		h.Write([]byte(s))
 		h.Write([]byte{0})
 	}
@@ -331,13 +438,13 @@ func spotStream(req Request) *rand.Rand {
 // the request (its dimensions, bucket, filters and scope): the groups and
 // every measure must agree (durations to a relative 1e-9, for the order
 // of summation).
-func spotCheck(ctx context.Context, db Querier, cat *catalog.Catalog, req Request, o *Options, p *valuePlan, from, to time.Time) error {
+func spotCheck(ctx context.Context, db Querier, cat *catalog.Catalog, req Request, o *Options, p *valuePlan, relation string, from, to time.Time) error {
 	r, err := resolve(cat, req)
 	if err != nil {
 		return err
 	}
 	stored, rows := partials{}, partials{}
-	if err := stored.stored(ctx, db, r, p, from, to); err != nil {
+	if err := stored.stored(ctx, db, r, p, relation, from, to); err != nil {
 		return err
 	}
 	if err := rows.rows(ctx, db, cat, req, o, from, to); err != nil {
@@ -423,9 +530,10 @@ func (ps partials) list() []partial {
 	return out
 }
 
-// stored adds the stored hours [from, to) of the request's groups: one
-// plain aggregate over the rollup rows.
-func (ps partials) stored(ctx context.Context, db Querier, r *resolved, p *valuePlan, from, to time.Time) error {
+// stored adds the parts of relation (p's hours or slices) starting in
+// [from, to) of the request's groups: one plain aggregate over the rollup
+// rows.
+func (ps partials) stored(ctx context.Context, db Querier, r *resolved, p *valuePlan, relation string, from, to time.Time) error {
 	if !from.Before(to) {
 		return nil
 	}
@@ -471,7 +579,7 @@ func (ps partials) stored(ctx context.Context, db Querier, r *resolved, p *value
 			where = append(where, x+" NOT IN "+in(f.Values))
 		}
 	}
-	q := "SELECT " + strings.Join(sel, ", ") + " FROM " + quoteName(p.ru.Relation) + " WHERE " + strings.Join(where, " AND ")
+	q := "SELECT " + strings.Join(sel, ", ") + " FROM " + quoteName(relation) + " WHERE " + strings.Join(where, " AND ")
 	if len(group) > 0 {
 		q += " GROUP BY " + strings.Join(group, ", ")
 	}

@@ -76,6 +76,10 @@ type DeriveOptions struct {
 	// DefaultSliceMinRows; a negative number keeps them whatever the
 	// rows' density.
 	SliceMinRows int
+	// ValueSliceMinRows is the same for the value rollups
+	// (TABLE__rollup_value_slices, see DeriveRollupValues), except that 0
+	// means DefaultSliceMinRows on PostgreSQL and none on DuckDB.
+	ValueSliceMinRows int
 	// RollupValues builds TABLE__rollup_values (see DeriveRollupValues):
 	// per hour and group, the partials of the catalog's count, duration
 	// and entries measures, from which a metric over a long window is
@@ -187,12 +191,14 @@ func Derive(ctx context.Context, tx *sql.Tx, ds *catalog.Dataset, table string, 
 	}
 	switch {
 	case (values || exists) && o != nil && o.Catalog != nil:
-		return DeriveRollupValues(ctx, tx, o.Catalog, ds, table)
+		return DeriveRollupValues(ctx, tx, o.Catalog, ds, table, o.ValueSliceMinRows)
 	case values:
 		return fmt.Errorf("derive %s: rollup values: no catalog in the options", table)
 	case exists:
-		if _, err := tx.ExecContext(ctx, "DROP TABLE "+quoteName(table+RollupValuesSuffix)); err != nil {
-			return fmt.Errorf("derive %s: drop rollup values: %w", table, err)
+		for _, suffix := range []string{RollupValuesSuffix, RollupValueSlicesSuffix} {
+			if _, err := tx.ExecContext(ctx, "DROP TABLE IF EXISTS "+quoteName(table+suffix)); err != nil {
+				return fmt.Errorf("derive %s: drop rollup values: %w", table, err)
+			}
 		}
 	}
 	return nil

@@ -54,20 +54,41 @@ func valueID(hour time.Time, groups []sql.NullString) string {
 	return p.id()
 }
 
-// DeriveRollupValues brings TABLE__rollup_values up to date inside tx
-// (Derive calls it after the validity intervals when
-// DeriveOptions.RollupValues is set). Like DeriveRollupKeys, only the
-// hours from the last stored hour on are recomputed (an append later than
-// the stored rows changes no earlier hour: a series' latest row was open
-// to the end of the last stored hour, and its next row comes at or after
-// it), after the checks of RollupValuesAgree. When a check fails (rows
-// imported out of time order, a stored row altered, the catalog's layout
-// changed) every hour is recomputed. A row's next row is its series' next
-// by LEAD, not _valid_to, so that a wrong interval shows as a
-// disagreement with metric.RederiveValues's spot check.
-func DeriveRollupValues(ctx context.Context, tx *sql.Tx, cat *catalog.Catalog, ds *catalog.Dataset, table string) error {
-	rvName := table + RollupValuesSuffix
-	rvRel := quoteName(rvName)
+// RollupValueSlicesSuffix names a table's value rollups by slice of an
+// hour: TABLE__rollup_value_slices holds what TABLE__rollup_values holds,
+// for every SliceWidth of the table's time rather than every hour (the
+// column _hour holds the slice's start; a series' latest row is open to
+// the same end, the end of the last hour holding a row). A metric's
+// compiled query and its re-derivation sum a window's partial first and
+// last hours from their whole slices and sequence only the rows of the
+// partial slices (metric.ValueRollup.Slices): a tenth of an hour's rows
+// at most, rather than up to a whole hour's. Kept by DeriveRollupValues
+// on PostgreSQL once the rows are as dense as the key digests' slices
+// need (DeriveOptions.ValueSliceMinRows), where a statement's cost follows
+// its rows; on DuckDB only when asked.
+const RollupValueSlicesSuffix = "__rollup_value_slices"
+
+// DeriveRollupValues brings TABLE__rollup_values, and
+// TABLE__rollup_value_slices when kept, up to date inside tx (Derive
+// calls it after the validity intervals when DeriveOptions.RollupValues
+// is set). Like DeriveRollupKeys, only the hours from the last stored
+// hour on are recomputed (an append later than the stored rows changes no
+// earlier hour: a series' latest row was open to the end of the last
+// stored hour, and its next row comes at or after it), after the checks
+// of RollupValuesAgree and, for the slices, that every earlier hour's
+// slices add up to the hour. When a check fails (rows imported out of
+// time order, a stored row altered, the catalog's layout changed) every
+// hour is recomputed. The slices are kept once the table holds
+// minSliceRows rows an hour on average (negative: from the start; 0:
+// DefaultSliceMinRows on PostgreSQL and never on DuckDB, where they cost
+// a metric call more than they save, bench/results/value-slices.md), and
+// from then on by every import; the hours and the slices are folded from
+// one read of the rows. A row's next row
+// is its series' next by LEAD, not _valid_to, so that a wrong interval
+// shows as a disagreement with metric.RederiveValues's spot check.
+func DeriveRollupValues(ctx context.Context, tx *sql.Tx, cat *catalog.Catalog, ds *catalog.Dataset, table string, minSliceRows int) error {
+	rvName, slName := table+RollupValuesSuffix, table+RollupValueSlicesSuffix
+	rvRel, slRel := quoteName(rvName), quoteName(slName)
 	groups, measures := metric.ValueLayout(cat, ds)
 	fail := func(what string, err error) error {
 		return fmt.Errorf("derive %s: rollup values: %s: %w", table, what, err)
@@ -78,25 +99,30 @@ func DeriveRollupValues(ctx context.Context, tx *sql.Tx, cat *catalog.Catalog, d
 	for _, m := range measures {
 		cols = append(cols, metric.ValueColumn(m.Name.Value))
 	}
-	exists, err := tableExists(ctx, tx, rvName)
-	if err != nil {
-		return fail("look up table", err)
-	}
-	if exists {
-		// A table of another layout (the catalog changed) is rebuilt.
-		have, err := tableColumns(ctx, tx, rvRel)
+	// ensure reports whether a table of this layout exists, dropping one
+	// of another layout (the catalog changed), and creates it when create
+	// is set.
+	ensure := func(name, suffix string, create bool) (bool, error) {
+		rel := quoteName(name)
+		exists, err := tableExists(ctx, tx, name)
 		if err != nil {
-			return fail("read columns", err)
+			return false, fail("look up table", err)
 		}
-		if !slices.Equal(have, cols) {
-			if _, err := tx.ExecContext(ctx, "DROP TABLE "+rvRel); err != nil {
-				return fail("drop table", err)
+		if exists {
+			have, err := tableColumns(ctx, tx, rel)
+			if err != nil {
+				return false, fail("read columns", err)
 			}
-			exists = false
+			if slices.Equal(have, cols) {
+				return true, nil
+			}
+			if _, err := tx.ExecContext(ctx, "DROP TABLE "+rel); err != nil {
+				return false, fail("drop table", err)
+			}
 		}
-	}
-	var from time.Time
-	if !exists {
+		if !create {
+			return false, nil
+		}
 		sel := "CAST(NULL AS TIMESTAMP) AS _hour"
 		for _, g := range groups {
 			sel += ", " + ident(g)
@@ -105,17 +131,28 @@ func DeriveRollupValues(ctx context.Context, tx *sql.Tx, cat *catalog.Catalog, d
 		for _, m := range measures {
 			sel += ", CAST(NULL AS DOUBLE PRECISION) AS " + ident(metric.ValueColumn(m.Name.Value))
 		}
-		if _, err := tx.ExecContext(ctx, "CREATE TABLE "+rvRel+" AS SELECT "+sel+" FROM "+quoteName(table)+" WHERE 1 = 0"); err != nil {
-			return fail("create table", err)
+		if _, err := tx.ExecContext(ctx, "CREATE TABLE "+rel+" AS SELECT "+sel+" FROM "+quoteName(table)+" WHERE 1 = 0"); err != nil {
+			return false, fail("create table", err)
 		}
 		_, base, ok := strings.Cut(table, ".")
 		if !ok {
 			base = table
 		}
-		if _, err := tx.ExecContext(ctx, "CREATE INDEX "+ident(base+RollupValuesSuffix+"_idx")+" ON "+rvRel+" (_hour)"); err != nil {
-			return fail("index", err)
+		if _, err := tx.ExecContext(ctx, "CREATE INDEX "+ident(base+suffix+"_idx")+" ON "+rel+" (_hour)"); err != nil {
+			return false, fail("index", err)
 		}
-	} else {
+		return false, nil
+	}
+	exists, err := ensure(rvName, RollupValuesSuffix, true)
+	if err != nil {
+		return err
+	}
+	sliced, err := ensure(slName, RollupValueSlicesSuffix, false)
+	if err != nil {
+		return err
+	}
+	var from time.Time
+	if exists {
 		var last sql.NullTime
 		if err := tx.QueryRowContext(ctx, "SELECT MAX(_hour) FROM "+rvRel).Scan(&last); err != nil {
 			return fail("read last hour", err)
@@ -125,22 +162,75 @@ func DeriveRollupValues(ctx context.Context, tx *sql.Tx, cat *catalog.Catalog, d
 			if err != nil {
 				return fail("check", err)
 			}
+			if ok && sliced {
+				if ok, err = valueSlicesAgree(ctx, tx, rvRel, slRel, groups, measures, last.Time.UTC()); err != nil {
+					return fail("check slices", err)
+				}
+			}
 			if ok {
 				from = last.Time.UTC()
 			}
 		}
 	}
-	if from.IsZero() {
-		if _, err := tx.ExecContext(ctx, "DELETE FROM "+rvRel); err != nil {
-			return fail("clear", err)
+	if !sliced {
+		keep := minSliceRows < 0
+		if minSliceRows == 0 {
+			// By default on PostgreSQL only: DuckDB's statements cost
+			// about the same whatever the edge's rows, and the slices'
+			// statements more than they save (value-slices.md).
+			duck, err := isDuckDBTx(ctx, tx)
+			if err != nil {
+				return fail("look up database", err)
+			}
+			if !duck {
+				minSliceRows = DefaultSliceMinRows
+			}
 		}
-	} else if _, err := tx.ExecContext(ctx, "DELETE FROM "+rvRel+" WHERE _hour >= CAST($1 AS TIMESTAMP)", from.Format(sqlTime)); err != nil {
-		return fail("clear hours", err)
+		if minSliceRows > 0 {
+			var rows, hours int64
+			ts := ident(ds.Time.Value)
+			if err := tx.QueryRowContext(ctx, "SELECT COUNT(*), COUNT(DISTINCT date_trunc('hour', "+ts+")) FROM "+quoteName(table)).Scan(&rows, &hours); err != nil {
+				return fail("read density", err)
+			}
+			keep = hours > 0 && rows/hours >= int64(minSliceRows)
+		}
+		if keep {
+			// The slices from the start: every hour folded again.
+			if _, err := ensure(slName, RollupValueSlicesSuffix, true); err != nil {
+				return err
+			}
+			sliced, from = true, time.Time{}
+		}
 	}
-	parts, err := foldValues(ctx, tx, cat, ds, table, from)
+	rels := []string{rvRel}
+	widths := []time.Duration{time.Hour}
+	if sliced {
+		rels, widths = append(rels, slRel), append(widths, SliceWidth)
+	}
+	for _, rel := range rels {
+		if from.IsZero() {
+			if _, err := tx.ExecContext(ctx, "DELETE FROM "+rel); err != nil {
+				return fail("clear", err)
+			}
+		} else if _, err := tx.ExecContext(ctx, "DELETE FROM "+rel+" WHERE _hour >= CAST($1 AS TIMESTAMP)", from.Format(sqlTime)); err != nil {
+			return fail("clear hours", err)
+		}
+	}
+	folded, err := foldValues(ctx, tx, cat, ds, table, from, widths)
 	if err != nil {
 		return fail("fold rows", err)
 	}
+	for i, rel := range rels {
+		if err := insertValueParts(ctx, tx, rel, cols, folded[i]); err != nil {
+			return fail("insert", err)
+		}
+	}
+	return nil
+}
+
+// insertValueParts inserts parts into the value rollup table rel of
+// columns cols.
+func insertValueParts(ctx context.Context, tx *sql.Tx, rel string, cols []string, parts []valuePart) error {
 	qcols := make([]string, len(cols))
 	for i, c := range cols {
 		qcols[i] = ident(c)
@@ -148,7 +238,7 @@ func DeriveRollupValues(ctx context.Context, tx *sql.Tx, cat *catalog.Catalog, d
 	const batch = 256
 	for i := 0; i < len(parts); i += batch {
 		var q strings.Builder
-		q.WriteString("INSERT INTO " + rvRel + " (" + strings.Join(qcols, ", ") + ") VALUES ")
+		q.WriteString("INSERT INTO " + rel + " (" + strings.Join(qcols, ", ") + ") VALUES ")
 		var args []any
 		ph := func(v any) string {
 			args = append(args, v)
@@ -173,10 +263,98 @@ func DeriveRollupValues(ctx context.Context, tx *sql.Tx, cat *catalog.Catalog, d
 			q.WriteString(")")
 		}
 		if _, err := tx.ExecContext(ctx, q.String(), args...); err != nil {
-			return fail("insert", err)
+			return err
 		}
 	}
 	return nil
+}
+
+// valueSlicesAgree reports whether, for every hour before `before` and
+// every group, the slices of the value rollups add up to the stored hour:
+// the same parts, the same rows and counts, durations to a relative 1e-9
+// (the hours themselves are checked against the rows by
+// RollupValuesAgree; a slice moved within its hour is left to
+// metric.RederiveValues's spot check of a slice).
+func valueSlicesAgree(ctx context.Context, tx *sql.Tx, rvRel, slRel string, groups []string, measures []*catalog.Measure, before time.Time) (bool, error) {
+	sel := []string{"_hour"}
+	ssel := []string{"date_trunc('hour', _hour)"}
+	by := []string{"date_trunc('hour', _hour)"}
+	for _, g := range groups {
+		sel = append(sel, "CAST("+ident(g)+" AS VARCHAR)")
+		ssel = append(ssel, "CAST("+ident(g)+" AS VARCHAR)")
+		by = append(by, ident(g))
+	}
+	sel = append(sel, "CAST(_n AS DOUBLE PRECISION)")
+	ssel = append(ssel, "CAST(SUM(_n) AS DOUBLE PRECISION)")
+	for _, m := range measures {
+		c := ident(metric.ValueColumn(m.Name.Value))
+		sel = append(sel, "CAST("+c+" AS DOUBLE PRECISION)")
+		ssel = append(ssel, "CAST(SUM("+c+") AS DOUBLE PRECISION)")
+	}
+	at := before.UTC().Format(sqlTime)
+	read := func(q string) (map[string][]float64, error) {
+		return readGroups[float64](ctx, tx, true, false, len(groups), 1+len(measures), q, at)
+	}
+	hours, err := read("SELECT " + strings.Join(sel, ", ") + " FROM " + rvRel + " WHERE _hour < CAST($1 AS TIMESTAMP)")
+	if err != nil {
+		return false, err
+	}
+	sums, err := read("SELECT " + strings.Join(ssel, ", ") + " FROM " + slRel + " WHERE _hour < CAST($1 AS TIMESTAMP) GROUP BY " + strings.Join(by, ", "))
+	if err != nil || len(hours) != len(sums) {
+		return false, err
+	}
+	for id, x := range hours {
+		y, ok := sums[id]
+		if !ok {
+			return false, nil
+		}
+		for i := range x {
+			if math.Abs(x[i]-y[i]) > 1e-9*math.Max(1, math.Abs(x[i])) {
+				return false, nil
+			}
+		}
+	}
+	return true, nil
+}
+
+// readGroups reads rows of ([part start,] groups..., values...) into a
+// map by valueID (the zero time when withStart is unset), nulls as 0,
+// leaving out the rows whose values are all 0 when skipZero is set.
+func readGroups[T int64 | float64](ctx context.Context, tx *sql.Tx, withStart, skipZero bool, groups, width int, q string, args ...any) (map[string][]T, error) {
+	rows, err := tx.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := map[string][]T{}
+	for rows.Next() {
+		var h time.Time
+		g := make([]sql.NullString, groups)
+		v := make([]sql.Null[T], width)
+		var dest []any
+		if withStart {
+			dest = append(dest, &h)
+		}
+		for i := range g {
+			dest = append(dest, &g[i])
+		}
+		for i := range v {
+			dest = append(dest, &v[i])
+		}
+		if err := rows.Scan(dest...); err != nil {
+			return nil, err
+		}
+		x := make([]T, len(v))
+		zero := true
+		for i := range v {
+			x[i] = v[i].V
+			zero = zero && x[i] == 0
+		}
+		if !skipZero || !zero {
+			out[valueID(h.UTC(), g)] = x
+		}
+	}
+	return out, rows.Err()
 }
 
 // tableColumns returns a relation's column names in order.
@@ -245,12 +423,13 @@ func seriesWindow(ds *catalog.Dataset) string {
 	return "(PARTITION BY " + strings.Join(series, ", ") + " ORDER BY s." + ident(ds.Time.Value) + ", s." + ident(ds.Key.Value) + ")"
 }
 
-// foldValues computes the (hour, group) parts of the hours at or after
-// from (zero: all): the rows reaching from (validity end at or after it:
-// a suffix of every series, so LEAD and LAG over them are LEAD and LAG
-// over all) read once with their flags and next row's time, folded in Go
-// into the hours each starts in and overlaps.
-func foldValues(ctx context.Context, tx *sql.Tx, cat *catalog.Catalog, ds *catalog.Dataset, table string, from time.Time) ([]valuePart, error) {
+// foldValues computes the (part start, group) parts of the hours at or
+// after from (zero: all), one list per width of widths (each a divisor of
+// an hour): the rows reaching from (validity end at or after it: a suffix
+// of every series, so LEAD and LAG over them are LEAD and LAG over all)
+// read once with their flags and next row's time, folded in Go into the
+// parts each starts in and overlaps.
+func foldValues(ctx context.Context, tx *sql.Tx, cat *catalog.Catalog, ds *catalog.Dataset, table string, from time.Time, widths []time.Duration) ([][]valuePart, error) {
 	groups, measures := metric.ValueLayout(cat, ds)
 	rel := quoteName(table)
 	ts := ident(ds.Time.Value)
@@ -259,8 +438,9 @@ func foldValues(ctx context.Context, tx *sql.Tx, cat *catalog.Catalog, ds *catal
 	if err := tx.QueryRowContext(ctx, "SELECT MAX("+ts+") FROM "+rel).Scan(&maxTS); err != nil {
 		return nil, err
 	}
+	out := make([][]valuePart, len(widths))
 	if !maxTS.Valid {
-		return nil, nil
+		return out, nil
 	}
 	cap = maxTS.Time.UTC().Truncate(time.Hour).Add(time.Hour)
 	hasDuration := slices.ContainsFunc(measures, func(m *catalog.Measure) bool { return m.Agg.Value == catalog.AggDuration })
@@ -285,17 +465,19 @@ func foldValues(ctx context.Context, tx *sql.Tx, cat *catalog.Catalog, ds *catal
 		return nil, err
 	}
 	defer rows.Close()
-	index := map[string]int{}
-	var parts []valuePart
-	part := func(h time.Time, g []sql.NullString) *valuePart {
+	index := make([]map[string]int, len(widths))
+	for i := range index {
+		index[i] = map[string]int{}
+	}
+	part := func(k int, h time.Time, g []sql.NullString) *valuePart {
 		id := valueID(h, g)
-		i, ok := index[id]
+		i, ok := index[k][id]
 		if !ok {
-			i = len(parts)
-			index[id] = i
-			parts = append(parts, valuePart{hour: h, groups: g, vals: make([]float64, len(measures))})
+			i = len(out[k])
+			index[k][id] = i
+			out[k] = append(out[k], valuePart{hour: h, groups: g, vals: make([]float64, len(measures))})
 		}
-		return &parts[i]
+		return &out[k][i]
 	}
 	var t time.Time
 	var next sql.NullTime
@@ -315,11 +497,13 @@ func foldValues(ctx context.Context, tx *sql.Tx, cat *catalog.Catalog, ds *catal
 		t = t.UTC()
 		gs := slices.Clone(g)
 		if !t.Before(from) {
-			p := part(t.Truncate(time.Hour), gs)
-			p.n++
-			for i, m := range measures {
-				if m.Agg.Value != catalog.AggDuration {
-					p.vals[i] += float64(f[i])
+			for k, width := range widths {
+				p := part(k, t.Truncate(width), gs)
+				p.n++
+				for i, m := range measures {
+					if m.Agg.Value != catalog.AggDuration {
+						p.vals[i] += float64(f[i])
+					}
 				}
 			}
 		}
@@ -334,16 +518,18 @@ func foldValues(ctx context.Context, tx *sql.Tx, cat *catalog.Catalog, ds *catal
 		if begin.Before(from) {
 			begin = from
 		}
-		for h := begin.Truncate(time.Hour); h.Before(end); h = h.Add(time.Hour) {
-			lo, hi := max64(begin, h), min64(end, h.Add(time.Hour))
-			if !lo.Before(hi) {
-				continue
-			}
-			p := part(h, gs)
-			secs := float64(hi.Sub(lo).Microseconds()) / 1e6
-			for i, m := range measures {
-				if m.Agg.Value == catalog.AggDuration && f[i] == 1 {
-					p.vals[i] += secs
+		for k, width := range widths {
+			for h := begin.Truncate(width); h.Before(end); h = h.Add(width) {
+				lo, hi := max64(begin, h), min64(end, h.Add(width))
+				if !lo.Before(hi) {
+					continue
+				}
+				p := part(k, h, gs)
+				secs := float64(hi.Sub(lo).Microseconds()) / 1e6
+				for i, m := range measures {
+					if m.Agg.Value == catalog.AggDuration && f[i] == 1 {
+						p.vals[i] += secs
+					}
 				}
 			}
 		}
@@ -351,8 +537,10 @@ func foldValues(ctx context.Context, tx *sql.Tx, cat *catalog.Catalog, ds *catal
 	if err := rows.Err(); err != nil {
 		return nil, err
 	}
-	slices.SortFunc(parts, func(a, b valuePart) int { return a.hour.Compare(b.hour) })
-	return parts, nil
+	for k := range out {
+		slices.SortFunc(out[k], func(a, b valuePart) int { return a.hour.Compare(b.hour) })
+	}
+	return out, nil
 }
 
 // prefixedAll returns each expression of xs with every column reference
@@ -417,37 +605,7 @@ func RollupValuesAgree(ctx context.Context, tx *sql.Tx, cat *catalog.Catalog, ds
 	// leaving out the parts whose integers are all 0 (a stored hour a
 	// row overlaps and none starts in).
 	perHour := func(width int, q string, args ...any) (map[string][]int64, error) {
-		rows, err := tx.QueryContext(ctx, q, args...)
-		if err != nil {
-			return nil, err
-		}
-		defer rows.Close()
-		out := map[string][]int64{}
-		for rows.Next() {
-			var h time.Time
-			g := make([]sql.NullString, len(groups))
-			v := make([]sql.NullInt64, width)
-			dest := []any{&h}
-			for i := range g {
-				dest = append(dest, &g[i])
-			}
-			for i := range v {
-				dest = append(dest, &v[i])
-			}
-			if err := rows.Scan(dest...); err != nil {
-				return nil, err
-			}
-			n := make([]int64, len(v))
-			zero := true
-			for i := range v {
-				n[i] = v[i].Int64
-				zero = zero && n[i] == 0
-			}
-			if !zero {
-				out[valueID(h.UTC(), g)] = n
-			}
-		}
-		return out, rows.Err()
+		return readGroups[int64](ctx, tx, true, true, len(groups), width, q, args...)
 	}
 	same := func(a, b map[string][]int64) bool {
 		if len(a) != len(b) {
@@ -563,32 +721,7 @@ func RollupValuesAgree(ctx context.Context, tx *sql.Tx, cat *catalog.Catalog, ds
 		return " GROUP BY " + strings.Join(cols, ", ")
 	}
 	sums := func(q string, args ...any) (map[string][]float64, error) {
-		rows, err := tx.QueryContext(ctx, q, args...)
-		if err != nil {
-			return nil, err
-		}
-		defer rows.Close()
-		out := map[string][]float64{}
-		for rows.Next() {
-			g := make([]sql.NullString, len(groups))
-			v := make([]sql.NullFloat64, len(durs))
-			var dest []any
-			for i := range g {
-				dest = append(dest, &g[i])
-			}
-			for i := range v {
-				dest = append(dest, &v[i])
-			}
-			if err := rows.Scan(dest...); err != nil {
-				return nil, err
-			}
-			x := make([]float64, len(v))
-			for i := range v {
-				x[i] = v[i].Float64
-			}
-			out[valueID(time.Time{}, g)] = x
-		}
-		return out, rows.Err()
+		return readGroups[float64](ctx, tx, false, false, len(groups), len(durs), q, args...)
 	}
 	rowSums, err := sums("SELECT "+strings.Join(append(gsel, rsel...), ", ")+" FROM "+rel+" s WHERE s."+ts+" < CAST($1 AS TIMESTAMP)"+groupBy(gby), args...)
 	if err != nil {

@@ -383,7 +383,16 @@ func New(ctx context.Context, cat *catalog.Catalog, src Source, o *Options) (*En
 				if e.valueRollups == nil {
 					e.valueRollups = map[string]metric.ValueRollup{}
 				}
-				e.valueRollups[ds.Name.Value] = MetricValueRollup(cat, ds, tableName(ds, src))
+				ru := MetricValueRollup(cat, ds, tableName(ds, src))
+				// The slices when derived (kept once the rows are dense
+				// enough, DeriveRollupValues).
+				if has, err = tableExists(ctx, src.DB, tableName(ds, src)+RollupValueSlicesSuffix); err != nil {
+					return nil, fmt.Errorf("new shape engine: %w", err)
+				}
+				if has {
+					ru.Slices, ru.SliceWidth = tableName(ds, src)+RollupValueSlicesSuffix, SliceWidth
+				}
+				e.valueRollups[ds.Name.Value] = ru
 			}
 		}
 		if ok {

@@ -1,12 +1,12 @@
 #!/bin/sh
 # The alternation the metric measurement records on DuckDB share
 # (entries-intervals.sh, firstkeys-floors.sh, leadsort.sh, slices.sh,
-# stmtcuts.sh, rederive-edges.sh, beforebound.sh): three rounds of main's
+# stmtcuts.sh, rederive-edges.sh, beforebound.sh, value-slices.sh): three rounds of main's
 # binary then the new one's, each the same $CALLS (40) one-client requests
 # of each query_metric phase at demo, 1M and 10M events (-metric-calls), then
 # sixteen clients and one for 6 s each at 10M; served as `serve` serves
 # DuckDB (-duckdb-threads 1 -sql-turns), on the files in $DATA (built
-# first by the new binary when missing).
+# first by the new binary when missing, with $BUILD_FLAGS added).
 #   sh bench/results/alternate-metric-duckdb.sh MAIN_BINARY NEW_BINARY > out.txt
 #   python3 bench/results/firstkeys-floors-summ.py out.txt
 set -e
@@ -14,7 +14,7 @@ A=${1:?usage: alternate-metric-duckdb.sh MAIN_BINARY NEW_BINARY}
 B=${2:?usage: alternate-metric-duckdb.sh MAIN_BINARY NEW_BINARY}
 D=${DATA:-/tmp/sd}
 FLAGS="-metrics -rollups -value-rollups -duckdb-threads 1 -sql-turns -backends duckdb -data $D"
-$B -build $FLAGS -events demo,1000000,10000000 >/dev/null 2>&1
+$B -build $FLAGS $BUILD_FLAGS -events demo,1000000,10000000 >/dev/null 2>&1
 for i in 1 2 3; do
   for bin in "main $A" "new $B"; do
     set -- $bin

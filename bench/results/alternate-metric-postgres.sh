@@ -1,6 +1,7 @@
 #!/bin/sh
 # The alternation the metric measurement records on PostgreSQL share
-# (entries-intervals-pg.sh, leadsort-pg.sh, slices-pg.sh, stmtcuts-pg.sh):
+# (entries-intervals-pg.sh, leadsort-pg.sh, slices-pg.sh, stmtcuts-pg.sh,
+# value-slices-pg.sh):
 # three rounds of main's binary then the new one's, each the same $CALLS
 # (20) one-client requests of each query_metric phase at demo, 1M and 10M
 # events, on the schemas prefixed $SCHEMA in the local PostgreSQL (built

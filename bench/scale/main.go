@@ -61,33 +61,34 @@ func main() {
 
 // config is one run's flags.
 type config struct {
-	events      []int
-	backends    []string
-	data        string
-	dsn         string
-	clients     int
-	duration    time.Duration
-	seed        uint64
-	serve       string        // internal: serve one backend:events and print its report
-	only        bool          // build the datasets, measure nothing
-	threads     int           // DuckDB's worker threads (0: its default)
-	sqlTurns    bool          // engine.Options.SQLTurns on DuckDB
-	onceVer     bool          // on DuckDB, the data version read once at open (Source.Versions), as serve reads it
-	shapes      string        // the tool shapes to measure (all when empty)
-	profile     string        // CPU profile of the serving process
-	memProfile  string        // allocations of the serving process
-	every       int           // rows between checkpoints (0: the default spacing)
-	metrics     bool          // measure query_metric instead of the tool shapes
-	goRows      int           // engine.Options.MetricGoRows
-	resolveRows int           // engine.Options.MetricResolveRows
-	resolveFrom time.Duration // engine.Options.MetricResolveFrom
-	schema      string        // PostgreSQL schema prefix, followed by the size
-	rollups     bool          // build per-hour key digests and serve metrics from them
-	values      bool          // build per-hour value rollups and serve metrics from them
-	phases      int           // time each metric phase apart over this many calls
-	calls       int           // with metrics: exactly this many one-client calls a phase, no sixteen-client run
-	windows     bool          // build the per-hour window key digests and serve large windows from them
-	memRows     int           // engine.Options.MemoryRows while serving
+	events            []int
+	backends          []string
+	data              string
+	dsn               string
+	valueSliceMinRows int
+	clients           int
+	duration          time.Duration
+	seed              uint64
+	serve             string        // internal: serve one backend:events and print its report
+	only              bool          // build the datasets, measure nothing
+	threads           int           // DuckDB's worker threads (0: its default)
+	sqlTurns          bool          // engine.Options.SQLTurns on DuckDB
+	onceVer           bool          // on DuckDB, the data version read once at open (Source.Versions), as serve reads it
+	shapes            string        // the tool shapes to measure (all when empty)
+	profile           string        // CPU profile of the serving process
+	memProfile        string        // allocations of the serving process
+	every             int           // rows between checkpoints (0: the default spacing)
+	metrics           bool          // measure query_metric instead of the tool shapes
+	goRows            int           // engine.Options.MetricGoRows
+	resolveRows       int           // engine.Options.MetricResolveRows
+	resolveFrom       time.Duration // engine.Options.MetricResolveFrom
+	schema            string        // PostgreSQL schema prefix, followed by the size
+	rollups           bool          // build per-hour key digests and serve metrics from them
+	values            bool          // build per-hour value rollups and serve metrics from them
+	phases            int           // time each metric phase apart over this many calls
+	calls             int           // with metrics: exactly this many one-client calls a phase, no sixteen-client run
+	windows           bool          // build the per-hour window key digests and serve large windows from them
+	memRows           int           // engine.Options.MemoryRows while serving
 	// winPhases: time the window formulations apart over this many calls
 	winPhases int
 	pgConns   int  // PostgreSQL pool size (0: postgres.MaxConns)
@@ -123,6 +124,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs.IntVar(&c.goRows, "metric-go-rows", 0, "most `ROWS` a metric's re-derivation reads into Go before it re-derives in SQL (0: metric.DefaultMaxGoRows)")
 	fs.IntVar(&c.resolveRows, "metric-resolve-rows", 0, "most contributing `ROWS` for which the resolver re-derives a metric from the rows although the value rollups answer it (0: as serve, postgres.MetricResolveRows on PostgreSQL and metric.DefaultResolveRows on DuckDB; -1: the rollups always)")
 	fs.DurationVar(&c.resolveFrom, "metric-resolve-from", 0, "least `SPAN` of whole hours the resolver re-derives from the value rollups (0: as serve, postgres.MetricResolveFrom on PostgreSQL and metric.ResolveFromRollups on DuckDB)")
+	fs.IntVar(&c.valueSliceMinRows, "value-slice-min-rows", 0, "with -value-rollups and -build, shape.DeriveOptions.ValueSliceMinRows: the rows an hour from which the value rollups are also kept by ten-minute slice (0: the database's default, 5,000 on PostgreSQL, none on DuckDB; negative: always)")
 	fs.BoolVar(&c.values, "value-rollups", false, "build the per-hour value rollups (shape.DeriveOptions.RollupValues; use another -data) and serve query_metric's values from them (engine.Options.MetricValueRollups; with -rollups the resolver re-derives from them too)")
 	fs.BoolVar(&c.rollups, "rollups", false, "build the per-hour key digests (shape.DeriveOptions.RollupKeys; use another -data) and serve query_metric's large provenance from them (engine.Options.MetricRollups)")
 	fs.IntVar(&c.calls, "metric-calls", 0, "with -metrics: run exactly `N` one-client calls of each phase (after one warm-up call) instead of -duration at -clients and at one client, for repeatable counts (valgrind's callgrind); -shapes names the phases")
@@ -273,7 +275,7 @@ func build(ctx context.Context, cat *catalog.Catalog, c config, b string, n int,
 		pw.CloseWithError(err)
 	}()
 	defer pr.Close()
-	opts := shape.ImportOptions(&shape.DeriveOptions{Every: c.every, RollupKeys: c.rollups, RollupValues: c.values, Catalog: cat})
+	opts := shape.ImportOptions(&shape.DeriveOptions{Every: c.every, RollupKeys: c.rollups, RollupValues: c.values, ValueSliceMinRows: c.valueSliceMinRows, Catalog: cat})
 	r := ingest.NewCSV("generated.csv", l, pr)
 	start := time.Now()
 	var res ingest.Result
@@ -537,7 +539,7 @@ func serve(ctx context.Context, cat *catalog.Catalog, c config, b string, n int)
 		}
 	}
 	if c.metrics {
-		if err := measureMetrics(ctx, cat, e, gen, c, &rep); err != nil {
+		if err := measureMetrics(ctx, cat, e, src.DB, gen, c, &rep); err != nil {
 			return bench.ScaleReport{}, err
 		}
 	}

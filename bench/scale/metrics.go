@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -69,7 +70,7 @@ func drawMetric(r *rand.Rand, cat *catalog.Catalog, gen *proposals, window time.
 // the pipeline's Call (the wall, the compiled query, the re-derivation for
 // the keys, the resolver's re-derivation and Verify). Each phase runs at
 // c.clients and then at one client, each for c.duration.
-func measureMetrics(ctx context.Context, cat *catalog.Catalog, e *engine.Engine, gen *proposals, c config, rep *bench.ScaleReport) error {
+func measureMetrics(ctx context.Context, cat *catalog.Catalog, e *engine.Engine, db *sql.DB, gen *proposals, c config, rep *bench.ScaleReport) error {
 	// The compiled queries the engine runs: over the derived validity
 	// intervals and, with -value-rollups, the value rollups, which the
 	// compiled queries (not free SQL) may read.
@@ -77,8 +78,14 @@ func measureMetrics(ctx context.Context, cat *catalog.Catalog, e *engine.Engine,
 	co := &metric.Options{ValidTo: map[string]string{"status_events": shape.ValidToColumn}}
 	if c.values {
 		ru := shape.MetricValueRollup(cat, cat.Dataset("status_events"), "status_events")
-		co.ValueRollups = map[string]metric.ValueRollup{"status_events": ru}
 		allow = append(allow, ru.Relation)
+		// The slices when the file has them, as the engine takes them.
+		if rows, err := db.QueryContext(ctx, "SELECT 1 FROM status_events"+shape.RollupValueSlicesSuffix+" LIMIT 0"); err == nil {
+			rows.Close()
+			ru.Slices, ru.SliceWidth = "status_events"+shape.RollupValueSlicesSuffix, shape.SliceWidth
+			allow = append(allow, ru.Slices)
+		}
+		co.ValueRollups = map[string]metric.ValueRollup{"status_events": ru}
 	}
 	if c.edges {
 		eb := shape.MetricEdges("status_events")

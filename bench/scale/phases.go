@@ -48,6 +48,11 @@ func measureMetricPhases(ctx context.Context, cat *catalog.Catalog, db *sql.DB, 
 	}
 	values := *o
 	values.SkipKeys = true
+	vru := shape.MetricValueRollup(cat, ds, "status_events")
+	if rows, err := db.QueryContext(ctx, "SELECT 1 FROM status_events"+shape.RollupValueSlicesSuffix+" LIMIT 0"); err == nil {
+		rows.Close()
+		vru.Slices, vru.SliceWidth = "status_events"+shape.RollupValueSlicesSuffix, shape.SliceWidth
+	}
 	for i, ph := range metricPhases {
 		r := rand.New(rand.NewPCG(c.seed+uint64(i), 77))
 		steps := map[string][]time.Duration{}
@@ -100,7 +105,7 @@ func measureMetricPhases(ctx context.Context, cat *catalog.Catalog, db *sql.DB, 
 			)
 			if err == nil && c.values {
 				vo := values
-				vo.ValueRollups = map[string]metric.ValueRollup{"status_events": shape.MetricValueRollup(cat, ds, "status_events")}
+				vo.ValueRollups = map[string]metric.ValueRollup{"status_events": vru}
 				err = errors.Join(
 					timed("compiled from value rollups", func() error {
 						q, err := metric.Compile(cat, req, &vo)

@@ -33,13 +33,19 @@ import (
 //   - rollups built in two imports equal rollups built at once;
 //   - a stored measure altered is refused by RederiveValues when its spot
 //     check covers the hour (ErrRollupMismatch), and rebuilt by the next
-//     import's checks.
+//     import's checks;
+//   - with slices (kept from the start, or from the import at which the
+//     rows become dense enough, as drawn), the same of them: the compiled
+//     query and RederiveValues summing edges' whole slices equal the
+//     rows', the slices built in two imports equal those built at once,
+//     and an altered slice is refused by RederiveValues's spot check of a
+//     slice and rebuilt by the next import.
 func RunRollupValues(t *testing.T, b Backend) {
 	for _, file := range Catalogs {
 		t.Run(strings.TrimSuffix(file, ".yaml"), func(t *testing.T) {
 			cat := LoadCatalog(t, file)
 			db := b.Open(t)
-			n, planned, caught := 0, 0, 0
+			n, planned, caught, slicedPlanned, slicesCaught := 0, 0, 0, 0, 0
 			rapid.Check(t, func(rt *rapid.T) {
 				n++
 				ctx := t.Context()
@@ -50,8 +56,9 @@ func RunRollupValues(t *testing.T, b Backend) {
 					rows[i].at = rows[i].at.Add(time.Duration(rapid.IntRange(0, 3599).Draw(rt, "second")) * time.Second)
 				}
 				one, inc, tmp := "rv_"+strconv.Itoa(n), "rvi_"+strconv.Itoa(n), "rvt_"+strconv.Itoa(n)
+				minSliceRows := rapid.IntRange(-1, 3).Draw(rt, "slice min rows")
 				derive := func(table string) {
-					deriveIn(ctx, rt, db, func(tx *sql.Tx) error { return shape.DeriveRollupValues(ctx, tx, cat, ds, table) })
+					deriveIn(ctx, rt, db, func(tx *sql.Tx) error { return shape.DeriveRollupValues(ctx, tx, cat, ds, table, minSliceRows) })
 				}
 				opts := &metric.Options{
 					Relations: map[string]string{ds.Name.Value: inc}, References: loadReferences(ctx, rt, db, cat, sm, ds, "rvref_"+strconv.Itoa(n)),
@@ -61,6 +68,12 @@ func RunRollupValues(t *testing.T, b Backend) {
 				with.ValueRollups = map[string]metric.ValueRollup{ds.Name.Value: shape.MetricValueRollup(cat, ds, inc)}
 				with.SpotHours = rapid.IntRange(-1, 3).Draw(rt, "spot hours")
 				ask := func() {
+					ru := with.ValueRollups[ds.Name.Value]
+					ru.Slices, ru.SliceWidth = "", 0
+					if hasTable(rt, db, inc+shape.RollupValueSlicesSuffix) {
+						ru.Slices, ru.SliceWidth = inc+shape.RollupValueSlicesSuffix, shape.SliceWidth
+					}
+					with.ValueRollups[ds.Name.Value] = ru
 					for range 3 {
 						m := rapid.SampledFrom(cat.Metrics).Draw(rt, "metric")
 						req := genRequest(rt, cat, sm, ds, m)
@@ -73,6 +86,9 @@ func RunRollupValues(t *testing.T, b Backend) {
 							continue
 						}
 						planned++
+						if ru.Slices != "" {
+							slicedPlanned++
+						}
 						want := compiled(rt, ctx, db, cat, req, opts)
 						got := compiled(rt, ctx, db, cat, req, &with)
 						if d := tableDiff(got, want); d != "" {
@@ -123,9 +139,19 @@ func RunRollupValues(t *testing.T, b Backend) {
 					rt.Fatal(err)
 				}
 				derive(one)
-				want := dumpValues(rt, db, one)
-				if got := dumpValues(rt, db, inc); !slices.Equal(got, want) {
+				want := dumpValues(rt, db, one+shape.RollupValuesSuffix)
+				if got := dumpValues(rt, db, inc+shape.RollupValuesSuffix); !slices.Equal(got, want) {
 					rt.Fatalf("rollups built in two imports differ from one:\n%v\nwant\n%v", got, want)
+				}
+				sliced := hasTable(rt, db, inc+shape.RollupValueSlicesSuffix)
+				var wantSlices []string
+				if sliced {
+					wantSlices = dumpValues(rt, db, inc+shape.RollupValueSlicesSuffix)
+				}
+				if sliced && hasTable(rt, db, one+shape.RollupValueSlicesSuffix) {
+					if got := dumpValues(rt, db, one+shape.RollupValueSlicesSuffix); !slices.Equal(wantSlices, got) {
+						rt.Fatalf("slices built in two imports differ from one: %s", dumpDiff(wantSlices, got))
+					}
 				}
 				// A stored measure altered: the spot check of its hour
 				// refuses the answer, the next import rebuilds it.
@@ -178,14 +204,57 @@ func RunRollupValues(t *testing.T, b Backend) {
 					break
 				}
 				derive(inc)
-				if got := dumpValues(rt, db, inc); !slices.Equal(got, want) {
+				if got := dumpValues(rt, db, inc+shape.RollupValuesSuffix); !slices.Equal(got, want) {
 					rt.Fatalf("an altered rollup survived an import:\n%v\nwant\n%v", got, want)
 				}
+				if !sliced {
+					return
+				}
+				// A stored slice altered, the last of its hour (minute 50):
+				// a window starting at it sums it as its head's only whole
+				// slice, which the spot check of a slice then covers.
+				sl := ingest.Quote(inc + shape.RollupValueSlicesSuffix)
+				var at50 sql.NullTime
+				if err := db.QueryRowContext(ctx, "SELECT MIN(_hour) FROM "+sl+" WHERE _n > 0 AND EXTRACT(MINUTE FROM _hour) = 50").Scan(&at50); err != nil {
+					rt.Fatal(err)
+				}
+				if !at50.Valid {
+					return
+				}
+				slice := at50.Time.UTC()
+				if _, err := db.ExecContext(ctx, "UPDATE "+sl+" SET "+ingest.Quote(metric.ValueColumn(col))+" = "+
+					ingest.Quote(metric.ValueColumn(col))+" + 1 WHERE _hour = CAST($1 AS TIMESTAMP) AND _n > 0", slice.Format("2006-01-02 15:04:05")); err != nil {
+					rt.Fatal(err)
+				}
+				for _, m := range cat.Metrics {
+					if !slices.Contains(cat.MeasuresOf(m), col) {
+						continue
+					}
+					req := metric.Request{Metric: m.Name.Value, Start: slice, End: slice.Add(70 * time.Minute), Scope: metric.All()}
+					spot := with
+					spot.SpotHours = 1
+					sru := ru
+					sru.Slices, sru.SliceWidth = inc+shape.RollupValueSlicesSuffix, shape.SliceWidth
+					spot.ValueRollups = map[string]metric.ValueRollup{ds.Name.Value: sru}
+					if !metric.Plannable(cat, req, &spot) {
+						continue
+					}
+					_, err := metric.RederiveValues(ctx, db, cat, req, &spot)
+					if !errors.Is(err, metric.ErrRollupMismatch) {
+						rt.Fatalf("metric %s over the altered slice %s: err %v, want ErrRollupMismatch", m.Name.Value, slice, err)
+					}
+					slicesCaught++
+					break
+				}
+				derive(inc)
+				if got := dumpValues(rt, db, inc+shape.RollupValueSlicesSuffix); !slices.Equal(got, wantSlices) {
+					rt.Fatalf("an altered slice survived an import: %s", dumpDiff(got, wantSlices))
+				}
 			})
-			if planned == 0 || caught == 0 {
-				t.Errorf("planned %d requests from the rollups, caught %d altered ones: the property checked nothing", planned, caught)
+			if planned == 0 || caught == 0 || slicedPlanned == 0 || slicesCaught == 0 {
+				t.Errorf("planned %d requests from the rollups (%d with slices), caught %d altered hours and %d altered slices: the property checked nothing", planned, slicedPlanned, caught, slicesCaught)
 			}
-			t.Logf("%d requests answered from the value rollups, %d alterations caught, over %d cases", planned, caught, n)
+			t.Logf("%d requests answered from the value rollups (%d with slices), %d altered hours and %d altered slices caught, over %d cases", planned, slicedPlanned, caught, slicesCaught, n)
 		})
 	}
 }
@@ -250,9 +319,31 @@ func showTable(t *metric.Table) string {
 	return b.String()
 }
 
+// dumpDiff describes the first difference of two sorted dumps.
+func dumpDiff(got, want []string) string {
+	for i := range min(len(got), len(want)) {
+		if got[i] != want[i] {
+			return fmt.Sprintf("row %d is\n%s\nwant\n%s", i, got[i], want[i])
+		}
+	}
+	return fmt.Sprintf("%d rows, want %d", len(got), len(want))
+}
+
+// hasTable reports whether the current schema holds a table named name.
+func hasTable(t interface {
+	Fatal(...any)
+	Context() context.Context
+}, db *sql.DB, name string) bool {
+	var n int
+	if err := db.QueryRowContext(t.Context(), "SELECT COUNT(*) FROM information_schema.tables WHERE table_schema = current_schema() AND table_name = $1", name).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n > 0
+}
+
 // dumpValues returns a value rollup table's rows as text, sorted.
 func dumpValues(t *rapid.T, db *sql.DB, table string) []string {
-	rows, err := db.QueryContext(t.Context(), "SELECT * FROM "+ingest.Quote(table+shape.RollupValuesSuffix))
+	rows, err := db.QueryContext(t.Context(), "SELECT * FROM "+ingest.Quote(table))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -282,4 +373,53 @@ func dumpValues(t *rapid.T, db *sql.DB, table string) []string {
 	}
 	slices.Sort(out)
 	return out
+}
+
+// RunValueSlicesDefault checks which databases keep the value rollups by
+// slice when the import leaves the choice to the default
+// (shape.DeriveRollupValues's minSliceRows 0): on a table averaging
+// shape.DefaultSliceMinRows rows an hour, they are kept exactly when
+// wantDense is set (PostgreSQL, where a statement's cost follows its
+// rows; not DuckDB), and one row fewer keeps them nowhere.
+func RunValueSlicesDefault(t *testing.T, b Backend, wantDense bool) {
+	cat := LoadCatalog(t, "warehouse.yaml")
+	ds := cat.Dataset(cat.SemanticModels[0].Dataset.Value)
+	db := b.Open(t)
+	ctx := t.Context()
+	for _, c := range []struct {
+		name string
+		rows int
+		want bool
+	}{{"dense", shape.DefaultSliceMinRows, wantDense}, {"one row short", shape.DefaultSliceMinRows - 1, false}} {
+		t.Run(c.name, func(t *testing.T) {
+			table := "vsd_" + strconv.Itoa(c.rows)
+			rows := make([]genRow, c.rows)
+			for i := range rows {
+				// Every row in one hour: the density is the row count.
+				r := genRow{key: fmt.Sprintf("k-%05d", i), at: base.Add(time.Duration(i) * 500 * time.Millisecond), vals: map[string]any{}}
+				for _, e := range ds.Entities {
+					r.vals[e.Column.Value] = pools[e.Name.Value][i%len(pools[e.Name.Value])]
+				}
+				for _, a := range ds.Attributes {
+					switch {
+					case a.Enumerated():
+						vs := refValues(a.Values)
+						r.vals[a.Column.Value] = vs[i%len(vs)]
+					case a.Type.Value == "integer":
+						r.vals[a.Column.Value] = int64(i % 100)
+					default:
+						r.vals[a.Column.Value] = float64(i%200) / 2
+					}
+				}
+				rows[i] = r
+			}
+			if err := loadRows(ctx, db, ds, table, rows); err != nil {
+				t.Fatal(err)
+			}
+			deriveIn(ctx, t, db, func(tx *sql.Tx) error { return shape.DeriveRollupValues(ctx, tx, cat, ds, table, 0) })
+			if got := hasTable(t, db, table+shape.RollupValueSlicesSuffix); got != c.want {
+				t.Errorf("%s on %d rows in an hour: value slices kept %v, want %v", b.Name, c.rows, got, c.want)
+			}
+		})
+	}
 }

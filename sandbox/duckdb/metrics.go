@@ -40,11 +40,13 @@ func CheckMetrics(ctx context.Context, cat *catalog.Catalog) (int, error) {
 	}
 	defer v.Close()
 	// Compiled queries (never free SQL) may also read the value rollups
-	// an import built (shape.RollupValuesSuffix).
+	// an import built, by hour and by slice (shape.RollupValuesSuffix,
+	// shape.RollupValueSlicesSuffix).
 	withRollups := slices.Clone(allow)
 	for _, ds := range cat.Datasets {
 		if ds.Table.Value != "" {
-			withRollups = append(withRollups, strings.ToLower(ds.Table.Value+shape.RollupValuesSuffix))
+			withRollups = append(withRollups, strings.ToLower(ds.Table.Value+shape.RollupValuesSuffix),
+				strings.ToLower(ds.Table.Value+shape.RollupValueSlicesSuffix))
 		}
 	}
 	vr, err := NewValidator(ctx, sandbox.NewPolicy(withRollups).WithParameters(), nil)
@@ -77,14 +79,18 @@ func checkMetric(ctx context.Context, v, vr *Validator, cat *catalog.Catalog, m 
 	// A dataset with derived structures is read through its validity
 	// intervals (shape.Derive's column), a second form of each query; with
 	// value rollups (shape.DeriveOptions.RollupValues), a third, judged by
-	// vr, whose allowlist adds the rollup tables.
+	// vr, whose allowlist adds the rollup tables: the form with slices,
+	// which holds every construct of the form without them and reads both
+	// tables.
 	intervals := &metric.Options{ValidTo: map[string]string{}}
 	rollups := &metric.Options{ValidTo: map[string]string{}, ValueRollups: map[string]metric.ValueRollup{}}
 	for _, ds := range cat.Datasets {
 		intervals.ValidTo[ds.Name.Value] = shape.ValidToColumn
 		rollups.ValidTo[ds.Name.Value] = shape.ValidToColumn
 		if ds.Table.Value != "" {
-			rollups.ValueRollups[ds.Name.Value] = shape.MetricValueRollup(cat, ds, ds.Table.Value)
+			ru := shape.MetricValueRollup(cat, ds, ds.Table.Value)
+			ru.Slices, ru.SliceWidth = ds.Table.Value+shape.RollupValueSlicesSuffix, shape.SliceWidth
+			rollups.ValueRollups[ds.Name.Value] = ru
 		}
 	}
 	variants := []struct {

@@ -59,3 +59,7 @@ func TestMetricRollupKeys_Before(t *testing.T) { metrictest.RunRollupKeysBefore(
 // TestMetricTies: rows sharing a series and a time, re-derived over their
 // validity intervals (metrictest.RunTies).
 func TestMetricTies(t *testing.T) { metrictest.RunTies(t, duckMetrics) }
+
+// TestValueSlicesDefault: DuckDB keeps no value rollups by slice unless
+// asked (metrictest.RunValueSlicesDefault).
+func TestValueSlicesDefault(t *testing.T) { metrictest.RunValueSlicesDefault(t, duckMetrics, false) }

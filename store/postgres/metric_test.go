@@ -80,3 +80,7 @@ func TestMetricRollupKeys_Before(t *testing.T) { metrictest.RunRollupKeysBefore(
 // TestMetricTies: rows sharing a series and a time, re-derived over their
 // validity intervals (metrictest.RunTies).
 func TestMetricTies(t *testing.T) { metrictest.RunTies(t, pgMetrics) }
+
+// TestValueSlicesDefault: PostgreSQL keeps the value rollups by slice once
+// the rows are dense enough (metrictest.RunValueSlicesDefault).
+func TestValueSlicesDefault(t *testing.T) { metrictest.RunValueSlicesDefault(t, pgMetrics, true) }
