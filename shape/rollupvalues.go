@@ -78,12 +78,13 @@ const RollupValueSlicesSuffix = "__rollup_value_slices"
 // of RollupValuesAgree and, for the slices, that every earlier hour's
 // slices add up to the hour. When a check fails (rows imported out of
 // time order, a stored row altered, the catalog's layout changed) every
-// hour is recomputed. The slices are kept once the table holds
-// minSliceRows rows an hour on average (negative: from the start; 0:
+// hour is recomputed. The slices are kept from the import after which
+// the stored hours hold minSliceRows rows an hour on average (built then
+// from the start; negative: from the first import; 0:
 // DefaultSliceMinRows on PostgreSQL and never on DuckDB, where they cost
 // a metric call more than they save, bench/results/value-slices.md), and
-// from then on by every import; the hours and the slices are folded from
-// one read of the rows. A row's next row
+// from then on by every import, the hours and the slices folded from one
+// read of the rows. A row's next row
 // is its series' next by LEAD, not _valid_to, so that a wrong interval
 // shows as a disagreement with metric.RederiveValues's spot check.
 func DeriveRollupValues(ctx context.Context, tx *sql.Tx, cat *catalog.Catalog, ds *catalog.Dataset, table string, minSliceRows int) error {
@@ -172,35 +173,12 @@ func DeriveRollupValues(ctx context.Context, tx *sql.Tx, cat *catalog.Catalog, d
 			}
 		}
 	}
-	if !sliced {
-		keep := minSliceRows < 0
-		if minSliceRows == 0 {
-			// By default on PostgreSQL only: DuckDB's statements cost
-			// about the same whatever the edge's rows, and the slices'
-			// statements more than they save (value-slices.md).
-			duck, err := isDuckDBTx(ctx, tx)
-			if err != nil {
-				return fail("look up database", err)
-			}
-			if !duck {
-				minSliceRows = DefaultSliceMinRows
-			}
+	if !sliced && minSliceRows < 0 {
+		// The slices from the start: every hour folded again.
+		if _, err := ensure(slName, RollupValueSlicesSuffix, true); err != nil {
+			return err
 		}
-		if minSliceRows > 0 {
-			var rows, hours int64
-			ts := ident(ds.Time.Value)
-			if err := tx.QueryRowContext(ctx, "SELECT COUNT(*), COUNT(DISTINCT date_trunc('hour', "+ts+")) FROM "+quoteName(table)).Scan(&rows, &hours); err != nil {
-				return fail("read density", err)
-			}
-			keep = hours > 0 && rows/hours >= int64(minSliceRows)
-		}
-		if keep {
-			// The slices from the start: every hour folded again.
-			if _, err := ensure(slName, RollupValueSlicesSuffix, true); err != nil {
-				return err
-			}
-			sliced, from = true, time.Time{}
-		}
+		sliced, from = true, time.Time{}
 	}
 	rels := []string{rvRel}
 	widths := []time.Duration{time.Hour}
@@ -224,6 +202,41 @@ func DeriveRollupValues(ctx context.Context, tx *sql.Tx, cat *catalog.Catalog, d
 		if err := insertValueParts(ctx, tx, rel, cols, folded[i]); err != nil {
 			return fail("insert", err)
 		}
+	}
+	if sliced || minSliceRows < 0 {
+		return nil
+	}
+	if minSliceRows == 0 {
+		// By default on PostgreSQL only: DuckDB's statements cost about
+		// the same whatever the edge's rows, and the slices' statements
+		// more than they save (value-slices.md).
+		duck, err := isDuckDBTx(ctx, tx)
+		if err != nil {
+			return fail("look up database", err)
+		}
+		if duck {
+			return nil
+		}
+		minSliceRows = DefaultSliceMinRows
+	}
+	// The density from the stored hours (a row counts in the hour it
+	// starts in): once dense enough, the slices from the start.
+	var rows, hours sql.NullInt64
+	if err := tx.QueryRowContext(ctx, "SELECT SUM(_n), COUNT(DISTINCT CASE WHEN _n > 0 THEN _hour END) FROM "+rvRel).Scan(&rows, &hours); err != nil {
+		return fail("read density", err)
+	}
+	if !hours.Valid || hours.Int64 == 0 || rows.Int64/hours.Int64 < int64(minSliceRows) {
+		return nil
+	}
+	if _, err := ensure(slName, RollupValueSlicesSuffix, true); err != nil {
+		return err
+	}
+	folded, err = foldValues(ctx, tx, cat, ds, table, time.Time{}, []time.Duration{SliceWidth})
+	if err != nil {
+		return fail("fold rows", err)
+	}
+	if err := insertValueParts(ctx, tx, slRel, cols, folded[0]); err != nil {
+		return fail("insert", err)
 	}
 	return nil
 }
