@@ -173,19 +173,44 @@ func DeriveRollupValues(ctx context.Context, tx *sql.Tx, cat *catalog.Catalog, d
 			}
 		}
 	}
-	if !sliced && minSliceRows < 0 {
-		// The slices from the start: every hour folded again.
-		if _, err := ensure(slName, RollupValueSlicesSuffix, true); err != nil {
-			return err
+	// threshold, when the slices are not kept yet: the rows an hour from
+	// which they are (0: never).
+	var threshold int64
+	if !sliced {
+		switch {
+		case minSliceRows < 0:
+			// The slices from the start: every hour folded again.
+			if _, err := ensure(slName, RollupValueSlicesSuffix, true); err != nil {
+				return err
+			}
+			sliced, from = true, time.Time{}
+		case minSliceRows > 0:
+			threshold = int64(minSliceRows)
+		default:
+			// By default on PostgreSQL only: DuckDB's statements cost
+			// about the same whatever the edge's rows, and the slices'
+			// statements more than they save (value-slices.md).
+			duck, err := isDuckDBTx(ctx, tx)
+			if err != nil {
+				return fail("look up database", err)
+			}
+			if !duck {
+				threshold = DefaultSliceMinRows
+			}
 		}
-		sliced, from = true, time.Time{}
 	}
-	rels := []string{rvRel}
+	// A build from the start folds the slices alongside whenever they
+	// may be kept, so that the rows are read once.
+	maybe := threshold > 0 && from.IsZero()
 	widths := []time.Duration{time.Hour}
-	if sliced {
-		rels, widths = append(rels, slRel), append(widths, SliceWidth)
+	if sliced || maybe {
+		widths = append(widths, SliceWidth)
 	}
-	for _, rel := range rels {
+	kept := []string{rvRel}
+	if sliced {
+		kept = append(kept, slRel)
+	}
+	for _, rel := range kept {
 		if from.IsZero() {
 			if _, err := tx.ExecContext(ctx, "DELETE FROM "+rel); err != nil {
 				return fail("clear", err)
@@ -198,44 +223,41 @@ func DeriveRollupValues(ctx context.Context, tx *sql.Tx, cat *catalog.Catalog, d
 	if err != nil {
 		return fail("fold rows", err)
 	}
-	for i, rel := range rels {
-		if err := insertValueParts(ctx, tx, rel, cols, folded[i]); err != nil {
+	if err := insertValueParts(ctx, tx, rvRel, cols, folded[0]); err != nil {
+		return fail("insert", err)
+	}
+	if sliced {
+		if err := insertValueParts(ctx, tx, slRel, cols, folded[1]); err != nil {
 			return fail("insert", err)
 		}
 	}
-	if sliced || minSliceRows < 0 {
+	if threshold == 0 {
 		return nil
 	}
-	if minSliceRows == 0 {
-		// By default on PostgreSQL only: DuckDB's statements cost about
-		// the same whatever the edge's rows, and the slices' statements
-		// more than they save (value-slices.md).
-		duck, err := isDuckDBTx(ctx, tx)
-		if err != nil {
-			return fail("look up database", err)
-		}
-		if duck {
-			return nil
-		}
-		minSliceRows = DefaultSliceMinRows
-	}
 	// The density from the stored hours (a row counts in the hour it
-	// starts in): once dense enough, the slices from the start.
+	// starts in); once dense enough, the slices from the start.
 	var rows, hours sql.NullInt64
 	if err := tx.QueryRowContext(ctx, "SELECT SUM(_n), COUNT(DISTINCT CASE WHEN _n > 0 THEN _hour END) FROM "+rvRel).Scan(&rows, &hours); err != nil {
 		return fail("read density", err)
 	}
-	if !hours.Valid || hours.Int64 == 0 || rows.Int64/hours.Int64 < int64(minSliceRows) {
+	if !hours.Valid || hours.Int64 == 0 || rows.Int64/hours.Int64 < threshold {
 		return nil
 	}
 	if _, err := ensure(slName, RollupValueSlicesSuffix, true); err != nil {
 		return err
 	}
-	folded, err = foldValues(ctx, tx, cat, ds, table, time.Time{}, []time.Duration{SliceWidth})
-	if err != nil {
-		return fail("fold rows", err)
+	parts := []valuePart(nil)
+	if maybe {
+		parts = folded[1]
+	} else {
+		// Dense from this import on: the slices of every hour, once.
+		all, err := foldValues(ctx, tx, cat, ds, table, time.Time{}, []time.Duration{SliceWidth})
+		if err != nil {
+			return fail("fold rows", err)
+		}
+		parts = all[0]
 	}
-	if err := insertValueParts(ctx, tx, slRel, cols, folded[0]); err != nil {
+	if err := insertValueParts(ctx, tx, slRel, cols, parts); err != nil {
 		return fail("insert", err)
 	}
 	return nil

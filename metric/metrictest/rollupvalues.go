@@ -261,7 +261,7 @@ func RunRollupValues(t *testing.T, b Backend) {
 
 // revalidate recomputes a table's validity intervals after an append, as
 // shape.Derive does: each row's series' next row's time, or OpenEnd.
-func revalidate(t *rapid.T, ctx context.Context, db *sql.DB, ds *catalog.Dataset, rel string) {
+func revalidate(t interface{ Fatal(...any) }, ctx context.Context, db *sql.DB, ds *catalog.Dataset, rel string) {
 	var series []string
 	for _, e := range ds.SeriesEntities() {
 		series = append(series, ingest.Quote(e.Column.Value))
@@ -329,11 +329,14 @@ func dumpDiff(got, want []string) string {
 	return fmt.Sprintf("%d rows, want %d", len(got), len(want))
 }
 
-// hasTable reports whether the current schema holds a table named name.
-func hasTable(t interface {
+// fataler is what the helpers below need of a *testing.T or a *rapid.T.
+type fataler interface {
 	Fatal(...any)
 	Context() context.Context
-}, db *sql.DB, name string) bool {
+}
+
+// hasTable reports whether the current schema holds a table named name.
+func hasTable(t fataler, db *sql.DB, name string) bool {
 	var n int
 	if err := db.QueryRowContext(t.Context(), "SELECT COUNT(*) FROM information_schema.tables WHERE table_schema = current_schema() AND table_name = $1", name).Scan(&n); err != nil {
 		t.Fatal(err)
@@ -342,7 +345,7 @@ func hasTable(t interface {
 }
 
 // dumpValues returns a value rollup table's rows as text, sorted.
-func dumpValues(t *rapid.T, db *sql.DB, table string) []string {
+func dumpValues(t fataler, db *sql.DB, table string) []string {
 	rows, err := db.QueryContext(t.Context(), "SELECT * FROM "+ingest.Quote(table))
 	if err != nil {
 		t.Fatal(err)
@@ -393,26 +396,7 @@ func RunValueSlicesDefault(t *testing.T, b Backend, wantDense bool) {
 	}{{"dense", shape.DefaultSliceMinRows, wantDense}, {"one row short", shape.DefaultSliceMinRows - 1, false}} {
 		t.Run(c.name, func(t *testing.T) {
 			table := "vsd_" + strconv.Itoa(c.rows)
-			rows := make([]genRow, c.rows)
-			for i := range rows {
-				// Every row in one hour: the density is the row count.
-				r := genRow{key: fmt.Sprintf("k-%05d", i), at: base.Add(time.Duration(i) * 500 * time.Millisecond), vals: map[string]any{}}
-				for _, e := range ds.Entities {
-					r.vals[e.Column.Value] = pools[e.Name.Value][i%len(pools[e.Name.Value])]
-				}
-				for _, a := range ds.Attributes {
-					switch {
-					case a.Enumerated():
-						vs := refValues(a.Values)
-						r.vals[a.Column.Value] = vs[i%len(vs)]
-					case a.Type.Value == "integer":
-						r.vals[a.Column.Value] = int64(i % 100)
-					default:
-						r.vals[a.Column.Value] = float64(i%200) / 2
-					}
-				}
-				rows[i] = r
-			}
+			rows := denseRows(ds, base, c.rows)
 			if err := loadRows(ctx, db, ds, table, rows); err != nil {
 				t.Fatal(err)
 			}
@@ -421,5 +405,72 @@ func RunValueSlicesDefault(t *testing.T, b Backend, wantDense bool) {
 				t.Errorf("%s on %d rows in an hour: value slices kept %v, want %v", b.Name, c.rows, got, c.want)
 			}
 		})
+	}
+}
+
+// denseRows returns n rows of ds from start on, half a second apart, their
+// entities and attributes cycling through the pools and declared values.
+func denseRows(ds *catalog.Dataset, start time.Time, n int) []genRow {
+	rows := make([]genRow, n)
+	for i := range rows {
+		r := genRow{key: fmt.Sprintf("k-%s-%05d", start.Format("150405"), i), at: start.Add(time.Duration(i) * 500 * time.Millisecond), vals: map[string]any{}}
+		for _, e := range ds.Entities {
+			r.vals[e.Column.Value] = pools[e.Name.Value][i%len(pools[e.Name.Value])]
+		}
+		for _, a := range ds.Attributes {
+			switch {
+			case a.Enumerated():
+				vs := refValues(a.Values)
+				r.vals[a.Column.Value] = vs[i%len(vs)]
+			case a.Type.Value == "integer":
+				r.vals[a.Column.Value] = int64(i % 100)
+			default:
+				r.vals[a.Column.Value] = float64(i%200) / 2
+			}
+		}
+		rows[i] = r
+	}
+	return rows
+}
+
+// RunValueSlicesLater checks the value slices of a table that grows dense
+// at an import after the first: below the threshold none are kept; at the
+// import that crosses it they are built for every hour, equal to those an
+// import of all the rows at once builds.
+func RunValueSlicesLater(t *testing.T, b Backend) {
+	cat := LoadCatalog(t, "warehouse.yaml")
+	ds := cat.Dataset(cat.SemanticModels[0].Dataset.Value)
+	db := b.Open(t)
+	ctx := t.Context()
+	const threshold = 3
+	derive := func(table string) {
+		deriveIn(ctx, t, db, func(tx *sql.Tx) error { return shape.DeriveRollupValues(ctx, tx, cat, ds, table, threshold) })
+	}
+	// Two rows in the first hour (density 2), then ten in the third
+	// (12 rows over 2 hours: 6).
+	early := denseRows(ds, base, 2)
+	late := denseRows(ds, base.Add(2*time.Hour), 10)
+	if err := loadRows(ctx, db, ds, "vsl_inc", early); err != nil {
+		t.Fatal(err)
+	}
+	derive("vsl_inc")
+	if hasTable(t, db, "vsl_inc"+shape.RollupValueSlicesSuffix) {
+		t.Fatalf("value slices kept at density 2 under a threshold of %d", threshold)
+	}
+	if err := loadRows(ctx, db, ds, "vsl_tmp", late); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.ExecContext(ctx, "INSERT INTO vsl_inc SELECT * FROM vsl_tmp"); err != nil {
+		t.Fatal(err)
+	}
+	revalidate(t, ctx, db, ds, "vsl_inc")
+	derive("vsl_inc")
+	if err := loadRows(ctx, db, ds, "vsl_one", append(slices.Clone(early), late...)); err != nil {
+		t.Fatal(err)
+	}
+	derive("vsl_one")
+	got, want := dumpValues(t, db, "vsl_inc"+shape.RollupValueSlicesSuffix), dumpValues(t, db, "vsl_one"+shape.RollupValueSlicesSuffix)
+	if len(want) == 0 || !slices.Equal(got, want) {
+		t.Fatalf("slices kept from the import that made the table dense: %s", dumpDiff(got, want))
 	}
 }

@@ -63,3 +63,7 @@ func TestMetricTies(t *testing.T) { metrictest.RunTies(t, duckMetrics) }
 // TestValueSlicesDefault: DuckDB keeps no value rollups by slice unless
 // asked (metrictest.RunValueSlicesDefault).
 func TestValueSlicesDefault(t *testing.T) { metrictest.RunValueSlicesDefault(t, duckMetrics, false) }
+
+// TestValueSlicesLater: value slices built at the import that makes a
+// table dense equal those of one import (metrictest.RunValueSlicesLater).
+func TestValueSlicesLater(t *testing.T) { metrictest.RunValueSlicesLater(t, duckMetrics) }

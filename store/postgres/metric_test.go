@@ -84,3 +84,7 @@ func TestMetricTies(t *testing.T) { metrictest.RunTies(t, pgMetrics) }
 // TestValueSlicesDefault: PostgreSQL keeps the value rollups by slice once
 // the rows are dense enough (metrictest.RunValueSlicesDefault).
 func TestValueSlicesDefault(t *testing.T) { metrictest.RunValueSlicesDefault(t, pgMetrics, true) }
+
+// TestValueSlicesLater: value slices built at the import that makes a
+// table dense equal those of one import (metrictest.RunValueSlicesLater).
+func TestValueSlicesLater(t *testing.T) { metrictest.RunValueSlicesLater(t, pgMetrics) }
