@@ -30,6 +30,12 @@ func TestQueryMetric_ValueRollups(t *testing.T) {
 	with := enginetest.OpenWarehouseDerived(t, n, &engine.Options{ProvenanceLimit: limit, MetricRollups: true, MetricValueRollups: true},
 		&shape.DeriveOptions{RollupKeys: true, RollupValues: true, Every: 97})
 	without := enginetest.OpenWarehouse(t, n, &engine.Options{ProvenanceLimit: limit})
+	// The same with the value rollups by slice (kept on DuckDB only when
+	// asked), the resolver re-deriving from the rollups from one whole
+	// hour whatever the rows (metric.RederiveValues with slices).
+	sliced := enginetest.OpenWarehouseDerived(t, n, &engine.Options{ProvenanceLimit: limit, MetricRollups: true, MetricValueRollups: true,
+		MetricResolveRows: -1, MetricResolveFrom: time.Hour},
+		&shape.DeriveOptions{RollupKeys: true, RollupValues: true, Every: 97, ValueSliceMinRows: -1})
 	tests := []struct {
 		name   string
 		params map[string]any
@@ -51,20 +57,25 @@ func TestQueryMetric_ValueRollups(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			ctx := pipeline.WithScope(t.Context(), tt.scope)
-			a := with.Pipeline.Call(ctx, tool.Proposal{Tool: shape.QueryMetric, Params: tt.params})
 			b := without.Pipeline.Call(ctx, tool.Proposal{Tool: shape.QueryMetric, Params: tt.params})
-			if a.Outcome() != answer.Answered || b.Outcome() != answer.Answered {
-				t.Fatalf("outcomes %s (%s) and %s (%s), want answered", a.Outcome(), a.Reason(), b.Outcome(), b.Reason())
-			}
-			va, _ := a.Value()
 			vb, _ := b.Value()
-			if !slices.EqualFunc(va.Table.Rows, vb.Table.Rows, slices.Equal) {
-				t.Errorf("tables differ:\n%v\n%v", va.Table.Rows, vb.Table.Rows)
-			}
-			pa, _ := a.Provenance()
 			pb, _ := b.Provenance()
-			if pa.NumEvents() != pb.NumEvents() || !slices.Equal(pa.EventIDs(), pb.EventIDs()) {
-				t.Errorf("%d contributing rows, without rollups %d; or other first keys", pa.NumEvents(), pb.NumEvents())
+			for _, e := range []struct {
+				name string
+				eng  *engine.Engine
+			}{{"rollups", with}, {"rollups by slice", sliced}} {
+				a := e.eng.Pipeline.Call(ctx, tool.Proposal{Tool: shape.QueryMetric, Params: tt.params})
+				if a.Outcome() != answer.Answered || b.Outcome() != answer.Answered {
+					t.Fatalf("%s: outcomes %s (%s) and %s (%s), want answered", e.name, a.Outcome(), a.Reason(), b.Outcome(), b.Reason())
+				}
+				va, _ := a.Value()
+				if !slices.EqualFunc(va.Table.Rows, vb.Table.Rows, slices.Equal) {
+					t.Errorf("%s: tables differ:\n%v\n%v", e.name, va.Table.Rows, vb.Table.Rows)
+				}
+				pa, _ := a.Provenance()
+				if pa.NumEvents() != pb.NumEvents() || !slices.Equal(pa.EventIDs(), pb.EventIDs()) {
+					t.Errorf("%s: %d contributing rows, without rollups %d; or other first keys", e.name, pa.NumEvents(), pb.NumEvents())
+				}
 			}
 		})
 	}
