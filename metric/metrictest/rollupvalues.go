@@ -182,26 +182,37 @@ func RunRollupValues(t *testing.T, b Backend) {
 				}
 				hour := at.Time
 				hour = hour.UTC()
-				if _, err := db.ExecContext(ctx, "UPDATE "+ingest.Quote(inc+shape.RollupValuesSuffix)+" SET "+ingest.Quote(metric.ValueColumn(col))+" = "+
-					ingest.Quote(metric.ValueColumn(col))+" + 1 WHERE _hour = CAST($1 AS TIMESTAMP) AND _n > 0", hour.Format("2006-01-02 15:04:05")); err != nil {
-					rt.Fatal(err)
+				// alter raises col in table's parts starting at at; refused
+				// reports whether a metric reading col over [start, end)
+				// was answered from the rollups under o, failing unless
+				// RederiveValues refused it.
+				alter := func(table string, at time.Time) {
+					if _, err := db.ExecContext(ctx, "UPDATE "+ingest.Quote(table)+" SET "+ingest.Quote(metric.ValueColumn(col))+" = "+
+						ingest.Quote(metric.ValueColumn(col))+" + 1 WHERE _hour = CAST($1 AS TIMESTAMP) AND _n > 0", at.Format("2006-01-02 15:04:05")); err != nil {
+						rt.Fatal(err)
+					}
 				}
-				for _, m := range cat.Metrics {
-					if !slices.Contains(cat.MeasuresOf(m), col) {
-						continue
+				refused := func(what string, start, end time.Time, o metric.Options) bool {
+					o.SpotHours = 1
+					for _, m := range cat.Metrics {
+						if !slices.Contains(cat.MeasuresOf(m), col) {
+							continue
+						}
+						req := metric.Request{Metric: m.Name.Value, Start: start, End: end, Scope: metric.All()}
+						if !metric.Plannable(cat, req, &o) {
+							continue
+						}
+						_, err := metric.RederiveValues(ctx, db, cat, req, &o)
+						if !errors.Is(err, metric.ErrRollupMismatch) {
+							rt.Fatalf("metric %s over the altered %s: err %v, want ErrRollupMismatch", m.Name.Value, what, err)
+						}
+						return true
 					}
-					req := metric.Request{Metric: m.Name.Value, Start: hour.Add(-30 * time.Minute), End: hour.Add(90 * time.Minute), Scope: metric.All()}
-					spot := with
-					spot.SpotHours = 1
-					if !metric.Plannable(cat, req, &spot) {
-						continue
-					}
-					_, err := metric.RederiveValues(ctx, db, cat, req, &spot)
-					if !errors.Is(err, metric.ErrRollupMismatch) {
-						rt.Fatalf("metric %s over the altered hour %s: err %v, want ErrRollupMismatch", m.Name.Value, hour, err)
-					}
+					return false
+				}
+				alter(inc+shape.RollupValuesSuffix, hour)
+				if refused("hour "+hour.String(), hour.Add(-30*time.Minute), hour.Add(90*time.Minute), with) {
 					caught++
-					break
 				}
 				derive(inc)
 				if got := dumpValues(rt, db, inc+shape.RollupValuesSuffix); !slices.Equal(got, want) {
@@ -213,38 +224,21 @@ func RunRollupValues(t *testing.T, b Backend) {
 				// A stored slice altered, the last of its hour (minute 50):
 				// a window starting at it sums it as its head's only whole
 				// slice, which the spot check of a slice then covers.
-				sl := ingest.Quote(inc + shape.RollupValueSlicesSuffix)
 				var at50 sql.NullTime
-				if err := db.QueryRowContext(ctx, "SELECT MIN(_hour) FROM "+sl+" WHERE _n > 0 AND EXTRACT(MINUTE FROM _hour) = 50").Scan(&at50); err != nil {
+				if err := db.QueryRowContext(ctx, "SELECT MIN(_hour) FROM "+ingest.Quote(inc+shape.RollupValueSlicesSuffix)+" WHERE _n > 0 AND EXTRACT(MINUTE FROM _hour) = 50").Scan(&at50); err != nil {
 					rt.Fatal(err)
 				}
 				if !at50.Valid {
 					return
 				}
 				slice := at50.Time.UTC()
-				if _, err := db.ExecContext(ctx, "UPDATE "+sl+" SET "+ingest.Quote(metric.ValueColumn(col))+" = "+
-					ingest.Quote(metric.ValueColumn(col))+" + 1 WHERE _hour = CAST($1 AS TIMESTAMP) AND _n > 0", slice.Format("2006-01-02 15:04:05")); err != nil {
-					rt.Fatal(err)
-				}
-				for _, m := range cat.Metrics {
-					if !slices.Contains(cat.MeasuresOf(m), col) {
-						continue
-					}
-					req := metric.Request{Metric: m.Name.Value, Start: slice, End: slice.Add(70 * time.Minute), Scope: metric.All()}
-					spot := with
-					spot.SpotHours = 1
-					sru := ru
-					sru.Slices, sru.SliceWidth = inc+shape.RollupValueSlicesSuffix, shape.SliceWidth
-					spot.ValueRollups = map[string]metric.ValueRollup{ds.Name.Value: sru}
-					if !metric.Plannable(cat, req, &spot) {
-						continue
-					}
-					_, err := metric.RederiveValues(ctx, db, cat, req, &spot)
-					if !errors.Is(err, metric.ErrRollupMismatch) {
-						rt.Fatalf("metric %s over the altered slice %s: err %v, want ErrRollupMismatch", m.Name.Value, slice, err)
-					}
+				alter(inc+shape.RollupValueSlicesSuffix, slice)
+				sliceOpts := with
+				sru := ru
+				sru.Slices, sru.SliceWidth = inc+shape.RollupValueSlicesSuffix, shape.SliceWidth
+				sliceOpts.ValueRollups = map[string]metric.ValueRollup{ds.Name.Value: sru}
+				if refused("slice "+slice.String(), slice, slice.Add(70*time.Minute), sliceOpts) {
 					slicesCaught++
-					break
 				}
 				derive(inc)
 				if got := dumpValues(rt, db, inc+shape.RollupValueSlicesSuffix); !slices.Equal(got, wantSlices) {
