@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"runtime"
 	"sync"
+	"sync/atomic"
 
 	"github.com/provenant/provenant/catalog"
 	"github.com/provenant/provenant/fact"
@@ -173,6 +174,9 @@ type shapeRunner struct {
 	// metricSlots bounds the metric reads in flight
 	// (Options.MetricConcurrency).
 	metricSlots *slots
+	// specs counts the resolver's re-derivations started beside the
+	// executor (speculate), specsUsed those the resolver took.
+	specs, specsUsed atomic.Int64
 }
 
 var (
@@ -187,6 +191,9 @@ type pinKey struct{}
 type pinned struct {
 	mu   sync.Mutex
 	snap *shape.Snapshot
+	// specs: re-derivations started beside the executor (speculate) and
+	// not yet taken by the resolver.
+	specs []*metricSpec
 }
 
 // Pin returns a context whose reads share one snapshot, and its release.
@@ -195,6 +202,13 @@ func (r *shapeRunner) Pin(ctx context.Context) (context.Context, func()) {
 	return context.WithValue(ctx, pinKey{}, pn), func() {
 		pn.mu.Lock()
 		defer pn.mu.Unlock()
+		// A re-derivation no resolver took (the call failed before it)
+		// ends with the request, its snapshot closed.
+		for _, sp := range pn.specs {
+			sp.cancel()
+			<-sp.done
+		}
+		pn.specs = nil
 		if pn.snap != nil {
 			pn.snap.Close()
 			pn.snap = nil

@@ -175,6 +175,9 @@ func (r *shapeRunner) executeMetric(ctx context.Context, c tool.Call) (fact.Resu
 		q       *metric.Query
 		version string
 	)
+	// The resolver's re-derivation needs nothing of the result but its
+	// first keys: where it can, it starts now, on a core of its own.
+	r.speculate(ctx, c, req)
 	release, err := r.metricSlots.acquire(ctx)
 	if err != nil {
 		return fact.Result{}, fmt.Errorf("execute metric: %w", err)
@@ -237,6 +240,181 @@ func (r *shapeRunner) executeMetric(ctx context.Context, c tool.Call) (fact.Resu
 	return fr, err
 }
 
+// How a resolver's re-derivation reads a call's provenance (rederiveMetric).
+type rederiveMode int
+
+const (
+	// listedKeys: every contributing key re-derived with the values.
+	listedKeys rederiveMode = iota
+	// summedKeys: the executor's provenance is summed (an lthash
+	// digest): the keys summed by the resolver's own summation where
+	// the digests can answer, the values re-derived alone.
+	summedKeys
+	// predictKeys: as the executor will have it, from the resolver's own
+	// count (summed past the limit where the digests can answer, else
+	// listed), for a re-derivation that starts before the executor's
+	// result (speculate).
+	predictKeys
+)
+
+// rederived is the resolver's reads of a query_metric call but the first
+// keys' check.
+type rederived struct {
+	// summed: the keys were summed (sum), the values re-derived alone.
+	summed bool
+	sum    *metric.KeySummary
+	re     *metric.Table
+}
+
+// resolverOptions are the resolver's own options for a summed provenance:
+// the stored digests read from the database, not from the running sums
+// the executor kept.
+func resolverOptions(o *metric.Options) *metric.Options {
+	own := *o
+	own.Rollups = map[string]metric.Rollup{}
+	for ds, ru := range o.Rollups {
+		ru.Sums, ru.Floors = nil, nil
+		own.Rollups[ds] = ru
+	}
+	return &own
+}
+
+// rederiveMetric runs the resolver's reads of a query_metric call on one
+// snapshot, but the check of the listed first keys (which needs the
+// executor's result). A provenance summed as an lthash digest is checked
+// by a second summation (whole hours only from the digests, the edge
+// hours' rows hashed: EdgesAdd, where the executor took the nearest hour
+// boundary), or, when the digests cannot answer, by the lthash of every
+// key; the values by the re-derivation alone.
+func rederiveMetric(ctx context.Context, db metric.Querier, cat *catalog.Catalog, req metric.Request, o *metric.Options, mode rederiveMode, limit int) (rederived, error) {
+	var rd rederived
+	if mode != listedKeys && len(o.Rollups) > 0 {
+		own := resolverOptions(o)
+		sum, err := metric.RollupKeys(ctx, db, cat, req, own, 0, metric.EdgesAdd)
+		if errors.Is(err, metric.ErrNoRollup) {
+			sum, err = nil, nil
+		}
+		if err != nil {
+			return rederived{}, err
+		}
+		// The executor sums past the limit, where the digests answer.
+		if mode == summedKeys || (sum != nil && sum.Count > limit) {
+			o = own
+		}
+		if o == own && sum != nil {
+			// The values alone; their contributing rows counted by the
+			// resolver's own summation, so that a window of few rows is
+			// re-derived from them rather than the rollups.
+			values := *own
+			values.SkipKeys = true
+			values.KnownRows = sum.Count
+			o = &values
+			rd.summed, rd.sum = true, sum
+		}
+	}
+	re, err := metric.Resolve(ctx, db, cat, req, o)
+	if err != nil {
+		return rederived{}, err
+	}
+	rd.re = re
+	return rd, nil
+}
+
+// metricSpec is a resolver's re-derivation started beside the executor
+// (speculate), on a snapshot of its own.
+type metricSpec struct {
+	key    string
+	cancel context.CancelFunc
+	done   chan struct{}
+	rd     rederived
+	err    error
+}
+
+// metricCallKey names a query_metric call: its arguments and its caller's
+// scope.
+func metricCallKey(c tool.Call, req metric.Request) string {
+	return fmt.Sprintf("%s\x00%v\x00%t\x00%q", c.Tool(), c.Args(), req.Scope.IsAll(), req.Scope.Values())
+}
+
+// speculate starts the resolver's re-derivation of a query_metric call
+// beside the executor, on a snapshot of its own, when the request pins a
+// snapshot and the engine's data cannot change while it serves
+// (shape.Engine.Unchanging: a DuckDB file opened read-only), so that any
+// snapshot reads what the request's does. The executor and the resolver
+// then take a core each; the resolver (resolveMetric) takes the result
+// when the provenance is of the kind predicted, and re-derives on the
+// request's snapshot as before otherwise. A request's release cancels and
+// waits for what it started.
+func (r *shapeRunner) speculate(ctx context.Context, c tool.Call, req metric.Request) {
+	pn, _ := ctx.Value(pinKey{}).(*pinned)
+	if pn == nil || !r.eng.Unchanging() {
+		return
+	}
+	sctx, cancel := context.WithCancel(ctx)
+	sp := &metricSpec{key: metricCallKey(c, req), cancel: cancel, done: make(chan struct{})}
+	pn.mu.Lock()
+	pn.specs = append(pn.specs, sp)
+	pn.mu.Unlock()
+	r.specs.Add(1)
+	go func() {
+		defer close(sp.done)
+		sp.err = func() error {
+			release, err := r.metricSlots.acquire(sctx)
+			if err != nil {
+				return err
+			}
+			defer release()
+			snap, err := r.eng.Begin(sctx)
+			if err != nil {
+				return err
+			}
+			defer snap.Close()
+			db, o, err := snap.MetricQuerier(sctx)
+			if err != nil {
+				return err
+			}
+			sp.rd, err = rederiveMetric(sctx, db, r.cat, req, o, predictKeys, r.limit)
+			return err
+		}()
+	}()
+}
+
+// speculated takes the re-derivation speculate started for a call, waiting
+// for it to end; nil when none was started or it failed (the resolver then
+// re-derives on the request's snapshot).
+func (r *shapeRunner) speculated(ctx context.Context, c tool.Call, req metric.Request) (*metricSpec, error) {
+	pn, _ := ctx.Value(pinKey{}).(*pinned)
+	if pn == nil {
+		return nil, nil
+	}
+	key := metricCallKey(c, req)
+	pn.mu.Lock()
+	var sp *metricSpec
+	for i, s := range pn.specs {
+		if s.key == key {
+			sp = s
+			pn.specs = slices.Delete(pn.specs, i, i+1)
+			break
+		}
+	}
+	pn.mu.Unlock()
+	if sp == nil {
+		return nil, nil
+	}
+	defer sp.cancel()
+	select {
+	case <-sp.done:
+	case <-ctx.Done():
+		sp.cancel()
+		<-sp.done
+		return nil, ctx.Err()
+	}
+	if sp.err != nil {
+		return nil, nil
+	}
+	return sp, nil
+}
+
 // resolveMetric re-derives a query_metric call on the request's snapshot
 // and judges the result: the table agrees with the re-derivation
 // (metric.Verify at the metric's tolerance: every group, its value, the
@@ -252,9 +430,12 @@ func (r *shapeRunner) resolveMetric(ctx context.Context, c tool.Call, fr fact.Re
 	if m == nil {
 		return fact.Verdict{}, fmt.Errorf("resolve metric: %w", metric.ErrInvalidRequest)
 	}
+	spec, err := r.speculated(ctx, c, req)
+	if err != nil {
+		return fact.Verdict{}, fmt.Errorf("resolve metric: %w", err)
+	}
 	var (
-		re      *metric.Table
-		sum     *metric.KeySummary
+		rd      rederived
 		firstOK bool
 	)
 	release, err := r.metricSlots.acquire(ctx)
@@ -267,48 +448,25 @@ func (r *shapeRunner) resolveMetric(ctx context.Context, c tool.Call, fr fact.Re
 		if err != nil {
 			return err
 		}
-		// A provenance summed as an lthash digest is checked by a second
-		// summation (whole hours only from the digests, the edge hours'
-		// rows hashed: EdgesAdd, where the executor took the nearest
-		// hour boundary), or, when the digests cannot answer, by the
-		// lthash of every key; the values by the re-derivation alone.
-		if strings.HasPrefix(fr.Provenance.EventDigest(), fact.LtHashScheme) {
-			if len(o.Rollups) > 0 {
-				// The stored digests read from the database, not from
-				// the running sums the executor kept.
-				own := *o
-				own.Rollups = map[string]metric.Rollup{}
-				for ds, ru := range o.Rollups {
-					ru.Sums, ru.Floors = nil, nil
-					own.Rollups[ds] = ru
-				}
-				o = &own
-				sum, err = metric.RollupKeys(ctx, db, cat, req, o, 0, metric.EdgesAdd)
-				if errors.Is(err, metric.ErrNoRollup) {
-					sum, err = nil, nil
-				}
-				if err != nil {
-					return err
-				}
-				// The listed first keys, by a threshold rather than the
-				// executor's top-N.
-				if sum != nil {
-					if firstOK, err = metric.FirstKeysHold(ctx, db, cat, req, o, fr.Provenance.EventIDs(), sum); err != nil {
-						return err
-					}
-				}
-			}
-			if sum != nil {
-				// The values alone; their contributing rows counted by
-				// the resolver's own summation, so that a window of few
-				// rows is re-derived from them rather than the rollups.
-				values := *o
-				values.SkipKeys = true
-				values.KnownRows = sum.Count
-				o = &values
-			}
+		summed := strings.HasPrefix(fr.Provenance.EventDigest(), fact.LtHashScheme)
+		mode := listedKeys
+		if summed {
+			mode = summedKeys
 		}
-		re, err = metric.Resolve(ctx, db, cat, req, o)
+		// The speculated re-derivation stands for this one when it read
+		// the provenance as this one would: summed from the digests
+		// exactly when the executor summed where the digests exist.
+		if spec != nil && spec.rd.summed == (summed && len(o.Rollups) > 0) {
+			rd = spec.rd
+			r.specsUsed.Add(1)
+		} else if rd, err = rederiveMetric(ctx, db, cat, req, o, mode, r.limit); err != nil {
+			return err
+		}
+		// The listed first keys, by a threshold rather than the
+		// executor's top-N.
+		if rd.summed {
+			firstOK, err = metric.FirstKeysHold(ctx, db, cat, req, resolverOptions(o), fr.Provenance.EventIDs(), rd.sum)
+		}
 		return err
 	})
 	if errors.Is(err, metric.ErrRollupMismatch) {
@@ -320,6 +478,7 @@ func (r *shapeRunner) resolveMetric(ctx context.Context, c tool.Call, fr fact.Re
 	if err != nil {
 		return fact.Verdict{}, fmt.Errorf("resolve metric: %w", err)
 	}
+	re, sum := rd.re, rd.sum
 	v := fact.Verdict{Enumerated: len(re.Keys)}
 	bucketed := req.Grain != "" && req.Grain != catalog.GrainNone
 	if fr.Value.Kind == fact.KindTable {
@@ -342,8 +501,12 @@ func (r *shapeRunner) resolveMetric(ctx context.Context, c tool.Call, fr fact.Re
 		u := uniq(keys)
 		slices.Sort(u)
 		h := lthash.Of(u...)
+		// The first keys as many as the executor lists past the limit
+		// (metric.ProvenanceOf): a provenance that could list every key
+		// lists them all.
+		first := fr.Provenance.EventIDs()
 		v.ProvenanceValid = fr.Provenance.NumEvents() == len(u) && fr.Provenance.EventDigest() == h.Digest() &&
-			slices.Equal(fr.Provenance.EventIDs(), u[:min(len(u), len(fr.Provenance.EventIDs()))])
+			len(first) == min(r.limit, len(u)) && slices.Equal(first, u[:len(first)])
 	default:
 		v.ProvenanceValid = fr.Provenance.NumEvents() == len(uniq(keys)) && fr.Provenance.EventDigest() == fact.Digest(uniq(keys))
 	}

@@ -652,6 +652,24 @@ func (s *Snapshot) Close() error {
 	return nil
 }
 
+// Unchanging reports whether the engine's data cannot change while it
+// serves: every dataset's version is fixed (Source.Versions, which a
+// caller sets when nothing can write the tables, as for a DuckDB file
+// opened read-only) and no Source.Current can report a change. Any two
+// snapshots then read the same data, so one call's reads may run on more
+// than one (the engine's resolver beside its executor).
+func (e *Engine) Unchanging() bool {
+	if e.src.Current != nil {
+		return false
+	}
+	for _, ds := range e.cat.Datasets {
+		if _, fixed := e.src.Versions[ds.Name.Value]; !fixed {
+			return false
+		}
+	}
+	return true
+}
+
 // knowsVersion reports whether the data version of a dataset in this
 // snapshot is known without a query.
 func (s *Snapshot) knowsVersion(dataset string) bool {

@@ -41,6 +41,20 @@ func OpenWarehouse(tb testing.TB, n int, opts *engine.Options) *engine.Engine {
 // structures with d (shape.Derive's options; nil: defaults).
 func OpenWarehouseDerived(tb testing.TB, n int, opts *engine.Options, d *shape.DeriveOptions) *engine.Engine {
 	tb.Helper()
+	return openWarehouse(tb, n, opts, d, false)
+}
+
+// OpenWarehouseUnchanging is OpenWarehouseDerived with the data versions
+// read once at open, as serve reads a DuckDB file it opens read-only
+// (shape.Source.Versions): the engine's data cannot change while it
+// serves (shape.Engine.Unchanging).
+func OpenWarehouseUnchanging(tb testing.TB, n int, opts *engine.Options, d *shape.DeriveOptions) *engine.Engine {
+	tb.Helper()
+	return openWarehouse(tb, n, opts, d, true)
+}
+
+func openWarehouse(tb testing.TB, n int, opts *engine.Options, d *shape.DeriveOptions, fixed bool) *engine.Engine {
+	tb.Helper()
 	ctx := tb.Context()
 	cat, err := catalogs.Load("warehouse")
 	if err != nil {
@@ -66,7 +80,13 @@ func OpenWarehouseDerived(tb testing.TB, n int, opts *engine.Options, d *shape.D
 	if _, err := ingest.Import(ctx, sk, l, ingest.NewJSONL("demo.jsonl", l, bytes.NewReader(ingesttest.DemoJSONL(tb, n)))); err != nil {
 		tb.Fatal(err)
 	}
-	e, err := engine.OpenCatalog(ctx, cat, shape.Source{DB: db}, opts)
+	src := shape.Source{DB: db}
+	if fixed {
+		if src.Versions, err = shape.ReadVersions(ctx, cat, src); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	e, err := engine.OpenCatalog(ctx, cat, src, opts)
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -1,0 +1,244 @@
+package engine_test
+
+import (
+	"encoding/json"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/provenant/provenant/answer"
+	"github.com/provenant/provenant/engine"
+	"github.com/provenant/provenant/engine/enginetest"
+	"github.com/provenant/provenant/fact"
+	"github.com/provenant/provenant/lthash"
+	"github.com/provenant/provenant/pipeline"
+	"github.com/provenant/provenant/shape"
+	"github.com/provenant/provenant/tool"
+)
+
+// specRequests are query_metric calls whose provenance is summed from the
+// key digests (large) or listed (small, or without digests).
+var specRequests = []struct {
+	name   string
+	params map[string]any
+	scope  tool.Scope
+}{
+	{"a day by zone", map[string]any{"metric": "availability", "dimensions": []any{"zone"}, "start": "2026-01-05T00:00:00Z", "end": "2026-01-06T00:00:00Z"}, tool.AllStores()},
+	{"odd minutes", map[string]any{"metric": "observed_time", "start": "2026-01-05T03:17:09Z", "end": "2026-01-06T21:48:00Z"}, tool.AllStores()},
+	{"not in a zone", map[string]any{"metric": "fault_count", "grain": "day", "start": "2026-01-04T10:30:00Z", "end": "2026-01-07T10:30:00Z",
+		"filters": []any{map[string]any{"dimension": "zone", "op": "not_in", "values": []any{"zone-02", "zone-03"}}}}, tool.AllStores()},
+	{"a scoped caller", map[string]any{"metric": "availability", "dimensions": []any{"zone"}, "start": "2026-01-04T00:00:00Z", "end": "2026-01-08T00:00:00Z"}, tool.StoresOnly("zone-01")},
+	{"small", map[string]any{"metric": "availability", "start": "2026-01-05T00:00:00Z", "end": "2026-01-05T00:20:00Z"}, tool.AllStores()},
+}
+
+// TestQueryMetric_ResolverBeside: on an engine whose data cannot change
+// while it serves (the versions read once, as serve reads a DuckDB file
+// opened read-only), every query_metric call's resolver re-derives on a
+// snapshot of its own beside the executor and the resolver takes that
+// re-derivation; the answers are those of an engine over the same data
+// that re-derives after the executor, on the request's snapshot, and an
+// engine whose data may change never starts one.
+func TestQueryMetric_ResolverBeside(t *testing.T) {
+	const n, limit = 5000, 200
+	opts := &engine.Options{ProvenanceLimit: limit, MetricRollups: true, MetricValueRollups: true}
+	derive := &shape.DeriveOptions{RollupKeys: true, RollupValues: true, Every: 97}
+	engines := []struct {
+		name   string
+		e      *engine.Engine
+		beside bool
+	}{
+		{"unchanging", enginetest.OpenWarehouseUnchanging(t, n, opts, derive), true},
+		{"unchanging without digests", enginetest.OpenWarehouseUnchanging(t, n, &engine.Options{ProvenanceLimit: limit}, nil), true},
+		{"may change", enginetest.OpenWarehouseDerived(t, n, opts, derive), false},
+	}
+	want := map[string]string{}
+	for _, en := range engines {
+		for _, tt := range specRequests {
+			t.Run(en.name+"/"+tt.name, func(t *testing.T) {
+				started, used := engine.MetricSpeculated(en.e)
+				a := en.e.Pipeline.Call(pipeline.WithScope(t.Context(), tt.scope), tool.Proposal{Tool: shape.QueryMetric, Params: tt.params})
+				if a.Outcome() != answer.Answered {
+					t.Fatalf("outcome %s (%s), want answered", a.Outcome(), a.Reason())
+				}
+				started2, used2 := engine.MetricSpeculated(en.e)
+				if en.beside && (started2-started != 1 || used2-used != 1) {
+					t.Errorf("re-derivations beside the executor: %d started, %d taken; want 1 and 1", started2-started, used2-used)
+				}
+				if !en.beside && started2 != started {
+					t.Errorf("%d re-derivations started beside the executor on data that may change", started2-started)
+				}
+				v, _ := a.Value()
+				p, _ := a.Provenance()
+				got, err := json.Marshal(struct {
+					V fact.Value
+					N int
+					D string
+					K []string
+				}{v, p.NumEvents(), p.EventDigest(), p.EventIDs()})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if en.name == "unchanging without digests" {
+					return // a provenance of another scheme
+				}
+				if w, ok := want[tt.name]; ok && w != string(got) {
+					t.Errorf("answer differs between engines:\n%s\n%s", got, w)
+				}
+				want[tt.name] = string(got)
+			})
+		}
+	}
+}
+
+// TestQueryMetric_ResolverBesideDefects: a result altered after the
+// executor is refused by a resolver that took the re-derivation started
+// beside the executor, as by one that re-derives after it (each case on
+// a request's pinned snapshot, as the pipeline runs a call, and on none).
+func TestQueryMetric_ResolverBesideDefects(t *testing.T) {
+	const limit = 200
+	e := enginetest.OpenWarehouseUnchanging(t, 5000, &engine.Options{ProvenanceLimit: limit, MetricRollups: true}, &shape.DeriveOptions{RollupKeys: true})
+	wall, exec, res := e.Parts()
+	pinner, ok := exec.(pipeline.Pinner)
+	if !ok {
+		t.Fatal("the executor pins no snapshot")
+	}
+	large := map[string]any{"metric": "availability", "dimensions": []any{"zone"}, "start": "2026-01-05T00:10:00Z", "end": "2026-01-06T07:45:00Z"}
+	small := map[string]any{"metric": "availability", "dimensions": []any{"zone"}, "start": "2026-01-05T00:00:00Z", "end": "2026-01-05T00:20:00Z"}
+	otherValue := func(r fact.Result) fact.Result {
+		tb := *r.Value.Table
+		tb.Rows = slices.Clone(tb.Rows)
+		row := slices.Clone(tb.Rows[0])
+		row[len(row)-1] = fact.NumberCell(row[len(row)-1].Num + 0.01)
+		tb.Rows[0] = row
+		r.Value = fact.TableValue(&tb)
+		return r
+	}
+	withProvenance := func(first []string, n int, d string) func(fact.Result) fact.Result {
+		return func(r fact.Result) fact.Result {
+			p, err := fact.EventsInPart(first, n, d)
+			if n == len(first) && !strings.HasPrefix(d, fact.LtHashScheme) {
+				p, err = fact.Events(first) // listed whole
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			alt, err := fact.NewResult(r.Tool, r.Args, r.Value, p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return alt
+		}
+	}
+	// The provenance of each call as its executor gives it.
+	honest := map[string]fact.Result{}
+	for name, params := range map[string]map[string]any{"large": large, "small": small} {
+		c, err := wall.Check(tool.Proposal{Tool: shape.QueryMetric, Params: params})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if honest[name], err = exec.Execute(t.Context(), c); err != nil {
+			t.Fatal(err)
+		}
+	}
+	lp := honest["large"].Provenance
+	ids, n, d := lp.EventIDs(), lp.NumEvents(), lp.EventDigest()
+	if !strings.HasPrefix(d, fact.LtHashScheme) || strings.HasPrefix(honest["small"].Provenance.EventDigest(), fact.LtHashScheme) {
+		t.Fatalf("digests %s and %s, want the large one summed and the small one listed", d, honest["small"].Provenance.EventDigest())
+	}
+	other := lthash.Of(ids...)
+	sp := honest["small"].Provenance
+	smallSummed := lthash.Of(sp.EventIDs()...)
+	tests := []struct {
+		name   string
+		params map[string]any
+		alter  func(fact.Result) fact.Result
+		valid  bool // provenance_valid
+		value  bool // value_matches
+		taken  bool // the resolver takes the re-derivation beside the executor
+	}{
+		{"honest", large, nil, true, true, true},
+		{"honest small", small, nil, true, true, true},
+		{"another value", large, otherValue, true, false, true},
+		{"another small value", small, otherValue, true, false, true},
+		{"a row left out of the count", large, withProvenance(ids, n-1, d), false, true, true},
+		{"the digest of other keys", large, withProvenance(ids, n, other.Digest()), false, true, true},
+		{"other first keys", large, withProvenance(ids[1:], n, d), false, true, true},
+		{"a first key that does not contribute", large, withProvenance(append(slices.Clone(ids[:len(ids)-1]), ids[len(ids)-1]+"x"), n, d), false, true, true},
+		// The kind of provenance is not the one predicted: the resolver
+		// re-derives on the request's snapshot.
+		{"a summed provenance listed", large, withProvenance(ids, limit, fact.Digest(ids)), false, true, false},
+		{"a listed provenance summed", small, withProvenance(sp.EventIDs()[:sp.NumEvents()-1], sp.NumEvents(), smallSummed.Digest()), false, true, false},
+	}
+	for _, tt := range tests {
+		for _, pinned := range []bool{true, false} {
+			name := tt.name + "/pinned"
+			if !pinned {
+				name = tt.name + "/unpinned"
+			}
+			t.Run(name, func(t *testing.T) {
+				ctx, release := t.Context(), func() {}
+				if pinned {
+					ctx, release = pinner.Pin(ctx)
+				}
+				defer release()
+				c, err := wall.Check(tool.Proposal{Tool: shape.QueryMetric, Params: tt.params})
+				if err != nil {
+					t.Fatal(err)
+				}
+				started, used := engine.MetricSpeculated(e)
+				r, err := exec.Execute(ctx, c)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if tt.alter != nil {
+					r = tt.alter(r)
+				}
+				v, err := res.Resolve(ctx, c, r)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if v.ProvenanceValid != tt.valid || v.ValueMatches != tt.value {
+					t.Errorf("verdict %+v, want provenance_valid=%t value_matches=%t", v, tt.valid, tt.value)
+				}
+				started2, used2 := engine.MetricSpeculated(e)
+				wantStarted, wantUsed := int64(0), int64(0)
+				if pinned {
+					wantStarted = 1
+					if tt.taken {
+						wantUsed = 1
+					}
+				}
+				if started2-started != wantStarted || used2-used != wantUsed {
+					t.Errorf("re-derivations beside the executor: %d started, %d taken; want %d and %d", started2-started, used2-used, wantStarted, wantUsed)
+				}
+			})
+		}
+	}
+}
+
+// TestQueryMetric_ResolverBesideUntaken: a re-derivation started beside
+// the executor that no resolver takes (the call ends after the executor)
+// ends with the request's release, and the engine answers after it.
+func TestQueryMetric_ResolverBesideUntaken(t *testing.T) {
+	e := enginetest.OpenWarehouseUnchanging(t, 5000, &engine.Options{ProvenanceLimit: 200, MetricRollups: true}, &shape.DeriveOptions{RollupKeys: true})
+	wall, exec, _ := e.Parts()
+	c, err := wall.Check(tool.Proposal{Tool: shape.QueryMetric, Params: specRequests[0].params})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 3 * engine.MetricSlots(e) {
+		ctx, release := exec.(pipeline.Pinner).Pin(t.Context())
+		if _, err := exec.Execute(ctx, c); err != nil {
+			t.Fatal(err)
+		}
+		release()
+	}
+	if started, used := engine.MetricSpeculated(e); started != int64(3*engine.MetricSlots(e)) || used != 0 {
+		t.Errorf("%d started, %d taken; want %d and 0", started, used, 3*engine.MetricSlots(e))
+	}
+	// Every slot free again: a call is answered.
+	a := e.Pipeline.Call(t.Context(), tool.Proposal{Tool: shape.QueryMetric, Params: specRequests[0].params})
+	if a.Outcome() != answer.Answered {
+		t.Fatalf("outcome %s (%s), want answered", a.Outcome(), a.Reason())
+	}
+}
