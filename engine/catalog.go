@@ -177,6 +177,9 @@ type shapeRunner struct {
 	// specs counts the resolver's re-derivations started beside the
 	// executor (speculate), specsUsed those the resolver took.
 	specs, specsUsed atomic.Int64
+	// beforeSpec, when set (by tests), runs on a re-derivation beside the
+	// executor once its snapshot is open, before it reads.
+	beforeSpec func()
 }
 
 var (

@@ -11,3 +11,7 @@ func MetricSpeculated(e *Engine) (started, used int64) {
 
 // MetricSlots is how many metric reads e runs at once.
 func MetricSlots(e *Engine) int { return cap(e.runner.metricSlots.ch) }
+
+// BeforeSpeculatedReads has f run by every re-derivation beside the
+// executor once its snapshot is open, before it reads.
+func BeforeSpeculatedReads(e *Engine, f func()) { e.runner.beforeSpec = f }

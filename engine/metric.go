@@ -337,22 +337,39 @@ func metricCallKey(c tool.Call, req metric.Request) string {
 }
 
 // speculate starts the resolver's re-derivation of a query_metric call
-// beside the executor, on a snapshot of its own, when the request pins a
-// snapshot and the engine's data cannot change while it serves
-// (shape.Engine.Unchanging: a DuckDB file opened read-only), so that any
-// snapshot reads what the request's does. The executor and the resolver
-// then take a core each; the resolver (resolveMetric) takes the result
-// when the provenance is of the kind predicted, and re-derives on the
-// request's snapshot as before otherwise. A request's release cancels and
-// waits for what it started.
+// beside the executor, on a snapshot of its own that reads what the
+// request's reads (shape.Snapshot.Share: any snapshot where the engine's
+// data cannot change while it serves, as on a DuckDB file opened
+// read-only; on PostgreSQL the request's snapshot exported and imported
+// into a second transaction), when the request pins a snapshot. The
+// executor and the resolver then take a core each; the resolver
+// (resolveMetric) takes the result when the provenance is of the kind
+// predicted, and re-derives on the request's snapshot as before
+// otherwise. A request's release cancels and waits for what it started.
+// An engine that cannot share a snapshot starts nothing; one that fails
+// to (an error exporting it) neither: the executor's own reads then say
+// what is wrong.
 func (r *shapeRunner) speculate(ctx context.Context, c tool.Call, req metric.Request) {
 	pn, _ := ctx.Value(pinKey{}).(*pinned)
-	if pn == nil || !r.eng.Unchanging() {
+	if pn == nil {
+		return
+	}
+	pn.mu.Lock()
+	if pn.snap == nil {
+		snap, err := r.eng.Begin(ctx)
+		if err != nil {
+			pn.mu.Unlock()
+			return
+		}
+		pn.snap = snap
+	}
+	open, err := pn.snap.Share(ctx)
+	if err != nil || open == nil {
+		pn.mu.Unlock()
 		return
 	}
 	sctx, cancel := context.WithCancel(ctx)
 	sp := &metricSpec{key: metricCallKey(c, req), cancel: cancel, done: make(chan struct{})}
-	pn.mu.Lock()
 	pn.specs = append(pn.specs, sp)
 	pn.mu.Unlock()
 	r.specs.Add(1)
@@ -364,11 +381,14 @@ func (r *shapeRunner) speculate(ctx context.Context, c tool.Call, req metric.Req
 				return err
 			}
 			defer release()
-			snap, err := r.eng.Begin(sctx)
+			snap, err := open(sctx)
 			if err != nil {
 				return err
 			}
 			defer snap.Close()
+			if r.beforeSpec != nil {
+				r.beforeSpec()
+			}
 			db, o, err := snap.MetricQuerier(sctx)
 			if err != nil {
 				return err

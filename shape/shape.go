@@ -105,6 +105,22 @@ type Source struct {
 	// reference, for a reference declared with files: (a view over them).
 	// A reference declared with table: is read from that table.
 	References map[string]string
+	// Sharer, when set, opens a transaction that reads what a snapshot's
+	// reads (Snapshot.Share), for reads beside a call's own: a
+	// query_metric call's resolver beside its executor. nil: where the
+	// data can change, a call's reads stay on its one transaction.
+	Sharer SnapshotSharer
+}
+
+// SnapshotSharer opens a transaction that reads what another reads: the
+// other's snapshot exported, and imported into a new transaction
+// (PostgreSQL's pg_export_snapshot and SET TRANSACTION SNAPSHOT,
+// store/postgres.SnapshotSharer).
+type SnapshotSharer interface {
+	// Export names the snapshot of tx, importable while tx is open.
+	Export(ctx context.Context, tx *sql.Tx) (string, error)
+	// Import begins a read-only transaction on the snapshot Export named.
+	Import(ctx context.Context, id string) (*sql.Tx, error)
 }
 
 // Options tune an Engine.
@@ -668,6 +684,36 @@ func (e *Engine) Unchanging() bool {
 		}
 	}
 	return true
+}
+
+// Share returns a function that opens a snapshot reading what s reads,
+// for reads beside s's own (a query_metric call's resolver beside its
+// executor), or nil when the engine has no way to: where its data cannot
+// change (Unchanging) any new snapshot reads it; otherwise s's
+// transaction, begun now, exports its snapshot to the Source's Sharer.
+// s must stay open until every snapshot the function opens is.
+func (s *Snapshot) Share(ctx context.Context) (func(context.Context) (*Snapshot, error), error) {
+	e := s.e
+	if e.Unchanging() {
+		return e.Begin, nil
+	}
+	if e.src.Sharer == nil {
+		return nil, nil
+	}
+	if err := s.begin(ctx); err != nil {
+		return nil, err
+	}
+	id, err := e.src.Sharer.Export(ctx, s.tx)
+	if err != nil {
+		return nil, fmt.Errorf("share snapshot: %w", err)
+	}
+	return func(ctx context.Context) (*Snapshot, error) {
+		tx, err := e.src.Sharer.Import(ctx, id)
+		if err != nil {
+			return nil, fmt.Errorf("share snapshot: %w", err)
+		}
+		return &Snapshot{e: e, tx: tx, versions: map[string]string{}}, nil
+	}, nil
 }
 
 // knowsVersion reports whether the data version of a dataset in this

@@ -94,6 +94,7 @@ type config struct {
 	pgConns   int  // PostgreSQL pool size (0: postgres.MaxConns)
 	pgGate    int  // pipelines in PostgreSQL at once (postgres.PipelinerOptions.MaxInFlight)
 	pgPools   bool // batches on pools of their own without BEGIN and COMMIT (postgres.OpenSnapshotPools)
+	pgShare   bool // a query_metric call's resolver beside its executor on an exported snapshot (postgres.OpenSnapshotSharer)
 	// edges: the metric phases and the validated compiled queries bound
 	// the edges' reads by the checkpoints and the census, as the engine
 	// does on PostgreSQL (metric.Options.Edges); set by serve.
@@ -134,6 +135,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs.IntVar(&c.winPhases, "window-phases", 0, "time the executor and the resolver of `N` one-client count_rows_in_window calls apart (with and without the pipeline on PostgreSQL) and print them, before the measured phases")
 	fs.IntVar(&c.pgConns, "pg-conns", 0, "PostgreSQL pool `SIZE` while serving (0: postgres.MaxConns)")
 	fs.IntVar(&c.pgGate, "pg-in-flight", 0, "at most `N` pipelined calls in PostgreSQL at once, the others waiting in arrival order (0: postgres.DefaultMaxInFlight, two per core; -1: no bound)")
+	fs.BoolVar(&c.pgShare, "pg-share-snapshot", true, "on PostgreSQL, a query_metric call's resolver re-derives beside its executor on the executor's snapshot exported to a second transaction, as serve runs it (postgres.OpenSnapshotSharer); false: after it, on the same transaction")
 	fs.BoolVar(&c.pgPools, "pg-snapshot-pools", true, "run pipelined batches on pools of their own without BEGIN and COMMIT (postgres.OpenSnapshotPools); false: each in its own transaction")
 	fs.StringVar(&c.serve, "serve", "", "internal: serve one `BACKEND:EVENTS` and print its report")
 	fs.Usage = func() {
@@ -464,6 +466,14 @@ func serve(ctx context.Context, cat *catalog.Catalog, c config, b string, n int)
 			}
 		}
 		src.Pipeline = postgres.NewPipeliner(src.DB, po).WithoutSQLDigest()
+		if err == nil && c.pgShare {
+			// As serve opens it: as many connections as metric reads.
+			var sharer *postgres.SnapshotSharer
+			if sharer, err = postgres.OpenSnapshotSharer(ctx, pgDSN(c, n)+"&application_name="+meter.appName, runtime.GOMAXPROCS(0)); err == nil && sharer != nil {
+				defer sharer.Close()
+				src.Sharer = sharer
+			}
+		}
 	default:
 		return bench.ScaleReport{}, errors.New("-serve: unknown backend")
 	}

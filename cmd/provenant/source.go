@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"slices"
 
 	"github.com/provenant/provenant/catalog"
@@ -66,8 +67,9 @@ func (f *engineFlags) openCatalogEngine(ctx context.Context, opts engine.Options
 func (f *engineFlags) openCatalogOn(ctx context.Context, cat *catalog.Catalog, opts engine.Options) (*engine.Engine, shape.Source, string, error) {
 	var (
 		db      *sql.DB
-		pools   *postgres.SnapshotPools // PostgreSQL's snapshot pools, if any
-		inPlace *duckdb.Files           // files read in place, if any
+		pools   *postgres.SnapshotPools  // PostgreSQL's snapshot pools, if any
+		sharer  *postgres.SnapshotSharer // PostgreSQL's snapshot sharer, if any
+		inPlace *duckdb.Files            // files read in place, if any
 		src     shape.Source
 		version string
 		err     error
@@ -115,6 +117,23 @@ func (f *engineFlags) openCatalogOn(ctx context.Context, cat *catalog.Catalog, o
 				db.Close()
 			}
 		}
+		if err == nil && len(cat.Metrics) > 0 {
+			// A query_metric call's resolver reads beside its executor
+			// on the executor's snapshot, exported (engine speculate):
+			// as many at once as metric reads.
+			conns := opts.MetricConcurrency
+			if conns <= 0 {
+				conns = runtime.GOMAXPROCS(0)
+			}
+			if sharer, err = postgres.OpenSnapshotSharer(ctx, f.postgres, conns); err != nil {
+				if pools != nil {
+					pools.Close()
+				}
+				db.Close()
+			} else if sharer != nil {
+				src.Sharer = sharer
+			}
+		}
 		src.Pipeline = postgres.NewPipeliner(db, &postgres.PipelinerOptions{MaxInFlight: f.postgresInFlight, Pools: pools}).WithoutSQLDigest()
 		opts.MetricResolveFrom, opts.MetricResolveRows = postgres.MetricResolveFrom, postgres.MetricResolveRows
 	case f.catalog == "warehouse":
@@ -146,6 +165,9 @@ func (f *engineFlags) openCatalogOn(ctx context.Context, cat *catalog.Catalog, o
 	closeDB := func() error {
 		if pools != nil {
 			pools.Close()
+		}
+		if sharer != nil {
+			sharer.Close()
 		}
 		if inPlace != nil {
 			return inPlace.Close() // and its spill directory
