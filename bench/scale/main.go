@@ -90,11 +90,12 @@ type config struct {
 	windows           bool          // build the per-hour window key digests and serve large windows from them
 	memRows           int           // engine.Options.MemoryRows while serving
 	// winPhases: time the window formulations apart over this many calls
-	winPhases int
-	pgConns   int  // PostgreSQL pool size (0: postgres.MaxConns)
-	pgGate    int  // pipelines in PostgreSQL at once (postgres.PipelinerOptions.MaxInFlight)
-	pgPools   bool // batches on pools of their own without BEGIN and COMMIT (postgres.OpenSnapshotPools)
-	pgShare   bool // a query_metric call's resolver beside its executor on an exported snapshot (postgres.OpenSnapshotSharer)
+	winPhases   int
+	pgConns     int    // PostgreSQL pool size (0: postgres.MaxConns)
+	pgGate      int    // pipelines in PostgreSQL at once (postgres.PipelinerOptions.MaxInFlight)
+	pgPools     bool   // batches on pools of their own without BEGIN and COMMIT (postgres.OpenSnapshotPools)
+	shiftMetric string // the shift phase's only metric ("": any)
+	pgShare     bool   // a query_metric call's resolver beside its executor on an exported snapshot (postgres.OpenSnapshotSharer)
 	// edges: the metric phases and the validated compiled queries bound
 	// the edges' reads by the checkpoints and the census, as the engine
 	// does on PostgreSQL (metric.Options.Edges); set by serve.
@@ -124,10 +125,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs.BoolVar(&c.metrics, "metrics", false, "measure query_metric end to end (compile, validate, execute, re-derive) instead of the tool shapes, at -clients and at one client")
 	fs.IntVar(&c.goRows, "metric-go-rows", 0, "most `ROWS` a metric's re-derivation reads into Go before it re-derives in SQL (0: metric.DefaultMaxGoRows)")
 	fs.IntVar(&c.resolveRows, "metric-resolve-rows", 0, "most contributing `ROWS` for which the resolver re-derives a metric from the rows although the value rollups answer it (0: as serve, postgres.MetricResolveRows on PostgreSQL and metric.DefaultResolveRows on DuckDB; -1: the rollups always)")
-	fs.DurationVar(&c.resolveFrom, "metric-resolve-from", 0, "least `SPAN` of whole hours the resolver re-derives from the value rollups (0: as serve, postgres.MetricResolveFrom on PostgreSQL and metric.ResolveFromRollups on DuckDB)")
+	fs.DurationVar(&c.resolveFrom, "metric-resolve-from", 0, "least `SPAN` of whole hours the resolver re-derives from the value rollups (0: as serve, postgres.MetricResolveFrom on PostgreSQL and duckdb.MetricResolveFrom on DuckDB)")
 	fs.IntVar(&c.valueSliceMinRows, "value-slice-min-rows", 0, "with -value-rollups and -build, shape.DeriveOptions.ValueSliceMinRows: the rows an hour from which the value rollups are also kept by ten-minute slice (0: the database's default, 5,000 on PostgreSQL, none on DuckDB; negative: always)")
 	fs.BoolVar(&c.values, "value-rollups", false, "build the per-hour value rollups (shape.DeriveOptions.RollupValues; use another -data) and serve query_metric's values from them (engine.Options.MetricValueRollups; with -rollups the resolver re-derives from them too)")
 	fs.BoolVar(&c.rollups, "rollups", false, "build the per-hour key digests (shape.DeriveOptions.RollupKeys; use another -data) and serve query_metric's large provenance from them (engine.Options.MetricRollups)")
+	fs.StringVar(&c.shiftMetric, "shift-metric", "", "with -metrics: the shift phase asks only the metric `NAME` (a warehouse metric; default: any, drawn at random), to find which metric a shift's tail is")
 	fs.IntVar(&c.calls, "metric-calls", 0, "with -metrics: run exactly `N` one-client calls of each phase (after one warm-up call) instead of -duration at -clients and at one client, for repeatable counts (valgrind's callgrind); -shapes names the phases")
 	fs.IntVar(&c.phases, "metric-phases", 0, "with -metrics: time each step of `N` one-client calls apart (compile and run, the keys summed or read, the re-derivation) and print them")
 	fs.IntVar(&c.memRows, "memory-rows", 0, "hold each dataset of at most ROWS rows in memory while serving (engine.Options.MemoryRows; 0: none)")
@@ -504,6 +506,8 @@ func serve(ctx context.Context, cat *catalog.Catalog, c config, b string, n int)
 		if resolveFrom == 0 {
 			resolveFrom = postgres.MetricResolveFrom
 		}
+	} else if resolveFrom == 0 {
+		resolveFrom = duckdb.MetricResolveFrom // as serve sets it
 	}
 	e, err := engine.OpenCatalog(ctx, cat, src, &engine.Options{MetricGoRows: c.goRows, MetricResolveRows: resolveRows, MetricResolveFrom: resolveFrom, MetricRollups: c.rollups, MetricValueRollups: c.values, WindowDigests: c.windows, MemoryRows: c.memRows, SQLTurns: c.sqlTurns && b == "duckdb"})
 	if err != nil {

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -33,14 +34,18 @@ var metricPhases = []struct {
 	{"metric_shift", 8 * time.Hour, false},
 }
 
-// drawMetric draws one query_metric request and its proposal: the metric,
+// drawMetric draws one query_metric request and its proposal: the metric
+// (for a shift, only when it is not empty),
 // the dimensions (none, zone or device type), a zone filter now and then,
 // and a window of the phase's length starting at a random second of the
 // dataset's period.
-func drawMetric(r *rand.Rand, cat *catalog.Catalog, gen *proposals, window time.Duration, week bool) (metric.Request, tool.Proposal) {
+func drawMetric(r *rand.Rand, cat *catalog.Catalog, gen *proposals, window time.Duration, week bool, only string) (metric.Request, tool.Proposal) {
 	name := "availability"
 	if !week {
 		name = cat.Metrics[r.IntN(len(cat.Metrics))].Name.Value
+		if only != "" {
+			name = only
+		}
 	}
 	span := max(gen.period-window, time.Hour)
 	start := gen.start.Add(time.Duration(r.Int64N(int64(span)))).Truncate(time.Second)
@@ -74,6 +79,9 @@ func measureMetrics(ctx context.Context, cat *catalog.Catalog, e *engine.Engine,
 	// The compiled queries the engine runs: over the derived validity
 	// intervals and, with -value-rollups, the value rollups, which the
 	// compiled queries (not free SQL) may read.
+	if c.shiftMetric != "" && cat.Metric(c.shiftMetric) == nil {
+		return errors.New("-shift-metric: not a metric of the warehouse catalog")
+	}
 	allow := cat.Allowlist()
 	co := &metric.Options{ValidTo: map[string]string{"status_events": shape.ValidToColumn}}
 	if c.values {
@@ -99,7 +107,7 @@ func measureMetrics(ctx context.Context, cat *catalog.Catalog, e *engine.Engine,
 	defer v.Close()
 	var cpu0, cpu1 time.Duration
 	call := func(r *rand.Rand, window time.Duration, week bool) (string, error) {
-		req, p := drawMetric(r, cat, gen, window, week)
+		req, p := drawMetric(r, cat, gen, window, week, c.shiftMetric)
 		q, err := metric.Compile(cat, req, co)
 		if err != nil {
 			return "", fmt.Errorf("compile: %w", err)

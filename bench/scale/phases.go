@@ -70,7 +70,7 @@ func measureMetricPhases(ctx context.Context, cat *catalog.Catalog, db *sql.DB, 
 		}
 		var keys, hashed int
 		for range c.phases {
-			req, _ := drawMetric(r, cat, gen, ph.window, ph.week)
+			req, _ := drawMetric(r, cat, gen, ph.window, ph.week, c.shiftMetric)
 			tx, err := db.BeginTx(ctx, nil)
 			if err != nil {
 				return err

@@ -12,6 +12,7 @@ import (
 	"regexp"
 	"runtime"
 	"slices"
+	"time"
 
 	"github.com/provenant/provenant/catalog"
 	"github.com/provenant/provenant/catalogs"
@@ -135,7 +136,6 @@ func (f *engineFlags) openCatalogOn(ctx context.Context, cat *catalog.Catalog, o
 			}
 		}
 		src.Pipeline = postgres.NewPipeliner(db, &postgres.PipelinerOptions{MaxInFlight: f.postgresInFlight, Pools: pools}).WithoutSQLDigest()
-		opts.MetricResolveFrom, opts.MetricResolveRows = postgres.MetricResolveFrom, postgres.MetricResolveRows
 	case f.catalog == "warehouse":
 		var path string
 		if path, err = warehouseDemoDB(ctx, cat, opts.Logger.Info); err == nil {
@@ -145,6 +145,7 @@ func (f *engineFlags) openCatalogOn(ctx context.Context, cat *catalog.Catalog, o
 	default:
 		return nil, src, "", usagef("--catalog %s: want --db FILE.duckdb or --postgres DSN (only the embedded warehouse catalog has a demo database)", f.catalogShown())
 	}
+	opts.MetricResolveFrom, opts.MetricResolveRows = metricResolver(f.postgres != "", opts.MetricResolveFrom, opts.MetricResolveRows)
 	if n := f.duckdbThreads.threads(); err == nil && n > 0 && f.postgres == "" {
 		// One thread a query and calls in turns by default: sixteen
 		// callers on two cores get more answers a second and half the
@@ -337,4 +338,27 @@ func warehouseDemoDB(ctx context.Context, cat *catalog.Catalog, logf func(string
 	}
 	logf("built the warehouse demo database", "path", path, "rows", res.Rows)
 	return path, nil
+}
+
+// metricResolver is where a query_metric call's resolver re-derives from
+// the value rollups rather than the rows, as the commands serve each
+// database (engine.Options.MetricResolveFrom and MetricResolveRows): on
+// PostgreSQL from two whole hours however few the rows
+// (postgres.MetricResolveFrom, MetricResolveRows), on DuckDB from two
+// whole hours of many rows (duckdb.MetricResolveFrom). Settings already
+// made are kept.
+func metricResolver(onPostgres bool, from time.Duration, rows int) (time.Duration, int) {
+	if onPostgres {
+		if from == 0 {
+			from = postgres.MetricResolveFrom
+		}
+		if rows == 0 {
+			rows = postgres.MetricResolveRows
+		}
+		return from, rows
+	}
+	if from == 0 {
+		from = duckdb.MetricResolveFrom
+	}
+	return from, rows
 }

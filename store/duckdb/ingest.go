@@ -414,6 +414,22 @@ func OpenMemory(ctx context.Context) (*sql.DB, error) {
 // bench/results/memlimit.md).
 const ServeMemoryLimit = "224MB"
 
+// MetricResolveFrom is serve's setting for a query_metric call's resolver
+// on a DuckDB file (engine.Options.MetricResolveFrom): a window of two
+// whole hours or more whose contributing rows are many (more than
+// metric.DefaultResolveRows) is re-derived from the value rollups
+// (metric.RederiveValues, one seeded stored hour spot-checked against the
+// rows) rather than from its rows, as on PostgreSQL
+// (postgres.MetricResolveFrom). metric.ResolveFromRollups, 24 hours, was
+// measured when the resolver followed the executor; beside it, the
+// resolver's reads of an eight-hour shift's 100,000-odd rows were the
+// longer half for the metrics that count entries into a state: at
+// 10,000,000 events a shift's p95 at one client went from 60-66 ms to
+// 49-50 (bench/results/resolve-from-duckdb.md). The trade is
+// TestQueryMetric_ResolveFrom's: a stored hour altered after its import
+// is found by the spot check, one hour a call, not by every call.
+const MetricResolveFrom = 2 * time.Hour
+
 // OpenFileReadOnly opens a DuckDB database file in place for reading: it
 // must exist, and other processes may read it too.
 func OpenFileReadOnly(ctx context.Context, path string) (*sql.DB, error) {
