@@ -267,13 +267,15 @@ type rederived struct {
 }
 
 // resolverOptions are the resolver's own options for a summed provenance:
-// the stored digests read from the database, not from the running sums
-// the executor kept.
+// the stored digests summed by the resolver's own keeper (per-hour totals
+// over every group, read from the database once per data version), or
+// read from the database where it keeps none for the request, never from
+// the running sums the executor kept.
 func resolverOptions(o *metric.Options) *metric.Options {
 	own := *o
 	own.Rollups = map[string]metric.Rollup{}
 	for ds, ru := range o.Rollups {
-		ru.Sums, ru.Floors = nil, nil
+		ru.Sums, ru.Floors = ru.CheckSums, nil
 		own.Rollups[ds] = ru
 	}
 	return &own

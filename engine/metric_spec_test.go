@@ -346,3 +346,30 @@ func TestQueryMetric_ResolverBesidePostgres(t *testing.T) {
 		}
 	})
 }
+
+// TestQueryMetric_ResolverTotalsByVersion: the resolver sums the stored
+// key digests from totals by hour that it keeps per data version (apart
+// from the executor's running sums): after an import the next call reads
+// them again, and the answer, which counts the new rows, verifies.
+func TestQueryMetric_ResolverTotalsByVersion(t *testing.T) {
+	ctx := t.Context()
+	cat, db, l, lines := warehouseDemoLines(t, 6000)
+	importWithRollups(t, cat, db, l, lines[:4000])
+	e := openCatalogEngine(t, ctx, cat, db, &engine.Options{ProvenanceLimit: 200, MetricRollups: true})
+	params := map[string]any{"metric": "observed_time", "start": "2026-01-04T00:00:00Z", "end": "2026-01-20T00:00:00Z"}
+	var counts []int
+	for i, part := range [][][]byte{nil, lines[4000:]} {
+		if part != nil {
+			importWithRollups(t, cat, db, l, part)
+		}
+		a := e.Pipeline.Call(ctx, tool.Proposal{Tool: shape.QueryMetric, Params: params})
+		p, _ := a.Provenance()
+		if a.Outcome() != answer.Answered || !strings.HasPrefix(p.EventDigest(), fact.LtHashScheme) {
+			t.Fatalf("call %d: outcome %s (%s), digest %s; want answered with an lthash digest", i, a.Outcome(), a.Reason(), p.EventDigest())
+		}
+		counts = append(counts, p.NumEvents())
+	}
+	if counts[1] <= counts[0] {
+		t.Errorf("contributing rows %d, then %d after the import: the call after it missed the new rows", counts[0], counts[1])
+	}
+}

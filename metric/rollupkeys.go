@@ -38,6 +38,13 @@ type Rollup struct {
 	// for one data version). RollupKeys calls it with the window's whole
 	// hours and the admission as a predicate on a part's group values.
 	Sums DigestSummer
+	// CheckSums, when set, is the resolver's own DigestSummer, apart from
+	// Sums and kept otherwise (shape's per-hour totals over every group,
+	// read from the relation once per data version): a caller that
+	// re-derives a provenance the executor summed from Sums puts it in
+	// Sums's place. It may answer ErrNotSummed, and RollupKeys then reads
+	// the stored digests.
+	CheckSums DigestSummer
 	// Floors, when set, keeps the dataset's key floors: RollupKeys then
 	// reads the least keys only from the window's hours that can hold
 	// them (FirstKeysHold does not use it).
@@ -56,6 +63,11 @@ type Rollup struct {
 type DigestSummer interface {
 	SumDigests(ctx context.Context, db Querier, lo, hi time.Time, admit func(groups []*string) bool) (int, lthash.Hash, error)
 }
+
+// ErrNotSummed is a DigestSummer's answer when it keeps no sums for the
+// parts admit accepts (a summer of every group's totals, asked for some
+// groups): RollupKeys then reads the stored digests.
+var ErrNotSummed = errors.New("metric: the digests' sums are not kept for these parts")
 
 // An HourCounter is a DigestSummer that also answers firstThreshold's
 // question from its sums: the end of the first stored hour in [lo, hi)
@@ -480,15 +492,21 @@ func RollupKeys(ctx context.Context, db Querier, cat *catalog.Catalog, req Reque
 		reads = append(reads, "SELECT _n, _lthash FROM "+quoteName(ru.Slices)+" WHERE ("+strings.Join(in, " OR ")+")"+k.admit())
 	}
 	sum := &KeySummary{beforeRead: k.hasCross()}
+	summed := false
 	if lo.Before(hi) && ru.Sums != nil {
 		n, h, err := ru.Sums.SumDigests(ctx, db, lo, hi, k.admitGo(ru.Groups))
-		if err != nil {
+		switch {
+		case errors.Is(err, ErrNotSummed):
+		case err != nil:
 			return nil, fmt.Errorf("sum metric keys: sum digests: %w", err)
+		default:
+			sum.Count += n
+			sum.Hash.Combine(&h)
+			sum.Stored = -1 // not counted
+			summed = true
 		}
-		sum.Count += n
-		sum.Hash.Combine(&h)
-		sum.Stored = -1 // not counted
-	} else if lo.Before(hi) {
+	}
+	if lo.Before(hi) && !summed {
 		reads = append(reads, "SELECT _n, _lthash FROM "+quoteName(ru.Relation)+" WHERE _hour >= "+k.at(lo)+" AND _hour < "+k.at(hi)+k.admit())
 	}
 	// One statement: a row per edge part (its number, count and keys) and

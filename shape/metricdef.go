@@ -186,6 +186,7 @@ func (s *Snapshot) MetricQuerier(ctx context.Context) (metric.Querier, *metric.O
 		for ds, r := range s.e.rollups {
 			sums := &snapshotSums{s: s, ds: ds, rel: r.Relation, groups: r.Groups}
 			r.Sums, r.Floors, r.CheckFloors = sums, sums, &checkFloors{s: s, ds: ds}
+			r.CheckSums = &checkSums{s: s, ds: ds, rel: r.Relation, groups: r.Groups}
 			rollups[ds] = r
 		}
 	}

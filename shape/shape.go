@@ -251,6 +251,9 @@ type Engine struct {
 	edges map[string]metric.EdgeBound
 	// sums are the digests' running sums by dataset (under mu).
 	sums map[string]*digestSums
+	// totals: the resolver's per-hour digest totals per dataset, one
+	// data version each (checkSums).
+	totals map[string]*hourTotals
 	// floors are the key floors by dataset, the executor's and the
 	// resolver's apart (under mu; DuckDB only).
 	floors map[floorsKey]*versionFloors
