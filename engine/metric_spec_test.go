@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -371,5 +372,66 @@ func TestQueryMetric_ResolverTotalsByVersion(t *testing.T) {
 	}
 	if counts[1] <= counts[0] {
 		t.Errorf("contributing rows %d, then %d after the import: the call after it missed the new rows", counts[0], counts[1])
+	}
+}
+
+// TestQueryMetric_ResolverBesidePostgresPools: the resolver's
+// transactions beside the executor come from the snapshot sharer's pool of
+// their own, so that they never wait for a connection of the engine's
+// pool, which the requests' own transactions may all hold while their
+// resolvers wait: eight concurrent calls on an engine pool of two
+// connections are all answered within their deadline.
+func TestQueryMetric_ResolverBesidePostgresPools(t *testing.T) {
+	ctx := t.Context()
+	dsn := pgtest.Schema(t)
+	db, err := postgres.OpenPool(ctx, dsn, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	sharer, err := postgres.OpenSnapshotSharer(ctx, dsn, 2)
+	if err != nil || sharer == nil {
+		t.Fatalf("open snapshot sharer: %v (%v)", err, sharer)
+	}
+	t.Cleanup(func() { sharer.Close() })
+	cat, err := catalogs.Load("warehouse")
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := ingest.NewLayout(cat, "status_events")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sink := postgres.NewSink(db, &ingest.SinkOptions{AfterInsert: func(ctx context.Context, tx *sql.Tx, l *ingest.Layout) error {
+		return shape.Derive(ctx, tx, l.Dataset, l.Table, &shape.DeriveOptions{RollupKeys: true, Catalog: cat})
+	}})
+	if _, err := ingest.Import(ctx, sink, l, ingest.NewJSONL("demo.jsonl", l, bytes.NewReader(ingesttest.DemoJSONL(t, 3000)))); err != nil {
+		t.Fatal(err)
+	}
+	src := shape.Source{DB: db, Snapshot: &sql.TxOptions{Isolation: sql.LevelRepeatableRead, ReadOnly: true}, Sharer: sharer}
+	e, err := engine.OpenCatalog(ctx, cat, src, &engine.Options{ProvenanceLimit: 200, MetricRollups: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { e.Close() })
+	const calls = 8
+	outcomes := make([]answer.Outcome, calls)
+	cctx, cancel := context.WithTimeout(ctx, 20*time.Second)
+	defer cancel()
+	var wg sync.WaitGroup
+	for i := range calls {
+		wg.Go(func() {
+			a := e.Pipeline.Call(cctx, tool.Proposal{Tool: shape.QueryMetric, Params: specRequests[i%len(specRequests)].params})
+			outcomes[i] = a.Outcome()
+		})
+	}
+	wg.Wait()
+	for i, o := range outcomes {
+		if o != answer.Answered {
+			t.Errorf("call %d: outcome %s, want answered", i, o)
+		}
+	}
+	if started, used := engine.MetricSpeculated(e); started != calls || used != calls {
+		t.Errorf("re-derivations beside the executor: %d started, %d taken; want %d and %d", started, used, calls, calls)
 	}
 }
