@@ -3,6 +3,7 @@ package postgres_test
 import (
 	"context"
 	"database/sql"
+	"strings"
 	"testing"
 
 	"github.com/provenant/provenant/ingest"
@@ -88,3 +89,27 @@ func TestValueSlicesDefault(t *testing.T) { metrictest.RunValueSlicesDefault(t, 
 // TestValueSlicesLater: value slices built at the import that makes a
 // table dense equal those of one import (metrictest.RunValueSlicesLater).
 func TestValueSlicesLater(t *testing.T) { metrictest.RunValueSlicesLater(t, pgMetrics) }
+
+// TestMetricSecondsOnce: PostgreSQL plans every re-derivation statement
+// to compute a row's seconds inside the window once
+// (metrictest.RunSecondsOnce; the derived table computing them is fenced
+// with OFFSET 0, without which its expression was written in at each of
+// its references, ten times in a week's statement).
+func TestMetricSecondsOnce(t *testing.T) {
+	metrictest.RunSecondsOnce(t, pgMetrics, func(ctx context.Context, db *sql.DB, query string, args []any) (string, error) {
+		rows, err := db.QueryContext(ctx, "EXPLAIN (VERBOSE) "+query, args...)
+		if err != nil {
+			return "", err
+		}
+		defer rows.Close()
+		var b strings.Builder
+		for rows.Next() {
+			var line string
+			if err := rows.Scan(&line); err != nil {
+				return "", err
+			}
+			b.WriteString(line + "\n")
+		}
+		return b.String(), rows.Err()
+	})
+}
