@@ -58,13 +58,14 @@ func ValueColumn(measure string) string { return "m_" + measure }
 var ErrRollupMismatch = errors.New("metric: stored value rollups disagree with the rows")
 
 // SliceSumHours is how many whole hours a window holds at most for
-// RederiveValues to sum them from the value rollups' slices (when kept)
-// rather than from the hours. Summing a slice costs about a sixth of an
-// hour's re-derivation from the rows per hour of window on PostgreSQL at
-// 10,000,000 events (a week's slices, 80,160 stored rows, 20-29 ms against
-// 3 ms for its hours; one hour from the rows 11 ms, 38 with entries), so
-// past two days the hours and one spot-checked hour cost less
-// (bench/results/slice-sums-pg.md).
+// RederiveValues to sum them all from the value rollups' slices (when
+// kept) rather than from the hours; a longer window sums its spot hours
+// from the slices and the rest from the hours. Summing the slices costs
+// about a sixth of an hour's re-derivation from the rows per hour of
+// window on PostgreSQL at 10,000,000 events (a week's slices, 80,160
+// stored rows, 20-29 ms against 3 ms for its hours; one hour from the
+// rows 11 ms, 38 with entries: bench/results/slice-sums-pg.md,
+// long-spot-pg.md).
 const SliceSumHours = 48
 
 // DefaultSpotHours is how many consecutive whole hours RederiveValues
@@ -311,22 +312,22 @@ func Plannable(cat *catalog.Catalog, req Request, o *Options) bool {
 // (and, with slices, its edges' whole slices) summed per group by a plain
 // aggregate over the stored rows (filters and scope bound as IN lists),
 // the whole hours from the slices where they are kept and the window
-// holds at most SliceSumHours of them (the compiled query sums them from
-// the hours, so an hour or a slice altered alone is a difference in any
-// answer it changes); the rest of the head and tail
+// holds at most SliceSumHours of them, else its spot hours (the compiled
+// query sums them from the hours, so an hour or a slice altered alone is
+// a difference in any answer it changes); the rest of the head and tail
 // computed by RederiveSQL's formulation (validity intervals clipped to
 // each edge, a self-join by row number for entries) over each piece as
 // its own window; all added in Go, where the metric's formula, the order
 // and the running total are computed (the code Rederive and RederiveSQL
-// use). Where it trusts the stored rows the compiled query trusts, it
-// first re-derives from the rows and compares with the stored ones: the
-// whole hours it sums from the hours, Options.SpotHours consecutive of
-// them (DefaultSpotHours when 0, none when negative) chosen by a stream
-// seeded from the request alone; with slices, one of the edges' whole
-// slices, and one of the slices it sums for the whole hours (an hour
-// altered with its slices alike), each chosen by a stream of its own. A
-// difference is ErrRollupMismatch. A request the rollups cannot answer is
-// ErrNoRollup.
+// use). The spot hours are Options.SpotHours consecutive whole hours
+// (DefaultSpotHours when 0, none when negative) chosen by a stream seeded
+// from the request alone. Where it trusts the stored rows the compiled
+// query trusts, it first re-derives from the rows and compares with the
+// stored ones: without slices, the spot hours; with slices, one of the
+// edges' whole slices, and one of the slices it sums for whole hours (an
+// hour altered with its slices alike), each chosen by a stream of its
+// own. A difference is ErrRollupMismatch. A request the rollups cannot
+// answer is ErrNoRollup.
 func RederiveValues(ctx context.Context, db Querier, cat *catalog.Catalog, req Request, o *Options) (*Table, error) {
 	r, err := resolve(cat, req)
 	if err != nil {
@@ -365,9 +366,15 @@ func RederiveValues(ctx context.Context, db Querier, cat *catalog.Catalog, req R
 		stored   bool
 	}
 	pieces := []piece{{r.req.Start, p.a, false}, {stop, r.req.End, false}}
-	// hoursFrom: the whole hours [a, hoursFrom) are summed from the
-	// slices, [hoursFrom, stop) from the hours.
-	hoursFrom := p.a
+	spot := o.SpotHours
+	if spot == 0 {
+		spot = DefaultSpotHours
+	}
+	// The whole hours [sFrom, sTo) are summed from the slices, the rest
+	// from the hours; the rows re-derive spot whole hours of [checkFrom,
+	// stop), of the hours summed from the hours, when no hour is summed
+	// from the slices.
+	sFrom, sTo, checkFrom := p.a, p.a, p.a
 	if p.ru.sliced() {
 		lastSlice, err := lastOf(p.ru.Slices)
 		if err != nil {
@@ -384,33 +391,39 @@ func RederiveValues(ctx context.Context, db Querier, cat *catalog.Catalog, req R
 		// the first hour on (shape.DeriveRollupValues), so where their
 		// last lies in the last stored hour they hold every stored hour;
 		// otherwise they are read up to their last slice's hour.
-		hoursFrom = stop
-		if stop.Sub(p.a) > SliceSumHours*time.Hour || !lastSlice.Valid {
-			hoursFrom = p.a
+		full := stop
+		if !lastSlice.Valid {
+			full = p.a
 		} else if ls := lastSlice.Time.UTC().Truncate(time.Hour); last.Valid && ls.Before(last.Time.UTC()) {
-			hoursFrom = minTime(stop, maxTime(p.a, ls))
+			full = minTime(stop, maxTime(p.a, ls))
 		}
-	}
-	spot := o.SpotHours
-	if spot == 0 {
-		spot = DefaultSpotHours
+		if n := int(full.Sub(p.a) / time.Hour); stop.Sub(p.a) <= SliceSumHours*time.Hour {
+			// Every whole hour from the slices.
+			sTo, checkFrom = full, full
+		} else if spot > 0 && n > 0 {
+			// A long window: spot whole hours from the slices, drawn
+			// as the rows' spot hours are, the rest from the hours.
+			k := min(spot, n)
+			sFrom = p.a.Add(time.Duration(spotStream(req).IntN(n-k+1)) * time.Hour)
+			sTo, checkFrom = sFrom.Add(time.Duration(k)*time.Hour), stop
+		}
 	}
 	// The stored hours the compiled query sums are checked against the
 	// rows where the resolver sums the same stored rows: spot whole hours
 	// from the rows. Where it sums the slices instead, an altered hour or
 	// slice shows as a difference between the two sums, and one of those
 	// slices, chosen by a stream of its own, is checked against the rows
-	// (a tenth of an hour's rows) for an hour altered with its slices.
-	if hours := int(stop.Sub(hoursFrom) / time.Hour); spot > 0 && hours > 0 {
+	// (a sixth of an hour's rows) for an hour altered with its slices.
+	if hours := int(stop.Sub(checkFrom) / time.Hour); spot > 0 && hours > 0 {
 		n := min(spot, hours)
-		from := hoursFrom.Add(time.Duration(spotStream(req).IntN(hours-n+1)) * time.Hour)
+		from := checkFrom.Add(time.Duration(spotStream(req).IntN(hours-n+1)) * time.Hour)
 		if err := spotCheck(ctx, db, cat, req, o, p, p.ru.Relation, from, from.Add(time.Duration(n)*time.Hour)); err != nil {
 			return nil, err
 		}
 	}
-	if spot > 0 && hoursFrom.After(p.a) {
-		n := int(hoursFrom.Sub(p.a) / p.ru.SliceWidth)
-		from := p.a.Add(time.Duration(hourSliceStream(req).IntN(n)) * p.ru.SliceWidth)
+	if spot > 0 && sTo.After(sFrom) {
+		n := int(sTo.Sub(sFrom) / p.ru.SliceWidth)
+		from := sFrom.Add(time.Duration(hourSliceStream(req).IntN(n)) * p.ru.SliceWidth)
 		if err := spotCheck(ctx, db, cat, req, o, p, p.ru.Slices, from, from.Add(p.ru.SliceWidth)); err != nil {
 			return nil, err
 		}
@@ -431,10 +444,13 @@ func RederiveValues(ctx context.Context, db Querier, cat *catalog.Catalog, req R
 		}
 	}
 	acc := partials{}
-	if err := acc.stored(ctx, db, r, p, p.ru.Slices, p.a, hoursFrom); err != nil {
+	if err := acc.stored(ctx, db, r, p, p.ru.Relation, p.a, sFrom); err != nil {
 		return nil, err
 	}
-	if err := acc.stored(ctx, db, r, p, p.ru.Relation, hoursFrom, stop); err != nil {
+	if err := acc.stored(ctx, db, r, p, p.ru.Slices, sFrom, sTo); err != nil {
+		return nil, err
+	}
+	if err := acc.stored(ctx, db, r, p, p.ru.Relation, sTo, stop); err != nil {
 		return nil, err
 	}
 	for _, pc := range pieces {
