@@ -371,9 +371,10 @@ func RederiveValues(ctx context.Context, db Querier, cat *catalog.Catalog, req R
 		spot = DefaultSpotHours
 	}
 	// The whole hours [sFrom, sTo) are summed from the slices, the rest
-	// from the hours; the rows re-derive spot whole hours of [checkFrom,
-	// stop), of the hours summed from the hours, when no hour is summed
-	// from the slices.
+	// from the hours. The rows' spot check draws its hours from
+	// [checkFrom, stop): every whole hour without slices, those the
+	// slices do not hold in a short window, none in a long one (its drawn
+	// hours are summed from the slices instead).
 	sFrom, sTo, checkFrom := p.a, p.a, p.a
 	if p.ru.sliced() {
 		lastSlice, err := lastOf(p.ru.Slices)
