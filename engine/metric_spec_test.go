@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/provenant/provenant/catalog"
 	"github.com/provenant/provenant/catalogs"
 	"github.com/provenant/provenant/ingest"
 	"github.com/provenant/provenant/ingest/ingesttest"
@@ -264,28 +265,7 @@ func TestQueryMetric_ResolverBesideUntaken(t *testing.T) {
 // PROVENANT_POSTGRES_DSN outside CI (pgtest).
 func TestQueryMetric_ResolverBesidePostgres(t *testing.T) {
 	ctx := t.Context()
-	dsn := pgtest.Schema(t)
-	db, err := postgres.Open(ctx, dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	sharer, err := postgres.OpenSnapshotSharer(ctx, dsn, 2)
-	if err != nil || sharer == nil {
-		t.Fatalf("open snapshot sharer: %v (%v)", err, sharer)
-	}
-	t.Cleanup(func() { sharer.Close() })
-	cat, err := catalogs.Load("warehouse")
-	if err != nil {
-		t.Fatal(err)
-	}
-	l, err := ingest.NewLayout(cat, "status_events")
-	if err != nil {
-		t.Fatal(err)
-	}
-	sink := postgres.NewSink(db, &ingest.SinkOptions{AfterInsert: func(ctx context.Context, tx *sql.Tx, l *ingest.Layout) error {
-		return shape.Derive(ctx, tx, l.Dataset, l.Table, &shape.DeriveOptions{RollupKeys: true, Catalog: cat})
-	}})
+	db, sharer, cat, l, sink := openWarehousePostgres(t, postgres.MaxConns)
 	// The demo's events in time order: the first 4,000 now, the rest by
 	// the writer.
 	lines := bytes.SplitAfter(ingesttest.DemoJSONL(t, 5000), []byte("\n"))
@@ -383,28 +363,7 @@ func TestQueryMetric_ResolverTotalsByVersion(t *testing.T) {
 // connections are all answered within their deadline.
 func TestQueryMetric_ResolverBesidePostgresPools(t *testing.T) {
 	ctx := t.Context()
-	dsn := pgtest.Schema(t)
-	db, err := postgres.OpenPool(ctx, dsn, 2)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	sharer, err := postgres.OpenSnapshotSharer(ctx, dsn, 2)
-	if err != nil || sharer == nil {
-		t.Fatalf("open snapshot sharer: %v (%v)", err, sharer)
-	}
-	t.Cleanup(func() { sharer.Close() })
-	cat, err := catalogs.Load("warehouse")
-	if err != nil {
-		t.Fatal(err)
-	}
-	l, err := ingest.NewLayout(cat, "status_events")
-	if err != nil {
-		t.Fatal(err)
-	}
-	sink := postgres.NewSink(db, &ingest.SinkOptions{AfterInsert: func(ctx context.Context, tx *sql.Tx, l *ingest.Layout) error {
-		return shape.Derive(ctx, tx, l.Dataset, l.Table, &shape.DeriveOptions{RollupKeys: true, Catalog: cat})
-	}})
+	db, sharer, cat, l, sink := openWarehousePostgres(t, 2)
 	if _, err := ingest.Import(ctx, sink, l, ingest.NewJSONL("demo.jsonl", l, bytes.NewReader(ingesttest.DemoJSONL(t, 3000)))); err != nil {
 		t.Fatal(err)
 	}
@@ -434,4 +393,36 @@ func TestQueryMetric_ResolverBesidePostgresPools(t *testing.T) {
 	if started, used := engine.MetricSpeculated(e); started != calls || used != calls {
 		t.Errorf("re-derivations beside the executor: %d started, %d taken; want %d and %d", started, used, calls, calls)
 	}
+}
+
+// openWarehousePostgres opens a fresh PostgreSQL schema on a pool of
+// conns connections, a snapshot sharer of two beside it, the warehouse
+// catalog, its status_events layout and a sink deriving the key digests
+// at each import.
+func openWarehousePostgres(t *testing.T, conns int) (*sql.DB, *postgres.SnapshotSharer, *catalog.Catalog, *ingest.Layout, ingest.Sink) {
+	t.Helper()
+	ctx := t.Context()
+	dsn := pgtest.Schema(t)
+	db, err := postgres.OpenPool(ctx, dsn, conns)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	sharer, err := postgres.OpenSnapshotSharer(ctx, dsn, 2)
+	if err != nil || sharer == nil {
+		t.Fatalf("open snapshot sharer: %v (%v)", err, sharer)
+	}
+	t.Cleanup(func() { sharer.Close() })
+	cat, err := catalogs.Load("warehouse")
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := ingest.NewLayout(cat, "status_events")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sink := postgres.NewSink(db, &ingest.SinkOptions{AfterInsert: func(ctx context.Context, tx *sql.Tx, l *ingest.Layout) error {
+		return shape.Derive(ctx, tx, l.Dataset, l.Table, &shape.DeriveOptions{RollupKeys: true, Catalog: cat})
+	}})
+	return db, sharer, cat, l, sink
 }
