@@ -211,8 +211,12 @@ func (r *shapeRunner) executeMetric(ctx context.Context, c tool.Call) (fact.Resu
 				return err
 			}
 		}
-		version, err = s.DataVersion(ctx, cat.ModelOf(m).Dataset.Value)
-		return err
+		if version, err = s.DataVersion(ctx, cat.ModelOf(m).Dataset.Value); err != nil {
+			return err
+		}
+		// The call now waits for its resolver's turn: without a
+		// connection, where the data cannot change.
+		return s.Idle()
 	})
 	if err != nil {
 		return fact.Result{}, fmt.Errorf("execute metric: %w", err)
@@ -487,9 +491,11 @@ func (r *shapeRunner) resolveMetric(ctx context.Context, c tool.Call, fr fact.Re
 		// The listed first keys, by a threshold rather than the
 		// executor's top-N.
 		if rd.summed {
-			firstOK, err = metric.FirstKeysHold(ctx, db, cat, req, resolverOptions(o), fr.Provenance.EventIDs(), rd.sum)
+			if firstOK, err = metric.FirstKeysHold(ctx, db, cat, req, resolverOptions(o), fr.Provenance.EventIDs(), rd.sum); err != nil {
+				return err
+			}
 		}
-		return err
+		return s.Idle()
 	})
 	if errors.Is(err, metric.ErrRollupMismatch) {
 		// The stored value rollups the compiled query summed disagree

@@ -5,9 +5,13 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"errors"
+	"fmt"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -425,4 +429,142 @@ func openWarehousePostgres(t *testing.T, conns int) (*sql.DB, *postgres.Snapshot
 		return shape.Derive(ctx, tx, l.Dataset, l.Table, &shape.DeriveOptions{RollupKeys: true, Catalog: cat})
 	}})
 	return db, sharer, cat, l, sink
+}
+
+// TestQueryMetric_IdleBetweenReads: on an engine whose data cannot change
+// (a DuckDB file served read-only), a query_metric call holds a
+// connection only while it reads, in a metric slot: a call waiting for
+// its executor's slot has begun no transaction, and one waiting for its
+// resolver's has handed its connection back (shape.Snapshot.Idle).
+// Sixteen calls at once on one slot then hold at most two connections at
+// any moment (the slot's reader, and one handing its connection back);
+// a call holding its connection while it waits shows as many more, as
+// does an engine whose data may change, whose snapshots keep their one
+// transaction.
+func TestQueryMetric_IdleBetweenReads(t *testing.T) {
+	opts := &engine.Options{ProvenanceLimit: 200, MetricRollups: true, MetricValueRollups: true, MetricConcurrency: 1}
+	derive := &shape.DeriveOptions{RollupKeys: true, RollupValues: true, Every: 97}
+	e, db := enginetest.OpenWarehouseUnchangingDB(t, 5000, opts, derive)
+	call := func(i int) error {
+		tt := specRequests[i%len(specRequests)]
+		a := e.Pipeline.Call(pipeline.WithScope(t.Context(), tt.scope), tool.Proposal{Tool: shape.QueryMetric, Params: tt.params})
+		if a.Outcome() != answer.Answered {
+			return fmt.Errorf("%s: outcome %s (%s), want answered", tt.name, a.Outcome(), a.Reason())
+		}
+		return nil
+	}
+	// Each request twice first: the engine prepares a statement text the
+	// first time it sees it, in the background, on a connection of its
+	// own; then wait for those to end.
+	for i := range 2 * len(specRequests) {
+		if err := call(i); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for deadline := time.Now().Add(30 * time.Second); db.Stats().InUse > 0; time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d connections still in use after the calls ended", db.Stats().InUse)
+		}
+	}
+	var high atomic.Int64
+	done := make(chan struct{})
+	sampled := make(chan struct{})
+	go func() {
+		defer close(sampled)
+		for {
+			if n := int64(db.Stats().InUse); n > high.Load() {
+				high.Store(n)
+			}
+			select {
+			case <-done:
+				return
+			default:
+				runtime.Gosched()
+			}
+		}
+	}()
+	const calls = 16
+	errs := make([]error, calls)
+	var wg sync.WaitGroup
+	for i := range calls {
+		wg.Go(func() { errs[i] = call(i) })
+	}
+	wg.Wait()
+	close(done)
+	<-sampled
+	if err := errors.Join(errs...); err != nil {
+		t.Fatal(err)
+	}
+	if h := high.Load(); h > 2 {
+		t.Errorf("%d connections in use at once by %d calls on one metric slot, want at most 2", h, calls)
+	}
+}
+
+// TestSnapshot_Idle: a snapshot of an engine whose data cannot change
+// begins its transaction at its first read and hands it back on Idle, the
+// next read beginning another; one whose data may change keeps its one
+// transaction from Begin to Close, Idle or not.
+func TestSnapshot_Idle(t *testing.T) {
+	ctx := t.Context()
+	_, db := enginetest.OpenWarehouseUnchangingDB(t, 500, nil, nil)
+	cat, err := catalogs.Load("warehouse")
+	if err != nil {
+		t.Fatal(err)
+	}
+	versions, err := shape.ReadVersions(ctx, cat, shape.Source{DB: db})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		name     string
+		versions map[string]string
+		// connections in use after Begin, after a read, after Idle
+		want [3]int
+	}{
+		{"unchanging", versions, [3]int{0, 1, 0}},
+		{"may change", nil, [3]int{1, 1, 1}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			e, err := shape.New(ctx, cat, shape.Source{DB: db, Versions: tt.versions}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer e.Close()
+			for db.Stats().InUse > 0 {
+				time.Sleep(time.Millisecond) // the engine's reads at open
+			}
+			s, err := e.Begin(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
+			read := func() {
+				t.Helper()
+				q, _, err := s.MetricQuerier(ctx)
+				if err != nil {
+					t.Fatal(err)
+				}
+				rows, err := q.QueryContext(ctx, "SELECT COUNT(*) FROM status_events")
+				if err != nil {
+					t.Fatal(err)
+				}
+				rows.Close()
+			}
+			var got [3]int
+			got[0] = db.Stats().InUse
+			read()
+			got[1] = db.Stats().InUse
+			if err := s.Idle(); err != nil {
+				t.Fatal(err)
+			}
+			got[2] = db.Stats().InUse
+			if got != tt.want {
+				t.Errorf("connections in use after Begin, a read, Idle: %v, want %v", got, tt.want)
+			}
+			read() // a read after Idle begins again where it ended
+			if s.Close(); db.Stats().InUse != 0 {
+				t.Errorf("%d connections in use after Close", db.Stats().InUse)
+			}
+		})
+	}
 }

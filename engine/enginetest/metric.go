@@ -53,7 +53,20 @@ func OpenWarehouseUnchanging(tb testing.TB, n int, opts *engine.Options, d *shap
 	return openWarehouse(tb, n, opts, d, true)
 }
 
+// OpenWarehouseUnchangingDB is OpenWarehouseUnchanging with the database
+// the engine reads, for tests of the connections it takes.
+func OpenWarehouseUnchangingDB(tb testing.TB, n int, opts *engine.Options, d *shape.DeriveOptions) (*engine.Engine, *sql.DB) {
+	tb.Helper()
+	return openWarehouseDB(tb, n, opts, d, true)
+}
+
 func openWarehouse(tb testing.TB, n int, opts *engine.Options, d *shape.DeriveOptions, fixed bool) *engine.Engine {
+	tb.Helper()
+	e, _ := openWarehouseDB(tb, n, opts, d, fixed)
+	return e
+}
+
+func openWarehouseDB(tb testing.TB, n int, opts *engine.Options, d *shape.DeriveOptions, fixed bool) (*engine.Engine, *sql.DB) {
 	tb.Helper()
 	ctx := tb.Context()
 	cat, err := catalogs.Load("warehouse")
@@ -91,7 +104,7 @@ func openWarehouse(tb testing.TB, n int, opts *engine.Options, d *shape.DeriveOp
 		tb.Fatal(err)
 	}
 	tb.Cleanup(func() { e.Close() })
-	return e
+	return e, db
 }
 
 // OpenFixture imports the fixture rows (and references) of metric m of
