@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/provenant/provenant/answer"
-	"github.com/provenant/provenant/catalogs"
 	"github.com/provenant/provenant/engine"
 	"github.com/provenant/provenant/ingest"
 	"github.com/provenant/provenant/ingest/ingesttest"
@@ -56,14 +55,7 @@ func TestOpenCatalog_OneConnection(t *testing.T) {
 		t.Run(b.name, func(t *testing.T) {
 			ctx := t.Context()
 			db, sink, src := b.open(t)
-			cat, err := catalogs.Load("warehouse")
-			if err != nil {
-				t.Fatal(err)
-			}
-			l, err := ingest.NewLayout(cat, "status_events")
-			if err != nil {
-				t.Fatal(err)
-			}
+			cat, l := warehouseLayout(t)
 			if _, err := ingest.Import(ctx, sink, l, ingest.NewJSONL("demo.jsonl", l, bytes.NewReader(ingesttest.DemoJSONL(t, 3000)))); err != nil {
 				t.Fatal(err)
 			}

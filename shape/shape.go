@@ -670,8 +670,9 @@ func (s *Snapshot) begin(ctx context.Context) error {
 // connection. Each connection keeps its own copy of every statement the
 // engine prepares on it (database/sql's), so sixteen calls waiting with a
 // connection each kept sixteen copies of every metric statement: at
-// 10,000,000 events on DuckDB 90 MB of DuckDB's memory, against about 25
-// MB with the connections handed back (bench/results/idle-conns.md).
+// 10,000,000 events on DuckDB 90 MB of DuckDB's memory after a minute,
+// against 52 MB with the connections handed back
+// (bench/results/idle-conns.md).
 // Elsewhere Idle does nothing: the snapshot must stay the one
 // transaction.
 func (s *Snapshot) Idle() error {
