@@ -234,6 +234,10 @@ func (r *shapeRunner) executeMetric(ctx context.Context, c tool.Call) (fact.Resu
 	if errors.Is(err, fact.ErrNoEvents) {
 		prov, err = fact.Absent(fact.Attest(c.Tool(), c.Args(), version)), nil
 	}
+	if err == nil {
+		// The compiled query the table came from: its hash and tables.
+		prov, err = prov.WithQuery(fact.Query{SQLHash: q.Hash(), Tables: q.Tables})
+	}
 	if err != nil {
 		return fact.Result{}, fmt.Errorf("execute metric: %w", err)
 	}
@@ -469,9 +473,15 @@ func (r *shapeRunner) resolveMetric(ctx context.Context, c tool.Call, fr fact.Re
 		return fact.Verdict{}, fmt.Errorf("resolve metric: %w", err)
 	}
 	defer release()
+	var compiled *metric.Query
 	err = r.with(ctx, func(s *shape.Snapshot) error {
 		db, o, err := s.MetricQuerier(ctx)
 		if err != nil {
+			return err
+		}
+		// The query the request compiles to on this snapshot, which the
+		// provenance must name.
+		if compiled, err = metric.Compile(cat, req, o); err != nil {
 			return err
 		}
 		summed := strings.HasPrefix(fr.Provenance.EventDigest(), fact.LtHashScheme)
@@ -537,6 +547,10 @@ func (r *shapeRunner) resolveMetric(ctx context.Context, c tool.Call, fr fact.Re
 			len(first) == min(r.limit, len(u)) && slices.Equal(first, u[:len(first)])
 	default:
 		v.ProvenanceValid = fr.Provenance.NumEvents() == len(uniq(keys)) && fr.Provenance.EventDigest() == fact.Digest(uniq(keys))
+	}
+	// The provenance names the query the request compiles to.
+	if q, ok := fr.Provenance.Query(); !ok || q.SQLHash != compiled.Hash() || !slices.Equal(q.Tables, compiled.Tables) {
+		v.ProvenanceValid = false
 	}
 	v.Complete = v.ProvenanceValid
 	return v, nil

@@ -158,6 +158,11 @@ func TestQueryMetric_RollupDefects(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			// The compiled query as the executor named it.
+			q, _ := r.Provenance.Query()
+			if p, err = p.WithQuery(q); err != nil {
+				t.Fatal(err)
+			}
 			alt, err := fact.NewResult(r.Tool, r.Args, r.Value, p)
 			if err != nil {
 				t.Fatal(err)

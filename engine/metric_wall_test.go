@@ -3,6 +3,7 @@ package engine_test
 import (
 	"context"
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 
@@ -189,6 +190,18 @@ func TestQueryMetric_Defects(t *testing.T) {
 			}
 			return out
 		}, true, false},
+		{"the compiled query left out", func(r fact.Result) fact.Result {
+			return withQuery(t, r, nil)
+		}, true, false},
+		{"another query's hash", func(r fact.Result) fact.Result {
+			return withQuery(t, r, func(q *fact.Query) { q.SQLHash = strings.Repeat("0", 64) })
+		}, true, false},
+		{"a table it read replaced", func(r fact.Result) fact.Result {
+			return withQuery(t, r, func(q *fact.Query) { q.Tables[0] = "devices" })
+		}, true, false},
+		{"a table it did not read added", func(r fact.Result) fact.Result {
+			return withQuery(t, r, func(q *fact.Query) { q.Tables = append(q.Tables, "zones") })
+		}, true, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -215,6 +228,31 @@ func TestQueryMetric_Defects(t *testing.T) {
 			}
 		})
 	}
+}
+
+// withQuery returns r with its provenance's compiled query altered by
+// alter, or left out when alter is nil; the events stay as they were.
+func withQuery(t *testing.T, r fact.Result, alter func(*fact.Query)) fact.Result {
+	t.Helper()
+	q, ok := r.Provenance.Query()
+	if !ok || len(q.Tables) == 0 || slices.Contains(q.Tables, "devices") {
+		t.Fatalf("provenance %+v: want a compiled query that read no devices table", q)
+	}
+	p, err := fact.Events(r.Provenance.EventIDs())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if alter != nil {
+		alter(&q)
+		if p, err = p.WithQuery(q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out, err := fact.NewResult(r.Tool, r.Args, r.Value, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
 }
 
 func ptr[T any](v T) *T { return &v }

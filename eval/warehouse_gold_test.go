@@ -410,7 +410,8 @@ func warehouseSources(t testing.TB, d *whData) []source {
 	wall("wall-sql-drop", qwList("IDLE", "zone-01; DROP TABLE status_events", doc), tool.RawQuery, "list_devices_in_status", "a statement in the zone id")
 
 	// Governed metrics (query_metric), named by a declared phrase; the
-	// expectations are whBatteryLow's plain loop over the rows.
+	// expectations are whBatteryLow's and whAvailability's plain loops over
+	// the rows.
 	metric := func(id, q, start, end string, dims []string, filters []whFilter, note string) {
 		fact(id, q, shape.QueryMetric, whMetricParams("battery_low_events", start, end, dims, filters), note, "metric")
 	}
@@ -426,6 +427,17 @@ func warehouseSources(t testing.TB, d *whData) []source {
 		[]whFilter{{Dimension: "zone", Op: "in", Values: []string{"zone-01", "zone-02"}}}, "two ids of one dimension: in")
 	metric("metric-before-data", "low battery events per device type between 2026-01-01 and 2026-01-02", "2026-01-01T00:00:00Z", "2026-01-03T00:00:00Z",
 		[]string{"device_type"}, nil, "before the first event: an absence")
+	// A ratio of duration measures: whAvailability's loop over each
+	// device's events, each held until its device's next.
+	availability := func(id, q, start, end string, dims []string, filters []whFilter, note string) {
+		fact(id, q, shape.QueryMetric, whMetricParams("availability", start, end, dims, filters), note, "metric")
+	}
+	availability("metric-availability-device-day", "availability of dev-0007 on 2026-01-06", "2026-01-06T00:00:00Z", "2026-01-07T00:00:00Z",
+		nil, []whFilter{eqw("device", "dev-0007")}, "a ratio of durations: the event before the day holds into it")
+	availability("metric-uptime-agvs-zone", "uptime of AGVs in zone-02 between 2026-01-06T08:00:00Z and 2026-01-06T10:00:00Z",
+		"2026-01-06T08:00:00Z", "2026-01-06T10:00:00Z", nil, []whFilter{eqw("device_type", "AGV"), eqw("zone", "zone-02")}, "the metric by its synonym, two filters")
+	availability("metric-availability-zone-by-device", "availability by device in zone-03 between 2026-01-06T00:00:00Z and 2026-01-06T04:00:00Z",
+		"2026-01-06T00:00:00Z", "2026-01-06T04:00:00Z", []string{"device"}, []whFilter{eqw("zone", "zone-03")}, "a share per device")
 
 	// Out of coverage: no tool answers these; the engine must abstain.
 	for _, o := range []struct{ id, q string }{
@@ -487,7 +499,7 @@ func renderWarehouse(t testing.TB, d *whData, srcs []source) []byte {
 #
 # The format is documented in eval/doc.go.
 `)
-	fmt.Fprintf(&b, "suite_version: %s\n", q("warehouse-demo-v1.gold.2"))
+	fmt.Fprintf(&b, "suite_version: %s\n", q("warehouse-demo-v1.gold.3"))
 	fmt.Fprintf(&b, "catalog: %s\n", q(d.cat.Name.Value))
 	fmt.Fprintf(&b, "dataset_version: %s\n", q(demo.DefaultOptions().DatasetVersion()))
 	b.WriteString("items:\n")

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/provenant/provenant/fact"
 	"github.com/provenant/provenant/shape"
@@ -138,12 +139,146 @@ func whBatteryLow(d *whData, params map[string]string) (fact.Value, []string, er
 	return fact.TableValue(t), keys, nil
 }
 
+// whAvailability is the warehouse catalog's availability metric, from its
+// definition alone ("the share of observed device time in the window spent
+// RUNNING") and the catalog's duration measure (each event holds from its
+// time to its device's next event, clipped to the window; the fixtures'
+// README.txt), as a plain loop over the demo generator's rows: grouped by
+// dims, kept by eq/in filters on the event's own columns, without a grain.
+// An event counts when it lies in the window or holds into it from before;
+// its group's row is running seconds over observed seconds, sorted by the
+// groups' values. The keys are every event that counts.
+func whAvailability(d *whData, params map[string]string) (fact.Value, []string, error) {
+	if params["metric"] != "availability" || params["grain"] != "" {
+		return fact.Value{}, nil, fmt.Errorf("the availability oracle computes availability without a grain, not %v", params)
+	}
+	start, err := time.Parse(time.RFC3339, params["start"])
+	if err != nil {
+		return fact.Value{}, nil, err
+	}
+	end, err := time.Parse(time.RFC3339, params["end"])
+	if err != nil {
+		return fact.Value{}, nil, err
+	}
+	var (
+		dims    []string
+		filters []whFilter
+	)
+	if v := params["dimensions"]; v != "" {
+		if err := json.Unmarshal([]byte(v), &dims); err != nil {
+			return fact.Value{}, nil, err
+		}
+	}
+	if v := params["filters"]; v != "" {
+		if err := json.Unmarshal([]byte(v), &filters); err != nil {
+			return fact.Value{}, nil, err
+		}
+	}
+	value := func(r shapetest.Row, dim string) (string, error) {
+		col, ok := whDimensionColumn[dim]
+		if !ok || r.Str[col] == nil {
+			return "", fmt.Errorf("no dimension %s", dim)
+		}
+		return *r.Str[col], nil
+	}
+	// Each device's events before the window's end, by (time, key).
+	devices := map[string][]shapetest.Row{}
+	for _, r := range d.rows {
+		if r.Time.Before(end) {
+			devices[*r.Str["device_id"]] = append(devices[*r.Str["device_id"]], r)
+		}
+	}
+	running, observed := map[string]float64{}, map[string]float64{}
+	groups := map[string][]string{}
+	var keys []string
+	for _, evs := range devices {
+		slices.SortFunc(evs, func(a, b shapetest.Row) int {
+			if c := a.Time.Compare(b.Time); c != 0 {
+				return c
+			}
+			return strings.Compare(a.Key, b.Key)
+		})
+		for i, r := range evs {
+			from, to := r.Time, end
+			if i+1 < len(evs) {
+				to = evs[i+1].Time
+			}
+			if from.Before(start) {
+				from = start
+			}
+			secs := to.Sub(from).Seconds()
+			if r.Time.Before(start) && secs <= 0 {
+				continue
+			}
+			keep := true
+			for _, f := range filters {
+				v, err := value(r, f.Dimension)
+				if err != nil {
+					return fact.Value{}, nil, err
+				}
+				if f.Op != "eq" && f.Op != "in" {
+					return fact.Value{}, nil, fmt.Errorf("operator %s", f.Op)
+				}
+				keep = keep && slices.Contains(f.Values, v)
+			}
+			if !keep {
+				continue
+			}
+			var vals []string
+			for _, dim := range dims {
+				v, err := value(r, dim)
+				if err != nil {
+					return fact.Value{}, nil, err
+				}
+				vals = append(vals, v)
+			}
+			k := strings.Join(vals, "\x00")
+			groups[k] = vals
+			keys = append(keys, r.Key)
+			if secs > 0 {
+				observed[k] += secs
+				if *r.Str["status"] == "RUNNING" {
+					running[k] += secs
+				}
+			}
+		}
+	}
+	var cols []fact.Column
+	for _, dim := range dims {
+		cols = append(cols, fact.Column{Name: dim, Type: fact.CellText})
+	}
+	cols = append(cols, fact.Column{Name: "value", Type: fact.CellNumber, Unit: "share"})
+	order := slices.Collect(maps.Keys(groups))
+	slices.SortFunc(order, func(a, b string) int { return slices.Compare(groups[a], groups[b]) })
+	var rows [][]fact.Cell
+	for _, k := range order {
+		if observed[k] == 0 {
+			return fact.Value{}, nil, fmt.Errorf("group %q observed for no time: choose another window", groups[k])
+		}
+		var row []fact.Cell
+		for _, v := range groups[k] {
+			row = append(row, fact.TextCell(v))
+		}
+		rows = append(rows, append(row, fact.NumberCell(running[k]/observed[k])))
+	}
+	t, err := fact.NewTable(cols, rows)
+	if err != nil {
+		return fact.Value{}, nil, err
+	}
+	slices.Sort(keys)
+	return fact.TableValue(t), keys, nil
+}
+
 // whOracle is the warehouse gold's oracle: shapetest.Oracle for the
-// catalog's tools, whBatteryLow for query_metric.
+// catalog's tools, whBatteryLow and whAvailability for query_metric.
 func whOracle(t testing.TB, d *whData, toolName string, params map[string]string) (fact.Value, []string) {
 	t.Helper()
 	if toolName == shape.QueryMetric {
-		v, keys, err := whBatteryLow(d, params)
+		metric := whBatteryLow
+		if params["metric"] == "availability" {
+			metric = whAvailability
+		}
+		v, keys, err := metric(d, params)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -53,3 +53,24 @@ func ExampleNewTable() {
 	// Output:
 	// {"columns":[{"name":"zone","type":"text"},{"name":"value","type":"number","unit":"share"}],"rows":[["zone-01",0.65625],["zone-02",null]]}
 }
+
+// A governed metric's provenance names the compiled query its table came
+// from, by the SQL's hash (never its text) and the tables it read, beside
+// the events that contributed.
+func ExampleProvenance_WithQuery() {
+	events, _ := fact.Events([]string{"wh-evt-2", "wh-evt-1"})
+	p, err := events.WithQuery(fact.Query{
+		SQLHash: "7728b128108ef9d8983d8798c265a75926b142b5233dd105688dfb817f6328e9",
+		Tables:  []string{"status_events"},
+	})
+	fmt.Println(err)
+	b, _ := json.Marshal(p)
+	fmt.Println(string(b))
+
+	_, err = events.WithQuery(fact.Query{SQLHash: "not a hash", Tables: []string{"status_events"}})
+	fmt.Println(err)
+	// Output:
+	// <nil>
+	// {"event_ids":["wh-evt-1","wh-evt-2"],"query":{"sql_sha256":"7728b128108ef9d8983d8798c265a75926b142b5233dd105688dfb817f6328e9","tables":["status_events"]}}
+	// query provenance needs a hash, a table and event or absence provenance
+}

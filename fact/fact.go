@@ -244,6 +244,48 @@ type Provenance struct {
 	digest   string   // Digest of every id, when listed in part
 	absence  *Absence
 	stmt     *Statement
+	query    *Query
+}
+
+// Query names the compiled query a governed metric's table came from: the
+// SHA-256 of its SQL text (never the text) and the tables it read. The
+// engine wrote that SQL from the catalog, so the hash lets an operator tie
+// an answer to the statement the engine's log and `validate` know, and the
+// tables say what the value can rest on.
+type Query struct {
+	SQLHash string   `json:"sql_sha256"`
+	Tables  []string `json:"tables"`
+}
+
+// ErrBadQuery is returned by WithQuery for a query without a SHA-256 in
+// lowercase hex or without a table, and for a statement provenance (free
+// SQL names its own statement).
+var ErrBadQuery = errors.New("query provenance needs a hash, a table and event or absence provenance")
+
+// WithQuery returns p naming the compiled query q that computed its value
+// beside its events or its absence attestation.
+func (p Provenance) WithQuery(q Query) (Provenance, error) {
+	if p.stmt != nil || !validHash(q.SQLHash) || len(q.Tables) == 0 {
+		return Provenance{}, ErrBadQuery
+	}
+	q.Tables = slices.Clone(q.Tables)
+	p.query = &q
+	return p, nil
+}
+
+// Query returns the compiled query p names, if any.
+func (p Provenance) Query() (Query, bool) {
+	if p.query == nil {
+		return Query{}, false
+	}
+	q := *p.query
+	q.Tables = slices.Clone(q.Tables)
+	return q, true
+}
+
+// validHash reports whether h is a SHA-256 in lowercase hex.
+func validHash(h string) bool {
+	return len(h) == 64 && strings.Trim(h, "0123456789abcdef") == ""
 }
 
 // Statement is the provenance of a table computed by SQL the engine did
@@ -271,7 +313,7 @@ var ErrBadStatement = errors.New("statement provenance needs a hash and a table"
 
 // Ran builds the provenance of a table a statement computed.
 func Ran(s Statement) (Provenance, error) {
-	if len(s.SQLHash) != 64 || strings.Trim(s.SQLHash, "0123456789abcdef") != "" || len(s.Tables) == 0 {
+	if !validHash(s.SQLHash) || len(s.Tables) == 0 {
 		return Provenance{}, ErrBadStatement
 	}
 	s.Tables = slices.Clone(s.Tables)
@@ -327,8 +369,7 @@ const LtHashScheme = "lthash16x1024:"
 // validDigest reports whether d is 64 lowercase hex digits (Digest's
 // form), alone or after LtHashScheme.
 func validDigest(d string) bool {
-	d = strings.TrimPrefix(d, LtHashScheme)
-	return len(d) == 64 && strings.Trim(d, "0123456789abcdef") == ""
+	return validHash(strings.TrimPrefix(d, LtHashScheme))
 }
 
 // Digest is the digest of an event id set: SHA-256 over the ids sorted
@@ -409,12 +450,13 @@ func (p Provenance) WithEnumeratedCount(n int) Provenance {
 	}
 	a, _ := p.Absence()
 	a.EnumeratedCount = n
-	return Provenance{absence: &a}
+	return Provenance{absence: &a, query: p.query}
 }
 
 // MarshalJSON writes {"event_ids": [...]}, {"absence": {...}} or
 // {"statement": {...}}; a set listed in part adds "event_count" (them
-// all) and "event_digest".
+// all) and "event_digest", and a governed metric's events or absence add
+// "query" (WithQuery).
 func (p Provenance) MarshalJSON() ([]byte, error) { return json.Marshal(p.JSONShape()) }
 
 // JSONShape returns p as plain data that encoding/json writes exactly as
@@ -430,17 +472,20 @@ func (p Provenance) JSONShape() any {
 	case p.absence != nil:
 		return struct {
 			Absence *Absence `json:"absence"`
-		}{p.absence}
+			Query   *Query   `json:"query,omitempty"`
+		}{p.absence, p.query}
 	case !p.Complete():
 		return struct {
 			EventIDs    []string `json:"event_ids"`
 			EventCount  int      `json:"event_count"`
 			EventDigest string   `json:"event_digest"`
-		}{p.eventIDs, p.total, p.digest}
+			Query       *Query   `json:"query,omitempty"`
+		}{p.eventIDs, p.total, p.digest, p.query}
 	}
 	return struct {
 		EventIDs []string `json:"event_ids"`
-	}{p.eventIDs}
+		Query    *Query   `json:"query,omitempty"`
+	}{p.eventIDs, p.query}
 }
 
 // Result is a tool's output: the value and the provenance behind it, for

@@ -1,7 +1,9 @@
 package fact_test
 
 import (
+	"encoding/json"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 
@@ -36,5 +38,77 @@ func TestEventsInPart(t *testing.T) {
 				t.Errorf("EventsInPart: %v, want ErrBadPage", err)
 			}
 		})
+	}
+}
+
+func TestProvenance_WithQuery(t *testing.T) {
+	hash := strings.Repeat("0a", 32)
+	events, err := fact.Events([]string{"b", "a"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	part, err := fact.EventsInPart([]string{"a", "b"}, 3, hash)
+	if err != nil {
+		t.Fatal(err)
+	}
+	absent := fact.Absent(fact.Absence{Tool: "query_metric", DatasetVersion: "seq:9"})
+	ran, err := fact.Ran(fact.Statement{SQLHash: hash, Tables: []string{"t"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := fact.Query{SQLHash: hash, Tables: []string{"devices", "status_events"}}
+	for _, tt := range []struct {
+		name string
+		p    fact.Provenance
+		q    fact.Query
+		json string // "" when refused
+	}{
+		{"events", events, q, `{"event_ids":["a","b"],"query":{"sql_sha256":"` + hash + `","tables":["devices","status_events"]}}`},
+		{"in part", part, q, `{"event_ids":["a","b"],"event_count":3,"event_digest":"` + hash + `","query":{"sql_sha256":"` + hash + `","tables":["devices","status_events"]}}`},
+		{"absence", absent, q, `{"absence":{"tool":"query_metric","filter":null,"window":null,"dataset_version":"seq:9","enumerated_count":0},"query":{"sql_sha256":"` + hash + `","tables":["devices","status_events"]}}`},
+		{"a statement", ran, q, ""},
+		{"no table", events, fact.Query{SQLHash: hash}, ""},
+		{"short hash", events, fact.Query{SQLHash: hash[:62], Tables: q.Tables}, ""},
+		{"upper case", events, fact.Query{SQLHash: strings.ToUpper(hash), Tables: q.Tables}, ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := tt.p.WithQuery(tt.q)
+			if tt.json == "" {
+				if !errors.Is(err, fact.ErrBadQuery) {
+					t.Errorf("WithQuery: %v, want ErrBadQuery", err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, err := json.Marshal(got)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(b) != tt.json {
+				t.Errorf("JSON %s\nwant %s", b, tt.json)
+			}
+			back, ok := got.Query()
+			if !ok || back.SQLHash != tt.q.SQLHash || !slices.Equal(back.Tables, tt.q.Tables) {
+				t.Errorf("Query() = %+v, %t", back, ok)
+			}
+			// The caller's slice is not shared.
+			back.Tables[0] = "x"
+			if again, _ := got.Query(); again.Tables[0] != tt.q.Tables[0] {
+				t.Error("Query() shares its tables")
+			}
+			if _, ok := tt.p.Query(); ok {
+				t.Error("WithQuery changed its receiver")
+			}
+		})
+	}
+	// An absence's enumerated count keeps the query.
+	p, err := absent.WithQuery(q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := p.WithEnumeratedCount(2).Query(); !ok {
+		t.Error("WithEnumeratedCount dropped the query")
 	}
 }

@@ -360,12 +360,21 @@ func schemas(reg *tool.Registry) map[string]any {
 		"dataset_version":  map[string]any{"type": "string"},
 		"enumerated_count": count,
 	})
+	// A governed metric's provenance also names its compiled query.
+	query := strictObject(map[string]any{
+		"sql_sha256": map[string]any{"type": "string", "pattern": "^[0-9a-f]{64}$", "description": "SHA-256 of the compiled SQL text (never the text)."},
+		"tables":     map[string]any{"type": "array", "items": map[string]any{"type": "string"}, "minItems": 1, "description": "The tables the compiled query read, sorted."},
+	})
+	withQuery := func(o map[string]any) map[string]any {
+		o["properties"].(map[string]any)["query"] = query
+		return o
+	}
 	provenance := map[string]any{
-		"description": "The sorted events behind a value (a large set listed in part: its first ids, the number of them all and their digest, the rows paged by GET /v1/results/{id}/rows), or an absence attestation for a grounded zero; null when nothing was stapled.",
+		"description": "The sorted events behind a value (a large set listed in part: its first ids, the number of them all and their digest, the rows paged by GET /v1/results/{id}/rows), or an absence attestation for a grounded zero; a query_metric answer's also names its compiled query (query); null when nothing was stapled.",
 		"oneOf": []any{
-			strictObject(map[string]any{"event_ids": eventIDs}),
-			strictObject(map[string]any{"event_ids": eventIDs, "event_count": count, "event_digest": map[string]any{"type": "string", "pattern": "^(lthash16x1024:)?[0-9a-f]{64}$"}}),
-			strictObject(map[string]any{"absence": absence}),
+			withQuery(strictObject(map[string]any{"event_ids": eventIDs})),
+			withQuery(strictObject(map[string]any{"event_ids": eventIDs, "event_count": count, "event_digest": map[string]any{"type": "string", "pattern": "^(lthash16x1024:)?[0-9a-f]{64}$"}})),
+			withQuery(strictObject(map[string]any{"absence": absence})),
 			map[string]any{"type": "null"},
 		},
 	}
