@@ -10,29 +10,40 @@ import (
 	"github.com/provenant/provenant/ingest/ingesttest"
 )
 
-// TestEval_FreeSQL runs `provenant eval --free-sql --json` over the retail
+// TestEval_FreeSQL runs `provenant eval --free-sql --json` over each
 // demo: the workers are this test binary run as main, as the real binary
-// re-executes itself.
+// re-executes itself. The counts are the README's table ("Governed and
+// ungoverned accuracy").
 func TestEval_FreeSQL(t *testing.T) {
 	workerEnv = []string{"PROVENANT_RUN_MAIN=1"}
 	t.Cleanup(func() { workerEnv = nil })
-	out, stderr, err := runCLI(t, "eval", "--free-sql", "--json", "--require-gates")
-	if err != nil {
-		t.Fatalf("eval --free-sql: %v\n%s", err, stderr)
-	}
-	var r struct {
-		Provider     string `json:"provider"`
-		Governed     struct{ Items, Correct int }
-		GovernedOnly struct{ Items, Correct int } `json:"governed_only"`
-		Ungoverned   struct{ Items, Correct int }
-		WrongAnswers int `json:"wrong_answers"`
-	}
-	if err := json.Unmarshal([]byte(out), &r); err != nil {
-		t.Fatalf("output is not the report: %v\n%s", err, out)
-	}
-	if r.Provider != "scripted-sql(rules)" || r.Governed.Items == 0 || r.Governed.Correct != r.Governed.Items ||
-		r.Ungoverned.Items == 0 || r.Ungoverned.Correct != r.Ungoverned.Items || r.GovernedOnly.Correct != 0 || r.WrongAnswers != 0 {
-		t.Errorf("report = %+v", r)
+	for _, tt := range []struct {
+		catalog  string
+		governed int // gold items, every one answered correctly
+	}{
+		{"retail", 62},
+		{"warehouse", 75},
+	} {
+		t.Run(tt.catalog, func(t *testing.T) {
+			out, stderr, err := runCLI(t, "eval", "--free-sql", "--catalog", tt.catalog, "--json", "--require-gates")
+			if err != nil {
+				t.Fatalf("eval --free-sql: %v\n%s", err, stderr)
+			}
+			var r struct {
+				Provider     string `json:"provider"`
+				Governed     struct{ Items, Correct int }
+				GovernedOnly struct{ Items, Correct int } `json:"governed_only"`
+				Ungoverned   struct{ Items, Correct int }
+				WrongAnswers int `json:"wrong_answers"`
+			}
+			if err := json.Unmarshal([]byte(out), &r); err != nil {
+				t.Fatalf("output is not the report: %v\n%s", err, out)
+			}
+			if r.Provider != "scripted-sql(rules)" || r.Governed.Items != tt.governed || r.Governed.Correct != r.Governed.Items ||
+				r.Ungoverned.Items != 6 || r.Ungoverned.Correct != 6 || r.GovernedOnly.Items != 6 || r.GovernedOnly.Correct != 0 || r.WrongAnswers != 0 {
+				t.Errorf("report = %+v", r)
+			}
+		})
 	}
 	if _, _, err := runCLI(t, "eval", "--free-sql", "--calibrate", "--out", t.TempDir()); err == nil {
 		t.Error("eval --free-sql --calibrate ran")
