@@ -56,7 +56,10 @@ type RepairOptions struct {
 	Inner       provider.Provider
 	MetricNoise float64
 	Retries     int
-	Seeds       []uint64
+	// Policy is the plausibility check's history band; the zero Policy is
+	// repair.DefaultPolicy().
+	Policy repair.Policy
+	Seeds  []uint64
 	// SelfConsistency, when above 1, votes over that many samples per
 	// metric question on both engines (pipeline.SelfConsistency); with
 	// the loop on, each sample is repaired on its own.
@@ -170,7 +173,7 @@ func runRepairSet(ctx context.Context, o RepairOptions, set RepairSet, sw *seede
 		return nil, err
 	}
 	defer off.Close()
-	on, tOn, err := set.Open(ctx, engine.Options{Provider: sw, SelfConsistency: sc, Repair: &pipeline.Repair{Retries: o.Retries}})
+	on, tOn, err := set.Open(ctx, engine.Options{Provider: sw, SelfConsistency: sc, Repair: &pipeline.Repair{Retries: o.Retries, Policy: o.Policy}})
 	if err != nil {
 		return nil, err
 	}

@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"strconv"
+	"strings"
 
 	"github.com/provenant/provenant/catalogs"
 	"github.com/provenant/provenant/engine"
@@ -27,11 +28,24 @@ type repairFlags struct {
 	// metricNoise is --metric-noise: the noisy instrument's
 	// metric-selection fault rate.
 	metricNoise float64
+	// minHistoryText and widenText are --repair-min-history and
+	// --repair-widen as given; policy is them parsed by parse.
+	minHistoryText, widenText string
+	policy                    repair.Policy
 }
+
+// maxWiden bounds --repair-widen: a band widened by ten times its width on
+// each side already admits nearly anything.
+const maxWiden = 10
 
 func (r *repairFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&r.retriesText, "repair-retries", strconv.Itoa(repair.DefaultRetries),
 		fmt.Sprintf("the repair loop: at most `N` (0 to %d; 0 is off) corrected proposals the model is asked for when an executed query_metric or free SQL call fails verification (sql_error, empty_result, implausible_magnitude, budget_exceeded, permission_denied, schema_violation), per sample under --self-consistency; only a provider that can repair (openai, anthropic, noisy) is asked. Above 0, an MCP or REST client's own failing call gets the same repair information in its answer's repair object", repair.MaxRetries))
+	def := repair.DefaultPolicy()
+	fs.StringVar(&r.minHistoryText, "repair-min-history", strconv.Itoa(def.MinHistory),
+		fmt.Sprintf("the plausibility check: the least `N` (1 to %d) values of a metric's own history (the same request over its %d earlier windows that hold data) before a value outside the history's p1..p99 band, widened by --repair-widen, is implausible_magnitude", engine.HistoryWindows, engine.HistoryWindows))
+	fs.StringVar(&r.widenText, "repair-widen", strconv.FormatFloat(def.Widen, 'g', -1, 64),
+		fmt.Sprintf("the plausibility check: widen the history's p1..p99 band on each side by `F` (0 to %d) times its width", maxWiden))
 	fs.Float64Var(&r.metricNoise, "metric-noise", 0,
 		"with --provider noisy, or eval --repair (default 0.2 there): the `RATE` (0 to 1) of each metric-selection fault: wrong metric, wrong dimension, wrong window")
 }
@@ -43,6 +57,16 @@ func (r *repairFlags) parse() error {
 		return usagef("--repair-retries: want an integer from 0 to %d", repair.MaxRetries)
 	}
 	r.retries = n
+	// Strict: a decimal integer, no sign, no spaces.
+	minHistory, err := strconv.Atoi(r.minHistoryText)
+	if err != nil || minHistory < 1 || minHistory > engine.HistoryWindows || strconv.Itoa(minHistory) != r.minHistoryText {
+		return usagef("--repair-min-history: want an integer from 1 to %d", engine.HistoryWindows)
+	}
+	widen, err := strconv.ParseFloat(r.widenText, 64)
+	if err != nil || !(widen >= 0 && widen <= maxWiden) || strings.ContainsAny(r.widenText, "xXpP_") {
+		return usagef("--repair-widen: want a number from 0 to %d", maxWiden)
+	}
+	r.policy = repair.Policy{MinHistory: minHistory, Widen: widen}
 	return nil
 }
 
@@ -51,7 +75,7 @@ func (r *repairFlags) loop() *pipeline.Repair {
 	if r.retries == 0 {
 		return nil
 	}
-	return &pipeline.Repair{Retries: r.retries}
+	return &pipeline.Repair{Retries: r.retries, Policy: r.policy}
 }
 
 // rates are the noisy instrument's: every fault at noise, the metric
@@ -130,7 +154,7 @@ func runEvalRepair(ctx context.Context, fs *flag.FlagSet, ef *engineFlags, seeds
 	if len(sets) == 0 {
 		return usagef("--catalog: the repair eval runs the retail or the warehouse demo")
 	}
-	o := eval.RepairOptions{Sets: sets, Inner: p, MetricNoise: rate, Retries: ef.repair.retries, SelfConsistency: ef.selfConsistency}
+	o := eval.RepairOptions{Sets: sets, Inner: p, MetricNoise: rate, Retries: ef.repair.retries, Policy: ef.repair.policy, SelfConsistency: ef.selfConsistency}
 	for s := 1; s <= seeds; s++ {
 		o.Seeds = append(o.Seeds, uint64(s))
 	}

@@ -4,6 +4,8 @@ import (
 	"io"
 	"strings"
 	"testing"
+
+	"github.com/provenant/provenant/repair"
 )
 
 // TestRepairFlags: --repair-retries is parsed strictly on every command
@@ -27,6 +29,17 @@ func TestRepairFlags(t *testing.T) {
 		{"eval: --repair-retries 1.5", []string{"eval", "--repair-retries", "1.5"}, 2, "--repair-retries", ""},
 		{"ask: --repair-retries 0 answers", []string{"ask", "--repair-retries", "0", "--json", "--log-level", "error", "What is the price of pr-007 at st-003 as of 2026-01-06T08:00:00Z?"}, 0, "", `"outcome":"answered"`},
 		{"ask: --repair-retries 3 answers", []string{"ask", "--repair-retries", "3", "--json", "--log-level", "error", "What is the price of pr-007 at st-003 as of 2026-01-06T08:00:00Z?"}, 0, "", `"outcome":"answered"`},
+		{"ask: --repair-min-history 0", []string{"ask", "--repair-min-history", "0", "q"}, 2, "--repair-min-history: want an integer from 1 to 12", ""},
+		{"ask: --repair-min-history 13", []string{"ask", "--repair-min-history", "13", "q"}, 2, "--repair-min-history", ""},
+		{"ask: --repair-min-history +8", []string{"ask", "--repair-min-history", "+8", "q"}, 2, "--repair-min-history", ""},
+		{"serve: --repair-min-history secret", []string{"serve", "--addr", "127.0.0.1:0", "--repair-min-history", secret}, 2, "--repair-min-history", ""},
+		{"ask: --repair-widen -0.5", []string{"ask", "--repair-widen", "-0.5", "q"}, 2, "--repair-widen: want a number from 0 to 10", ""},
+		{"ask: --repair-widen 11", []string{"ask", "--repair-widen", "11", "q"}, 2, "--repair-widen", ""},
+		{"ask: --repair-widen NaN", []string{"ask", "--repair-widen", "NaN", "q"}, 2, "--repair-widen", ""},
+		{"ask: --repair-widen Inf", []string{"ask", "--repair-widen", "Inf", "q"}, 2, "--repair-widen", ""},
+		{"ask: --repair-widen hex", []string{"ask", "--repair-widen", "0x1p-1", "q"}, 2, "--repair-widen", ""},
+		{"mcp: --repair-widen secret", []string{"mcp", "--repair-widen", secret}, 2, "--repair-widen", ""},
+		{"ask: the band's flags answer", []string{"ask", "--repair-min-history", "12", "--repair-widen", "0", "--json", "--log-level", "error", "What is the price of pr-007 at st-003 as of 2026-01-06T08:00:00Z?"}, 0, "", `"outcome":"answered"`},
 		{"ask: --metric-noise without noisy", []string{"ask", "--metric-noise", "0.2", "q"}, 2, "--metric-noise", ""},
 		{"ask: --metric-noise out of range", []string{"ask", "--provider", "noisy", "--metric-noise", "1.5", "q"}, 2, "--metric-noise", ""},
 		{"eval --repair: --repair-seeds 0", []string{"eval", "--repair", "--repair-seeds", "0"}, 2, "--repair-seeds", ""},
@@ -62,6 +75,33 @@ func TestEvalRepair_OneSeed(t *testing.T) {
 	for _, want := range []string{"noisy(rules)[metric_rate=0.2,seeds=1]", "warehouse: 8 metric items x 1 seeds", "loop off", "loop on"} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("output lacks %q:\n%s", want, stdout)
+		}
+	}
+}
+
+// The band's flags reach the loop's policy; without them it is
+// repair.DefaultPolicy.
+func TestRepairFlags_Policy(t *testing.T) {
+	for _, tt := range []struct {
+		args []string
+		want repair.Policy
+	}{
+		{nil, repair.DefaultPolicy()},
+		{[]string{"--repair-min-history", "12"}, repair.Policy{MinHistory: 12, Widen: 0.5}},
+		{[]string{"--repair-widen", "0"}, repair.Policy{MinHistory: 8, Widen: 0}},
+		{[]string{"--repair-min-history", "1", "--repair-widen", "2.5"}, repair.Policy{MinHistory: 1, Widen: 2.5}},
+	} {
+		var ef engineFlags
+		fs := newFlagSet("ask", "ask", "", io.Discard)
+		ef.register(fs)
+		if err := fs.Parse(tt.args); err != nil {
+			t.Fatal(err)
+		}
+		if err := ef.repair.parse(); err != nil {
+			t.Fatal(err)
+		}
+		if l := ef.repair.loop(); l == nil || l.Policy != tt.want {
+			t.Errorf("%v: loop %+v, want policy %+v", tt.args, l, tt.want)
 		}
 	}
 }
