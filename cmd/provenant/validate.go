@@ -26,15 +26,15 @@ import (
 // minus sql.deny) within the sandbox's policy; a failure is an error at
 // the metric's name.
 //
-// With --fixtures it also runs every metric's fixture on an in-memory
-// DuckDB: the rows imported, each case compiled, run and re-derived, and
+// Unless --fixtures=false, it also runs every metric's fixture on an
+// in-memory DuckDB: the rows imported, each case compiled, run and re-derived, and
 // both tables compared with the values the fixture computed by hand; a
 // disagreement is an error at the metric's `fixture` line.
 func runValidate(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("validate", "validate --catalog FILE [--fixtures]",
-		"provenant validate --catalog catalogs/retail.yaml --fixtures", stderr)
+	fs := newFlagSet("validate", "validate --catalog FILE [--fixtures=false]",
+		"provenant validate --catalog catalogs/retail.yaml", stderr)
 	path := fs.String("catalog", "", "catalog `FILE` (required): the YAML catalog to check")
-	runFixtures := fs.Bool("fixtures", false, "also run every metric's fixture cases on an in-memory DuckDB and compare with the hand-computed values")
+	runFixtures := fs.Bool("fixtures", true, "run every metric's fixture cases on an in-memory DuckDB and compare with the hand-computed values (--fixtures=false skips them; every other check needs no data)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -74,7 +74,7 @@ func runValidate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if len(c.Metrics) > 0 {
 		metrics = fmt.Sprintf(", %d metric(s), %d compiled quer(ies) within the SQL allowlist", len(c.Metrics), queries)
 	}
-	if *runFixtures {
+	if *runFixtures && len(c.Metrics) > 0 {
 		metrics += fmt.Sprintf(", %d fixture case(s) match", cases)
 	}
 	// Tools counts the tools served: a write tool counts only when the

@@ -96,10 +96,10 @@ func TestValidate_ExitCodes(t *testing.T) {
 		wantStdout string
 		wantStderr []string // lines, in order, that stderr must contain
 	}{
-		{"retail is valid", []string{"validate", "--catalog", "../../catalogs/retail.yaml"}, 0,
+		{"retail is valid", []string{"validate", "--catalog", "../../catalogs/retail.yaml", "--fixtures=false"}, 0,
 			"../../catalogs/retail.yaml: valid (catalog retail version \"1\": 1 dataset(s), 6 tool(s), 8 metric(s), 435 compiled quer(ies) within the SQL allowlist)\n", nil},
-		{"warehouse is valid", []string{"validate", "--catalog", "../../catalogs/warehouse.yaml"}, 0,
-			"../../catalogs/warehouse.yaml: valid (catalog warehouse version \"1\": 1 dataset(s), 6 tool(s), 8 metric(s), 210 compiled quer(ies) within the SQL allowlist)\n", nil},
+		{"warehouse is valid, its fixtures run by default", []string{"validate", "--catalog", "../../catalogs/warehouse.yaml"}, 0,
+			"../../catalogs/warehouse.yaml: valid (catalog warehouse version \"1\": 1 dataset(s), 6 tool(s), 8 metric(s), 210 compiled quer(ies) within the SQL allowlist, 20 fixture case(s) match)\n", nil},
 		{"every validation error with its position", []string{"validate", "--catalog", bad}, 1, "",
 			[]string{at(bad, badText, "op: neq", 13) + " unknown operator `neq`; did you mean `ne`?",
 				at(bad, badText, "attribute: stat\n", 16) + " unknown attribute `stat`; did you mean `state`?",
@@ -113,6 +113,10 @@ func TestValidate_ExitCodes(t *testing.T) {
 			[]string{at(wrong, string(wh), "fixture: fixtures/warehouse/mean_time_to_repair.yaml", 14) +
 				" metric `mean_time_to_repair`: fixture: case \"by zone\": compiled SQL: row [zone-02]: value 2700, want 2600",
 				"re-derivation: row [zone-02]: value 2700, want 2600"}},
+		{"a fixture value wrong, without the flag", []string{"validate", "--catalog", wrong}, 1, "",
+			[]string{" metric `mean_time_to_repair`: fixture: case \"by zone\": compiled SQL: row [zone-02]: value 2700, want 2600"}},
+		{"a fixture value wrong, fixtures skipped", []string{"validate", "--catalog", wrong, "--fixtures=false"}, 0,
+			wrong + ": valid (catalog warehouse version \"1\": 1 dataset(s), 6 tool(s), 8 metric(s), 210 compiled quer(ies) within the SQL allowlist)\n", nil},
 		{"metric fixtures missing", []string{"validate", "--catalog", nofix}, 1, "",
 			[]string{at(nofix, nofixText, "fixture: fixtures/retail/scan_count.yaml", 14) + " metric `scan_count`: fixture file `fixtures/retail/scan_count.yaml` does not exist",
 				"provenant: validate catalog: 8 error(s): invalid catalog"}},
