@@ -40,6 +40,62 @@ func whMetricParams(name, start, end string, dims []string, filters []whFilter) 
 // warehouse catalog's equipment model.
 var whDimensionColumn = map[string]string{"device": "device_id", "zone": "zone_id", "device_type": "device_type"}
 
+// whRequest is a query_metric call's dimensions and filters (eq and in
+// only) as the oracles read them.
+type whRequest struct {
+	dims    []string
+	filters []whFilter
+}
+
+func parseWhRequest(params map[string]string) (whRequest, error) {
+	var q whRequest
+	if v := params["dimensions"]; v != "" {
+		if err := json.Unmarshal([]byte(v), &q.dims); err != nil {
+			return whRequest{}, err
+		}
+	}
+	if v := params["filters"]; v != "" {
+		if err := json.Unmarshal([]byte(v), &q.filters); err != nil {
+			return whRequest{}, err
+		}
+	}
+	for _, f := range q.filters {
+		if f.Op != "eq" && f.Op != "in" {
+			return whRequest{}, fmt.Errorf("operator %s", f.Op)
+		}
+	}
+	return q, nil
+}
+
+// group reports whether r passes the filters, and its group: the dims'
+// values and their joined key.
+func (q whRequest) group(r shapetest.Row) (keep bool, vals []string, key string, err error) {
+	value := func(dim string) (string, error) {
+		col, ok := whDimensionColumn[dim]
+		if !ok || r.Str[col] == nil {
+			return "", fmt.Errorf("no dimension %s", dim)
+		}
+		return *r.Str[col], nil
+	}
+	for _, f := range q.filters {
+		v, err := value(f.Dimension)
+		if err != nil {
+			return false, nil, "", err
+		}
+		if !slices.Contains(f.Values, v) {
+			return false, nil, "", nil
+		}
+	}
+	for _, dim := range q.dims {
+		v, err := value(dim)
+		if err != nil {
+			return false, nil, "", err
+		}
+		vals = append(vals, v)
+	}
+	return true, vals, strings.Join(vals, "\x00"), nil
+}
+
 // whBatteryLow is the warehouse catalog's battery_low_events metric, from
 // its definition alone ("the number of status events in the window
 // reporting a battery below 20 percent"), as a plain loop over the demo
@@ -52,27 +108,11 @@ func whBatteryLow(d *whData, params map[string]string) (fact.Value, []string, er
 	if params["metric"] != "battery_low_events" || params["grain"] != "" {
 		return fact.Value{}, nil, fmt.Errorf("the warehouse metric oracle computes battery_low_events without a grain, not %v", params)
 	}
-	var (
-		dims    []string
-		filters []whFilter
-	)
-	if v := params["dimensions"]; v != "" {
-		if err := json.Unmarshal([]byte(v), &dims); err != nil {
-			return fact.Value{}, nil, err
-		}
+	q, err := parseWhRequest(params)
+	if err != nil {
+		return fact.Value{}, nil, err
 	}
-	if v := params["filters"]; v != "" {
-		if err := json.Unmarshal([]byte(v), &filters); err != nil {
-			return fact.Value{}, nil, err
-		}
-	}
-	value := func(r shapetest.Row, dim string) (string, error) {
-		col, ok := whDimensionColumn[dim]
-		if !ok || r.Str[col] == nil {
-			return "", fmt.Errorf("no dimension %s", dim)
-		}
-		return *r.Str[col], nil
-	}
+	dims := q.dims
 	counts := map[string]int{}
 	groups := map[string][]string{}
 	var keys []string
@@ -81,31 +121,15 @@ func whBatteryLow(d *whData, params map[string]string) (fact.Value, []string, er
 		if ts < params["start"] || ts >= params["end"] {
 			continue
 		}
-		keep := true
-		for _, f := range filters {
-			v, err := value(r, f.Dimension)
-			if err != nil {
-				return fact.Value{}, nil, err
-			}
-			if f.Op != "eq" && f.Op != "in" {
-				return fact.Value{}, nil, fmt.Errorf("operator %s", f.Op)
-			}
-			keep = keep && slices.Contains(f.Values, v)
+		keep, vals, k, err := q.group(r)
+		if err != nil {
+			return fact.Value{}, nil, err
 		}
 		if !keep {
 			continue
 		}
-		var vals []string
-		for _, dim := range dims {
-			v, err := value(r, dim)
-			if err != nil {
-				return fact.Value{}, nil, err
-			}
-			vals = append(vals, v)
-		}
 		// Every row the window and filters keep is read (the provenance)
 		// and makes its group; the low readings are counted.
-		k := strings.Join(vals, "\x00")
 		if b := r.Num["battery_pct"]; b != nil && *b < 20 {
 			counts[k]++
 		}
@@ -160,27 +184,11 @@ func whAvailability(d *whData, params map[string]string) (fact.Value, []string, 
 	if err != nil {
 		return fact.Value{}, nil, err
 	}
-	var (
-		dims    []string
-		filters []whFilter
-	)
-	if v := params["dimensions"]; v != "" {
-		if err := json.Unmarshal([]byte(v), &dims); err != nil {
-			return fact.Value{}, nil, err
-		}
+	q, err := parseWhRequest(params)
+	if err != nil {
+		return fact.Value{}, nil, err
 	}
-	if v := params["filters"]; v != "" {
-		if err := json.Unmarshal([]byte(v), &filters); err != nil {
-			return fact.Value{}, nil, err
-		}
-	}
-	value := func(r shapetest.Row, dim string) (string, error) {
-		col, ok := whDimensionColumn[dim]
-		if !ok || r.Str[col] == nil {
-			return "", fmt.Errorf("no dimension %s", dim)
-		}
-		return *r.Str[col], nil
-	}
+	dims := q.dims
 	// Each device's events before the window's end, by (time, key).
 	devices := map[string][]shapetest.Row{}
 	for _, r := range d.rows {
@@ -210,29 +218,13 @@ func whAvailability(d *whData, params map[string]string) (fact.Value, []string, 
 			if r.Time.Before(start) && secs <= 0 {
 				continue
 			}
-			keep := true
-			for _, f := range filters {
-				v, err := value(r, f.Dimension)
-				if err != nil {
-					return fact.Value{}, nil, err
-				}
-				if f.Op != "eq" && f.Op != "in" {
-					return fact.Value{}, nil, fmt.Errorf("operator %s", f.Op)
-				}
-				keep = keep && slices.Contains(f.Values, v)
+			keep, vals, k, err := q.group(r)
+			if err != nil {
+				return fact.Value{}, nil, err
 			}
 			if !keep {
 				continue
 			}
-			var vals []string
-			for _, dim := range dims {
-				v, err := value(r, dim)
-				if err != nil {
-					return fact.Value{}, nil, err
-				}
-				vals = append(vals, v)
-			}
-			k := strings.Join(vals, "\x00")
 			groups[k] = vals
 			keys = append(keys, r.Key)
 			if secs > 0 {

@@ -79,6 +79,21 @@ func TestEvalRepair_OneSeed(t *testing.T) {
 	}
 }
 
+// askFlags parses args as ask's engine flags, the repair flags checked.
+func askFlags(t *testing.T, args []string) *engineFlags {
+	t.Helper()
+	var ef engineFlags
+	fs := newFlagSet("ask", "ask", "", io.Discard)
+	ef.register(fs)
+	if err := fs.Parse(args); err != nil {
+		t.Fatal(err)
+	}
+	if err := ef.repair.parse(); err != nil {
+		t.Fatal(err)
+	}
+	return &ef
+}
+
 // The band's flags reach the loop's policy; without them it is
 // repair.DefaultPolicy.
 func TestRepairFlags_Policy(t *testing.T) {
@@ -91,15 +106,7 @@ func TestRepairFlags_Policy(t *testing.T) {
 		{[]string{"--repair-widen", "0"}, repair.Policy{MinHistory: 8, Widen: 0}},
 		{[]string{"--repair-min-history", "1", "--repair-widen", "2.5"}, repair.Policy{MinHistory: 1, Widen: 2.5}},
 	} {
-		var ef engineFlags
-		fs := newFlagSet("ask", "ask", "", io.Discard)
-		ef.register(fs)
-		if err := fs.Parse(tt.args); err != nil {
-			t.Fatal(err)
-		}
-		if err := ef.repair.parse(); err != nil {
-			t.Fatal(err)
-		}
+		ef := askFlags(t, tt.args)
 		if l := ef.repair.loop(); l == nil || l.Policy != tt.want {
 			t.Errorf("%v: loop %+v, want policy %+v", tt.args, l, tt.want)
 		}
@@ -112,15 +119,7 @@ func TestRepairFlags_Default(t *testing.T) {
 		args []string
 		want int
 	}{{nil, 2}, {[]string{"--repair-retries", "0"}, 0}, {[]string{"--repair-retries", "3"}, 3}} {
-		var ef engineFlags
-		fs := newFlagSet("ask", "ask", "", io.Discard)
-		ef.register(fs)
-		if err := fs.Parse(tt.args); err != nil {
-			t.Fatal(err)
-		}
-		if err := ef.repair.parse(); err != nil {
-			t.Fatal(err)
-		}
+		ef := askFlags(t, tt.args)
 		got := 0
 		if l := ef.repair.loop(); l != nil {
 			got = l.Retries
