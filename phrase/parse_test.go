@@ -54,7 +54,8 @@ func TestParser_Parse(t *testing.T) {
 		{"where's parcel 42", "get_status as_of=2026-03-15T18:30:00Z parcel_id=pc-0042"},
 		{"status of pc-0042 as of 2026-03-01", "get_status as_of=2026-03-01T23:59:59Z parcel_id=pc-0042"},
 		{"status of pc-0042 as of 2026-03-01T10:00:00Z", "get_status as_of=2026-03-01T10:00:00Z parcel_id=pc-0042"},
-		{"status of pc-0042 as of last tuesday", "get_status as_of=last tuesday parcel_id=pc-0042"},
+		{"status of pc-0042 as of last tuesday", "get_status as_of=2026-03-10T23:59:59Z parcel_id=pc-0042"},
+		{"status of pc-0042 as of the day before", "get_status as_of=the day before parcel_id=pc-0042"},
 		{"which parcels are missing at north annex", "list_parcels as_of=2026-03-15T18:30:00Z depot_id=dp-02 status=LOST"},
 		{"which parcels are on its way at hub 3 on March 14", "list_parcels as_of=2026-03-14T23:59:59Z depot_id=dp-03 status=IN_TRANSIT"},
 		{"how many scans at dp-01 this week", "count_scans depot_id=dp-01 end=2026-03-15T18:30:00Z start=2026-03-09T00:00:00Z"},
@@ -108,6 +109,49 @@ func TestParser_ISOWeek(t *testing.T) {
 		if err != nil || got.Params["start"] != "2026-03-09T00:00:00Z" {
 			t.Errorf("this week at %s: %v %v", at, got, err)
 		}
+	}
+}
+
+// TestParser_Weekday: a weekday's name ("on Tuesday", "last Tuesday")
+// is the latest such whole day strictly before the clock's day: a week
+// back when today is that day. A window is that day; an instant its last
+// second.
+func TestParser_Weekday(t *testing.T) {
+	p := mustParser(t)
+	wed := time.Date(2026, 3, 11, 0, 0, 0, 0, time.UTC) // a Wednesday, at midnight
+	tests := []struct {
+		q    string
+		at   time.Time
+		want string
+	}{
+		// now is Sunday 2026-03-15.
+		{"how many scans at dp-01 on tuesday", now, "count_scans depot_id=dp-01 end=2026-03-11T00:00:00Z start=2026-03-10T00:00:00Z"},
+		{"how many scans at dp-01 on Tuesday?", now, "count_scans depot_id=dp-01 end=2026-03-11T00:00:00Z start=2026-03-10T00:00:00Z"},
+		{"how many scans at dp-01 last TUESDAY", now, "count_scans depot_id=dp-01 end=2026-03-11T00:00:00Z start=2026-03-10T00:00:00Z"},
+		{"On Saturday how many scans at dp-01", now, "count_scans depot_id=dp-01 end=2026-03-15T00:00:00Z start=2026-03-14T00:00:00Z"},
+		{"how many scans at dp-01 on monday", now, "count_scans depot_id=dp-01 end=2026-03-10T00:00:00Z start=2026-03-09T00:00:00Z"},
+		{"how many scans at dp-01 sunday", now, "count_scans depot_id=dp-01 end=2026-03-09T00:00:00Z start=2026-03-08T00:00:00Z"},
+		{"how many scans at dp-01 on wednesday", wed, "count_scans depot_id=dp-01 end=2026-03-05T00:00:00Z start=2026-03-04T00:00:00Z"},
+		{"how many scans at dp-01 on tuesday", wed, "count_scans depot_id=dp-01 end=2026-03-11T00:00:00Z start=2026-03-10T00:00:00Z"},
+		{"which parcels are missing at dp-01 on friday", now, "list_parcels as_of=2026-03-13T23:59:59Z depot_id=dp-01 status=LOST"},
+		// Abstentions: no clock, two windows, a weekday that is no day.
+		{"how many scans at dp-01 on tuesday", time.Time{}, "missing_slot: window (the question names no time window; say, for example, today, last week, or between 2026-01-01 and 2026-01-07)"},
+		{"how many scans at dp-01 last tuesday", time.Time{}, "missing_slot: window (the question names no time window; say, for example, today, last week, or between 2026-01-01 and 2026-01-07)"},
+		{"which parcels are missing at dp-01 on friday", time.Time{}, "missing_slot: as_of (the question names no as of)"},
+		{"how many scans at dp-01 on tuesday last week", now, "not_understood: the question has words outside the vocabulary of count_scans"},
+		{"how many scans at dp-01 on tuesdays", now, "not_understood: the question has words outside the vocabulary of count_scans"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.q+"@"+tt.at.Format(time.DateOnly), func(t *testing.T) {
+			got, err := p.Parse(tt.q, tt.at)
+			s := got.String()
+			if err != nil {
+				s = err.Error()
+			}
+			if s != tt.want {
+				t.Errorf("Parse(%q) at %s\n got  %s\n want %s", tt.q, tt.at, s, tt.want)
+			}
+		})
 	}
 }
 

@@ -16,9 +16,10 @@
 // id carries the number. Time is read against an explicit clock passed
 // to Parse, never the wall clock: an instant (none, "now", "currently",
 // "today": the clock; a date: its last second, 23:59:59Z; "yesterday":
-// the last second of the day before; a date and time without a zone: that
-// instant in UTC) or a half-open window ("today": [midnight, now);
-// "yesterday"; "this week": [Monday 00:00 of the ISO week, now); "last
+// the last second of the day before; "on Tuesday", "last Tuesday": the
+// last second of the latest Tuesday before today; a date and time without
+// a zone: that instant in UTC) or a half-open window ("today": [midnight,
+// now); "yesterday"; "on Tuesday", "last Tuesday": that day; "this week": [Monday 00:00 of the ISO week, now); "last
 // week"; "this month": [the 1st 00:00, now); "last month"; "last N
 // days", "past N hours": [now - N, now); "between A and B", "from A to
 // B": with dates [A, B + 1 day), with times [A, B); "on DATE": that day;

@@ -22,6 +22,7 @@ const (
 	wPoint                         // a date, a date and time, a timestamp
 	wRange                         // between A and B, from A to B
 	wSince                         // since A
+	wWeekday                       // (on|last) Tuesday: the latest such day before today
 )
 
 // point is a date or an instant a question writes.
@@ -38,6 +39,7 @@ type when struct {
 	n     int           // wLastN
 	unit  time.Duration // wLastN
 	a, b  point         // wPoint (a), wRange (a, b), wSince (a)
+	day   time.Weekday  // wWeekday
 	clock bool          // needs the clock
 }
 
@@ -54,6 +56,11 @@ var months = map[string]time.Month{
 	"may": 5, "june": 6, "jun": 6, "july": 7, "jul": 7, "august": 8, "aug": 8,
 	"september": 9, "sep": 9, "sept": 9, "october": 10, "oct": 10, "november": 11, "nov": 11,
 	"december": 12, "dec": 12,
+}
+
+var weekdays = map[string]time.Weekday{
+	"sunday": time.Sunday, "monday": time.Monday, "tuesday": time.Tuesday, "wednesday": time.Wednesday,
+	"thursday": time.Thursday, "friday": time.Friday, "saturday": time.Saturday,
 }
 
 var units = map[string]time.Duration{
@@ -136,6 +143,14 @@ func scanBare(ts []token, i int, year int) (when, int) {
 		return when{kind: wThisMonth, clock: true}, 2
 	case at(0) == "last" && at(1) == "month":
 		return when{kind: wLastMonth, clock: true}, 2
+	}
+	// A weekday's name, alone or after "last": the latest such day
+	// before today.
+	if d, ok := weekdays[at(0)]; ok {
+		return when{kind: wWeekday, day: d, clock: true}, 1
+	}
+	if d, ok := weekdays[at(1)]; ok && at(0) == "last" {
+		return when{kind: wWeekday, day: d, clock: true}, 2
 	}
 	skip := 0
 	if at(0) == "the" {
@@ -299,6 +314,17 @@ func (p point) resolve(now time.Time) point {
 	return p
 }
 
+// lastWeekday is midnight UTC of the latest day before now's day that
+// falls on d: a week before today when today is d.
+func lastWeekday(now time.Time, d time.Weekday) time.Time {
+	day := dayStart(now)
+	back := (int(day.Weekday()) - int(d) + 7) % 7
+	if back == 0 {
+		back = 7
+	}
+	return day.AddDate(0, 0, -back)
+}
+
 // instant resolves a time expression to the instant a state is read at.
 // ok is false for a window.
 func (w when) instant(now time.Time) (time.Time, bool) {
@@ -307,6 +333,8 @@ func (w when) instant(now time.Time) (time.Time, bool) {
 		return now, true
 	case wYesterday:
 		return endOfDay(dayStart(now).AddDate(0, 0, -1)), true
+	case wWeekday:
+		return endOfDay(lastWeekday(now, w.day)), true
 	case wPoint:
 		p := w.a.resolve(now)
 		if p.dateOnly {
@@ -326,6 +354,9 @@ func (w when) window(now time.Time) (start, end time.Time, ok bool) {
 		return day, now, true
 	case wYesterday:
 		return day.AddDate(0, 0, -1), day, true
+	case wWeekday:
+		d := lastWeekday(now, w.day)
+		return d, d.AddDate(0, 0, 1), true
 	case wThisWeek, wLastWeek:
 		wd := (int(day.Weekday()) + 6) % 7 // Monday 0
 		monday := day.AddDate(0, 0, -wd)
