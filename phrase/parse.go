@@ -154,7 +154,117 @@ func (p *Parser) Parse(question string, now time.Time) (Parse, error) {
 			return res, nil
 		}
 	}
+	res, ok, reason := p.splitRead(sc, ts, now)
+	if ok {
+		return res, nil
+	}
+	// A keyword read whole but for a slot it lacks says so, rather than
+	// that its words were outside another tool's vocabulary.
+	if a, isA := err.(*Abstention); isA && reason != nil && (a.Kind == NotUnderstood || a.Kind == NoTool) {
+		return Parse{}, reason
+	}
 	return Parse{}, err
+}
+
+// copulas are the words a keyword's words may be split by besides
+// slots: "share of shelves were out of stock".
+var copulas = map[string]bool{"is": true, "are": true, "was": true, "were": true}
+
+// splitRead reads a question in which a keyword of several words is
+// written apart: between its words only slots (an id, a name, "store 3",
+// a time expression, a declared value or synonym such as "by zone", each
+// with the filler that leads it, "at st-003") and copulas. The keyword's
+// words are read together, the words between them after it, in their
+// order; the first such reading that reads is the question's (keywords
+// longest first, then leftmost). A keyword is never assembled from words
+// anything else stands between. When no such reading reads, the first
+// that lacks a slot, names an unknown or ambiguous name is the reason
+// (nil when none does).
+func (p *Parser) splitRead(sc *scratch, ts []token, now time.Time) (Parse, bool, *Abstention) {
+	var reason *Abstention
+	for _, kw := range p.split {
+		for i := range ts {
+			if ts[i].low != kw[0] {
+				continue
+			}
+			// The keyword's words in order from i, each the next word
+			// after the last that is it.
+			idx := []int{i}
+			for _, w := range kw[1:] {
+				k := idx[len(idx)-1] + 1
+				for k < len(ts) && ts[k].low != w {
+					k++
+				}
+				if k == len(ts) {
+					break
+				}
+				idx = append(idx, k)
+			}
+			if len(idx) < len(kw) || idx[len(idx)-1]-i+1 == len(kw) {
+				continue // not all there, or not apart
+			}
+			var gap []token
+			for j := 1; j < len(idx); j++ {
+				gap = append(gap, ts[idx[j-1]+1:idx[j]]...)
+			}
+			if !p.slotsOnly(gap, now) {
+				continue
+			}
+			re := make([]token, 0, len(ts))
+			re = append(re, ts[:i]...)
+			for _, j := range idx {
+				re = append(re, ts[j])
+			}
+			re = append(re, gap...)
+			re = append(re, ts[idx[len(idx)-1]+1:]...)
+			segs, _ := p.segmentInto(sc, re, now, false)
+			res, err := p.read(re, segs, now)
+			if err == nil {
+				return res, true, nil
+			}
+			if a, ok := err.(*Abstention); ok && reason == nil && a.Kind != NotUnderstood && a.Kind != NoTool {
+				reason = a
+			}
+		}
+	}
+	return Parse{}, false, reason
+}
+
+// slotsOnly reports whether words are slots and copulas only: each an id,
+// "store 3", a time expression, a declared name or value, or a copula;
+// other filler only when a slot follows it ("at st-003").
+func (p *Parser) slotsOnly(ws []token, now time.Time) bool {
+	segs, _ := p.segmentInto(&scratch{}, ws, now, false)
+	slot := func(s segment) bool {
+		switch s.kind {
+		case sID, sNumbered, sWhen:
+			return true
+		case sLexicon:
+			return slices.ContainsFunc(s.meanings, func(m meaning) bool { return m.kind == mValue || m.kind == mName })
+		}
+		return false
+	}
+	for k, s := range segs {
+		if slot(s) {
+			continue
+		}
+		if s.kind != sLexicon || !slices.ContainsFunc(s.meanings, func(m meaning) bool { return m.kind == mFiller }) {
+			return false
+		}
+		if s.end-s.start == 1 && copulas[ws[s.start].low] {
+			continue
+		}
+		// Filler leading a slot: the next segment that is not filler.
+		j := k + 1
+		for j < len(segs) && segs[j].kind == sLexicon && !slot(segs[j]) &&
+			slices.ContainsFunc(segs[j].meanings, func(m meaning) bool { return m.kind == mFiller }) && !copulas[ws[segs[j].start].low] {
+			j++
+		}
+		if j == len(segs) || !slot(segs[j]) {
+			return false
+		}
+	}
+	return true
 }
 
 // read interprets a segmentation: the tools its keywords (else its yes/no

@@ -11,10 +11,15 @@
 // enumeration with its values' synonyms; an instant; a window), and, for
 // a tool returning an enumerated value, the values a yes/no question may
 // name. Word order, filler, politeness, contractions, punctuation and
-// letter case are free. An entity is named by its id in any case, by its
-// display name, or by a noun and a number ("store 3") when exactly one
-// id carries the number. Time is read against an explicit clock passed
-// to Parse, never the wall clock: an instant (none, "now", "currently",
+// letter case are free. A keyword of several words may be written apart
+// when only slots (an id, a name, "store 3", a time, a declared value or
+// "by zone", with the filler leading each) and the copulas is, are, was
+// and were stand between its words: "share of shelves at st-003 were out
+// of stock" reads the keyword "share of shelves out of stock". An
+// entity is named by its id in any case, by its display name, or by a
+// noun and a number ("store 3") when exactly one id carries the number.
+// Time is read against an explicit clock passed to Parse, never the wall
+// clock: an instant (none, "now", "currently",
 // "today": the clock; a date: its last second, 23:59:59Z; "yesterday":
 // the last second of the day before; "on Tuesday", "last Tuesday": the
 // last second of the latest Tuesday before today; a date and time without

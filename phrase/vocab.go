@@ -164,6 +164,9 @@ type Parser struct {
 	maxLen   int // the longest phrase of the lexicon, in tokens
 	entities map[string]*entityTable
 	order    []string // entity names, sorted
+	// split are the keywords of several words, longest first: each may
+	// be written with slots and copulas between its words (splitRead).
+	split [][]string
 }
 
 // digitsPattern is an id pattern of a literal prefix and k digits.
@@ -209,6 +212,9 @@ func NewParser(v Vocabulary) (*Parser, error) {
 		p.legacy = append(p.legacy, pats)
 		for _, k := range t.Keywords {
 			add(k, meaning{kind: mKeyword, tool: ti})
+			if ws := lowers(tokenize(k)); len(ws) > 1 && !slices.ContainsFunc(p.split, func(x []string) bool { return slices.Equal(x, ws) }) {
+				p.split = append(p.split, ws)
+			}
 		}
 		for _, a := range t.Asks {
 			add(a.Value, meaning{kind: mAsk, tool: ti, value: a.Value})
@@ -272,6 +278,7 @@ func NewParser(v Vocabulary) (*Parser, error) {
 			}
 		}
 	}
+	slices.SortStableFunc(p.split, func(a, b []string) int { return len(b) - len(a) })
 	for n := range p.entities {
 		p.order = append(p.order, n)
 	}
