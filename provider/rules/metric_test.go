@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"pgregory.net/rapid"
 
@@ -216,6 +217,74 @@ func TestProperty_MetricTemplates(t *testing.T) {
 					t.Fatalf("Parse(%q)\n got  %s\n want %v", q, got, want)
 				}
 			})
+		})
+	}
+}
+
+// TestParse_MetricRetailIssue: the issue's question, at its clock (Friday
+// 2026-01-09 12:00:00Z), and its variants: the metric's declared phrase
+// "share of shelves out of stock" written apart by the store, the window
+// and a copula; a weekday's name is the latest such day before today.
+func TestParse_MetricRetailIssue(t *testing.T) {
+	menu := retailMetricMenu(t)
+	friday := time.Date(2026, 1, 9, 12, 0, 0, 0, time.UTC)
+	tuesday := []string{"start", "2026-01-06T00:00:00Z", "end", "2026-01-07T00:00:00Z"}
+	oos := metricCall("out_of_stock_share", tuesday, "dimensions", `["category"]`, "filters", eq("store", "st-003"))
+	tests := []struct {
+		q   string
+		now time.Time
+		w   want
+	}{
+		{"what share of shelves at st-003 were out of stock on Tuesday, by category?", friday, oos},
+		{"What share of shelves were out of stock at ST-003 on Tuesday, by category?", friday, oos},
+		{"what share of shelves at st-003 was out of stock last tuesday by category", friday, oos},
+		{"what share of shelves were out of stock at st-003 on 2026-01-06, by category?", friday, oos},
+		{"what share of shelves at st-003 were out of stock on 2026-01-06, by category?", time.Time{}, oos},
+		{"what share of shelves at Riverside were out of stock on Tuesday, by category?", friday, oos},
+		{"what share of shelves by category were out of stock at store 3 on Tuesday?", friday, oos},
+		{"out-of-stock share at st-003 by category on Tuesday", friday, oos},
+		{"what share of shelves were out of stock at st-003 on Wednesday?", friday,
+			metricCall("out_of_stock_share", []string{"start", "2026-01-07T00:00:00Z", "end", "2026-01-08T00:00:00Z"}, "filters", eq("store", "st-003"))},
+		{"what share of shelves were out of stock at st-003 on Friday?", friday,
+			metricCall("out_of_stock_share", []string{"start", "2026-01-02T00:00:00Z", "end", "2026-01-03T00:00:00Z"}, "filters", eq("store", "st-003"))},
+		// Abstentions.
+		{"what share of shelves at st-003 were out of stock on Tuesday, by category?", time.Time{}, abstain("missing_slot: window")},
+		{"what share of shelves at st-003 were out of stock, by category?", friday, abstain("missing_slot: window")},
+		{"what share of shelves were out of stock at store Atlantis on Tuesday?", friday, abstain("unknown_name: store")},
+		{"what share of shelves at st-003 were mostly out of stock on Tuesday?", friday, abstain("not_understood")},
+		{"what share of shelves at st-003 were not out of stock on Tuesday?", friday, abstain("not_understood")},
+		{"what share of shelves at st-003 were out of stock on Tuesdays?", friday, abstain("not_understood")},
+		{"what share of shelves at st-003 were out of stock on Tuesday and on Wednesday?", friday, abstain("not_understood")},
+		{"what share of shelves at st-003 were out of stock on Tuesday by weather?", friday, abstain("not_understood")},
+		{"which shelves were out of stock at st-003 on Tuesday?", friday, abstain("")},
+		{"what share of shelves were in stock at st-003 on Tuesday?", friday, abstain("")},
+	}
+	for _, tt := range tests {
+		t.Run(tt.q+"@"+tt.now.Format(time.DateOnly), func(t *testing.T) {
+			got, err := rules.Parse(tt.q, menu, tt.now)
+			if tt.w.tool == "" {
+				a, ok := errors.AsType[*provider.Abstention](err)
+				if tt.w.reason == "" {
+					// Not this metric, whatever else.
+					if err == nil && got.Tool == "query_metric" {
+						t.Fatalf("Parse(%q) = %v, want no metric", tt.q, got)
+					}
+					return
+				}
+				if !ok {
+					t.Fatalf("Parse(%q) = %v, %v; want abstention %q", tt.q, got, err, tt.w.reason)
+				}
+				if r := string(a.Kind) + ": " + a.Detail; !strings.HasPrefix(r, tt.w.reason) {
+					t.Errorf("Parse(%q) abstained %q, want %q", tt.q, r, tt.w.reason)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("Parse(%q): %v", tt.q, err)
+			}
+			if got.Tool != tt.w.tool || !maps.Equal(got.Params, tt.w.params) {
+				t.Errorf("Parse(%q)\n got  %s\n want %s %v", tt.q, got, tt.w.tool, tt.w.params)
+			}
 		})
 	}
 }
