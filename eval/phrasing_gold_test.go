@@ -37,7 +37,7 @@ import (
 
 const (
 	phrasingPath    = "retail-phrasing-v1.gold.yaml"
-	phrasingVersion = "retail-phrasing-v1.gold.2"
+	phrasingVersion = "retail-phrasing-v1.gold.3"
 )
 
 // phrasingNow is the suite's clock: a Wednesday afternoon inside the demo
@@ -601,6 +601,18 @@ func phrasingSources(t testing.TB, d *retail.Dataset) []psource {
 		[]oracle.MetricFilter{eqf("state", "OUT_OF_STOCK"), eqf("store", "st-001")}, "a grounded zero")
 	scans("metric-in", "number of scans at st-001 and st-002 yesterday", yesterday, nil,
 		[]oracle.MetricFilter{{Dimension: "store", Op: "in", Values: []string{"st-001", "st-002"}}}, "two ids of one dimension: in")
+	// An as-of share (oracle.OutOfStockShare): each pair's latest scan
+	// before the window's end. The clock is a Wednesday, so "on Tuesday"
+	// is 2026-01-06.
+	shares := func(id, q string, w window, dims []string, filters []oracle.MetricFilter, note string) {
+		fact(M, id, q, "query_metric", pmetric("out_of_stock_share", w, dims, filters), note)
+	}
+	shares("metric-share-issue", "what share of shelves at st-003 were out of stock on Tuesday, by category?", onDate(date(time.January, 6)),
+		[]string{"category"}, []oracle.MetricFilter{eqf("store", "st-003")}, "the metrics issue's question: a phrase around its slots, a weekday")
+	shares("metric-share-by-store", "out-of-stock share by store on 2026-01-05", onDate(date(time.January, 5)), []string{"store"}, nil,
+		"an as-of share of every pair observed before the day's end")
+	shares("metric-share-product-yesterday", "out-of-stock rate for pr-007 by store yesterday", yesterday, []string{"store"},
+		[]oracle.MetricFilter{eqf("product", "pr-007")}, "")
 	abstain(eval.ReasonMissingSlot, "metric-missing-window", "what is the scan count at st-003?", "window", "a metric needs a window")
 	abstain(eval.ReasonUnknownName, "metric-unknown-store", "shelf scans at store Atlantis last week", "store", "")
 	named(map[string]string{"store": "Atlantis"})
@@ -623,10 +635,10 @@ func pmetric(name string, w window, dims []string, filters []oracle.MetricFilter
 }
 
 // metricExpected is the oracle's expectation of a query_metric call of
-// scan_count.
+// scan_count or out_of_stock_share.
 func metricExpected(d *retail.Dataset, params map[string]string) (oracle.Expectation, error) {
-	if params["metric"] != "scan_count" || params["grain"] != "" {
-		return oracle.Expectation{}, fmt.Errorf("the oracle computes scan_count without a grain, not %v", params)
+	if m := params["metric"]; m != "scan_count" && m != "out_of_stock_share" || params["grain"] != "" {
+		return oracle.Expectation{}, fmt.Errorf("the oracle computes scan_count and out_of_stock_share without a grain, not %v", params)
 	}
 	var (
 		dims    []string
@@ -641,6 +653,9 @@ func metricExpected(d *retail.Dataset, params map[string]string) (oracle.Expecta
 		if err := json.Unmarshal([]byte(v), &filters); err != nil {
 			return oracle.Expectation{}, err
 		}
+	}
+	if params["metric"] == "out_of_stock_share" {
+		return oracle.OutOfStockShare(d, params["end"], dims, filters)
 	}
 	return oracle.ScanCount(d, params["start"], params["end"], dims, filters)
 }

@@ -123,3 +123,92 @@ func ScanCount(d *retail.Dataset, start, end string, dims []string, filters []Me
 	}
 	return x, nil
 }
+
+// OutOfStockShare is the expectation of the retail catalog's
+// out_of_stock_share metric ("the share of observed (store, product) pairs
+// whose latest scan before the window's end is OUT_OF_STOCK"; the
+// window's start does not matter) grouped by dims and kept by filters,
+// without a time grain: each pair's latest scan before end (the greatest
+// timestamp, then the greatest id) is kept when it meets the filters and
+// counts in its group; a table of one row per group, sorted by the
+// groups' values, its column "value" a share; the events are those latest
+// scans. No pair is an absence (a table of no rows).
+func OutOfStockShare(d *retail.Dataset, end string, dims []string, filters []MetricFilter) (Expectation, error) {
+	latest := map[[2]string]retail.Event{}
+	for _, e := range d.Events {
+		if e.Timestamp >= end {
+			continue
+		}
+		k := [2]string{e.StoreID, e.ProductID}
+		if l, ok := latest[k]; !ok || e.Timestamp > l.Timestamp || e.Timestamp == l.Timestamp && e.ID > l.ID {
+			latest[k] = e
+		}
+	}
+	out, pairs := map[string]int{}, map[string]int{}
+	groups := map[string][]string{}
+	var ids []string
+	for _, e := range latest {
+		keep := true
+		for _, f := range filters {
+			v, err := dimensionOf(d, e, f.Dimension)
+			if err != nil {
+				return Expectation{}, err
+			}
+			in := slices.Contains(f.Values, v)
+			switch f.Op {
+			case "eq", "in":
+				keep = keep && in
+			case "ne", "not_in":
+				keep = keep && !in
+			default:
+				return Expectation{}, fmt.Errorf("compute metric: unknown operator %q", f.Op)
+			}
+		}
+		if !keep {
+			continue
+		}
+		var vals []string
+		for _, dim := range dims {
+			v, err := dimensionOf(d, e, dim)
+			if err != nil {
+				return Expectation{}, err
+			}
+			vals = append(vals, v)
+		}
+		key := strings.Join(vals, "\x00")
+		groups[key] = vals
+		pairs[key]++
+		if e.State == retail.OutOfStock {
+			out[key]++
+		}
+		ids = append(ids, e.ID)
+	}
+	cols := []map[string]string{}
+	for _, dim := range dims {
+		cols = append(cols, map[string]string{"name": dim, "type": "text"})
+	}
+	cols = append(cols, map[string]string{"name": "value", "type": "number", "unit": "share"})
+	keys := make([]string, 0, len(pairs))
+	for k := range pairs {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool { return slices.Compare(groups[keys[i]], groups[keys[j]]) < 0 })
+	rows := [][]any{}
+	for _, k := range keys {
+		row := []any{}
+		for _, v := range groups[k] {
+			row = append(row, v)
+		}
+		rows = append(rows, append(row, float64(out[k])/float64(pairs[k])))
+	}
+	raw, err := json.Marshal(map[string]any{"columns": cols, "rows": rows})
+	if err != nil {
+		return Expectation{}, fmt.Errorf("encode expectation: %w", err)
+	}
+	sort.Strings(ids)
+	x := Expectation{Outcome: "absence", Value: raw}
+	if len(ids) > 0 {
+		x.Outcome, x.EventIDs = "answered", ids
+	}
+	return x, nil
+}
