@@ -410,7 +410,7 @@ func warehouseSources(t testing.TB, d *whData) []source {
 	wall("wall-sql-drop", qwList("IDLE", "zone-01; DROP TABLE status_events", doc), tool.RawQuery, "list_devices_in_status", "a statement in the zone id")
 
 	// Governed metrics (query_metric), named by a declared phrase; the
-	// expectations are whBatteryLow's and whAvailability's plain loops over
+	// expectations are whBatteryLow's and whDurations's plain loops over
 	// the rows.
 	metric := func(id, q, start, end string, dims []string, filters []whFilter, note string) {
 		fact(id, q, shape.QueryMetric, whMetricParams("battery_low_events", start, end, dims, filters), note, "metric")
@@ -427,7 +427,7 @@ func warehouseSources(t testing.TB, d *whData) []source {
 		[]whFilter{{Dimension: "zone", Op: "in", Values: []string{"zone-01", "zone-02"}}}, "two ids of one dimension: in")
 	metric("metric-before-data", "low battery events per device type between 2026-01-01 and 2026-01-02", "2026-01-01T00:00:00Z", "2026-01-03T00:00:00Z",
 		[]string{"device_type"}, nil, "before the first event: an absence")
-	// A ratio of duration measures: whAvailability's loop over each
+	// A ratio of duration measures: whDurations's loop over each
 	// device's events, each held until its device's next.
 	availability := func(id, q, start, end string, dims []string, filters []whFilter, note string) {
 		fact(id, q, shape.QueryMetric, whMetricParams("availability", start, end, dims, filters), note, "metric")
@@ -438,6 +438,15 @@ func warehouseSources(t testing.TB, d *whData) []source {
 		"2026-01-06T08:00:00Z", "2026-01-06T10:00:00Z", nil, []whFilter{eqw("device_type", "AGV"), eqw("zone", "zone-02")}, "the metric by its synonym, two filters")
 	availability("metric-availability-zone-by-device", "availability by device in zone-03 between 2026-01-06T00:00:00Z and 2026-01-06T04:00:00Z",
 		"2026-01-06T00:00:00Z", "2026-01-06T04:00:00Z", []string{"device"}, []whFilter{eqw("zone", "zone-03")}, "a share per device")
+	// Entries into a state: a ratio of a duration by them, and a derived
+	// metric over them (fault_count / (observed_time / 3600)).
+	durations := func(id, q, metric, start, end string, dims []string, filters []whFilter, note string) {
+		fact(id, q, shape.QueryMetric, whMetricParams(metric, start, end, dims, filters), note, "metric")
+	}
+	durations("metric-mtbf-zone-day", "mean time between faults in zone-03 on 2026-01-06", "mean_time_between_faults",
+		"2026-01-06T00:00:00Z", "2026-01-07T00:00:00Z", nil, []whFilter{eqw("zone", "zone-03")}, "running seconds over entries into FAULT")
+	durations("metric-fault-rate-by-device", "fault rate by device in zone-03 between 2026-01-06T00:00:00Z and 2026-01-06T04:00:00Z", "fault_rate",
+		"2026-01-06T00:00:00Z", "2026-01-06T04:00:00Z", []string{"device"}, []whFilter{eqw("zone", "zone-03")}, "a derived metric: entries per observed hour")
 
 	// Out of coverage: no tool answers these; the engine must abstain.
 	for _, o := range []struct{ id, q string }{
@@ -499,7 +508,7 @@ func renderWarehouse(t testing.TB, d *whData, srcs []source) []byte {
 #
 # The format is documented in eval/doc.go.
 `)
-	fmt.Fprintf(&b, "suite_version: %s\n", q("warehouse-demo-v1.gold.3"))
+	fmt.Fprintf(&b, "suite_version: %s\n", q("warehouse-demo-v1.gold.4"))
 	fmt.Fprintf(&b, "catalog: %s\n", q(d.cat.Name.Value))
 	fmt.Fprintf(&b, "dataset_version: %s\n", q(demo.DefaultOptions().DatasetVersion()))
 	b.WriteString("items:\n")

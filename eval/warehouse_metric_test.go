@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"math"
 	"slices"
 	"strings"
 	"testing"
@@ -163,18 +164,27 @@ func whBatteryLow(d *whData, params map[string]string) (fact.Value, []string, er
 	return fact.TableValue(t), keys, nil
 }
 
-// whAvailability is the warehouse catalog's availability metric, from its
-// definition alone ("the share of observed device time in the window spent
-// RUNNING") and the catalog's duration measure (each event holds from its
-// time to its device's next event, clipped to the window; the fixtures'
-// README.txt), as a plain loop over the demo generator's rows: grouped by
-// dims, kept by eq/in filters on the event's own columns, without a grain.
-// An event counts when it lies in the window or holds into it from before;
-// its group's row is running seconds over observed seconds, sorted by the
-// groups' values. The keys are every event that counts.
-func whAvailability(d *whData, params map[string]string) (fact.Value, []string, error) {
-	if params["metric"] != "availability" || params["grain"] != "" {
-		return fact.Value{}, nil, fmt.Errorf("the availability oracle computes availability without a grain, not %v", params)
+// whDurations computes the warehouse catalog's metrics over the time
+// devices spend in a status, from their definitions alone and the
+// catalog's duration and entries measures (each event holds from its
+// time to its device's next event, clipped to the window; an entry into
+// FAULT is a FAULT event in the window whose device's previous event is
+// not FAULT; the fixtures' README.txt), as a plain loop over the demo
+// generator's rows: grouped by dims, kept by eq/in filters on the event's
+// own columns, without a grain. An event counts when it lies in the
+// window or holds into it from before; its group's row is
+//
+//   - availability ("the share of observed device time in the window
+//     spent RUNNING"): running seconds over observed seconds;
+//   - mean_time_between_faults: running seconds over entries into FAULT;
+//   - fault_rate (fault_count / (observed_time / 3600)): entries into
+//     FAULT per observed hour;
+//
+// sorted by the groups' values. The keys are every event that counts.
+func whDurations(d *whData, params map[string]string) (fact.Value, []string, error) {
+	unit, ok := map[string]string{"availability": "share", "mean_time_between_faults": "seconds", "fault_rate": "per_hour"}[params["metric"]]
+	if !ok || params["grain"] != "" {
+		return fact.Value{}, nil, fmt.Errorf("the durations oracle computes availability, mean_time_between_faults and fault_rate without a grain, not %v", params)
 	}
 	start, err := time.Parse(time.RFC3339, params["start"])
 	if err != nil {
@@ -196,7 +206,7 @@ func whAvailability(d *whData, params map[string]string) (fact.Value, []string, 
 			devices[*r.Str["device_id"]] = append(devices[*r.Str["device_id"]], r)
 		}
 	}
-	running, observed := map[string]float64{}, map[string]float64{}
+	running, observed, entries := map[string]float64{}, map[string]float64{}, map[string]float64{}
 	groups := map[string][]string{}
 	var keys []string
 	for _, evs := range devices {
@@ -233,25 +243,37 @@ func whAvailability(d *whData, params map[string]string) (fact.Value, []string, 
 					running[k] += secs
 				}
 			}
+			if !r.Time.Before(start) && *r.Str["status"] == "FAULT" && (i == 0 || *evs[i-1].Str["status"] != "FAULT") {
+				entries[k]++
+			}
 		}
 	}
 	var cols []fact.Column
 	for _, dim := range dims {
 		cols = append(cols, fact.Column{Name: dim, Type: fact.CellText})
 	}
-	cols = append(cols, fact.Column{Name: "value", Type: fact.CellNumber, Unit: "share"})
+	cols = append(cols, fact.Column{Name: "value", Type: fact.CellNumber, Unit: unit})
 	order := slices.Collect(maps.Keys(groups))
 	slices.SortFunc(order, func(a, b string) int { return slices.Compare(groups[a], groups[b]) })
 	var rows [][]fact.Cell
 	for _, k := range order {
-		if observed[k] == 0 {
-			return fact.Value{}, nil, fmt.Errorf("group %q observed for no time: choose another window", groups[k])
+		var v float64
+		switch params["metric"] {
+		case "availability":
+			v = running[k] / observed[k]
+		case "mean_time_between_faults":
+			v = running[k] / entries[k]
+		case "fault_rate":
+			v = entries[k] / (observed[k] / 3600)
+		}
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return fact.Value{}, nil, fmt.Errorf("group %q has no value (nothing observed, or no fault): choose another window", groups[k])
 		}
 		var row []fact.Cell
-		for _, v := range groups[k] {
-			row = append(row, fact.TextCell(v))
+		for _, x := range groups[k] {
+			row = append(row, fact.TextCell(x))
 		}
-		rows = append(rows, append(row, fact.NumberCell(running[k]/observed[k])))
+		rows = append(rows, append(row, fact.NumberCell(v)))
 	}
 	t, err := fact.NewTable(cols, rows)
 	if err != nil {
@@ -262,13 +284,13 @@ func whAvailability(d *whData, params map[string]string) (fact.Value, []string, 
 }
 
 // whOracle is the warehouse gold's oracle: shapetest.Oracle for the
-// catalog's tools, whBatteryLow and whAvailability for query_metric.
+// catalog's tools, whBatteryLow and whDurations for query_metric.
 func whOracle(t testing.TB, d *whData, toolName string, params map[string]string) (fact.Value, []string) {
 	t.Helper()
 	if toolName == shape.QueryMetric {
 		metric := whBatteryLow
-		if params["metric"] == "availability" {
-			metric = whAvailability
+		if params["metric"] != "battery_low_events" {
+			metric = whDurations
 		}
 		v, keys, err := metric(d, params)
 		if err != nil {
