@@ -411,8 +411,11 @@ func OpenMemory(ctx context.Context) (*sql.DB, error) {
 // (shape.RollupSlicesSuffix) and filled it; under 224 MB, 464-465, for
 // more CPU a call where pages are read again (a week-long metric call
 // 6-10% at sixteen clients, 6% and 28% at one; store-wide counts 10-13%:
-// bench/results/memlimit.md).
-const ServeMemoryLimit = "224MB"
+// bench/results/memlimit.md). A faster machine, which makes more calls a
+// minute, peaked at 505-518 MB under 224 MB over a four-minute metric
+// soak and at 467-483 MB under 192 MB, for about 5% more CPU a metric
+// call and none a tool call (bench/results/memlimit-192.md).
+const ServeMemoryLimit = "192MB"
 
 // MetricResolveFrom is serve's setting for a query_metric call's resolver
 // on a DuckDB file (engine.Options.MetricResolveFrom): a window of two
