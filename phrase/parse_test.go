@@ -43,6 +43,16 @@ func mustParser(t testing.TB) *Parser {
 	return p
 }
 
+// parsed is what Parse gives for q at the clock at: the call's String, or
+// the abstention's Error.
+func parsed(p *Parser, q string, at time.Time) string {
+	got, err := p.Parse(q, at)
+	if err != nil {
+		return err.Error()
+	}
+	return got.String()
+}
+
 func TestParser_Parse(t *testing.T) {
 	p := mustParser(t)
 	tests := []struct {
@@ -82,12 +92,7 @@ func TestParser_Parse(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.q, func(t *testing.T) {
-			got, err := p.Parse(tt.q, now)
-			s := got.String()
-			if err != nil {
-				s = err.Error()
-			}
-			if s != tt.want {
+			if s := parsed(p, tt.q, now); s != tt.want {
 				t.Errorf("Parse(%q)\n got  %s\n want %s", tt.q, s, tt.want)
 			}
 		})
@@ -143,12 +148,7 @@ func TestParser_Weekday(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.q+"@"+tt.at.Format(time.DateOnly), func(t *testing.T) {
-			got, err := p.Parse(tt.q, tt.at)
-			s := got.String()
-			if err != nil {
-				s = err.Error()
-			}
-			if s != tt.want {
+			if s := parsed(p, tt.q, tt.at); s != tt.want {
 				t.Errorf("Parse(%q) at %s\n got  %s\n want %s", tt.q, tt.at, s, tt.want)
 			}
 		})

@@ -43,12 +43,7 @@ func TestParser_SplitKeyword(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.q, func(t *testing.T) {
-			got, err := p.Parse(tt.q, now)
-			s := got.String()
-			if err != nil {
-				s = err.Error()
-			}
-			if s != tt.want {
+			if s := parsed(p, tt.q, now); s != tt.want {
 				t.Errorf("Parse(%q)\n got  %s\n want %s", tt.q, s, tt.want)
 			}
 		})

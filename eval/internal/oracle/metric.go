@@ -44,6 +44,38 @@ func dimensionOf(d *retail.Dataset, e retail.Event, dim string) (string, error) 
 	return "", fmt.Errorf("compute metric: unknown dimension %q", dim)
 }
 
+// groupOf reports whether e meets the filters, and its group: the dims'
+// values and their joined key.
+func groupOf(d *retail.Dataset, e retail.Event, dims []string, filters []MetricFilter) (keep bool, vals []string, key string, err error) {
+	for _, f := range filters {
+		v, err := dimensionOf(d, e, f.Dimension)
+		if err != nil {
+			return false, nil, "", err
+		}
+		in := slices.Contains(f.Values, v)
+		switch f.Op {
+		case "eq", "in":
+			if !in {
+				return false, nil, "", nil
+			}
+		case "ne", "not_in":
+			if in {
+				return false, nil, "", nil
+			}
+		default:
+			return false, nil, "", fmt.Errorf("compute metric: unknown operator %q", f.Op)
+		}
+	}
+	for _, dim := range dims {
+		v, err := dimensionOf(d, e, dim)
+		if err != nil {
+			return false, nil, "", err
+		}
+		vals = append(vals, v)
+	}
+	return true, vals, strings.Join(vals, "\x00"), nil
+}
+
 // ScanCount is the expectation of the retail catalog's scan_count metric
 // (the number of scans in the window [start, end)) grouped by dims and
 // kept by filters, without a time grain: a table of one row per group
@@ -58,34 +90,13 @@ func ScanCount(d *retail.Dataset, start, end string, dims []string, filters []Me
 		if e.Timestamp < start || e.Timestamp >= end {
 			continue
 		}
-		keep := true
-		for _, f := range filters {
-			v, err := dimensionOf(d, e, f.Dimension)
-			if err != nil {
-				return Expectation{}, err
-			}
-			in := slices.Contains(f.Values, v)
-			switch f.Op {
-			case "eq", "in":
-				keep = keep && in
-			case "ne", "not_in":
-				keep = keep && !in
-			default:
-				return Expectation{}, fmt.Errorf("compute metric: unknown operator %q", f.Op)
-			}
+		keep, vals, key, err := groupOf(d, e, dims, filters)
+		if err != nil {
+			return Expectation{}, err
 		}
 		if !keep {
 			continue
 		}
-		var vals []string
-		for _, dim := range dims {
-			v, err := dimensionOf(d, e, dim)
-			if err != nil {
-				return Expectation{}, err
-			}
-			vals = append(vals, v)
-		}
-		key := strings.Join(vals, "\x00")
 		counts[key]++
 		groups[key] = vals
 		ids = append(ids, e.ID)
@@ -112,16 +123,7 @@ func ScanCount(d *retail.Dataset, start, end string, dims []string, filters []Me
 			rows = append(rows, append(row, counts[k]))
 		}
 	}
-	raw, err := json.Marshal(map[string]any{"columns": cols, "rows": rows})
-	if err != nil {
-		return Expectation{}, fmt.Errorf("encode expectation: %w", err)
-	}
-	sort.Strings(ids)
-	x := Expectation{Outcome: "absence", Value: raw}
-	if len(ids) > 0 {
-		x.Outcome, x.EventIDs = "answered", ids
-	}
-	return x, nil
+	return expectation(cols, rows, ids)
 }
 
 // OutOfStockShare is the expectation of the retail catalog's
@@ -148,34 +150,13 @@ func OutOfStockShare(d *retail.Dataset, end string, dims []string, filters []Met
 	groups := map[string][]string{}
 	var ids []string
 	for _, e := range latest {
-		keep := true
-		for _, f := range filters {
-			v, err := dimensionOf(d, e, f.Dimension)
-			if err != nil {
-				return Expectation{}, err
-			}
-			in := slices.Contains(f.Values, v)
-			switch f.Op {
-			case "eq", "in":
-				keep = keep && in
-			case "ne", "not_in":
-				keep = keep && !in
-			default:
-				return Expectation{}, fmt.Errorf("compute metric: unknown operator %q", f.Op)
-			}
+		keep, vals, key, err := groupOf(d, e, dims, filters)
+		if err != nil {
+			return Expectation{}, err
 		}
 		if !keep {
 			continue
 		}
-		var vals []string
-		for _, dim := range dims {
-			v, err := dimensionOf(d, e, dim)
-			if err != nil {
-				return Expectation{}, err
-			}
-			vals = append(vals, v)
-		}
-		key := strings.Join(vals, "\x00")
 		groups[key] = vals
 		pairs[key]++
 		if e.State == retail.OutOfStock {
@@ -201,6 +182,12 @@ func OutOfStockShare(d *retail.Dataset, end string, dims []string, filters []Met
 		}
 		rows = append(rows, append(row, float64(out[k])/float64(pairs[k])))
 	}
+	return expectation(cols, rows, ids)
+}
+
+// expectation is a metric's table of cols and rows resting on the events
+// ids: an absence when there are none.
+func expectation(cols []map[string]string, rows [][]any, ids []string) (Expectation, error) {
 	raw, err := json.Marshal(map[string]any{"columns": cols, "rows": rows})
 	if err != nil {
 		return Expectation{}, fmt.Errorf("encode expectation: %w", err)
