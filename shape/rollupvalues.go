@@ -3,6 +3,7 @@ package shape
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"github.com/provenant/provenant/catalog"
+	"github.com/provenant/provenant/internal/phasetrace"
 	"github.com/provenant/provenant/internal/sqlcond"
 	"github.com/provenant/provenant/metric"
 )
@@ -84,9 +86,11 @@ const RollupValueSlicesSuffix = "__rollup_value_slices"
 // DefaultSliceMinRows on PostgreSQL and never on DuckDB, where they cost
 // a metric call more than they save, bench/results/value-slices.md), and
 // from then on by every import, the hours and the slices folded from one
-// read of the rows. A row's next row
-// is its series' next by LEAD, not _valid_to, so that a wrong interval
-// shows as a disagreement with metric.RederiveValues's spot check.
+// read of the rows. Before the import may commit them, the hours just
+// folded are checked against the rows by BuiltRollupValuesAgree and the
+// slices against the hours; a disagreement is ErrRollupValuesBuilt. A
+// row's next row is its series' next by LEAD, not _valid_to, which that
+// check reads, so that a wrong interval fails the import.
 func DeriveRollupValues(ctx context.Context, tx *sql.Tx, cat *catalog.Catalog, ds *catalog.Dataset, table string, minSliceRows int) error {
 	rvName, slName := table+RollupValuesSuffix, table+RollupValueSlicesSuffix
 	rvRel, slRel := quoteName(rvName), quoteName(slName)
@@ -219,6 +223,26 @@ func DeriveRollupValues(ctx context.Context, tx *sql.Tx, cat *catalog.Catalog, d
 			return fail("clear hours", err)
 		}
 	}
+	// checkBuilt checks the hours just folded against the rows (hours set)
+	// and the slices kept against the hours, before the import may commit
+	// them.
+	checkBuilt := func(hours bool) error {
+		ok, err := true, error(nil)
+		if hours {
+			ok, err = BuiltRollupValuesAgree(ctx, tx, cat, ds, table, from)
+		}
+		if err == nil && ok && sliced {
+			ok, err = valueSlicesAgree(ctx, tx, rvRel, slRel, groups, measures, time.Date(9999, 12, 31, 0, 0, 0, 0, time.UTC))
+		}
+		if err != nil {
+			return fail("check built", err)
+		}
+		if !ok {
+			return fail("check built", ErrRollupValuesBuilt)
+		}
+		return nil
+	}
+	phasetrace.Mark("derive: rollup values: checks")
 	folded, err := foldValues(ctx, tx, cat, ds, table, from, widths)
 	if err != nil {
 		return fail("fold rows", err)
@@ -231,6 +255,11 @@ func DeriveRollupValues(ctx context.Context, tx *sql.Tx, cat *catalog.Catalog, d
 			return fail("insert", err)
 		}
 	}
+	phasetrace.Mark("derive: rollup values: fold")
+	if err := checkBuilt(true); err != nil {
+		return err
+	}
+	phasetrace.Mark("derive: rollup values: check built")
 	if threshold == 0 {
 		return nil
 	}
@@ -260,7 +289,8 @@ func DeriveRollupValues(ctx context.Context, tx *sql.Tx, cat *catalog.Catalog, d
 	if err := insertValueParts(ctx, tx, slRel, cols, parts); err != nil {
 		return fail("insert", err)
 	}
-	return nil
+	sliced = true
+	return checkBuilt(false)
 }
 
 // insertValueParts inserts parts into the value rollup table rel of
@@ -612,10 +642,50 @@ func min64(a, b time.Time) time.Time {
 // hours checked (older ones are left to metric.RederiveValues's spot
 // check and to a re-derivation from the rows over short windows).
 func RollupValuesAgree(ctx context.Context, tx *sql.Tx, cat *catalog.Catalog, ds *catalog.Dataset, table string, before time.Time) (bool, error) {
+	return valuesAgree(ctx, tx, cat, ds, table, time.Time{}, before.UTC(), before.UTC().Add(-digestCheckHours*time.Hour))
+}
+
+// ErrRollupValuesBuilt means the value rollups an import had just folded
+// disagreed with the rows they were folded from (BuiltRollupValuesAgree):
+// a fault of the derivation, never of the data. The import fails and
+// nothing is stored.
+var ErrRollupValuesBuilt = errors.New("the value rollups just built disagree with the rows")
+
+// BuiltRollupValuesAgree checks the stored value rollups of every hour at
+// or after from (zero: every hour) against the rows, formulated apart
+// from the fold that built them (SQL aggregates where the fold adds in
+// Go, validity intervals where it reads each row's next by LEAD): every
+// (hour, group)'s row count, counts and entries (LAG over the rows
+// reaching from), and every group's durations summed over those hours
+// (the validity intervals clipped to from and to the end of the last
+// hour holding a row, to a relative 1e-9). DeriveRollupValues runs it
+// on the hours it has just folded, so that no hour is stored unchecked;
+// a duration moved between two hours of one group is the one fault it
+// leaves to metric.RederiveValues's spot check.
+func BuiltRollupValuesAgree(ctx context.Context, tx *sql.Tx, cat *catalog.Catalog, ds *catalog.Dataset, table string, from time.Time) (bool, error) {
+	var maxTS sql.NullTime
+	if err := tx.QueryRowContext(ctx, "SELECT MAX("+ident(ds.Time.Value)+") FROM "+quoteName(table)).Scan(&maxTS); err != nil {
+		return false, err
+	}
+	if !maxTS.Valid {
+		return true, nil
+	}
+	end := maxTS.Time.UTC().Truncate(time.Hour).Add(time.Hour)
+	return valuesAgree(ctx, tx, cat, ds, table, from.UTC(), end, from.UTC())
+}
+
+// valuesAgree checks the stored value rollups of the hours in [lo, hi)
+// (lo zero: from the first) against the rows: every (hour, group)'s row
+// count and counts, the entries of the hours at or after entriesFrom,
+// and every group's durations summed over the hours (the validity
+// intervals clipped to [lo, hi)).
+func valuesAgree(ctx context.Context, tx *sql.Tx, cat *catalog.Catalog, ds *catalog.Dataset, table string, lo, hi, entriesFrom time.Time) (bool, error) {
 	groups, measures := metric.ValueLayout(cat, ds)
 	rel, rvRel := quoteName(table), quoteName(table+RollupValuesSuffix)
 	ts := ident(ds.Time.Value)
-	at := before.UTC().Format(sqlTime)
+	at := hi.Format(sqlTime)
+	// The zero lo bounds nothing: every stored time is after year 1.
+	low := lo.Format(sqlTime)
 	// Per (hour, group): the rows and the counts of every hour before the
 	// cut (one GROUP BY, no window), and the entries of the
 	// digestCheckHours hours before it (LAG over the rows reaching them: a
@@ -658,8 +728,8 @@ func RollupValuesAgree(ctx context.Context, tx *sql.Tx, cat *catalog.Catalog, ds
 	if err != nil {
 		return false, err
 	}
-	args = append(args, at)
-	cut := "CAST($" + strconv.Itoa(len(args)) + " AS TIMESTAMP)"
+	args = append(args, low, at)
+	floor, cut := "CAST($"+strconv.Itoa(len(args)-1)+" AS TIMESTAMP)", "CAST($"+strconv.Itoa(len(args))+" AS TIMESTAMP)"
 	sel := append([]string{"date_trunc('hour', s." + ts + ")"}, prefixedAll("s.", gcast)...)
 	sel = append(sel, "COUNT(*)")
 	for _, f := range flags {
@@ -669,17 +739,17 @@ func RollupValuesAgree(ctx context.Context, tx *sql.Tx, cat *catalog.Catalog, ds
 	for _, g := range groups {
 		by = append(by, "s."+ident(g))
 	}
-	got, err := perHour(1+len(counts), "SELECT "+strings.Join(sel, ", ")+" FROM "+rel+" s WHERE s."+ts+" < "+cut+" GROUP BY "+strings.Join(by, ", "), args...)
+	got, err := perHour(1+len(counts), "SELECT "+strings.Join(sel, ", ")+" FROM "+rel+" s WHERE s."+ts+" >= "+floor+" AND s."+ts+" < "+cut+" GROUP BY "+strings.Join(by, ", "), args...)
 	if err != nil {
 		return false, err
 	}
 	kept, err := perHour(1+len(counts), "SELECT "+strings.Join(append(append([]string{"_hour"}, gcast...), append([]string{"_n"}, countCols...)...), ", ")+
-		" FROM "+rvRel+" WHERE _hour < CAST($1 AS TIMESTAMP)", at)
+		" FROM "+rvRel+" WHERE _hour >= CAST($1 AS TIMESTAMP) AND _hour < CAST($2 AS TIMESTAMP)", low, at)
 	if err != nil || !same(got, kept) {
 		return false, err
 	}
 	if len(entries) > 0 {
-		from := before.UTC().Add(-digestCheckHours * time.Hour).Format(sqlTime)
+		from := max64(entriesFrom, lo).Format(sqlTime)
 		args = nil
 		flags, err := flagSQL(ds, entries, seriesWindow(ds), &args)
 		if err != nil {
@@ -727,7 +797,7 @@ func RollupValuesAgree(ctx context.Context, tx *sql.Tx, cat *catalog.Catalog, ds
 		args = append(args, v)
 		return "$" + strconv.Itoa(len(args))
 	}
-	args = append(args, at)
+	args = append(args, at, low)
 	var gsel, gby, rsel, ssel []string
 	for _, g := range groups {
 		gsel = append(gsel, "CAST(s."+ident(g)+" AS VARCHAR)")
@@ -735,7 +805,8 @@ func RollupValuesAgree(ctx context.Context, tx *sql.Tx, cat *catalog.Catalog, ds
 		ssel = append(ssel, "CAST("+ident(g)+" AS VARCHAR)")
 	}
 	vt := "s." + ident(ValidToColumn)
-	secs := "EXTRACT(EPOCH FROM (CASE WHEN " + vt + " < CAST($1 AS TIMESTAMP) THEN " + vt + " ELSE CAST($1 AS TIMESTAMP) END - s." + ts + "))"
+	secs := "EXTRACT(EPOCH FROM (CASE WHEN " + vt + " < CAST($1 AS TIMESTAMP) THEN " + vt + " ELSE CAST($1 AS TIMESTAMP) END - " +
+		"CASE WHEN s." + ts + " > CAST($2 AS TIMESTAMP) THEN s." + ts + " ELSE CAST($2 AS TIMESTAMP) END))"
 	for _, i := range durs {
 		m := measures[i]
 		cond := "1 = 1"
@@ -758,7 +829,7 @@ func RollupValuesAgree(ctx context.Context, tx *sql.Tx, cat *catalog.Catalog, ds
 	sums := func(q string, args ...any) (map[string][]float64, error) {
 		return readGroups[float64](ctx, tx, false, false, len(groups), len(durs), q, args...)
 	}
-	rowSums, err := sums("SELECT "+strings.Join(append(gsel, rsel...), ", ")+" FROM "+rel+" s WHERE s."+ts+" < CAST($1 AS TIMESTAMP)"+groupBy(gby), args...)
+	rowSums, err := sums("SELECT "+strings.Join(append(gsel, rsel...), ", ")+" FROM "+rel+" s WHERE s."+ts+" < CAST($1 AS TIMESTAMP) AND "+vt+" > CAST($2 AS TIMESTAMP)"+groupBy(gby), args...)
 	if err != nil {
 		return false, err
 	}
@@ -766,7 +837,7 @@ func RollupValuesAgree(ctx context.Context, tx *sql.Tx, cat *catalog.Catalog, ds
 	for _, g := range groups {
 		sgby = append(sgby, "s."+ident(g))
 	}
-	keptSums, err := sums("SELECT "+strings.Join(ssel, ", ")+" FROM "+rvRel+" s WHERE s._hour < CAST($1 AS TIMESTAMP)"+groupBy(sgby), at)
+	keptSums, err := sums("SELECT "+strings.Join(ssel, ", ")+" FROM "+rvRel+" s WHERE s._hour >= CAST($1 AS TIMESTAMP) AND s._hour < CAST($2 AS TIMESTAMP)"+groupBy(sgby), low, at)
 	if err != nil {
 		return false, err
 	}

@@ -582,3 +582,102 @@ func RunValueSlicesLater(t *testing.T, b Backend) {
 		t.Fatalf("slices kept from the import that made the table dense: %s", dumpDiff(got, want))
 	}
 }
+
+// RunRollupValuesBuilt checks that every hour the value rollups hold has
+// been checked against the rows when built (shape.BuiltRollupValuesAgree,
+// which shape.DeriveRollupValues runs on the hours it folds): a count,
+// an entries value in an hour older than the ones the next import's
+// checks read, or a duration altered in the stored rollups is found, and
+// rows whose validity intervals disagree with their series' order (which
+// the fold reads by LEAD and the check by the intervals) fail the import
+// with shape.ErrRollupValuesBuilt rather than store hours that no check
+// agreed with.
+func RunRollupValuesBuilt(t *testing.T, b Backend) {
+	cat := LoadCatalog(t, "warehouse.yaml")
+	ds := cat.Dataset(cat.SemanticModels[0].Dataset.Value)
+	db := b.Open(t)
+	ctx := t.Context()
+	_, measures := metric.ValueLayout(cat, ds)
+	column := func(agg string) string {
+		for _, m := range measures {
+			if m.Agg.Value == agg {
+				return ingest.Quote(metric.ValueColumn(m.Name.Value))
+			}
+		}
+		t.Fatalf("warehouse catalog: no stored %s measure", agg)
+		return ""
+	}
+	// Rows in the first, third and sixth hours: the first is older than the
+	// hours whose entries the next import reads again.
+	var rows []genRow
+	for _, h := range []int{0, 2, 5} {
+		rows = append(rows, denseRows(ds, base.Add(time.Duration(h)*time.Hour+17*time.Minute), 12)...)
+	}
+	for i := range rows {
+		rows[i].key = fmt.Sprintf("k-%03d", i)
+	}
+	first := base.Format("2006-01-02 15:04:05")
+	agree := func(t *testing.T, table string) bool {
+		t.Helper()
+		tx, err := db.BeginTx(ctx, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer tx.Rollback()
+		ok, err := shape.BuiltRollupValuesAgree(ctx, tx, cat, ds, table, time.Time{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ok
+	}
+	for i, c := range []struct {
+		name  string
+		alter string // an UPDATE of the rollups; %s: the table, %s: the first hour
+	}{
+		{"count", "UPDATE %s SET _n = _n + 1 WHERE _hour = CAST('%s' AS TIMESTAMP) AND _n > 0"},
+		{"entries in the oldest hour", "UPDATE %s SET " + column(catalog.AggEntries) + " = " + column(catalog.AggEntries) + " + 1 WHERE _hour = CAST('%s' AS TIMESTAMP) AND _n > 0"},
+		{"duration", "UPDATE %s SET " + column(catalog.AggDuration) + " = " + column(catalog.AggDuration) + " + 1 WHERE _hour = CAST('%s' AS TIMESTAMP) AND _n > 0"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			table := "rvb_" + strconv.Itoa(i)
+			if err := loadRows(ctx, db, ds, table, rows); err != nil {
+				t.Fatal(err)
+			}
+			deriveIn(ctx, t, db, func(tx *sql.Tx) error { return shape.DeriveRollupValues(ctx, tx, cat, ds, table, 0) })
+			if !agree(t, table) {
+				t.Fatalf("%s: rollups as built disagree with their rows", b.Name)
+			}
+			res, err := db.ExecContext(ctx, fmt.Sprintf(c.alter, ingest.Quote(table+shape.RollupValuesSuffix), first))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n, err := res.RowsAffected(); err != nil || n == 0 {
+				t.Fatalf("alteration touched no stored hour (%d, %v)", n, err)
+			}
+			if agree(t, table) {
+				t.Errorf("%s: the first stored hour altered (%s) agrees with the rows", b.Name, c.name)
+			}
+		})
+	}
+	t.Run("intervals out of order", func(t *testing.T) {
+		table := "rvb_vt"
+		if err := loadRows(ctx, db, ds, table, rows); err != nil {
+			t.Fatal(err)
+		}
+		// One row's interval cut short: its series' next row (LEAD) comes
+		// later than the end its interval says.
+		if _, err := db.ExecContext(ctx, "UPDATE "+ingest.Quote(table)+" SET "+ingest.Quote(ValidTo)+" = "+ingest.Quote(ds.Time.Value)+
+			" + INTERVAL '1 second' WHERE "+ingest.Quote(ds.Key.Value)+" = 'k-000'"); err != nil {
+			t.Fatal(err)
+		}
+		tx, err := db.BeginTx(ctx, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer tx.Rollback()
+		err = shape.DeriveRollupValues(ctx, tx, cat, ds, table, 0)
+		if !errors.Is(err, shape.ErrRollupValuesBuilt) {
+			t.Fatalf("%s: derive over intervals that disagree with the rows' order: %v, want %v", b.Name, err, shape.ErrRollupValuesBuilt)
+		}
+	})
+}

@@ -67,3 +67,7 @@ func TestValueSlicesDefault(t *testing.T) { metrictest.RunValueSlicesDefault(t, 
 // TestValueSlicesLater: value slices built at the import that makes a
 // table dense equal those of one import (metrictest.RunValueSlicesLater).
 func TestValueSlicesLater(t *testing.T) { metrictest.RunValueSlicesLater(t, duckMetrics) }
+
+// TestRollupValuesBuilt: every hour of the value rollups is checked
+// against the rows when built (metrictest.RunRollupValuesBuilt).
+func TestRollupValuesBuilt(t *testing.T) { metrictest.RunRollupValuesBuilt(t, duckMetrics) }

@@ -113,3 +113,7 @@ func TestMetricSecondsOnce(t *testing.T) {
 		return b.String(), rows.Err()
 	})
 }
+
+// TestRollupValuesBuilt: every hour of the value rollups is checked
+// against the rows when built (metrictest.RunRollupValuesBuilt).
+func TestRollupValuesBuilt(t *testing.T) { metrictest.RunRollupValuesBuilt(t, pgMetrics) }
