@@ -329,13 +329,23 @@ func (p *Parser) read(ts []token, segs []segment, now time.Time) (Parse, error) 
 // question may (an id in any case, a display name, "store 3", a synonym;
 // a date or a date and time, a window's end date counted whole unless the
 // phrasing writes the window half-open with "["; with a clock, a relative
-// time such as "now" or "yesterday", resolved as anywhere else) is written
-// as that value; any other token as written, for the wall to judge.
+// time such as "now" or "yesterday", resolved as anywhere else; with a
+// clock, a window's two weekdays outside the half-open form, resolved as
+// "between Monday and Wednesday" is anywhere else) is written as that
+// value; any other token as written, for the wall to judge.
 func (p *Parser) captured(ti int, pat *Pattern, m map[string]string, now time.Time) map[string]string {
 	params := make(map[string]string, len(m))
 	halfOpen := slices.Contains(pat.words, "[") || slices.ContainsFunc(pat.words, func(w string) bool { return strings.HasPrefix(w, "[") })
+	var days map[string]string
+	if !halfOpen && !now.IsZero() {
+		days = p.capturedDays(ti, m, now)
+	}
 	for name, tok := range m {
 		params[name] = tok
+		if v, ok := days[name]; ok {
+			params[name] = v
+			continue
+		}
 		si := slices.IndexFunc(p.tools[ti].Slots, func(s Slot) bool { return s.Name == name })
 		if si < 0 {
 			continue
@@ -380,6 +390,34 @@ func (p *Parser) captured(ti int, pat *Pattern, m map[string]string, now time.Ti
 		}
 	}
 	return params
+}
+
+// capturedDays reads a window's captured start and end as the range
+// "between <start> and <end>" is read in a question, when that range is
+// one of weekdays: the start and end it resolves to, by slot name; nil
+// otherwise (dates resolve one by one in captured).
+func (p *Parser) capturedDays(ti int, m map[string]string, now time.Time) map[string]string {
+	var start, end string
+	for _, s := range p.tools[ti].Slots {
+		switch s.Kind {
+		case SlotStart:
+			start = s.Name
+		case SlotEnd:
+			end = s.Name
+		}
+	}
+	a, okA := m[start]
+	b, okB := m[end]
+	if !okA || !okB {
+		return nil
+	}
+	ts := append(append(append([]token{{raw: "between", low: "between"}}, tokenize(a)...), token{raw: "and", low: "and"}), tokenize(b)...)
+	w, n := scanWhen(ts, 0, now.Year())
+	if n != len(ts) || w.kind != wRange || !w.a.weekday {
+		return nil
+	}
+	s, e, _ := w.window(now)
+	return map[string]string{start: Timestamp(s), end: Timestamp(e)}
 }
 
 // slotValue reads a captured token as one value of slot si of tool ti:

@@ -155,6 +155,138 @@ func TestParser_Weekday(t *testing.T) {
 	}
 }
 
+// TestParser_WeekdayWindow: "since Monday" is [that Monday 00:00, now),
+// the Monday read as "on Monday" reads it (the latest such day before
+// today: a week back when today is Monday). "from Monday to Wednesday"
+// and "between Monday and Wednesday" are the whole days [Monday 00:00,
+// Thursday 00:00): the start the latest such day before today, the end
+// the first such day on or after the start, so "from Friday to Monday"
+// crosses the weekend; an end past the clock is kept, as a date's is. A
+// state (an instant) is not read "since" or "between" anything, as with
+// dates. A weekday pairs only with a weekday.
+func TestParser_WeekdayWindow(t *testing.T) {
+	p := mustParser(t)
+	wed := time.Date(2026, 3, 11, 12, 0, 0, 0, time.UTC) // a Wednesday, at noon
+	const window = "missing_slot: window (the question names no time window; say, for example, today, last week, or between 2026-01-01 and 2026-01-07)"
+	const scans = "not_understood: the question has words outside the vocabulary of count_scans"
+	const parcels = "not_understood: the question has words outside the vocabulary of list_parcels"
+	tests := []struct {
+		q    string
+		at   time.Time
+		want string
+	}{
+		// now is Sunday 2026-03-15 18:30.
+		{"how many scans at dp-01 since monday", now, "count_scans depot_id=dp-01 end=2026-03-15T18:30:00Z start=2026-03-09T00:00:00Z"},
+		{"how many scans at dp-01 since last Monday?", now, "count_scans depot_id=dp-01 end=2026-03-15T18:30:00Z start=2026-03-09T00:00:00Z"},
+		{"Since Saturday how many scans at dp-01", now, "count_scans depot_id=dp-01 end=2026-03-15T18:30:00Z start=2026-03-14T00:00:00Z"},
+		{"how many scans at dp-01 since sunday", now, "count_scans depot_id=dp-01 end=2026-03-15T18:30:00Z start=2026-03-08T00:00:00Z"},
+		{"how many scans at dp-01 since wednesday", wed, "count_scans depot_id=dp-01 end=2026-03-11T12:00:00Z start=2026-03-04T00:00:00Z"},
+		{"how many scans at dp-01 since tuesday", wed, "count_scans depot_id=dp-01 end=2026-03-11T12:00:00Z start=2026-03-10T00:00:00Z"},
+		{"how many scans at dp-01 from monday to wednesday", now, "count_scans depot_id=dp-01 end=2026-03-12T00:00:00Z start=2026-03-09T00:00:00Z"},
+		{"how many scans at dp-01 between Monday and Wednesday", now, "count_scans depot_id=dp-01 end=2026-03-12T00:00:00Z start=2026-03-09T00:00:00Z"},
+		{"how many scans at dp-01 from last monday through wednesday", now, "count_scans depot_id=dp-01 end=2026-03-12T00:00:00Z start=2026-03-09T00:00:00Z"},
+		{"how many scans at dp-01 from friday to monday", wed, "count_scans depot_id=dp-01 end=2026-03-10T00:00:00Z start=2026-03-06T00:00:00Z"},
+		{"how many scans at dp-01 from monday until friday", wed, "count_scans depot_id=dp-01 end=2026-03-14T00:00:00Z start=2026-03-09T00:00:00Z"},
+		{"how many scans at dp-01 between wednesday and tuesday", wed, "count_scans depot_id=dp-01 end=2026-03-11T00:00:00Z start=2026-03-04T00:00:00Z"},
+		{"how many scans at dp-01 from tuesday to tuesday", wed, "count_scans depot_id=dp-01 end=2026-03-11T00:00:00Z start=2026-03-10T00:00:00Z"},
+		// Abstentions: a state since or between days, no clock, a weekday
+		// with a date or a relative day, "last" on the end, a word more.
+		{"which parcels are missing at dp-01 since monday", now, parcels},
+		{"which parcels are missing at dp-01 between monday and wednesday", now, parcels},
+		{"which parcels are missing at dp-01 since monday", time.Time{}, "missing_slot: as_of (the question names no as of)"},
+		{"how many scans at dp-01 since monday", time.Time{}, window},
+		{"how many scans at dp-01 from monday to wednesday", time.Time{}, window},
+		{"how many scans at dp-01 from monday to 2026-03-11", now, scans},
+		{"how many scans at dp-01 from 2026-03-09 to wednesday", now, scans},
+		{"how many scans at dp-01 between monday and today", now, scans},
+		{"how many scans at dp-01 between yesterday and friday", now, scans},
+		{"how many scans at dp-01 from monday to last wednesday", now, scans},
+		{"how many scans at dp-01 since mondays", now, scans},
+		{"how many scans at dp-01 since monday morning", now, scans},
+		{"how many scans at dp-01 from monday to wednesday last week", now, scans},
+		{"how many scans at dp-01 between monday and", now, scans},
+	}
+	for _, tt := range tests {
+		t.Run(tt.q+"@"+tt.at.Format(time.DateOnly), func(t *testing.T) {
+			if s := parsed(p, tt.q, tt.at); s != tt.want {
+				t.Errorf("Parse(%q) at %s\n got  %s\n want %s", tt.q, tt.at, s, tt.want)
+			}
+		})
+	}
+	// Every weekday as start and as end, with the clock on each weekday
+	// (Monday 2026-03-09 to Sunday 2026-03-15, at 09:15), against days
+	// counted one at a time.
+	day := func(d time.Time) string { return d.Format("2006-01-02T15:04:05Z") }
+	names := []string{"sunday", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday"}
+	for c := 9; c <= 15; c++ {
+		clock := time.Date(2026, 3, c, 9, 15, 0, 0, time.UTC)
+		today := time.Date(2026, 3, c, 0, 0, 0, 0, time.UTC)
+		for s, sn := range names {
+			start := today.AddDate(0, 0, -1)
+			for int(start.Weekday()) != s {
+				start = start.AddDate(0, 0, -1)
+			}
+			q := "how many scans at dp-01 since " + sn
+			t.Run(q+"@"+clock.Weekday().String(), func(t *testing.T) {
+				want := "count_scans depot_id=dp-01 end=" + day(clock) + " start=" + day(start)
+				if got := parsed(p, q, clock); got != want {
+					t.Errorf("at %s\n got  %s\n want %s", clock, got, want)
+				}
+			})
+			for e, en := range names {
+				last := start
+				for int(last.Weekday()) != e {
+					last = last.AddDate(0, 0, 1)
+				}
+				want := "count_scans depot_id=dp-01 end=" + day(last.AddDate(0, 0, 1)) + " start=" + day(start)
+				for _, q := range []string{"how many scans at dp-01 from " + sn + " to " + en, "how many scans at dp-01 between " + sn + " and " + en} {
+					t.Run(q+"@"+clock.Weekday().String(), func(t *testing.T) {
+						if got := parsed(p, q, clock); got != want {
+							t.Errorf("at %s\n got  %s\n want %s", clock, got, want)
+						}
+					})
+				}
+			}
+		}
+	}
+}
+
+// TestParser_WeekdayPhrasing: a declared form "between {start} and
+// {end}" that captures two weekdays writes the window "between Monday
+// and Wednesday" reads anywhere else; anything else (a weekday with a
+// date, the half-open form, no clock) goes to the wall as written.
+func TestParser_WeekdayPhrasing(t *testing.T) {
+	v := parcels()
+	v.Tools[2].Phrasings = []string{"scans at {depot_id} between {start} and {end}", "scans at {depot_id} in [{start}, {end})"}
+	p, err := NewParser(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wed := time.Date(2026, 3, 11, 12, 0, 0, 0, time.UTC) // a Wednesday, at noon
+	tests := []struct {
+		q    string
+		at   time.Time
+		want string
+	}{
+		{"scans at dp-01 between monday and wednesday", now, "count_scans depot_id=dp-01 end=2026-03-12T00:00:00Z start=2026-03-09T00:00:00Z"},
+		{"scans at dp-01 between last Monday and Wednesday", now, "count_scans depot_id=dp-01 end=2026-03-12T00:00:00Z start=2026-03-09T00:00:00Z"},
+		{"scans at dp-01 between friday and monday", wed, "count_scans depot_id=dp-01 end=2026-03-10T00:00:00Z start=2026-03-06T00:00:00Z"},
+		{"scans at dp-01 between 2026-03-09 and 2026-03-11", now, "count_scans depot_id=dp-01 end=2026-03-12T00:00:00Z start=2026-03-09T00:00:00Z"},
+		{"scans at dp-01 between monday and 2026-03-11", now, "count_scans depot_id=dp-01 end=2026-03-12T00:00:00Z start=monday"},
+		{"scans at dp-01 between monday and last wednesday", now, "count_scans depot_id=dp-01 end=last wednesday start=monday"},
+		{"scans at dp-01 in [monday, wednesday)", now, "count_scans depot_id=dp-01 end=wednesday start=monday"},
+		{"scans at dp-01 between monday and wednesday", time.Time{}, "count_scans depot_id=dp-01 end=wednesday start=monday"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.q+"@"+tt.at.Format(time.DateOnly), func(t *testing.T) {
+			got, err := p.Parse(tt.q, tt.at)
+			if err != nil || !got.Phrasing || got.String() != tt.want {
+				t.Errorf("Parse(%q) at %s\n got  %s %v (phrasing %v)\n want %s", tt.q, tt.at, got, err, got.Phrasing, tt.want)
+			}
+		})
+	}
+}
+
 // TestParser_NoClock: relative time without a clock abstains; absolute
 // time does not need one.
 func TestParser_NoClock(t *testing.T) {
@@ -212,7 +344,8 @@ func TestNewParser_Errors(t *testing.T) {
 func FuzzParse(f *testing.F) {
 	for _, s := range []string{"is pc-0042 delivered?", "which parcels are missing at north annex",
 		"how many scans at dp-01 between 1 March and 3 March", "status of x' OR 1=1 as of y", "where is parcel 99999999999999999999",
-		"how many scans at dp-01 from 2026-02-30 to 2026-13-01", "last 0 days", "between and", "the 31st of february"} {
+		"how many scans at dp-01 from 2026-02-30 to 2026-13-01", "last 0 days", "between and", "the 31st of february",
+		"how many scans at dp-01 since monday", "how many scans at dp-01 from friday to monday"} {
 		f.Add(s)
 	}
 	p := mustParser(f)

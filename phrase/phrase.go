@@ -27,8 +27,10 @@
 // now); "yesterday"; "on Tuesday", "last Tuesday": that day; "this week": [Monday 00:00 of the ISO week, now); "last
 // week"; "this month": [the 1st 00:00, now); "last month"; "last N
 // days", "past N hours": [now - N, now); "between A and B", "from A to
-// B": with dates [A, B + 1 day), with times [A, B); "on DATE": that day;
-// "since A": [A, now)).
+// B": with dates [A, B + 1 day), with times [A, B), with two weekdays
+// from A (the latest such day before today) to the first B on or after
+// it, that day counting whole; "on DATE": that day; "since A", a date or
+// a weekday: [A, now)).
 //
 // A tool may take lists (query_metric): a list of enumerated values is
 // named by their synonyms ("by zone", "per device type"), a list of

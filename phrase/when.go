@@ -19,10 +19,9 @@ const (
 	wThisMonth                     // this month
 	wLastMonth                     // last month
 	wLastN                         // last/past N days/hours
-	wPoint                         // a date, a date and time, a timestamp
+	wPoint                         // a date, a date and time, a timestamp, (on|last) Tuesday
 	wRange                         // between A and B, from A to B
 	wSince                         // since A
-	wWeekday                       // (on|last) Tuesday: the latest such day before today
 )
 
 // point is a date or an instant a question writes.
@@ -31,6 +30,11 @@ type point struct {
 	dateOnly bool
 	relative bool // needed the clock (a month and day without a year, today, yesterday)
 	daysAgo  int  // today 0, yesterday 1: with relative and a zero t
+	// A weekday's name (with dateOnly and relative and a zero t): the
+	// latest such day before the clock's day, or, as a range's end, the
+	// first such day on or after its start.
+	weekday bool
+	day     time.Weekday
 }
 
 // when is one time expression.
@@ -39,7 +43,6 @@ type when struct {
 	n     int           // wLastN
 	unit  time.Duration // wLastN
 	a, b  point         // wPoint (a), wRange (a, b), wSince (a)
-	day   time.Weekday  // wWeekday
 	clock bool          // needs the clock
 }
 
@@ -84,17 +87,20 @@ func scanWhen(ts []token, i int, year int) (when, int) {
 		if at(0) == "from" {
 			sep = map[string]bool{"to": true, "until": true, "till": true, "through": true, "and": true}
 		}
-		a, na := scanPoint(ts, i+1, year)
+		a, na := scanDay(ts, i+1, year, true)
 		if na == 0 || !sep[at(1+na)] {
 			return when{}, 0
 		}
-		b, nb := scanPoint(ts, i+2+na, year)
-		if nb == 0 {
+		// The end is a bare weekday ("to Wednesday", not "to last
+		// Wednesday"), and a weekday pairs only with a weekday: "from
+		// Monday to 2026-01-07" is left unread.
+		b, nb := scanDay(ts, i+2+na, year, false)
+		if nb == 0 || a.weekday != b.weekday {
 			return when{}, 0
 		}
 		return when{kind: wRange, a: a, b: b, clock: a.relative || b.relative}, 2 + na + nb
 	case "since":
-		a, na := scanPoint(ts, i+1, year)
+		a, na := scanDay(ts, i+1, year, true)
 		if na == 0 {
 			return when{}, 0
 		}
@@ -144,14 +150,6 @@ func scanBare(ts []token, i int, year int) (when, int) {
 	case at(0) == "last" && at(1) == "month":
 		return when{kind: wLastMonth, clock: true}, 2
 	}
-	// A weekday's name, alone or after "last": the latest such day
-	// before today.
-	if d, ok := weekdays[at(0)]; ok {
-		return when{kind: wWeekday, day: d, clock: true}, 1
-	}
-	if d, ok := weekdays[at(1)]; ok && at(0) == "last" {
-		return when{kind: wWeekday, day: d, clock: true}, 2
-	}
 	skip := 0
 	if at(0) == "the" {
 		skip = 1
@@ -166,10 +164,32 @@ func scanBare(ts []token, i int, year int) (when, int) {
 			return when{kind: wLastN, n: 1, unit: u, clock: true}, skip + 2
 		}
 	}
-	if p, n := scanPoint(ts, i, year); n > 0 {
+	if p, n := scanDay(ts, i, year, true); n > 0 {
 		return when{kind: wPoint, a: p, clock: p.relative}, n
 	}
 	return when{}, 0
+}
+
+// scanDay reads a point as scanPoint does, or a weekday's name: alone,
+// or after "last" when last is set ("last Tuesday" means "Tuesday").
+func scanDay(ts []token, i int, year int, last bool) (point, int) {
+	if p, n := scanPoint(ts, i, year); n > 0 {
+		return p, n
+	}
+	at := func(k int) string {
+		if i+k < len(ts) {
+			return ts[i+k].low
+		}
+		return ""
+	}
+	k := 0
+	if last && at(0) == "last" {
+		k = 1
+	}
+	if d, ok := weekdays[at(k)]; ok {
+		return point{dateOnly: true, relative: true, weekday: true, day: d}, k + 1
+	}
+	return point{}, 0
 }
 
 // scanPoint reads a date, a date and time, or a timestamp; today and
@@ -306,12 +326,27 @@ func dayStart(t time.Time) time.Time {
 func endOfDay(t time.Time) time.Time { return dayStart(t).Add(24*time.Hour - time.Second) }
 
 // resolve fixes a point against the clock: today and yesterday become
-// days.
+// days, a weekday the latest such day before today.
 func (p point) resolve(now time.Time) point {
-	if p.relative && p.t.IsZero() {
+	switch {
+	case p.weekday:
+		p.t = lastWeekday(now, p.day)
+	case p.relative && p.t.IsZero():
 		p.t = dayStart(now).AddDate(0, 0, -p.daysAgo)
 	}
 	return p
+}
+
+// resolveEnd fixes a range's end against the clock and the range's
+// resolved start: a weekday is the first such day on or after start
+// ("from Friday to Monday" crosses the weekend); anything else as
+// resolve does.
+func (p point) resolveEnd(now, start time.Time) point {
+	if p.weekday {
+		p.t = start.AddDate(0, 0, (int(p.day)-int(start.Weekday())+7)%7)
+		return p
+	}
+	return p.resolve(now)
 }
 
 // lastWeekday is midnight UTC of the latest day before now's day that
@@ -333,8 +368,6 @@ func (w when) instant(now time.Time) (time.Time, bool) {
 		return now, true
 	case wYesterday:
 		return endOfDay(dayStart(now).AddDate(0, 0, -1)), true
-	case wWeekday:
-		return endOfDay(lastWeekday(now, w.day)), true
 	case wPoint:
 		p := w.a.resolve(now)
 		if p.dateOnly {
@@ -354,9 +387,6 @@ func (w when) window(now time.Time) (start, end time.Time, ok bool) {
 		return day, now, true
 	case wYesterday:
 		return day.AddDate(0, 0, -1), day, true
-	case wWeekday:
-		d := lastWeekday(now, w.day)
-		return d, d.AddDate(0, 0, 1), true
 	case wThisWeek, wLastWeek:
 		wd := (int(day.Weekday()) + 6) % 7 // Monday 0
 		monday := day.AddDate(0, 0, -wd)
@@ -379,7 +409,8 @@ func (w when) window(now time.Time) (start, end time.Time, ok bool) {
 		}
 		return p.t, p.t.AddDate(0, 0, 1), true
 	case wRange:
-		a, b := w.a.resolve(now), w.b.resolve(now)
+		a := w.a.resolve(now)
+		b := w.b.resolveEnd(now, a.t)
 		end := b.t
 		if b.dateOnly {
 			end = b.t.AddDate(0, 0, 1)

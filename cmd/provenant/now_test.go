@@ -14,15 +14,29 @@ func TestRun_AskNow(t *testing.T) {
 		question string
 		params   map[string]string
 		text     string // a prefix of the sentence
+		catalog  string // retail when empty
 	}{
-		{"is pr-007 in stock at st-003?", map[string]string{"as_of": "2026-01-06T08:00:00Z"}, ""},
+		{"is pr-007 in stock at st-003?", map[string]string{"as_of": "2026-01-06T08:00:00Z"}, "", ""},
 		{"how many times was Riverside out of stock yesterday?",
-			map[string]string{"store_id": "st-003", "start": "2026-01-05T00:00:00Z", "end": "2026-01-06T00:00:00Z"}, ""},
-		{"how many products are low at store 3 today", map[string]string{"store_id": "st-003", "state": "LOW_STOCK", "as_of": "2026-01-06T08:00:00Z"}, ""},
+			map[string]string{"store_id": "st-003", "start": "2026-01-05T00:00:00Z", "end": "2026-01-06T00:00:00Z"}, "", ""},
+		{"how many products are low at store 3 today", map[string]string{"store_id": "st-003", "state": "LOW_STOCK", "as_of": "2026-01-06T08:00:00Z"}, "", ""},
+		// The clock is a Tuesday: Monday is yesterday, Friday..Monday
+		// crosses the weekend.
+		{"how many times was st-003 out of stock since Monday?",
+			map[string]string{"store_id": "st-003", "start": "2026-01-05T00:00:00Z", "end": "2026-01-06T08:00:00Z"}, "", ""},
+		{"how many times was st-003 out of stock from Friday to Monday?",
+			map[string]string{"store_id": "st-003", "start": "2026-01-02T00:00:00Z", "end": "2026-01-06T00:00:00Z"}, "", ""},
+		// A declared form ("between {start} and {end}") with weekdays.
+		{"How many FAULT events were recorded in zone-01 between Friday and Monday?",
+			map[string]string{"zone_id": "zone-01", "status": "FAULT", "start": "2026-01-02T00:00:00Z", "end": "2026-01-06T00:00:00Z"}, "", "warehouse"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.question, func(t *testing.T) {
-			out, _, err := runCLI(t, "ask", "--json", "--log-level", "error", "--now", "2026-01-06T08:00:00Z", tt.question)
+			args := []string{"ask", "--json", "--log-level", "error", "--now", "2026-01-06T08:00:00Z", tt.question}
+			if tt.catalog != "" {
+				args = append([]string{"ask", "--catalog", tt.catalog}, args[1:]...)
+			}
+			out, _, err := runCLI(t, args...)
 			if err != nil {
 				t.Fatal(err)
 			}

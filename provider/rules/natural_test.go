@@ -179,6 +179,24 @@ func TestParse_Retail(t *testing.T) {
 			window("st-003", "OUT_OF_STOCK", "2026-01-02T00:00:00Z", "2026-01-03T00:00:00Z")},
 		{"how many out of stock events at st-003 since 2026-01-05",
 			window("st-003", "OUT_OF_STOCK", "2026-01-05T00:00:00Z", nowTS)},
+		// Weekdays in windows (README, "Time as people say it"; the clock
+		// is a Wednesday).
+		{"how many out of stock events at st-003 since Monday",
+			window("st-003", "OUT_OF_STOCK", "2026-01-05T00:00:00Z", nowTS)},
+		{"how many out of stock events at st-003 since last Monday",
+			window("st-003", "OUT_OF_STOCK", "2026-01-05T00:00:00Z", nowTS)},
+		{"how many out of stock events at st-003 since Wednesday",
+			window("st-003", "OUT_OF_STOCK", "2025-12-31T00:00:00Z", nowTS)},
+		{"how many out of stock events at st-003 from Monday to Wednesday",
+			window("st-003", "OUT_OF_STOCK", "2026-01-05T00:00:00Z", "2026-01-08T00:00:00Z")},
+		{"how many out of stock events at st-003 between Monday and Wednesday",
+			window("st-003", "OUT_OF_STOCK", "2026-01-05T00:00:00Z", "2026-01-08T00:00:00Z")},
+		{"how many out of stock events at st-003 from Friday to Monday",
+			window("st-003", "OUT_OF_STOCK", "2026-01-02T00:00:00Z", "2026-01-06T00:00:00Z")},
+		{"how many out of stock events at st-003 from Monday to Friday",
+			window("st-003", "OUT_OF_STOCK", "2026-01-05T00:00:00Z", "2026-01-10T00:00:00Z")},
+		{"how many out of stock events at st-003 from Monday to 2026-01-07", abstain("not_understood")},
+		{"is pr-007 in stock at st-003 since Monday", abstain("not_understood")},
 		// The declared phrasings: a capture naming one declared value is
 		// that value, a relative time is resolved against the clock, and
 		// anything else goes as written.
@@ -186,6 +204,8 @@ func TestParse_Retail(t *testing.T) {
 		{"What is the price of PR-007 at store 3 as of 2026-01-06 08:00?", price("pr-007", "st-003", "2026-01-06T08:00:00Z")},
 		{"How many stores have condition sold out as of 2026-01-06T08:00:00Z?", stores("OUT_OF_STOCK", "2026-01-06T08:00:00Z")},
 		{"How many LOW_STOCK scans were recorded at st-008 between 2026-01-02 and 2026-01-05?",
+			window("st-008", "LOW_STOCK", "2026-01-02T00:00:00Z", "2026-01-06T00:00:00Z")},
+		{"How many LOW_STOCK scans were recorded at st-008 between Friday and Monday?",
 			window("st-008", "LOW_STOCK", "2026-01-02T00:00:00Z", "2026-01-06T00:00:00Z")},
 		{"How many OUT_OF_STOCK events were recorded for st-003 in [2026-01-01, 2026-01-07)?",
 			window("st-003", "OUT_OF_STOCK", "2026-01-01T00:00:00Z", "2026-01-07T00:00:00Z")},
