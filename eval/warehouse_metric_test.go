@@ -493,10 +493,14 @@ func TestWhDurations_HandWorked(t *testing.T) {
 			if v.Table == nil {
 				t.Fatalf("no table: %v", v)
 			}
-			got, _ := json.Marshal(v.Table.Rows)
-			want, _ := json.Marshal(tt.rows)
+			w, err := fact.NewTable(v.Table.Columns, tt.rows)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, _ := json.Marshal(v)
+			want, _ := json.Marshal(fact.TableValue(w))
 			if string(got) != string(want) {
-				t.Errorf("rows = %s, want %s", got, want)
+				t.Errorf("value = %s, want %s", got, want)
 			}
 			if !slices.Equal(keys, tt.keys) {
 				t.Errorf("keys = %v, want %v", keys, tt.keys)
