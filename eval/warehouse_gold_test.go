@@ -447,6 +447,37 @@ func warehouseSources(t testing.TB, d *whData) []source {
 		"2026-01-06T00:00:00Z", "2026-01-07T00:00:00Z", nil, []whFilter{eqw("zone", "zone-03")}, "running seconds over entries into FAULT")
 	durations("metric-fault-rate-by-device", "fault rate by device in zone-03 between 2026-01-06T00:00:00Z and 2026-01-06T04:00:00Z", "fault_rate",
 		"2026-01-06T00:00:00Z", "2026-01-06T04:00:00Z", []string{"device"}, []whFilter{eqw("zone", "zone-03")}, "a derived metric: entries per observed hour")
+	// The other shares and durations: utilisation (running over up time),
+	// observed_time (a duration alone: devices unobserved before their
+	// first event of the data) and mean_time_to_repair (FAULT seconds
+	// over entries into FAULT).
+	durations("metric-utilisation-device-day", "utilisation of dev-0007 on 2026-01-06", "utilisation",
+		"2026-01-06T00:00:00Z", "2026-01-07T00:00:00Z", nil, []whFilter{eqw("device", "dev-0007")}, "running seconds over up (RUNNING, IDLE, BLOCKED) seconds")
+	durations("metric-utilization-zone-by-type", "utilization by device type in zone-01 on 2026-01-07", "utilisation",
+		"2026-01-07T00:00:00Z", "2026-01-08T00:00:00Z", []string{"device_type"}, []whFilter{eqw("zone", "zone-01")}, "the metric by its US spelling, a share per device type")
+	durations("metric-observed-time-first-day", "observed time by device in zone-06 on 2026-01-05", "observed_time",
+		"2026-01-05T00:00:00Z", "2026-01-06T00:00:00Z", []string{"device"}, []whFilter{eqw("zone", "zone-06")},
+		"the data's first day: each device unobserved until its first event")
+	durations("metric-mttr-zone-day", "mean time to repair in zone-03 on 2026-01-07", "mean_time_to_repair",
+		"2026-01-07T00:00:00Z", "2026-01-08T00:00:00Z", nil, []whFilter{eqw("zone", "zone-03")}, "FAULT seconds over entries into FAULT")
+	durations("metric-repair-time-by-type", "repair time by device type in zone-04 on 2026-01-08", "mean_time_to_repair",
+		"2026-01-08T00:00:00Z", "2026-01-09T00:00:00Z", []string{"device_type"}, []whFilter{eqw("zone", "zone-04")}, "the metric by its synonym, per device type")
+	// Entries into FAULT counted by UTC day of each event (grain day): a
+	// row per group and day with an event in the window, 0 when none of
+	// them enters FAULT.
+	daily := func(id, q, start, end string, dims []string, filters []whFilter, note string) {
+		p := whMetricParams("fault_count", start, end, dims, filters)
+		p["grain"] = "day"
+		fact(id, q, shape.QueryMetric, p, note, "metric", "grain")
+	}
+	daily("metric-fault-count-zone-per-day", "fault count per day in zone-02 between 2026-01-06 and 2026-01-07",
+		"2026-01-06T00:00:00Z", "2026-01-08T00:00:00Z", nil, []whFilter{eqw("zone", "zone-02")}, "two day buckets; the dates inclusive")
+	daily("metric-daily-faults-by-type", "daily fault count by device type in zone-05 between 2026-01-07 and 2026-01-08",
+		"2026-01-07T00:00:00Z", "2026-01-09T00:00:00Z", []string{"device_type"}, []whFilter{eqw("zone", "zone-05")},
+		"a bucket per device type and day, a day without a fault 0")
+	daily("metric-faults-per-day-before-data", "number of faults per day for dev-0012 between 2026-01-04 and 2026-01-06",
+		"2026-01-04T00:00:00Z", "2026-01-07T00:00:00Z", nil, []whFilter{eqw("device", "dev-0012")},
+		"the day before the data has no event, so no bucket")
 
 	// Out of coverage: no tool answers these; the engine must abstain.
 	for _, o := range []struct{ id, q string }{
@@ -508,7 +539,7 @@ func renderWarehouse(t testing.TB, d *whData, srcs []source) []byte {
 #
 # The format is documented in eval/doc.go.
 `)
-	fmt.Fprintf(&b, "suite_version: %s\n", q("warehouse-demo-v1.gold.4"))
+	fmt.Fprintf(&b, "suite_version: %s\n", q("warehouse-demo-v1.gold.5"))
 	fmt.Fprintf(&b, "catalog: %s\n", q(d.cat.Name.Value))
 	fmt.Fprintf(&b, "dataset_version: %s\n", q(demo.DefaultOptions().DatasetVersion()))
 	b.WriteString("items:\n")
@@ -583,16 +614,17 @@ func TestWarehouseGoldFile_MatchesOracle(t *testing.T) {
 
 // TestWarehouseGoldFile_Coverage checks the set covers what issue 8 asks
 // for: at least 40 items; every tool answered twice and with a grounded
-// zero; every condition; phrasing variants of every tool; instants on an
-// event and ties; window edges; wall rejections of both kinds; and
-// out-of-coverage questions.
+// zero; every condition; every metric answered, two of them by day
+// bucket; phrasing variants of every tool; instants on an event and ties;
+// window edges; wall rejections of both kinds; and out-of-coverage
+// questions.
 func TestWarehouseGoldFile_Coverage(t *testing.T) {
 	g := warehouseGoldOnDisk(t)
 	if len(g.Items) < 40 {
 		t.Errorf("items = %d, want at least 40", len(g.Items))
 	}
 	answered, zero, variants := map[string]int{}, map[string]int{}, map[string]int{}
-	conditions := map[string]bool{}
+	conditions, metrics := map[string]bool{}, map[string]bool{}
 	tags := map[string]int{}
 	rejections := map[tool.RejectKind]int{}
 	out := 0
@@ -605,6 +637,9 @@ func TestWarehouseGoldFile_Coverage(t *testing.T) {
 		}
 		if c := it.Expect.Params["condition"]; c != "" {
 			conditions[c] = true
+		}
+		if m := it.Expect.Params["metric"]; m != "" && it.Expect.Outcome == answer.Answered {
+			metrics[m] = true
 		}
 		switch {
 		case it.Coverage == eval.Out:
@@ -634,6 +669,14 @@ func TestWarehouseGoldFile_Coverage(t *testing.T) {
 		if !conditions[c.Name.Value] {
 			t.Errorf("condition %s: no item", c.Name.Value)
 		}
+	}
+	for _, m := range cat.Metrics {
+		if !metrics[m.Name.Value] {
+			t.Errorf("metric %s: no answered item", m.Name.Value)
+		}
+	}
+	if tags["grain"] < 2 {
+		t.Errorf("items tagged grain = %d, want at least 2 (a table by day bucket)", tags["grain"])
 	}
 	for _, tg := range []string{"as_of_exact", "as_of_before", "tie", "window_start", "window_end", "window_empty",
 		"before_first_event", "unknown_entity", "condition_any", "condition_all"} {

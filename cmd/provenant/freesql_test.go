@@ -22,7 +22,7 @@ func TestEval_FreeSQL(t *testing.T) {
 		governed int // gold items, every one answered correctly
 	}{
 		{"retail", 62},
-		{"warehouse", 77},
+		{"warehouse", 85},
 	} {
 		t.Run(tt.catalog, func(t *testing.T) {
 			out, stderr, err := runCLI(t, "eval", "--free-sql", "--catalog", tt.catalog, "--json", "--require-gates")

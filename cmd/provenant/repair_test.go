@@ -72,7 +72,7 @@ func TestEvalRepair_OneSeed(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	for _, want := range []string{"noisy(rules)[metric_rate=0.2,seeds=1]", "warehouse: 10 metric items x 1 seeds", "loop off", "loop on"} {
+	for _, want := range []string{"noisy(rules)[metric_rate=0.2,seeds=1]", "warehouse: 18 metric items x 1 seeds", "loop off", "loop on"} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("output lacks %q:\n%s", want, stdout)
 		}
