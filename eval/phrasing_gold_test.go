@@ -37,7 +37,7 @@ import (
 
 const (
 	phrasingPath    = "retail-phrasing-v1.gold.yaml"
-	phrasingVersion = "retail-phrasing-v1.gold.3"
+	phrasingVersion = "retail-phrasing-v1.gold.4"
 )
 
 // phrasingNow is the suite's clock: a Wednesday afternoon inside the demo
@@ -613,6 +613,40 @@ func phrasingSources(t testing.TB, d *retail.Dataset) []psource {
 		"an as-of share of every pair observed before the day's end")
 	shares("metric-share-product-yesterday", "out-of-stock rate for pr-007 by store yesterday", yesterday, []string{"store"},
 		[]oracle.MetricFilter{eqf("product", "pr-007")}, "")
+	// The catalog's other metrics over the scans in the window (oracle.
+	// PriceMismatchShare and the rest), some by UTC day: "daily", "per day",
+	// "by day" over several days give a row per group and day with a scan.
+	other := func(metric, id, q string, w window, grain string, dims []string, filters []oracle.MetricFilter, note string) {
+		p := pmetric(metric, w, dims, filters)
+		if grain != "" {
+			p["grain"] = grain
+		}
+		fact(M, id, q, "query_metric", p, note)
+	}
+	other("price_mismatch_share", "metric-mismatch-rate-last-week", "what was the price mismatch rate by category last week?", windowLastWeek(now), "",
+		[]string{"category"}, nil, "a ratio of scans; last week spans the new year")
+	other("price_mismatch_share", "metric-mismatch-daily", "daily price mismatch rate at st-001 from 2026-01-04 to 2026-01-06",
+		betweenDates(date(time.January, 4), date(time.January, 6)), "day", nil, []oracle.MetricFilter{eqf("store", "st-001")}, "daily: a row per UTC day")
+	other("non_compliance_share", "metric-noncompliance-name", "what's the non-compliance rate at Riverside by category this week?", windowThisWeek(now), "",
+		[]string{"category"}, []oracle.MetricFilter{eqf("store", "st-003")}, "any flag but COMPLIANT")
+	named(map[string]string{"store": "Riverside"})
+	other("non_compliance_share", "metric-noncompliance-frozen", "non-compliance share for frozen by store yesterday", yesterday, "",
+		[]string{"store"}, []oracle.MetricFilter{eqf("category", "frozen")}, "a filter by a category; a store with no frozen scan has no row")
+	other("compliant_share", "metric-compliance-rate", "what was the compliance rate by category yesterday?", yesterday, "",
+		[]string{"category"}, nil, "a derived metric: 1 - non_compliance_share")
+	other("average_shelf_price", "metric-average-price", "average shelf price by category yesterday", yesterday, "",
+		[]string{"category"}, nil, "a mean in cents, not rounded")
+	other("average_shelf_price", "metric-average-price-per-day", "average shelf price for dairy at st-003 per day this week", windowThisWeek(now), "day",
+		nil, []oracle.MetricFilter{eqf("category", "dairy"), eqf("store", "st-003")}, "per day; today's bucket ends at now")
+	other("distinct_products_observed", "metric-distinct-by-day", "how many distinct products were observed at st-003 by day since 2026-01-05?",
+		since(date(time.January, 5), now), "day", nil, []oracle.MetricFilter{eqf("store", "st-003")}, "by day; today's bucket ends at now")
+	other("cumulative_scans", "metric-cumulative-per-day", "cumulative scans per day at st-003 between 2026-01-01 and 2026-01-03",
+		betweenDates(date(time.January, 1), date(time.January, 3)), "day", nil, []oracle.MetricFilter{eqf("store", "st-003")},
+		"a running total from the window's start")
+	other("cumulative_scans", "metric-cumulative-by-category", "running scan total by category per day at Airport 2 in the last 3 days",
+		lastN(now, 72*time.Hour), "day", []string{"category"}, []oracle.MetricFilter{eqf("store", "st-017")},
+		"from 15:30 on the 4th, a total per category from 0; a category has no row for a day it has no scan (frozen on the 6th)")
+	named(map[string]string{"store": "Airport 2"})
 	abstain(eval.ReasonMissingSlot, "metric-missing-window", "what is the scan count at st-003?", "window", "a metric needs a window")
 	abstain(eval.ReasonUnknownName, "metric-unknown-store", "shelf scans at store Atlantis last week", "store", "")
 	named(map[string]string{"store": "Atlantis"})
@@ -635,11 +669,8 @@ func pmetric(name string, w window, dims []string, filters []oracle.MetricFilter
 }
 
 // metricExpected is the oracle's expectation of a query_metric call of
-// scan_count or out_of_stock_share.
+// one of the retail catalog's metrics.
 func metricExpected(d *retail.Dataset, params map[string]string) (oracle.Expectation, error) {
-	if m := params["metric"]; m != "scan_count" && m != "out_of_stock_share" || params["grain"] != "" {
-		return oracle.Expectation{}, fmt.Errorf("the oracle computes scan_count and out_of_stock_share without a grain, not %v", params)
-	}
 	var (
 		dims    []string
 		filters []oracle.MetricFilter
@@ -654,10 +685,26 @@ func metricExpected(d *retail.Dataset, params map[string]string) (oracle.Expecta
 			return oracle.Expectation{}, err
 		}
 	}
-	if params["metric"] == "out_of_stock_share" {
-		return oracle.OutOfStockShare(d, params["end"], dims, filters)
+	start, end, grain := params["start"], params["end"], params["grain"]
+	scans := map[string]func(*retail.Dataset, string, string, []string, []oracle.MetricFilter, string) (oracle.Expectation, error){
+		"price_mismatch_share":       oracle.PriceMismatchShare,
+		"non_compliance_share":       oracle.NonComplianceShare,
+		"compliant_share":            oracle.CompliantShare,
+		"average_shelf_price":        oracle.AverageShelfPrice,
+		"distinct_products_observed": oracle.DistinctProductsObserved,
+		"cumulative_scans":           oracle.CumulativeScans,
 	}
-	return oracle.ScanCount(d, params["start"], params["end"], dims, filters)
+	switch m := params["metric"]; {
+	case scans[m] != nil:
+		return scans[m](d, start, end, dims, filters, grain)
+	case grain != "":
+		return oracle.Expectation{}, fmt.Errorf("the oracle computes %s without a grain, not %v", m, params)
+	case m == "out_of_stock_share":
+		return oracle.OutOfStockShare(d, end, dims, filters)
+	case m == "scan_count":
+		return oracle.ScanCount(d, start, end, dims, filters)
+	}
+	return oracle.Expectation{}, fmt.Errorf("the oracle does not compute the metric of %v", params)
 }
 
 // phrasingExpected computes a source's expectation: an abstention with

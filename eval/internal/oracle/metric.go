@@ -6,6 +6,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/provenant/provenant/retail"
 )
@@ -198,4 +199,228 @@ func expectation(cols []map[string]string, rows [][]any, ids []string) (Expectat
 		x.Outcome, x.EventIDs = "answered", ids
 	}
 	return x, nil
+}
+
+// scanCell is the scans of one group and, with a day grain, one UTC day:
+// its dims' values, its bucket (empty without a grain) and its scans.
+type scanCell struct {
+	vals   []string
+	bucket string
+	scans  []retail.Event
+}
+
+// dayOf is the UTC day a scan's timestamp falls in, written as its
+// 00:00:00Z instant: the bucket of a day grain.
+func dayOf(ts string) (string, error) {
+	t, err := time.Parse(time.RFC3339, ts)
+	if err != nil {
+		return "", fmt.Errorf("compute metric: timestamp %q: %w", ts, err)
+	}
+	y, m, dd := t.UTC().Date()
+	return time.Date(y, m, dd, 0, 0, 0, 0, time.UTC).Format(time.RFC3339), nil
+}
+
+// scanCells gathers the scans in the window [start, end) that meet the
+// filters by group of dims and, with grain "day", by UTC day: the cells
+// sorted by the groups' values, then by bucket, and the scans' ids. Only
+// a group and day that hold a scan is a cell.
+func scanCells(d *retail.Dataset, start, end string, dims []string, filters []MetricFilter, grain string) ([]*scanCell, []string, error) {
+	if grain != "" && grain != "day" {
+		return nil, nil, fmt.Errorf("compute metric: unknown grain %q", grain)
+	}
+	cells := map[string]*scanCell{}
+	var ids []string
+	for _, e := range d.Events {
+		if e.Timestamp < start || e.Timestamp >= end {
+			continue
+		}
+		keep, vals, key, err := groupOf(d, e, dims, filters)
+		if err != nil {
+			return nil, nil, err
+		}
+		if !keep {
+			continue
+		}
+		bucket := ""
+		if grain == "day" {
+			if bucket, err = dayOf(e.Timestamp); err != nil {
+				return nil, nil, err
+			}
+		}
+		key += "\x01" + bucket
+		c := cells[key]
+		if c == nil {
+			c = &scanCell{vals: vals, bucket: bucket}
+			cells[key] = c
+		}
+		c.scans = append(c.scans, e)
+		ids = append(ids, e.ID)
+	}
+	out := make([]*scanCell, 0, len(cells))
+	for _, c := range cells {
+		out = append(out, c)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if c := slices.Compare(out[i].vals, out[j].vals); c != 0 {
+			return c < 0
+		}
+		return out[i].bucket < out[j].bucket
+	})
+	return out, ids, nil
+}
+
+// scanTable is the table of a metric over scans: a column per dimension,
+// a column "bucket" with a grain, and the column "value" in unit, one row
+// per cell with value(cell); without dims and grain one row even when no
+// scan is in the window, its value that of an empty cell.
+func scanTable(cells []*scanCell, ids []string, dims []string, grain, unit string, value func(*scanCell) any) (Expectation, error) {
+	cols := []map[string]string{}
+	for _, dim := range dims {
+		cols = append(cols, map[string]string{"name": dim, "type": "text"})
+	}
+	if grain != "" {
+		cols = append(cols, map[string]string{"name": "bucket", "type": "instant"})
+	}
+	cols = append(cols, map[string]string{"name": "value", "type": "number", "unit": unit})
+	rows := [][]any{}
+	if len(dims) == 0 && grain == "" && len(cells) == 0 {
+		rows = append(rows, []any{value(&scanCell{})})
+	}
+	for _, c := range cells {
+		row := []any{}
+		for _, v := range c.vals {
+			row = append(row, v)
+		}
+		if grain != "" {
+			row = append(row, c.bucket)
+		}
+		rows = append(rows, append(row, value(c)))
+	}
+	return expectation(cols, rows, ids)
+}
+
+// shareOf is the share of scans that meet is: no value (nil) over no scans.
+func shareOf(scans []retail.Event, is func(retail.Event) bool) any {
+	if len(scans) == 0 {
+		return nil
+	}
+	n := 0
+	for _, e := range scans {
+		if is(e) {
+			n++
+		}
+	}
+	return float64(n) / float64(len(scans))
+}
+
+// PriceMismatchShare is the expectation of the retail catalog's
+// price_mismatch_share metric ("the share of scans in the window flagged
+// PRICE_MISMATCH") grouped by dims, kept by filters and, with grain
+// "day", bucketed by UTC day: a table of one row per group (and day) that
+// has a scan, sorted by the groups' values then the day, its column
+// "value" a share; the events are the scans in the window that meet the
+// filters.
+func PriceMismatchShare(d *retail.Dataset, start, end string, dims []string, filters []MetricFilter, grain string) (Expectation, error) {
+	cells, ids, err := scanCells(d, start, end, dims, filters, grain)
+	if err != nil {
+		return Expectation{}, err
+	}
+	return scanTable(cells, ids, dims, grain, "share", func(c *scanCell) any {
+		return shareOf(c.scans, func(e retail.Event) bool { return e.Flag == retail.PriceMismatch })
+	})
+}
+
+// NonComplianceShare is the expectation of non_compliance_share ("the
+// share of scans in the window with any compliance flag other than
+// COMPLIANT"), its table as PriceMismatchShare's.
+func NonComplianceShare(d *retail.Dataset, start, end string, dims []string, filters []MetricFilter, grain string) (Expectation, error) {
+	cells, ids, err := scanCells(d, start, end, dims, filters, grain)
+	if err != nil {
+		return Expectation{}, err
+	}
+	return scanTable(cells, ids, dims, grain, "share", func(c *scanCell) any {
+		return shareOf(c.scans, func(e retail.Event) bool { return e.Flag != retail.Compliant })
+	})
+}
+
+// CompliantShare is the expectation of compliant_share, the derived
+// metric the catalog writes as 1 - non_compliance_share (the share of
+// scans flagged COMPLIANT), computed as that expression in float64; its
+// table as PriceMismatchShare's.
+func CompliantShare(d *retail.Dataset, start, end string, dims []string, filters []MetricFilter, grain string) (Expectation, error) {
+	cells, ids, err := scanCells(d, start, end, dims, filters, grain)
+	if err != nil {
+		return Expectation{}, err
+	}
+	return scanTable(cells, ids, dims, grain, "share", func(c *scanCell) any {
+		nc := shareOf(c.scans, func(e retail.Event) bool { return e.Flag != retail.Compliant })
+		if nc == nil {
+			return nil
+		}
+		return 1 - nc.(float64)
+	})
+}
+
+// AverageShelfPrice is the expectation of average_shelf_price ("the mean
+// shelf price in cents over the scans in the window"): the sum of the
+// scans' prices over their number, no value (nil) over no scans; its
+// table as PriceMismatchShare's, in cents.
+func AverageShelfPrice(d *retail.Dataset, start, end string, dims []string, filters []MetricFilter, grain string) (Expectation, error) {
+	cells, ids, err := scanCells(d, start, end, dims, filters, grain)
+	if err != nil {
+		return Expectation{}, err
+	}
+	return scanTable(cells, ids, dims, grain, "cents", func(c *scanCell) any {
+		if len(c.scans) == 0 {
+			return nil
+		}
+		sum := int64(0)
+		for _, e := range c.scans {
+			sum += e.PriceCents
+		}
+		return float64(sum) / float64(len(c.scans))
+	})
+}
+
+// DistinctProductsObserved is the expectation of
+// distinct_products_observed ("the number of distinct products scanned in
+// the window"); its table as PriceMismatchShare's, a count.
+func DistinctProductsObserved(d *retail.Dataset, start, end string, dims []string, filters []MetricFilter, grain string) (Expectation, error) {
+	cells, ids, err := scanCells(d, start, end, dims, filters, grain)
+	if err != nil {
+		return Expectation{}, err
+	}
+	return scanTable(cells, ids, dims, grain, "count", func(c *scanCell) any {
+		seen := map[string]bool{}
+		for _, e := range c.scans {
+			seen[e.ProductID] = true
+		}
+		return len(seen)
+	})
+}
+
+// CumulativeScans is the expectation of cumulative_scans ("the running
+// total of scans from the window's start through each bucket"): with
+// grain "day", each group's row for a day holds the number of its scans
+// from the window's start to that day's end (the window's end at the
+// latest); a group has a row for each day it has a scan. Without a grain
+// it is the window's count, as scan_count. The events are the scans in
+// the window that meet the filters.
+func CumulativeScans(d *retail.Dataset, start, end string, dims []string, filters []MetricFilter, grain string) (Expectation, error) {
+	cells, ids, err := scanCells(d, start, end, dims, filters, grain)
+	if err != nil {
+		return Expectation{}, err
+	}
+	// The cells are sorted by group, then day: a running total per group,
+	// from 0 at each group's first cell.
+	running := map[*scanCell]int{}
+	total := 0
+	for i, c := range cells {
+		if i == 0 || !slices.Equal(c.vals, cells[i-1].vals) {
+			total = 0
+		}
+		total += len(c.scans)
+		running[c] = total
+	}
+	return scanTable(cells, ids, dims, grain, "count", func(c *scanCell) any { return running[c] })
 }
