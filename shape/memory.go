@@ -38,6 +38,7 @@ import (
 
 	"github.com/provenant/provenant/catalog"
 	"github.com/provenant/provenant/fact"
+	"github.com/provenant/provenant/internal/dbtx"
 )
 
 // memData is one dataset held in memory, column by column.
@@ -200,7 +201,7 @@ func seriesKey(vals []int32) string {
 // loadMemory reads a dataset into memory in one snapshot, unless it holds
 // more than limit rows (nil, nil then).
 func loadMemory(ctx context.Context, e *Engine, ds *catalog.Dataset, limit int) (*memData, error) {
-	tx, err := e.src.DB.BeginTx(ctx, e.src.Snapshot)
+	tx, err := dbtx.Begin(ctx, e.src.DB, e.src.Snapshot)
 	if err != nil {
 		return nil, fmt.Errorf("load %s into memory: %w", ds.Name.Value, err)
 	}

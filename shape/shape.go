@@ -63,6 +63,7 @@ import (
 
 	"github.com/provenant/provenant/catalog"
 	"github.com/provenant/provenant/fact"
+	"github.com/provenant/provenant/internal/dbtx"
 	"github.com/provenant/provenant/internal/sqlcond"
 	"github.com/provenant/provenant/metric"
 )
@@ -652,7 +653,7 @@ func (s *Snapshot) begin(ctx context.Context) error {
 	if s.collecting {
 		return errPending
 	}
-	tx, err := s.e.src.DB.BeginTx(ctx, s.e.src.Snapshot)
+	tx, err := dbtx.Begin(ctx, s.e.src.DB, s.e.src.Snapshot)
 	if err != nil {
 		return fmt.Errorf("begin snapshot: %w", err)
 	}

@@ -31,6 +31,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"github.com/provenant/provenant/internal/dbtx"
 	"regexp"
 	"sync"
 	"sync/atomic"
@@ -195,7 +196,7 @@ func inStmt(ctx context.Context, d Dialect, mu *sync.Mutex, fn func() error) err
 }
 
 func once(ctx context.Context, db *sql.DB, fn func(*sql.Tx) error) error {
-	tx, err := db.BeginTx(ctx, nil)
+	tx, err := dbtx.Begin(ctx, db, nil)
 	if err != nil {
 		return err
 	}
@@ -203,7 +204,7 @@ func once(ctx context.Context, db *sql.DB, fn func(*sql.Tx) error) error {
 		tx.Rollback()
 		return err
 	}
-	return tx.Commit()
+	return dbtx.Commit(ctx, tx)
 }
 
 // scanBatch is how many rows one query of a Scan reads.

@@ -1,9 +1,13 @@
 package duckdb_test
 
 import (
+	"context"
 	"errors"
+	"fmt"
+	"math/rand/v2"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/provenant/provenant/memory"
 	"github.com/provenant/provenant/memory/duckdb"
@@ -102,4 +106,41 @@ func benchRead(b *testing.B, opts *duckdb.Options) {
 func BenchmarkRead(b *testing.B) {
 	b.Run("copy", func(b *testing.B) { benchRead(b, nil) })
 	b.Run("read-through", func(b *testing.B) { benchRead(b, &duckdb.Options{ReadThrough: true}) })
+}
+
+// TestAppend_CancelledLeavesNoTransaction cancels appends at random
+// moments around their transaction's BEGIN, then appends on every pooled
+// connection: a cancelled BEGIN or rollback once left DuckDB's connection
+// inside a transaction while database/sql pooled it, and every later
+// append on it failed (internal/dbtx).
+func TestAppend_CancelledLeavesNoTransaction(t *testing.T) {
+	st, err := duckdb.OpenMemory(t.Context(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	st.DB().SetMaxOpenConns(2)
+	claim := func(i int) memory.Record {
+		return memory.Record{Key: fmt.Sprintf("c%06d", i), Agent: "bot", Kind: memory.KindClaim, Text: "stock of pr-007", Subject: "pr-007", Time: int64(i)}
+	}
+	r := rand.New(rand.NewPCG(3, 4))
+	for i := range 1000 {
+		ctx, cancel := context.WithCancel(t.Context())
+		d := time.Duration(r.IntN(80)) * time.Microsecond
+		go func() {
+			for start := time.Now(); time.Since(start) < d; {
+			}
+			cancel()
+		}()
+		st.Append(ctx, claim(i), memory.Visibility{})
+		cancel()
+	}
+	for i := 1000; i < 1010; i++ {
+		if err := st.Append(t.Context(), claim(i), memory.Visibility{}); err != nil {
+			t.Fatalf("append %d after cancelled appends: %v", i, err)
+		}
+	}
+	if _, err := st.Chain(t.Context(), claim(1009).Key); err != nil {
+		t.Fatalf("read after cancelled appends: %v", err)
+	}
 }

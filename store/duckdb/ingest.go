@@ -16,6 +16,7 @@ import (
 	"github.com/duckdb/duckdb-go/v2"
 
 	"github.com/provenant/provenant/ingest"
+	"github.com/provenant/provenant/internal/dbtx"
 	"github.com/provenant/provenant/internal/phasetrace"
 )
 
@@ -131,7 +132,7 @@ type run struct {
 }
 
 func (b *batch) begin(ctx context.Context) error {
-	tx, err := b.conn.BeginTx(ctx, nil)
+	tx, err := dbtx.BeginConn(ctx, b.conn, nil)
 	if err != nil {
 		return err
 	}
@@ -350,7 +351,7 @@ func (b *batch) Commit(ctx context.Context, inputs []string) (ingest.Result, err
 		return ingest.Result{}, err
 	}
 	phasetrace.Mark("create indexes")
-	if err := b.tx.Commit(); err != nil {
+	if err := dbtx.Commit(ctx, b.tx); err != nil {
 		return ingest.Result{}, fmt.Errorf("commit import: %w", err)
 	}
 	phasetrace.Mark("commit")

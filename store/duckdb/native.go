@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/provenant/provenant/ingest"
+	"github.com/provenant/provenant/internal/dbtx"
 	"github.com/provenant/provenant/internal/phasetrace"
 )
 
@@ -54,7 +55,7 @@ func (s *Sink) ImportFiles(ctx context.Context, l *ingest.Layout, paths []string
 	phasetrace.Mark("start")
 	b := &batch{conn: conn, l: l, after: s.o.AfterInsert, o: s.o}
 	defer b.Rollback()
-	tx, err := conn.BeginTx(ctx, nil)
+	tx, err := dbtx.BeginConn(ctx, conn, nil)
 	if err != nil {
 		return ingest.Result{}, fmt.Errorf("import files: %w", err)
 	}

@@ -23,6 +23,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/provenant/provenant/internal/dbtx"
 	"github.com/provenant/provenant/memory"
 )
 
@@ -124,7 +125,7 @@ func (s *Store) Append(ctx context.Context, r memory.Record, v memory.Visibility
 	if err := v.Validate(); err != nil {
 		return fmt.Errorf("append record: %w", err)
 	}
-	tx, err := s.db.BeginTx(ctx, nil)
+	tx, err := dbtx.Begin(ctx, s.db, nil)
 	if err != nil {
 		return fmt.Errorf("append record: %w", err)
 	}
@@ -164,7 +165,7 @@ func (s *Store) Append(ctx context.Context, r memory.Record, v memory.Visibility
 			return fmt.Errorf("append record: %w", err)
 		}
 	}
-	if err := tx.Commit(); err != nil {
+	if err := dbtx.Commit(ctx, tx); err != nil {
 		return fmt.Errorf("append record: %w", err)
 	}
 	return nil
@@ -174,7 +175,7 @@ func (s *Store) Append(ctx context.Context, r memory.Record, v memory.Visibility
 // included (a journal read back can hold what Append would refuse), in
 // one transaction; a key already in the journal fails it whole.
 func (s *Store) Load(ctx context.Context, entries []memory.Entry) error {
-	tx, err := s.db.BeginTx(ctx, nil)
+	tx, err := dbtx.Begin(ctx, s.db, nil)
 	if err != nil {
 		return fmt.Errorf("load journal: %w", err)
 	}
@@ -213,7 +214,7 @@ func (s *Store) Load(ctx context.Context, entries []memory.Entry) error {
 			return fmt.Errorf("load journal: %w", err)
 		}
 	}
-	if err := tx.Commit(); err != nil {
+	if err := dbtx.Commit(ctx, tx); err != nil {
 		return fmt.Errorf("load journal: %w", err)
 	}
 	return nil
