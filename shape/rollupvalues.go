@@ -642,7 +642,7 @@ func min64(a, b time.Time) time.Time {
 // hours checked (older ones are left to metric.RederiveValues's spot
 // check and to a re-derivation from the rows over short windows).
 func RollupValuesAgree(ctx context.Context, tx *sql.Tx, cat *catalog.Catalog, ds *catalog.Dataset, table string, before time.Time) (bool, error) {
-	return valuesAgree(ctx, tx, cat, ds, table, time.Time{}, before.UTC(), before.UTC().Add(-digestCheckHours*time.Hour))
+	return valuesAgree(ctx, tx, cat, ds, table, time.Time{}, before.UTC(), before.UTC().Add(-digestCheckHours*time.Hour), false)
 }
 
 // ErrRollupValuesBuilt means the value rollups an import had just folded
@@ -671,15 +671,16 @@ func BuiltRollupValuesAgree(ctx context.Context, tx *sql.Tx, cat *catalog.Catalo
 		return true, nil
 	}
 	end := maxTS.Time.UTC().Truncate(time.Hour).Add(time.Hour)
-	return valuesAgree(ctx, tx, cat, ds, table, from.UTC(), end, from.UTC())
+	return valuesAgree(ctx, tx, cat, ds, table, from.UTC(), end, from.UTC(), true)
 }
 
 // valuesAgree checks the stored value rollups of the hours in [lo, hi)
 // (lo zero: from the first) against the rows: every (hour, group)'s row
 // count and counts, the entries of the hours at or after entriesFrom,
-// and every group's durations summed over the hours (the validity
-// intervals clipped to [lo, hi)).
-func valuesAgree(ctx context.Context, tx *sql.Tx, cat *catalog.Catalog, ds *catalog.Dataset, table string, lo, hi, entriesFrom time.Time) (bool, error) {
+// and the durations of the validity intervals clipped to [lo, hi): every
+// (hour, group)'s when hourly is set, else every group's summed over the
+// hours (one GROUP BY, no hour split).
+func valuesAgree(ctx context.Context, tx *sql.Tx, cat *catalog.Catalog, ds *catalog.Dataset, table string, lo, hi, entriesFrom time.Time, hourly bool) (bool, error) {
 	groups, measures := metric.ValueLayout(cat, ds)
 	rel, rvRel := quoteName(table), quoteName(table+RollupValuesSuffix)
 	ts := ident(ds.Time.Value)
@@ -826,6 +827,9 @@ func valuesAgree(ctx context.Context, tx *sql.Tx, cat *catalog.Catalog, ds *cata
 		}
 		return " GROUP BY " + strings.Join(cols, ", ")
 	}
+	if hourly {
+		return hourlyDurationsAgree(ctx, tx, ds, rel, rvRel, groups, measures, durs, low, at)
+	}
 	sums := func(q string, args ...any) (map[string][]float64, error) {
 		return readGroups[float64](ctx, tx, false, false, len(groups), len(durs), q, args...)
 	}
@@ -859,6 +863,92 @@ func valuesAgree(ctx context.Context, tx *sql.Tx, cat *catalog.Catalog, ds *cata
 	for id, y := range keptSums {
 		if _, ok := rowSums[id]; !ok && !zero(y) {
 			return false, nil
+		}
+	}
+	return true, nil
+}
+
+// hourlyDurationsAgree checks the stored durations of every (hour, group)
+// in [low, at) against the rows' validity intervals clipped to it: a row
+// within one hour by a plain aggregate, a row spanning hours (a small
+// share of them) split into its hours by generate_series; each stored
+// measure's seconds to a relative 1e-9.
+func hourlyDurationsAgree(ctx context.Context, tx *sql.Tx, ds *catalog.Dataset, rel, rvRel string, groups []string, measures []*catalog.Measure, durs []int, low, at string) (bool, error) {
+	args := []any{at, low}
+	bind := func(v string) string {
+		args = append(args, v)
+		return "$" + strconv.Itoa(len(args))
+	}
+	ts, vt := "s."+ident(ds.Time.Value), "s."+ident(ValidToColumn)
+	begin := "CASE WHEN " + ts + " > CAST($2 AS TIMESTAMP) THEN " + ts + " ELSE CAST($2 AS TIMESTAMP) END"
+	end := "CASE WHEN " + vt + " < CAST($1 AS TIMESTAMP) THEN " + vt + " ELSE CAST($1 AS TIMESTAMP) END"
+	first, last := "date_trunc('hour', "+begin+")", "date_trunc('hour', "+end+" - INTERVAL '1 microsecond')"
+	where := " WHERE " + ts + " < CAST($1 AS TIMESTAMP) AND " + vt + " > CAST($2 AS TIMESTAMP) AND "
+	var gsel, outer, by []string
+	for i, g := range groups {
+		gsel = append(gsel, "CAST(s."+ident(g)+" AS VARCHAR) AS _g"+strconv.Itoa(i))
+		outer = append(outer, "u._g"+strconv.Itoa(i))
+		by = append(by, "u._g"+strconv.Itoa(i))
+	}
+	// branch selects a row's hour and, per duration measure, its seconds
+	// in the hour from its start (from) to its end (to).
+	branch := func(hour, from, to string) ([]string, error) {
+		sel := append([]string{hour + " AS _h"}, gsel...)
+		for k, i := range durs {
+			cond := "1 = 1"
+			if p := measurePredicate(ds, measures[i]); p != nil {
+				x, err := sqlcond.Predicate(ds, "s", p, bind)
+				if err != nil {
+					return nil, err
+				}
+				cond = x
+			}
+			sel = append(sel, "CASE WHEN "+cond+" THEN EXTRACT(EPOCH FROM ("+to+" - "+from+")) ELSE 0 END AS _d"+strconv.Itoa(k))
+		}
+		return sel, nil
+	}
+	one, err := branch(first, begin, end)
+	if err != nil {
+		return false, err
+	}
+	many, err := branch("g._h",
+		"CASE WHEN "+begin+" > g._h THEN "+begin+" ELSE g._h END",
+		"CASE WHEN "+end+" < g._h + INTERVAL '1 hour' THEN "+end+" ELSE g._h + INTERVAL '1 hour' END")
+	if err != nil {
+		return false, err
+	}
+	sel := append([]string{"u._h"}, outer...)
+	for k := range durs {
+		sel = append(sel, "CAST(SUM(u._d"+strconv.Itoa(k)+") AS DOUBLE PRECISION)")
+	}
+	q := "SELECT " + strings.Join(sel, ", ") + " FROM (SELECT " + strings.Join(one, ", ") + " FROM " + rel + " s" + where + first + " >= " + last +
+		" UNION ALL SELECT " + strings.Join(many, ", ") + " FROM " + rel + " s, LATERAL generate_series(" + first + ", " + end +
+		" - INTERVAL '1 microsecond', INTERVAL '1 hour') AS g(_h)" + where + first + " < " + last + ") u GROUP BY " + strings.Join(append([]string{"u._h"}, by...), ", ")
+	got, err := readGroups[float64](ctx, tx, true, true, len(groups), len(durs), q, args...)
+	if err != nil {
+		return false, err
+	}
+	kept := []string{"_hour"}
+	for _, g := range groups {
+		kept = append(kept, "CAST("+ident(g)+" AS VARCHAR)")
+	}
+	for _, i := range durs {
+		kept = append(kept, "CAST("+ident(metric.ValueColumn(measures[i].Name.Value))+" AS DOUBLE PRECISION)")
+	}
+	stored, err := readGroups[float64](ctx, tx, true, true, len(groups), len(durs),
+		"SELECT "+strings.Join(kept, ", ")+" FROM "+rvRel+" WHERE _hour >= CAST($1 AS TIMESTAMP) AND _hour < CAST($2 AS TIMESTAMP)", low, at)
+	if err != nil || len(got) != len(stored) {
+		return false, err
+	}
+	for id, x := range got {
+		y, ok := stored[id]
+		if !ok {
+			return false, nil
+		}
+		for i := range x {
+			if math.Abs(x[i]-y[i]) > 1e-9*math.Max(1, math.Abs(x[i])) {
+				return false, nil
+			}
 		}
 	}
 	return true, nil
