@@ -365,21 +365,30 @@ func valueSlicesAgree(ctx context.Context, tx *sql.Tx, rvRel, slRel string, grou
 		return false, err
 	}
 	sums, err := read("SELECT " + strings.Join(ssel, ", ") + " FROM " + slRel + " WHERE _hour < CAST($1 AS TIMESTAMP) GROUP BY " + strings.Join(by, ", "))
-	if err != nil || len(hours) != len(sums) {
+	if err != nil {
 		return false, err
 	}
-	for id, x := range hours {
-		y, ok := sums[id]
-		if !ok {
-			return false, nil
+	return sameParts(hours, sums), nil
+}
+
+// sameParts reports whether a and b hold the same parts, each value
+// within a relative 1e-9 of the other's.
+func sameParts(a, b map[string][]float64) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for id, x := range a {
+		y, ok := b[id]
+		if !ok || len(x) != len(y) {
+			return false
 		}
 		for i := range x {
 			if math.Abs(x[i]-y[i]) > 1e-9*math.Max(1, math.Abs(x[i])) {
-				return false, nil
+				return false
 			}
 		}
 	}
-	return true, nil
+	return true
 }
 
 // readGroups reads rows of ([part start,] groups..., values...) into a
@@ -937,19 +946,8 @@ func hourlyDurationsAgree(ctx context.Context, tx *sql.Tx, ds *catalog.Dataset, 
 	}
 	stored, err := readGroups[float64](ctx, tx, true, true, len(groups), len(durs),
 		"SELECT "+strings.Join(kept, ", ")+" FROM "+rvRel+" WHERE _hour >= CAST($1 AS TIMESTAMP) AND _hour < CAST($2 AS TIMESTAMP)", low, at)
-	if err != nil || len(got) != len(stored) {
+	if err != nil {
 		return false, err
 	}
-	for id, x := range got {
-		y, ok := stored[id]
-		if !ok {
-			return false, nil
-		}
-		for i := range x {
-			if math.Abs(x[i]-y[i]) > 1e-9*math.Max(1, math.Abs(x[i])) {
-				return false, nil
-			}
-		}
-	}
-	return true, nil
+	return sameParts(got, stored), nil
 }
