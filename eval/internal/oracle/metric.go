@@ -84,47 +84,11 @@ func groupOf(d *retail.Dataset, e retail.Event, dims []string, filters []MetricF
 // without dims), its column "value" a count; the events are the scans
 // counted. A grounded zero is an absence.
 func ScanCount(d *retail.Dataset, start, end string, dims []string, filters []MetricFilter) (Expectation, error) {
-	counts := map[string]int{}
-	groups := map[string][]string{}
-	var ids []string
-	for _, e := range d.Events {
-		if e.Timestamp < start || e.Timestamp >= end {
-			continue
-		}
-		keep, vals, key, err := groupOf(d, e, dims, filters)
-		if err != nil {
-			return Expectation{}, err
-		}
-		if !keep {
-			continue
-		}
-		counts[key]++
-		groups[key] = vals
-		ids = append(ids, e.ID)
+	cells, ids, err := scanCells(d, start, end, dims, filters, "")
+	if err != nil {
+		return Expectation{}, err
 	}
-	cols := []map[string]string{}
-	for _, dim := range dims {
-		cols = append(cols, map[string]string{"name": dim, "type": "text"})
-	}
-	cols = append(cols, map[string]string{"name": "value", "type": "number", "unit": "count"})
-	rows := [][]any{}
-	if len(dims) == 0 {
-		rows = append(rows, []any{len(ids)})
-	} else {
-		keys := make([]string, 0, len(counts))
-		for k := range counts {
-			keys = append(keys, k)
-		}
-		sort.Slice(keys, func(i, j int) bool { return slices.Compare(groups[keys[i]], groups[keys[j]]) < 0 })
-		for _, k := range keys {
-			row := []any{}
-			for _, v := range groups[k] {
-				row = append(row, v)
-			}
-			rows = append(rows, append(row, counts[k]))
-		}
-	}
-	return expectation(cols, rows, ids)
+	return scanTable(cells, ids, dims, "", "count", func(c *scanCell) any { return len(c.scans) })
 }
 
 // OutOfStockShare is the expectation of the retail catalog's
