@@ -348,23 +348,35 @@ func (c *compiler) outer(parts []string, fn string) (string, error) {
 	}
 	inner := b.String()
 	if r.metric.Type.Value == catalog.MetricCumulative && r.grain != catalog.GrainNone {
-		// A running total over the buckets of each group.
-		var cols, part []string
+		// A running total over every bucket of the window (a time spine,
+		// the buckets written by Buckets) for each group that has a row:
+		// a bucket without one carries the total forward.
+		var part, on, sel []string
 		for i := range r.dims {
-			cols = append(cols, "g."+dcol(i))
 			part = append(part, "g."+dcol(i))
+			on = append(on, "v."+dcol(i)+" IS NOT DISTINCT FROM g."+dcol(i))
+			sel = append(sel, "g."+dcol(i)+" AS "+dcol(i))
 		}
-		cols = append(cols, "g.b")
-		over := "ORDER BY g.b ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW"
+		groups := "SELECT DISTINCT 1 AS o FROM (" + inner + ") x"
+		if len(part) > 0 {
+			var d []string
+			for i := range r.dims {
+				d = append(d, "x."+dcol(i)+" AS "+dcol(i))
+			}
+			groups = "SELECT DISTINCT " + strings.Join(d, ", ") + " FROM (" + inner + ") x"
+		}
+		var spine []string
+		for _, b := range Buckets(r.req.Start, r.req.End, r.grain) {
+			spine = append(spine, "(CAST('"+b.Format(sqlTime)+"' AS TIMESTAMP))")
+		}
+		over := "ORDER BY s.b ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW"
 		if len(part) > 0 {
 			over = "PARTITION BY " + strings.Join(part, ", ") + " " + over
 		}
-		var sel []string
-		for i := range r.dims {
-			sel = append(sel, "g."+dcol(i)+" AS "+dcol(i))
-		}
-		sel = append(sel, "g.b AS b", "CAST(SUM(g.v) OVER ("+over+") AS "+dbl+") AS v")
-		inner = "SELECT " + strings.Join(sel, ", ") + " FROM (" + inner + ") g"
+		on = append(on, "v.b = s.b")
+		sel = append(sel, "s.b AS b", "CAST(SUM(COALESCE(v.v, 0)) OVER ("+over+") AS "+dbl+") AS v")
+		inner = "SELECT " + strings.Join(sel, ", ") + " FROM (" + groups + ") g CROSS JOIN (VALUES " + strings.Join(spine, ", ") +
+			") AS s(b) LEFT JOIN (" + inner + ") v ON " + strings.Join(on, " AND ")
 	}
 	return "SELECT * FROM (" + inner + ") t" + c.orderBy() + c.limit(), nil
 }

@@ -251,3 +251,39 @@ func TestTables(t *testing.T) {
 		}
 	}
 }
+
+// TestBuckets: the time spine of a cumulative metric, every bucket the
+// window [start, end) overlaps, from the bucket of its start.
+func TestBuckets(t *testing.T) {
+	at := func(s string) time.Time {
+		v, err := time.Parse(time.RFC3339, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	for _, c := range []struct {
+		name, start, end, grain string
+		want                    []string
+	}{
+		{"days, the last one partly", "2026-01-04T15:30:00Z", "2026-01-07T12:00:00Z", "day",
+			[]string{"2026-01-04T00:00:00Z", "2026-01-05T00:00:00Z", "2026-01-06T00:00:00Z", "2026-01-07T00:00:00Z"}},
+		{"an end at midnight opens no bucket", "2026-01-01T00:00:00Z", "2026-01-03T00:00:00Z", "day",
+			[]string{"2026-01-01T00:00:00Z", "2026-01-02T00:00:00Z"}},
+		{"ISO weeks from Monday", "2026-01-01T00:00:00Z", "2026-01-13T00:00:00Z", "week",
+			[]string{"2025-12-29T00:00:00Z", "2026-01-05T00:00:00Z", "2026-01-12T00:00:00Z"}},
+		{"months across a year", "2025-12-31T23:00:00Z", "2026-02-01T00:00:01Z", "month",
+			[]string{"2025-12-01T00:00:00Z", "2026-01-01T00:00:00Z", "2026-02-01T00:00:00Z"}},
+		{"an empty window", "2026-01-02T00:00:00Z", "2026-01-02T00:00:00Z", "day", nil},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var got []string
+			for _, b := range Buckets(at(c.start), at(c.end), c.grain) {
+				got = append(got, b.Format(time.RFC3339))
+			}
+			if !slices.Equal(got, c.want) {
+				t.Errorf("Buckets(%s, %s, %s) = %v, want %v", c.start, c.end, c.grain, got, c.want)
+			}
+		})
+	}
+}

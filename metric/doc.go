@@ -36,7 +36,10 @@
 // two within the metric's tolerance. That is what a resolver runs.
 //
 // Every group the contributing rows have is a row of the table; with
-// neither dimensions nor buckets there is exactly one row. Counts, sums,
+// neither dimensions nor buckets there is exactly one row. A cumulative
+// metric by bucket has, for every group with a contributing row, a row
+// for every bucket the window overlaps (Buckets: a time spine), a bucket
+// without rows carrying the group's total on (0 before its first row). Counts, sums,
 // durations and entries over no rows are 0; an average, a minimum or a
 // maximum over no rows, a ratio or a division by zero, have no value
 // (null).

@@ -610,8 +610,31 @@ func measureValue(m *catalog.Measure, a acc) *float64 {
 // each group's values into running totals over its buckets, in bucket
 // order: the last step both re-derivations share.
 func (r *resolved) order(t *Table) {
+	cumulative := r.metric.Type.Value == catalog.MetricCumulative && t.Bucketed
+	if cumulative {
+		// Every bucket of the window for each group that has a row: a
+		// bucket without one carries the total forward.
+		have := map[string]bool{}
+		var groups []Row
+		for _, row := range t.Rows {
+			k := Row{Dims: row.Dims}.groupKey()
+			if !have[k] {
+				groups = append(groups, Row{Dims: row.Dims})
+			}
+			have[k] = true
+			have[k+"@"+row.Bucket.Format(time.RFC3339)] = true
+		}
+		for _, g := range groups {
+			k := g.groupKey()
+			for _, b := range Buckets(r.req.Start, r.req.End, r.grain) {
+				if !have[k+"@"+b.Format(time.RFC3339)] {
+					t.Rows = append(t.Rows, Row{Dims: g.Dims, Bucket: b})
+				}
+			}
+		}
+	}
 	slices.SortFunc(t.Rows, compareGroups)
-	if r.metric.Type.Value == catalog.MetricCumulative && t.Bucketed {
+	if cumulative {
 		run := map[string]float64{}
 		for i, row := range t.Rows {
 			k := Row{Dims: row.Dims}.groupKey()
@@ -726,6 +749,25 @@ func meets(ds *catalog.Dataset, p *catalog.Predicate, rw *row) bool {
 		return x >= p.Value.Items[0].Num
 	}
 	return false
+}
+
+// Buckets returns the first instants of the buckets of grain that the
+// window [start, end) overlaps, in order: the time spine a cumulative
+// metric's running total is given at.
+func Buckets(start, end time.Time, grain string) []time.Time {
+	var out []time.Time
+	for b := truncate(start, grain); b.Before(end); {
+		out = append(out, b)
+		switch grain {
+		case catalog.GrainWeek:
+			b = b.AddDate(0, 0, 7)
+		case catalog.GrainMonth:
+			b = b.AddDate(0, 1, 0)
+		default:
+			b = b.AddDate(0, 0, 1)
+		}
+	}
+	return out
 }
 
 // truncate returns the first instant of t's bucket: the UTC day, the ISO

@@ -367,13 +367,57 @@ func DistinctProductsObserved(d *retail.Dataset, start, end string, dims []strin
 // total of scans from the window's start through each bucket"): with
 // grain "day", each group's row for a day holds the number of its scans
 // from the window's start to that day's end (the window's end at the
-// latest); a group has a row for each day it has a scan. Without a grain
-// it is the window's count, as scan_count. The events are the scans in
-// the window that meet the filters.
+// latest); a group with a scan in the window has a row for every day the
+// window touches, a day without a scan carrying the total on. Without a
+// grain it is the window's count, as scan_count. The events are the
+// scans in the window that meet the filters.
 func CumulativeScans(d *retail.Dataset, start, end string, dims []string, filters []MetricFilter, grain string) (Expectation, error) {
 	cells, ids, err := scanCells(d, start, end, dims, filters, grain)
 	if err != nil {
 		return Expectation{}, err
+	}
+	if grain == "day" {
+		// The window's days, from the day of its start while a day
+		// begins before its end.
+		from, err := dayOf(start)
+		if err != nil {
+			return Expectation{}, err
+		}
+		day, err := time.Parse(time.RFC3339, from)
+		if err != nil {
+			return Expectation{}, err
+		}
+		last, err := time.Parse(time.RFC3339, end)
+		if err != nil {
+			return Expectation{}, fmt.Errorf("compute metric: end %q: %w", end, err)
+		}
+		var days []string
+		for ; day.Before(last); day = day.Add(24 * time.Hour) {
+			days = append(days, day.Format(time.RFC3339))
+		}
+		have := map[string]bool{}
+		var groups [][]string
+		for _, c := range cells {
+			g := strings.Join(c.vals, "\x00")
+			if !have[g] {
+				groups = append(groups, c.vals)
+			}
+			have[g] = true
+			have[g+"\x01"+c.bucket] = true
+		}
+		for _, vals := range groups {
+			for _, day := range days {
+				if !have[strings.Join(vals, "\x00")+"\x01"+day] {
+					cells = append(cells, &scanCell{vals: vals, bucket: day})
+				}
+			}
+		}
+		sort.Slice(cells, func(i, j int) bool {
+			if c := slices.Compare(cells[i].vals, cells[j].vals); c != 0 {
+				return c < 0
+			}
+			return cells[i].bucket < cells[j].bucket
+		})
 	}
 	// The cells are sorted by group, then day: a running total per group,
 	// from 0 at each group's first cell.

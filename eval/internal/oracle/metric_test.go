@@ -274,9 +274,10 @@ func TestCumulativeScans(t *testing.T) {
 			tinyAll},
 		// From the 2nd the total starts again at 0. st-001: the 2nd
 		// evt-000002, 3: 2; the 3rd evt-000007: 3; the 4th evt-000008: 4.
-		// st-002: the 3rd evt-000006: 1, and no row for a day it has no scan.
+		// st-002: a row for every day of the window, its one scan on the
+		// 3rd (evt-000006): 0 on the 2nd, 1 on the 3rd, still 1 on the 4th.
 		{"by store and day from the 2nd", "2026-01-02T00:00:00Z", to, []string{"store"}, nil, "day",
-			`{"columns":[` + colStore + `,` + colBucket + `,` + colCount + `],"rows":[["st-001","2026-01-02T00:00:00Z",2],["st-001","2026-01-03T00:00:00Z",3],["st-001","2026-01-04T00:00:00Z",4],["st-002","2026-01-03T00:00:00Z",1]]}`,
+			`{"columns":[` + colStore + `,` + colBucket + `,` + colCount + `],"rows":[["st-001","2026-01-02T00:00:00Z",2],["st-001","2026-01-03T00:00:00Z",3],["st-001","2026-01-04T00:00:00Z",4],["st-002","2026-01-02T00:00:00Z",0],["st-002","2026-01-03T00:00:00Z",1],["st-002","2026-01-04T00:00:00Z",1]]}`,
 			[]string{"evt-000002", "evt-000003", "evt-000006", "evt-000007", "evt-000008"}},
 		// A window from 09:00 on the 1st to the 3rd's 00:00 (exclusive):
 		// evt-000001 at 08:00 and evt-000007 at the 3rd's 00:00 are out. The
