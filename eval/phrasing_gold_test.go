@@ -37,7 +37,7 @@ import (
 
 const (
 	phrasingPath    = "retail-phrasing-v1.gold.yaml"
-	phrasingVersion = "retail-phrasing-v1.gold.4"
+	phrasingVersion = "retail-phrasing-v1.gold.5"
 )
 
 // phrasingNow is the suite's clock: a Wednesday afternoon inside the demo
