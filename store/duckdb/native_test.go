@@ -413,3 +413,67 @@ func TestImportFiles_TimesOutOfRange(t *testing.T) {
 		})
 	}
 }
+
+// TestImportFiles_FirstImportInFileOrder: a first import of one file,
+// which DuckDB reads and checks on every thread (a Parquet file of many
+// row groups numbered by the reader's file_row_number; a CSV file
+// numbered on one thread into a materialized table of its text), gives
+// each row its place in the file as _ingest_seq and stores the rows in
+// file order, with the validity ends and derived structures the
+// row-by-row import gives. The times run against the file's order, so the
+// validity ends' window reorders the rows. Numbered from 0, or stored
+// without the sort after the window, the rows fail it.
+func TestImportFiles_FirstImportInFileOrder(t *testing.T) {
+	l, _, db, dir := nativeFixture(t)
+	const rows = 60000
+	// Row i: key k-i, one of 37 devices, its time going backwards in
+	// the file (seconds (rows - i) * 7 mod 86,400 after midnight).
+	src := fmt.Sprintf(`SELECT printf('k-%%06d', i) AS event_id,
+		strftime(TIMESTAMP '2026-01-05 00:00:00' + to_seconds(((%d - i) * 7) %% 86400), '%%Y-%%m-%%dT%%H:%%M:%%SZ') AS ts,
+		printf('dev-%%04d', i %% 37) AS device_id, 'zone-01' AS zone_id, 'AGV' AS device_type,
+		'IDLE' AS status, CAST(i %% 100 AS VARCHAR) AS battery_pct, '20.5' AS temperature_c, NULL::VARCHAR AS fault_code
+		FROM range(1, %d) t(i)`, rows+1, rows+1)
+	for _, tt := range []struct{ name, file, format string }{
+		{"parquet", "groups.parquet", "FORMAT parquet, ROW_GROUP_SIZE 2048"},
+		{"csv", "rows.csv", "FORMAT csv, HEADER true"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			path := filepath.Join(dir, tt.file)
+			if _, err := db.ExecContext(t.Context(), "COPY ("+src+") TO '"+path+"' ("+tt.format+")"); err != nil {
+				t.Fatal(err)
+			}
+			if tt.name == "parquet" {
+				var groups int
+				if err := db.QueryRowContext(t.Context(), "SELECT count(DISTINCT row_group_id) FROM parquet_metadata('"+path+"')").Scan(&groups); err != nil {
+					t.Fatal(err)
+				}
+				if groups < 20 {
+					t.Fatalf("%d row groups, want many", groups)
+				}
+			}
+			opts := shape.ImportOptions(&shape.DeriveOptions{Every: 1000})
+			ln, lg := *l, *l
+			ln.Table, lg.Table = "nat_"+tt.name, "row_"+tt.name
+			if _, err := duckdb.NewSink(db, opts).ImportFiles(t.Context(), &ln, []string{path}); err != nil {
+				t.Fatalf("ImportFiles: %v", err)
+			}
+			if err := importRows(t.Context(), db, opts, &lg, []string{path}); err != nil {
+				t.Fatalf("row by row: %v", err)
+			}
+			var misplaced, outOfOrder int
+			q := "SELECT count(*) FILTER (WHERE _ingest_seq <> CAST(substr(event_id, 3) AS BIGINT)), " +
+				"count(*) FILTER (WHERE rowid + 1 <> _ingest_seq) FROM " + ln.Table
+			if err := db.QueryRowContext(t.Context(), q).Scan(&misplaced, &outOfOrder); err != nil {
+				t.Fatal(err)
+			}
+			if misplaced != 0 || outOfOrder != 0 {
+				t.Errorf("%d rows numbered apart from their place in the file, %d stored out of file order", misplaced, outOfOrder)
+			}
+			for _, suffix := range []string{"", "__cp", "__series"} {
+				if msg := sameRows(t.Context(), db, ln.Table+suffix, lg.Table+suffix); msg != "" {
+					t.Errorf("%s: %s", suffix, msg)
+				}
+			}
+		})
+	}
+}
