@@ -93,6 +93,8 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		if scopeCat, err = ef.loadedCatalog(); err != nil {
 			return err
 		}
+	} else if ef.freeSQL {
+		scopeCat = scopeCat.WithFreeSQL() // the demo store's engine offers query_sql
 	}
 	// Flags that no engine opens fail here, not after the listener is up.
 	var loaded *catalog.Catalog
