@@ -13,6 +13,7 @@ import (
 	"github.com/provenant/provenant/catalogs"
 	"github.com/provenant/provenant/httpapi"
 	"github.com/provenant/provenant/mcpserver"
+	"github.com/provenant/provenant/memory"
 	"github.com/provenant/provenant/metrics"
 	"github.com/provenant/provenant/server"
 	"github.com/provenant/provenant/shape"
@@ -141,6 +142,14 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	defer mem.Close()
+	if memSvc != nil && principals != nil {
+		// Each principal writes and reads memory under its name.
+		for _, name := range principals.Names() {
+			if err := memory.CheckAgent(name); err != nil {
+				return usagef("--memory: principal %s: its name is not a memory agent id: %v", name, err)
+			}
+		}
+	}
 	var mcpMemory *mcpserver.MemoryOptions
 	if memSvc != nil {
 		srvOpts.Memory = &httpapi.MemoryOptions{Service: memSvc, Agent: mem.jf.agent}
