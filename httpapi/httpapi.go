@@ -51,6 +51,8 @@
 //	408 body_timeout            the body did not arrive within the body-read budget
 //	429 too_many_requests       too many bodies arriving at once (from this client, or all)
 //	404 not_found, 404 unknown_tool, 405 method_not_allowed (with Allow)
+//	                            (a path with an empty, "." or ".." segment
+//	                            is not_found, never redirected)
 //	400 bad_page, 404 unknown_result, 404 no_such_page, 410 data_changed
 //	                            GET /v1/results/{id}/rows (rows.go)
 //	503 loading                 /v1/ask before the engine is loaded
@@ -69,6 +71,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"path"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -284,11 +287,33 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // route serves r from the mux, answering a path no pattern matches in
 // JSON.
 func (s *Server) route(w http.ResponseWriter, r *http.Request) {
+	if p := r.URL.EscapedPath(); r.Method != http.MethodConnect && cleanPath(p) != p {
+		// The mux would redirect to the cleaned path, repeating the
+		// client's segments in Location and an HTML body.
+		writeError(w, http.StatusNotFound, CodeNotFound, "no such path")
+		return
+	}
 	if h, pattern := s.mux.Handler(r); pattern == "" {
 		s.unrouted(w, r, h)
 		return
 	}
 	s.mux.ServeHTTP(w, r)
+}
+
+// cleanPath is the path the mux routes p by (net/http's cleanPath): no
+// empty, "." or ".." segment, a trailing slash kept.
+func cleanPath(p string) string {
+	if p == "" {
+		return "/"
+	}
+	if p[0] != '/' {
+		p = "/" + p
+	}
+	np := path.Clean(p)
+	if p[len(p)-1] == '/' && np != "/" {
+		np += "/"
+	}
+	return np
 }
 
 // unrouted answers a request no pattern matched in JSON, keeping the

@@ -5,6 +5,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
 
@@ -220,5 +221,67 @@ func TestMemory_OpenAPI(t *testing.T) {
 				t.Errorf("request schema\n got %s\nwant %s", gotJSON, wantJSON)
 			}
 		})
+	}
+}
+
+// TestMemory_AnnotateOthersPrivate: a record private to one principal is
+// not another's to annotate: retracting, superseding or confirming it is
+// 404 unknown_target, as for a key that does not exist (so the answer
+// does not tell a private key from a missing one), and its writer's sheet
+// keeps it. Another principal retracted east-ops's private claim, which
+// its writer's sheet then dropped.
+func TestMemory_AnnotateOthersPrivate(t *testing.T) {
+	srv, _ := memoryServer(t)
+	if status, body := postMemory(t, srv, eastToken, "remember", memapi.RememberRequest{Key: "m-private", Text: "east's own note",
+		Subject: "pr-009", Visibility: &memapi.Visibility{Private: true}}); status != 200 {
+		t.Fatalf("remember: %d %s", status, body)
+	}
+	if status, body := postMemory(t, srv, eastToken, "remember", memapi.RememberRequest{Key: "m-open", Text: "an open note",
+		Subject: "pr-009"}); status != 200 {
+		t.Fatalf("remember: %d %s", status, body)
+	}
+	tests := []struct {
+		name       string
+		token      string
+		kind       memory.Kind
+		target     string
+		wantStatus int
+	}{
+		{"another's private record, retract", adminToken, memory.KindRetract, "m-private", http.StatusNotFound},
+		{"another's private record, supersede", adminToken, memory.KindSupersede, "m-private", http.StatusNotFound},
+		{"another's private record, confirm", adminToken, memory.KindConfirm, "m-private", http.StatusNotFound},
+		{"a key that does not exist", adminToken, memory.KindRetract, "m-none", http.StatusNotFound},
+		{"another's open record", adminToken, memory.KindConfirm, "m-open", http.StatusOK},
+		{"its writer's own private record", eastToken, memory.KindConfirm, "m-private", http.StatusOK},
+	}
+	var missing []byte
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			status, body := postMemory(t, srv, tt.token, "annotate", memapi.AnnotateRequest{Kind: tt.kind, Target: tt.target, Text: "replaced"})
+			if status != tt.wantStatus {
+				t.Fatalf("annotate = %d %s, want %d", status, body, tt.wantStatus)
+			}
+			if tt.target == "m-none" {
+				missing = body
+			}
+		})
+	}
+	if _, private := postMemory(t, srv, adminToken, "annotate", memapi.AnnotateRequest{Kind: memory.KindRetract, Target: "m-private"}); string(private) != string(missing) {
+		t.Errorf("a private target answers %s, a missing one %s: want the same", private, missing)
+	}
+	status, body := postMemory(t, srv, eastToken, "recall", memapi.RecallRequest{Subject: "pr-009"})
+	if status != 200 {
+		t.Fatalf("recall: %d %s", status, body)
+	}
+	var sheet memory.Sheet
+	if err := json.Unmarshal(body, &sheet); err != nil {
+		t.Fatal(err)
+	}
+	var keys []string
+	for _, c := range sheet.Claims {
+		keys = append(keys, c.Key)
+	}
+	if !slices.Contains(keys, "m-private") {
+		t.Errorf("east-ops's sheet = %v, want its private record kept", keys)
 	}
 }

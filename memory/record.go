@@ -249,6 +249,11 @@ func Validate(r Record) error {
 	return nil
 }
 
+// CheckAgent checks an agent id, as a record's author and a reader must
+// be: non-empty, printable, no spaces, at most MaxKeyLen bytes. The
+// error names the field "agent", never the id.
+func CheckAgent(id string) error { return checkID("agent", id, true) }
+
 // checkID checks an identifier: printable, no spaces, at most MaxKeyLen
 // bytes; required ones non-empty.
 func checkID(field, s string, required bool) error {

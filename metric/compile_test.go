@@ -65,6 +65,17 @@ func TestCompile_RequestErrors(t *testing.T) {
 		{"order by an unrequested dimension", func(r *Request) { r.Order = Order{By: "store"} }, "order"},
 		{"limit without order by value", func(r *Request) { r.Limit = 3 }, "limit"},
 		{"limit too large", func(r *Request) { r.Order, r.Limit = Order{By: OrderValue}, MaxLimit+1 }, "limit"},
+		// A cumulative metric gives every bucket of the window a row: a
+		// window of centuries by day was a spine of millions of VALUES
+		// rows, which took the server's memory before the ask timeout.
+		{"cumulative spine too long", func(r *Request) {
+			r.Metric, r.Grain = "cumulative_scans", "day"
+			r.End = r.Start.AddDate(0, 0, MaxBuckets+1)
+		}, "window"},
+		{"cumulative spine of centuries", func(r *Request) {
+			r.Metric, r.Grain = "cumulative_scans", "month"
+			r.Start, r.End = time.Date(1970, 1, 1, 0, 0, 0, 0, time.UTC), time.Date(9999, 12, 30, 0, 0, 0, 0, time.UTC)
+		}, "window"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -92,6 +103,16 @@ func TestCompile_RequestErrors(t *testing.T) {
 	}
 	if _, err := Compile(cat, ok, nil); err != nil {
 		t.Errorf("Compile(valid) = %v", err)
+	}
+	longest := Request{Metric: "cumulative_scans", Grain: "day", Start: day1, End: day1.AddDate(0, 0, MaxBuckets), Scope: All()}
+	if _, err := Compile(cat, longest, nil); err != nil {
+		t.Errorf("Compile(%d day buckets) = %v", MaxBuckets, err)
+	}
+	// A metric that is not cumulative has rows only where data is: its
+	// window is not bounded by buckets.
+	long := Request{Metric: "scan_count", Grain: "day", Start: day1.AddDate(-100, 0, 0), End: day3, Scope: All()}
+	if err := Check(cat, long); err != nil {
+		t.Errorf("Check(a century of scan_count by day) = %v", err)
 	}
 }
 

@@ -756,18 +756,22 @@ func meets(ds *catalog.Dataset, p *catalog.Predicate, rw *row) bool {
 // metric's running total is given at.
 func Buckets(start, end time.Time, grain string) []time.Time {
 	var out []time.Time
-	for b := truncate(start, grain); b.Before(end); {
+	for b := truncate(start, grain); b.Before(end); b = nextBucket(b, grain) {
 		out = append(out, b)
-		switch grain {
-		case catalog.GrainWeek:
-			b = b.AddDate(0, 0, 7)
-		case catalog.GrainMonth:
-			b = b.AddDate(0, 1, 0)
-		default:
-			b = b.AddDate(0, 0, 1)
-		}
 	}
 	return out
+}
+
+// nextBucket returns the first instant of the bucket of grain after the
+// one starting at b.
+func nextBucket(b time.Time, grain string) time.Time {
+	switch grain {
+	case catalog.GrainWeek:
+		return b.AddDate(0, 0, 7)
+	case catalog.GrainMonth:
+		return b.AddDate(0, 1, 0)
+	}
+	return b.AddDate(0, 0, 1)
 }
 
 // truncate returns the first instant of t's bucket: the UTC day, the ISO

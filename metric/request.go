@@ -81,6 +81,9 @@ const (
 	MaxFilters     = 16
 	MaxValues      = 256 // per filter, and in a scope
 	MaxValueLength = 256 // bytes
+	// MaxBuckets bounds the buckets of a cumulative metric's window at
+	// its grain: its table has a row for every bucket of every group.
+	MaxBuckets = 1000
 )
 
 // ErrInvalidRequest is matched by every *RequestError.
@@ -181,6 +184,8 @@ func resolve(cat *catalog.Catalog, req Request) (*resolved, error) {
 		return nil, reqErr("window", "wants a start and an end")
 	case !req.Start.Before(req.End):
 		return nil, reqErr("window", "wants start before end (the window is [start, end))")
+	case m.Type.Value == catalog.MetricCumulative && rank > 0 && bucketsOver(req.Start, req.End, r.grain, MaxBuckets):
+		return nil, reqErr("window", "spans more than %d %s buckets (a cumulative metric has a row for each; want a shorter window or a coarser grain)", MaxBuckets, r.grain)
 	}
 	if len(req.Filters) > MaxFilters {
 		return nil, reqErr("filters", "lists more than %d", MaxFilters)
@@ -240,6 +245,18 @@ func resolve(cat *catalog.Catalog, req Request) (*resolved, error) {
 		}
 	}
 	return r, nil
+}
+
+// bucketsOver reports whether the window [start, end) overlaps more than
+// max buckets of grain, counting no further than max+1.
+func bucketsOver(start, end time.Time, grain string, max int) bool {
+	n := 0
+	for b := truncate(start, grain); b.Before(end); b = nextBucket(b, grain) {
+		if n++; n > max {
+			return true
+		}
+	}
+	return false
 }
 
 // valueCheck returns the check of a filter value of d: one of the declared

@@ -90,6 +90,15 @@ func (s *Set) Authenticate(token string) (Principal, bool) {
 // Len reports how many principals the set holds.
 func (s *Set) Len() int { return len(s.entries) }
 
+// Names returns the principals' names, in the file's order.
+func (s *Set) Names() []string {
+	out := make([]string, len(s.entries))
+	for i, e := range s.entries {
+		out[i] = e.p.Name
+	}
+	return out
+}
+
 // Single is a set of one principal that may see every store: the
 // configuration for one shared token, read from src.
 func Single(name string, src Source, from Sources) (*Set, error) {

@@ -90,3 +90,38 @@ func TestInputSchema_Statement(t *testing.T) {
 		t.Errorf("schema = %v, want a string of 1..8192", p)
 	}
 }
+
+// TestWall_StatementScope: free SQL reads every row of the allowlisted
+// tables (the sandbox has no scope to apply), so a caller limited to some
+// stores may not run it: a principal scoped to st-001 read every store's
+// counts through query_sql.
+func TestWall_StatementScope(t *testing.T) {
+	w := statementWall(t)
+	tests := []struct {
+		name  string
+		scope tool.Scope
+		want  tool.RejectKind // "" accepts
+	}{
+		{"every store", tool.AllStores(), ""},
+		{"some stores", tool.StoresOnly("st-001", "st-002"), tool.OutOfScope},
+		{"no store", tool.StoresOnly(), tool.OutOfScope},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := w.CheckScoped(tool.Proposal{Tool: "query_sql", Params: map[string]any{"sql": "SELECT count(*) FROM scans"}}, tt.scope)
+			if tt.want == "" {
+				if err != nil {
+					t.Fatalf("CheckScoped: %v", err)
+				}
+				return
+			}
+			rej, ok := tool.IsRejection(err)
+			if !ok || rej.Kind != tt.want || rej.Param != "sql" {
+				t.Fatalf("CheckScoped = %v, want a %s rejection of sql", err, tt.want)
+			}
+			if strings.Contains(rej.Error(), "scans") {
+				t.Errorf("rejection %q echoes the statement", rej.Error())
+			}
+		})
+	}
+}

@@ -145,7 +145,8 @@ func (w *Wall) Check(p Proposal) (Call, error) { return w.CheckScoped(p, AllStor
 // CheckScoped runs the wall's checks in order: registered tool name, exact
 // parameter set (an optional parameter may be left out), query syntax in
 // any value (in any string or key inside an array or object), each
-// scope-entity id (a store) against the caller's scope, each value's
+// scope-entity id (a store) against the caller's scope (and a free SQL
+// statement, which reads every row, refused to a limited scope), each value's
 // domain (an array's items and an object's fields recursively, a
 // rejection naming the item: "filters[0].op"), window order, then the
 // tool's own check (WithCheck), if any. It returns a *Rejection for the
@@ -176,6 +177,11 @@ func (w *Wall) CheckScoped(p Proposal, scope Scope) (Call, error) {
 	}
 	if !scope.All() {
 		for _, q := range def.Params {
+			if q.Kind == Statement {
+				// The sandbox reads every row of the allowlisted tables: it
+				// has no scope to apply.
+				return Call{}, &Rejection{Kind: OutOfScope, Param: q.Name, Reason: "reads every row of the allowlisted tables; the caller's scope is limited"}
+			}
 			if s, ok := p.Params[q.Name].(string); q.Kind == EntityID && q.Entity == w.reg.scope && (!ok || !scope.Allows(s)) {
 				return Call{}, &Rejection{Kind: OutOfScope, Param: q.Name, Reason: "is outside the caller's scope"}
 			}

@@ -13,6 +13,8 @@ import (
 // PROVENANT_RUN_MAIN=1 the test binary is main.
 func TestMain(m *testing.M) {
 	if os.Getenv("PROVENANT_RUN_MAIN") == "1" {
+		// A served engine's sandbox workers are this binary too.
+		workerEnv = []string{"PROVENANT_RUN_MAIN=1"}
 		main()
 		os.Exit(0)
 	}

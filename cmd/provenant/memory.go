@@ -369,6 +369,9 @@ func (m *servedMemory) service(ctx context.Context, source string) (*memapi.Serv
 		}
 		return nil, nil
 	}
+	if err := memory.CheckAgent(m.jf.agent); err != nil {
+		return nil, usagef("--memory-agent: %v", err) // the field and the problem, not the id
+	}
 	if m.jf.path == "" && m.jf.dsn == "" {
 		m.jf.dsn = source
 	}

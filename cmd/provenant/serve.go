@@ -13,6 +13,7 @@ import (
 	"github.com/provenant/provenant/catalogs"
 	"github.com/provenant/provenant/httpapi"
 	"github.com/provenant/provenant/mcpserver"
+	"github.com/provenant/provenant/memory"
 	"github.com/provenant/provenant/metrics"
 	"github.com/provenant/provenant/server"
 	"github.com/provenant/provenant/shape"
@@ -93,6 +94,8 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		if scopeCat, err = ef.loadedCatalog(); err != nil {
 			return err
 		}
+	} else if ef.freeSQL {
+		scopeCat = scopeCat.WithFreeSQL() // the demo store's engine offers query_sql
 	}
 	// Flags that no engine opens fail here, not after the listener is up.
 	var loaded *catalog.Catalog
@@ -139,6 +142,14 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	defer mem.Close()
+	if memSvc != nil && principals != nil {
+		// Each principal writes and reads memory under its name.
+		for _, name := range principals.Names() {
+			if err := memory.CheckAgent(name); err != nil {
+				return usagef("--memory: principal %s: its name is not a memory agent id: %v", name, err)
+			}
+		}
+	}
 	var mcpMemory *mcpserver.MemoryOptions
 	if memSvc != nil {
 		srvOpts.Memory = &httpapi.MemoryOptions{Service: memSvc, Agent: mem.jf.agent}

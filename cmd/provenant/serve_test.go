@@ -1,9 +1,13 @@
 package main
 
 import (
+	"bytes"
+	"context"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestServe_RefusesBadFlags: serve refuses limits and hosts it cannot
@@ -64,6 +68,43 @@ func TestServe_CatalogScopes(t *testing.T) {
 			msg := err.Error() + stderr
 			if !strings.Contains(msg, tt.want) || strings.Contains(msg, "st-001") || strings.Contains(msg, "zone-01") {
 				t.Errorf("serve: %s", msg)
+			}
+		})
+	}
+}
+
+// TestServe_MemoryAgents: with --memory, the writer and reader of every
+// request is --memory-agent or a principal's name, so each must be a
+// memory agent id (printable, no spaces) before serve listens. Else the
+// server started and refused every remember and recall as the client's
+// mistake (400 invalid_record "agent: holds a space").
+func TestServe_MemoryAgents(t *testing.T) {
+	t.Setenv("PROVENANT_TEST_TOKEN", "test-token-0123456789abcdef")
+	dir := t.TempDir()
+	principals := writeFile(t, dir, "principals.yaml",
+		"principals:\n  - name: east ops\n    token_env: PROVENANT_TEST_TOKEN\n    stores: all\n")
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"serve, an agent with a space", []string{"serve", "--addr", "127.0.0.1:0", "--memory", "--memory-agent", "stock bot"}, "--memory-agent"},
+		{"serve, an agent with a control character", []string{"serve", "--addr", "127.0.0.1:0", "--memory", "--memory-agent", "bot\x01"}, "--memory-agent"},
+		{"mcp, an agent with a space", []string{"mcp", "--memory", "--memory-agent", "stock bot"}, "--memory-agent"},
+		{"serve, a principal named with a space", []string{"serve", "--addr", "127.0.0.1:0", "--memory", "--principals", principals}, "principal east ops"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
+			defer cancel()
+			var stdout, stderr bytes.Buffer
+			args := append(tt.args, "--journal", filepath.Join(t.TempDir(), "j.duckdb"), "--log-level", "error")
+			err := Run(ctx, args, &stdout, &stderr)
+			if err == nil || ctx.Err() != nil {
+				t.Fatalf("%s started (%v)", tt.args[0], err)
+			}
+			if msg := err.Error() + stderr.String(); !strings.Contains(msg, tt.want) || strings.Contains(msg, "stock bot") {
+				t.Errorf("%s: %s, want a message naming %q and not the value", tt.args[0], msg, tt.want)
 			}
 		})
 	}

@@ -168,7 +168,8 @@ func (s *Service) Remember(ctx context.Context, agent string, req RememberReques
 	return s.append(ctx, r, visibility(agent, req.Visibility))
 }
 
-// Annotate appends an annotation written by agent.
+// Annotate appends an annotation written by agent. A target private to
+// another agent is unknown_target, as a key not in the journal is.
 func (s *Service) Annotate(ctx context.Context, agent string, req AnnotateRequest) (Written, error) {
 	if !req.Kind.Targeted() {
 		return Written{}, &Error{CodeInvalidRecord, "kind: not an annotation (confirm, retract, supersede)"}
@@ -178,6 +179,19 @@ func (s *Service) Annotate(ctx context.Context, agent string, req AnnotateReques
 		Key: s.key(req.Key), Agent: agent, Kind: req.Kind, Target: req.Target, Text: req.Text, Subject: req.Subject,
 		Tags: req.Tags, Stated: req.Stated, Time: t, Valid: memory.Interval{From: t}, Relevance: req.Relevance,
 		Provenance: req.Provenance, Recorded: time.Now().UTC(),
+	}
+	if err := memory.Validate(r); err != nil {
+		return Written{}, callerError(err)
+	}
+	// A target private to another agent is not the writer's to annotate,
+	// and is answered as a key not in the journal, so that the answer
+	// does not tell a private key from a missing one.
+	vis, err := s.Journal.Visibility(ctx, []string{r.Target})
+	if err != nil {
+		return Written{}, fmt.Errorf("read target visibility: %w", err)
+	}
+	if v, ok := vis[r.Target]; ok && v.Agent != "" && v.Agent != agent {
+		return Written{}, callerError(memory.ErrUnknownTarget)
 	}
 	return s.append(ctx, r, visibility(agent, req.Visibility))
 }
