@@ -11,6 +11,7 @@ import (
 	"github.com/provenant/provenant/fact"
 	"github.com/provenant/provenant/lthash"
 	"github.com/provenant/provenant/metric"
+	"github.com/provenant/provenant/pipeline"
 	"github.com/provenant/provenant/shape"
 	"github.com/provenant/provenant/tool"
 )
@@ -218,6 +219,10 @@ func (r *shapeRunner) executeMetric(ctx context.Context, c tool.Call) (fact.Resu
 		// connection, where the data cannot change.
 		return s.Idle()
 	})
+	if errors.Is(err, metric.ErrTooManyRows) {
+		return fact.Result{}, &pipeline.ResultTooLarge{Detail: fmt.Sprintf(
+			"the metric's table has more than %d rows; ask for fewer groups: a filter, a shorter window, a coarser grain, fewer dimensions, or order by value with a limit", metric.MaxRows)}
+	}
 	if err != nil {
 		return fact.Result{}, fmt.Errorf("execute metric: %w", err)
 	}

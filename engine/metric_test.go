@@ -3,6 +3,7 @@ package engine_test
 import (
 	"database/sql"
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/provenant/provenant/answer"
@@ -184,5 +185,55 @@ func TestQueryMetric_RowsPaged(t *testing.T) {
 	}
 	if _, err := e.RowsPage(t.Context(), a.ResultIDs()[0], 1, tool.StoresOnly("zone-01")); err == nil {
 		t.Error("another scope paged the rows")
+	}
+}
+
+// TestQueryMetric_TableBounded: a query_metric call whose table would
+// have more than metric.MaxRows rows is rejected (budget_exceeded), with
+// a detail that names the bound and no argument's value; one within it is
+// answered. Before the bound, a running total by store and category per
+// day over 1,000 days answered 144,000 rows (a 6.6 MB body, about 300
+// MB of the server's memory a call), and 64 such calls at once could
+// take the machine's memory.
+func TestQueryMetric_TableBounded(t *testing.T) {
+	e := enginetest.OpenDemo(t, engine.Options{})
+	call := func(start, end string) answer.Answer {
+		return e.Pipeline.Call(t.Context(), tool.Proposal{Tool: shape.QueryMetric, Params: map[string]any{
+			"metric": "cumulative_scans", "dimensions": []any{"store", "category"}, "grain": "day", "start": start, "end": end}})
+	}
+	tests := []struct {
+		name, start, end string
+		rejected         bool
+		rows             int // answered: 24 stores by 6 categories by the days
+	}{
+		{"1,000 days", "2024-01-01T00:00:00Z", "2026-09-27T00:00:00Z", true, 0},
+		{"60 days", "2026-01-01T00:00:00Z", "2026-03-02T00:00:00Z", false, 8640},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			a := call(tt.start, tt.end)
+			if !tt.rejected {
+				v, ok := a.Value()
+				if a.Outcome() != answer.Answered || !ok || v.Table == nil {
+					t.Fatalf("outcome %s (%v), want a table answered", a.Outcome(), a.Reason())
+				}
+				if n := len(v.Table.Rows); n != tt.rows || n > metric.MaxRows {
+					t.Errorf("%d rows, want %d (at most %d)", n, tt.rows, metric.MaxRows)
+				}
+				return
+			}
+			r := a.Reason()
+			if a.Outcome() != answer.Rejected || r.Kind != answer.ReasonBudgetExceeded {
+				t.Fatalf("outcome %s, reason %v; want rejected, budget_exceeded", a.Outcome(), r)
+			}
+			if !strings.Contains(r.Detail, "more than 10000 rows") {
+				t.Errorf("detail %q does not name the bound", r.Detail)
+			}
+			for _, v := range []string{tt.start, tt.end, "cumulative_scans", "store", "category"} {
+				if strings.Contains(r.Detail, v) {
+					t.Errorf("detail %q repeats an argument", r.Detail)
+				}
+			}
+		})
 	}
 }

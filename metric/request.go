@@ -84,7 +84,19 @@ const (
 	// MaxBuckets bounds the buckets of a cumulative metric's window at
 	// its grain: its table has a row for every bucket of every group.
 	MaxBuckets = 1000
+	// MaxRows bounds the rows of a metric's table (Query.Run): a
+	// request whose groups are more is refused (ErrTooManyRows), not
+	// answered with a table too large to check, phrase or send. The
+	// number of groups is known only once the query runs; a request
+	// with a limit (at most MaxLimit) stays within it.
+	MaxRows = MaxLimit
 )
+
+// ErrTooManyRows is Query.Run's error when the metric's table has more
+// than MaxRows rows: the request's caller asked for more groups than an
+// answer carries (fewer dimensions, a filter, a shorter window, a
+// coarser grain or a limit would answer).
+var ErrTooManyRows = errors.New("metric table has too many rows")
 
 // ErrInvalidRequest is matched by every *RequestError.
 var ErrInvalidRequest = errors.New("invalid metric request")

@@ -37,7 +37,8 @@ type Querier interface {
 	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
 }
 
-// Run executes the compiled query.
+// Run executes the compiled query. A table of more than MaxRows rows is
+// ErrTooManyRows, read no further.
 func (q *Query) Run(ctx context.Context, db Querier) (*Table, error) {
 	rows, err := db.QueryContext(ctx, q.SQL, q.Args...)
 	if err != nil {
@@ -47,6 +48,9 @@ func (q *Query) Run(ctx context.Context, db Querier) (*Table, error) {
 	t := &Table{Dimensions: slices.Clone(q.Dimensions), Bucketed: q.Bucketed}
 	n := len(q.Dimensions)
 	for rows.Next() {
+		if len(t.Rows) == MaxRows {
+			return nil, fmt.Errorf("run metric query: %w", ErrTooManyRows)
+		}
 		dims := make([]sql.NullString, n)
 		var bucket sql.NullTime
 		var v sql.NullFloat64

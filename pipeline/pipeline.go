@@ -442,12 +442,28 @@ func (p *Pipeline) execute(ctx context.Context, proposal tool.Proposal, rec *Rec
 	if a, ok := writeRejection(err, call, rec); ok {
 		return fail(a)
 	}
+	if tl, ok := errors.AsType[*ResultTooLarge](err); ok {
+		rec.FailureClass = string(answer.ReasonBudgetExceeded)
+		return fail(answer.RejectStatement(call.Tool(), answer.ReasonBudgetExceeded, tl.Detail))
+	}
 	if err != nil {
 		rec.ErrorDetail = detail(err)
 		return fail(answer.Fail(answer.StageExecute, answer.ReasonInternal, call.Tool(), call.Args()))
 	}
 	return call, result, nil
 }
+
+// ResultTooLarge is an executor's error for a call whose result would
+// pass a bound on its size (a query_metric table of more groups than
+// metric.MaxRows): the call's arguments asked for it, so the answer is a
+// rejection (budget_exceeded) with Detail, not our failure.
+type ResultTooLarge struct {
+	// Detail says what bound was passed and how to ask within it; it
+	// names no argument's value.
+	Detail string
+}
+
+func (e *ResultTooLarge) Error() string { return "execute: result too large: " + e.Detail }
 
 // finish takes an executed call through re-derivation, composition,
 // grounding and stapling, adding its deterministic time to the record.
