@@ -355,15 +355,12 @@ func ServeIO(ctx context.Context, s *Server, r io.ReadCloser, w io.WriteCloser) 
 // malformed request is a tool error with a fixed message; the report lists
 // the client's own unmatched numerals, which is what it asked for.
 func checkGrounding(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-	var in *grounding.Request
+	var in grounding.Request
 	if code, msg, ok := decodeArgs(req.Params.Arguments, &in, nil); !ok {
 		if code == strictjson.CodeWrongType {
 			code = codeInvalidGround
 		}
 		return groundingError(code, msg), nil
-	}
-	if in == nil {
-		return groundingError(strictjson.CodeNotAnObject, "the arguments must be a JSON object"), nil
 	}
 	rep, err := in.Run()
 	if err != nil {
