@@ -1,12 +1,17 @@
 package httpapi_test
 
 import (
+	"bufio"
+	"bytes"
+	"compress/gzip"
 	"context"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/provenant/provenant/answer"
 	"github.com/provenant/provenant/catalogs/catalogstest"
@@ -78,5 +83,130 @@ func TestBody_NotAnObject(t *testing.T) {
 				checkClientError(t, r, http.StatusBadRequest, httpapi.CodeNotAnObject)
 			})
 		}
+	}
+}
+
+// TestBody_ContentEncoding: a body with a Content-Encoding other than
+// identity is 415 unsupported_content_encoding, with Accept-Encoding:
+// identity, on every route that reads a body, /mcp included, without
+// repeating the header; the server once read the bytes as if unencoded.
+func TestBody_ContentEncoding(t *testing.T) {
+	srv := bodyServer(t, nil)
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	zw.Write([]byte(`{"question":"q"}`))
+	zw.Close()
+	routes := append(bodyRoutes, struct{ path, body string }{"/mcp", `{"jsonrpc":"2.0","id":1,"method":"ping"}`})
+	for _, rt := range routes {
+		for _, tc := range []struct {
+			name, encoding string
+			body           []byte
+			refused        bool
+		}{
+			{"gzip header on plain bytes", "gzip", []byte(rt.body), true},
+			{"gzip", "gzip", gz.Bytes(), true},
+			{"upper case", "GZIP", []byte(rt.body), true},
+			{"br", "br", []byte(rt.body), true},
+			{"identity then gzip", "identity, gzip", []byte(rt.body), true},
+			{"unknown coding", "x-zqxmarker", []byte(rt.body), true},
+			{"identity", "identity", []byte(rt.body), false},
+			{"identity in capitals", " IDENTITY ", []byte(rt.body), false},
+		} {
+			t.Run(rt.path+"/"+tc.name, func(t *testing.T) {
+				r := doWith(t, "POST", srv.URL+rt.path, tc.body, map[string]string{
+					"Content-Type": "application/json", "Authorization": "Bearer " + aliceToken, "Content-Encoding": tc.encoding})
+				if !tc.refused {
+					if r.status == http.StatusUnsupportedMediaType {
+						t.Fatalf("status 415 for Content-Encoding %q: %s", tc.encoding, r.body)
+					}
+					return
+				}
+				checkClientError(t, r, http.StatusUnsupportedMediaType, httpapi.CodeUnsupportedContentEncoding, "zqxmarker", "gzip", "br")
+				if got := r.header.Get("Accept-Encoding"); got != "identity" {
+					t.Errorf("Accept-Encoding = %q, want identity", got)
+				}
+			})
+		}
+	}
+}
+
+// TestBody_ContentEncodingBeforeReading: the encoding is refused before
+// the body is read: a client that declares an encoded body and sends none
+// is answered at once (the body-read budget is set far longer than the
+// client waits).
+func TestBody_ContentEncodingBeforeReading(t *testing.T) {
+	srv := bodyServer(t, &httpapi.LimitOptions{BodyReadTimeout: time.Hour})
+	for _, path := range []string{"/v1/ask", "/v1/memory/remember", "/mcp"} {
+		for _, framing := range []string{"Content-Length: 100", "Transfer-Encoding: chunked"} {
+			t.Run(path+"/"+framing, func(t *testing.T) {
+				resp := declareBodySendNone(t, srv.Listener.Addr().String(), "POST", path,
+					"Content-Type: application/json\r\nContent-Encoding: gzip\r\nAuthorization: Bearer "+aliceToken+"\r\n"+framing+"\r\n")
+				if resp.StatusCode != http.StatusUnsupportedMediaType {
+					t.Fatalf("status = %d, want 415", resp.StatusCode)
+				}
+			})
+		}
+	}
+}
+
+// declareBodySendNone sends a request whose headers (each line ending in
+// CRLF) declare a body, sends no body, and returns the answer read within
+// a few seconds: a server that waits for the body fails the test rather
+// than hanging it.
+func declareBodySendNone(t *testing.T, addr, method, path, header string) *http.Response {
+	t.Helper()
+	conn, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	conn.SetDeadline(time.Now().Add(3 * time.Second))
+	if _, err := io.WriteString(conn, method+" "+path+" HTTP/1.1\r\nHost: localhost\r\n"+header+"\r\n"); err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	if err != nil {
+		t.Fatalf("no answer while the declared body is outstanding: %v", err)
+	}
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatalf("read answer: %v", err)
+	}
+	resp.Body = io.NopCloser(bytes.NewReader(body))
+	return resp
+}
+
+// TestBody_ContentEncodingDocumented: /openapi.json gives every operation
+// with a request body a 415 that names both codes.
+func TestBody_ContentEncodingDocumented(t *testing.T) {
+	srv := bodyServer(t, nil)
+	doc := openAPIDoc(t, srv.URL)
+	paths, _ := doc["paths"].(map[string]any)
+	var n int
+	for path, item := range paths {
+		for method, op := range item.(map[string]any) {
+			if _, ok := op.(map[string]any)["requestBody"]; !ok {
+				continue
+			}
+			n++
+			t.Run(method+" "+path, func(t *testing.T) {
+				r := lookup(op, "responses", "415")
+				if m, ok := r.(map[string]any); ok && m["$ref"] != nil {
+					var err error
+					if r, err = resolvePointer(doc, m["$ref"].(string)); err != nil {
+						t.Fatal(err)
+					}
+				}
+				desc, _ := lookup(r, "description").(string)
+				for _, code := range []string{httpapi.CodeUnsupportedMediaType, httpapi.CodeUnsupportedContentEncoding} {
+					if !strings.Contains(desc, code) {
+						t.Errorf("415 description %q does not name %s", desc, code)
+					}
+				}
+			})
+		}
+	}
+	if n < len(bodyRoutes) {
+		t.Fatalf("%d operations with a body documented, want at least %d", n, len(bodyRoutes))
 	}
 }

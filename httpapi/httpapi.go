@@ -34,6 +34,10 @@
 // and never echoes any part of the request:
 //
 //	415 unsupported_media_type  Content-Type is not application/json
+//	415 unsupported_content_encoding
+//	                            the body has a Content-Encoding other than
+//	                            identity (refused before it is read, with
+//	                            Accept-Encoding: identity; limits.go)
 //	413 body_too_large          body over Options.MaxBodyBytes (64 KiB)
 //	400 empty_body              no body
 //	400 invalid_json            not one well-formed JSON value (invalid UTF-8 included)
