@@ -38,7 +38,7 @@ var bodyRoutes = []struct{ path, body string }{
 
 // bodyServer serves every body route: a stub engine, a memory journal,
 // approvals, and /mcp as a stub that reads its body; alice (aliceToken)
-// is an authenticated approver.
+// is an authenticated approver. Its read timeout is an hour.
 func bodyServer(t *testing.T, limits *httpapi.LimitOptions) *httptest.Server {
 	t.Helper()
 	set, err := principal.Parse(strings.NewReader(`principals:
@@ -60,7 +60,9 @@ func bodyServer(t *testing.T, limits *httpapi.LimitOptions) *httptest.Server {
 		Memory: &httpapi.MemoryOptions{Service: &memapi.Service{Journal: memstore.New()}}})
 	api.SetBackend(httpapi.Backend{MCP: readAll, Approvals: &fakeApprovals{},
 		Asker: askerFunc(func(context.Context, string) answer.Answer { return answer.Abstain(answer.ReasonNoTool, "stub") })})
-	srv := httptest.NewServer(api)
+	srv := httptest.NewUnstartedServer(api)
+	srv.Config.ReadTimeout = time.Hour // a wait for a body shows as the client's timeout
+	srv.Start()
 	t.Cleanup(srv.Close)
 	return srv
 }
@@ -150,10 +152,19 @@ func TestBody_ContentEncodingBeforeReading(t *testing.T) {
 }
 
 // declareBodySendNone sends a request whose headers (each line ending in
-// CRLF) declare a body, sends no body, and returns the answer read within
+// CRLF; Host: localhost unless they name one) declare a body, sends no
+// body, and returns the answer read within
 // a few seconds: a server that waits for the body fails the test rather
 // than hanging it.
 func declareBodySendNone(t *testing.T, addr, method, path, header string) *http.Response {
+	t.Helper()
+	resp, _ := declareBodySendNoneConn(t, addr, method, path, header)
+	return resp
+}
+
+// declareBodySendNoneConn is declareBodySendNone that also returns what
+// follows the answer on the connection, within the same few seconds.
+func declareBodySendNoneConn(t *testing.T, addr, method, path, header string) (*http.Response, *bufio.Reader) {
 	t.Helper()
 	conn, err := net.Dial("tcp", addr)
 	if err != nil {
@@ -161,10 +172,14 @@ func declareBodySendNone(t *testing.T, addr, method, path, header string) *http.
 	}
 	t.Cleanup(func() { conn.Close() })
 	conn.SetDeadline(time.Now().Add(3 * time.Second))
-	if _, err := io.WriteString(conn, method+" "+path+" HTTP/1.1\r\nHost: localhost\r\n"+header+"\r\n"); err != nil {
+	if !strings.Contains(header, "Host: ") {
+		header = "Host: localhost\r\n" + header
+	}
+	if _, err := io.WriteString(conn, method+" "+path+" HTTP/1.1\r\n"+header+"\r\n"); err != nil {
 		t.Fatal(err)
 	}
-	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	br := bufio.NewReader(conn)
+	resp, err := http.ReadResponse(br, nil)
 	if err != nil {
 		t.Fatalf("no answer while the declared body is outstanding: %v", err)
 	}
@@ -173,7 +188,77 @@ func declareBodySendNone(t *testing.T, addr, method, path, header string) *http.
 		t.Fatalf("read answer: %v", err)
 	}
 	resp.Body = io.NopCloser(bytes.NewReader(body))
-	return resp
+	return resp, br
+}
+
+// TestBody_BodilessRoutesDoNotWait: GET /healthz and /metrics read no
+// body; a client that declares one (Content-Length or chunked) and sends
+// none is answered at once, and the connection closed after the answer
+// rather than waiting for the body, as net/http's discard of an unread
+// body did, until the read timeout (set to an hour here).
+func TestBody_BodilessRoutesDoNotWait(t *testing.T) {
+	metricsHandler := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "provenant_up 1\n") })
+	api := httpapi.New(&httpapi.Options{Registry: catalogstest.Retail(), Metrics: metricsHandler})
+	api.SetBackend(httpapi.Backend{Asker: askerFunc(func(context.Context, string) answer.Answer { return answer.Abstain(answer.ReasonNoTool, "stub") })})
+	srv := httptest.NewUnstartedServer(api)
+	srv.Config.ReadTimeout = time.Hour
+	srv.Start()
+	t.Cleanup(srv.Close)
+	for _, tc := range []struct {
+		name, path, header string
+	}{
+		{"healthz content length", "/healthz", "Content-Length: 100\r\n"},
+		{"healthz chunked", "/healthz", "Transfer-Encoding: chunked\r\n"},
+		{"metrics content length", "/metrics", "Content-Length: 100\r\n"},
+		{"metrics chunked", "/metrics", "Transfer-Encoding: chunked\r\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			resp, rest := declareBodySendNoneConn(t, srv.Listener.Addr().String(), "GET", tc.path, tc.header)
+			if resp.StatusCode != http.StatusOK {
+				t.Fatalf("status = %d, want 200", resp.StatusCode)
+			}
+			checkClosedAfter(t, resp, rest)
+		})
+	}
+}
+
+// checkClosedAfter: the answer says Connection: close and the server
+// ends the connection after it, so that a body's bytes sent later are
+// never read as a next request.
+func checkClosedAfter(t *testing.T, resp *http.Response, rest *bufio.Reader) {
+	t.Helper()
+	if !resp.Close {
+		t.Error("the answer does not say Connection: close")
+	}
+	if b, err := rest.ReadByte(); err != io.EOF {
+		t.Errorf("after the answer: byte %q, %v; want the connection closed (EOF)", b, err)
+	}
+}
+
+// TestBody_RefusalsDoNotWait: a request refused before its body is read
+// (403 for a foreign Host, 401 without a token) is answered at once when
+// it declares a body and sends none, and the connection closed, rather
+// than waiting for the body until the read timeout (an hour here).
+func TestBody_RefusalsDoNotWait(t *testing.T) {
+	srv := bodyServer(t, nil)
+	for _, tc := range []struct {
+		name, method, path, header string
+		want                       int
+	}{
+		{"foreign host", "POST", "/v1/ask", "Host: rebind.example\r\nContent-Type: application/json\r\nContent-Length: 100\r\n", http.StatusForbidden},
+		{"cross origin", "POST", "/v1/ask", "Origin: http://rebind.example\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n", http.StatusForbidden},
+		{"no token", "POST", "/v1/ask", "Content-Type: application/json\r\nContent-Length: 100\r\n", http.StatusUnauthorized},
+		{"no token on mcp", "POST", "/mcp", "Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n", http.StatusUnauthorized},
+		{"no token on metrics", "GET", "/metrics", "Content-Length: 100\r\n", http.StatusUnauthorized},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			resp, rest := declareBodySendNoneConn(t, srv.Listener.Addr().String(), tc.method, tc.path, tc.header)
+			if resp.StatusCode != tc.want {
+				t.Fatalf("status = %d, want %d", resp.StatusCode, tc.want)
+			}
+			checkClosedAfter(t, resp, rest)
+		})
+	}
 }
 
 // TestBody_ContentEncodingDocumented: /openapi.json gives every operation

@@ -280,7 +280,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	}()
 	if r.URL.Path == "/healthz" {
-		// A prober may use any name and must always get through.
+		// A prober may use any name and must always get through, and is
+		// answered without waiting for a body it declares.
+		answerWithoutBody(tw, r)
 		s.route(tw, r)
 		return
 	}

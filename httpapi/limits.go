@@ -89,8 +89,9 @@ var unlimitedPaths = map[string]bool{"/healthz": true, "/metrics": true}
 //     gets 503 busy with Retry-After at once instead of queueing, so a
 //     flood of slow requests cannot pile up work.
 //
-// /healthz and /metrics pass through both stages untouched. nil opts
-// means defaults.
+// /healthz and /metrics pass through both stages untouched, reading no
+// body (a declared one closes the connection after the answer,
+// answerWithoutBody). nil opts means defaults.
 func Limit(next http.Handler, opts *LimitOptions) http.Handler {
 	l := &limiter{
 		opts:    opts.withDefaults(),
@@ -113,6 +114,7 @@ type limiter struct {
 
 func (l *limiter) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if unlimitedPaths[r.URL.Path] {
+		answerWithoutBody(w, r)
 		l.next.ServeHTTP(w, r)
 		return
 	}
@@ -140,6 +142,21 @@ func (l *limiter) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Retry-After", strconv.Itoa(1))
 		writeError(w, http.StatusServiceUnavailable, CodeBusy, "too many requests in flight; retry shortly")
 	}
+}
+
+// answerWithoutBody readies w for an answer to r that reads no body (a
+// route that takes none, or a refusal before the body): when r declares
+// one, the connection is closed after the answer and nothing more is read
+// from it. Otherwise net/http would discard the unread body before
+// sending the answer, waiting up to the server's read timeout for a body
+// a client declared and never sends; and a body left on a connection kept
+// open could be read as the next request.
+func answerWithoutBody(w http.ResponseWriter, r *http.Request) {
+	if !hasBody(r) {
+		return
+	}
+	w.Header().Set("Connection", "close")
+	http.NewResponseController(w).SetReadDeadline(time.Now())
 }
 
 // identityEncoded reports whether h gives the body no content coding: no
