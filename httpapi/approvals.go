@@ -153,7 +153,7 @@ func addApprovalPaths(doc map[string]any) {
 	common := map[string]any{
 		"403": jsonResponse("The principal may not approve (not_approver).", ref("Error")),
 		"404": jsonResponse("The server takes no approvals (no_approvals).", ref("Error")),
-		"415": jsonResponse("The Content-Type is not application/json.", ref("Error")),
+		"415": unsupportedMediaType(),
 		"500": jsonResponse("The server's own failure (internal).", ref("Error")),
 		"504": jsonResponse("The request ended before the decision was recorded (timeout).", ref("Error")),
 	}

@@ -60,6 +60,7 @@ func RequireToken(auth Authenticator, next http.Handler, opts *AuthOptions) http
 		}
 		p, ok := authenticate(auth, r)
 		if !ok {
+			answerWithoutBody(w, r)
 			w.Header().Set("WWW-Authenticate", `Bearer realm="provenant"`)
 			writeError(w, http.StatusUnauthorized, CodeUnauthorized, "authentication required")
 			return

@@ -175,10 +175,12 @@ func arrivalOf(r *http.Request) arrival {
 func (p *hostPolicy) check(w http.ResponseWriter, r *http.Request) bool {
 	local := arrivalOf(r)
 	if !p.allows(r.Host, local) {
+		answerWithoutBody(w, r)
 		writeError(w, http.StatusForbidden, CodeForbiddenHost, "the Host header does not name this server")
 		return false
 	}
 	if !p.originAllowed(r, local) {
+		answerWithoutBody(w, r)
 		writeError(w, http.StatusForbidden, CodeCrossOrigin, "cross-origin requests are not allowed")
 		return false
 	}

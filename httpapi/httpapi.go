@@ -34,10 +34,16 @@
 // and never echoes any part of the request:
 //
 //	415 unsupported_media_type  Content-Type is not application/json
+//	415 unsupported_content_encoding
+//	                            the body has a Content-Encoding other than
+//	                            identity (refused before it is read, with
+//	                            Accept-Encoding: identity; limits.go)
 //	413 body_too_large          body over Options.MaxBodyBytes (64 KiB)
 //	400 empty_body              no body
 //	400 invalid_json            not one well-formed JSON value (invalid UTF-8 included)
-//	400 not_an_object           the JSON value is not an object
+//	400 not_an_object           the JSON value is not an object (null, an array,
+//	                            a string, a number, true or false), on every
+//	                            route that reads a body
 //	400 unknown_field           a field other than "question" (names match exactly)
 //	400 duplicate_field         a key given twice in one object, at any depth
 //	400 invalid_question        "question" is not a string
@@ -274,7 +280,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	}()
 	if r.URL.Path == "/healthz" {
-		// A prober may use any name and must always get through.
+		// A prober may use any name and must always get through, and is
+		// answered without waiting for a body it declares.
+		answerWithoutBody(tw, r)
 		s.route(tw, r)
 		return
 	}
@@ -372,7 +380,7 @@ func serveAnswer[T any](s *Server, w http.ResponseWriter, r *http.Request,
 // On failure it returns a status, an error code and a message that holds
 // nothing from the body.
 func decodeAsk(body io.Reader) (question string, status int, code, msg string) {
-	var req *askRequest // stays nil for a body of null
+	var req askRequest
 	var path string
 	if status, code, msg, path = decodeJSON(body, &req, nil); code != "" {
 		if code == CodeWrongType && path == "$.question" {
@@ -381,8 +389,6 @@ func decodeAsk(body io.Reader) (question string, status int, code, msg string) {
 		return "", status, code, msg
 	}
 	switch {
-	case req == nil:
-		return "", http.StatusBadRequest, CodeNotAnObject, "the body must be a JSON object"
 	case req.Question == nil:
 		return "", http.StatusBadRequest, CodeMissingQuestion, `the body must have a "question" string`
 	case strings.TrimSpace(*req.Question) == "":
@@ -399,7 +405,9 @@ const CodeWrongType = strictjson.CodeWrongType
 
 // decodeJSON reads a whole body and decodes it with the one strict decoder
 // (package strictjson): duplicate keys at any depth, keys in another case,
-// unknown fields of v, trailing data and invalid UTF-8 are all refused. On
+// unknown fields of v, trailing data and invalid UTF-8 are all refused, and
+// so is a body that is not a JSON object (null included: every route
+// that reads a body takes an object). On
 // failure it returns a status, an error code, the decoder's safe message
 // (which names declared fields and positions only) and the path at fault.
 // A value of the wrong type below the top is CodeWrongType, which callers
@@ -413,7 +421,7 @@ func decodeJSON(body io.Reader, v any, opts *strictjson.Options) (status int, co
 		}
 		return http.StatusBadRequest, CodeInvalidJSON, "the body could not be read", ""
 	}
-	err = strictjson.Decode(b, v, opts)
+	err = strictjson.DecodeObject(b, v, opts)
 	if err == nil {
 		return 0, "", "", ""
 	}

@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 )
@@ -33,6 +34,9 @@ const (
 	CodeTooManyRequests = "too_many_requests" // 429: too many bodies arriving from one client, or from all
 	CodeBodyTimeout     = "body_timeout"      // 408: the body did not arrive within the body-read budget
 	CodeBodyUnreadable  = "body_unreadable"   // 400: the body could not be read (the client broke off)
+	// 415: the body has a Content-Encoding other than identity, which the
+	// server does not decode
+	CodeUnsupportedContentEncoding = "unsupported_content_encoding"
 )
 
 // LimitOptions configures Limit; a zero field means its default.
@@ -74,7 +78,9 @@ var unlimitedPaths = map[string]bool{"/healthz": true, "/metrics": true}
 // Limit wraps next in two stages, so that a client sending its body
 // slowly cannot hold what the engine's work needs:
 //
-//  1. The body is read whole, capped at MaxBodyBytes (413), within
+//  1. A body with a Content-Encoding other than identity is refused
+//     unread (415 unsupported_content_encoding, with Accept-Encoding:
+//     identity; the server decodes none). Then the body is read whole, capped at MaxBodyBytes (413), within
 //     BodyReadTimeout (408), before anything else happens. A body being
 //     received holds no in-flight slot; it holds one of MaxBodyReaders
 //     places, and its client address one of MaxBodyReadersPerClient
@@ -83,8 +89,9 @@ var unlimitedPaths = map[string]bool{"/healthz": true, "/metrics": true}
 //     gets 503 busy with Retry-After at once instead of queueing, so a
 //     flood of slow requests cannot pile up work.
 //
-// /healthz and /metrics pass through both stages untouched. nil opts
-// means defaults.
+// /healthz and /metrics pass through both stages untouched, reading no
+// body (a declared one closes the connection after the answer,
+// answerWithoutBody). nil opts means defaults.
 func Limit(next http.Handler, opts *LimitOptions) http.Handler {
 	l := &limiter{
 		opts:    opts.withDefaults(),
@@ -107,10 +114,19 @@ type limiter struct {
 
 func (l *limiter) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if unlimitedPaths[r.URL.Path] {
+		answerWithoutBody(w, r)
 		l.next.ServeHTTP(w, r)
 		return
 	}
 	if hasBody(r) {
+		if !identityEncoded(r.Header) {
+			// Refused before the body is read: the server decodes no
+			// content coding, and must not read encoded bytes as plain.
+			w.Header().Set("Accept-Encoding", "identity")
+			refuse(w, http.NewResponseController(w), http.StatusUnsupportedMediaType, CodeUnsupportedContentEncoding,
+				"the body must be sent without a Content-Encoding (or with identity)")
+			return
+		}
 		body, ok := l.readBody(w, r)
 		if !ok {
 			return
@@ -126,6 +142,35 @@ func (l *limiter) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Retry-After", strconv.Itoa(1))
 		writeError(w, http.StatusServiceUnavailable, CodeBusy, "too many requests in flight; retry shortly")
 	}
+}
+
+// answerWithoutBody readies w for an answer to r that reads no body (a
+// route that takes none, or a refusal before the body): when r declares
+// one, the connection is closed after the answer and nothing more is read
+// from it. Otherwise net/http would discard the unread body before
+// sending the answer, waiting up to the server's read timeout for a body
+// a client declared and never sends; and a body left on a connection kept
+// open could be read as the next request.
+func answerWithoutBody(w http.ResponseWriter, r *http.Request) {
+	if !hasBody(r) {
+		return
+	}
+	w.Header().Set("Connection", "close")
+	http.NewResponseController(w).SetReadDeadline(time.Now())
+}
+
+// identityEncoded reports whether h gives the body no content coding: no
+// Content-Encoding, or identity alone (RFC 9110, section 8.4), in any
+// letter case; empty list elements are ignored.
+func identityEncoded(h http.Header) bool {
+	for _, v := range h.Values("Content-Encoding") {
+		for c := range strings.SplitSeq(v, ",") {
+			if c = strings.TrimSpace(c); c != "" && !strings.EqualFold(c, "identity") {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 func hasBody(r *http.Request) bool {

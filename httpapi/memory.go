@@ -147,7 +147,7 @@ func addMemoryPaths(doc map[string]any) {
 		out := map[string]any{
 			"400": jsonResponse("A malformed request, or a record or query the memory refuses (invalid_record, invalid_recall).", ref("Error")),
 			"413": jsonResponse("The body is too large.", ref("Error")),
-			"415": jsonResponse("The Content-Type is not application/json.", ref("Error")),
+			"415": unsupportedMediaType(),
 		}
 		for k, v := range extra {
 			out[k] = v

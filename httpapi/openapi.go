@@ -62,7 +62,7 @@ func OpenAPI(reg *tool.Registry) map[string]any {
 				"200": jsonResponse("The grounding report.", map[string]any{"type": "object"}),
 				"400": jsonResponse("A malformed request.", ref("Error")),
 				"413": jsonResponse("The body is too large.", ref("Error")),
-				"415": jsonResponse("The Content-Type is not application/json.", ref("Error")),
+				"415": unsupportedMediaType(),
 			},
 		}},
 		"/v1/results/{id}/rows": map[string]any{"get": rowsOperation()},
@@ -202,12 +202,19 @@ func responses() map[string]any {
 			"invalid_question, missing_question, empty_question).", ref("Error")),
 		"UnknownTool":          jsonResponse("The path names no tool this server offers (code unknown_tool).", ref("Error")),
 		"PayloadTooLarge":      jsonResponse("The body exceeds the size limit (code body_too_large).", ref("Error")),
-		"UnsupportedMediaType": jsonResponse("Content-Type is not application/json (code unsupported_media_type).", ref("Error")),
+		"UnsupportedMediaType": unsupportedMediaType(),
 		"InternalError": jsonResponse("Our failure: the answer object with outcome error and reason internal or "+
 			"verification_failed, or an error body (code internal).", answerOrError),
 		"Unavailable": jsonResponse("The model is unreachable (the answer object with reason model_unavailable), or the "+
 			"dataset is still loading (an error body, code loading, with Retry-After).", answerOrError),
 	}
+}
+
+// unsupportedMediaType is the 415 of every operation with a request body.
+func unsupportedMediaType() map[string]any {
+	return jsonResponse("Content-Type is not application/json (code unsupported_media_type), or the body has a "+
+		"Content-Encoding other than identity, which the server does not decode (code unsupported_content_encoding, "+
+		"with Accept-Encoding: identity).", ref("Error"))
 }
 
 func jsonResponse(description string, schema any) map[string]any {

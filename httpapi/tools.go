@@ -108,8 +108,5 @@ func (s *Server) decodeArgs(body io.Reader) (args map[string]any, status int, co
 	if code == CodeWrongType {
 		return nil, http.StatusBadRequest, CodeNotAnObject, "the body must be a JSON object of arguments"
 	}
-	if code == "" && args == nil { // the body was null
-		return nil, http.StatusBadRequest, CodeNotAnObject, "the body must be a JSON object of arguments"
-	}
 	return args, status, code, msg
 }

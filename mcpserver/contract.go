@@ -28,12 +28,13 @@ import (
 // into v. On failure it returns the code REST gives the same body
 // (duplicate_field, unknown_field, invalid_json, not_an_object,
 // wrong_type) and the decoder's safe message. Absent arguments are an
-// empty object.
+// empty object; arguments that are not an object, null included, are
+// not_an_object, as a REST body is.
 func decodeArgs(raw json.RawMessage, v any, opts *strictjson.Options) (code, msg string, ok bool) {
 	if len(raw) == 0 {
 		raw = json.RawMessage("{}")
 	}
-	err := strictjson.Decode(raw, v, opts)
+	err := strictjson.DecodeObject(raw, v, opts)
 	if err == nil {
 		return "", "", true
 	}
@@ -57,9 +58,6 @@ func (h *handlers) callTool(name string) mcp.ToolHandler {
 		if code, msg, ok := decodeArgs(req.Params.Arguments, &args, &strictjson.Options{Names: h.paramNames}); !ok {
 			return invalid(name, code, msg), nil
 		}
-		if args == nil { // arguments: null
-			return invalid(name, strictjson.CodeNotAnObject, "the arguments must be a JSON object"), nil
-		}
 		ctx, cancel := h.bound(ctx)
 		defer cancel()
 		return toolResult(h.p.Call(withScope(ctx, req.Extra), tool.Proposal{Tool: name, Params: args})), nil
@@ -76,7 +74,7 @@ type askArgs struct {
 // characters (what the schema's maxLength says) is rejected before the
 // pipeline, as REST refuses it with question_too_long.
 func (h *handlers) ask(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-	var in *askArgs
+	var in askArgs
 	code, msg, ok := decodeArgs(req.Params.Arguments, &in, nil)
 	var r *tool.Rejection
 	switch {
@@ -84,8 +82,6 @@ func (h *handlers) ask(ctx context.Context, req *mcp.CallToolRequest) (*mcp.Call
 		r = &tool.Rejection{Kind: tool.Invalid, Param: "question", Reason: "must be a string"}
 	case !ok:
 		return invalid(tool.AskName, code, msg), nil
-	case in == nil:
-		return invalid(tool.AskName, strictjson.CodeNotAnObject, "the arguments must be a JSON object"), nil
 	case in.Question == nil:
 		r = &tool.Rejection{Kind: tool.Invalid, Param: "question", Reason: "is missing"}
 	case strings.TrimSpace(*in.Question) == "":

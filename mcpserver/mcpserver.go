@@ -299,9 +299,10 @@ func (h *handlers) readTools(ctx context.Context, req *mcp.ReadResourceRequest) 
 // HTTPHandler serves s over the streamable HTTP transport, stateless: no
 // protocol session is kept between requests, so replicas behind a plain
 // round-robin balancer can serve one client without sticky sessions. It
-// does no Host, Origin or token check of its own: mount it behind
-// httpapi, whose one host check (DNS rebinding), origin check and bearer
-// tokens guard every route alike.
+// does no Host, Origin or token check of its own, and refuses no
+// Content-Encoding: mount it behind httpapi, whose one host check (DNS
+// rebinding), origin check and bearer tokens guard every route alike, and
+// whose limits refuse an encoded body before reading it.
 func HTTPHandler(s *Server, logger *slog.Logger) http.Handler {
 	return HTTPHandlerWithLimit(s, logger, MaxRequestBytes)
 }
@@ -355,15 +356,12 @@ func ServeIO(ctx context.Context, s *Server, r io.ReadCloser, w io.WriteCloser) 
 // malformed request is a tool error with a fixed message; the report lists
 // the client's own unmatched numerals, which is what it asked for.
 func checkGrounding(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-	var in *grounding.Request
+	var in grounding.Request
 	if code, msg, ok := decodeArgs(req.Params.Arguments, &in, nil); !ok {
 		if code == strictjson.CodeWrongType {
 			code = codeInvalidGround
 		}
 		return groundingError(code, msg), nil
-	}
-	if in == nil {
-		return groundingError(strictjson.CodeNotAnObject, "the arguments must be a JSON object"), nil
 	}
 	rep, err := in.Run()
 	if err != nil {

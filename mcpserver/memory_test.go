@@ -130,3 +130,22 @@ func TestMemory_MCP(t *testing.T) {
 		})
 	}
 }
+
+// TestMemory_MCPNotAnObject: arguments that are one JSON value but not an
+// object (null included) are the tool error not_an_object, as the other
+// tools and every REST body route answer; null was once taken for {} and
+// answered invalid_record or invalid_recall.
+func TestMemory_MCPNotAnObject(t *testing.T) {
+	cs, _ := connectMemory(t)
+	for _, name := range []string{tool.RememberName, tool.AnnotateName, tool.RecallName} {
+		for _, args := range []string{`null`, `[]`, `"s"`, `1`, `true`} {
+			t.Run(name+"/"+args, func(t *testing.T) {
+				res := callMemory(t, cs, name, json.RawMessage(args))
+				b, _ := json.Marshal(res.StructuredContent)
+				if want := `{"error":{"code":"not_an_object",`; !res.IsError || !strings.HasPrefix(string(b), want) {
+					t.Fatalf("result %s: want a tool error %s...", b, want)
+				}
+			})
+		}
+	}
+}

@@ -234,6 +234,22 @@ func Decode(data []byte, v any, opts *Options) error {
 	return nil
 }
 
+// DecodeObject is Decode for a document that must be a JSON object, as
+// every request body and every set of tool arguments must: any other
+// value is a Type error at "$" (CodeOf: not_an_object), whatever v is.
+// That includes null, which Decode gives a struct, map or pointer target
+// as nothing at all. A malformed document is reported as Decode reports
+// it, first; on failure v is left unchanged.
+func DecodeObject(data []byte, v any, opts *Options) error {
+	if t := bytes.TrimLeft(data, " \t\r\n"); len(t) > 0 && t[0] != '{' {
+		if err := Decode(data, new(any), opts); err != nil {
+			return err
+		}
+		return &Error{Kind: Type, Path: "$", Offset: len(data) - len(t), Want: "an object"}
+	}
+	return Decode(data, v, opts)
+}
+
 func invalidUTF8(b []byte) int {
 	for i := 0; i < len(b); {
 		r, n := utf8.DecodeRune(b[i:])

@@ -3,6 +3,7 @@ package strictjson_test
 import (
 	"encoding/json"
 	"errors"
+	"reflect"
 	"regexp"
 	"strings"
 	"testing"
@@ -91,6 +92,49 @@ func TestDecode_AnyKeepsNumbers(t *testing.T) {
 	}
 	if v["a"] != json.Number("1e400") || v["b"] != json.Number("12345678901234567890") {
 		t.Errorf("numbers = %#v, want them kept as json.Number", v)
+	}
+}
+
+// TestDecodeObject: a document that is not an object is not_an_object
+// whatever the target, null included (which Decode gives a struct, map or
+// pointer target as nothing at all), and leaves the target unchanged; a
+// malformed document is still reported as such first.
+func TestDecodeObject(t *testing.T) {
+	for _, tt := range []struct {
+		name, in string
+		target   func() any
+		wantCode string // "" for success
+	}{
+		{"object into a struct", ` {"question":"q"} `, func() any { return new(target) }, ""},
+		{"object into any", `{}`, func() any { return new(any) }, ""},
+		{"null into a struct", `null`, func() any { return new(target) }, strictjson.CodeNotAnObject},
+		{"null in white space", " \n null\t", func() any { return new(target) }, strictjson.CodeNotAnObject},
+		{"null into a map", `null`, func() any { return new(map[string]any) }, strictjson.CodeNotAnObject},
+		{"null into a pointer", `null`, func() any { return new(*target) }, strictjson.CodeNotAnObject},
+		{"null into any", `null`, func() any { return new(any) }, strictjson.CodeNotAnObject},
+		{"array into any", `[1]`, func() any { return new(any) }, strictjson.CodeNotAnObject},
+		{"string into raw", `"s"`, func() any { return new(json.RawMessage) }, strictjson.CodeNotAnObject},
+		{"number into a map", `1`, func() any { return new(map[string]any) }, strictjson.CodeNotAnObject},
+		{"true into a struct", `true`, func() any { return new(target) }, strictjson.CodeNotAnObject},
+		{"malformed null", `nul`, func() any { return new(target) }, strictjson.CodeInvalidJSON},
+		{"null with trailing data", `null x`, func() any { return new(target) }, strictjson.CodeInvalidJSON},
+		{"empty", ` `, func() any { return new(target) }, strictjson.CodeEmptyBody},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			v := tt.target()
+			err := strictjson.DecodeObject([]byte(tt.in), v, nil)
+			if got := strictjson.CodeOf(err); got != tt.wantCode {
+				t.Fatalf("DecodeObject(%q) code = %q (%v), want %q", tt.in, got, err, tt.wantCode)
+			}
+			if tt.wantCode == strictjson.CodeNotAnObject {
+				if msg := strictjson.Message(err, ""); msg != "$: want an object" {
+					t.Errorf("message = %q, want %q", msg, "$: want an object")
+				}
+				if fresh := tt.target(); !reflect.DeepEqual(v, fresh) {
+					t.Errorf("target changed to %#v", v)
+				}
+			}
+		})
 	}
 }
 
