@@ -41,6 +41,9 @@ func echoCases() []echoCase {
 		{"ground unit", "POST", "/v1/ground", `{"text":"13","ledger":{"numerals":[{"value":13,"unit":"` + p + `"}]}}`, nil},
 		{"ground unknown key", "POST", "/v1/ground", `{"text":"13","ledger":{"numerals":[]},"` + p + `":1}`, nil},
 		{"ground unknown numeral key", "POST", "/v1/ground", `{"text":"13","ledger":{"numerals":[{"value":13,"` + p + `":1}]}}`, nil},
+		{"metric name", "POST", "/v1/tools/query_metric", `{"metric":"` + p + `","start":"2026-01-05T00:00:00Z","end":"2026-01-06T00:00:00Z"}`, nil},
+		{"metric dimension", "POST", "/v1/tools/query_metric", `{"metric":"scan_count","dimensions":["` + p + `"],"start":"2026-01-05T00:00:00Z","end":"2026-01-06T00:00:00Z"}`, nil},
+		{"metric filter value", "POST", "/v1/tools/query_metric", `{"metric":"scan_count","filters":[{"dimension":"store","op":"eq","values":["` + p + `"]}],"start":"2026-01-05T00:00:00Z","end":"2026-01-06T00:00:00Z"}`, nil},
 		{"ground unknown allowance", "POST", "/v1/ground", `{"text":"13","ledger":{"numerals":[]},"policy":{"match_rel_tol":0.005,"allow":{"` + p + `":true}}}`, nil},
 		{"oversized body", "POST", "/v1/ask", `{"question":"` + strings.Repeat(p, 10000) + `"}`, nil},
 		// Headers.
@@ -52,6 +55,7 @@ func echoCases() []echoCase {
 		{"other scheme", "POST", "/v1/ask", ask, map[string]string{"Authorization": p + " " + p}},
 		{"host", "GET", "/v1/tools", "", map[string]string{"Host": p + ".example"}},
 		{"origin", "GET", "/v1/tools", "", map[string]string{"Origin": "http://" + p + ".example"}},
+		{"content encoding", "POST", "/v1/ask", ask, map[string]string{"Content-Encoding": "gzip, " + p}},
 		// Paths.
 		{"unknown path", "GET", "/" + p, "", nil},
 		{"unknown tool", "POST", "/v1/tools/" + p, `{}`, nil},
@@ -59,6 +63,11 @@ func echoCases() []echoCase {
 		{"path below ask", "POST", "/v1/ask/" + p, ask, nil},
 		{"escaped path", "GET", "/v1/%7B" + p + "%7D", "", nil},
 		{"wrong method", "DELETE", "/v1/tools/" + p, "", nil},
+		{"empty segment before rows", "GET", "/v1/results/" + p + "//rows", "", nil},
+		{"empty segment before a tool", "POST", "/v1/tools//" + p, `{}`, nil},
+		{"dot-dot segment", "GET", "/v1/results/x/../" + p + "/rows", "", nil},
+		{"result id", "GET", "/v1/results/" + p + "/rows?page=1", "", nil},
+		{"page", "GET", "/v1/results/res-0/rows?page=" + p, "", nil},
 		// Query strings.
 		{"query on ask", "POST", "/v1/ask?" + p + "=" + p, ask, nil},
 		{"query on tools", "GET", "/v1/tools?q=" + p, "", nil},
