@@ -201,6 +201,7 @@ counts: candidates 5, gate_rejected 0, selected 5, retracted 0, superseded 1, co
 func TestMemory_ServedJournal(t *testing.T) {
 	dsn := pgtest.Schema(t)
 	m := servedMemory{on: true}
+	m.jf.agent = "local" // the flag's default
 	svc, err := m.service(t.Context(), dsn)
 	if err != nil {
 		t.Fatal(err)
