@@ -320,6 +320,8 @@ func TestValidate_Errors(t *testing.T) {
 			[]string{"23:15: unknown unit `cent`; did you mean `cents`?"}},
 		{"scope entity missing", "scope_entity: store", "scope_entity: shop",
 			[]string{"3:15: scope entity `shop` is not an entity of dataset `scans`, which tool `get_state` uses"}},
+		{"scope entity misspelt", "scope_entity: store", "scope_entity: stor",
+			[]string{"3:15: scope entity `stor` is not an entity of dataset `scans`, which tool `get_state` uses; did you mean `store`?"}},
 		{"series names unknown entity", "series: [store, product]", "series: [store, prodct]",
 			[]string{"9:21: unknown entity `prodct`; did you mean `product`?"}},
 		{"unknown shape", "shape: latest_value", "shape: latest",

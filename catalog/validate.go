@@ -93,8 +93,8 @@ func (c *Catalog) Validate() error {
 		if ds != nil && !scopeChecked[ds.Name.Value] {
 			scopeChecked[ds.Name.Value] = true
 			if ds.entity(c.ScopeEntity.Value) == nil {
-				v.add(c.ScopeEntity.Pos, "scope entity%s is not an entity of dataset %s, which tool %s uses",
-					quote(c.ScopeEntity.Value), show(ds.Name.Value), show(t.Name.Value))
+				v.add(c.ScopeEntity.Pos, "scope entity%s is not an entity of dataset %s, which tool %s uses%s",
+					quote(c.ScopeEntity.Value), show(ds.Name.Value), show(t.Name.Value), ds.didYouMean(c.ScopeEntity.Value))
 			}
 		}
 	}
@@ -180,6 +180,22 @@ func name(v *errs, r Ref, what string, re *regexp.Regexp) {
 		}
 		v.add(r.Pos, "%s%s: want %s (%s)", what, quote(r.Value), form, re.String())
 	}
+}
+
+// didYouMean is "; did you mean `e`?" for the entity e of ds nearest to
+// the unknown name n, or "" when none is near or n may not be echoed.
+func (ds *Dataset) didYouMean(n string) string {
+	if quote(n) == "" {
+		return ""
+	}
+	names := make([]string, len(ds.Entities))
+	for i, e := range ds.Entities {
+		names[i] = e.Name.Value
+	}
+	if x := nearest(n, names); x != "" {
+		return "; did you mean `" + x + "`?"
+	}
+	return ""
 }
 
 func (ds *Dataset) entity(n string) *Entity {

@@ -30,8 +30,8 @@ func validateMetrics(v *errs, c *Catalog, datasets map[string]*Dataset) {
 		if ds == nil {
 			v.add(sm.Dataset.Pos, "%s", unknown("dataset", sm.Dataset.Value, sortedKeys(datasets)))
 		} else if ds.entity(c.ScopeEntity.Value) == nil {
-			v.add(sm.Dataset.Pos, "scope entity%s is not an entity of dataset %s, which semantic model %s uses",
-				quote(c.ScopeEntity.Value), show(ds.Name.Value), show(sm.Name.Value))
+			v.add(sm.Dataset.Pos, "scope entity%s is not an entity of dataset %s, which semantic model %s uses%s",
+				quote(c.ScopeEntity.Value), show(ds.Name.Value), show(sm.Name.Value), ds.didYouMean(c.ScopeEntity.Value))
 		}
 		validateDimensions(v, sm, ds)
 		for _, m := range sm.Measures {

@@ -221,7 +221,7 @@ func (w wireStore) validate(rec string) (Store, error) {
 	if err := required(rec, "store_id", w.ID, IsStoreID, "must be st- and 3 digits"); err != nil {
 		return Store{}, err
 	}
-	if err := required(rec, "name", w.Name, nonEmpty, "must be a non-empty string"); err != nil {
+	if err := required(rec, "name", w.Name, nonEmpty, "must be a non-empty string of at most 200 bytes"); err != nil {
 		return Store{}, err
 	}
 	return Store{ID: *w.ID, Name: *w.Name}, nil
@@ -234,10 +234,10 @@ func (w wireProduct) validate(rec string) (Product, error) {
 	if err := required(rec, "product_id", w.ID, IsProductID, "must be pr- and 3 digits"); err != nil {
 		return Product{}, err
 	}
-	if err := required(rec, "name", w.Name, nonEmpty, "must be a non-empty string"); err != nil {
+	if err := required(rec, "name", w.Name, nonEmpty, "must be a non-empty string of at most 200 bytes"); err != nil {
 		return Product{}, err
 	}
-	if err := required(rec, "category", w.Category, nonEmpty, "must be a non-empty string"); err != nil {
+	if err := required(rec, "category", w.Category, nonEmpty, "must be a non-empty string of at most 200 bytes"); err != nil {
 		return Product{}, err
 	}
 	return Product{ID: *w.ID, Name: *w.Name, Category: *w.Category}, nil

@@ -125,3 +125,26 @@ func TestLoad_DoesNotEchoValues(t *testing.T) {
 		}
 	}
 }
+
+// TestLoad_NameReasons: a name or category is refused with the reason that
+// applies. Before, one over 200 bytes was "must be a non-empty string".
+func TestLoad_NameReasons(t *testing.T) {
+	long := `"` + strings.Repeat("n", 201) + `"`
+	tests := []struct {
+		name, input, wantReason string
+	}{
+		{"blank store name", strings.Replace(doc(validEvent), `"name": "Downtown"`, `"name": " "`, 1), "must be a non-empty string of at most 200 bytes"},
+		{"long store name", strings.Replace(doc(validEvent), `"name": "Downtown"`, `"name": `+long, 1), "must be a non-empty string of at most 200 bytes"},
+		{"long product name", strings.Replace(doc(validEvent), `"name": "Oat milk 1L"`, `"name": `+long, 1), "must be a non-empty string of at most 200 bytes"},
+		{"long category", strings.Replace(doc(validEvent), `"category": "dairy"`, `"category": `+long, 1), "must be a non-empty string of at most 200 bytes"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := retail.Load(strings.NewReader(tt.input))
+			var le *retail.LoadError
+			if !errors.As(err, &le) || le.Reason != tt.wantReason {
+				t.Errorf("Load() = %v, want a LoadError with reason %q", err, tt.wantReason)
+			}
+		})
+	}
+}

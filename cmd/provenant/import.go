@@ -190,8 +190,17 @@ func openInput(ctx context.Context, l *ingest.Layout, path string, parquetDB **s
 			}
 			*parquetDB = db
 		}
-		if _, err := os.Stat(path); err != nil {
+		fi, err := os.Stat(path)
+		if err != nil {
 			return nil, nil, fmt.Errorf("open input: %w", err)
+		}
+		if fi.IsDir() {
+			return nil, nil, fmt.Errorf("open input %s: %w", path, syscall.EISDIR)
+		}
+		if !fi.Mode().IsRegular() {
+			// DuckDB's reader would wait on a named pipe, deaf to
+			// interrupts.
+			return nil, nil, fmt.Errorf("open input %s: not a regular file (Parquet is read by seeking)", path)
 		}
 		recs, err := duckdb.ReadParquet(ctx, *parquetDB, path)
 		if err != nil {
@@ -199,7 +208,7 @@ func openInput(ctx context.Context, l *ingest.Layout, path string, parquetDB **s
 		}
 		return ingest.NewRecords(path, l, recs), recs, nil
 	}
-	f, err := os.Open(path)
+	f, err := openContext(ctx, path)
 	if err != nil {
 		return nil, nil, fmt.Errorf("open input: %w", err)
 	}
@@ -214,6 +223,32 @@ func openInput(ctx context.Context, l *ingest.Layout, path string, parquetDB **s
 		return ingest.NewCSV(path, l, r), f, nil
 	}
 	return ingest.NewJSONL(path, l, r), f, nil
+}
+
+// openContext opens path for reading, or returns ctx's error once it is
+// done: opening a named pipe waits for a writer, which an interrupt
+// stops. The abandoned open closes its file if it ever returns.
+func openContext(ctx context.Context, path string) (*os.File, error) {
+	type opened struct {
+		f   *os.File
+		err error
+	}
+	ch := make(chan opened, 1)
+	go func() {
+		f, err := os.Open(path)
+		ch <- opened{f, err}
+	}()
+	select {
+	case o := <-ch:
+		return o.f, o.err
+	case <-ctx.Done():
+		go func() {
+			if o := <-ch; o.f != nil {
+				o.f.Close()
+			}
+		}()
+		return nil, ctx.Err()
+	}
 }
 
 // loadLayout loads the catalog (printing its errors, as validate does)

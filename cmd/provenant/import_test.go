@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -410,5 +411,107 @@ func TestImport_PostgresTimesOutOfRange(t *testing.T) {
 		if err := pg.QueryRowContext(t.Context(), `SELECT count(*), max(_ingest_seq) FROM status_events`).Scan(&n, &seq); err != nil || n != 20 || seq != 20 {
 			t.Errorf("%s: table %d rows, data version %d (%v); want 20, 20", ts, n, seq, err)
 		}
+	}
+}
+
+// TestImport_NotRegularFiles: an input that is no regular file is read
+// once, as a stream, or refused by name, and an interrupt stops an
+// import waiting for a named pipe's writer. Before, a named pipe of CSV
+// went to DuckDB's reader, which spun at full CPU, deaf to SIGINT and
+// SIGTERM, even with a writer; one without a writer blocked the import
+// in open(2), as deaf; and a directory named .parquet was DuckDB's "No
+// files found that match the pattern", with its SQL.
+func TestImport_NotRegularFiles(t *testing.T) {
+	dir := t.TempDir()
+	cat := ingesttest.WarehouseCatalogFile(t)
+	pipe := func(t *testing.T, name string) string {
+		t.Helper()
+		p := filepath.Join(dir, name)
+		if err := syscall.Mkfifo(p, 0o600); err != nil {
+			t.Skipf("no named pipes: %v", err)
+		}
+		// Whatever the import did, no writer stays blocked.
+		t.Cleanup(func() {
+			if f, err := os.OpenFile(p, os.O_RDONLY|syscall.O_NONBLOCK, 0); err == nil {
+				f.Close()
+			}
+		})
+		return p
+	}
+	write := func(p string, body []byte) {
+		go func() {
+			if f, err := os.OpenFile(p, os.O_WRONLY, 0); err == nil {
+				f.Write(body)
+				f.Close()
+			}
+		}()
+	}
+	pdir := filepath.Join(dir, "adir.parquet")
+	if err := os.Mkdir(pdir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+
+	tests := []struct {
+		name       string
+		input      func(t *testing.T) string
+		interrupt  bool // cancel the import's context after 300 ms
+		wantCode   int
+		wantStdout string
+		wantStderr func(in string) string
+		wantRows   int64
+	}{
+		{name: "a named pipe of CSV, written to", input: func(t *testing.T) string {
+			p := pipe(t, "w.csv")
+			write(p, ingesttest.DemoCSV(t, 20))
+			return p
+		}, wantStdout: "imported 20 row(s) into status_events (dataset status_events); data version 20 (greatest _ingest_seq)\n", wantRows: 20},
+		{name: "a named pipe of JSON Lines, written to", input: func(t *testing.T) string {
+			p := pipe(t, "w.jsonl")
+			write(p, ingesttest.DemoJSONL(t, 20))
+			return p
+		}, wantStdout: "imported 20 row(s) into status_events (dataset status_events); data version 20 (greatest _ingest_seq)\n", wantRows: 20},
+		{name: "a named pipe of CSV without a writer, interrupted", input: func(t *testing.T) string { return pipe(t, "nw.csv") },
+			interrupt: true, wantCode: 1},
+		{name: "a named pipe of JSON Lines without a writer, interrupted", input: func(t *testing.T) string { return pipe(t, "nw.jsonl") },
+			interrupt: true, wantCode: 1},
+		{name: "a named pipe under a Parquet name", input: func(t *testing.T) string { return pipe(t, "p.parquet") },
+			wantCode: 1, wantStderr: func(in string) string {
+				return "provenant: open input " + in + ": not a regular file (Parquet is read by seeking)\n"
+			}},
+		{name: "a directory under a Parquet name", input: func(*testing.T) string { return pdir },
+			wantCode: 1, wantStderr: func(in string) string { return "provenant: open input " + in + ": is a directory\n" }},
+	}
+	for i, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			db := filepath.Join(dir, fmt.Sprintf("w%d.duckdb", i))
+			in := tt.input(t)
+			ctx, cancel := context.WithCancel(t.Context())
+			defer cancel()
+			if tt.interrupt {
+				time.AfterFunc(300*time.Millisecond, cancel)
+			}
+			var stdout, stderr bytes.Buffer
+			done := make(chan int, 1)
+			go func() {
+				done <- runMain(ctx, []string{"import", "--catalog", cat, "--dataset", "status_events", "--db", db, in}, &stdout, &stderr)
+			}()
+			select {
+			case code := <-done:
+				if code != tt.wantCode {
+					t.Errorf("exit code %d, want %d (stderr %s)", code, tt.wantCode, stderr.String())
+				}
+			case <-time.After(20 * time.Second):
+				t.Fatal("import still running after 20 s")
+			}
+			if stdout.String() != tt.wantStdout {
+				t.Errorf("stdout = %q, want %q", stdout.String(), tt.wantStdout)
+			}
+			if tt.wantStderr != nil && stderr.String() != tt.wantStderr(in) {
+				t.Errorf("stderr = %q, want %q", stderr.String(), tt.wantStderr(in))
+			}
+			if n, seq := countRows(t, db); n != tt.wantRows || seq != tt.wantRows {
+				t.Errorf("table: %d rows, data version %d; want %d, %d", n, seq, tt.wantRows, tt.wantRows)
+			}
+		})
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -114,12 +115,12 @@ func OpenFiles(ctx context.Context, cat *catalog.Catalog, dir string) (*Files, e
 		if err != nil {
 			return fail(fmt.Errorf("open files of dataset %s: %w", ds.Name.Value, err))
 		}
-		q := "CREATE VIEW " + ingest.Quote(ds.Name.Value) + " AS SELECT " + strings.Join(viewColumns(ds), ", ") +
-			" FROM " + fileReader(glob) + "(" + quoteLiteral(glob) + ")"
+		src := fileReader(glob) + "(" + quoteLiteral(glob) + ")"
+		q := "CREATE VIEW " + ingest.Quote(ds.Name.Value) + " AS SELECT " + strings.Join(viewColumns(ds), ", ") + " FROM " + src
 		if _, err := db.ExecContext(ctx, q); err != nil {
-			return fail(fmt.Errorf("open files of dataset %s: %w", ds.Name.Value, err))
+			return fail(fmt.Errorf("open files of dataset %s: %w", ds.Name.Value, readError(err)))
 		}
-		if err := checkFiles(ctx, db, ds); err != nil {
+		if err := checkFiles(ctx, db, ds, src); err != nil {
 			return fail(fmt.Errorf("open files of dataset %s: %w", ds.Name.Value, err))
 		}
 		f.Relations[ds.Name.Value] = ds.Name.Value
@@ -146,7 +147,7 @@ func OpenFiles(ctx context.Context, cat *catalog.Catalog, dir string) (*Files, e
 				", CAST(" + ingest.Quote(r.DisplayName.Value) + " AS VARCHAR) AS " + ingest.Quote(r.DisplayName.Value) +
 				" FROM " + fileReader(glob) + "(" + quoteLiteral(glob) + ")"
 			if _, err := db.ExecContext(ctx, q); err != nil {
-				return fail(fmt.Errorf("open reference files of entity %s: %w", e.Name.Value, err))
+				return fail(fmt.Errorf("open reference files of entity %s: %w", e.Name.Value, readError(err)))
 			}
 			if err := checkReference(ctx, db, view, r.ID.Value); err != nil {
 				return fail(fmt.Errorf("open reference files of entity %s: %w", e.Name.Value, err))
@@ -175,9 +176,9 @@ var ErrFilesInvalid = errors.New("files hold rows that cannot be answered over")
 // ones import refuses row by row: an empty or missing key, a key shared
 // by two rows (the provenance id must name one row), and a missing time
 // or one at or past the open end of a series' latest row (shape.OpenEnd),
-// or not finite. Values outside the catalog's domains are left: they
-// match no filter. The cost is one more pass over the files
-// (bench/results/files-check.md).
+// or not finite, or a time that does not convert to one. Values outside
+// the catalog's domains are left: they match no filter. The cost is one
+// more pass over the files (bench/results/files-check.md).
 //
 // Repeated keys are found by their hashes first: DuckDB holds a
 // distinct count of 64-bit hashes under the memory limit, where the
@@ -185,17 +186,26 @@ var ErrFilesInvalid = errors.New("files hold rows that cannot be answered over")
 // always have equal hashes, so no repeat is missed; rows whose hashes
 // are shared are then counted again on the keys themselves, so a
 // collision between two different keys refuses nothing.
-func checkFiles(ctx context.Context, db *sql.DB, ds *catalog.Dataset) error {
+//
+// It reads the files themselves (src, DuckDB's reader of them), not the
+// view, whose CAST of a text time that is no time fails quoting it; an
+// error of DuckDB's reader that quotes the files' text is replaced by
+// one that does not (readError, badFilesText).
+func checkFiles(ctx context.Context, db *sql.DB, ds *catalog.Dataset, src string) error {
 	key, ts, table := ingest.Quote(ds.Key.Value), ingest.Quote(ds.Time.Value), ingest.Quote(ds.Name.Value)
 	hashed := keyHash(key)
 	q := "SELECT count(*) FILTER (WHERE " + key + " IS NULL OR " + key + " = ''), " +
 		"count(" + key + ") - count(DISTINCT " + hashed + ") FILTER (WHERE " + key + " IS NOT NULL), " +
-		"count(*) FILTER (WHERE " + ts + " IS NULL), " +
+		"count(*) FILTER (WHERE _provenant_no_time), " +
+		"count(*) FILTER (WHERE NOT _provenant_no_time AND " + ts + " IS NULL), " +
 		"count(*) FILTER (WHERE NOT isfinite(" + ts + ") OR " + ts + " >= CAST('" + shape.OpenEnd + "' AS TIMESTAMP)) " +
-		"FROM " + table
-	var noKey, shared, noTime, late int64
-	if err := db.QueryRowContext(ctx, q).Scan(&noKey, &shared, &noTime, &late); err != nil {
-		return fmt.Errorf("check files: %w", err)
+		"FROM (SELECT CAST(" + key + " AS VARCHAR) AS " + key + ", " + ts + " IS NULL AS _provenant_no_time, TRY_CAST(" + ts + " AS TIMESTAMP) AS " + ts + " FROM " + src + ")"
+	var noKey, shared, noTime, notTime, late int64
+	if err := db.QueryRowContext(ctx, q).Scan(&noKey, &shared, &noTime, &notTime, &late); err != nil {
+		if strings.Contains(err.Error(), badTextError) {
+			return badFilesText(ctx, db, src, ds.Key.Value, ds.Time.Value)
+		}
+		return fmt.Errorf("check files: %w", readError(err))
 	}
 	if shared > 0 {
 		q := "SELECT count(" + key + ") - count(DISTINCT " + key + ") FROM " + table + " WHERE " + hashed + " IN (SELECT " + hashed +
@@ -214,6 +224,9 @@ func checkFiles(ctx context.Context, db *sql.DB, ds *catalog.Dataset) error {
 	if noTime > 0 {
 		problems = append(problems, fmt.Sprintf("%d row(s) without a time in column %s", noTime, ds.Time.Value))
 	}
+	if notTime > 0 {
+		problems = append(problems, fmt.Sprintf("%d row(s) with a value in column %s that is not a time", notTime, ds.Time.Value))
+	}
 	if late > 0 {
 		problems = append(problems, fmt.Sprintf("%d row(s) with a time in column %s at or past 9999-12-31T00:00:00Z or not finite", late, ds.Time.Value))
 	}
@@ -221,6 +234,41 @@ func checkFiles(ctx context.Context, db *sql.DB, ds *catalog.Dataset) error {
 		return fmt.Errorf("%w: %s", ErrFilesInvalid, strings.Join(problems, "; "))
 	}
 	return nil
+}
+
+// csvLine finds the line DuckDB's CSV reader names in its error.
+var csvLine = regexp.MustCompile(`CSV Error on Line: ([0-9]+)`)
+
+// readError is err, DuckDB's error reading a dataset's files, or, when
+// DuckDB's message quotes the files' text (a CSV line, a string that is
+// not UTF-8), an ErrFilesInvalid that names the line or the defect
+// instead.
+func readError(err error) error {
+	msg := err.Error()
+	switch {
+	case strings.Contains(msg, badTextError):
+		return fmt.Errorf("%w: a string column holds text that is not valid UTF-8", ErrFilesInvalid)
+	case csvLine.MatchString(msg):
+		line := csvLine.FindStringSubmatch(msg)[1]
+		if strings.Contains(msg, "Invalid unicode") {
+			return fmt.Errorf("%w: CSV line %s is not valid UTF-8", ErrFilesInvalid, line)
+		}
+		return fmt.Errorf("%w: CSV line %s cannot be read as the dataset's columns", ErrFilesInvalid, line)
+	}
+	return err
+}
+
+// badFilesText is the error for a string that is not UTF-8 in one of the
+// columns of src: the first of them that DuckDB cannot read alone.
+func badFilesText(ctx context.Context, db *sql.DB, src string, cols ...string) error {
+	for _, c := range cols {
+		var n sql.NullInt64
+		err := db.QueryRowContext(ctx, "SELECT max(strlen(CAST("+ingest.Quote(c)+" AS VARCHAR))) FROM "+src).Scan(&n)
+		if err != nil && strings.Contains(err.Error(), badTextError) {
+			return fmt.Errorf("%w: column %s holds text that is not valid UTF-8", ErrFilesInvalid, c)
+		}
+	}
+	return fmt.Errorf("%w: a string column holds text that is not valid UTF-8", ErrFilesInvalid)
 }
 
 // checkReference refuses a reference read from files whose ids are not
@@ -231,7 +279,7 @@ func checkReference(ctx context.Context, db *sql.DB, view, idCol string) error {
 	q := "SELECT count(*) FILTER (WHERE " + id + " IS NULL OR " + id + " = ''), count(" + id + ") - count(DISTINCT " + id + ") FROM " + ingest.Quote(view)
 	var empty, repeated int64
 	if err := db.QueryRowContext(ctx, q).Scan(&empty, &repeated); err != nil {
-		return fmt.Errorf("check files: %w", err)
+		return fmt.Errorf("check files: %w", readError(err))
 	}
 	var problems []string
 	if empty > 0 {

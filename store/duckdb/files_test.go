@@ -1,6 +1,7 @@
 package duckdb_test
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
 	"errors"
@@ -236,6 +237,8 @@ func TestOpenFiles_RefusesDefects(t *testing.T) {
 		{"at the open end", field(5, 4, "9999-12-31T00:00:00Z"), "1 row(s) with a time in column ts at or past 9999-12-31T00:00:00Z"},
 		{"past the open end", field(5, 4, "9999-12-31T23:59:59Z"), "at or past 9999-12-31T00:00:00Z"},
 		{"just before it", field(5, 4, "9999-12-30T23:59:59Z"), ""},
+		{"a time that is no time", field(5, 4, "2026-01-06TXYZZY"), "1 row(s) with a value in column ts that is not a time"},
+		{"a line that is not UTF-8", field(6, 5, "IDLE\xffXYZZY"), "not valid UTF-8"},
 	}
 	// Keys are compared by their hashes first; under a hash that makes
 	// every key collide (the demo's keys all have one length), the count
@@ -263,7 +266,7 @@ func TestOpenFiles_RefusesDefects(t *testing.T) {
 				if !errors.Is(err, duckdb.ErrFilesInvalid) || !strings.Contains(err.Error(), tt.want) {
 					t.Errorf("OpenFiles = %v, want ErrFilesInvalid naming %q", err, tt.want)
 				}
-				if strings.Contains(err.Error(), firstKey) || strings.Contains(err.Error(), "9999-12-31T23") {
+				if strings.Contains(err.Error(), firstKey) || strings.Contains(err.Error(), "9999-12-31T23") || strings.Contains(err.Error(), "XYZZY") || strings.Contains(err.Error(), "wh-evt-") {
 					t.Errorf("the error repeats a value: %v", err)
 				}
 			})
@@ -287,6 +290,29 @@ func TestOpenFiles_RefusesDefects(t *testing.T) {
 	}
 	if _, err := duckdb.OpenFiles(ctx, ingesttest.FilesCatalog(t, "events.parquet"), dir); !errors.Is(err, duckdb.ErrFilesInvalid) || !strings.Contains(err.Error(), "not finite") {
 		t.Errorf("OpenFiles over an infinite time = %v, want ErrFilesInvalid", err)
+	}
+
+	// Parquet can hold a string that is not UTF-8, which DuckDB's reader
+	// refuses quoting it: in the key, or in a time kept as text.
+	for _, col := range []string{"event_id", "ts"} {
+		pq := filepath.Join(dir, "events.parquet")
+		if _, err := mem.ExecContext(ctx, "COPY (SELECT * REPLACE (CASE WHEN event_id = '"+firstKey+"' THEN "+col+" || 'QQXYZZY' ELSE "+col+" END AS "+col+") FROM read_csv('"+csvPath+"', all_varchar = true)) TO '"+pq+"' (FORMAT parquet, COMPRESSION 'uncompressed')"); err != nil {
+			t.Fatal(err)
+		}
+		b, err := os.ReadFile(pq)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(pq, bytes.ReplaceAll(b, []byte("QQ"), []byte{0xff, 0xfe}), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, err = duckdb.OpenFiles(ctx, ingesttest.FilesCatalog(t, "events.parquet"), dir)
+		if want := "column " + col + " holds text that is not valid UTF-8"; !errors.Is(err, duckdb.ErrFilesInvalid) || !strings.Contains(err.Error(), want) {
+			t.Errorf("OpenFiles over a bad string in %s = %v, want ErrFilesInvalid naming %q", col, err, want)
+		}
+		if err != nil && (strings.Contains(err.Error(), "XYZZY") || strings.Contains(err.Error(), firstKey)) {
+			t.Errorf("the error repeats a value: %v", err)
+		}
 	}
 }
 

@@ -165,8 +165,14 @@ func describeFile(ctx context.Context, db *sql.DB, path string) (fileSource, err
 	if strings.ContainsAny(path, "*?[]{}") {
 		return fileSource{}, errors.New("path holds glob characters")
 	}
-	if _, err := os.Stat(path); err != nil {
+	fi, err := os.Stat(path)
+	if err != nil {
 		return fileSource{}, err
+	}
+	if !fi.Mode().IsRegular() {
+		// A named pipe can be read once, and DuckDB's reader spun on
+		// one, deaf to interrupts; a Reader streams it.
+		return fileSource{}, errors.New("not a regular file")
 	}
 	if strings.HasSuffix(strings.ToLower(path), ".csv") {
 		f, err := os.Open(path)

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/provenant/provenant/ingest"
@@ -48,7 +49,7 @@ func ReadParquet(ctx context.Context, db *sql.DB, path string) (*ParquetRecords,
 	if err != nil {
 		return nil, fmt.Errorf("read parquet: %w", err)
 	}
-	var cols, exprs []string
+	var cols, exprs, text []string
 	for rows.Next() {
 		var name, typ string
 		var null, key, def, extra sql.NullString
@@ -69,6 +70,7 @@ func ReadParquet(ctx context.Context, db *sql.DB, path string) (*ParquetRecords,
 			exprs = append(exprs, "CAST("+q+" AS DOUBLE)")
 		case "VARCHAR":
 			exprs = append(exprs, q)
+			text = append(text, q)
 		case "BLOB":
 			// Its bytes, made text in read: DuckDB's text form of a BLOB
 			// escapes each byte past ASCII (é as \xC3\xA9), which would
@@ -104,7 +106,13 @@ func ReadParquet(ctx context.Context, db *sql.DB, path string) (*ParquetRecords,
 		defer close(p.done)
 		defer close(p.full)
 		defer conn.Close()
-		p.err = conn.Raw(func(dc any) error { return p.read(ctx, dc, query) })
+		p.err = conn.Raw(func(dc any) error {
+			err := p.read(ctx, dc, query)
+			if err != nil && strings.Contains(err.Error(), badTextError) {
+				return badText(ctx, dc, src, cols, text)
+			}
+			return err
+		})
 	}()
 	return p, nil
 }
@@ -157,6 +165,34 @@ func (p *ParquetRecords) read(ctx context.Context, dc any, query string) error {
 			return nil
 		}
 	}
+}
+
+// badTextError begins DuckDB's error for a string column's value that is
+// not UTF-8, which quotes the value.
+const badTextError = "Invalid string encoding found in Parquet file"
+
+// badText is the error for a string column of src that holds text that
+// is not UTF-8 (DuckDB's reader refuses the page, naming no row): the
+// file's column, found by reading each string column (text, quoted) alone
+// on the driver connection dc, never the value.
+func badText(ctx context.Context, dc any, src string, cols, text []string) error {
+	q, ok := dc.(driver.QueryerContext)
+	if !ok {
+		return errors.New("read parquet: not a DuckDB connection")
+	}
+	for _, c := range text {
+		rows, err := q.QueryContext(ctx, "SELECT max(strlen("+c+")) FROM "+src, nil)
+		if err == nil {
+			dest := make([]driver.Value, 1)
+			err = rows.Next(dest)
+			rows.Close()
+		}
+		if err != nil && strings.Contains(err.Error(), badTextError) {
+			i := slices.IndexFunc(cols, func(n string) bool { return ingest.Quote(n) == c })
+			return fmt.Errorf("read parquet: column %d of the file holds text that is not valid UTF-8: %w", i+1, ingest.ErrInvalid)
+		}
+	}
+	return fmt.Errorf("read parquet: a string column holds text that is not valid UTF-8: %w", ingest.ErrInvalid)
 }
 
 // nested reports whether the DuckDB type t (upper case) is a STRUCT, MAP,

@@ -1,6 +1,7 @@
 package duckdb_test
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
 	"errors"
@@ -138,5 +139,63 @@ func TestParquet_BlobIsText(t *testing.T) {
 	}
 	if key != "e-é" || device != "dev-0001" || typ != "AGV" {
 		t.Errorf("stored %q, %q, %q; want e-é, dev-0001, AGV", key, device, typ)
+	}
+}
+
+// TestParquet_InvalidUTF8String: a string column (annotated UTF-8) whose
+// bytes are not UTF-8, which DuckDB's reader refuses before any row
+// reaches the validation, is an input error naming the file's column,
+// never the value. Before, DuckDB's own message was the error, quoting
+// the value: Invalid string encoding found in Parquet file "p.parquet":
+// value "e-\xFFXYZZY" is not valid UTF8!
+func TestParquet_InvalidUTF8String(t *testing.T) {
+	dir := t.TempDir()
+	tests := []struct {
+		name, query string
+		want        string
+	}{
+		{"in the key of row 1",
+			`SELECT 'e-QQXYZZY' AS event_id, TIMESTAMP '2026-01-06 08:00:00' AS ts, 'dev-0001' AS device_id, 'zone-01' AS zone_id, 'AGV' AS device_type, 'IDLE' AS status, 50 AS battery_pct, 20.5 AS temperature_c, NULL AS fault_code`,
+			"read parquet: column 1 of the file holds text that is not valid UTF-8: invalid input"},
+		{"in a status of a later chunk",
+			`SELECT 'e-' || i AS event_id, TIMESTAMP '2026-01-06 08:00:00' + INTERVAL (i) SECOND AS ts, 'dev-0001' AS device_id, 'zone-01' AS zone_id, 'AGV' AS device_type,
+				CASE WHEN i = 5000 THEN 'QQXYZZY' ELSE 'IDLE' END AS status, 50 AS battery_pct, 20.5 AS temperature_c, NULL AS fault_code FROM range(6000) t(i)`,
+			"read parquet: column 6 of the file holds text that is not valid UTF-8: invalid input"},
+	}
+	l := ingesttest.WarehouseLayout(t)
+	for i, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			pq := filepath.Join(dir, string(rune('a'+i))+".parquet")
+			mem, err := sql.Open("duckdb", "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer mem.Close()
+			if _, err := mem.ExecContext(t.Context(), "COPY ("+tt.query+") TO '"+pq+"' (FORMAT parquet, COMPRESSION 'uncompressed')"); err != nil {
+				t.Fatal(err)
+			}
+			b, err := os.ReadFile(pq)
+			if err != nil {
+				t.Fatal(err)
+			}
+			// QQ becomes two bytes that begin no UTF-8 sequence, in the
+			// page and in the statistics alike.
+			if err := os.WriteFile(pq, bytes.ReplaceAll(b, []byte("QQ"), []byte{0xff, 0xfe}), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			db, sink := openFile(t, nil)
+			recs, err := duckdb.ReadParquet(t.Context(), db, pq)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer recs.Close()
+			_, err = ingest.Import(t.Context(), sink, l, ingest.NewRecords("p.parquet", l, recs))
+			if !errors.Is(err, ingest.ErrInvalid) || !strings.HasSuffix(err.Error(), tt.want) {
+				t.Errorf("import = %v, want ErrInvalid ending %q", err, tt.want)
+			}
+			if err != nil && strings.Contains(err.Error(), "XYZZY") {
+				t.Errorf("error echoes the value: %v", err)
+			}
+		})
 	}
 }
