@@ -16,6 +16,13 @@ import (
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	// The first interrupt asks the command to stop; the next one gets the
+	// default action, so a command that cannot stop at once (a read
+	// blocked in the kernel, a server draining) still ends without SIGKILL.
+	go func() {
+		<-ctx.Done()
+		stop()
+	}()
 	code := runMain(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	stop()
 	for _, f := range atExit {
