@@ -56,14 +56,14 @@ func (s *Snapshot) Execute(ctx context.Context, c Call) (Result, error) {
 	folded, index := s.fold, s.foldIndex
 	s.fold, s.foldIndex = false, ""
 	if err != nil {
-		return Result{}, err
+		return Result{}, s.readFailed(ds, err)
 	}
 	if folded && p.derived && index != s.versions[ds] {
 		// The kept checkpoint index is of another version than the
 		// snapshot's (an import since): answer again with the
 		// snapshot's own.
 		if v, keys, err = s.execute(ctx, p, c); err != nil {
-			return Result{}, err
+			return Result{}, s.readFailed(ds, err)
 		}
 	}
 	return s.result(ctx, p, v, keys)

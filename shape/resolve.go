@@ -44,7 +44,7 @@ func (s *Snapshot) Resolve(ctx context.Context, c Call, r Result) (Verdict, erro
 	defer release()
 	d, err := s.rederive(ctx, p, c, r.Keys)
 	if err != nil {
-		return Verdict{}, err
+		return Verdict{}, s.readFailed(p.ds.Name.Value, err)
 	}
 	var v Verdict
 	if d.set != nil {
@@ -53,7 +53,7 @@ func (s *Snapshot) Resolve(ctx context.Context, c Call, r Result) (Verdict, erro
 		v, err = s.verdict(ctx, p, c, r, d.v, d.keys, d.consistent, d.known)
 	}
 	if err != nil {
-		return Verdict{}, err
+		return Verdict{}, s.readFailed(p.ds.Name.Value, err)
 	}
 	// After every read of the call: files read in place carry no
 	// snapshot, so their version is checked once the reads are done.

@@ -102,6 +102,11 @@ type Source struct {
 	// changed under the engine, an answer would name data it did not
 	// read, and the call fails with ErrDataChanged instead.
 	Current func(dataset string) (string, error)
+	// ReadError, when set, maps the error of a failed read of a dataset
+	// to the one a call returns: for files read in place, DuckDB's
+	// messages about the files' contents quote them, and the source
+	// says instead what is wrong and where.
+	ReadError func(dataset string, err error) error
 	// References maps an entity name to the table or view that holds its
 	// reference, for a reference declared with files: (a view over them).
 	// A reference declared with table: is read from that table.
@@ -770,6 +775,21 @@ func (s *Snapshot) stillCurrent(ds string) error {
 		return fmt.Errorf("check data version of dataset %s: %w", ds, ErrDataChanged)
 	}
 	return nil
+}
+
+// readFailed is the error for a read of dataset ds that failed with err:
+// ErrDataChanged when ds's data is no longer at its fixed version (files
+// rewritten since they were opened may hold a value the view cannot
+// convert, and DuckDB's message for it quotes the value), else err as
+// the source's ReadError maps it.
+func (s *Snapshot) readFailed(ds string, err error) error {
+	if changed := s.stillCurrent(ds); errors.Is(changed, ErrDataChanged) {
+		return changed
+	}
+	if s.e.src.ReadError != nil {
+		return s.e.src.ReadError(ds, err)
+	}
+	return err
 }
 
 // ReadVersions reads the data version of every table dataset of cat in

@@ -48,9 +48,10 @@ func (f *Files) Close() error {
 }
 
 // Source is the shape source that reads f: its database, views,
-// versions, version check and reference views.
+// versions, version check, reference views and the errors of reads
+// that fail on the files' contents.
 func (f *Files) Source() shape.Source {
-	return shape.Source{DB: f.DB, Relations: f.Relations, Versions: f.Versions, Current: f.Current, References: f.References}
+	return shape.Source{DB: f.DB, Relations: f.Relations, Versions: f.Versions, Current: f.Current, References: f.References, ReadError: questionError}
 }
 
 // Current is the data version a files dataset is at now: the digest of
@@ -194,16 +195,38 @@ var ErrFilesInvalid = errors.New("files hold rows that cannot be answered over")
 func checkFiles(ctx context.Context, db *sql.DB, ds *catalog.Dataset, src string) error {
 	key, ts, table := ingest.Quote(ds.Key.Value), ingest.Quote(ds.Time.Value), ingest.Quote(ds.Name.Value)
 	hashed := keyHash(key)
+	// Each numeric attribute's column is counted where a value does not
+	// convert to the view's type (TRY_CAST takes what CAST takes), so
+	// that no question over the view fails on a value: in the view a
+	// text that is no number would fail every question that reads the
+	// column. A column whose type in the files always converts (a
+	// Parquet DOUBLE, a CSV column DuckDB's reader typed as integers) is
+	// not read.
+	numeric, err := fallibleColumns(ctx, db, src, numericColumns(ds))
+	if err != nil {
+		return err
+	}
+	var unconverted strings.Builder
+	for _, c := range numeric {
+		col := ingest.Quote(c.name)
+		fmt.Fprintf(&unconverted, ", count(*) FILTER (WHERE %s IS NOT NULL AND TRY_CAST(%s AS %s) IS NULL)", col, col, c.typ)
+	}
 	q := "SELECT count(*) FILTER (WHERE " + key + " IS NULL OR " + key + " = ''), " +
 		"count(" + key + ") - count(DISTINCT " + hashed + ") FILTER (WHERE " + key + " IS NOT NULL), " +
 		"count(*) FILTER (WHERE _provenant_no_time), " +
 		"count(*) FILTER (WHERE NOT _provenant_no_time AND " + ts + " IS NULL), " +
-		"count(*) FILTER (WHERE NOT isfinite(" + ts + ") OR " + ts + " >= CAST('" + shape.OpenEnd + "' AS TIMESTAMP)) " +
-		"FROM (SELECT CAST(" + key + " AS VARCHAR) AS " + key + ", " + ts + " IS NULL AS _provenant_no_time, TRY_CAST(" + ts + " AS TIMESTAMP) AS " + ts + " FROM " + src + ")"
+		"count(*) FILTER (WHERE NOT isfinite(" + ts + ") OR " + ts + " >= CAST('" + shape.OpenEnd + "' AS TIMESTAMP))" +
+		unconverted.String() + " " +
+		"FROM (SELECT * REPLACE (CAST(" + key + " AS VARCHAR) AS " + key + ", TRY_CAST(" + ts + " AS TIMESTAMP) AS " + ts + "), " + ts + " IS NULL AS _provenant_no_time FROM " + src + ")"
 	var noKey, shared, noTime, notTime, late int64
-	if err := db.QueryRowContext(ctx, q).Scan(&noKey, &shared, &noTime, &notTime, &late); err != nil {
+	notNumbers := make([]int64, len(numeric))
+	dest := []any{&noKey, &shared, &noTime, &notTime, &late}
+	for i := range notNumbers {
+		dest = append(dest, &notNumbers[i])
+	}
+	if err := db.QueryRowContext(ctx, q).Scan(dest...); err != nil {
 		if strings.Contains(err.Error(), badTextError) {
-			return badFilesText(ctx, db, src, ds.Key.Value, ds.Time.Value)
+			return badFilesText(ctx, db, src, declaredColumns(ds)...)
 		}
 		return fmt.Errorf("check files: %w", readError(err))
 	}
@@ -230,10 +253,30 @@ func checkFiles(ctx context.Context, db *sql.DB, ds *catalog.Dataset, src string
 	if late > 0 {
 		problems = append(problems, fmt.Sprintf("%d row(s) with a time in column %s at or past 9999-12-31T00:00:00Z or not finite", late, ds.Time.Value))
 	}
+	for i, c := range numeric {
+		if notNumbers[i] > 0 {
+			problems = append(problems, fmt.Sprintf("%d row(s) with a value in column %s that is not %s", notNumbers[i], c.name, c.want))
+		}
+	}
 	if len(problems) > 0 {
 		return fmt.Errorf("%w: %s", ErrFilesInvalid, strings.Join(problems, "; "))
 	}
 	return nil
+}
+
+// questionError is the error of a question's failed read of a files
+// dataset: when DuckDB's message quotes the files' contents (a string
+// that is not UTF-8 in a column the opening check does not read, a CSV
+// line, a value the view cannot convert), an ErrFilesInvalid naming the
+// dataset and the defect instead (shape.Source.ReadError).
+func questionError(dataset string, err error) error {
+	if strings.Contains(err.Error(), "Conversion Error") {
+		return fmt.Errorf("read files of dataset %s: %w: a value does not convert to its column's type", dataset, ErrFilesInvalid)
+	}
+	if mapped := readError(err); errors.Is(mapped, ErrFilesInvalid) {
+		return fmt.Errorf("read files of dataset %s: %w", dataset, mapped)
+	}
+	return err
 }
 
 // csvLine finds the line DuckDB's CSV reader names in its error.
@@ -292,6 +335,79 @@ func checkReference(ctx context.Context, db *sql.DB, view, idCol string) error {
 		return fmt.Errorf("%w: %s", ErrFilesInvalid, strings.Join(problems, "; "))
 	}
 	return nil
+}
+
+// numericColumn is a numeric attribute's column, the type the view casts
+// it to and what the files check says a value that does not convert is
+// not.
+type numericColumn struct{ name, typ, want string }
+
+// numericColumns are the numeric attributes' columns of ds, in the
+// catalog's order.
+func numericColumns(ds *catalog.Dataset) []numericColumn {
+	var out []numericColumn
+	for _, a := range ds.Attributes {
+		switch {
+		case a.Enumerated():
+		case a.Type.Value == "integer":
+			out = append(out, numericColumn{a.Column.Value, "BIGINT", "an integer"})
+		default:
+			out = append(out, numericColumn{a.Column.Value, "DOUBLE", "a number"})
+		}
+	}
+	return out
+}
+
+// declaredColumns are the columns of ds the view reads: the key, the
+// time, the entities' and the attributes'.
+func declaredColumns(ds *catalog.Dataset) []string {
+	cols := []string{ds.Key.Value, ds.Time.Value}
+	for _, e := range ds.Entities {
+		cols = append(cols, e.Column.Value)
+	}
+	for _, a := range ds.Attributes {
+		cols = append(cols, a.Column.Value)
+	}
+	return cols
+}
+
+// convertsAlways lists, for each type the view casts a numeric column to,
+// the types in the files whose every value converts to it.
+var convertsAlways = map[string][]string{
+	"BIGINT": {"TINYINT", "SMALLINT", "INTEGER", "BIGINT", "UTINYINT", "USMALLINT", "UINTEGER"},
+	"DOUBLE": {"TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "UTINYINT", "USMALLINT", "UINTEGER", "UBIGINT", "UHUGEINT", "FLOAT", "DOUBLE", "DECIMAL"},
+}
+
+// fallibleColumns are the columns of cols whose type in the files (src,
+// as DuckDB's reader types them) may hold a value that does not convert
+// to the view's type.
+func fallibleColumns(ctx context.Context, db *sql.DB, src string, cols []numericColumn) ([]numericColumn, error) {
+	if len(cols) == 0 {
+		return nil, nil
+	}
+	rows, err := db.QueryContext(ctx, "SELECT column_name, column_type FROM (DESCRIBE SELECT * FROM "+src+")")
+	if err != nil {
+		return nil, fmt.Errorf("check files: %w", readError(err))
+	}
+	defer rows.Close()
+	types := map[string]string{}
+	for rows.Next() {
+		var name, typ string
+		if err := rows.Scan(&name, &typ); err != nil {
+			return nil, fmt.Errorf("check files: %w", err)
+		}
+		types[name], _, _ = strings.Cut(typ, "(") // DECIMAL(18,3)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("check files: %w", readError(err))
+	}
+	var out []numericColumn
+	for _, c := range cols {
+		if !slices.Contains(convertsAlways[c.typ], types[c.name]) {
+			out = append(out, c)
+		}
+	}
+	return out, nil
 }
 
 // fileReader is DuckDB's reader of a glob's files.

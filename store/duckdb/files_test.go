@@ -224,6 +224,12 @@ func TestOpenFiles_RefusesDefects(t *testing.T) {
 	firstKey := strings.Split(lines[1], ",")[0]
 	thrice := field(7, 0, firstKey)
 	thrice[9] = strings.Join(append([]string{firstKey}, strings.Split(thrice[9], ",")[1:]...), ",")
+	both := field(6, 6, "XYZZY")
+	for _, n := range []int{8, 9} {
+		f := strings.Split(both[n], ",")
+		f[7] = "XYZZY"
+		both[n] = strings.Join(f, ",")
+	}
 	tests := []struct {
 		name  string
 		lines []string
@@ -239,6 +245,11 @@ func TestOpenFiles_RefusesDefects(t *testing.T) {
 		{"just before it", field(5, 4, "9999-12-30T23:59:59Z"), ""},
 		{"a time that is no time", field(5, 4, "2026-01-06TXYZZY"), "1 row(s) with a value in column ts that is not a time"},
 		{"a line that is not UTF-8", field(6, 5, "IDLE\xffXYZZY"), "not valid UTF-8"},
+		// The view casts numeric columns; a value that does not convert
+		// would fail every question reading it, quoting the value.
+		{"a battery that is no number", field(6, 6, "XYZZY"), "1 row(s) with a value in column battery_pct that is not an integer"},
+		{"a temperature that is no number", field(8, 7, "XYZZY"), "1 row(s) with a value in column temperature_c that is not a number"},
+		{"both, in other rows", both, "1 row(s) with a value in column battery_pct that is not an integer; 2 row(s) with a value in column temperature_c that is not a number"},
 	}
 	// Keys are compared by their hashes first; under a hash that makes
 	// every key collide (the demo's keys all have one length), the count
@@ -292,11 +303,27 @@ func TestOpenFiles_RefusesDefects(t *testing.T) {
 		t.Errorf("OpenFiles over an infinite time = %v, want ErrFilesInvalid", err)
 	}
 
+	// A Parquet column of a type that may not convert to the view's is
+	// checked; a NaN does not convert to an integer.
+	for _, tc := range []struct{ name, expr, typ string }{
+		{"battery as text", "'XYZZY'", "VARCHAR"},
+		{"battery as a NaN", "CAST('nan' AS DOUBLE)", "DOUBLE"},
+	} {
+		pq := filepath.Join(dir, "events.parquet")
+		if _, err := mem.ExecContext(ctx, "COPY (SELECT * REPLACE (CASE WHEN event_id = '"+firstKey+"' THEN "+tc.expr+" ELSE CAST(battery_pct AS "+tc.typ+") END AS battery_pct) FROM read_csv('"+csvPath+"')) TO '"+pq+"' (FORMAT parquet)"); err != nil {
+			t.Fatal(err)
+		}
+		_, err := duckdb.OpenFiles(ctx, ingesttest.FilesCatalog(t, "events.parquet"), dir)
+		if want := "1 row(s) with a value in column battery_pct that is not an integer"; !errors.Is(err, duckdb.ErrFilesInvalid) || !strings.Contains(err.Error(), want) {
+			t.Errorf("OpenFiles over %s = %v, want ErrFilesInvalid naming %q", tc.name, err, want)
+		}
+	}
+
 	// Parquet can hold a string that is not UTF-8, which DuckDB's reader
 	// refuses quoting it: in the key, or in a time kept as text.
-	for _, col := range []string{"event_id", "ts"} {
+	for _, col := range []string{"event_id", "ts", "status"} {
 		pq := filepath.Join(dir, "events.parquet")
-		if _, err := mem.ExecContext(ctx, "COPY (SELECT * REPLACE (CASE WHEN event_id = '"+firstKey+"' THEN "+col+" || 'QQXYZZY' ELSE "+col+" END AS "+col+") FROM read_csv('"+csvPath+"', all_varchar = true)) TO '"+pq+"' (FORMAT parquet, COMPRESSION 'uncompressed')"); err != nil {
+		if _, err := mem.ExecContext(ctx, "COPY (SELECT * REPLACE (CASE WHEN event_id = '"+firstKey+"' THEN coalesce("+col+", '') || 'QQXYZZY' ELSE "+col+" END AS "+col+") FROM read_csv('"+csvPath+"', all_varchar = true)) TO '"+pq+"' (FORMAT parquet, COMPRESSION 'uncompressed')"); err != nil {
 			t.Fatal(err)
 		}
 		b, err := os.ReadFile(pq)
@@ -306,14 +333,52 @@ func TestOpenFiles_RefusesDefects(t *testing.T) {
 		if err := os.WriteFile(pq, bytes.ReplaceAll(b, []byte("QQ"), []byte{0xff, 0xfe}), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		_, err = duckdb.OpenFiles(ctx, ingesttest.FilesCatalog(t, "events.parquet"), dir)
-		if want := "column " + col + " holds text that is not valid UTF-8"; !errors.Is(err, duckdb.ErrFilesInvalid) || !strings.Contains(err.Error(), want) {
+		cat := ingesttest.FilesCatalog(t, "events.parquet")
+		files, err := duckdb.OpenFiles(ctx, cat, dir)
+		want := "column " + col + " holds text that is not valid UTF-8"
+		if col == "status" {
+			// A column the opening check does not read: a question
+			// reading it fails, naming the defect and not the value.
+			if err != nil {
+				t.Fatalf("OpenFiles over a bad string in %s: %v", col, err)
+			}
+			err = askStatus(t, files, cat, firstDevice(lines))
+			files.Close()
+			want = "holds text that is not valid UTF-8"
+		}
+		if !errors.Is(err, duckdb.ErrFilesInvalid) || !strings.Contains(err.Error(), want) {
 			t.Errorf("OpenFiles over a bad string in %s = %v, want ErrFilesInvalid naming %q", col, err, want)
 		}
 		if err != nil && (strings.Contains(err.Error(), "XYZZY") || strings.Contains(err.Error(), firstKey)) {
 			t.Errorf("the error repeats a value: %v", err)
 		}
 	}
+}
+
+// firstDevice is the device of the first row of a demo CSV.
+func firstDevice(lines []string) string { return strings.Split(lines[1], ",")[1] }
+
+// askStatus executes and resolves get_device_status of device over files,
+// returning the first error.
+func askStatus(t *testing.T, files *duckdb.Files, cat *catalog.Catalog, device string) error {
+	t.Helper()
+	ctx := t.Context()
+	eng, err := shape.New(ctx, cat, files.Source(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	snap, err := eng.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer snap.Close()
+	call := shape.Call{Tool: "get_device_status", Args: map[string]string{"device_id": device, "as_of": "2026-01-09T00:00:00Z"}, Scope: shape.All()}
+	r, err := snap.Execute(ctx, call)
+	if err != nil {
+		return err
+	}
+	_, err = snap.Resolve(ctx, call, r)
+	return err
 }
 
 // TestOpenFiles_Changed: files carry no snapshot, so a call checks, after
@@ -375,6 +440,61 @@ func TestOpenFiles_Changed(t *testing.T) {
 	if after.DataVersion == before.DataVersion || after.Rows != before.Rows+1 {
 		t.Errorf("reopened: version %s (was %s), %d rows (was %d); want a new version and one row more",
 			after.DataVersion, before.DataVersion, after.Rows, before.Rows)
+	}
+}
+
+// TestOpenFiles_ChangedToDefect: a file rewritten after it was opened
+// may hold a value the view cannot convert (the opening check read the
+// old file); the read then fails with DuckDB's message quoting the value,
+// and the call answers ErrDataChanged instead, naming no value.
+func TestOpenFiles_ChangedToDefect(t *testing.T) {
+	ctx := t.Context()
+	dir, _ := ingesttest.ChangingFiles(t, 3000)
+	cat := ingesttest.FilesCatalog(t, "events.csv")
+	files, err := duckdb.OpenFiles(ctx, cat, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer files.Close()
+	eng, err := shape.New(ctx, cat, files.Source(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	call := shape.Call{Tool: "get_battery_level", Args: map[string]string{"device_id": "dev-0001", "as_of": "2026-01-09T00:00:00Z"}, Scope: shape.All()}
+	ask := func() error {
+		snap, err := eng.Begin(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer snap.Close()
+		r, err := snap.Execute(ctx, call)
+		if err != nil {
+			return err
+		}
+		v, err := snap.Resolve(ctx, call, r)
+		if err == nil && !v.OK() {
+			t.Fatalf("verdict %+v", v)
+		}
+		return err
+	}
+	if err := ask(); err != nil {
+		t.Fatalf("before the change: %v", err)
+	}
+	path := filepath.Join(dir, "events.csv")
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b = append(b, "wh-evt-x0000001,dev-0001,AGV,zone-01,2026-01-05T12:00:00Z,IDLE,XYZZY,20.5,\n"...)
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	err = ask()
+	if !errors.Is(err, shape.ErrDataChanged) {
+		t.Fatalf("after a rewrite with a battery that is no number: %v, want ErrDataChanged", err)
+	}
+	if strings.Contains(err.Error(), "XYZZY") {
+		t.Errorf("the error repeats a value: %v", err)
 	}
 }
 
