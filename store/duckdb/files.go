@@ -116,7 +116,7 @@ func OpenFiles(ctx context.Context, cat *catalog.Catalog, dir string) (*Files, e
 		if err != nil {
 			return fail(fmt.Errorf("open files of dataset %s: %w", ds.Name.Value, err))
 		}
-		src := fileReader(glob) + "(" + quoteLiteral(glob) + ")"
+		src := readFiles(glob)
 		q := "CREATE VIEW " + ingest.Quote(ds.Name.Value) + " AS SELECT " + strings.Join(viewColumns(ds), ", ") + " FROM " + src
 		if _, err := db.ExecContext(ctx, q); err != nil {
 			return fail(fmt.Errorf("open files of dataset %s: %w", ds.Name.Value, readError(err)))
@@ -146,7 +146,7 @@ func OpenFiles(ctx context.Context, cat *catalog.Catalog, dir string) (*Files, e
 			view := "_provenant_ref_" + e.Name.Value
 			q := "CREATE VIEW " + ingest.Quote(view) + " AS SELECT CAST(" + ingest.Quote(r.ID.Value) + " AS VARCHAR) AS " + ingest.Quote(r.ID.Value) +
 				", CAST(" + ingest.Quote(r.DisplayName.Value) + " AS VARCHAR) AS " + ingest.Quote(r.DisplayName.Value) +
-				" FROM " + fileReader(glob) + "(" + quoteLiteral(glob) + ")"
+				" FROM " + readFiles(glob)
 			if _, err := db.ExecContext(ctx, q); err != nil {
 				return fail(fmt.Errorf("open reference files of entity %s: %w", e.Name.Value, readError(err)))
 			}
@@ -408,6 +408,15 @@ func fallibleColumns(ctx context.Context, db *sql.DB, src string, cols []numeric
 		}
 	}
 	return out, nil
+}
+
+// readFiles is DuckDB's reader of a glob's files, their columns matched
+// by name and each typed to hold every file's values: without
+// union_by_name, a glob's files are read with the first file's types,
+// and a value of another file that does not convert to them fails the
+// questions that read it rather than the files check.
+func readFiles(glob string) string {
+	return fileReader(glob) + "(" + quoteLiteral(glob) + ", union_by_name = true)"
 }
 
 // fileReader is DuckDB's reader of a glob's files.

@@ -342,7 +342,7 @@ func TestOpenFiles_RefusesDefects(t *testing.T) {
 			if err != nil {
 				t.Fatalf("OpenFiles over a bad string in %s: %v", col, err)
 			}
-			err = askStatus(t, files, cat, firstDevice(lines))
+			err = askLatest(t, files, cat, "get_device_status", firstDevice(lines))
 			files.Close()
 			want = "holds text that is not valid UTF-8"
 		}
@@ -358,9 +358,9 @@ func TestOpenFiles_RefusesDefects(t *testing.T) {
 // firstDevice is the device of the first row of a demo CSV.
 func firstDevice(lines []string) string { return strings.Split(lines[1], ",")[1] }
 
-// askStatus executes and resolves get_device_status of device over files,
-// returning the first error.
-func askStatus(t *testing.T, files *duckdb.Files, cat *catalog.Catalog, device string) error {
+// askLatest executes and resolves a latest_value tool of the warehouse
+// catalog for device over files, returning the first error.
+func askLatest(t *testing.T, files *duckdb.Files, cat *catalog.Catalog, tool, device string) error {
 	t.Helper()
 	ctx := t.Context()
 	eng, err := shape.New(ctx, cat, files.Source(), nil)
@@ -372,13 +372,77 @@ func askStatus(t *testing.T, files *duckdb.Files, cat *catalog.Catalog, device s
 		t.Fatal(err)
 	}
 	defer snap.Close()
-	call := shape.Call{Tool: "get_device_status", Args: map[string]string{"device_id": device, "as_of": "2026-01-09T00:00:00Z"}, Scope: shape.All()}
+	call := shape.Call{Tool: tool, Args: map[string]string{"device_id": device, "as_of": "2026-01-09T00:00:00Z"}, Scope: shape.All()}
 	r, err := snap.Execute(ctx, call)
 	if err != nil {
 		return err
 	}
-	_, err = snap.Resolve(ctx, call, r)
+	v, err := snap.Resolve(ctx, call, r)
+	if err == nil && !v.OK() {
+		t.Fatalf("verdict %+v", v)
+	}
 	return err
+}
+
+// TestOpenFiles_GlobTypes: a glob's files may type a column differently
+// (a battery level as integers in one, as text in another). They are
+// read with a type that holds every file's values, so that the files
+// check sees each value: text that converts opens and answers, text that
+// does not is refused as the files open, naming the column. Read with the
+// first file's types, the second file's text passed the check and failed
+// the questions that read it.
+func TestOpenFiles_GlobTypes(t *testing.T) {
+	ctx := t.Context()
+	lines := strings.Split(strings.TrimSpace(string(ingesttest.DemoCSV(t, 60))), "\n")
+	mem, err := duckdb.OpenMemory(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer mem.Close()
+	src := t.TempDir()
+	csvPath := filepath.Join(src, "events.csv")
+	if err := os.WriteFile(csvPath, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	last := strings.Split(lines[len(lines)-1], ",")[0]
+	for _, tt := range []struct {
+		name    string
+		battery string // the second file's battery_pct, as text
+		want    string // in the error; "" opens
+	}{
+		{"text that converts", "CAST(battery_pct AS VARCHAR)", ""},
+		{"text that does not", "CASE WHEN event_id = '" + last + "' THEN 'XYZZY' ELSE CAST(battery_pct AS VARCHAR) END", "1 row(s) with a value in column battery_pct that is not an integer"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			for _, q := range []string{
+				"COPY (SELECT * FROM read_csv('" + csvPath + "') WHERE event_id <= '" + strings.Split(lines[30], ",")[0] + "') TO '" + filepath.Join(dir, "a.parquet") + "' (FORMAT parquet)",
+				"COPY (SELECT * REPLACE (" + tt.battery + " AS battery_pct) FROM read_csv('" + csvPath + "') WHERE event_id > '" + strings.Split(lines[30], ",")[0] + "') TO '" + filepath.Join(dir, "b.parquet") + "' (FORMAT parquet)",
+			} {
+				if _, err := mem.ExecContext(ctx, q); err != nil {
+					t.Fatal(err)
+				}
+			}
+			cat := ingesttest.FilesCatalog(t, "'*.parquet'")
+			files, err := duckdb.OpenFiles(ctx, cat, dir)
+			if tt.want != "" {
+				if !errors.Is(err, duckdb.ErrFilesInvalid) || !strings.Contains(err.Error(), tt.want) {
+					t.Fatalf("OpenFiles = %v, want ErrFilesInvalid naming %q", err, tt.want)
+				}
+				if strings.Contains(err.Error(), "XYZZY") {
+					t.Errorf("the error repeats a value: %v", err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("OpenFiles: %v", err)
+			}
+			defer files.Close()
+			if err := askLatest(t, files, cat, "get_battery_level", strings.Split(lines[len(lines)-1], ",")[1]); err != nil {
+				t.Errorf("get_battery_level over the second file: %v", err)
+			}
+		})
+	}
 }
 
 // TestOpenFiles_Changed: files carry no snapshot, so a call checks, after
