@@ -248,8 +248,14 @@ func TestOpenFiles_RefusesDefects(t *testing.T) {
 		// The view casts numeric columns; a value that does not convert
 		// would fail every question reading it, quoting the value.
 		{"a battery that is no number", field(6, 6, "XYZZY"), "1 row(s) with a value in column battery_pct that is not an integer"},
-		{"a temperature that is no number", field(8, 7, "XYZZY"), "1 row(s) with a value in column temperature_c that is not a number"},
-		{"both, in other rows", both, "1 row(s) with a value in column battery_pct that is not an integer; 2 row(s) with a value in column temperature_c that is not a number"},
+		{"a temperature that is no number", field(8, 7, "XYZZY"), "1 row(s) with a value in column temperature_c that is not a finite number"},
+		// A NaN or an infinity, which import refuses: DuckDB's SQL
+		// orders a NaN above every number, and the resolver judges in
+		// Go, so a NaN was counted as overheating and failed
+		// verification.
+		{"a temperature that is NaN", field(8, 7, "nan"), "1 row(s) with a value in column temperature_c that is not a finite number"},
+		{"a temperature that is infinite", field(8, 7, "-inf"), "1 row(s) with a value in column temperature_c that is not a finite number"},
+		{"both, in other rows", both, "1 row(s) with a value in column battery_pct that is not an integer; 2 row(s) with a value in column temperature_c that is not a finite number"},
 	}
 	// Keys are compared by their hashes first; under a hash that makes
 	// every key collide (the demo's keys all have one length), the count
@@ -305,16 +311,18 @@ func TestOpenFiles_RefusesDefects(t *testing.T) {
 
 	// A Parquet column of a type that may not convert to the view's is
 	// checked; a NaN does not convert to an integer.
-	for _, tc := range []struct{ name, expr, typ string }{
-		{"battery as text", "'XYZZY'", "VARCHAR"},
-		{"battery as a NaN", "CAST('nan' AS DOUBLE)", "DOUBLE"},
+	for _, tc := range []struct{ name, col, expr, typ, want string }{
+		{"battery as text", "battery_pct", "'XYZZY'", "VARCHAR", "not an integer"},
+		{"battery as a NaN", "battery_pct", "CAST('nan' AS DOUBLE)", "DOUBLE", "not an integer"},
+		{"temperature as a NaN", "temperature_c", "CAST('nan' AS DOUBLE)", "DOUBLE", "not a finite number"},
+		{"temperature as an infinity", "temperature_c", "CAST('inf' AS FLOAT)", "FLOAT", "not a finite number"},
 	} {
 		pq := filepath.Join(dir, "events.parquet")
-		if _, err := mem.ExecContext(ctx, "COPY (SELECT * REPLACE (CASE WHEN event_id = '"+firstKey+"' THEN "+tc.expr+" ELSE CAST(battery_pct AS "+tc.typ+") END AS battery_pct) FROM read_csv('"+csvPath+"')) TO '"+pq+"' (FORMAT parquet)"); err != nil {
+		if _, err := mem.ExecContext(ctx, "COPY (SELECT * REPLACE (CASE WHEN event_id = '"+firstKey+"' THEN "+tc.expr+" ELSE CAST("+tc.col+" AS "+tc.typ+") END AS "+tc.col+") FROM read_csv('"+csvPath+"')) TO '"+pq+"' (FORMAT parquet)"); err != nil {
 			t.Fatal(err)
 		}
 		_, err := duckdb.OpenFiles(ctx, ingesttest.FilesCatalog(t, "events.parquet"), dir)
-		if want := "1 row(s) with a value in column battery_pct that is not an integer"; !errors.Is(err, duckdb.ErrFilesInvalid) || !strings.Contains(err.Error(), want) {
+		if want := "1 row(s) with a value in column " + tc.col + " that is " + tc.want; !errors.Is(err, duckdb.ErrFilesInvalid) || !strings.Contains(err.Error(), want) {
 			t.Errorf("OpenFiles over %s = %v, want ErrFilesInvalid naming %q", tc.name, err, want)
 		}
 	}
