@@ -215,18 +215,32 @@ func checkFiles(ctx context.Context, db *sql.DB, ds *catalog.Dataset, src string
 		// number there).
 		fmt.Fprintf(&unconverted, ", count(*) FILTER (WHERE %s IS NOT NULL AND NOT coalesce(isfinite(TRY_CAST(%s AS %s)), false))", col, col, c.typ)
 	}
+	// Each entity's ids are counted where one is missing or does not
+	// match the entity's pattern, as import refuses them: such an id
+	// would be listed in answers (a count's or a list's ids) that the
+	// wall would refuse to take as an argument. DuckDB's regexps are
+	// RE2, as Go's are.
+	var offPattern strings.Builder
+	for _, e := range ds.Entities {
+		col := ingest.Quote(e.Column.Value)
+		fmt.Fprintf(&offPattern, ", count(*) FILTER (WHERE NOT coalesce(regexp_full_match(CAST(%s AS VARCHAR), %s), false))", col, quoteLiteral(e.Pattern.Value))
+	}
 	q := "SELECT count(*) FILTER (WHERE " + key + " IS NULL OR " + key + " = ''), " +
 		"count(" + key + ") - count(DISTINCT " + hashed + ") FILTER (WHERE " + key + " IS NOT NULL), " +
 		"count(*) FILTER (WHERE _provenant_no_time), " +
 		"count(*) FILTER (WHERE NOT _provenant_no_time AND " + ts + " IS NULL), " +
 		"count(*) FILTER (WHERE NOT isfinite(" + ts + ") OR " + ts + " >= CAST('" + shape.OpenEnd + "' AS TIMESTAMP))" +
-		unconverted.String() + " " +
+		unconverted.String() + offPattern.String() + " " +
 		"FROM (SELECT * REPLACE (CAST(" + key + " AS VARCHAR) AS " + key + ", TRY_CAST(" + ts + " AS TIMESTAMP) AS " + ts + "), " + ts + " IS NULL AS _provenant_no_time FROM " + src + ")"
 	var noKey, shared, noTime, notTime, late int64
 	notNumbers := make([]int64, len(numeric))
 	dest := []any{&noKey, &shared, &noTime, &notTime, &late}
 	for i := range notNumbers {
 		dest = append(dest, &notNumbers[i])
+	}
+	offIDs := make([]int64, len(ds.Entities))
+	for i := range offIDs {
+		dest = append(dest, &offIDs[i])
 	}
 	if err := db.QueryRowContext(ctx, q).Scan(dest...); err != nil {
 		if strings.Contains(err.Error(), badTextError) {
@@ -256,6 +270,11 @@ func checkFiles(ctx context.Context, db *sql.DB, ds *catalog.Dataset, src string
 	}
 	if late > 0 {
 		problems = append(problems, fmt.Sprintf("%d row(s) with a time in column %s at or past 9999-12-31T00:00:00Z or not finite", late, ds.Time.Value))
+	}
+	for i, e := range ds.Entities {
+		if offIDs[i] > 0 {
+			problems = append(problems, fmt.Sprintf("%d row(s) whose value in column %s is missing or does not match the entity's pattern", offIDs[i], e.Column.Value))
+		}
 	}
 	for i, c := range numeric {
 		if notNumbers[i] > 0 {

@@ -255,6 +255,10 @@ func TestOpenFiles_RefusesDefects(t *testing.T) {
 		// verification.
 		{"a temperature that is NaN", field(8, 7, "nan"), "1 row(s) with a value in column temperature_c that is not a finite number"},
 		{"a temperature that is infinite", field(8, 7, "-inf"), "1 row(s) with a value in column temperature_c that is not a finite number"},
+		// An id off its entity's pattern would be listed in answers
+		// the wall refuses to take it back from.
+		{"a device off its pattern", field(6, 1, "XYZZY 12345"), "1 row(s) whose value in column device_id is missing or does not match the entity's pattern"},
+		{"no zone", field(6, 3, ""), "1 row(s) whose value in column zone_id is missing or does not match the entity's pattern"},
 		{"both, in other rows", both, "1 row(s) with a value in column battery_pct that is not an integer; 2 row(s) with a value in column temperature_c that is not a finite number"},
 	}
 	// Keys are compared by their hashes first; under a hash that makes
