@@ -515,3 +515,58 @@ func TestImport_NotRegularFiles(t *testing.T) {
 		})
 	}
 }
+
+// TestImport_ParquetDefects: a Parquet input the import refuses is one
+// line of error on stderr, with nothing imported, on DuckDB (whose
+// native import refuses it, leaving it to the row-by-row import) and on
+// PostgreSQL alike.
+//   - A file under a Parquet name that is none was DuckDB's message of
+//     three lines, with its DESCRIBE statement.
+func TestImport_ParquetDefects(t *testing.T) {
+	dir := t.TempDir()
+	cat := ingesttest.WarehouseCatalogFile(t)
+	tests := []struct {
+		name  string
+		input func(t *testing.T) string
+		want  func(in string) string // stderr
+	}{
+		{name: "not a Parquet file",
+			input: func(t *testing.T) string { return writeFile(t, dir, "text.parquet", "event_id\nXYZZY\n") },
+			want: func(in string) string {
+				return "provenant: open input " + in + ": read parquet: not a Parquet file: invalid input\n"
+			}},
+	}
+	dsn := ""
+	for _, backend := range []string{"duckdb", "postgres"} {
+		for i, tt := range tests {
+			t.Run(backend+"/"+tt.name, func(t *testing.T) {
+				in := tt.input(t)
+				args := []string{"import", "--catalog", cat, "--dataset", "status_events"}
+				db := filepath.Join(dir, fmt.Sprintf("w%d.duckdb", i))
+				if backend == "duckdb" {
+					args = append(args, "--db", db)
+				} else {
+					if dsn == "" {
+						dsn = pgtest.Schema(t)
+					}
+					args = append(args, "--postgres", dsn)
+				}
+				var stderr bytes.Buffer
+				if code := runMain(t.Context(), append(args, in), io.Discard, &stderr); code != 1 {
+					t.Errorf("exit code %d, want 1", code)
+				}
+				if want := tt.want(in); stderr.String() != want {
+					t.Errorf("stderr = %q, want %q", stderr.String(), want)
+				}
+				if strings.Contains(stderr.String(), "XYZZY") {
+					t.Errorf("stderr echoes the file's contents: %q", stderr.String())
+				}
+				if backend == "duckdb" {
+					if n, seq := countRows(t, db); n != 0 || seq != 0 {
+						t.Errorf("table: %d rows, data version %d; want nothing imported", n, seq)
+					}
+				}
+			})
+		}
+	}
+}

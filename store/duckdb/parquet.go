@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/duckdb/duckdb-go/v2"
+
 	"github.com/provenant/provenant/ingest"
 )
 
@@ -47,7 +49,7 @@ func ReadParquet(ctx context.Context, db *sql.DB, path string) (*ParquetRecords,
 	src := "read_parquet(" + quoteLiteral(path) + ")"
 	rows, err := db.QueryContext(ctx, "DESCRIBE SELECT * FROM "+src)
 	if err != nil {
-		return nil, fmt.Errorf("read parquet: %w", err)
+		return nil, fmt.Errorf("read parquet: %w", describeError(ctx, err))
 	}
 	var cols, exprs, text []string
 	for rows.Next() {
@@ -165,6 +167,26 @@ func (p *ParquetRecords) read(ctx context.Context, dc any, query string) error {
 			return nil
 		}
 	}
+}
+
+// ErrNotParquet is the error for a file under a Parquet name that is no
+// Parquet file, or whose footer (its schema) is damaged. It matches
+// ingest.ErrInvalid.
+var ErrNotParquet = fmt.Errorf("not a Parquet file: %w", ingest.ErrInvalid)
+
+// describeError is the error for DuckDB's err describing a Parquet file:
+// ErrNotParquet when its reader refused the file's bytes (DuckDB's
+// message, of several lines, quotes the statement and may quote the
+// file's bytes), else err.
+func describeError(ctx context.Context, err error) error {
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	var de *duckdb.Error
+	if errors.As(err, &de) && (de.Type == duckdb.ErrorTypeInvalidInput || de.Type == duckdb.ErrorTypeInvalid) {
+		return ErrNotParquet
+	}
+	return err
 }
 
 // badTextError begins DuckDB's error for a string column's value that is
