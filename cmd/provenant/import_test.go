@@ -522,9 +522,32 @@ func TestImport_NotRegularFiles(t *testing.T) {
 // PostgreSQL alike.
 //   - A file under a Parquet name that is none was DuckDB's message of
 //     three lines, with its DESCRIBE statement.
+//   - A DOUBLE NaN or infinity for an integer column was "want an
+//     integer, not a fraction".
 func TestImport_ParquetDefects(t *testing.T) {
 	dir := t.TempDir()
 	cat := ingesttest.WarehouseCatalogFile(t)
+	mem, err := duckdb.OpenMemory(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer mem.Close()
+	parquet := func(t *testing.T, name, ts, battery string) string {
+		t.Helper()
+		p := filepath.Join(dir, name)
+		if _, err := mem.ExecContext(t.Context(), `COPY (SELECT 'p-1' AS event_id, `+ts+` AS ts, 'dev-0001' AS device_id, 'zone-01' AS zone_id, 'AGV' AS device_type,
+			'IDLE' AS status, `+battery+` AS battery_pct, 21.5::DOUBLE AS temperature_c, NULL AS fault_code) TO '`+p+`' (FORMAT parquet)`); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	const ts = `TIMESTAMP '2026-01-06 08:00:00'`
+	// rowError is the stderr of one error at row 1.
+	rowError := func(reason string) func(in string) string {
+		return func(in string) string {
+			return in + ":row 1: " + reason + "\nprovenant: import: 1 error(s), nothing imported: invalid input\n"
+		}
+	}
 	tests := []struct {
 		name  string
 		input func(t *testing.T) string
@@ -535,8 +558,14 @@ func TestImport_ParquetDefects(t *testing.T) {
 			want: func(in string) string {
 				return "provenant: open input " + in + ": read parquet: not a Parquet file: invalid input\n"
 			}},
+		{name: "NaN for an integer",
+			input: func(t *testing.T) string { return parquet(t, "nan.parquet", ts, `'NaN'::DOUBLE`) },
+			want:  rowError("field battery_pct: want a finite number")},
+		{name: "an infinity for an integer",
+			input: func(t *testing.T) string { return parquet(t, "inf.parquet", ts, `'-Infinity'::DOUBLE`) },
+			want:  rowError("field battery_pct: want a finite number")},
 	}
-	dsn := ""
+	dsn := pgtest.Schema(t)
 	for _, backend := range []string{"duckdb", "postgres"} {
 		for i, tt := range tests {
 			t.Run(backend+"/"+tt.name, func(t *testing.T) {
@@ -546,9 +575,6 @@ func TestImport_ParquetDefects(t *testing.T) {
 				if backend == "duckdb" {
 					args = append(args, "--db", db)
 				} else {
-					if dsn == "" {
-						dsn = pgtest.Schema(t)
-					}
 					args = append(args, "--postgres", dsn)
 				}
 				var stderr bytes.Buffer
