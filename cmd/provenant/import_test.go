@@ -524,6 +524,9 @@ func TestImport_NotRegularFiles(t *testing.T) {
 //     three lines, with its DESCRIBE statement.
 //   - A DOUBLE NaN or infinity for an integer column was "want an
 //     integer, not a fraction".
+//   - A TIMESTAMP_NS with nanoseconds past the microsecond was stored cut
+//     to the microsecond, where CSV and JSON Lines refuse a seventh
+//     fractional digit.
 func TestImport_ParquetDefects(t *testing.T) {
 	dir := t.TempDir()
 	cat := ingesttest.WarehouseCatalogFile(t)
@@ -564,6 +567,11 @@ func TestImport_ParquetDefects(t *testing.T) {
 		{name: "an infinity for an integer",
 			input: func(t *testing.T) string { return parquet(t, "inf.parquet", ts, `'-Infinity'::DOUBLE`) },
 			want:  rowError("field battery_pct: want a finite number")},
+		{name: "a TIMESTAMP_NS with nanoseconds",
+			input: func(t *testing.T) string {
+				return parquet(t, "ns.parquet", `TIMESTAMP_NS '2026-01-06 08:00:00.123456789'`, "40")
+			},
+			want: rowError("field ts: more than 6 fractional digits (times are stored to the microsecond)")},
 	}
 	dsn := pgtest.Schema(t)
 	for _, backend := range []string{"duckdb", "postgres"} {
