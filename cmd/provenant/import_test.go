@@ -604,3 +604,61 @@ func TestImport_ParquetDefects(t *testing.T) {
 		}
 	}
 }
+
+// TestImport_YearZero: the year 0000, the first RFC 3339 writes, is a
+// time every format takes alike (CSV, JSON Lines and a Parquet
+// TIMESTAMP, natively or row by row), and DuckDB and PostgreSQL (whose
+// calendar calls it 1 BC) store the same instant.
+func TestImport_YearZero(t *testing.T) {
+	dir := t.TempDir()
+	cat := ingesttest.WarehouseCatalogFile(t)
+	mem, err := duckdb.OpenMemory(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer mem.Close()
+	pq := filepath.Join(dir, "y.parquet")
+	if _, err := mem.ExecContext(t.Context(), `COPY (SELECT 'p-1' AS event_id, TIMESTAMP '0000-01-01 00:00:00' AS ts, 'dev-0001' AS device_id, 'zone-01' AS zone_id, 'AGV' AS device_type,
+		'IDLE' AS status, 40 AS battery_pct, 21.5::DOUBLE AS temperature_c, NULL AS fault_code) TO '`+pq+`' (FORMAT parquet)`); err != nil {
+		t.Fatal(err)
+	}
+	inputs := []string{
+		writeFile(t, dir, "y.csv", "event_id,ts,device_id,zone_id,device_type,status,battery_pct,temperature_c,fault_code\np-1,0000-01-01T00:00:00Z,dev-0001,zone-01,AGV,IDLE,40,21.5,\n"),
+		writeFile(t, dir, "y.jsonl", `{"event_id":"p-1","ts":"0000-01-01T00:00:00Z","device_id":"dev-0001","zone_id":"zone-01","device_type":"AGV","status":"IDLE","battery_pct":40,"temperature_c":21.5,"fault_code":null}`+"\n"),
+		pq,
+	}
+	want := time.Date(0, 1, 1, 0, 0, 0, 0, time.UTC)
+	for _, backend := range []string{"duckdb", "postgres"} {
+		for i, in := range inputs {
+			t.Run(backend+"/"+filepath.Ext(in), func(t *testing.T) {
+				args := []string{"import", "--catalog", cat, "--dataset", "status_events"}
+				path, dsn := filepath.Join(dir, fmt.Sprintf("y%d.duckdb", i)), ""
+				if backend == "duckdb" {
+					args = append(args, "--db", path)
+				} else {
+					dsn = pgtest.Schema(t)
+					args = append(args, "--postgres", dsn)
+				}
+				var stderr bytes.Buffer
+				if code := runMain(t.Context(), append(args, in), io.Discard, &stderr); code != 0 {
+					t.Fatalf("exit code %d: %s", code, stderr.String())
+				}
+				var db *sql.DB
+				var err error
+				if backend == "duckdb" {
+					db, err = duckdb.OpenFile(t.Context(), path)
+				} else {
+					db, err = sql.Open("pgx", dsn)
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer db.Close()
+				var ts time.Time
+				if err := db.QueryRowContext(t.Context(), `SELECT ts FROM status_events`).Scan(&ts); err != nil || !ts.Equal(want) {
+					t.Errorf("stored %v (%v), want %v", ts, err, want)
+				}
+			})
+		}
+	}
+}
