@@ -521,7 +521,8 @@ func TestImport_NotRegularFiles(t *testing.T) {
 // native import refuses it, leaving it to the row-by-row import) and on
 // PostgreSQL alike.
 //   - A file under a Parquet name that is none was DuckDB's message of
-//     three lines, with its DESCRIBE statement.
+//     three lines, with its DESCRIBE statement; one whose data is damaged
+//     was DuckDB's message with a byte of the file.
 //   - A DOUBLE NaN or infinity for an integer column was "want an
 //     integer, not a fraction".
 //   - A TIMESTAMP_NS with nanoseconds past the microsecond was stored cut
@@ -572,6 +573,21 @@ func TestImport_ParquetDefects(t *testing.T) {
 				return parquet(t, "ns.parquet", `TIMESTAMP_NS '2026-01-06 08:00:00.123456789'`, "40")
 			},
 			want: rowError("field ts: more than 6 fractional digits (times are stored to the microsecond)")},
+		{name: "damaged data",
+			input: func(t *testing.T) string {
+				p := parquet(t, "damaged.parquet", ts, "40")
+				b, err := os.ReadFile(p)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for i := 4; i < 40; i++ {
+					b[i] ^= 0x5a
+				}
+				return writeFile(t, dir, "damaged.parquet", string(b))
+			},
+			want: func(in string) string {
+				return "provenant: import: read " + in + ": read parquet: damaged data: invalid input\n"
+			}},
 	}
 	dsn := pgtest.Schema(t)
 	for _, backend := range []string{"duckdb", "postgres"} {

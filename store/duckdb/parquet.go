@@ -129,6 +129,11 @@ func ReadParquet(ctx context.Context, db *sql.DB, path string) (*ParquetRecords,
 			if err != nil && strings.Contains(err.Error(), badTextError) {
 				return badText(ctx, dc, src, cols, text)
 			}
+			if errors.Is(describeError(ctx, err), ErrNotParquet) {
+				// The footer read, the data did not: DuckDB's
+				// message may hold a byte of it.
+				return fmt.Errorf("read parquet: damaged data: %w", ingest.ErrInvalid)
+			}
 			return err
 		})
 	}()
@@ -195,10 +200,10 @@ func (p *ParquetRecords) read(ctx context.Context, dc any, query string) error {
 // ingest.ErrInvalid.
 var ErrNotParquet = fmt.Errorf("not a Parquet file: %w", ingest.ErrInvalid)
 
-// describeError is the error for DuckDB's err describing a Parquet file:
-// ErrNotParquet when its reader refused the file's bytes (DuckDB's
-// message, of several lines, quotes the statement and may quote the
-// file's bytes), else err.
+// describeError is the error for DuckDB's err describing (or reading) a
+// Parquet file: ErrNotParquet when its reader refused the file's bytes
+// (DuckDB's message, of several lines, quotes the statement and may
+// quote the file's bytes), ctx's error once ctx is done, else err.
 func describeError(ctx context.Context, err error) error {
 	if ctx.Err() != nil {
 		return ctx.Err()
