@@ -157,9 +157,15 @@ func nativeColumn(c *Column, v, typ string, csv bool) (val, cond string, ok bool
 		case "TIMESTAMP WITH TIME ZONE":
 			x := "timezone('UTC', " + v + ")"
 			return x, either(inRange(x) + " AND " + x + " < " + timeLimitSQL), true
-		case "TIMESTAMP", "TIMESTAMP_S", "TIMESTAMP_MS", "TIMESTAMP_NS":
+		case "TIMESTAMP", "TIMESTAMP_S", "TIMESTAMP_MS":
 			x := "CAST(" + v + " AS TIMESTAMP)"
 			return x, either(inRange(x) + " AND " + x + " < " + timeLimitSQL), true
+		case "TIMESTAMP_NS":
+			// Nanoseconds past the microsecond are refused, as a
+			// seventh fractional digit is, not cut: the cast then
+			// differs from the value.
+			x := "CAST(" + v + " AS TIMESTAMP)"
+			return x, either(inRange(x) + " AND " + x + " < " + timeLimitSQL + " AND " + x + " = " + v), true
 		}
 	case KindInteger, KindNumber:
 		to := "BIGINT"

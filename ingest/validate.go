@@ -201,6 +201,9 @@ func typed(c *Column, f raw) (any, string) {
 	case f.kind == rawInt && c.Kind == KindNumber:
 		return float64(f.i), ""
 	case f.kind == rawFloat && c.Kind == KindInteger:
+		if math.IsNaN(f.f) || math.IsInf(f.f, 0) {
+			return nil, "want a finite number"
+		}
 		return nil, "want an integer, not a fraction"
 	case f.kind == rawFloat && c.Kind == KindNumber:
 		if math.IsNaN(f.f) || math.IsInf(f.f, 0) {

@@ -57,7 +57,7 @@ func runImport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 			return usagef("input %d: unknown format (want a file ending .jsonl, .ndjson, .csv or .parquet)", i+1)
 		}
 	}
-	l, err := loadLayout(*catalogPath, *dataset, stderr)
+	l, err := loadLayout(ctx, *catalogPath, *dataset, stderr)
 	if err != nil {
 		return err
 	}
@@ -253,8 +253,8 @@ func openContext(ctx context.Context, path string) (*os.File, error) {
 
 // loadLayout loads the catalog (printing its errors, as validate does)
 // and lays out the named dataset.
-func loadLayout(path, dataset string, stderr io.Writer) (*ingest.Layout, error) {
-	f, err := os.Open(path)
+func loadLayout(ctx context.Context, path, dataset string, stderr io.Writer) (*ingest.Layout, error) {
+	f, err := openStream(ctx, path)
 	if err != nil {
 		return nil, fmt.Errorf("open catalog file: %w", err)
 	}

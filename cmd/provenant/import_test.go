@@ -515,3 +515,166 @@ func TestImport_NotRegularFiles(t *testing.T) {
 		})
 	}
 }
+
+// TestImport_ParquetDefects: a Parquet input the import refuses is one
+// line of error on stderr, with nothing imported, on DuckDB (whose
+// native import refuses it, leaving it to the row-by-row import) and on
+// PostgreSQL alike.
+//   - A file under a Parquet name that is none was DuckDB's message of
+//     three lines, with its DESCRIBE statement; one whose data is damaged
+//     was DuckDB's message with a byte of the file.
+//   - A DOUBLE NaN or infinity for an integer column was "want an
+//     integer, not a fraction".
+//   - A TIMESTAMP_NS with nanoseconds past the microsecond was stored cut
+//     to the microsecond, where CSV and JSON Lines refuse a seventh
+//     fractional digit.
+func TestImport_ParquetDefects(t *testing.T) {
+	dir := t.TempDir()
+	cat := ingesttest.WarehouseCatalogFile(t)
+	mem, err := duckdb.OpenMemory(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer mem.Close()
+	parquet := func(t *testing.T, name, ts, battery string) string {
+		t.Helper()
+		p := filepath.Join(dir, name)
+		if _, err := mem.ExecContext(t.Context(), `COPY (SELECT 'p-1' AS event_id, `+ts+` AS ts, 'dev-0001' AS device_id, 'zone-01' AS zone_id, 'AGV' AS device_type,
+			'IDLE' AS status, `+battery+` AS battery_pct, 21.5::DOUBLE AS temperature_c, NULL AS fault_code) TO '`+p+`' (FORMAT parquet)`); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	const ts = `TIMESTAMP '2026-01-06 08:00:00'`
+	// rowError is the stderr of one error at row 1.
+	rowError := func(reason string) func(in string) string {
+		return func(in string) string {
+			return in + ":row 1: " + reason + "\nprovenant: import: 1 error(s), nothing imported: invalid input\n"
+		}
+	}
+	tests := []struct {
+		name  string
+		input func(t *testing.T) string
+		want  func(in string) string // stderr
+	}{
+		{name: "not a Parquet file",
+			input: func(t *testing.T) string { return writeFile(t, dir, "text.parquet", "event_id\nXYZZY\n") },
+			want: func(in string) string {
+				return "provenant: open input " + in + ": read parquet: not a Parquet file: invalid input\n"
+			}},
+		{name: "NaN for an integer",
+			input: func(t *testing.T) string { return parquet(t, "nan.parquet", ts, `'NaN'::DOUBLE`) },
+			want:  rowError("field battery_pct: want a finite number")},
+		{name: "an infinity for an integer",
+			input: func(t *testing.T) string { return parquet(t, "inf.parquet", ts, `'-Infinity'::DOUBLE`) },
+			want:  rowError("field battery_pct: want a finite number")},
+		{name: "a TIMESTAMP_NS with nanoseconds",
+			input: func(t *testing.T) string {
+				return parquet(t, "ns.parquet", `TIMESTAMP_NS '2026-01-06 08:00:00.123456789'`, "40")
+			},
+			want: rowError("field ts: more than 6 fractional digits (times are stored to the microsecond)")},
+		{name: "damaged data",
+			input: func(t *testing.T) string {
+				p := parquet(t, "damaged.parquet", ts, "40")
+				b, err := os.ReadFile(p)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for i := 4; i < 40; i++ {
+					b[i] ^= 0x5a
+				}
+				return writeFile(t, dir, "damaged.parquet", string(b))
+			},
+			want: func(in string) string {
+				return "provenant: import: read " + in + ": read parquet: damaged data: invalid input\n"
+			}},
+	}
+	dsn := pgtest.Schema(t)
+	for _, backend := range []string{"duckdb", "postgres"} {
+		for i, tt := range tests {
+			t.Run(backend+"/"+tt.name, func(t *testing.T) {
+				in := tt.input(t)
+				args := []string{"import", "--catalog", cat, "--dataset", "status_events"}
+				db := filepath.Join(dir, fmt.Sprintf("w%d.duckdb", i))
+				if backend == "duckdb" {
+					args = append(args, "--db", db)
+				} else {
+					args = append(args, "--postgres", dsn)
+				}
+				var stderr bytes.Buffer
+				if code := runMain(t.Context(), append(args, in), io.Discard, &stderr); code != 1 {
+					t.Errorf("exit code %d, want 1", code)
+				}
+				if want := tt.want(in); stderr.String() != want {
+					t.Errorf("stderr = %q, want %q", stderr.String(), want)
+				}
+				if strings.Contains(stderr.String(), "XYZZY") {
+					t.Errorf("stderr echoes the file's contents: %q", stderr.String())
+				}
+				if backend == "duckdb" {
+					if n, seq := countRows(t, db); n != 0 || seq != 0 {
+						t.Errorf("table: %d rows, data version %d; want nothing imported", n, seq)
+					}
+				}
+			})
+		}
+	}
+}
+
+// TestImport_YearZero: the year 0000, the first RFC 3339 writes, is a
+// time every format takes alike (CSV, JSON Lines and a Parquet
+// TIMESTAMP, natively or row by row), and DuckDB and PostgreSQL (whose
+// calendar calls it 1 BC) store the same instant.
+func TestImport_YearZero(t *testing.T) {
+	dir := t.TempDir()
+	cat := ingesttest.WarehouseCatalogFile(t)
+	mem, err := duckdb.OpenMemory(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer mem.Close()
+	pq := filepath.Join(dir, "y.parquet")
+	if _, err := mem.ExecContext(t.Context(), `COPY (SELECT 'p-1' AS event_id, TIMESTAMP '0000-01-01 00:00:00' AS ts, 'dev-0001' AS device_id, 'zone-01' AS zone_id, 'AGV' AS device_type,
+		'IDLE' AS status, 40 AS battery_pct, 21.5::DOUBLE AS temperature_c, NULL AS fault_code) TO '`+pq+`' (FORMAT parquet)`); err != nil {
+		t.Fatal(err)
+	}
+	inputs := []string{
+		writeFile(t, dir, "y.csv", "event_id,ts,device_id,zone_id,device_type,status,battery_pct,temperature_c,fault_code\np-1,0000-01-01T00:00:00Z,dev-0001,zone-01,AGV,IDLE,40,21.5,\n"),
+		writeFile(t, dir, "y.jsonl", `{"event_id":"p-1","ts":"0000-01-01T00:00:00Z","device_id":"dev-0001","zone_id":"zone-01","device_type":"AGV","status":"IDLE","battery_pct":40,"temperature_c":21.5,"fault_code":null}`+"\n"),
+		pq,
+	}
+	want := time.Date(0, 1, 1, 0, 0, 0, 0, time.UTC)
+	for _, backend := range []string{"duckdb", "postgres"} {
+		for i, in := range inputs {
+			t.Run(backend+"/"+filepath.Ext(in), func(t *testing.T) {
+				args := []string{"import", "--catalog", cat, "--dataset", "status_events"}
+				path, dsn := filepath.Join(dir, fmt.Sprintf("y%d.duckdb", i)), ""
+				if backend == "duckdb" {
+					args = append(args, "--db", path)
+				} else {
+					dsn = pgtest.Schema(t)
+					args = append(args, "--postgres", dsn)
+				}
+				var stderr bytes.Buffer
+				if code := runMain(t.Context(), append(args, in), io.Discard, &stderr); code != 0 {
+					t.Fatalf("exit code %d: %s", code, stderr.String())
+				}
+				var db *sql.DB
+				var err error
+				if backend == "duckdb" {
+					db, err = duckdb.OpenFile(t.Context(), path)
+				} else {
+					db, err = sql.Open("pgx", dsn)
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer db.Close()
+				var ts time.Time
+				if err := db.QueryRowContext(t.Context(), `SELECT ts FROM status_events`).Scan(&ts); err != nil || !ts.Equal(want) {
+					t.Errorf("stored %v (%v), want %v", ts, err, want)
+				}
+			})
+		}
+	}
+}

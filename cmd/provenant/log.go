@@ -69,7 +69,7 @@ func runLogVerify(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		opts.Want = &d
 	}
 	if *against != "" {
-		ref, err := os.Open(*against)
+		ref, err := openStream(ctx, *against)
 		if err != nil {
 			return fmt.Errorf("open reference log: %w", err)
 		}
@@ -89,12 +89,16 @@ func runLogVerify(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if fromDB {
 		r, err = verifyStateLog(ctx, sdb, opts)
 	} else {
-		f, ferr := os.Open(*path)
+		f, ferr := openStream(ctx, *path)
 		if ferr != nil {
 			return fmt.Errorf("open event log: %w", ferr)
 		}
 		defer f.Close()
 		r, err = eventlog.Verify(ctx, f, opts)
+		if err != nil && ctx.Err() != nil {
+			// Interrupted: no event is at fault.
+			return fmt.Errorf("verify event log: %w", ctx.Err())
+		}
 		if ve, ok := errors.AsType[*eventlog.VerifyError](err); ok && ve.Check != eventlog.CheckHash {
 			return fmt.Errorf("%w (line %d of the file)", err, ve.Index+1)
 		}

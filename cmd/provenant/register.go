@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/provenant/provenant/register"
 )
@@ -64,7 +63,7 @@ func runRegisterVerify(ctx context.Context, args []string, stdout, stderr io.Wri
 		defer st.close()
 		store = st.reg
 	} else {
-		f, err := os.Open(*path)
+		f, err := openStream(ctx, *path)
 		if err != nil {
 			return fmt.Errorf("open register: %w", err)
 		}

@@ -12,15 +12,16 @@ import (
 
 // TestMain_SecondInterruptEnds: the first interrupt asks a command to
 // stop; a second one ends the process at once, even when the command
-// cannot stop (here `validate` of a named pipe no one writes, blocked in
-// open(2)). Before, every interrupt after the first was caught and
+// cannot stop (here `ground` of a named pipe no one writes, blocked in
+// open(2); `validate` was, until it opened its catalog as a stream an
+// interrupt stops, TestFileInputs_NamedPipes). Before, every interrupt after the first was caught and
 // ignored: only SIGKILL ended it.
 func TestMain_SecondInterruptEnds(t *testing.T) {
-	fifo := filepath.Join(t.TempDir(), "catalog.yaml")
+	fifo := filepath.Join(t.TempDir(), "ledger.json")
 	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
 		t.Skipf("mkfifo: %v", err)
 	}
-	cmd := exec.Command(os.Args[0], "validate", "--catalog", fifo)
+	cmd := exec.Command(os.Args[0], "ground", "--ledger", fifo, "text")
 	cmd.Env = append(os.Environ(), "PROVENANT_RUN_MAIN=1")
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

@@ -41,7 +41,7 @@ func runValidate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if *path == "" {
 		return usagef("--catalog FILE is required")
 	}
-	f, err := os.Open(*path)
+	f, err := openStream(ctx, *path)
 	if err != nil {
 		return fmt.Errorf("open catalog file: %w", err)
 	}

@@ -359,11 +359,16 @@ func nativeFixture(t *testing.T) (*ingest.Layout, []string, *sql.DB, string) {
 // refused by ImportFiles (ErrNotNative) and by the row-by-row import,
 // which names the row and field, with nothing stored; the first and last
 // times inside the range are stored by both. Before the check, both
-// stored the infinities, and PostgreSQL stored each as year 294247.
+// stored the infinities, and PostgreSQL stored each as year 294247. A
+// TIMESTAMP_NS with a part below the microsecond is refused by both, as
+// a seventh fractional digit is in CSV and JSON Lines; both stored it
+// cut to the microsecond.
 func TestImportFiles_TimesOutOfRange(t *testing.T) {
 	l, _, db, dir := nativeFixture(t)
 	const others = `'dev-0001' AS device_id, 'zone-01' AS zone_id, 'AGV' AS device_type, 'IDLE' AS status, 50 AS battery_pct, 20.5::DOUBLE AS temperature_c, NULL::VARCHAR AS fault_code`
 	const outside, pastLimit = "time outside the years 0000 to 9999", "at or after 9999-12-31T00:00:00Z, where a row's validity is marked open"
+	// What CSV and JSON Lines say of a seventh fractional digit.
+	const sevenDigits = "more than 6 fractional digits (times are stored to the microsecond)"
 	tests := []struct {
 		name, ts string
 		valid    bool
@@ -376,6 +381,10 @@ func TestImportFiles_TimesOutOfRange(t *testing.T) {
 		{"44 BC", `TIMESTAMP '0044-03-15 (BC) 00:00:00'`, false, outside},
 		{"seconds in year 20000", `CAST(TIMESTAMP '20000-01-01 00:00:00' AS TIMESTAMP_S)`, false, outside},
 		{"year 0000", `TIMESTAMP '0000-01-01 00:00:00'`, true, ""},
+		{"nanoseconds past the microsecond", `TIMESTAMP_NS '2026-01-06 08:00:00.123456789'`, false, sevenDigits},
+		{"a nanosecond past the microsecond before 1970", `TIMESTAMP_NS '1969-12-31 23:59:59.999999001'`, false, sevenDigits},
+		{"nanoseconds that are whole microseconds", `TIMESTAMP_NS '2026-01-06 08:00:00.123456'`, true, ""},
+		{"nanosecond infinity", `'infinity'::TIMESTAMP_NS`, false, outside},
 		{"the last microsecond before the open end", `TIMESTAMP '9999-12-30 23:59:59.999999'`, true, ""},
 		// ingest.TimeLimit: the open end of a series' latest row.
 		{"the last microsecond of 9999", `TIMESTAMP '9999-12-31 23:59:59.999999'`, false, pastLimit},

@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/duckdb/duckdb-go/v2"
+
 	"github.com/provenant/provenant/ingest"
 )
 
@@ -17,15 +19,17 @@ var _ ingest.Records = (*ParquetRecords)(nil)
 
 // ParquetRecords reads a Parquet file through DuckDB as records
 // (ingest.NewRecords), so its rows pass the same validation as JSON Lines
-// and CSV: a TIMESTAMP column (with a time zone: in UTC; TIMESTAMP_NS
-// truncated to the microsecond) is read as a time, an integer column that
-// fits BIGINT as an int64, a FLOAT or DOUBLE as a float64, a BLOB (a
-// string some writers leave unannotated) as text of its bytes, a nested
-// column (STRUCT, MAP, LIST, ARRAY) as the driver's value, which the
-// reader refuses, and every other column as text (a string column as it
-// is, a DATE, DECIMAL or UBIGINT in DuckDB's text form), which the reader
-// then validates as it does a CSV field. A NULL stays a NULL. A goroutine of its own reads the file,
-// ahead of the validation.
+// and CSV: a TIMESTAMP column (with a time zone: in UTC; a TIMESTAMP_NS
+// value with nanoseconds past the microsecond as it is, which the reader
+// refuses as it refuses a seventh fractional digit) is read as a time,
+// an integer column that fits BIGINT as an int64, a FLOAT or DOUBLE as a
+// float64, a BLOB (a string some writers leave unannotated) as text of
+// its bytes, a nested column (STRUCT, MAP, LIST, ARRAY) as the driver's
+// value, which the reader refuses, and every other column as text (a
+// string column as it is, a DATE, DECIMAL or UBIGINT in DuckDB's text
+// form), which the reader then validates as it does a CSV field. A NULL
+// stays a NULL. A goroutine of its own reads the file, ahead of the
+// validation.
 type ParquetRecords struct {
 	cols   []string
 	full   chan []any // batches of records, len(cols) values each
@@ -35,6 +39,10 @@ type ParquetRecords struct {
 	cancel context.CancelFunc
 	done   chan struct{}
 	err    error // the reading goroutine's error, once done is closed
+	// exact pairs a TIMESTAMP_NS column (its index in cols) with the
+	// query's extra column holding its value when the cast to
+	// microseconds cuts it, else NULL.
+	exact [][2]int
 }
 
 // parquetBatch is how many records the reading goroutine hands over at
@@ -47,9 +55,10 @@ func ReadParquet(ctx context.Context, db *sql.DB, path string) (*ParquetRecords,
 	src := "read_parquet(" + quoteLiteral(path) + ")"
 	rows, err := db.QueryContext(ctx, "DESCRIBE SELECT * FROM "+src)
 	if err != nil {
-		return nil, fmt.Errorf("read parquet: %w", err)
+		return nil, fmt.Errorf("read parquet: %w", describeError(ctx, err))
 	}
-	var cols, exprs, text []string
+	var cols, exprs, text, exactExprs []string
+	var exact [][2]int
 	for rows.Next() {
 		var name, typ string
 		var null, key, def, extra sql.NullString
@@ -62,8 +71,14 @@ func ReadParquet(ctx context.Context, db *sql.DB, path string) (*ParquetRecords,
 		switch t := strings.ToUpper(typ); t {
 		case "TIMESTAMP WITH TIME ZONE":
 			exprs = append(exprs, "timezone('UTC', "+q+")")
-		case "TIMESTAMP", "TIMESTAMP_S", "TIMESTAMP_MS", "TIMESTAMP_NS":
+		case "TIMESTAMP", "TIMESTAMP_S", "TIMESTAMP_MS":
 			exprs = append(exprs, "CAST("+q+" AS TIMESTAMP)")
+		case "TIMESTAMP_NS":
+			// The microseconds (an infinity stays one), and the value
+			// itself when they cut it.
+			exprs = append(exprs, "CAST("+q+" AS TIMESTAMP)")
+			exact = append(exact, [2]int{len(cols) - 1, len(exactExprs)})
+			exactExprs = append(exactExprs, "CASE WHEN CAST("+q+" AS TIMESTAMP) = "+q+" THEN NULL ELSE "+q+" END")
 		case "BIGINT", "INTEGER", "SMALLINT", "TINYINT", "UINTEGER", "USMALLINT", "UTINYINT":
 			exprs = append(exprs, "CAST("+q+" AS BIGINT)")
 		case "DOUBLE", "FLOAT":
@@ -97,11 +112,14 @@ func ReadParquet(ctx context.Context, db *sql.DB, path string) (*ParquetRecords,
 		return nil, fmt.Errorf("read parquet: %w", err)
 	}
 	ctx, cancel := context.WithCancel(ctx)
-	p := &ParquetRecords{cols: cols, full: make(chan []any, 2), free: make(chan []any, 4), cancel: cancel, done: make(chan struct{})}
+	for i := range exact {
+		exact[i][1] += len(cols)
+	}
+	p := &ParquetRecords{cols: cols, exact: exact, full: make(chan []any, 2), free: make(chan []any, 4), cancel: cancel, done: make(chan struct{})}
 	for range cap(p.free) {
 		p.free <- make([]any, 0, parquetBatch*len(cols))
 	}
-	query := "SELECT " + strings.Join(exprs, ", ") + " FROM " + src
+	query := "SELECT " + strings.Join(append(exprs, exactExprs...), ", ") + " FROM " + src
 	go func() {
 		defer close(p.done)
 		defer close(p.full)
@@ -110,6 +128,11 @@ func ReadParquet(ctx context.Context, db *sql.DB, path string) (*ParquetRecords,
 			err := p.read(ctx, dc, query)
 			if err != nil && strings.Contains(err.Error(), badTextError) {
 				return badText(ctx, dc, src, cols, text)
+			}
+			if errors.Is(describeError(ctx, err), ErrNotParquet) {
+				// The footer read, the data did not: DuckDB's
+				// message may hold a byte of it.
+				return fmt.Errorf("read parquet: damaged data: %w", ingest.ErrInvalid)
 			}
 			return err
 		})
@@ -129,7 +152,7 @@ func (p *ParquetRecords) read(ctx context.Context, dc any, query string) error {
 		return fmt.Errorf("read parquet: %w", err)
 	}
 	defer rows.Close()
-	dest := make([]driver.Value, len(p.cols))
+	dest := make([]driver.Value, len(p.cols)+len(p.exact))
 	var batch []any
 	for {
 		if batch == nil {
@@ -141,7 +164,12 @@ func (p *ParquetRecords) read(ctx context.Context, dc any, query string) error {
 		}
 		err := rows.Next(dest)
 		if err == nil {
-			for _, v := range dest {
+			for _, e := range p.exact {
+				if dest[e[1]] != nil { // nanoseconds: the reader refuses them
+					dest[e[0]] = dest[e[1]]
+				}
+			}
+			for _, v := range dest[:len(p.cols)] {
 				if b, ok := v.([]byte); ok { // a BLOB: text, validated as UTF-8
 					v = string(b)
 				}
@@ -165,6 +193,26 @@ func (p *ParquetRecords) read(ctx context.Context, dc any, query string) error {
 			return nil
 		}
 	}
+}
+
+// ErrNotParquet is the error for a file under a Parquet name that is no
+// Parquet file, or whose footer (its schema) is damaged. It matches
+// ingest.ErrInvalid.
+var ErrNotParquet = fmt.Errorf("not a Parquet file: %w", ingest.ErrInvalid)
+
+// describeError is the error for DuckDB's err describing (or reading) a
+// Parquet file: ErrNotParquet when its reader refused the file's bytes
+// (DuckDB's message, of several lines, quotes the statement and may
+// quote the file's bytes), ctx's error once ctx is done, else err.
+func describeError(ctx context.Context, err error) error {
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	var de *duckdb.Error
+	if errors.As(err, &de) && (de.Type == duckdb.ErrorTypeInvalidInput || de.Type == duckdb.ErrorTypeInvalid) {
+		return ErrNotParquet
+	}
+	return err
 }
 
 // badTextError begins DuckDB's error for a string column's value that is

@@ -5,6 +5,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -195,6 +196,65 @@ func TestParquet_InvalidUTF8String(t *testing.T) {
 			}
 			if err != nil && strings.Contains(err.Error(), "XYZZY") {
 				t.Errorf("error echoes the value: %v", err)
+			}
+		})
+	}
+}
+
+// TestParquet_NotParquet: a file under a Parquet name that is no Parquet
+// file, or one whose footer is damaged, is an input error of one line
+// saying so, with none of the file's bytes and none of DuckDB's SQL; one
+// whose footer reads but whose data is damaged is one too, when read.
+// Before, it was DuckDB's message of three lines: "Invalid Input Error:
+// No magic bytes found at end of file ..." and the DESCRIBE statement
+// with a caret under it; damaged data was "Invalid Error: don't know
+// what type: " and a byte of the file.
+func TestParquet_NotParquet(t *testing.T) {
+	dir := t.TempDir()
+	good := filepath.Join(dir, "good.parquet")
+	writeParquet(t, `SELECT 'XYZZY' AS event_id, 1 AS n`, good)
+	g, err := os.ReadFile(good)
+	if err != nil {
+		t.Fatal(err)
+	}
+	damaged := func(from, to int) []byte {
+		b := bytes.Clone(g)
+		for i := len(b) + from; i < len(b)+to; i++ {
+			b[i] ^= 0x5a
+		}
+		return b
+	}
+	tests := []struct {
+		name string
+		body []byte
+	}{
+		{"empty", nil},
+		{"text", []byte("event_id\nXYZZY\n")},
+		{"the magic at both ends only", []byte("PAR1XYZZYXYZZYPAR1")},
+		{"cut in half", g[:len(g)/2]},
+		{"a damaged footer length", damaged(-8, -4)},
+		{"a damaged footer", damaged(-60, -8)},
+		{"damaged data", damaged(4-len(g), 40-len(g))},
+	}
+	const want, wantData = "read parquet: not a Parquet file: invalid input", "read parquet: damaged data: invalid input"
+	for i, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			pq := filepath.Join(dir, fmt.Sprintf("n%d.parquet", i))
+			if err := os.WriteFile(pq, tt.body, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			db, _ := openFile(t, nil)
+			recs, err := duckdb.ReadParquet(t.Context(), db, pq)
+			if err == nil {
+				defer recs.Close()
+				err = recs.Next(make([]any, len(recs.Columns())))
+				if !errors.Is(err, ingest.ErrInvalid) || err.Error() != wantData {
+					t.Errorf("Next = %q, want %q", err, wantData)
+				}
+				return
+			}
+			if !errors.Is(err, ingest.ErrInvalid) || err.Error() != want {
+				t.Errorf("ReadParquet = %v, want %q", err, want)
 			}
 		})
 	}
