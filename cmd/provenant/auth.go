@@ -1,10 +1,10 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
-	"os"
 
 	"github.com/provenant/provenant/principal"
 	"github.com/provenant/provenant/server"
@@ -26,7 +26,7 @@ func (f *authFlags) register(fs *flag.FlagSet) {
 
 // load returns the principals the flags configure, or nil for the local
 // single-user mode, which only a loopback address may serve.
-func (f *authFlags) load(addr string) (*principal.Set, error) {
+func (f *authFlags) load(ctx context.Context, addr string) (*principal.Set, error) {
 	given := 0
 	for _, v := range []string{f.principals, f.tokenEnv, f.tokenFile} {
 		if v != "" {
@@ -43,7 +43,7 @@ func (f *authFlags) load(addr string) (*principal.Set, error) {
 	case f.tokenEnv != "" || f.tokenFile != "":
 		return principal.Single("token", principal.Source{Env: f.tokenEnv, File: f.tokenFile}, principal.OS())
 	}
-	file, err := os.Open(f.principals)
+	file, err := openStream(ctx, f.principals)
 	if err != nil {
 		return nil, fmt.Errorf("open principals file: %w", err)
 	}

@@ -35,7 +35,7 @@ func TestAuthFlags(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			set, err := tt.flags.load(tt.addr)
+			set, err := tt.flags.load(t.Context(), tt.addr)
 			if tt.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 					t.Fatalf("load() error = %v, want %q", err, tt.wantErr)

@@ -16,7 +16,7 @@ import (
 // default. The count asked for is one no machine's default is likely to
 // be, so that the test fails when the flag is ignored.
 func TestDuckDBThreads_Applied(t *testing.T) {
-	cat, err := loadCatalog("warehouse")
+	cat, err := loadCatalog(t.Context(), "warehouse")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -89,7 +89,7 @@ func TestDuckDBThreads_Turns(t *testing.T) {
 // DuckDB to that, and the version to the table's greatest ingestion
 // sequence.
 func TestDuckDBFile_VersionReadOnce(t *testing.T) {
-	cat, err := loadCatalog("warehouse")
+	cat, err := loadCatalog(t.Context(), "warehouse")
 	if err != nil {
 		t.Fatal(err)
 	}

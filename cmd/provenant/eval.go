@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"os"
 	"os/exec"
 	"strings"
 	"text/tabwriter"
@@ -68,7 +67,7 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		if *calibrate {
 			return usagef("--calibrate and --free-sql do not go together")
 		}
-		opts, err := ef.engineOptions(logger)
+		opts, err := ef.engineOptions(ctx, logger)
 		if err != nil {
 			return err
 		}
@@ -97,7 +96,7 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		if _, named := eval.SuiteFile(*goldPath); named {
 			return usagef("--gold %s: the named suites are for the demo store, not --catalog; give --gold FILE", *goldPath)
 		}
-		opts, err := ef.engineOptions(logger)
+		opts, err := ef.engineOptions(ctx, logger)
 		if err != nil {
 			return err
 		}
@@ -105,14 +104,14 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 			return err
 		}
 	} else {
-		gold, err := loadGold(*goldPath)
+		gold, err := loadGold(ctx, *goldPath)
 		if err != nil {
 			return err
 		}
 		if *calibrate {
 			return runCalibrate(ctx, fs, &ef, gold, *calSeeds, *outDir, stdout)
 		}
-		opts, err := ef.engineOptions(logger)
+		opts, err := ef.engineOptions(ctx, logger)
 		if err != nil {
 			return err
 		}
@@ -239,7 +238,7 @@ func gitCommit(ctx context.Context) string {
 // warehouse demo database by default, checking provenance against that
 // database.
 func (f *engineFlags) evalCatalog(ctx context.Context, goldPath string, opts engine.Options) (eval.Report, error) {
-	cat, err := loadCatalog(f.catalog)
+	cat, err := loadCatalog(ctx, f.catalog)
 	if err != nil {
 		return eval.Report{}, err
 	}
@@ -250,7 +249,7 @@ func (f *engineFlags) evalCatalog(ctx context.Context, goldPath string, opts eng
 		}
 		gold, err = eval.CatalogGold(f.catalog)
 	} else {
-		gold, err = readGold(goldPath, func(g *eval.GoldSet) error { return g.ValidateCatalog(cat) })
+		gold, err = readGold(ctx, goldPath, func(g *eval.GoldSet) error { return g.ValidateCatalog(cat) })
 	}
 	if err != nil {
 		return eval.Report{}, err
@@ -273,14 +272,14 @@ func (f *engineFlags) evalCatalog(ctx context.Context, goldPath string, opts eng
 // loadGold reads and validates a retail gold set: the embedded suite of
 // that name (eval.Suites: demo, phrasing), the demo suite when path is
 // "", or else the file at path.
-func loadGold(path string) (*eval.GoldSet, error) {
+func loadGold(ctx context.Context, path string) (*eval.GoldSet, error) {
 	if path == "" {
 		return eval.DefaultGold()
 	}
 	if _, named := eval.SuiteFile(path); named {
 		return eval.Suite(path)
 	}
-	return readGold(path, func(g *eval.GoldSet) error {
+	return readGold(ctx, path, func(g *eval.GoldSet) error {
 		if g.Catalog != "" {
 			return usagef("--gold: the gold set is for a catalog engine; give --catalog with the catalog it names")
 		}
@@ -289,8 +288,8 @@ func loadGold(path string) (*eval.GoldSet, error) {
 }
 
 // readGold reads a gold file and validates it with validate.
-func readGold(path string, validate func(*eval.GoldSet) error) (*eval.GoldSet, error) {
-	f, err := os.Open(path)
+func readGold(ctx context.Context, path string, validate func(*eval.GoldSet) error) (*eval.GoldSet, error) {
+	f, err := openStream(ctx, path)
 	if err != nil {
 		return nil, fmt.Errorf("open gold file: %w", err)
 	}

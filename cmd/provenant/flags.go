@@ -152,18 +152,18 @@ func (f *engineFlags) clock() (func() time.Time, error) {
 
 // setup builds a command's logger (on w) and the engine options the flags
 // choose, with the provider built.
-func (f *engineFlags) setup(w io.Writer) (*slog.Logger, engine.Options, error) {
+func (f *engineFlags) setup(ctx context.Context, w io.Writer) (*slog.Logger, engine.Options, error) {
 	logger, err := newLogger(w, f.logLevel)
 	if err != nil {
 		return nil, engine.Options{}, err
 	}
-	opts, err := f.engineOptions(logger)
+	opts, err := f.engineOptions(ctx, logger)
 	return logger, opts, err
 }
 
 // engineOptions returns the engine options the flags choose, with the
 // provider built.
-func (f *engineFlags) engineOptions(logger *slog.Logger) (engine.Options, error) {
+func (f *engineFlags) engineOptions(ctx context.Context, logger *slog.Logger) (engine.Options, error) {
 	if err := f.repair.parse(); err != nil {
 		return engine.Options{}, err
 	}
@@ -188,7 +188,7 @@ func (f *engineFlags) engineOptions(logger *slog.Logger) (engine.Options, error)
 		opts.SelfConsistency = sc
 	}
 	if f.abstention != "" {
-		file, err := os.Open(f.abstention)
+		file, err := openStream(ctx, f.abstention)
 		if err != nil {
 			return engine.Options{}, fmt.Errorf("open abstention policy: %w", err)
 		}
@@ -203,7 +203,7 @@ func (f *engineFlags) engineOptions(logger *slog.Logger) (engine.Options, error)
 // start builds the logger and opens the engine the flags describe: the
 // prologue of a command that answers in the foreground.
 func (f *engineFlags) start(ctx context.Context, w io.Writer) (*slog.Logger, *engine.Engine, error) {
-	logger, opts, err := f.setup(w)
+	logger, opts, err := f.setup(ctx, w)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -71,7 +71,7 @@ func storeFileSnapshot(ctx context.Context, d *retail.Dataset, cat *catalog.Cata
 // (--free-sql without --catalog): the sandbox reads a snapshot of its own
 // import.
 func openStoreFileFreeSQL(ctx context.Context, d *retail.Dataset, opts engine.Options) (*engine.Engine, error) {
-	cat, err := loadCatalog("retail")
+	cat, err := loadCatalog(ctx, "retail")
 	if err != nil {
 		return nil, err
 	}
@@ -125,7 +125,7 @@ func (f *engineFlags) evalFreeSQL(ctx context.Context, goldPath string, opts eng
 		governed eval.Report
 	)
 	if f.storeFile() {
-		gold, err := loadGold(goldPath)
+		gold, err := loadGold(ctx, goldPath)
 		if err != nil {
 			return eval.FreeSQLReport{}, err
 		}
@@ -142,7 +142,7 @@ func (f *engineFlags) evalFreeSQL(ctx context.Context, goldPath string, opts eng
 			return eval.FreeSQLReport{}, err
 		}
 	} else {
-		cat, err := onFlags.loadedCatalog()
+		cat, err := onFlags.loadedCatalog(ctx)
 		if err != nil {
 			return eval.FreeSQLReport{}, err
 		}
@@ -150,7 +150,7 @@ func (f *engineFlags) evalFreeSQL(ctx context.Context, goldPath string, opts eng
 		if goldPath == "" {
 			gold, err = eval.CatalogGold(name)
 		} else {
-			gold, err = readGold(goldPath, func(g *eval.GoldSet) error { return g.ValidateCatalog(cat) })
+			gold, err = readGold(ctx, goldPath, func(g *eval.GoldSet) error { return g.ValidateCatalog(cat) })
 		}
 		if err != nil {
 			return eval.FreeSQLReport{}, err

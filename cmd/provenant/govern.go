@@ -86,7 +86,7 @@ func (g *govFlags) open(ctx context.Context, ef *engineFlags) error {
 	}
 	g.auto.open()
 	if g.budgetPath != "" {
-		cfg, err := readBudget(g.budgetPath)
+		cfg, err := readBudget(ctx, g.budgetPath)
 		if err != nil {
 			return err
 		}
@@ -310,8 +310,8 @@ func (g *govFlags) close() error {
 // readBudget reads a budget file: JSON when it starts with "{", YAML
 // otherwise (parseBudgetYAML). Errors name the key at fault
 // (and the nearest valid one), never a value the file wrote.
-func readBudget(path string) (budget.Config, error) {
-	f, err := os.Open(path)
+func readBudget(ctx context.Context, path string) (budget.Config, error) {
+	f, err := openStream(ctx, path)
 	if err != nil {
 		return budget.Config{}, fmt.Errorf("open budget: %w", err)
 	}

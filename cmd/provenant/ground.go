@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	"github.com/provenant/provenant/grounding"
@@ -14,7 +13,7 @@ import (
 // runGround checks a text against a ledger and prints the grounding report
 // as one JSON object. It exits 0 whatever the verdict; only bad flags and
 // an unreadable or invalid ledger are errors.
-func runGround(_ context.Context, args []string, stdout, stderr io.Writer) error {
+func runGround(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("ground", "ground --ledger FILE [--policy default|strict] [--question Q] TEXT...",
 		`provenant ground --ledger ledger.json --question "What is the price of pr-007 at st-003?" "pr-007 costs $7.81 at st-003."`, stderr)
 	units := make([]string, 0, len(grounding.Units()))
@@ -43,7 +42,7 @@ func runGround(_ context.Context, args []string, stdout, stderr io.Writer) error
 		return usagef("--policy: want default or strict")
 	}
 
-	f, err := os.Open(*ledgerPath)
+	f, err := openStream(ctx, *ledgerPath)
 	if err != nil {
 		return fmt.Errorf("open ledger file: %w", err)
 	}

@@ -271,7 +271,12 @@ func runMemoryRecall(ctx context.Context, args []string, stdout, stderr io.Write
 		req.AsOf = asOf
 	}
 	if *policyPath != "" {
-		b, err := os.ReadFile(*policyPath)
+		f, err := openStream(ctx, *policyPath)
+		if err != nil {
+			return fmt.Errorf("open policy: %w", err)
+		}
+		b, err := io.ReadAll(f)
+		f.Close()
 		if err != nil {
 			return fmt.Errorf("read policy: %w", err)
 		}

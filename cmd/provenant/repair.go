@@ -130,7 +130,7 @@ func runEvalRepair(ctx context.Context, fs *flag.FlagSet, ef *engineFlags, seeds
 	if err != nil {
 		return err
 	}
-	base, err := inner.engineOptions(logger)
+	base, err := inner.engineOptions(ctx, logger)
 	if err != nil {
 		return err
 	}

@@ -78,11 +78,11 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		}
 	}
 	// A bad provider or auth configuration fails before listening.
-	logger, opts, err := ef.setup(stderr)
+	logger, opts, err := ef.setup(ctx, stderr)
 	if err != nil {
 		return err
 	}
-	principals, err := af.load(*addr)
+	principals, err := af.load(ctx, *addr)
 	if err != nil {
 		return err
 	}
@@ -91,7 +91,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	if ef.catalog != "" {
-		if scopeCat, err = ef.loadedCatalog(); err != nil {
+		if scopeCat, err = ef.loadedCatalog(ctx); err != nil {
 			return err
 		}
 	} else if ef.freeSQL {

@@ -28,11 +28,11 @@ import (
 
 // loadCatalog reads the catalog --catalog names: an embedded one by name
 // (retail, warehouse) or a file, validated strictly.
-func loadCatalog(nameOrPath string) (*catalog.Catalog, error) {
+func loadCatalog(ctx context.Context, nameOrPath string) (*catalog.Catalog, error) {
 	if slices.Contains(catalogs.Names, nameOrPath) {
 		return catalogs.Load(nameOrPath)
 	}
-	f, err := os.Open(nameOrPath)
+	f, err := openStream(ctx, nameOrPath)
 	if err != nil {
 		return nil, fmt.Errorf("open catalog file: %w", err)
 	}
@@ -53,7 +53,7 @@ func loadCatalog(nameOrPath string) (*catalog.Catalog, error) {
 // or, for the embedded warehouse catalog alone, its demo database, built
 // on first use in the user's cache directory.
 func (f *engineFlags) openCatalogEngine(ctx context.Context, opts engine.Options) (*engine.Engine, error) {
-	cat, err := f.loadedCatalog()
+	cat, err := f.loadedCatalog(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -271,9 +271,9 @@ func (f *engineFlags) checkSources(cat *catalog.Catalog) error {
 // loadedCatalog loads --catalog once: serve reads it before it listens
 // (for the registry its routes describe and the principals' scopes) and
 // again when it opens the engine.
-func (f *engineFlags) loadedCatalog() (*catalog.Catalog, error) {
+func (f *engineFlags) loadedCatalog(ctx context.Context) (*catalog.Catalog, error) {
 	if f.cat == nil {
-		cat, err := loadCatalog(f.catalog)
+		cat, err := loadCatalog(ctx, f.catalog)
 		if err != nil {
 			return nil, err
 		}

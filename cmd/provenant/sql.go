@@ -75,7 +75,7 @@ func runSQL(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if err != nil {
 		return err
 	}
-	cat, err := loadCatalog(*catalogName)
+	cat, err := loadCatalog(ctx, *catalogName)
 	if err != nil {
 		return err
 	}
@@ -158,7 +158,7 @@ func sqlSnapshot(ctx context.Context, catalogName, db string, tables []string, l
 		defer e.Close()
 		return sandboxdb.SnapshotDB(ctx, mem.DB, tables)
 	case catalogName == "warehouse":
-		cat, err := loadCatalog(catalogName)
+		cat, err := loadCatalog(ctx, catalogName)
 		if err != nil {
 			return nil, err
 		}

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -14,11 +15,15 @@ import (
 )
 
 // TestFileInputs_NamedPipes: validate --catalog, log verify --log and
-// --against, register verify and export --register, and import --catalog
-// read a named pipe (or a process substitution) once, as a stream, and
-// an interrupt ends a wait for its writer or for its writer's bytes.
-// Before, each opened its file with os.Open: a named pipe no one writes
-// blocked the command in open(2), deaf to the interrupt.
+// --against, register verify and export --register, import --catalog,
+// ground --ledger, serve --principals, eval --gold, --abstention-policy,
+// --budget, a --catalog FILE of the commands that answer, and memory
+// recall --policy read a named pipe (or a process substitution) once, as
+// a stream, and an interrupt ends a wait for its writer or for its
+// writer's bytes; a pipe written to gives what a regular file gives.
+// Before, each opened its file with os.Open (or os.ReadFile): a named
+// pipe no one writes blocked the command in open(2), deaf to the
+// interrupt, and a writer that wrote nothing blocked it in read.
 func TestFileInputs_NamedPipes(t *testing.T) {
 	cat := ingesttest.WarehouseCatalogFile(t)
 	catBody, err := os.ReadFile(cat)
@@ -74,14 +79,16 @@ func TestFileInputs_NamedPipes(t *testing.T) {
 	}
 	const canceled = "context canceled"
 
-	tests := []struct {
+	type fileCase struct {
 		name      string
 		args      func(t *testing.T) []string
 		interrupt bool // cancel the command's context after 300 ms
 		wantCode  int
-		wantOut   string // a regular expression
-		wantErr   string // stderr, exactly
-	}{
+		wantOut   string                      // a regular expression
+		wantErr   string                      // stderr, exactly
+		regular   func(t *testing.T) []string // the args with a regular file: the same output wanted
+	}
+	tests := []fileCase{
 		{name: "validate, no writer", interrupt: true, wantCode: 1,
 			args:    func(t *testing.T) []string { return []string{"validate", "--catalog", pipe(t, t.TempDir())} },
 			wantErr: "provenant: open catalog file: " + canceled + "\n"},
@@ -143,8 +150,86 @@ func TestFileInputs_NamedPipes(t *testing.T) {
 			},
 			wantOut: `^ok: \d+ records, head [0-9a-f]{64}\n$`},
 	}
+	// The other inputs read once: each is ended by the interrupt with no
+	// writer and with a writer that writes nothing, and a pipe written
+	// body gives what a regular file of body gives.
+	inputs := []struct {
+		name string
+		dir  string // where the file goes ("": a temporary directory)
+		body string
+		args func(path string) []string
+		open string // the error of an interrupt before a writer
+	}{
+		{name: "ground --ledger", body: groundLedger, open: "open ledger file",
+			args: func(p string) []string { return []string{"ground", "--ledger", p, "pr-007 costs $7.81."} }},
+		{name: "serve --principals", body: "principals:\n  - name: east\n    token_env: PROVENANT_TEST_UNSET\n", open: "open principals file",
+			args: func(p string) []string {
+				return []string{"serve", "--addr", "127.0.0.1:0", "--log-level", "error", "--principals", p}
+			}},
+		{name: "eval --gold", body: "version: 1\nitems: 3\n", open: "open gold file",
+			args: func(p string) []string { return []string{"eval", "--log-level", "error", "--gold", p} }},
+		{name: "ask --abstention-policy", body: `{"global": {"threshold": 2}}`, open: "open abstention policy",
+			args: func(p string) []string {
+				return []string{"ask", "--log-level", "error", "--abstention-policy", p, budgetQuestion}
+			}},
+		{name: "ask --budget", body: strings.Replace(budgetYAML("1"), "sim_seconds: 600", "sim_secs: 600", 1), open: "open budget",
+			args: func(p string) []string { return []string{"ask", "--log-level", "error", "--budget", p, budgetQuestion} }},
+		{name: "ask --catalog", dir: filepath.Dir(cat), body: string(catBody), open: "open catalog file",
+			args: func(p string) []string {
+				return []string{"ask", "--log-level", "error", "--catalog", p, "How many zones?"}
+			}},
+		{name: "memory recall --policy", body: `{"max_backfill_pulls": 7}`, open: "open policy",
+			args: func(p string) []string {
+				return []string{"memory", "recall", "--journal", filepath.Join(t.TempDir(), "j.duckdb"), "--agent", "a",
+					"--subject", "s", "--check=false", "--json", "--policy", p}
+			}},
+	}
+	for _, in := range inputs {
+		dir := func(t *testing.T) string {
+			if in.dir != "" {
+				return in.dir
+			}
+			return t.TempDir()
+		}
+		tests = append(tests, []fileCase{
+			{name: in.name + ", no writer", interrupt: true, wantCode: 1,
+				args:    func(t *testing.T) []string { return in.args(pipe(t, dir(t))) },
+				wantErr: "provenant: " + in.open + ": " + canceled + "\n"},
+			{name: in.name + ", a writer that writes nothing", interrupt: true, wantCode: 1,
+				args: func(t *testing.T) []string {
+					p := pipe(t, dir(t))
+					hold(t, p)
+					return in.args(p)
+				}},
+			{name: in.name + ", written to",
+				args: func(t *testing.T) []string {
+					p := pipe(t, dir(t))
+					write(p, []byte(in.body))
+					return in.args(p)
+				},
+				regular: func(t *testing.T) []string {
+					n++
+					p := filepath.Join(dir(t), "regular"+itoa(n))
+					if err := os.WriteFile(p, []byte(in.body), 0o644); err != nil {
+						t.Fatal(err)
+					}
+					t.Cleanup(func() { os.Remove(p) })
+					return in.args(p)
+				}},
+		}...)
+	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			var wantCode int
+			var wantOut, wantErr string
+			if tt.regular != nil {
+				// What the same command gives a regular file, its name
+				// aside.
+				args := tt.regular(t)
+				var stdout, stderr bytes.Buffer
+				wantCode = runMain(t.Context(), args, &stdout, &stderr)
+				wantOut, wantErr = unnamed(stdout.String(), args), unnamed(stderr.String(), args)
+			}
 			args := tt.args(t)
 			ctx, cancel := context.WithCancel(t.Context())
 			defer cancel()
@@ -156,6 +241,13 @@ func TestFileInputs_NamedPipes(t *testing.T) {
 			go func() { done <- runMain(ctx, args, &stdout, &stderr) }()
 			select {
 			case code := <-done:
+				if tt.regular != nil {
+					if code != wantCode || unnamed(stdout.String(), args) != wantOut || unnamed(stderr.String(), args) != wantErr {
+						t.Errorf("exit %d, stdout %q, stderr %q; a regular file: exit %d, stdout %q, stderr %q",
+							code, unnamed(stdout.String(), args), unnamed(stderr.String(), args), wantCode, wantOut, wantErr)
+					}
+					return
+				}
 				if code != tt.wantCode {
 					t.Errorf("exit code %d, want %d (stderr %q)", code, tt.wantCode, stderr.String())
 				}
@@ -179,4 +271,15 @@ func TestFileInputs_NamedPipes(t *testing.T) {
 			}
 		})
 	}
+}
+
+// unnamed is s with the files args name (those of the args after a flag)
+// written FILE.
+func unnamed(s string, args []string) string {
+	for i, a := range args {
+		if i > 0 && strings.HasPrefix(args[i-1], "--") && strings.Contains(a, string(filepath.Separator)) {
+			s = strings.ReplaceAll(s, a, "FILE")
+		}
+	}
+	return s
 }
