@@ -1,0 +1,56 @@
+package postgres_test
+
+import (
+	"testing"
+
+	"github.com/provenant/provenant/shape"
+	"github.com/provenant/provenant/store/postgres"
+	"github.com/provenant/provenant/store/postgres/pgtest"
+)
+
+// TestPipeline_ServerEndedConnections: after the server ended every
+// connection of the pools (pg_terminate_backend, as a restart or a
+// failover does), the next batch runs on a new connection, on the
+// ordinary pool and on the snapshot pools. A connection used within the
+// last second goes back to database/sql's pool unchecked (pgx pings only
+// one idle for longer), and the batch sent on it failed with the
+// server's FATAL: one failed call per pooled connection, each a 500.
+func TestPipeline_ServerEndedConnections(t *testing.T) {
+	for _, withPools := range []bool{false, true} {
+		name := "pool"
+		if withPools {
+			name = "snapshot pools"
+		}
+		t.Run(name, func(t *testing.T) {
+			app := pgtest.AppName()
+			dsn := pgtest.WithApplicationName(pgtest.Schema(t), app)
+			db, err := postgres.OpenPool(t.Context(), dsn, 4)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer db.Close()
+			var o *postgres.PipelinerOptions
+			if withPools {
+				pools, err := postgres.OpenSnapshotPools(t.Context(), dsn, 4)
+				if err != nil || pools == nil {
+					t.Fatalf("open snapshot pools: %v", err)
+				}
+				defer pools.Close()
+				o = &postgres.PipelinerOptions{Pools: pools}
+			}
+			p := postgres.NewPipeliner(db, o)
+			queries := []shape.Stmt{{SQL: "SELECT 1"}, {SQL: "SELECT 2"}}
+			for round := range 3 {
+				if _, err := p.Pipeline(t.Context(), snapshotOpts, queries); err != nil {
+					t.Fatalf("round %d, before the server ended the connections: %v", round, err)
+				}
+				if n := pgtest.Terminate(t, app); n == 0 {
+					t.Fatalf("round %d: no connection to end", round)
+				}
+				if _, err := p.Pipeline(t.Context(), snapshotOpts, queries); err != nil {
+					t.Errorf("round %d, the batch after the server ended the connections: %v", round, err)
+				}
+			}
+		})
+	}
+}
