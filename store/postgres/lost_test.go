@@ -54,3 +54,45 @@ func TestPipeline_ServerEndedConnections(t *testing.T) {
 		})
 	}
 }
+
+// TestPool_ServerEndedConnections: a connection the server ended (a
+// restart, a failover, pg_terminate_backend) is not reused: a statement
+// sent right after, on a pool whose connections were all used within the
+// last second, runs on a new connection. pgx pings a pooled connection
+// only when it has been idle for more than a second, so every store's
+// first statement on each such connection (a memory journal's recall, an
+// audit read, a snapshot's BEGIN) failed with the server's FATAL.
+func TestPool_ServerEndedConnections(t *testing.T) {
+	app := pgtest.AppName()
+	dsn := pgtest.WithApplicationName(pgtest.Schema(t), app)
+	for _, growing := range []bool{false, true} {
+		open := postgres.OpenPool
+		if growing {
+			open = postgres.OpenGrowingPool
+		}
+		db, err := open(t.Context(), dsn, 4)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer db.Close()
+		for round := range 3 {
+			var n int
+			if err := db.QueryRowContext(t.Context(), "SELECT 1").Scan(&n); err != nil {
+				t.Fatalf("round %d, before the server ended the connections: %v", round, err)
+			}
+			if n := pgtest.Terminate(t, app); n == 0 {
+				t.Fatalf("round %d: no connection to end", round)
+			}
+			if err := db.QueryRowContext(t.Context(), "SELECT 1").Scan(&n); err != nil {
+				t.Errorf("growing %t, round %d, the statement after the server ended the connections: %v", growing, round, err)
+			}
+			tx, err := db.BeginTx(t.Context(), nil)
+			if err == nil {
+				err = tx.Rollback()
+			}
+			if err != nil {
+				t.Errorf("growing %t, round %d, a transaction after the server ended the connections: %v", growing, round, err)
+			}
+		}
+	}
+}

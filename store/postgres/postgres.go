@@ -87,7 +87,7 @@ func openPool(ctx context.Context, dsn string, conns int, params map[string]stri
 	for k, v := range params {
 		cfg.RuntimeParams[k] = v
 	}
-	db := stdlib.OpenDB(*cfg)
+	db := stdlib.OpenDB(*cfg, stdlib.OptionShouldPing(shouldPing))
 	// database/sql keeps 2 idle connections by default: under concurrent
 	// calls every other connection would be closed and a new backend
 	// forked (tens of milliseconds of server CPU) per call. Keep a pool

@@ -13,6 +13,7 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/stdlib"
@@ -187,7 +188,21 @@ func Terminate(tb testing.TB, name string) int {
 	if err := admin.QueryRowContext(tb.Context(), "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE application_name = $1 AND pid <> pg_backend_pid()", name).Scan(&n); err != nil {
 		tb.Fatalf("terminate connections: %v", err)
 	}
-	return n
+	// The backends end on their own time: wait until they have (their
+	// FATAL message written, their sockets closed).
+	for deadline := time.Now().Add(10 * time.Second); ; {
+		var left int
+		if err := admin.QueryRowContext(tb.Context(), "SELECT count(*) FROM pg_stat_activity WHERE application_name = $1", name).Scan(&left); err != nil {
+			tb.Fatalf("terminate connections: %v", err)
+		}
+		if left == 0 {
+			return n
+		}
+		if time.Now().After(deadline) {
+			tb.Fatalf("terminate connections: %d still there after 10s", left)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
 }
 
 // AppName returns an application_name no other test uses.
