@@ -39,10 +39,13 @@ func ended(c net.Conn) bool {
 	if err != nil {
 		return false
 	}
+	// Control, not Read: Read takes the socket's read lock, which pgx's
+	// background reader holds while it waits on an idle socket after a
+	// slow write, and would wait for it. The look neither reads nor
+	// blocks, so it needs no lock.
 	var gone bool
-	if err := rc.Read(func(fd uintptr) bool {
+	if err := rc.Control(func(fd uintptr) {
 		gone = peekEnded(fd)
-		return true
 	}); err != nil {
 		return true
 	}
