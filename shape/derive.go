@@ -261,14 +261,46 @@ func deriveStructures(ctx context.Context, tx *sql.Tx, ds *catalog.Dataset, tabl
 		}
 	}
 	phasetrace.Mark("derive: validity")
-	// Census.
 	censusRel := quoteName(table + seriesSuffix)
-	if err := exec("census", "DROP TABLE IF EXISTS "+censusRel); err != nil {
-		return err
+	cpiRel, cpRel := quoteName(table+cpiSuffix), quoteName(table+cpSuffix)
+	onDuck, err := isDuckDBTx(ctx, tx)
+	if err != nil {
+		return fmt.Errorf("derive %s: %w", table, err)
 	}
-	if err := exec("census", "CREATE TABLE "+censusRel+" AS SELECT "+strings.Join(series, ", ")+", MIN("+ts+") AS _first_ts FROM "+
-		rel+" GROUP BY "+strings.Join(series, ", ")); err != nil {
-		return err
+	// On PostgreSQL the derived tables that exist are emptied (DELETE)
+	// and filled again, never replaced: a table dropped and created anew
+	// is, to a REPEATABLE READ snapshot taken before the import
+	// committed, the new table with none of its rows visible, so that a
+	// call in flight when an import committed read no census and no
+	// checkpoints and failed verification. Rows deleted and inserted are
+	// seen by each snapshot as of its own time, and readers never wait
+	// for the import's locks. DuckDB, one writer to a file, replaces
+	// them (its own buildCheckpoints).
+	refill := !onDuck
+	for _, suffix := range []string{seriesSuffix, cpiSuffix, cpSuffix} {
+		if !refill {
+			break
+		}
+		if refill, err = tableExists(ctx, tx, table+suffix); err != nil {
+			return fmt.Errorf("derive %s: %w", table, err)
+		}
+	}
+	// Census.
+	census := "SELECT " + strings.Join(series, ", ") + ", MIN(" + ts + ") AS _first_ts FROM " + rel + " GROUP BY " + strings.Join(series, ", ")
+	if refill {
+		if err := exec("census", "DELETE FROM "+censusRel); err != nil {
+			return err
+		}
+		if err := exec("census", "INSERT INTO "+censusRel+" ("+strings.Join(series, ", ")+", _first_ts) "+census); err != nil {
+			return err
+		}
+	} else {
+		if err := exec("census", "DROP TABLE IF EXISTS "+censusRel); err != nil {
+			return err
+		}
+		if err := exec("census", "CREATE TABLE "+censusRel+" AS "+census); err != nil {
+			return err
+		}
 	}
 	// Checkpoint times: the time of every Every-th row in (time, key)
 	// order, distinct, numbered from 1.
@@ -277,19 +309,18 @@ func deriveStructures(ctx context.Context, tx *sql.Tx, ds *catalog.Dataset, tabl
 		return fmt.Errorf("derive %s: %w", table, err)
 	}
 	phasetrace.Mark("derive: census")
-	cpiRel, cpRel := quoteName(table+cpiSuffix), quoteName(table+cpSuffix)
 	for _, r := range []string{cpiRel, cpRel} {
-		if err := exec("checkpoints", "DROP TABLE IF EXISTS "+r); err != nil {
+		q := "DROP TABLE IF EXISTS " + r
+		if refill {
+			q = "DELETE FROM " + r
+		}
+		if err := exec("checkpoints", q); err != nil {
 			return err
 		}
 	}
 	_, base, ok := strings.Cut(table, ".")
 	if !ok {
 		base = table
-	}
-	onDuck, err := isDuckDBTx(ctx, tx)
-	if err != nil {
-		return fmt.Errorf("derive %s: %w", table, err)
 	}
 	indexCheckpoints := func() error {
 		q := "CREATE INDEX " + ident(base+cpSuffix+"_idx") + " ON " + cpRel + " (_cp, " + strings.Join(series, ", ") + ")"
@@ -314,25 +345,33 @@ func deriveStructures(ctx context.Context, tx *sql.Tx, ds *catalog.Dataset, tabl
 			return err
 		}
 	} else {
-		if err := exec("checkpoints", "CREATE TABLE "+cpiRel+" AS SELECT CAST(ROW_NUMBER() OVER (ORDER BY d.t) AS BIGINT) AS _cp, d.t AS _cp_ts FROM "+
-			"(SELECT DISTINCT r.t FROM (SELECT "+ts+" AS t, ROW_NUMBER() OVER (ORDER BY "+ts+", "+key+") AS rn FROM "+rel+") r WHERE MOD(r.rn, "+
-			fmt.Sprint(every)+") = 0) d"); err != nil {
-			return err
-		}
-		colList := strings.Join(cols, ", ")
-		if err := exec("checkpoints", "CREATE TABLE "+cpRel+" AS SELECT CAST(0 AS BIGINT) AS _cp, "+colList+", "+ident(ValidToColumn)+
-			" FROM "+rel+" WHERE 1 = 0"); err != nil {
-			return err
-		}
-		// Indexes for PostgreSQL, where a checkpoint's rows and a series'
-		// census entry are otherwise found by a scan; DuckDB's zone maps find
-		// them without (the rows are written in checkpoint order). The
-		// checkpoints' index comes before they are filled: each checkpoint is
-		// built from the previous one's rows, which a scan would find in time
-		// growing with every checkpoint before it (10M events, 2,441
-		// checkpoints: 413 s to import on PostgreSQL).
-		if err := indexCheckpoints(); err != nil {
-			return err
+		cpi := "SELECT CAST(ROW_NUMBER() OVER (ORDER BY d.t) AS BIGINT) AS _cp, d.t AS _cp_ts FROM " +
+			"(SELECT DISTINCT r.t FROM (SELECT " + ts + " AS t, ROW_NUMBER() OVER (ORDER BY " + ts + ", " + key + ") AS rn FROM " + rel + ") r WHERE MOD(r.rn, " +
+			fmt.Sprint(every) + ") = 0) d"
+		if refill {
+			// The tables and their indexes are kept.
+			if err := exec("checkpoints", "INSERT INTO "+cpiRel+" (_cp, _cp_ts) "+cpi); err != nil {
+				return err
+			}
+		} else {
+			if err := exec("checkpoints", "CREATE TABLE "+cpiRel+" AS "+cpi); err != nil {
+				return err
+			}
+			colList := strings.Join(cols, ", ")
+			if err := exec("checkpoints", "CREATE TABLE "+cpRel+" AS SELECT CAST(0 AS BIGINT) AS _cp, "+colList+", "+ident(ValidToColumn)+
+				" FROM "+rel+" WHERE 1 = 0"); err != nil {
+				return err
+			}
+			// Indexes for PostgreSQL, where a checkpoint's rows and a series'
+			// census entry are otherwise found by a scan; DuckDB's zone maps find
+			// them without (the rows are written in checkpoint order). The
+			// checkpoints' index comes before they are filled: each checkpoint is
+			// built from the previous one's rows, which a scan would find in time
+			// growing with every checkpoint before it (10M events, 2,441
+			// checkpoints: 413 s to import on PostgreSQL).
+			if err := indexCheckpoints(); err != nil {
+				return err
+			}
 		}
 		phasetrace.Mark("derive: cpi")
 		if err := fillCheckpoints(ctx, tx, ds, table, 0, "0001-01-01 00:00:00"); err != nil {
@@ -342,7 +381,11 @@ func deriveStructures(ctx context.Context, tx *sql.Tx, ds *catalog.Dataset, tabl
 	}
 	// A point question's census is one series' entry: without this index
 	// PostgreSQL scans the census for it (0.3 ms of a 0.4 ms resolver
-	// query at 2,000 series; 0.005 ms with it).
+	// query at 2,000 series; 0.005 ms with it). A census refilled keeps
+	// its index.
+	if refill {
+		return nil
+	}
 	if err := exec("index census", "CREATE INDEX "+ident(base+seriesSuffix+"_idx")+" ON "+censusRel+" ("+strings.Join(series, ", ")+")"); err != nil {
 		return err
 	}

@@ -72,7 +72,7 @@ func TestREADME_OwnData(t *testing.T) {
 		t.Fatalf("the walkthrough runs %d commands, want validate, import and asks", len(steps))
 	}
 	const readmeDSN = "postgres://postgres@127.0.0.1:5432/test?sslmode=disable"
-	var dsn string
+	var dsn, schema string
 	t.Chdir(dir)
 	for _, s := range steps {
 		args := s.args
@@ -81,9 +81,16 @@ func TestREADME_OwnData(t *testing.T) {
 				t.Fatalf("the walkthrough's PostgreSQL lines use another DSN than %s", readmeDSN)
 			}
 			if dsn == "" {
-				dsn = pgtest.Schema(t) // skips outside CI without PROVENANT_POSTGRES_DSN
+				dsn, schema = pgtest.SchemaNamed(t) // skips outside CI without PROVENANT_POSTGRES_DSN
 			}
 			args = append(append([]string{}, args[:i+1]...), append([]string{dsn}, args[i+2:]...)...)
+			if args[0] != "import" {
+				// The audit state a catalog over --postgres keeps by
+				// default goes to schema provenant, which search_path
+				// does not move: in the test's own schema, dropped after
+				// it, not in the shared database's provenant schema.
+				args = append(args, "--state-schema", schema)
+			}
 		}
 		t.Run(strings.Join(s.args[:min(2, len(s.args))], " "), func(t *testing.T) {
 			code, stdout, stderr := runMainCLI(t, args...)

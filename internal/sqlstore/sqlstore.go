@@ -61,6 +61,13 @@ const (
 	KindOther  Kind = iota // a failure: returned as it is
 	KindUnique             // a unique or primary key violation
 	KindRetry              // a serialisation failure, deadlock or write conflict: try again
+	// KindLost: the connection was lost, ended by the server (a restart,
+	// a failover, pg_terminate_backend) or broken. A connection used
+	// less than a second before goes back to database/sql's pool
+	// unchecked, so the first statement sent on it meets the loss: a
+	// statement before a transaction's COMMIT, or one alone that only
+	// reads or ticks the clock, is tried again on another connection.
+	KindLost
 )
 
 // Dialect is what differs between databases.
@@ -166,8 +173,16 @@ func inTx(ctx context.Context, db *sql.DB, d Dialect, mu *sync.Mutex, fn func(*s
 		if err == nil {
 			return nil
 		}
-		if d.Classify(err) == KindOther {
+		var before errBeforeCommit
+		switch d.Classify(err) {
+		case KindOther:
 			return err
+		case KindLost:
+			// Lost before COMMIT was sent, the transaction was rolled
+			// back; lost at COMMIT, it may have committed.
+			if !errors.As(err, &before) || ctx.Err() != nil {
+				return err
+			}
 		}
 		if perr := pause(ctx, try); perr != nil {
 			return perr
@@ -185,7 +200,7 @@ func inStmt(ctx context.Context, d Dialect, mu *sync.Mutex, fn func() error) err
 	}
 	var err error
 	for try := range maxTries {
-		if err = fn(); err == nil || d.Classify(err) == KindOther {
+		if err = fn(); err == nil || d.Classify(err) == KindOther || ctx.Err() != nil {
 			return err
 		}
 		if perr := pause(ctx, try); perr != nil {
@@ -198,14 +213,25 @@ func inStmt(ctx context.Context, d Dialect, mu *sync.Mutex, fn func() error) err
 func once(ctx context.Context, db *sql.DB, fn func(*sql.Tx) error) error {
 	tx, err := dbtx.Begin(ctx, db, nil)
 	if err != nil {
-		return err
+		return errBeforeCommit{err}
 	}
 	if err := fn(tx); err != nil {
 		tx.Rollback()
-		return err
+		var stop errStop
+		if errors.As(err, &stop) {
+			return err
+		}
+		return errBeforeCommit{err}
 	}
 	return dbtx.Commit(ctx, tx)
 }
+
+// errBeforeCommit is an error of a transaction before its COMMIT was
+// sent: whatever it was, nothing was committed.
+type errBeforeCommit struct{ err error }
+
+func (e errBeforeCommit) Error() string { return e.err.Error() }
+func (e errBeforeCommit) Unwrap() error { return e.err }
 
 // scanBatch is how many rows one query of a Scan reads.
 const scanBatch = 1000

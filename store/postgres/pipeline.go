@@ -755,6 +755,15 @@ func (p *Pipeliner) implicitPipeline(ctx context.Context, pool *sql.DB, queries 
 
 // onConn runs fn on a connection of pool once the gate lets it in (the
 // gate counts every pipeline, whichever pool it runs on).
+//
+// A connection the server ended (a restart, a failover,
+// pg_terminate_backend) goes back to database/sql's pool unnoticed when
+// it was used within the last second (pgx pings only a connection idle
+// for longer), and a batch sent on it fails with the server's FATAL. A
+// batch only reads, so when fn failed on a connection that is closed
+// after it, while ctx lasts, fn runs again on another connection: at most
+// once more than the pool held connections, each failed one being
+// dropped from the pool.
 func (p *Pipeliner) onConn(ctx context.Context, pool *sql.DB, fn func(*pgx.Conn) error) error {
 	if p.gate != nil {
 		if err := p.gate.enter(ctx); err != nil {
@@ -762,9 +771,24 @@ func (p *Pipeliner) onConn(ctx context.Context, pool *sql.DB, fn func(*pgx.Conn)
 		}
 		defer p.gate.leave()
 	}
+	tries := pool.Stats().OpenConnections + 1
+	for try := 1; ; try++ {
+		lost, err := onConnOnce(ctx, pool, fn)
+		if err == nil {
+			return nil
+		}
+		if !lost || ctx.Err() != nil || try >= tries {
+			return fmt.Errorf("run pipeline: %w", err)
+		}
+	}
+}
+
+// onConnOnce runs fn on a connection of pool and reports whether the
+// connection was closed after fn failed.
+func onConnOnce(ctx context.Context, pool *sql.DB, fn func(*pgx.Conn) error) (lost bool, err error) {
 	conn, err := pool.Conn(ctx)
 	if err != nil {
-		return fmt.Errorf("run pipeline: %w", err)
+		return false, err
 	}
 	defer conn.Close()
 	err = conn.Raw(func(dc any) error {
@@ -772,10 +796,9 @@ func (p *Pipeliner) onConn(ctx context.Context, pool *sql.DB, fn func(*pgx.Conn)
 		if !ok {
 			return errors.New("not a pgx connection")
 		}
-		return fn(sc.Conn())
+		err := fn(sc.Conn())
+		lost = err != nil && sc.Conn().IsClosed()
+		return err
 	})
-	if err != nil {
-		return fmt.Errorf("run pipeline: %w", err)
-	}
-	return nil
+	return lost, err
 }

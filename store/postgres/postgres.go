@@ -20,6 +20,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -86,7 +87,7 @@ func openPool(ctx context.Context, dsn string, conns int, params map[string]stri
 	for k, v := range params {
 		cfg.RuntimeParams[k] = v
 	}
-	db := stdlib.OpenDB(*cfg)
+	db := stdlib.OpenDB(*cfg, stdlib.OptionShouldPing(shouldPing))
 	// database/sql keeps 2 idle connections by default: under concurrent
 	// calls every other connection would be closed and a new backend
 	// forked (tens of milliseconds of server CPU) per call. Keep a pool
@@ -155,6 +156,9 @@ func (b *batch) begin(ctx context.Context) error {
 		return err
 	}
 	b.tx = tx
+	if err := lockImport(ctx, tx, b.l.Table); err != nil {
+		return err
+	}
 	base, err := ingest.Prepare(ctx, tx, b.l, ingest.Postgres)
 	if err != nil {
 		return err
@@ -166,6 +170,27 @@ func (b *batch) begin(ctx context.Context) error {
 	}
 	if _, err := tx.ExecContext(ctx, st); err != nil {
 		return fmt.Errorf("create staging table: %w", err)
+	}
+	return nil
+}
+
+// lockImport takes the transaction's advisory lock on the table in the
+// current schema, so that imports into one table run one at a time:
+// each reads the data version, and the keys stored, after the import
+// before it committed. Two at once both numbered their rows from the
+// same data version, and the second to commit failed on the unique
+// index of _ingest_seq, on a deadlock between their CREATE INDEX, or,
+// into a new table, between their CREATE TABLE. Readers take no such
+// lock and never wait for it.
+func lockImport(ctx context.Context, tx *sql.Tx, table string) error {
+	var schema string
+	if err := tx.QueryRowContext(ctx, "SELECT COALESCE(current_schema(), '')").Scan(&schema); err != nil {
+		return fmt.Errorf("lock table for import: %w", err)
+	}
+	h := fnv.New64a()
+	h.Write([]byte("provenant import\x00" + schema + "\x00" + table))
+	if _, err := tx.ExecContext(ctx, "SELECT pg_advisory_xact_lock($1)", int64(h.Sum64())); err != nil {
+		return fmt.Errorf("lock table for import: %w", err)
 	}
 	return nil
 }

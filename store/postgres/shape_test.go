@@ -76,3 +76,10 @@ func TestShapeMemoryDuplicateKeys(t *testing.T) { shapetest.RunMemoryDuplicateKe
 // TestShapeMemoryStoreWideDays: rows held in memory from PostgreSQL,
 // store-wide questions at instants around the resolver's days.
 func TestShapeMemoryStoreWideDays(t *testing.T) { shapetest.RunMemoryStoreWideDays(t, pgBackend) }
+
+// TestShapeRebuildBeneathSnapshot: a snapshot open while an import that
+// rebuilds the derived structures commits still answers from its own
+// data, verified.
+func TestShapeRebuildBeneathSnapshot(t *testing.T) {
+	shapetest.RunRebuildBeneathSnapshot(t, shapetest.Backend{Name: "postgres", Open: pgBackend.Open})
+}

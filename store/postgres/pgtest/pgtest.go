@@ -13,6 +13,7 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/stdlib"
@@ -155,4 +156,58 @@ func dropTablesOneByOne(db *sql.DB, schema string) {
 	for _, t := range tables {
 		db.Exec(`DROP TABLE IF EXISTS ` + pgx.Identifier{schema, t}.Sanitize() + ` CASCADE`)
 	}
+}
+
+// WithApplicationName adds application_name=name to a URL or key=value
+// DSN, so that Terminate can find the connections opened with it.
+func WithApplicationName(dsn, name string) string {
+	if strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://") {
+		u, err := url.Parse(dsn)
+		if err == nil {
+			q := u.Query()
+			q.Set("application_name", name)
+			u.RawQuery = q.Encode()
+			return u.String()
+		}
+	}
+	return dsn + " application_name=" + name
+}
+
+// Terminate ends, from the server's side (pg_terminate_backend, as an
+// administrator or a server restart would), every connection opened with
+// application_name name, and returns how many it ended.
+func Terminate(tb testing.TB, name string) int {
+	tb.Helper()
+	cfg, err := pgx.ParseConfig(DSN(tb))
+	if err != nil {
+		tb.Fatalf("parse %s: malformed DSN", EnvDSN)
+	}
+	admin := stdlib.OpenDB(*cfg)
+	defer admin.Close()
+	var n int
+	if err := admin.QueryRowContext(tb.Context(), "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE application_name = $1 AND pid <> pg_backend_pid()", name).Scan(&n); err != nil {
+		tb.Fatalf("terminate connections: %v", err)
+	}
+	// The backends end on their own time: wait until they have (their
+	// FATAL message written, their sockets closed).
+	for deadline := time.Now().Add(10 * time.Second); ; {
+		var left int
+		if err := admin.QueryRowContext(tb.Context(), "SELECT count(*) FROM pg_stat_activity WHERE application_name = $1", name).Scan(&left); err != nil {
+			tb.Fatalf("terminate connections: %v", err)
+		}
+		if left == 0 {
+			return n
+		}
+		if time.Now().After(deadline) {
+			tb.Fatalf("terminate connections: %d still there after 10s", left)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// AppName returns an application_name no other test uses.
+func AppName() string {
+	var b [6]byte
+	rand.Read(b[:])
+	return "provenant_test_" + hex.EncodeToString(b[:])
 }
