@@ -7,3 +7,11 @@ func SetKeyHash(fn func(key string) string) (restore func()) {
 	keyHash = fn
 	return func() { keyHash = old }
 }
+
+// SetCheckMemoryLimit puts limit in place of the files check's memory
+// limit until the returned func restores it.
+func SetCheckMemoryLimit(limit string) (restore func()) {
+	old := checkMemoryLimit
+	checkMemoryLimit = limit
+	return func() { checkMemoryLimit = old }
+}

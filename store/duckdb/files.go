@@ -99,7 +99,7 @@ func OpenFiles(ctx context.Context, cat *catalog.Catalog, dir string) (*Files, e
 	if err := db.QueryRowContext(ctx, "SELECT current_setting('memory_limit')").Scan(&defaultLimit); err != nil {
 		return fail(fmt.Errorf("open files: %w", err))
 	}
-	for _, q := range []string{"SET GLOBAL TimeZone = 'UTC'", "SET GLOBAL memory_limit = " + quoteLiteral(ServeMemoryLimit), "SET GLOBAL temp_directory = " + quoteLiteral(spill)} {
+	for _, q := range []string{"SET GLOBAL TimeZone = 'UTC'", "SET GLOBAL memory_limit = " + quoteLiteral(checkMemoryLimit), "SET GLOBAL temp_directory = " + quoteLiteral(spill)} {
 		if _, err := db.ExecContext(ctx, q); err != nil {
 			return fail(fmt.Errorf("open files: %w", err))
 		}
@@ -161,6 +161,15 @@ func OpenFiles(ctx context.Context, cat *catalog.Catalog, dir string) (*Files, e
 	}
 	return f, nil
 }
+
+// checkMemoryLimit is the memory limit the files check runs under (a
+// test lowers it to make the check run out of memory).
+var checkMemoryLimit = ServeMemoryLimit
+
+// ErrCheckMemory: the files check ran out of memory under its limit
+// (ServeMemoryLimit), where DuckDB's buffers that cannot spill left the
+// rest too little room. Import the data instead.
+var ErrCheckMemory = errors.New("the files check ran out of memory under the serving memory limit; import the data instead")
 
 // keyHash writes the expression checkFiles hashes a key with (a test puts
 // a weaker one in its place to make different keys collide, or a probe of
@@ -308,10 +317,14 @@ var csvLine = regexp.MustCompile(`CSV Error on Line: ([0-9]+)`)
 // readError is err, DuckDB's error reading a dataset's files, or, when
 // DuckDB's message quotes the files' text (a CSV line, a string that is
 // not UTF-8), an ErrFilesInvalid that names the line or the defect
-// instead.
+// instead, or ErrCheckMemory for DuckDB's "Out of Memory".
 func readError(err error) error {
 	msg := err.Error()
 	switch {
+	case strings.Contains(msg, "Out of Memory"):
+		// DuckDB's message runs to several lines of advice, or quotes
+		// the statement.
+		return fmt.Errorf("limit %s: %w", checkMemoryLimit, ErrCheckMemory)
 	case strings.Contains(msg, badTextError):
 		return fmt.Errorf("%w: a string column holds text that is not valid UTF-8", ErrFilesInvalid)
 	case csvLine.MatchString(msg):

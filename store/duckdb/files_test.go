@@ -457,6 +457,29 @@ func TestOpenFiles_GlobTypes(t *testing.T) {
 	}
 }
 
+// TestOpenFiles_OutOfMemory: a files check that runs out of memory under
+// its limit says so in one line, ErrCheckMemory, and not with DuckDB's
+// several lines of advice.
+func TestOpenFiles_OutOfMemory(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "events.csv"), ingesttest.DemoCSV(t, 200000), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct{ name, limit, want string }{
+		{"opening the view", "4MB", "open files of dataset status_events: limit 4MB: "},
+		{"in the check", "20MB", "open files of dataset status_events: check files: limit 20MB: "},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			restore := duckdb.SetCheckMemoryLimit(tt.limit)
+			defer restore()
+			err := openEvents(t, dir)
+			if !errors.Is(err, duckdb.ErrCheckMemory) || err.Error() != tt.want+duckdb.ErrCheckMemory.Error() {
+				t.Fatalf("OpenFiles under %s = %v, want %q and ErrCheckMemory", tt.limit, err, tt.want+duckdb.ErrCheckMemory.Error())
+			}
+		})
+	}
+}
+
 // TestOpenFiles_Changed: files carry no snapshot, so a call checks, after
 // its reads, that they are still at the version the engine opened them
 // at; once a file is rewritten every call fails with ErrDataChanged
