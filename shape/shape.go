@@ -792,6 +792,36 @@ func (s *Snapshot) readFailed(ds string, err error) error {
 	return err
 }
 
+// ErrNoTable is returned by CheckTables for a table dataset whose table
+// the database does not hold: nothing was imported into it yet.
+var ErrNoTable = errors.New("the dataset's table does not exist; import into it first")
+
+// CheckTables checks that the database of src holds the table of every
+// table dataset of cat, reading none of its rows, so that an engine
+// refuses to start over a database nothing was imported into rather
+// than fail every call. A missing table is ErrNoTable, naming the
+// dataset and the table; DuckDB says "does not exist", as PostgreSQL
+// does (SQLSTATE 42P01).
+func CheckTables(ctx context.Context, cat *catalog.Catalog, src Source) error {
+	for _, ds := range cat.Datasets {
+		if ds.Files.Value != "" {
+			continue
+		}
+		rows, err := src.DB.QueryContext(ctx, "SELECT 1 FROM "+relation(ds, src)+" WHERE 1 = 0")
+		if err == nil {
+			err = rows.Close()
+		}
+		switch {
+		case err == nil:
+		case strings.Contains(err.Error(), "does not exist"):
+			return fmt.Errorf("check dataset %s: table %s: %w", ds.Name.Value, tableName(ds, src), ErrNoTable)
+		default:
+			return fmt.Errorf("check dataset %s: %w", ds.Name.Value, err)
+		}
+	}
+	return nil
+}
+
 // ReadVersions reads the data version of every table dataset of cat in
 // src's database now, as Snapshot.DataVersion would: for Source.Versions,
 // when nothing can write the tables while the engine serves them (a DuckDB

@@ -175,6 +175,10 @@ func (f *engineFlags) openCatalogOn(ctx context.Context, cat *catalog.Catalog, o
 		}
 		return db.Close()
 	}
+	if err := shape.CheckTables(ctx, cat, src); err != nil {
+		closeDB()
+		return nil, src, "", err
+	}
 	if f.postgres == "" && inPlace == nil {
 		// A DuckDB file opened read-only: DuckDB's lock keeps every
 		// writer out while it is open (an import fails until serve
