@@ -175,7 +175,7 @@ func runCalibrate(ctx context.Context, fs *flag.FlagSet, ef *engineFlags, gold *
 	if err != nil {
 		return err
 	}
-	d, err := engine.LoadDataset(ef.store)
+	d, err := loadStore(ctx, ef.store)
 	if err != nil {
 		return err
 	}

@@ -236,7 +236,7 @@ func (f *engineFlags) openEngine(ctx context.Context, opts engine.Options) (*eng
 	case f.catalog != "":
 		return f.openCatalogEngine(ctx, opts)
 	}
-	d, err := engine.LoadDataset(f.store)
+	d, err := loadStore(ctx, f.store)
 	if err != nil {
 		return nil, err
 	}

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/provenant/provenant/engine"
 	"github.com/provenant/provenant/eval/loadgen"
 )
 
@@ -31,7 +30,7 @@ func runLoad(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		fs.Usage()
 		return errUsage
 	}
-	d, err := engine.LoadDataset(*store)
+	d, err := loadStore(ctx, *store)
 	if err != nil {
 		return err
 	}

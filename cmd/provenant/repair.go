@@ -137,7 +137,7 @@ func runEvalRepair(ctx context.Context, fs *flag.FlagSet, ef *engineFlags, seeds
 	var sets []eval.RepairSet
 	switch ef.catalog {
 	case "", "retail":
-		s, err := retailRepairSet(ef, base)
+		s, err := retailRepairSet(ctx, ef, base)
 		if err != nil {
 			return err
 		}
@@ -175,12 +175,12 @@ func merged(base, o engine.Options) engine.Options {
 }
 
 // retailRepairSet is the retail demo store's phrasing suite.
-func retailRepairSet(ef *engineFlags, base engine.Options) (eval.RepairSet, error) {
+func retailRepairSet(ctx context.Context, ef *engineFlags, base engine.Options) (eval.RepairSet, error) {
 	g, err := eval.Suite("phrasing")
 	if err != nil {
 		return eval.RepairSet{}, err
 	}
-	d, err := engine.LoadDataset(ef.store)
+	d, err := loadStore(ctx, ef.store)
 	if err != nil {
 		return eval.RepairSet{}, err
 	}

@@ -2,8 +2,12 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"os"
+
+	"github.com/provenant/provenant/engine"
+	"github.com/provenant/provenant/retail"
 )
 
 // openStream opens path to be read once from start to end, as a stream:
@@ -45,4 +49,24 @@ func (s *stream) Close() error {
 		return nil // closed by the interrupt
 	}
 	return s.f.Close()
+}
+
+// loadStore reads the retail store file at path (the demo's when path is
+// empty) as a stream an interrupt stops (openStream).
+func loadStore(ctx context.Context, path string) (*retail.Dataset, error) {
+	if path == "" {
+		return engine.LoadDataset("")
+	}
+	r, err := openStream(ctx, path)
+	if err != nil {
+		return nil, fmt.Errorf("open store file: %w", err)
+	}
+	defer r.Close()
+	d, err := retail.Load(r)
+	if err != nil && ctx.Err() != nil {
+		// The store's decoder reports a read cut short as a defect of
+		// the document; it was the interrupt.
+		return nil, fmt.Errorf("read store file: %w", ctx.Err())
+	}
+	return d, err
 }

@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/provenant/provenant/ingest/ingesttest"
+	"github.com/provenant/provenant/retail"
+	"github.com/provenant/provenant/retail/demo"
 )
 
 // TestFileInputs_NamedPipes: validate --catalog, log verify --log and
@@ -153,6 +155,15 @@ func TestFileInputs_NamedPipes(t *testing.T) {
 	// The other inputs read once: each is ended by the interrupt with no
 	// writer and with a writer that writes nothing, and a pipe written
 	// body gives what a regular file of body gives.
+	var store bytes.Buffer
+	d, err := demo.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := retail.Write(&store, d); err != nil {
+		t.Fatal(err)
+	}
+	storeBody := store.String()
 	inputs := []struct {
 		name string
 		dir  string // where the file goes ("": a temporary directory)
@@ -177,6 +188,10 @@ func TestFileInputs_NamedPipes(t *testing.T) {
 		{name: "ask --catalog", dir: filepath.Dir(cat), body: string(catBody), open: "open catalog file",
 			args: func(p string) []string {
 				return []string{"ask", "--log-level", "error", "--catalog", p, "How many zones?"}
+			}},
+		{name: "ask --store", body: storeBody, open: "open store file",
+			args: func(p string) []string {
+				return []string{"ask", "--log-level", "error", "--store", p, "How many products are out of stock at store-01 as of 2026-01-06T12:00:00Z?"}
 			}},
 		{name: "memory recall --policy", body: `{"max_backfill_pulls": 7}`, open: "open policy",
 			args: func(p string) []string {
