@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/provenant/provenant/catalog"
 	"github.com/provenant/provenant/shape"
 )
 
@@ -23,36 +24,7 @@ func RunRebuildBeneathSnapshot(t *testing.T, b Backend) {
 	ctx := t.Context()
 	status := ds.Attribute("status")
 	zone := Fixtures[1].Pools["zone"][0]
-	// n rows of device, one a minute from minute from, each with a
-	// status unlike the one four minutes earlier.
-	rows := func(device string, first, from, n int) []Row {
-		var out []Row
-		for m := range n {
-			r := Row{Key: fmt.Sprintf("k-%05d", first+m), Time: instant(from + m), Str: map[string]*string{}, Num: map[string]*float64{}}
-			for _, e := range ds.Entities {
-				v := Fixtures[1].Pools[e.Name.Value][0]
-				if e.Name.Value == "device" {
-					v = device
-				}
-				r.Str[e.Column.Value] = &v
-			}
-			for _, a := range ds.Attributes {
-				switch {
-				case a == status:
-					v := status.Values[(from+m)%len(status.Values)].Value
-					r.Str[a.Column.Value] = &v
-				case a.Enumerated():
-					v := a.Values[0].Value
-					r.Str[a.Column.Value] = &v
-				default:
-					f := 50.0
-					r.Num[a.Column.Value] = &f
-				}
-			}
-			out = append(out, r)
-		}
-		return out
-	}
+	rows := func(device string, first, from, n int) []Row { return deviceRows(ds, device, first, from, n) }
 	const rel = "rebuild_beneath"
 	defer func() {
 		for _, suffix := range []string{"", "__cp", "__cpi", "__series"} {
@@ -126,4 +98,38 @@ func RunRebuildBeneathSnapshot(t *testing.T, b Backend) {
 		snap.Close()
 		stored = append(stored, earlier...)
 	}
+}
+
+// deviceRows is n rows of device in ds (the warehouse catalog's status
+// events), keyed k-NNNNN from first, one a minute from minute from, each
+// with a status unlike the one four minutes earlier; every other entity
+// is the first of its fixture pool.
+func deviceRows(ds *catalog.Dataset, device string, first, from, n int) []Row {
+	status := ds.Attribute("status")
+	var out []Row
+	for m := range n {
+		r := Row{Key: fmt.Sprintf("k-%05d", first+m), Time: instant(from + m), Str: map[string]*string{}, Num: map[string]*float64{}}
+		for _, e := range ds.Entities {
+			v := Fixtures[1].Pools[e.Name.Value][0]
+			if e.Name.Value == "device" {
+				v = device
+			}
+			r.Str[e.Column.Value] = &v
+		}
+		for _, a := range ds.Attributes {
+			switch {
+			case a == status:
+				v := status.Values[(from+m)%len(status.Values)].Value
+				r.Str[a.Column.Value] = &v
+			case a.Enumerated():
+				v := a.Values[0].Value
+				r.Str[a.Column.Value] = &v
+			default:
+				f := 50.0
+				r.Num[a.Column.Value] = &f
+			}
+		}
+		out = append(out, r)
+	}
+	return out
 }

@@ -547,37 +547,8 @@ func RunReimport(t *testing.T, b Backend) {
 	ds := cat.Datasets[0]
 	db, opts := b.Open(t)
 	ctx := t.Context()
-	status := ds.Attribute("status")
-	// One row a minute for 10 minutes for device, each with a status
-	// unlike the one four minutes earlier.
-	rows := func(device string, first int) []Row {
-		var out []Row
-		for m := range 10 {
-			r := Row{Key: fmt.Sprintf("k-%05d", first+m), Time: instant(m), Str: map[string]*string{}, Num: map[string]*float64{}}
-			for _, e := range ds.Entities {
-				v := Fixtures[1].Pools[e.Name.Value][0]
-				if e.Name.Value == "device" {
-					v = device
-				}
-				r.Str[e.Column.Value] = &v
-			}
-			for _, a := range ds.Attributes {
-				switch {
-				case a == status:
-					v := status.Values[m%len(status.Values)].Value
-					r.Str[a.Column.Value] = &v
-				case a.Enumerated():
-					v := a.Values[0].Value
-					r.Str[a.Column.Value] = &v
-				default:
-					f := 50.0
-					r.Num[a.Column.Value] = &f
-				}
-			}
-			out = append(out, r)
-		}
-		return out
-	}
+	// One row a minute for 10 minutes for device.
+	rows := func(device string, first int) []Row { return deviceRows(ds, device, first, 0, 10) }
 	const rel = "reimport"
 	defer func() {
 		for _, suffix := range []string{"", "__cp", "__cpi", "__series"} {
