@@ -18,7 +18,8 @@ import (
 
 // TestFileInputs_NamedPipes: validate --catalog, log verify --log and
 // --against, register verify and export --register, import --catalog,
-// ground --ledger, serve --principals, eval --gold, --abstention-policy,
+// ground --ledger, serve --principals (and its token_file: entries),
+// serve --token-file, eval --gold, --abstention-policy,
 // --budget, a --catalog FILE of the commands that answer, and memory
 // recall --policy read a named pipe (or a process substitution) once, as
 // a stream, and an interrupt ends a wait for its writer or for its
@@ -177,6 +178,10 @@ func TestFileInputs_NamedPipes(t *testing.T) {
 			args: func(p string) []string {
 				return []string{"serve", "--addr", "127.0.0.1:0", "--log-level", "error", "--principals", p}
 			}},
+		{name: "serve --token-file", body: "short\n", open: "configure token: token_file FILE",
+			args: func(p string) []string {
+				return []string{"serve", "--addr", "127.0.0.1:0", "--log-level", "error", "--token-file", p}
+			}},
 		{name: "eval --gold", body: "version: 1\nitems: 3\n", open: "open gold file",
 			args: func(p string) []string { return []string{"eval", "--log-level", "error", "--gold", p} }},
 		{name: "ask --abstention-policy", body: `{"global": {"threshold": 2}}`, open: "open abstention policy",
@@ -199,6 +204,24 @@ func TestFileInputs_NamedPipes(t *testing.T) {
 					"--subject", "s", "--check=false", "--json", "--policy", p}
 			}},
 	}
+	// A principals file's token_file: entry is read as --token-file is.
+	tokenEntry := func(t *testing.T, p string) []string {
+		principals := filepath.Join(t.TempDir(), "principals.yaml")
+		if err := os.WriteFile(principals, []byte("principals:\n  - name: east\n    token_file: "+p+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return []string{"serve", "--addr", "127.0.0.1:0", "--log-level", "error", "--principals", principals}
+	}
+	tests = append(tests, []fileCase{
+		{name: "serve --principals token_file, no writer", interrupt: true, wantCode: 1,
+			args: func(t *testing.T) []string { return tokenEntry(t, pipe(t, t.TempDir())) }},
+		{name: "serve --principals token_file, a writer that writes nothing", interrupt: true, wantCode: 1,
+			args: func(t *testing.T) []string {
+				p := pipe(t, t.TempDir())
+				hold(t, p)
+				return tokenEntry(t, p)
+			}},
+	}...)
 	for _, in := range inputs {
 		dir := func(t *testing.T) string {
 			if in.dir != "" {
@@ -278,7 +301,7 @@ func TestFileInputs_NamedPipes(t *testing.T) {
 			if !regexp.MustCompile(tt.wantOut).MatchString(stdout.String()) || (tt.wantOut == "" && stdout.Len() > 0) {
 				t.Errorf("stdout = %q, want a match for %q", stdout.String(), tt.wantOut)
 			}
-			if tt.wantErr != "" && stderr.String() != tt.wantErr {
+			if tt.wantErr != "" && unnamed(stderr.String(), args) != tt.wantErr {
 				t.Errorf("stderr = %q, want %q", stderr.String(), tt.wantErr)
 			}
 			if tt.interrupt && !bytes.Contains(stderr.Bytes(), []byte(canceled)) {
