@@ -18,7 +18,8 @@ import (
 
 // TestFileInputs_NamedPipes: validate --catalog, log verify --log and
 // --against, register verify and export --register, import --catalog,
-// ground --ledger, serve --principals (and its token_file: entries),
+// ground --ledger, a catalog's fixture files (validate),
+// serve --principals (and its token_file: entries),
 // serve --token-file, eval --gold, --abstention-policy,
 // --budget, a --catalog FILE of the commands that answer, and memory
 // recall --policy read a named pipe (or a process substitution) once, as
@@ -85,7 +86,8 @@ func TestFileInputs_NamedPipes(t *testing.T) {
 	type fileCase struct {
 		name      string
 		args      func(t *testing.T) []string
-		interrupt bool // cancel the command's context after 300 ms
+		interrupt bool          // cancel the command's context after 300 ms
+		after     time.Duration // or after this long
 		wantCode  int
 		wantOut   string                      // a regular expression
 		wantErr   string                      // stderr, exactly
@@ -108,6 +110,19 @@ func TestFileInputs_NamedPipes(t *testing.T) {
 				return []string{"validate", "--catalog", p}
 			},
 			wantOut: `: valid \(catalog `},
+		// The fixtures are read after every metric's queries are
+		// checked (half a second): the interrupt comes later.
+		{name: "validate, a fixture's rows, no writer", interrupt: true, after: 3 * time.Second, wantCode: 1,
+			args:    func(t *testing.T) []string { return []string{"validate", "--catalog", fixtureRows(t, pipe)} },
+			wantErr: "provenant: validate catalog: " + canceled + "\n"},
+		{name: "validate, a fixture's rows, a writer that writes nothing", interrupt: true, after: 3 * time.Second, wantCode: 1,
+			args: func(t *testing.T) []string {
+				return []string{"validate", "--catalog", fixtureRows(t, func(t *testing.T, dir string) string {
+					p := pipe(t, dir)
+					hold(t, p)
+					return p
+				})}
+			}},
 		{name: "import --catalog, no writer", interrupt: true, wantCode: 1,
 			args: func(t *testing.T) []string {
 				return []string{"import", "--catalog", pipe(t, t.TempDir()), "--dataset", "status_events",
@@ -272,7 +287,11 @@ func TestFileInputs_NamedPipes(t *testing.T) {
 			ctx, cancel := context.WithCancel(t.Context())
 			defer cancel()
 			if tt.interrupt {
-				time.AfterFunc(300*time.Millisecond, cancel)
+				after := 300 * time.Millisecond
+				if tt.after > 0 {
+					after = tt.after
+				}
+				time.AfterFunc(after, cancel)
 			}
 			var stdout, stderr bytes.Buffer
 			done := make(chan int, 1)
@@ -309,6 +328,33 @@ func TestFileInputs_NamedPipes(t *testing.T) {
 			}
 		})
 	}
+}
+
+// fixtureRows is a copy of the warehouse catalog with its fixtures, the
+// rows file they share (status_events.jsonl) a link to a named pipe
+// made by pipe: the catalog's path.
+func fixtureRows(t *testing.T, pipe func(t *testing.T, dir string) string) string {
+	t.Helper()
+	dir := t.TempDir()
+	if err := os.CopyFS(filepath.Join(dir, "fixtures"), os.DirFS(filepath.Join("..", "..", "catalogs", "fixtures"))); err != nil {
+		t.Fatal(err)
+	}
+	wh, err := os.ReadFile(filepath.Join("..", "..", "catalogs", "warehouse.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cat := filepath.Join(dir, "warehouse.yaml")
+	if err := os.WriteFile(cat, wh, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rows := filepath.Join(dir, "fixtures", "warehouse", "status_events.jsonl")
+	if err := os.Remove(rows); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(pipe(t, dir), rows); err != nil {
+		t.Fatal(err)
+	}
+	return cat
 }
 
 // unnamed is s with the files args name (those of the args after a flag)
