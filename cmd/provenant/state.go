@@ -87,6 +87,9 @@ func parseStateDB(s string) (stateDB, error) {
 		if path == "" {
 			return stateDB{}, usagef("--state-db: duckdb: wants a file PATH (duckdb:audit.duckdb)")
 		}
+		if err := checkDBFile(path); err != nil {
+			return stateDB{}, usagef("--state-db: duckdb: %v", err)
+		}
 		return stateDB{kind: stateDuckDB, where: path}, nil
 	case keyValueDSN.MatchString(s):
 		return stateDB{kind: statePostgres, where: s}, nil
