@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 
 	"github.com/provenant/provenant/principal"
 	"github.com/provenant/provenant/server"
@@ -41,12 +42,29 @@ func (f *authFlags) load(ctx context.Context, addr string) (*principal.Set, erro
 	case given == 0:
 		return nil, nil
 	case f.tokenEnv != "" || f.tokenFile != "":
-		return principal.Single("token", principal.Source{Env: f.tokenEnv, File: f.tokenFile}, principal.OS())
+		return principal.Single("token", principal.Source{Env: f.tokenEnv, File: f.tokenFile}, tokenSources(ctx))
 	}
 	file, err := openStream(ctx, f.principals)
 	if err != nil {
 		return nil, fmt.Errorf("open principals file: %w", err)
 	}
 	defer file.Close()
-	return principal.Parse(file, principal.OS())
+	return principal.Parse(file, tokenSources(ctx))
+}
+
+// tokenSources are principal.OS but for token files, read as streams an
+// interrupt stops (openStream): a --token-file or a token_file: entry
+// that is a named pipe no one writes would otherwise block serve in
+// open(2), deaf to the interrupt.
+func tokenSources(ctx context.Context) principal.Sources {
+	src := principal.OS()
+	src.ReadFile = func(path string) ([]byte, error) {
+		r, err := openStream(ctx, path)
+		if err != nil {
+			return nil, err
+		}
+		defer r.Close()
+		return io.ReadAll(r)
+	}
+	return src
 }

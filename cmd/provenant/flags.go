@@ -92,7 +92,7 @@ func (f *engineFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.store, "store", "", "store file `PATH` (default: the embedded demo store)")
 	fs.StringVar(&f.catalog, "catalog", "",
 		"answer the tools of a catalog: `NAME` of an embedded one (retail, warehouse) or a catalog FILE, over --db or --postgres (warehouse alone has a demo database, built on first use)")
-	fs.StringVar(&f.db, "db", "", "with --catalog: the DuckDB database `FILE` holding the catalog's tables (opened read only)")
+	fs.Var((*dbFile)(&f.db), "db", "with --catalog: the DuckDB database `FILE` holding the catalog's tables (opened read only)")
 	fs.StringVar(&f.postgres, "postgres", "", "with --catalog: the PostgreSQL `DSN` holding the catalog's tables")
 	fs.IntVar(&f.postgresInFlight, "postgres-in-flight", 0,
 		"with --postgres: at most `N` calls answered in one round trip (point questions among them) in PostgreSQL at once, the others waiting their turn in arrival order; 0 is two per core (2 × GOMAXPROCS), -1 no bound")

@@ -47,7 +47,7 @@ type journalFlags struct {
 }
 
 func (f *journalFlags) register(fs *flag.FlagSet) {
-	fs.StringVar(&f.path, "journal", "", "the DuckDB journal `FILE` (default: memory.duckdb under the user configuration directory, created if missing)")
+	fs.Var((*dbFile)(&f.path), "journal", "the DuckDB journal `FILE` (default: memory.duckdb under the user configuration directory, created if missing)")
 	fs.StringVar(&f.dsn, "journal-postgres", "", "the PostgreSQL `DSN` holding the journal, instead of a DuckDB file")
 	fs.StringVar(&f.agent, "agent", "local", "the agent `ID` that writes or reads")
 }
@@ -358,7 +358,7 @@ type servedMemory struct {
 
 func (m *servedMemory) register(fs *flag.FlagSet) {
 	fs.BoolVar(&m.on, "memory", false, "offer the memory tools remember, annotate and recall (the writer and reader: the authenticated principal, or --memory-agent)")
-	fs.StringVar(&m.jf.path, "journal", "", "with --memory: the DuckDB journal `FILE` (default: the --postgres database when that is the source, else memory.duckdb under the user configuration directory)")
+	fs.Var((*dbFile)(&m.jf.path), "journal", "with --memory: the DuckDB journal `FILE` (default: the --postgres database when that is the source, else memory.duckdb under the user configuration directory)")
 	fs.StringVar(&m.jf.dsn, "journal-postgres", "", "with --memory: the PostgreSQL `DSN` holding the journal")
 	fs.StringVar(&m.jf.agent, "memory-agent", "local", "with --memory: the agent `ID` of a caller no principal names (stdio, or a server without --principals)")
 }

@@ -58,6 +58,10 @@ var commands = []command{
 	{"memory", "remember, annotate and recall an agent's notes (add, annotate, recall)", "SUBCOMMAND"},
 }
 
+// testCommands are hidden commands only the package's test binary has
+// (signal_test.go); the command has none.
+var testCommands map[string]func(ctx context.Context, args []string, stdout, stderr io.Writer) error
+
 // dispatch runs the named command, or reports it unknown.
 func dispatch(ctx context.Context, name string, args []string, stdout, stderr io.Writer) error {
 	switch name {
@@ -91,6 +95,9 @@ func dispatch(ctx context.Context, name string, args []string, stdout, stderr io
 		return runMemory(ctx, args, stdout, stderr)
 	case workerSubcommand: // hidden: the sandbox's worker process
 		return runSQLWorker(ctx, args)
+	}
+	if run, ok := testCommands[name]; ok {
+		return run(ctx, args, stdout, stderr)
 	}
 	return usagef("unknown command (want one of %s)", commandNames())
 }
@@ -302,6 +309,9 @@ func parseFlags(fs *flag.FlagSet, args []string) error {
 			}
 		}
 		if err := fs.Set(f.Name, value); err != nil {
+			if errors.Is(err, errNotRegular) {
+				return usagef("--%s: %v", f.Name, err)
+			}
 			return usagef("--%s: want %s", f.Name, valueKind(f))
 		}
 	}

@@ -42,7 +42,7 @@ func loadCatalog(ctx context.Context, nameOrPath string) (*catalog.Catalog, erro
 		return nil, err
 	}
 	// A metric's fixture is a file beside the catalog.
-	if err := c.CheckFixtures(os.DirFS(filepath.Dir(nameOrPath)), "."); err != nil {
+	if err := c.CheckFixtures(catalogDirFS(ctx, nameOrPath), "."); err != nil {
 		return nil, err
 	}
 	return c, nil

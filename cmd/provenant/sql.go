@@ -53,7 +53,8 @@ func runSQL(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		`provenant sql "SELECT store_id, count(*) AS n FROM events WHERE state = 'OUT_OF_STOCK' GROUP BY 1 ORDER BY 2 DESC LIMIT 3"`, stderr)
 	catalogName := fs.String("catalog", storefile.Catalog,
 		"`NAME` of an embedded catalog (retail, warehouse) or a catalog FILE: its declared tables minus its sql.deny are the allowlist")
-	db := fs.String("db", "", "the DuckDB database `FILE` holding the catalog's tables (default: the catalog's demo data; retail's is the embedded demo store)")
+	db := new(string)
+	fs.Var((*dbFile)(db), "db", "the DuckDB database `FILE` holding the catalog's tables (default: the catalog's demo data; retail's is the embedded demo store)")
 	deny := fs.String("deny", "", "comma-separated `TABLES` taken out of the allowlist, beyond the catalog's sql.deny")
 	logLevel := fs.String("log-level", "warn", "log level: debug, info, warn or error (the log keeps a statement's SHA-256, never its text)")
 	def := sandbox.DefaultLimits()

@@ -21,10 +21,13 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"regexp"
 	"strings"
 	"sync"
+
+	"github.com/duckdb/duckdb-go/v2"
 
 	"github.com/provenant/provenant/autonomy"
 	auduckdb "github.com/provenant/provenant/autonomy/duckdb"
@@ -87,6 +90,9 @@ func parseStateDB(s string) (stateDB, error) {
 		if path == "" {
 			return stateDB{}, usagef("--state-db: duckdb: wants a file PATH (duckdb:audit.duckdb)")
 		}
+		if err := checkDBFile(path); err != nil {
+			return stateDB{}, usagef("--state-db: duckdb: %v", err)
+		}
 		return stateDB{kind: stateDuckDB, where: path}, nil
 	case keyValueDSN.MatchString(s):
 		return stateDB{kind: statePostgres, where: s}, nil
@@ -138,7 +144,7 @@ func openBudgets(ctx context.Context, db stateDB) (*sqlstore.BudgetStore, error)
 	}
 	s, err := b.budgets(ctx, db.where, &sqlstore.Options{Schema: db.schema})
 	if err != nil {
-		return nil, fmt.Errorf("open state database: %w", err)
+		return nil, db.openError(err)
 	}
 	return s, nil
 }
@@ -154,18 +160,18 @@ func openState(ctx context.Context, db stateDB) (*stateStores, error) {
 	o := &sqlstore.Options{Schema: db.schema}
 	ev, err := b.events(ctx, db.where, o)
 	if err != nil {
-		return nil, fmt.Errorf("open state database: %w", err)
+		return nil, db.openError(err)
 	}
 	reg, err := b.register(ctx, db.where, o)
 	if err != nil {
 		ev.Close()
-		return nil, fmt.Errorf("open state database: %w", err)
+		return nil, db.openError(err)
 	}
 	gr, err := b.grants(ctx, db.where, o)
 	if err != nil {
 		ev.Close()
 		reg.Close()
-		return nil, fmt.Errorf("open state database: %w", err)
+		return nil, db.openError(err)
 	}
 	return &stateStores{events: ev, reg: reg, grants: gr,
 		close: func() error { return errors.Join(ev.Close(), reg.Close(), gr.Close()) }}, nil
@@ -202,7 +208,7 @@ func openStateForReading(ctx context.Context, sdb stateDB, table string) (*state
 		err = errors.New("no database named")
 	}
 	if err != nil {
-		return nil, fmt.Errorf("open state database: %w", err)
+		return nil, sdb.openError(err)
 	}
 	schema := cmp.Or(sdb.schema, sqlstore.DefaultSchema)
 	var n int
@@ -212,7 +218,7 @@ func openStateForReading(ctx context.Context, sdb stateDB, table string) (*state
 	}
 	if err != nil {
 		db.Close()
-		return nil, fmt.Errorf("open state database: %w", err)
+		return nil, sdb.openError(err)
 	}
 	st := &stateStores{}
 	if sdb.kind == statePostgres {
@@ -223,7 +229,7 @@ func openStateForReading(ctx context.Context, sdb stateDB, table string) (*state
 		}
 		if err != nil {
 			db.Close()
-			return nil, fmt.Errorf("open state database: %w", err)
+			return nil, sdb.openError(err)
 		}
 	} else {
 		ev, err := evduckdb.New(ctx, db, &evduckdb.Options{Schema: sdb.schema})
@@ -233,7 +239,7 @@ func openStateForReading(ctx context.Context, sdb stateDB, table string) (*state
 		}
 		if err != nil {
 			db.Close()
-			return nil, fmt.Errorf("open state database: %w", err)
+			return nil, sdb.openError(err)
 		}
 	}
 	// The stores opened with New leave db open: it is closed last.
@@ -369,3 +375,45 @@ func (s *registerFile) Scan(ctx context.Context, from int, fn func(int, register
 
 // Close closes the file.
 func (s *registerFile) Close() error { return s.f.Close() }
+
+// openError is the error of opening the state database db: for a DuckDB
+// file, --state-db and the reason in one line, for DuckDB's message (and
+// os.Stat's) quotes the file's path, and --state-db's errors never repeat
+// its value.
+func (db stateDB) openError(err error) error {
+	if db.kind != stateDuckDB {
+		return fmt.Errorf("open state database: %w", err)
+	}
+	var de *duckdb.Error
+	switch {
+	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded),
+		errors.Is(err, errNoState), !errors.As(err, &de) && !errors.Is(err, fs.ErrNotExist):
+		return fmt.Errorf("open state database: %w", err) // names no file
+	}
+	return fmt.Errorf("open state database: --state-db: duckdb: %s", duckdbOpenReason(err, de))
+}
+
+// duckdbOpenReason says why DuckDB (de, when not nil) or os.Stat could
+// not open a database file, in words that quote neither the file's path
+// nor DuckDB's message.
+func duckdbOpenReason(err error, de *duckdb.Error) string {
+	if de == nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return "no such file"
+		}
+		return "cannot open the file"
+	}
+	switch msg := de.Msg; {
+	case strings.Contains(msg, "No such file or directory"):
+		return "no such file or directory"
+	case strings.Contains(msg, "not a valid DuckDB database file"):
+		return "not a DuckDB database file"
+	case strings.Contains(msg, "Conflicting lock is held"):
+		return "another process has the file open (DuckDB lets one process at a time open a file for writing)"
+	case strings.Contains(msg, "Permission denied"), de.Type == duckdb.ErrorTypePermission:
+		return "permission denied"
+	case strings.Contains(msg, "Is a directory"):
+		return errNotRegular.Error()
+	}
+	return "DuckDB cannot open the file"
+}

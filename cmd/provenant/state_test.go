@@ -3,10 +3,12 @@ package main
 import (
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/provenant/provenant/engine"
 	"github.com/provenant/provenant/register"
@@ -305,4 +307,63 @@ func FuzzParseStateDB(f *testing.F) {
 			t.Fatalf("%q parsed as kind %d", s, got.kind)
 		}
 	})
+}
+
+// TestStateDB_DuckDBOpenNotQuoted: a --state-db duckdb:PATH that DuckDB
+// cannot open stops the command (exit 1) with one line naming the flag
+// and the reason, not the path. Before, DuckDB's message quoted the
+// file's absolute path, and the flag's other errors never repeat its
+// value.
+func TestStateDB_DuckDBOpenNotQuoted(t *testing.T) {
+	dir := t.TempDir()
+	text := filepath.Join(dir, "text.duckdb")
+	if err := os.WriteFile(text, []byte("not a database\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	missing := filepath.Join(dir, "no", "such.duckdb")
+	// A file another process holds: a server keeping its state there.
+	held := filepath.Join(dir, "held.duckdb")
+	srv := exec.Command(os.Args[0], "serve", "--addr", "127.0.0.1:0", "--log-level", "error", "--state-db", "duckdb:"+held)
+	srv.Env = append(os.Environ(), "PROVENANT_RUN_MAIN=1")
+	if err := srv.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		srv.Process.Signal(os.Interrupt)
+		srv.Wait()
+	})
+	for start := time.Now(); ; time.Sleep(100 * time.Millisecond) {
+		if _, err := os.Stat(held); err == nil {
+			break
+		}
+		if time.Since(start) > 30*time.Second {
+			t.Fatal("the server made no state file in 30 s")
+		}
+	}
+	const q = "How many products are out of stock at store-01 as of 2026-01-06T12:00:00Z?"
+	tests := []struct {
+		args   []string
+		reason string
+	}{
+		{[]string{"ask", "--log-level", "error", "--state-db", "duckdb:" + text, q}, "not a DuckDB database file"},
+		{[]string{"log", "verify", "--state-db", "duckdb:" + text}, "not a DuckDB database file"},
+		{[]string{"register", "verify", "--state-db", "duckdb:" + text}, "not a DuckDB database file"},
+		{[]string{"ask", "--log-level", "error", "--state-db", "duckdb:" + missing, q}, "no such file or directory"},
+		{[]string{"log", "verify", "--state-db", "duckdb:" + missing}, "no such file"},
+		{[]string{"log", "verify", "--state-db", "duckdb:" + held}, "another process has the file open (DuckDB lets one process at a time open a file for writing)"},
+	}
+	for _, tt := range tests {
+		t.Run(strings.Join(tt.args[:2], " ")+", "+tt.reason, func(t *testing.T) {
+			code, stdout, stderr := runMainCLI(t, tt.args...)
+			if code != 1 {
+				t.Errorf("exit %d, want 1\n%s", code, stderr)
+			}
+			if want := "provenant: open state database: --state-db: duckdb: " + tt.reason + "\n"; stderr != want {
+				t.Errorf("stderr = %q, want %q", stderr, want)
+			}
+			if strings.Contains(stdout+stderr, dir) {
+				t.Errorf("the path is repeated: %q", stderr)
+			}
+		})
+	}
 }

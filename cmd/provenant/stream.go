@@ -2,9 +2,12 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
+	"path/filepath"
 
 	"github.com/provenant/provenant/engine"
 	"github.com/provenant/provenant/retail"
@@ -69,4 +72,65 @@ func loadStore(ctx context.Context, path string) (*retail.Dataset, error) {
 		return nil, fmt.Errorf("read store file: %w", ctx.Err())
 	}
 	return d, err
+}
+
+// Stat makes a stream an fs.File (streamFS).
+func (s *stream) Stat() (fs.FileInfo, error) { return s.f.Stat() }
+
+// streamFS is os.DirFS(dir) whose files open as streams an interrupt
+// stops (openStream): a catalog's fixture files, one of which may be a
+// named pipe no one writes. Its errors are os.DirFS's, naming the file
+// by its name in the FS.
+type streamFS struct {
+	ctx context.Context
+	dir string
+}
+
+var (
+	_ fs.StatFS     = streamFS{}
+	_ fs.ReadFileFS = streamFS{}
+)
+
+// catalogDirFS is the directory of the catalog file at path, where its
+// metrics' fixture files are.
+func catalogDirFS(ctx context.Context, path string) fs.FS {
+	return streamFS{ctx: ctx, dir: filepath.Dir(path)}
+}
+
+func (s streamFS) Open(name string) (fs.File, error) {
+	if !fs.ValidPath(name) {
+		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrInvalid}
+	}
+	r, err := openStream(s.ctx, s.dir+string(filepath.Separator)+filepath.FromSlash(name))
+	if err != nil {
+		return nil, s.named(err, "open", name)
+	}
+	return r.(*stream), nil
+}
+
+func (s streamFS) Stat(name string) (fs.FileInfo, error) {
+	return fs.Stat(os.DirFS(s.dir), name) // a stat never waits for a writer
+}
+
+func (s streamFS) ReadFile(name string) ([]byte, error) {
+	f, err := s.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	b, err := io.ReadAll(f)
+	if err != nil {
+		return nil, s.named(err, "read", name)
+	}
+	return b, nil
+}
+
+// named is err with the file named as os.DirFS names it (name, not the
+// directory's path joined to it); ctx's error becomes a *fs.PathError of
+// op too.
+func (s streamFS) named(err error, op, name string) error {
+	if pe := (*fs.PathError)(nil); errors.As(err, &pe) {
+		return &fs.PathError{Op: pe.Op, Path: name, Err: pe.Err}
+	}
+	return &fs.PathError{Op: op, Path: name, Err: err}
 }

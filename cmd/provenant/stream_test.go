@@ -18,7 +18,9 @@ import (
 
 // TestFileInputs_NamedPipes: validate --catalog, log verify --log and
 // --against, register verify and export --register, import --catalog,
-// ground --ledger, serve --principals, eval --gold, --abstention-policy,
+// ground --ledger, a catalog's fixture files (validate),
+// serve --principals (and its token_file: entries),
+// serve --token-file, eval --gold, --abstention-policy,
 // --budget, a --catalog FILE of the commands that answer, and memory
 // recall --policy read a named pipe (or a process substitution) once, as
 // a stream, and an interrupt ends a wait for its writer or for its
@@ -84,7 +86,8 @@ func TestFileInputs_NamedPipes(t *testing.T) {
 	type fileCase struct {
 		name      string
 		args      func(t *testing.T) []string
-		interrupt bool // cancel the command's context after 300 ms
+		interrupt bool          // cancel the command's context after 300 ms
+		after     time.Duration // or after this long
 		wantCode  int
 		wantOut   string                      // a regular expression
 		wantErr   string                      // stderr, exactly
@@ -107,6 +110,19 @@ func TestFileInputs_NamedPipes(t *testing.T) {
 				return []string{"validate", "--catalog", p}
 			},
 			wantOut: `: valid \(catalog `},
+		// The fixtures are read after every metric's queries are
+		// checked (half a second): the interrupt comes later.
+		{name: "validate, a fixture's rows, no writer", interrupt: true, after: 3 * time.Second, wantCode: 1,
+			args:    func(t *testing.T) []string { return []string{"validate", "--catalog", fixtureRows(t, pipe)} },
+			wantErr: "provenant: validate catalog: " + canceled + "\n"},
+		{name: "validate, a fixture's rows, a writer that writes nothing", interrupt: true, after: 3 * time.Second, wantCode: 1,
+			args: func(t *testing.T) []string {
+				return []string{"validate", "--catalog", fixtureRows(t, func(t *testing.T, dir string) string {
+					p := pipe(t, dir)
+					hold(t, p)
+					return p
+				})}
+			}},
 		{name: "import --catalog, no writer", interrupt: true, wantCode: 1,
 			args: func(t *testing.T) []string {
 				return []string{"import", "--catalog", pipe(t, t.TempDir()), "--dataset", "status_events",
@@ -177,6 +193,10 @@ func TestFileInputs_NamedPipes(t *testing.T) {
 			args: func(p string) []string {
 				return []string{"serve", "--addr", "127.0.0.1:0", "--log-level", "error", "--principals", p}
 			}},
+		{name: "serve --token-file", body: "short\n", open: "configure token: token_file FILE",
+			args: func(p string) []string {
+				return []string{"serve", "--addr", "127.0.0.1:0", "--log-level", "error", "--token-file", p}
+			}},
 		{name: "eval --gold", body: "version: 1\nitems: 3\n", open: "open gold file",
 			args: func(p string) []string { return []string{"eval", "--log-level", "error", "--gold", p} }},
 		{name: "ask --abstention-policy", body: `{"global": {"threshold": 2}}`, open: "open abstention policy",
@@ -199,6 +219,24 @@ func TestFileInputs_NamedPipes(t *testing.T) {
 					"--subject", "s", "--check=false", "--json", "--policy", p}
 			}},
 	}
+	// A principals file's token_file: entry is read as --token-file is.
+	tokenEntry := func(t *testing.T, p string) []string {
+		principals := filepath.Join(t.TempDir(), "principals.yaml")
+		if err := os.WriteFile(principals, []byte("principals:\n  - name: east\n    token_file: "+p+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return []string{"serve", "--addr", "127.0.0.1:0", "--log-level", "error", "--principals", principals}
+	}
+	tests = append(tests, []fileCase{
+		{name: "serve --principals token_file, no writer", interrupt: true, wantCode: 1,
+			args: func(t *testing.T) []string { return tokenEntry(t, pipe(t, t.TempDir())) }},
+		{name: "serve --principals token_file, a writer that writes nothing", interrupt: true, wantCode: 1,
+			args: func(t *testing.T) []string {
+				p := pipe(t, t.TempDir())
+				hold(t, p)
+				return tokenEntry(t, p)
+			}},
+	}...)
 	for _, in := range inputs {
 		dir := func(t *testing.T) string {
 			if in.dir != "" {
@@ -249,7 +287,11 @@ func TestFileInputs_NamedPipes(t *testing.T) {
 			ctx, cancel := context.WithCancel(t.Context())
 			defer cancel()
 			if tt.interrupt {
-				time.AfterFunc(300*time.Millisecond, cancel)
+				after := 300 * time.Millisecond
+				if tt.after > 0 {
+					after = tt.after
+				}
+				time.AfterFunc(after, cancel)
 			}
 			var stdout, stderr bytes.Buffer
 			done := make(chan int, 1)
@@ -278,7 +320,7 @@ func TestFileInputs_NamedPipes(t *testing.T) {
 			if !regexp.MustCompile(tt.wantOut).MatchString(stdout.String()) || (tt.wantOut == "" && stdout.Len() > 0) {
 				t.Errorf("stdout = %q, want a match for %q", stdout.String(), tt.wantOut)
 			}
-			if tt.wantErr != "" && stderr.String() != tt.wantErr {
+			if tt.wantErr != "" && unnamed(stderr.String(), args) != tt.wantErr {
 				t.Errorf("stderr = %q, want %q", stderr.String(), tt.wantErr)
 			}
 			if tt.interrupt && !bytes.Contains(stderr.Bytes(), []byte(canceled)) {
@@ -286,6 +328,33 @@ func TestFileInputs_NamedPipes(t *testing.T) {
 			}
 		})
 	}
+}
+
+// fixtureRows is a copy of the warehouse catalog with its fixtures, the
+// rows file they share (status_events.jsonl) a link to a named pipe
+// made by pipe: the catalog's path.
+func fixtureRows(t *testing.T, pipe func(t *testing.T, dir string) string) string {
+	t.Helper()
+	dir := t.TempDir()
+	if err := os.CopyFS(filepath.Join(dir, "fixtures"), os.DirFS(filepath.Join("..", "..", "catalogs", "fixtures"))); err != nil {
+		t.Fatal(err)
+	}
+	wh, err := os.ReadFile(filepath.Join("..", "..", "catalogs", "warehouse.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cat := filepath.Join(dir, "warehouse.yaml")
+	if err := os.WriteFile(cat, wh, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rows := filepath.Join(dir, "fixtures", "warehouse", "status_events.jsonl")
+	if err := os.Remove(rows); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(pipe(t, dir), rows); err != nil {
+		t.Fatal(err)
+	}
+	return cat
 }
 
 // unnamed is s with the files args name (those of the args after a flag)

@@ -6,9 +6,7 @@ import (
 	"fmt"
 	"io"
 	iofs "io/fs"
-	"os"
 	pathpkg "path"
-	"path/filepath"
 
 	"github.com/provenant/provenant/catalog"
 	"github.com/provenant/provenant/metric/fixture"
@@ -49,7 +47,7 @@ func runValidate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	c, err := catalog.Load(f, *path)
 	if err == nil {
 		// A metric's fixture is a file beside the catalog.
-		err = c.CheckFixtures(os.DirFS(filepath.Dir(*path)), ".")
+		err = c.CheckFixtures(catalogDirFS(ctx, *path), ".")
 	}
 	// Every metric's compiled SQL parses with DuckDB's parser and reads
 	// only the allowlist: no data needed, so always.
@@ -59,7 +57,7 @@ func runValidate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	}
 	cases := 0
 	if err == nil && *runFixtures {
-		cases, err = matchFixtures(ctx, c, os.DirFS(filepath.Dir(*path)))
+		cases, err = matchFixtures(ctx, c, catalogDirFS(ctx, *path))
 	}
 	if list := (catalog.ErrorList)(nil); errors.As(err, &list) {
 		for _, e := range list {
@@ -105,6 +103,10 @@ func matchFixtures(ctx context.Context, c *catalog.Catalog, fsys iofs.FS) (int, 
 	}
 	cases := 0
 	for _, m := range c.Metrics {
+		if err := ctx.Err(); err != nil {
+			// An interrupt: one line, not one per fixture left.
+			return cases, err
+		}
 		fx, err := fixture.Read(fsys, m.Fixture.Value)
 		if err != nil {
 			fail(m, "%v", err)

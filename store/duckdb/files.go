@@ -520,10 +520,19 @@ func filesVersion(glob string) (string, error) {
 
 type fileStat struct{ size, mtime int64 }
 
+// ErrNotRegular: a glob of a files dataset (or reference) matches a file
+// that is not a regular one (a named pipe, a directory, a device).
+// DuckDB's reader opens its files itself, in C, where no context
+// reaches: a named pipe no one writes would block it there.
+var ErrNotRegular = errors.New("not a regular file")
+
 func statFile(path string) (fileStat, error) {
 	st, err := os.Stat(path)
 	if err != nil {
 		return fileStat{}, fmt.Errorf("match files: %w", err)
+	}
+	if !st.Mode().IsRegular() {
+		return fileStat{}, fmt.Errorf("match files: %s: %w", path, ErrNotRegular)
 	}
 	return fileStat{st.Size(), st.ModTime().UnixNano()}, nil
 }

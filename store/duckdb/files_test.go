@@ -11,7 +11,9 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/provenant/provenant/catalog"
 	"github.com/provenant/provenant/ingest"
@@ -738,4 +740,57 @@ func openEvents(t *testing.T, dir string) error {
 		files.Close()
 	}
 	return err
+}
+
+// TestOpenFiles_NotRegular: a files dataset whose glob matches a named
+// pipe, a directory or a device is refused as it opens, naming the file
+// (ErrNotRegular). Before, DuckDB's reader opened a named pipe no one
+// writes itself, in C, and waited there where no context reaches.
+func TestOpenFiles_NotRegular(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "a.csv"), ingesttest.DemoCSV(t, 50), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	fifo := filepath.Join(dir, "b.csv")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Skipf("mkfifo: %v", err)
+	}
+	// Whatever OpenFiles did, no open stays blocked.
+	t.Cleanup(func() {
+		if f, err := os.OpenFile(fifo, os.O_RDWR|syscall.O_NONBLOCK, 0); err == nil {
+			f.Close()
+		}
+	})
+	if err := os.Mkdir(filepath.Join(dir, "c.csv"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(os.DevNull, filepath.Join(dir, "d.csv")); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct{ name, glob string }{
+		{"named pipe", "b.csv"},
+		{"a glob matching a named pipe", "?.csv"},
+		{"directory", "c.csv"},
+		{"device", "d.csv"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			cat := ingesttest.FilesCatalog(t, tt.glob)
+			done := make(chan error, 1)
+			go func() {
+				files, err := duckdb.OpenFiles(t.Context(), cat, dir)
+				if err == nil {
+					files.Close()
+				}
+				done <- err
+			}()
+			select {
+			case err := <-done:
+				if !errors.Is(err, duckdb.ErrNotRegular) {
+					t.Errorf("OpenFiles: %v, want ErrNotRegular", err)
+				}
+			case <-time.After(10 * time.Second):
+				t.Fatal("OpenFiles still running after 10 s")
+			}
+		})
+	}
 }
