@@ -64,6 +64,11 @@ type DeriveOptions struct {
 	// it, a DuckDB database builds the checkpoints set-based
 	// (buildCheckpoints); the two give the same rows, which a test holds.
 	Reference bool
+	// Rebuild rebuilds every structure after an append with rows not
+	// later than those before it, instead of deriving only what they
+	// change (deriveLate). The two answer alike; a rebuild spaces the
+	// checkpoints anew.
+	Rebuild bool
 	// RollupKeys builds TABLE__rollup_keys (see DeriveRollupKeys): per
 	// hour and group, the rows' number and the lthash of their keys, from
 	// which a metric's provenance over a long window is combined instead
@@ -141,8 +146,12 @@ func spacing(ctx context.Context, tx *sql.Tx, censusRel string, o *DeriveOptions
 // another holding its rows) up to date inside tx. After an append whose
 // rows are all later than the rows before it (telemetry imported in time
 // order), it updates only what they change (see deriveAppend), so that
-// its cost grows with the append, not with the table; otherwise it
-// rebuilds everything. Either way the result is the same, row for row.
+// its cost grows with the append, not with the table, and the result is
+// a rebuild's, row for row. After an append of late rows (some not later
+// than those before it), it also updates only what they change, keeping
+// the checkpoints' instants (see deriveLate), unless the append is large
+// or would widen a checkpoint interval past twice the spacing; otherwise
+// it rebuilds everything.
 // It reads and writes only with portable SQL: LEAD, ROW_NUMBER, GROUP BY,
 // CREATE TABLE AS, UPDATE ... FROM.
 func Derive(ctx context.Context, tx *sql.Tx, ds *catalog.Dataset, table string, o *DeriveOptions) error {
@@ -230,12 +239,17 @@ func deriveStructures(ctx context.Context, tx *sql.Tx, ds *catalog.Dataset, tabl
 			return err
 		}
 	} else {
-		done, err := deriveAppend(ctx, tx, ds, table, o)
+		done, a, err := deriveAppend(ctx, tx, ds, table, o)
 		if err != nil {
 			return err
 		}
 		if done {
 			return nil
+		}
+		if o == nil || !o.Rebuild {
+			if done, err = deriveLate(ctx, tx, ds, table, a, o); err != nil || done {
+				return err
+			}
 		}
 	}
 	// Rows only ever arrive without an interval (or all at once with
@@ -513,11 +527,12 @@ func fillCheckpoints(ctx context.Context, tx *sql.Tx, ds *catalog.Dataset, table
 // derived structures yet, or a new row at or before an earlier row's
 // time): Derive then rebuilds everything. The new checkpoints are spaced
 // as a rebuild would space them now.
-func deriveAppend(ctx context.Context, tx *sql.Tx, ds *catalog.Dataset, table string, o *DeriveOptions) (bool, error) {
+func deriveAppend(ctx context.Context, tx *sql.Tx, ds *catalog.Dataset, table string, o *DeriveOptions) (bool, appended, error) {
+	var a appended
 	for _, suffix := range []string{cpSuffix, cpiSuffix, seriesSuffix} {
 		ok, err := tableExists(ctx, tx, table+suffix)
 		if err != nil || !ok {
-			return false, err
+			return false, a, err
 		}
 	}
 	rel := quoteName(table)
@@ -529,16 +544,22 @@ func deriveAppend(ctx context.Context, tx *sql.Tx, ds *catalog.Dataset, table st
 	open := "CAST('" + OpenEnd + "' AS TIMESTAMP)"
 	cpiRel, cpRel, censusRel := quoteName(table+cpiSuffix), quoteName(table+cpSuffix), quoteName(table+seriesSuffix)
 	fail := func(what string, err error) error { return fmt.Errorf("derive %s: %s: %w", table, what, err) }
-	// Old rows, and whether every new row is later than all of them.
-	var nOld int64
+	// Old rows and new, in one pass: their numbers, their ingestion
+	// numbers' bounds, and whether every new row is later than all the
+	// old ones.
 	var oldMax sql.NullString
 	var later sql.NullBool
-	if err := tx.QueryRowContext(ctx, "SELECT COUNT(*), CAST(MAX("+ts+") AS VARCHAR), MAX("+ts+") < (SELECT MIN("+ts+") FROM "+rel+
-		" WHERE "+vt+" IS NULL) FROM "+rel+" WHERE "+vt+" IS NOT NULL").Scan(&nOld, &oldMax, &later); err != nil {
-		return false, fail("read the append", err)
+	seq := ident(SeqColumn)
+	old, isNew := vt+" IS NOT NULL", vt+" IS NULL"
+	if err := tx.QueryRowContext(ctx, "SELECT COALESCE(SUM(CASE WHEN "+old+" THEN 1 ELSE 0 END), 0), COALESCE(SUM(CASE WHEN "+isNew+
+		" THEN 1 ELSE 0 END), 0), CAST(MAX(CASE WHEN "+old+" THEN "+ts+" END) AS VARCHAR), MAX(CASE WHEN "+old+" THEN "+ts+
+		" END) < MIN(CASE WHEN "+isNew+" THEN "+ts+" END), COALESCE(MAX(CASE WHEN "+old+" THEN "+seq+" END), 0), COALESCE(MIN(CASE WHEN "+
+		isNew+" THEN "+seq+" END), 0) FROM "+rel).Scan(&a.old, &a.new, &oldMax, &later, &a.oldMaxSeq, &a.newMinSeq); err != nil {
+		return false, a, fail("read the append", err)
 	}
+	nOld := a.old
 	if nOld == 0 || !later.Valid || !later.Bool {
-		return false, nil
+		return false, a, nil
 	}
 	exec := func(what, q string, args ...any) error {
 		if _, err := tx.ExecContext(ctx, q, args...); err != nil {
@@ -557,17 +578,17 @@ func deriveAppend(ctx context.Context, tx *sql.Tx, ds *catalog.Dataset, table st
 	}
 	if err := exec("census", "INSERT INTO "+censusRel+" SELECT "+strings.Join(nSeries, ", ")+", MIN(n."+ts+") FROM "+rel+" n WHERE n."+vt+
 		" IS NULL AND NOT EXISTS (SELECT 1 FROM "+censusRel+" c WHERE "+strings.Join(same, " AND ")+") GROUP BY "+strings.Join(nSeries, ", ")); err != nil {
-		return false, err
+		return false, a, err
 	}
 	// Checkpoint times among the new rows, numbered on from the last.
 	every, err := spacing(ctx, tx, censusRel, o)
 	if err != nil {
-		return false, fail("checkpoint spacing", err)
+		return false, a, fail("checkpoint spacing", err)
 	}
 	var lastID int64
 	var lastTS sql.NullString
 	if err := tx.QueryRowContext(ctx, "SELECT COALESCE(MAX(_cp), 0), CAST(MAX(_cp_ts) AS VARCHAR) FROM "+cpiRel).Scan(&lastID, &lastTS); err != nil {
-		return false, fail("read checkpoints", err)
+		return false, a, fail("read checkpoints", err)
 	}
 	if !lastTS.Valid {
 		lastTS.String = "0001-01-01 00:00:00"
@@ -575,25 +596,34 @@ func deriveAppend(ctx context.Context, tx *sql.Tx, ds *catalog.Dataset, table st
 	if err := exec("checkpoints", "INSERT INTO "+cpiRel+" SELECT CAST($1 AS BIGINT) + CAST(ROW_NUMBER() OVER (ORDER BY d.t) AS BIGINT), d.t FROM "+
 		"(SELECT DISTINCT r.t FROM (SELECT "+ts+" AS t, CAST($2 AS BIGINT) + ROW_NUMBER() OVER (ORDER BY "+ts+", "+key+") AS rn FROM "+rel+
 		" WHERE "+vt+" IS NULL) r WHERE MOD(r.rn, "+fmt.Sprint(every)+") = 0) d", lastID, nOld); err != nil {
-		return false, err
+		return false, a, err
 	}
 	// Validity: each series' previous latest row and the new rows.
 	if err := exec("validity intervals", "UPDATE "+rel+" SET "+vt+" = x.nv FROM (SELECT "+ident(SeqColumn)+" AS s, COALESCE(LEAD("+ts+
 		") OVER (PARTITION BY "+strings.Join(series, ", ")+" ORDER BY "+ts+", "+key+"), "+open+") AS nv FROM "+rel+" WHERE "+vt+" IS NULL OR "+
 		vt+" = "+open+" ORDER BY "+ident(SeqColumn)+") x WHERE "+rel+"."+ident(SeqColumn)+" = x.s"); err != nil {
-		return false, err
+		return false, a, err
 	}
 	// Earlier checkpoints hold copies of the intervals that just closed:
 	// old rows (at or before the old greatest time) now valid past it.
 	if err := exec("checkpoint intervals", "UPDATE "+cpRel+" SET "+vt+" = x.v FROM (SELECT "+key+" AS k, "+vt+" AS v FROM "+rel+" WHERE "+ts+
 		" <= CAST($1 AS TIMESTAMP) AND "+vt+" > CAST($1 AS TIMESTAMP) AND "+vt+" < "+open+") x WHERE "+cpRel+"."+key+" = x.k AND "+cpRel+"."+vt+" = "+open,
 		oldMax.String); err != nil {
-		return false, err
+		return false, a, err
 	}
 	if err := fillCheckpoints(ctx, tx, ds, table, lastID, lastTS.String); err != nil {
-		return false, err
+		return false, a, err
 	}
-	return true, nil
+	return true, a, nil
+}
+
+// appended describes the rows of a table after an append: how many it
+// had before (old: with a validity interval) and how many it adds (new:
+// without one yet), and the greatest ingestion number of the old rows and
+// the least of the new.
+type appended struct {
+	old, new             int64
+	oldMaxSeq, newMinSeq int64
 }
 
 // dataColumns are the dataset's declared columns, quoted: key, time,

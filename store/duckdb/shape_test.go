@@ -29,6 +29,7 @@ func TestShapeContract(t *testing.T) { shapetest.Run(t, duckBackend) }
 // TestShapeContract_Incremental: deriving after two imports gives what
 // one import gives.
 func TestShapeContract_Incremental(t *testing.T) { shapetest.RunIncremental(t, duckBackend) }
+func TestShapeContract_LateRows(t *testing.T)    { shapetest.RunLateRows(t, duckBackend) }
 
 // TestShapeContract_Formulations: DuckDB's set-based derivation gives
 // the reference formulation's structures, row for row.

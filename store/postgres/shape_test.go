@@ -30,6 +30,7 @@ var pgShipped = shapetest.Backend{
 // TestShapeContract_Incremental: deriving after two imports gives what
 // one import gives.
 func TestShapeContract_Incremental(t *testing.T) { shapetest.RunIncremental(t, pgBackend) }
+func TestShapeContract_LateRows(t *testing.T)    { shapetest.RunLateRows(t, pgBackend) }
 
 // TestShapeContract runs the shape contract on PostgreSQL, in a schema of
 // its own, with snapshots at REPEATABLE READ.
