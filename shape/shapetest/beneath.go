@@ -17,7 +17,16 @@ import (
 // such a snapshot the new tables, whose rows it cannot see: on PostgreSQL
 // under REPEATABLE READ the checkpoints and the census read empty, and
 // the calls in flight when an import committed failed verification.
-func RunRebuildBeneathSnapshot(t *testing.T, b Backend) {
+func RunRebuildBeneathSnapshot(t *testing.T, b Backend) { runBeneath(t, b, false) }
+
+// RunLateBeneathSnapshot is RunRebuildBeneathSnapshot for an import of a
+// few late rows, which updates the derived structures in place
+// (DELETE, INSERT, UPDATE of a few rows) rather than rebuilding them; it
+// checks that the checkpoints kept their instants, so that the late
+// derivation is what ran.
+func RunLateBeneathSnapshot(t *testing.T, b Backend) { runBeneath(t, b, true) }
+
+func runBeneath(t *testing.T, b Backend, late bool) {
 	cat := LoadCatalog(t, "warehouse.yaml")
 	ds := cat.Datasets[0]
 	db, opts := b.Open(t)
@@ -32,10 +41,16 @@ func RunRebuildBeneathSnapshot(t *testing.T, b Backend) {
 		}
 	}()
 	stored := append(rows("dev-0001", 0, 100, 10), rows("dev-0002", 10, 100, 10)...)
+	every := 2
+	if late {
+		// Enough rows, and checkpoints far enough apart, for two late
+		// rows to be updated in place.
+		stored, every = append(rows("dev-0001", 0, 100, 80), rows("dev-0002", 100, 100, 80)...), 20
+	}
 	if err := Load(ctx, db, ds, rel, stored); err != nil {
 		t.Fatal(err)
 	}
-	if err := derive(ctx, db, ds, rel, 2); err != nil {
+	if err := derive(ctx, db, ds, rel, every); err != nil {
 		t.Fatal(err)
 	}
 	eng, err := shape.New(ctx, cat, shape.Source{DB: db, Snapshot: opts, Relations: map[string]string{ds.Name.Value: rel}}, nil)
@@ -69,13 +84,34 @@ func RunRebuildBeneathSnapshot(t *testing.T, b Backend) {
 		// An import of rows earlier than every stored one, which rebuilds
 		// the derived structures, commits.
 		earlier := rows(fmt.Sprintf("dev-%04d", 3+i%3), 1000+100*i, 90-10*(i+1), 10)
+		if late {
+			earlier = rows(fmt.Sprintf("dev-%04d", 3+i%3), 1000+100*i, 110+20*i, 2)
+		}
+		before, err := checkpointIndex(ctx, db, rel)
+		if err != nil {
+			snap.Close()
+			t.Fatal(err)
+		}
 		if err := Append(ctx, db, ds, rel, earlier, len(stored)); err != nil {
 			snap.Close()
 			t.Fatal(err)
 		}
-		if err := derive(ctx, db, ds, rel, 2); err != nil {
+		if err := derive(ctx, db, ds, rel, every); err != nil {
 			snap.Close()
 			t.Fatal(err)
+		}
+		if late {
+			after, err := checkpointIndex(ctx, db, rel)
+			if err != nil {
+				snap.Close()
+				t.Fatal(err)
+			}
+			for id, ts := range before {
+				if after[id] != ts {
+					snap.Close()
+					t.Fatalf("checkpoint %d at %s before the late rows, %q after: the late rows were not derived in place", id, ts, after[id])
+				}
+			}
 		}
 		got, err := snap.Execute(ctx, call)
 		if err != nil {

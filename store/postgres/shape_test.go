@@ -84,3 +84,9 @@ func TestShapeMemoryStoreWideDays(t *testing.T) { shapetest.RunMemoryStoreWideDa
 func TestShapeRebuildBeneathSnapshot(t *testing.T) {
 	shapetest.RunRebuildBeneathSnapshot(t, shapetest.Backend{Name: "postgres", Open: pgBackend.Open})
 }
+
+// TestShapeLateBeneathSnapshot: the same for an import of late rows,
+// derived in place.
+func TestShapeLateBeneathSnapshot(t *testing.T) {
+	shapetest.RunLateBeneathSnapshot(t, shapetest.Backend{Name: "postgres", Open: pgBackend.Open})
+}
