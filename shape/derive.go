@@ -528,102 +528,61 @@ func fillCheckpoints(ctx context.Context, tx *sql.Tx, ds *catalog.Dataset, table
 // time): Derive then rebuilds everything. The new checkpoints are spaced
 // as a rebuild would space them now.
 func deriveAppend(ctx context.Context, tx *sql.Tx, ds *catalog.Dataset, table string, o *DeriveOptions) (bool, appended, error) {
-	var a appended
 	for _, suffix := range []string{cpSuffix, cpiSuffix, seriesSuffix} {
 		ok, err := tableExists(ctx, tx, table+suffix)
 		if err != nil || !ok {
-			return false, a, err
+			return false, appended{}, err
 		}
 	}
-	rel := quoteName(table)
-	key, ts, vt := ident(ds.Key.Value), ident(ds.Time.Value), ident(ValidToColumn)
-	series := make([]string, 0, len(ds.Series))
-	for _, e := range ds.SeriesEntities() {
-		series = append(series, ident(e.Column.Value))
-	}
-	open := "CAST('" + OpenEnd + "' AS TIMESTAMP)"
-	cpiRel, cpRel, censusRel := quoteName(table+cpiSuffix), quoteName(table+cpSuffix), quoteName(table+seriesSuffix)
-	fail := func(what string, err error) error { return fmt.Errorf("derive %s: %s: %w", table, what, err) }
-	// Old rows and new, in one pass: their numbers, their ingestion
-	// numbers' bounds, and whether every new row is later than all the
-	// old ones.
-	var oldMax sql.NullString
-	var later sql.NullBool
-	seq := ident(SeqColumn)
-	old, isNew := vt+" IS NOT NULL", vt+" IS NULL"
-	if err := tx.QueryRowContext(ctx, "SELECT COALESCE(SUM(CASE WHEN "+old+" THEN 1 ELSE 0 END), 0), COALESCE(SUM(CASE WHEN "+isNew+
-		" THEN 1 ELSE 0 END), 0), CAST(MAX(CASE WHEN "+old+" THEN "+ts+" END) AS VARCHAR), MAX(CASE WHEN "+old+" THEN "+ts+
-		" END) < MIN(CASE WHEN "+isNew+" THEN "+ts+" END), COALESCE(MAX(CASE WHEN "+old+" THEN "+seq+" END), 0), COALESCE(MIN(CASE WHEN "+
-		isNew+" THEN "+seq+" END), 0) FROM "+rel).Scan(&a.old, &a.new, &oldMax, &later, &a.oldMaxSeq, &a.newMinSeq); err != nil {
-		return false, a, fail("read the append", err)
-	}
-	nOld := a.old
-	if nOld == 0 || !later.Valid || !later.Bool {
-		return false, a, nil
-	}
-	exec := func(what, q string, args ...any) error {
-		if _, err := tx.ExecContext(ctx, q, args...); err != nil {
-			return fail(what, err)
-		}
-		return nil
-	}
-	// Census: the series the append begins.
-	var same []string
-	for _, c := range series {
-		same = append(same, "c."+c+" = n."+c)
-	}
-	nSeries := make([]string, len(series))
-	for i, c := range series {
-		nSeries[i] = "n." + c
-	}
-	if err := exec("census", "INSERT INTO "+censusRel+" SELECT "+strings.Join(nSeries, ", ")+", MIN(n."+ts+") FROM "+rel+" n WHERE n."+vt+
-		" IS NULL AND NOT EXISTS (SELECT 1 FROM "+censusRel+" c WHERE "+strings.Join(same, " AND ")+") GROUP BY "+strings.Join(nSeries, ", ")); err != nil {
+	phasetrace.Mark("derive: before reading the append")
+	a, later, err := readAppend(ctx, tx, ds, table)
+	if err != nil || a.old == 0 || !later {
 		return false, a, err
 	}
-	// Checkpoint times among the new rows, numbered on from the last.
-	every, err := spacing(ctx, tx, censusRel, o)
+	phasetrace.Mark("derive: read the append")
+	d, err := newIncrement(ctx, tx, ds, table, a, o)
 	if err != nil {
-		return false, a, fail("checkpoint spacing", err)
-	}
-	var lastID int64
-	var lastTS sql.NullString
-	if err := tx.QueryRowContext(ctx, "SELECT COALESCE(MAX(_cp), 0), CAST(MAX(_cp_ts) AS VARCHAR) FROM "+cpiRel).Scan(&lastID, &lastTS); err != nil {
-		return false, a, fail("read checkpoints", err)
-	}
-	if !lastTS.Valid {
-		lastTS.String = "0001-01-01 00:00:00"
-	}
-	if err := exec("checkpoints", "INSERT INTO "+cpiRel+" SELECT CAST($1 AS BIGINT) + CAST(ROW_NUMBER() OVER (ORDER BY d.t) AS BIGINT), d.t FROM "+
-		"(SELECT DISTINCT r.t FROM (SELECT "+ts+" AS t, CAST($2 AS BIGINT) + ROW_NUMBER() OVER (ORDER BY "+ts+", "+key+") AS rn FROM "+rel+
-		" WHERE "+vt+" IS NULL) r WHERE MOD(r.rn, "+fmt.Sprint(every)+") = 0) d", lastID, nOld); err != nil {
 		return false, a, err
 	}
-	// Validity: each series' previous latest row and the new rows.
-	if err := exec("validity intervals", "UPDATE "+rel+" SET "+vt+" = x.nv FROM (SELECT "+ident(SeqColumn)+" AS s, COALESCE(LEAD("+ts+
-		") OVER (PARTITION BY "+strings.Join(series, ", ")+" ORDER BY "+ts+", "+key+"), "+open+") AS nv FROM "+rel+" WHERE "+vt+" IS NULL OR "+
-		vt+" = "+open+" ORDER BY "+ident(SeqColumn)+") x WHERE "+rel+"."+ident(SeqColumn)+" = x.s"); err != nil {
+	lastID, lastTS, err := d.lastCheckpoint()
+	if err != nil {
 		return false, a, err
 	}
-	// Earlier checkpoints hold copies of the intervals that just closed:
-	// old rows (at or before the old greatest time) now valid past it.
-	if err := exec("checkpoint intervals", "UPDATE "+cpRel+" SET "+vt+" = x.v FROM (SELECT "+key+" AS k, "+vt+" AS v FROM "+rel+" WHERE "+ts+
-		" <= CAST($1 AS TIMESTAMP) AND "+vt+" > CAST($1 AS TIMESTAMP) AND "+vt+" < "+open+") x WHERE "+cpRel+"."+key+" = x.k AND "+cpRel+"."+vt+" = "+open,
-		oldMax.String); err != nil {
+	// Checkpoint times among the new rows, numbered on from the old rows,
+	// as a rebuild numbers them.
+	if err := d.exec("checkpoints", "INSERT INTO "+d.cpiRel+" SELECT CAST($1 AS BIGINT) + CAST(ROW_NUMBER() OVER (ORDER BY d.t) AS BIGINT), d.t FROM "+
+		"(SELECT DISTINCT r.t FROM (SELECT "+d.ts+" AS t, CAST($2 AS BIGINT) + ROW_NUMBER() OVER (ORDER BY "+d.ts+", "+d.key+") AS rn FROM "+d.rel+
+		" WHERE "+d.seq+" > "+d.oldMax+") r WHERE MOD(r.rn, "+fmt.Sprint(d.every)+") = 0) d", lastID, a.old); err != nil {
 		return false, a, err
 	}
-	if err := fillCheckpoints(ctx, tx, ds, table, lastID, lastTS.String); err != nil {
+	// Validity: the new rows and each series' previous latest row; the
+	// census; the copies in earlier checkpoints of the intervals that
+	// just closed.
+	phasetrace.Mark("derive: append checkpoint times")
+	if err := d.intervals(); err != nil {
+		return false, a, err
+	}
+	phasetrace.Mark("derive: append working table")
+	if err := d.apply(); err != nil {
+		return false, a, err
+	}
+	if err := d.drop(); err != nil {
+		return false, a, err
+	}
+	phasetrace.Mark("derive: append validity, census")
+	if err := fillCheckpoints(ctx, tx, ds, table, lastID, lastTS); err != nil {
 		return false, a, err
 	}
 	return true, a, nil
 }
 
-// appended describes the rows of a table after an append: how many it
-// had before (old: with a validity interval) and how many it adds (new:
-// without one yet), and the greatest ingestion number of the old rows and
-// the least of the new.
+// appended describes the rows of a table after an append (readAppend):
+// how many it had before (old: with a validity interval) and how many it
+// adds (new: numbered after them), and the greatest ingestion number of
+// the old rows.
 type appended struct {
-	old, new             int64
-	oldMaxSeq, newMinSeq int64
+	old, new  int64
+	oldMaxSeq int64
 }
 
 // dataColumns are the dataset's declared columns, quoted: key, time,
