@@ -518,15 +518,16 @@ func fillCheckpoints(ctx context.Context, tx *sql.Tx, ds *catalog.Dataset, table
 }
 
 // deriveAppend brings the derived structures up to date after an append
-// whose rows (those without a validity interval yet) are all later than
-// every row before it, touching only what the new rows change: the
-// validity of each series' previous latest row and of the new rows, the
-// copies of those intervals in earlier checkpoints, the census entries of
-// new series, and the checkpoints after the last one. It reports false,
-// having changed nothing, when the append is not of that kind (no
-// derived structures yet, or a new row at or before an earlier row's
-// time): Derive then rebuilds everything. The new checkpoints are spaced
-// as a rebuild would space them now.
+// whose rows (those numbered after the stored ones, see readAppend) are
+// all later than every row before it, touching only what the new rows
+// change: the validity of each series' previous latest row and of the new
+// rows, the copies of those intervals in earlier checkpoints, the census
+// entries of new series, and the checkpoints after the last one. It
+// reports false, having changed nothing, when the append is not of that
+// kind (no derived structures yet, or a new row at or before an earlier
+// row's time): Derive then tries deriveLate, and else rebuilds
+// everything. The new checkpoints are spaced as a rebuild would space
+// them now.
 func deriveAppend(ctx context.Context, tx *sql.Tx, ds *catalog.Dataset, table string, o *DeriveOptions) (bool, appended, error) {
 	for _, suffix := range []string{cpSuffix, cpiSuffix, seriesSuffix} {
 		ok, err := tableExists(ctx, tx, table+suffix)

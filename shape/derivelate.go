@@ -39,7 +39,8 @@ const (
 //   - each checkpoint whose instant falls in a new row's interval: the
 //     new row replaces its series' row there; and the copies, in earlier
 //     checkpoints, of the intervals that now end at a new row;
-//   - checkpoints after the last one, spaced as a rebuild would.
+//   - checkpoints after the last one, every spacing's rows counted from
+//     its instant.
 //
 // The checkpoints keep their instants, so the rows between two of them
 // grow by the late rows that fall between them: the structures answer as
