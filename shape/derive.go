@@ -155,33 +155,77 @@ func spacing(ctx context.Context, tx *sql.Tx, censusRel string, o *DeriveOptions
 // It reads and writes only with portable SQL: LEAD, ROW_NUMBER, GROUP BY,
 // CREATE TABLE AS, UPDATE ... FROM.
 func Derive(ctx context.Context, tx *sql.Tx, ds *catalog.Dataset, table string, o *DeriveOptions) error {
-	if err := deriveStructures(ctx, tx, ds, table, o); err != nil {
-		return err
-	}
+	// Digests and value rollups once built are kept up to date by every
+	// import, with the option or without: a stale one would be summed
+	// alike by the executor and the resolver.
 	keep := o != nil && o.RollupKeys
-	if !keep {
-		// Digests once built are kept up to date by every import, with
-		// the option or without: a stale digest would be summed alike by
-		// the executor and the resolver.
+	win := o != nil && o.WindowKeys
+	values := o != nil && o.RollupValues
+	var valuesExist bool
+	for _, t := range []struct {
+		on     *bool
+		suffix string
+	}{{&keep, RollupKeysSuffix}, {&win, WindowKeysSuffix}, {&valuesExist, RollupValuesSuffix}} {
+		if *t.on {
+			continue
+		}
 		var err error
-		if keep, err = tableExists(ctx, tx, table+RollupKeysSuffix); err != nil {
+		if *t.on, err = tableExists(ctx, tx, table+t.suffix); err != nil {
 			return fmt.Errorf("derive %s: %w", table, err)
 		}
+	}
+	var cat *catalog.Catalog
+	if o != nil {
+		cat = o.Catalog
+	}
+	switch {
+	case values && cat == nil:
+		return fmt.Errorf("derive %s: rollup values: no catalog in the options", table)
+	case valuesExist && cat == nil:
+		for _, suffix := range []string{RollupValuesSuffix, RollupValueSlicesSuffix} {
+			if _, err := tx.ExecContext(ctx, "DROP TABLE IF EXISTS "+quoteName(table+suffix)); err != nil {
+				return fmt.Errorf("derive %s: drop rollup values: %w", table, err)
+			}
+		}
+		valuesExist = false
+	}
+	values = values || valuesExist
+	// The rows numbered after before are the append's, read before the
+	// structures give them intervals, so that the rollups can add what
+	// they change to what they held (0: not known; they fold again from
+	// their last hour, or from the start when their checks fail).
+	var before int64
+	var held *heldValues
+	if keep || win || values {
+		has, err := columnExists(ctx, tx, table, ValidToColumn)
+		if err != nil {
+			return fmt.Errorf("derive %s: %w", table, err)
+		}
+		if has {
+			a, _, err := readAppend(ctx, tx, ds, table)
+			if err != nil {
+				return err
+			}
+			before = a.oldMaxSeq
+		}
+		if values && valuesExist && before > 0 {
+			// The value rollups are checked against the rows they were
+			// folded from while those still have their intervals.
+			if held, err = checkHeldValues(ctx, tx, cat, ds, table, before); err != nil {
+				return err
+			}
+		}
+	}
+	if err := deriveStructures(ctx, tx, ds, table, o); err != nil {
+		return err
 	}
 	if keep {
 		minRows := 0
 		if o != nil {
 			minRows = o.SliceMinRows
 		}
-		if err := DeriveRollupKeys(ctx, tx, ds, table, minRows); err != nil {
+		if err := deriveRollupKeys(ctx, tx, ds, table, minRows, before); err != nil {
 			return err
-		}
-	}
-	win := o != nil && o.WindowKeys
-	if !win {
-		var err error
-		if win, err = tableExists(ctx, tx, table+WindowKeysSuffix); err != nil {
-			return fmt.Errorf("derive %s: %w", table, err)
 		}
 	}
 	if win {
@@ -189,26 +233,12 @@ func Derive(ctx context.Context, tx *sql.Tx, ds *catalog.Dataset, table string, 
 		if o != nil {
 			groups = o.WindowGroups
 		}
-		if err := DeriveWindowKeys(ctx, tx, ds, table, groups); err != nil {
+		if err := deriveWindowKeys(ctx, tx, ds, table, groups, before); err != nil {
 			return err
 		}
 	}
-	values := o != nil && o.RollupValues
-	exists, err := tableExists(ctx, tx, table+RollupValuesSuffix)
-	if err != nil {
-		return fmt.Errorf("derive %s: %w", table, err)
-	}
-	switch {
-	case (values || exists) && o != nil && o.Catalog != nil:
-		return DeriveRollupValues(ctx, tx, o.Catalog, ds, table, o.ValueSliceMinRows)
-	case values:
-		return fmt.Errorf("derive %s: rollup values: no catalog in the options", table)
-	case exists:
-		for _, suffix := range []string{RollupValuesSuffix, RollupValueSlicesSuffix} {
-			if _, err := tx.ExecContext(ctx, "DROP TABLE IF EXISTS "+quoteName(table+suffix)); err != nil {
-				return fmt.Errorf("derive %s: drop rollup values: %w", table, err)
-			}
-		}
+	if values {
+		return deriveRollupValues(ctx, tx, cat, ds, table, o.ValueSliceMinRows, held)
 	}
 	return nil
 }

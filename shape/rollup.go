@@ -69,6 +69,13 @@ func MetricEdges(table string) metric.EdgeBound {
 // keys). Below that density a window's edge hours hold too few rows for
 // the slices to pay (a statement more, against a few keys hashed).
 func DeriveRollupKeys(ctx context.Context, tx *sql.Tx, ds *catalog.Dataset, table string, minSliceRows int) error {
+	return deriveRollupKeys(ctx, tx, ds, table, minSliceRows, 0)
+}
+
+// deriveRollupKeys is DeriveRollupKeys knowing that the rows numbered
+// (_ingest_seq) after before are those an import has just added, 0 if
+// not known (see deriveDigests).
+func deriveRollupKeys(ctx context.Context, tx *sql.Tx, ds *catalog.Dataset, table string, minSliceRows int, before int64) error {
 	groups := RollupGroups(ds)
 	sliced, err := tableExists(ctx, tx, table+RollupSlicesSuffix)
 	if err != nil {
@@ -76,7 +83,7 @@ func DeriveRollupKeys(ctx context.Context, tx *sql.Tx, ds *catalog.Dataset, tabl
 	}
 	if !sliced && minSliceRows >= 0 {
 		// The hours from the rows; the slices only once dense enough.
-		if err := deriveDigests(ctx, tx, ds, table, RollupKeysSuffix, "rollup keys", groups, false, time.Hour, ""); err != nil {
+		if err := deriveDigests(ctx, tx, ds, table, RollupKeysSuffix, "rollup keys", groups, false, time.Hour, "", before); err != nil {
 			return err
 		}
 		if minSliceRows == 0 {
@@ -89,13 +96,13 @@ func DeriveRollupKeys(ctx context.Context, tx *sql.Tx, ds *catalog.Dataset, tabl
 		if !hours.Valid || hours.Int64 == 0 || rows.Int64/hours.Int64 < int64(minSliceRows) {
 			return nil
 		}
-		return deriveDigests(ctx, tx, ds, table, RollupSlicesSuffix, "rollup slices", groups, false, SliceWidth, "")
+		return deriveDigests(ctx, tx, ds, table, RollupSlicesSuffix, "rollup slices", groups, false, SliceWidth, "", before)
 	}
 	// The slices first, from the rows; the hours then combine them.
-	if err := deriveDigests(ctx, tx, ds, table, RollupSlicesSuffix, "rollup slices", groups, false, SliceWidth, ""); err != nil {
+	if err := deriveDigests(ctx, tx, ds, table, RollupSlicesSuffix, "rollup slices", groups, false, SliceWidth, "", before); err != nil {
 		return err
 	}
-	return deriveDigests(ctx, tx, ds, table, RollupKeysSuffix, "rollup keys", groups, false, time.Hour, RollupSlicesSuffix)
+	return deriveDigests(ctx, tx, ds, table, RollupKeysSuffix, "rollup keys", groups, false, time.Hour, RollupSlicesSuffix, before)
 }
 
 // DefaultSliceMinRows is the least rows an hour on average from which

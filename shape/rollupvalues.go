@@ -92,6 +92,28 @@ const RollupValueSlicesSuffix = "__rollup_value_slices"
 // row's next row is its series' next by LEAD, not _valid_to, which that
 // check reads, so that a wrong interval fails the import.
 func DeriveRollupValues(ctx context.Context, tx *sql.Tx, cat *catalog.Catalog, ds *catalog.Dataset, table string, minSliceRows int) error {
+	return deriveRollupValues(ctx, tx, cat, ds, table, minSliceRows, nil)
+}
+
+// heldValues is what checkHeldValues found of the stored value rollups
+// before an append's rows got their intervals.
+type heldValues struct {
+	before int64     // the rows numbered up to before are those folded
+	last   time.Time // the last stored hour
+	agree  bool      // the hours before last agree with those rows
+}
+
+// checkHeldValues checks the stored value rollups against the rows
+// numbered up to before, with their intervals as they are: called by
+// Derive before the structures give an append's rows theirs. Nil when
+// nothing is stored.
+func checkHeldValues(ctx context.Context, tx *sql.Tx, cat *catalog.Catalog, ds *catalog.Dataset, table string, before int64) (*heldValues, error) {
+	return nil, nil
+}
+
+// deriveRollupValues is DeriveRollupValues given what checkHeldValues
+// found (nil: nothing known of an append).
+func deriveRollupValues(ctx context.Context, tx *sql.Tx, cat *catalog.Catalog, ds *catalog.Dataset, table string, minSliceRows int, held *heldValues) error {
 	rvName, slName := table+RollupValuesSuffix, table+RollupValueSlicesSuffix
 	rvRel, slRel := quoteName(rvName), quoteName(slName)
 	groups, measures := metric.ValueLayout(cat, ds)

@@ -109,7 +109,13 @@ func (d *digestTable) part() time.Duration {
 // new table is grouped by groups (WindowGroups) and indexed by them and
 // the hour; an existing one keeps its own columns. See deriveDigests.
 func DeriveWindowKeys(ctx context.Context, tx *sql.Tx, ds *catalog.Dataset, table string, groups []string) error {
-	return deriveDigests(ctx, tx, ds, table, WindowKeysSuffix, "window keys", groups, true, time.Hour, "")
+	return deriveWindowKeys(ctx, tx, ds, table, groups, 0)
+}
+
+// deriveWindowKeys is DeriveWindowKeys knowing that the rows numbered
+// after before are those an import has just added, 0 if not known.
+func deriveWindowKeys(ctx context.Context, tx *sql.Tx, ds *catalog.Dataset, table string, groups []string, before int64) error {
+	return deriveDigests(ctx, tx, ds, table, WindowKeysSuffix, "window keys", groups, true, time.Hour, "", before)
 }
 
 // deriveDigests brings the digest table TABLE+suffix up to date inside
@@ -124,7 +130,7 @@ func DeriveWindowKeys(ctx context.Context, tx *sql.Tx, ds *catalog.Dataset, tabl
 // the hour, after the groups when indexGroups (a window reads one group's
 // hours; a metric many groups' hours); none is made when groups is empty
 // and indexGroups (a catalog with no window a digest can serve).
-func deriveDigests(ctx context.Context, tx *sql.Tx, ds *catalog.Dataset, table, suffix, what string, groups []string, indexGroups bool, width time.Duration, finer string) error {
+func deriveDigests(ctx context.Context, tx *sql.Tx, ds *catalog.Dataset, table, suffix, what string, groups []string, indexGroups bool, width time.Duration, finer string, before int64) error {
 	fail := func(step string, err error) error {
 		return fmt.Errorf("derive %s: %s: %s: %w", table, what, step, err)
 	}
