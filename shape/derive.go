@@ -214,6 +214,7 @@ func Derive(ctx context.Context, tx *sql.Tx, ds *catalog.Dataset, table string, 
 			if held, err = checkHeldValues(ctx, tx, cat, ds, table, before); err != nil {
 				return err
 			}
+			phasetrace.Mark("derive: rollup values: check held")
 		}
 	}
 	if err := deriveStructures(ctx, tx, ds, table, o); err != nil {
@@ -227,6 +228,7 @@ func Derive(ctx context.Context, tx *sql.Tx, ds *catalog.Dataset, table string, 
 		if err := deriveRollupKeys(ctx, tx, ds, table, minRows, before); err != nil {
 			return err
 		}
+		phasetrace.Mark("derive: rollup keys")
 	}
 	if win {
 		var groups []string
@@ -236,6 +238,7 @@ func Derive(ctx context.Context, tx *sql.Tx, ds *catalog.Dataset, table string, 
 		if err := deriveWindowKeys(ctx, tx, ds, table, groups, before); err != nil {
 			return err
 		}
+		phasetrace.Mark("derive: window keys")
 	}
 	if values {
 		return deriveRollupValues(ctx, tx, cat, ds, table, o.ValueSliceMinRows, held)

@@ -80,7 +80,12 @@ const RollupValueSlicesSuffix = "__rollup_value_slices"
 // of RollupValuesAgree and, for the slices, that every earlier hour's
 // slices add up to the hour. When a check fails (rows imported out of
 // time order, a stored row altered, the catalog's layout changed) every
-// hour is recomputed. The slices are kept from the import after which
+// hour is recomputed. Through Derive, which knows the rows an import
+// added, rows imported out of time order (late rows) no longer do: the
+// stored hours are checked against the rows before the import, with their
+// intervals then (checkHeldValues), and of the earlier hours only those
+// the late rows change are folded again (lateSpans), then checked like the
+// hours from the last on. The slices are kept from the import after which
 // the stored hours hold minSliceRows rows an hour on average (built then
 // from the start; negative: from the first import; 0:
 // DefaultSliceMinRows on PostgreSQL and never on DuckDB, where they cost
@@ -108,7 +113,116 @@ type heldValues struct {
 // Derive before the structures give an append's rows theirs. Nil when
 // nothing is stored.
 func checkHeldValues(ctx context.Context, tx *sql.Tx, cat *catalog.Catalog, ds *catalog.Dataset, table string, before int64) (*heldValues, error) {
-	return nil, nil
+	rvName, slName := table+RollupValuesSuffix, table+RollupValueSlicesSuffix
+	rvRel, slRel := quoteName(rvName), quoteName(slName)
+	groups, measures := metric.ValueLayout(cat, ds)
+	cols := valueColumns(groups, measures)
+	fail := func(what string, err error) error {
+		return fmt.Errorf("derive %s: rollup values: %s: %w", table, what, err)
+	}
+	// laid reports whether the table exists in this layout (when it does
+	// not, deriveRollupValues makes it anew).
+	laid := func(name string) (bool, error) {
+		exists, err := tableExists(ctx, tx, name)
+		if err != nil || !exists {
+			return false, err
+		}
+		have, err := tableColumns(ctx, tx, quoteName(name))
+		return err == nil && slices.Equal(have, cols), err
+	}
+	ok, err := laid(rvName)
+	if err != nil {
+		return nil, fail("look up table", err)
+	}
+	if !ok {
+		return nil, nil
+	}
+	sliced, err := laid(slName)
+	if err != nil {
+		return nil, fail("look up table", err)
+	}
+	var last sql.NullTime
+	if err := tx.QueryRowContext(ctx, "SELECT MAX(_hour) FROM "+rvRel).Scan(&last); err != nil {
+		return nil, fail("read last hour", err)
+	}
+	if !last.Valid {
+		return nil, nil
+	}
+	h := &heldValues{before: before, last: last.Time.UTC()}
+	at := h.last
+	if h.agree, err = valuesAgree(ctx, tx, cat, ds, table, time.Time{}, at, at.Add(-digestCheckHours*time.Hour), false, before); err != nil {
+		return nil, fail("check", err)
+	}
+	if h.agree && sliced {
+		if h.agree, err = valueSlicesAgree(ctx, tx, rvRel, slRel, groups, measures, at); err != nil {
+			return nil, fail("check slices", err)
+		}
+	}
+	return h, nil
+}
+
+// valueColumns are a value rollup table's columns, in order.
+func valueColumns(groups []string, measures []*catalog.Measure) []string {
+	cols := []string{"_hour"}
+	cols = append(cols, groups...)
+	cols = append(cols, "_n")
+	for _, m := range measures {
+		cols = append(cols, metric.ValueColumn(m.Name.Value))
+	}
+	return cols
+}
+
+// hourSpan is the hours in [lo, hi).
+type hourSpan struct{ lo, hi time.Time }
+
+// lateSpans reads the hours before last whose value parts the rows
+// numbered after before change: for each such row starting before last,
+// the hours from its own to that of the next row numbered up to before in
+// its series (whose previous row it now is; the interval it splits ends
+// there), or to last when none follows; merged, in order. Each row's next
+// is a lookup by series and time, as deriveLate's.
+func lateSpans(ctx context.Context, tx *sql.Tx, ds *catalog.Dataset, table string, before int64, last time.Time) ([]hourSpan, error) {
+	rel, ts, key, seq := quoteName(table), ident(ds.Time.Value), ident(ds.Key.Value), ident(SeqColumn)
+	var match []string
+	for _, e := range ds.SeriesEntities() {
+		c := ident(e.Column.Value)
+		match = append(match, "o."+c+" = n."+c)
+	}
+	old := strconv.FormatInt(before, 10)
+	rows, err := tx.QueryContext(ctx, "SELECT n."+ts+", (SELECT MIN(o."+ts+") FROM "+rel+" o WHERE "+strings.Join(match, " AND ")+" AND o."+seq+" <= "+old+
+		" AND o."+ts+" >= n."+ts+" AND (o."+ts+" > n."+ts+" OR o."+key+" > n."+key+")) FROM "+rel+" n WHERE n."+seq+" > "+old+
+		" AND n."+ts+" < CAST($1 AS TIMESTAMP)", last.Format(sqlTime))
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var spans []hourSpan
+	for rows.Next() {
+		var t time.Time
+		var next sql.NullTime
+		if err := rows.Scan(&t, &next); err != nil {
+			return nil, err
+		}
+		hi := last
+		if next.Valid {
+			// The next row's own hour changes too (its previous row).
+			hi = min64(last, next.Time.UTC().Truncate(time.Hour).Add(time.Hour))
+		}
+		spans = append(spans, hourSpan{lo: t.UTC().Truncate(time.Hour), hi: hi})
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	slices.SortFunc(spans, func(a, b hourSpan) int { return a.lo.Compare(b.lo) })
+	var merged []hourSpan
+	for _, sp := range spans {
+		if n := len(merged); n > 0 && !sp.lo.After(merged[n-1].hi) {
+			merged[n-1].hi = max64(merged[n-1].hi, sp.hi)
+			continue
+		}
+		merged = append(merged, sp)
+	}
+	return merged, nil
 }
 
 // deriveRollupValues is DeriveRollupValues given what checkHeldValues
@@ -120,12 +234,7 @@ func deriveRollupValues(ctx context.Context, tx *sql.Tx, cat *catalog.Catalog, d
 	fail := func(what string, err error) error {
 		return fmt.Errorf("derive %s: rollup values: %s: %w", table, what, err)
 	}
-	cols := []string{"_hour"}
-	cols = append(cols, groups...)
-	cols = append(cols, "_n")
-	for _, m := range measures {
-		cols = append(cols, metric.ValueColumn(m.Name.Value))
-	}
+	cols := valueColumns(groups, measures)
 	// ensure reports whether a table of this layout exists, dropping one
 	// of another layout (the catalog changed), and creates it when create
 	// is set.
@@ -179,7 +288,16 @@ func deriveRollupValues(ctx context.Context, tx *sql.Tx, cat *catalog.Catalog, d
 		return err
 	}
 	var from time.Time
-	if exists {
+	var spans []hourSpan // earlier hours an append's late rows change
+	if exists && held != nil {
+		// Checked against the rows before the append (checkHeldValues).
+		if held.agree {
+			from = held.last
+			if spans, err = lateSpans(ctx, tx, ds, table, held.before, from); err != nil {
+				return fail("read late rows", err)
+			}
+		}
+	} else if exists {
 		var last sql.NullTime
 		if err := tx.QueryRowContext(ctx, "SELECT MAX(_hour) FROM "+rvRel).Scan(&last); err != nil {
 			return fail("read last hour", err)
@@ -252,6 +370,12 @@ func deriveRollupValues(ctx context.Context, tx *sql.Tx, cat *catalog.Catalog, d
 		ok, err := true, error(nil)
 		if hours {
 			ok, err = BuiltRollupValuesAgree(ctx, tx, cat, ds, table, from)
+			for _, sp := range spans {
+				if err != nil || !ok {
+					break
+				}
+				ok, err = valuesAgree(ctx, tx, cat, ds, table, sp.lo, sp.hi, sp.lo, true, 0)
+			}
 		}
 		if err == nil && ok && sliced {
 			ok, err = valueSlicesAgree(ctx, tx, rvRel, slRel, groups, measures, time.Date(9999, 12, 31, 0, 0, 0, 0, time.UTC))
@@ -265,7 +389,26 @@ func deriveRollupValues(ctx context.Context, tx *sql.Tx, cat *catalog.Catalog, d
 		return nil
 	}
 	phasetrace.Mark("derive: rollup values: checks")
-	folded, err := foldValues(ctx, tx, cat, ds, table, from, widths)
+	// The earlier hours late rows change, folded again from their rows.
+	for _, sp := range spans {
+		for _, rel := range kept {
+			if _, err := tx.ExecContext(ctx, "DELETE FROM "+rel+" WHERE _hour >= CAST($1 AS TIMESTAMP) AND _hour < CAST($2 AS TIMESTAMP)",
+				sp.lo.Format(sqlTime), sp.hi.Format(sqlTime)); err != nil {
+				return fail("clear hours", err)
+			}
+		}
+		folded, err := foldValues(ctx, tx, cat, ds, table, sp.lo, sp.hi, widths)
+		if err != nil {
+			return fail("fold rows", err)
+		}
+		for i, rel := range kept {
+			if err := insertValueParts(ctx, tx, rel, cols, folded[i]); err != nil {
+				return fail("insert", err)
+			}
+		}
+	}
+	phasetrace.Mark("derive: rollup values: late hours")
+	folded, err := foldValues(ctx, tx, cat, ds, table, from, time.Time{}, widths)
 	if err != nil {
 		return fail("fold rows", err)
 	}
@@ -302,7 +445,7 @@ func deriveRollupValues(ctx context.Context, tx *sql.Tx, cat *catalog.Catalog, d
 		parts = folded[1]
 	} else {
 		// Dense from this import on: the slices of every hour, once.
-		all, err := foldValues(ctx, tx, cat, ds, table, time.Time{}, []time.Duration{SliceWidth})
+		all, err := foldValues(ctx, tx, cat, ds, table, time.Time{}, time.Time{}, []time.Duration{SliceWidth})
 		if err != nil {
 			return fail("fold rows", err)
 		}
@@ -520,12 +663,15 @@ func seriesWindow(ds *catalog.Dataset) string {
 }
 
 // foldValues computes the (part start, group) parts of the hours at or
-// after from (zero: all), one list per width of widths (each a divisor of
-// an hour): the rows reaching from (validity end at or after it: a suffix
-// of every series, so LEAD and LAG over them are LEAD and LAG over all)
-// read once with their flags and next row's time, folded in Go into the
-// parts each starts in and overlaps.
-func foldValues(ctx context.Context, tx *sql.Tx, cat *catalog.Catalog, ds *catalog.Dataset, table string, from time.Time, widths []time.Duration) ([][]valuePart, error) {
+// after from (zero: all) and before to (zero: no bound; an hour), one
+// list per width of widths (each a divisor of an hour): the rows reaching
+// from (validity end at or after it) and starting before to, a run of
+// consecutive rows of every series, so that LEAD and LAG over them are
+// LEAD and LAG over all but at the run's ends, where they are not read
+// (the first row starts before from, the last one's interval is cut at
+// to), read once with their flags and next row's time, folded in Go into
+// the parts each starts in and overlaps.
+func foldValues(ctx context.Context, tx *sql.Tx, cat *catalog.Catalog, ds *catalog.Dataset, table string, from, to time.Time, widths []time.Duration) ([][]valuePart, error) {
 	groups, measures := metric.ValueLayout(cat, ds)
 	rel := quoteName(table)
 	ts := ident(ds.Time.Value)
@@ -539,6 +685,9 @@ func foldValues(ctx context.Context, tx *sql.Tx, cat *catalog.Catalog, ds *catal
 		return out, nil
 	}
 	cap = maxTS.Time.UTC().Truncate(time.Hour).Add(time.Hour)
+	if !to.IsZero() && to.Before(cap) {
+		cap = to
+	}
 	hasDuration := slices.ContainsFunc(measures, func(m *catalog.Measure) bool { return m.Agg.Value == catalog.AggDuration })
 	var args []any
 	w := seriesWindow(ds)
@@ -552,9 +701,17 @@ func foldValues(ctx context.Context, tx *sql.Tx, cat *catalog.Catalog, ds *catal
 	}
 	sel = append(sel, flags...)
 	q := "SELECT " + strings.Join(sel, ", ") + " FROM " + rel + " s"
+	var where []string
 	if !from.IsZero() {
 		args = append(args, from.Format(sqlTime))
-		q += " WHERE s." + ident(ValidToColumn) + " >= CAST($" + strconv.Itoa(len(args)) + " AS TIMESTAMP)"
+		where = append(where, "s."+ident(ValidToColumn)+" >= CAST($"+strconv.Itoa(len(args))+" AS TIMESTAMP)")
+	}
+	if !to.IsZero() {
+		args = append(args, to.Format(sqlTime))
+		where = append(where, "s."+ts+" < CAST($"+strconv.Itoa(len(args))+" AS TIMESTAMP)")
+	}
+	if len(where) > 0 {
+		q += " WHERE " + strings.Join(where, " AND ")
 	}
 	rows, err := tx.QueryContext(ctx, q, args...)
 	if err != nil {
@@ -673,7 +830,7 @@ func min64(a, b time.Time) time.Time {
 // hours checked (older ones are left to metric.RederiveValues's spot
 // check and to a re-derivation from the rows over short windows).
 func RollupValuesAgree(ctx context.Context, tx *sql.Tx, cat *catalog.Catalog, ds *catalog.Dataset, table string, before time.Time) (bool, error) {
-	return valuesAgree(ctx, tx, cat, ds, table, time.Time{}, before.UTC(), before.UTC().Add(-digestCheckHours*time.Hour), false)
+	return valuesAgree(ctx, tx, cat, ds, table, time.Time{}, before.UTC(), before.UTC().Add(-digestCheckHours*time.Hour), false, 0)
 }
 
 // ErrRollupValuesBuilt means the value rollups an import had just folded
@@ -702,7 +859,7 @@ func BuiltRollupValuesAgree(ctx context.Context, tx *sql.Tx, cat *catalog.Catalo
 		return true, nil
 	}
 	end := maxTS.Time.UTC().Truncate(time.Hour).Add(time.Hour)
-	return valuesAgree(ctx, tx, cat, ds, table, from.UTC(), end, from.UTC(), true)
+	return valuesAgree(ctx, tx, cat, ds, table, from.UTC(), end, from.UTC(), true, 0)
 }
 
 // valuesAgree checks the stored value rollups of the hours in [lo, hi)
@@ -710,14 +867,19 @@ func BuiltRollupValuesAgree(ctx context.Context, tx *sql.Tx, cat *catalog.Catalo
 // count and counts, the entries of the hours at or after entriesFrom,
 // and the durations of the validity intervals clipped to [lo, hi): every
 // (hour, group)'s when hourly is set, else every group's summed over the
-// hours (one GROUP BY, no hour split).
-func valuesAgree(ctx context.Context, tx *sql.Tx, cat *catalog.Catalog, ds *catalog.Dataset, table string, lo, hi, entriesFrom time.Time, hourly bool) (bool, error) {
+// hours (one GROUP BY, no hour split). With upto above 0, only the rows
+// numbered up to it are read (those an append came after).
+func valuesAgree(ctx context.Context, tx *sql.Tx, cat *catalog.Catalog, ds *catalog.Dataset, table string, lo, hi, entriesFrom time.Time, hourly bool, upto int64) (bool, error) {
 	groups, measures := metric.ValueLayout(cat, ds)
 	rel, rvRel := quoteName(table), quoteName(table+RollupValuesSuffix)
 	ts := ident(ds.Time.Value)
 	at := hi.Format(sqlTime)
 	// The zero lo bounds nothing: every stored time is after year 1.
 	low := lo.Format(sqlTime)
+	only := "" // the rows read, when not all
+	if upto > 0 {
+		only = " AND s." + ident(SeqColumn) + " <= " + strconv.FormatInt(upto, 10)
+	}
 	// Per (hour, group): the rows and the counts of every hour before the
 	// cut (one GROUP BY, no window), and the entries of the
 	// digestCheckHours hours before it (LAG over the rows reaching them: a
@@ -771,7 +933,7 @@ func valuesAgree(ctx context.Context, tx *sql.Tx, cat *catalog.Catalog, ds *cata
 	for _, g := range groups {
 		by = append(by, "s."+ident(g))
 	}
-	got, err := perHour(1+len(counts), "SELECT "+strings.Join(sel, ", ")+" FROM "+rel+" s WHERE s."+ts+" >= "+floor+" AND s."+ts+" < "+cut+" GROUP BY "+strings.Join(by, ", "), args...)
+	got, err := perHour(1+len(counts), "SELECT "+strings.Join(sel, ", ")+" FROM "+rel+" s WHERE s."+ts+" >= "+floor+" AND s."+ts+" < "+cut+only+" GROUP BY "+strings.Join(by, ", "), args...)
 	if err != nil {
 		return false, err
 	}
@@ -804,7 +966,7 @@ func valuesAgree(ctx context.Context, tx *sql.Tx, cat *catalog.Catalog, ds *cata
 			outer = append(outer, "SUM(x._f"+strconv.Itoa(i)+")")
 		}
 		got, err := perHour(len(entries), "SELECT "+strings.Join(outer, ", ")+" FROM (SELECT "+strings.Join(inner, ", ")+" FROM "+rel+" s WHERE s."+
-			ident(ValidToColumn)+" >= "+lo+" AND s."+ts+" < "+hi+") x WHERE x._t >= "+lo+" GROUP BY "+strings.Join(oby, ", "), args...)
+			ident(ValidToColumn)+" >= "+lo+" AND s."+ts+" < "+hi+only+") x WHERE x._t >= "+lo+" GROUP BY "+strings.Join(oby, ", "), args...)
 		if err != nil {
 			return false, err
 		}
@@ -859,12 +1021,12 @@ func valuesAgree(ctx context.Context, tx *sql.Tx, cat *catalog.Catalog, ds *cata
 		return " GROUP BY " + strings.Join(cols, ", ")
 	}
 	if hourly {
-		return hourlyDurationsAgree(ctx, tx, ds, rel, rvRel, groups, measures, durs, low, at)
+		return hourlyDurationsAgree(ctx, tx, ds, rel, rvRel, groups, measures, durs, low, at, only)
 	}
 	sums := func(q string, args ...any) (map[string][]float64, error) {
 		return readGroups[float64](ctx, tx, false, false, len(groups), len(durs), q, args...)
 	}
-	rowSums, err := sums("SELECT "+strings.Join(append(gsel, rsel...), ", ")+" FROM "+rel+" s WHERE s."+ts+" < CAST($1 AS TIMESTAMP) AND "+vt+" > CAST($2 AS TIMESTAMP)"+groupBy(gby), args...)
+	rowSums, err := sums("SELECT "+strings.Join(append(gsel, rsel...), ", ")+" FROM "+rel+" s WHERE s."+ts+" < CAST($1 AS TIMESTAMP) AND "+vt+" > CAST($2 AS TIMESTAMP)"+only+groupBy(gby), args...)
 	if err != nil {
 		return false, err
 	}
@@ -903,8 +1065,9 @@ func valuesAgree(ctx context.Context, tx *sql.Tx, cat *catalog.Catalog, ds *cata
 // in [low, at) against the rows' validity intervals clipped to it: a row
 // within one hour by a plain aggregate, a row spanning hours (a small
 // share of them) split into its hours by generate_series; each stored
-// measure's seconds to a relative 1e-9.
-func hourlyDurationsAgree(ctx context.Context, tx *sql.Tx, ds *catalog.Dataset, rel, rvRel string, groups []string, measures []*catalog.Measure, durs []int, low, at string) (bool, error) {
+// measure's seconds to a relative 1e-9. only narrows the rows read (SQL
+// beginning " AND ", or empty).
+func hourlyDurationsAgree(ctx context.Context, tx *sql.Tx, ds *catalog.Dataset, rel, rvRel string, groups []string, measures []*catalog.Measure, durs []int, low, at, only string) (bool, error) {
 	args := []any{at, low}
 	bind := func(v string) string {
 		args = append(args, v)
@@ -914,7 +1077,7 @@ func hourlyDurationsAgree(ctx context.Context, tx *sql.Tx, ds *catalog.Dataset, 
 	begin := "CASE WHEN " + ts + " > CAST($2 AS TIMESTAMP) THEN " + ts + " ELSE CAST($2 AS TIMESTAMP) END"
 	end := "CASE WHEN " + vt + " < CAST($1 AS TIMESTAMP) THEN " + vt + " ELSE CAST($1 AS TIMESTAMP) END"
 	first, last := "date_trunc('hour', "+begin+")", "date_trunc('hour', "+end+" - INTERVAL '1 microsecond')"
-	where := " WHERE " + ts + " < CAST($1 AS TIMESTAMP) AND " + vt + " > CAST($2 AS TIMESTAMP) AND "
+	where := " WHERE " + ts + " < CAST($1 AS TIMESTAMP) AND " + vt + " > CAST($2 AS TIMESTAMP)" + only + " AND "
 	var gsel, outer, by []string
 	for i, g := range groups {
 		gsel = append(gsel, "CAST(s."+ident(g)+" AS VARCHAR) AS _g"+strconv.Itoa(i))

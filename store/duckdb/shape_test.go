@@ -30,6 +30,7 @@ func TestShapeContract(t *testing.T) { shapetest.Run(t, duckBackend) }
 // one import gives.
 func TestShapeContract_Incremental(t *testing.T) { shapetest.RunIncremental(t, duckBackend) }
 func TestShapeContract_LateRows(t *testing.T)    { shapetest.RunLateRows(t, duckBackend) }
+func TestShapeContract_LateRollups(t *testing.T) { shapetest.RunLateRollups(t, duckBackend) }
 
 // TestShapeContract_Formulations: DuckDB's set-based derivation gives
 // the reference formulation's structures, row for row.

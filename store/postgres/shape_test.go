@@ -31,6 +31,7 @@ var pgShipped = shapetest.Backend{
 // one import gives.
 func TestShapeContract_Incremental(t *testing.T) { shapetest.RunIncremental(t, pgBackend) }
 func TestShapeContract_LateRows(t *testing.T)    { shapetest.RunLateRows(t, pgBackend) }
+func TestShapeContract_LateRollups(t *testing.T) { shapetest.RunLateRollups(t, pgBackend) }
 
 // TestShapeContract runs the shape contract on PostgreSQL, in a schema of
 // its own, with snapshots at REPEATABLE READ.
