@@ -9,7 +9,13 @@ BIN=${1:?usage: late-rows.sh BIN PREFIX TARGET...}
 PREFIX=${2:?usage: late-rows.sh BIN PREFIX TARGET...}
 shift 2
 CSV=$(mktemp --suffix=.csv)
-"$BIN" gen --catalog warehouse --events 1000 --zones 20 --devices 2000 --days 30 --seed 77 | sed "s/wh-evt-/$PREFIX-/" > "$CSV"
+# LATE_DAY=YYYY-MM-DD: the rows fall within that day instead (seed 79,
+# the generator's first day moved there), as telemetry a day late would.
+if [ -n "$LATE_DAY" ]; then
+  "$BIN" gen --catalog warehouse --events 1000 --zones 20 --devices 2000 --days 1 --seed 79 | sed "s/wh-evt-/$PREFIX-/; s/2026-01-05T/${LATE_DAY}T/" > "$CSV"
+else
+  "$BIN" gen --catalog warehouse --events 1000 --zones 20 --devices 2000 --days 30 --seed 77 | sed "s/wh-evt-/$PREFIX-/" > "$CSV"
+fi
 PROVENANT_TRACE_PHASES=1 /usr/bin/time -f "%e s wall, %U s user, %S s sys, %M KB peak" \
   "$BIN" import --json --catalog catalogs/warehouse.yaml --dataset status_events "$@" "$CSV"
 rm -f "$CSV"
