@@ -133,16 +133,19 @@ func deriveWindowKeys(ctx context.Context, tx *sql.Tx, ds *catalog.Dataset, tabl
 // numbered after it are an import's, Derive), both checks read only the
 // rows numbered up to before, those the stored digests were built from,
 // and the new rows earlier than the last part (late rows) are hashed
-// alone and added to the stored parts of their (part, group): lthash
-// addition is exact, so the table equals a rebuild's, at the cost of the
-// import's rows rather than the table's. When a check fails every part
-// is recomputed from every row. A stored digest older than the checked
-// parts whose count is right is not re-hashed: an import does not catch
-// it (CheckWindowKeys re-hashes every hour). A new table is grouped by
-// groups and indexed by the hour, after the groups when indexGroups (a
-// window reads one group's hours; a metric many groups' hours); none is
-// made when groups is empty and indexGroups (a catalog with no window a
-// digest can serve).
+// alone and added to the stored parts of their (part, group), inserted
+// when not stored: lthash addition is exact, so the table equals a
+// rebuild's, and the keys hashed are the import's rather than the
+// table's (the count check still counts every earlier row). A table
+// combined from a finer one (finer) hashes its late rows from the rows
+// too, and its check takes them off the finer parts, which already hold
+// them. When a check fails every part is recomputed from every row. A
+// stored digest older than the checked parts whose count is right is not
+// re-hashed: an import does not catch it (CheckWindowKeys re-hashes
+// every hour). A new table is grouped by groups and indexed by the hour,
+// after the groups when indexGroups (a window reads one group's hours; a
+// metric many groups' hours); none is made when groups is empty and
+// indexGroups (a catalog with no window a digest can serve).
 func deriveDigests(ctx context.Context, tx *sql.Tx, ds *catalog.Dataset, table, suffix, what string, groups []string, indexGroups bool, width time.Duration, finer string, before int64) error {
 	fail := func(step string, err error) error {
 		return fmt.Errorf("derive %s: %s: %s: %w", table, what, step, err)

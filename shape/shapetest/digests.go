@@ -185,7 +185,10 @@ func RunLateDigests(t *testing.T, b Backend) {
 		digestRow(ds, 1009, instant(8*60+30), 1, 3, "RUNNING"), // after every stored row
 		digestRow(ds, 1010, instant(2*60+14), 1, 1, "RUNNING"), // the same part as 1000
 		digestRow(ds, 1011, instant(3*60+50), 3, 3, "BLOCKED"), // new zone and status
+		digestRow(ds, 1012, instant(2*60+15), 2, 1, "RUNNING"), // the same part as 1000, its key below
 	}
+	// A key holding a newline: its part's keys are read again row by row.
+	late[len(late)-1].Key += "\nline"
 	// change alters with set (its argument arg, if any) the parts where
 	// (TAB: the table) of every digest table of suffixes that exists, and
 	// returns the suffixes of those tables.
