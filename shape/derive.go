@@ -198,6 +198,11 @@ func Derive(ctx context.Context, tx *sql.Tx, ds *catalog.Dataset, table string, 
 	var held *heldValues
 	if keep || win || values {
 		has, err := columnExists(ctx, tx, table, ValidToColumn)
+		if err == nil && has {
+			// A table loaded without an import (metrictest's) has no
+			// numbering: no append is known.
+			has, err = columnExists(ctx, tx, table, SeqColumn)
+		}
 		if err != nil {
 			return fmt.Errorf("derive %s: %w", table, err)
 		}

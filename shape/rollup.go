@@ -68,6 +68,10 @@ func MetricEdges(table string) metric.EdgeBound {
 // checked against its rows, and the slices' digests against the rows'
 // keys). Below that density a window's edge hours hold too few rows for
 // the slices to pay (a statement more, against a few keys hashed).
+// Called here it knows no import's rows: rows earlier than the last
+// stored part fail the count check and every part is re-hashed. Derive
+// knows them and adds such late rows' keys to the stored parts of both
+// tables, hashed from the rows for each (deriveDigests).
 func DeriveRollupKeys(ctx context.Context, tx *sql.Tx, ds *catalog.Dataset, table string, minSliceRows int) error {
 	return deriveRollupKeys(ctx, tx, ds, table, minSliceRows, 0)
 }

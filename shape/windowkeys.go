@@ -83,6 +83,9 @@ type digestTable struct {
 	// parts (quoted), already up to date: hash combines its parts rather
 	// than hashing the rows' keys again.
 	finer string
+	// after, when positive, limits the rows hashed to those numbered
+	// after it (SeqColumn): an import's (newParts).
+	after int64
 }
 
 // bucket renders the start of the part holding time ts: the hour, or the
@@ -107,7 +110,10 @@ func (d *digestTable) part() time.Duration {
 // DeriveWindowKeys brings TABLE__window_keys up to date inside tx (Derive
 // calls it when DeriveOptions.WindowKeys is set or the table exists). A
 // new table is grouped by groups (WindowGroups) and indexed by them and
-// the hour; an existing one keeps its own columns. See deriveDigests.
+// the hour; an existing one keeps its own columns. See deriveDigests:
+// called here it knows no import's rows, so rows earlier than the last
+// stored hour fail its count check and every hour is re-hashed; Derive
+// adds such late rows to the stored hours instead.
 func DeriveWindowKeys(ctx context.Context, tx *sql.Tx, ds *catalog.Dataset, table string, groups []string) error {
 	return deriveWindowKeys(ctx, tx, ds, table, groups, 0)
 }
@@ -119,17 +125,27 @@ func deriveWindowKeys(ctx context.Context, tx *sql.Tx, ds *catalog.Dataset, tabl
 }
 
 // deriveDigests brings the digest table TABLE+suffix up to date inside
-// tx. Only the hours from the last stored hour on are recomputed, after
-// two checks: every earlier (hour, group)'s stored count equals the
+// tx. Only the parts from the last stored part on are recomputed, after
+// two checks: every earlier (part, group)'s stored count equals the
 // rows' count (one GROUP BY over the rows before it), and the digests of
-// the digestCheckHours stored hours before the last equal a
-// recomputation from their rows. When a check fails every hour is
-// recomputed. A stored digest older than those hours whose count is right
-// is not re-hashed: an import does not catch it (CheckWindowKeys
-// re-hashes every hour). A new table is grouped by groups and indexed by
-// the hour, after the groups when indexGroups (a window reads one group's
-// hours; a metric many groups' hours); none is made when groups is empty
-// and indexGroups (a catalog with no window a digest can serve).
+// the digestCheckHours stored parts before the last equal a
+// recomputation from their rows. When before is positive (the rows
+// numbered after it are an import's, Derive), both checks read only the
+// rows numbered up to before, those the stored digests were built from,
+// and the new rows earlier than the last part (late rows) are hashed
+// alone and added to the stored parts of their (part, group), inserted
+// when not stored: lthash addition is exact, so the table equals a
+// rebuild's, and the keys hashed are the import's rather than the
+// table's (the count check still counts every earlier row). A table
+// combined from a finer one (finer) hashes its late rows from the rows
+// too, and its check takes them off the finer parts, which already hold
+// them. When a check fails every part is recomputed from every row. A
+// stored digest older than the checked parts whose count is right is not
+// re-hashed: an import does not catch it (CheckWindowKeys re-hashes
+// every hour). A new table is grouped by groups and indexed by the hour,
+// after the groups when indexGroups (a window reads one group's hours; a
+// metric many groups' hours); none is made when groups is empty and
+// indexGroups (a catalog with no window a digest can serve).
 func deriveDigests(ctx context.Context, tx *sql.Tx, ds *catalog.Dataset, table, suffix, what string, groups []string, indexGroups bool, width time.Duration, finer string, before int64) error {
 	fail := func(step string, err error) error {
 		return fmt.Errorf("derive %s: %s: %s: %w", table, what, step, err)
@@ -142,7 +158,9 @@ func deriveDigests(ctx context.Context, tx *sql.Tx, ds *catalog.Dataset, table, 
 	if err != nil {
 		return fail("look up table", err)
 	}
-	var from time.Time // recompute the hours from this one on; zero: all
+	var from time.Time // recompute the parts from this one on; zero: all
+	// late are the new rows' parts before from, added to the stored ones.
+	var late []rollupPart
 	if !exists {
 		if len(groups) == 0 && indexGroups {
 			return nil
@@ -173,30 +191,41 @@ func deriveDigests(ctx context.Context, tx *sql.Tx, ds *catalog.Dataset, table, 
 		if d.groups, err = digestGroupColumns(ctx, tx, d.rel); err != nil {
 			return fail("read columns", err)
 		}
-		var last sql.NullTime
-		if err := tx.QueryRowContext(ctx, "SELECT MAX(_hour) FROM "+d.rel).Scan(&last); err != nil {
+		var lastPart sql.NullTime
+		if err := tx.QueryRowContext(ctx, "SELECT MAX(_hour) FROM "+d.rel).Scan(&lastPart); err != nil {
 			return fail("read last hour", err)
 		}
-		if last.Valid {
-			ok, err := d.countsAgree(ctx, tx, last.Time.UTC())
+		if lastPart.Valid {
+			last := lastPart.Time.UTC()
+			ok, err := d.countsAgree(ctx, tx, last, before)
 			if err != nil {
 				return fail("check counts", err)
+			}
+			if ok && before > 0 {
+				// Hashed before the digests' check, which subtracts them
+				// from its recomputation: the stored digests do not hold
+				// them yet, a finer table's parts (updated) already do.
+				if late, err = d.newParts(ctx, tx, before, last); err != nil {
+					return fail("hash late keys", err)
+				}
 			}
 			if ok {
 				var check sql.NullTime
 				if err := tx.QueryRowContext(ctx, "SELECT MIN(h._hour) FROM (SELECT DISTINCT _hour FROM "+d.rel+" WHERE _hour < CAST($1 AS TIMESTAMP) ORDER BY _hour DESC LIMIT "+
-					strconv.Itoa(digestCheckHours)+") h", last.Time.UTC().Format(sqlTime)).Scan(&check); err != nil {
+					strconv.Itoa(digestCheckHours)+") h", last.Format(sqlTime)).Scan(&check); err != nil {
 					return fail("read hours to check", err)
 				}
 				if check.Valid {
-					ok, err = d.digestsAgree(ctx, tx, check.Time.UTC(), last.Time.UTC())
+					ok, err = d.digestsAgree(ctx, tx, check.Time.UTC(), last, late)
 				}
 				if err != nil {
 					return fail("check digests", err)
 				}
 			}
 			if ok {
-				from = last.Time.UTC()
+				from = last
+			} else {
+				late = nil
 			}
 		}
 	}
@@ -214,6 +243,9 @@ func deriveDigests(ctx context.Context, tx *sql.Tx, ds *catalog.Dataset, table, 
 	if err := d.insert(ctx, tx, parts); err != nil {
 		return fail("insert", err)
 	}
+	if err := d.add(ctx, tx, late); err != nil {
+		return fail("add late keys", err)
+	}
 	return nil
 }
 
@@ -230,7 +262,7 @@ func CheckWindowKeys(ctx context.Context, tx *sql.Tx, ds *catalog.Dataset, table
 	if d.groups, err = digestGroupColumns(ctx, tx, d.rel); err != nil {
 		return false, fmt.Errorf("check window keys: %w", err)
 	}
-	ok, err := d.digestsAgree(ctx, tx, time.Time{}, time.Time{})
+	ok, err := d.digestsAgree(ctx, tx, time.Time{}, time.Time{}, nil)
 	if err != nil {
 		return false, fmt.Errorf("check window keys: %w", err)
 	}
@@ -350,8 +382,8 @@ func (d *digestTable) hash(ctx context.Context, tx *sql.Tx, from, to time.Time) 
 	for _, i := range redo {
 		p := &parts[i]
 		p.hash, p.n = lthash.Hash{}, 0
-		q := "SELECT CAST(" + key + " AS VARCHAR) FROM " + rel + " WHERE " + keyed(key) + " AND " + ts + " >= CAST($1 AS TIMESTAMP) AND " + ts + " < CAST($2 AS TIMESTAMP)"
-		args := []any{p.hour.Format(sqlTime), p.hour.Add(d.part()).Format(sqlTime)}
+		where, args := d.span(p.hour, p.hour.Add(d.part()))
+		q := "SELECT CAST(" + key + " AS VARCHAR) FROM " + rel + " WHERE " + where
 		for j, g := range d.groups {
 			if p.groups[j].Valid {
 				args = append(args, p.groups[j].String)
@@ -445,7 +477,7 @@ func readParts(sel, rel string, from, to time.Time) (string, []any) {
 }
 
 // span renders the rows with a key and time in [from, to) (zero: no
-// bound).
+// bound), numbered after d.after when it is positive.
 func (d *digestTable) span(from, to time.Time) (string, []any) {
 	ts := ident(d.ds.Time.Value)
 	where := []string{keyed(ident(d.ds.Key.Value))}
@@ -458,13 +490,103 @@ func (d *digestTable) span(from, to time.Time) (string, []any) {
 		args = append(args, to.UTC().Format(sqlTime))
 		where = append(where, ts+" < CAST($"+strconv.Itoa(len(args))+" AS TIMESTAMP)")
 	}
+	if d.after > 0 {
+		args = append(args, d.after)
+		where = append(where, ident(SeqColumn)+" > $"+strconv.Itoa(len(args)))
+	}
 	return strings.Join(where, " AND "), args
 }
 
-// countsAgree reports whether every stored (hour, group) before `before`
+// newParts hashes the keys of the rows numbered after before with time
+// before to, by part and group: what an import adds to the stored parts
+// before the recomputed ones. From the rows even when d combines a finer
+// table's parts, which by now hold these rows too: the import's keys are
+// hashed once more, rather than its parts told apart from the stored.
+func (d *digestTable) newParts(ctx context.Context, tx *sql.Tx, before int64, to time.Time) ([]rollupPart, error) {
+	n := *d
+	n.finer, n.after = "", before
+	return n.hash(ctx, tx, time.Time{}, to)
+}
+
+// add adds parts to the stored parts of the same (part, group), and
+// inserts those not stored. The stored parts of the touched parts' starts
+// are read, deleted and written again summed, a batch of starts at a
+// time: reads and writes bounded by the parts, not the table.
+func (d *digestTable) add(ctx context.Context, tx *sql.Tx, parts []rollupPart) error {
+	if len(parts) == 0 {
+		return nil
+	}
+	var starts []time.Time
+	for _, p := range parts {
+		starts = append(starts, p.hour)
+	}
+	slices.SortFunc(starts, time.Time.Compare)
+	starts = slices.Compact(starts)
+	sel := "_hour"
+	for _, g := range d.groups {
+		sel += ", CAST(" + ident(g) + " AS VARCHAR)"
+	}
+	var sums []rollupPart
+	at := map[string]int{}
+	const batch = 64
+	for i := 0; i < len(starts); i += batch {
+		var in []string
+		var args []any
+		for _, h := range starts[i:min(i+batch, len(starts))] {
+			args = append(args, h.Format(sqlTime))
+			in = append(in, "CAST($"+strconv.Itoa(len(args))+" AS TIMESTAMP)")
+		}
+		cond := " WHERE _hour IN (" + strings.Join(in, ", ") + ")"
+		rows, err := tx.QueryContext(ctx, "SELECT "+sel+", _n, _lthash FROM "+d.rel+cond, args...)
+		if err != nil {
+			return err
+		}
+		for rows.Next() {
+			p := rollupPart{groups: make([]sql.NullString, len(d.groups))}
+			var b []byte
+			dest := []any{&p.hour}
+			for i := range p.groups {
+				dest = append(dest, &p.groups[i])
+			}
+			dest = append(dest, &p.n, &b)
+			if err := rows.Scan(dest...); err != nil {
+				rows.Close()
+				return err
+			}
+			if err := p.hash.UnmarshalBinary(b); err != nil {
+				rows.Close()
+				return err
+			}
+			p.hour = p.hour.UTC()
+			at[p.id()] = len(sums)
+			sums = append(sums, p)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, "DELETE FROM "+d.rel+cond, args...); err != nil {
+			return err
+		}
+	}
+	for _, p := range parts {
+		i, ok := at[p.id()]
+		if !ok {
+			at[p.id()] = len(sums)
+			sums = append(sums, p)
+			continue
+		}
+		sums[i].n += p.n
+		sums[i].hash.Combine(&p.hash)
+	}
+	return d.insert(ctx, tx, sums)
+}
+
+// countsAgree reports whether every stored (part, group) before `until`
 // counts the rows the table has there, and no such row is missing from
-// the digests: one GROUP BY over the rows before it.
-func (d *digestTable) countsAgree(ctx context.Context, tx *sql.Tx, before time.Time) (bool, error) {
+// the digests: one GROUP BY over the rows before it, those numbered up
+// to seq when it is positive (the rows the digests were built from).
+func (d *digestTable) countsAgree(ctx context.Context, tx *sql.Tx, until time.Time, seq int64) (bool, error) {
 	ts := ident(d.ds.Time.Value)
 	sel, stored := d.bucket(ts), "_hour"
 	by := "1"
@@ -473,8 +595,8 @@ func (d *digestTable) countsAgree(ctx context.Context, tx *sql.Tx, before time.T
 		stored += ", CAST(" + ident(g) + " AS VARCHAR)"
 		by += ", " + strconv.Itoa(i+2)
 	}
-	read := func(q string) (map[string]int64, error) {
-		rows, err := tx.QueryContext(ctx, q, before.UTC().Format(sqlTime))
+	read := func(q string, args ...any) (map[string]int64, error) {
+		rows, err := tx.QueryContext(ctx, q, args...)
 		if err != nil {
 			return nil, err
 		}
@@ -494,11 +616,17 @@ func (d *digestTable) countsAgree(ctx context.Context, tx *sql.Tx, before time.T
 		}
 		return out, rows.Err()
 	}
-	have, err := read("SELECT " + sel + ", COUNT(*) FROM " + quoteName(d.table) + " WHERE " + ts + " < CAST($1 AS TIMESTAMP) AND " + keyed(ident(d.ds.Key.Value)) + " GROUP BY " + by)
+	at := until.UTC().Format(sqlTime)
+	where, args := ts+" < CAST($1 AS TIMESTAMP) AND "+keyed(ident(d.ds.Key.Value)), []any{at}
+	if seq > 0 {
+		where += " AND " + ident(SeqColumn) + " <= $2"
+		args = append(args, seq)
+	}
+	have, err := read("SELECT "+sel+", COUNT(*) FROM "+quoteName(d.table)+" WHERE "+where+" GROUP BY "+by, args...)
 	if err != nil {
 		return false, err
 	}
-	kept, err := read("SELECT " + stored + ", _n FROM " + d.rel + " WHERE _hour < CAST($1 AS TIMESTAMP)")
+	kept, err := read("SELECT "+stored+", _n FROM "+d.rel+" WHERE _hour < CAST($1 AS TIMESTAMP)", at)
 	if err != nil {
 		return false, err
 	}
@@ -513,12 +641,32 @@ func (d *digestTable) countsAgree(ctx context.Context, tx *sql.Tx, before time.T
 	return true, nil
 }
 
-// digestsAgree recomputes the digests of the hours in [from, to) (zero:
-// no bound) from the rows and compares them with the stored ones.
-func (d *digestTable) digestsAgree(ctx context.Context, tx *sql.Tx, from, to time.Time) (bool, error) {
+// digestsAgree recomputes the digests of the parts in [from, to) (zero:
+// no bound) from the rows, less the parts late (rows the stored digests
+// do not hold yet, newParts), and compares them with the stored ones.
+func (d *digestTable) digestsAgree(ctx context.Context, tx *sql.Tx, from, to time.Time, late []rollupPart) (bool, error) {
 	parts, err := d.hash(ctx, tx, from, to)
 	if err != nil {
 		return false, err
+	}
+	if len(late) > 0 {
+		at := make(map[string]int, len(parts))
+		for i := range parts {
+			at[parts[i].id()] = i
+		}
+		for _, l := range late {
+			if (!from.IsZero() && l.hour.Before(from)) || (!to.IsZero() && !l.hour.Before(to)) {
+				continue
+			}
+			i, ok := at[l.id()]
+			if !ok {
+				return false, nil // a late row the recomputation does not hold
+			}
+			parts[i].n -= l.n
+			parts[i].hash.Subtract(&l.hash)
+		}
+		// A part of late rows only is not stored.
+		parts = slices.DeleteFunc(parts, func(p rollupPart) bool { return p.n == 0 && p.hash.IsZero() })
 	}
 	sel := "_hour"
 	for _, g := range d.groups {

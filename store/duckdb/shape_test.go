@@ -79,3 +79,8 @@ func TestShapeSQLTurns(t *testing.T) {
 		return c
 	})
 }
+
+// TestShapeContract_LateDigests: on DuckDB, an import of late rows adds
+// them to the stored key digests, which equal one import's byte for byte
+// (shapetest.RunLateDigests).
+func TestShapeContract_LateDigests(t *testing.T) { shapetest.RunLateDigests(t, duckBackend) }

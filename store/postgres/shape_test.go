@@ -91,3 +91,8 @@ func TestShapeRebuildBeneathSnapshot(t *testing.T) {
 func TestShapeLateBeneathSnapshot(t *testing.T) {
 	shapetest.RunLateBeneathSnapshot(t, shapetest.Backend{Name: "postgres", Open: pgBackend.Open})
 }
+
+// TestShapeContract_LateDigests: on PostgreSQL, an import of late rows
+// adds them to the stored key digests, which equal one import's byte for
+// byte (shapetest.RunLateDigests).
+func TestShapeContract_LateDigests(t *testing.T) { shapetest.RunLateDigests(t, pgBackend) }
