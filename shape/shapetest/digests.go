@@ -60,45 +60,60 @@ func dumpDigests(ctx context.Context, t fataler, db *sql.DB, rel string) []strin
 		if err := db.QueryRowContext(ctx, "SELECT COUNT(*) FROM "+rel+suffix).Scan(&n); err != nil {
 			continue // not kept
 		}
-		rows, err := db.QueryContext(ctx, "SELECT * FROM "+rel+suffix)
+		rows, err := dumpRows(ctx, db, rel+suffix)
 		if err != nil {
 			t.Fatal(err)
 		}
-		cols, _ := rows.Columns()
-		for rows.Next() {
-			vals := make([]any, len(cols))
-			ptrs := make([]any, len(cols))
-			for i := range vals {
-				ptrs[i] = &vals[i]
-			}
-			if err := rows.Scan(ptrs...); err != nil {
-				rows.Close()
-				t.Fatal(err)
-			}
-			line := []string{suffix}
-			for i, v := range vals {
-				switch v := v.(type) {
-				case []byte:
-					if cols[i] == "_lthash" {
-						line = append(line, hex.EncodeToString(v))
-					} else {
-						line = append(line, cols[i]+"="+string(v))
-					}
-				case time.Time:
-					line = append(line, cols[i]+"="+v.UTC().Format(time.RFC3339))
-				default:
-					line = append(line, fmt.Sprintf("%s=%v", cols[i], v))
-				}
-			}
-			out = append(out, strings.Join(line, " "))
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			t.Fatal(err)
+		for _, r := range rows {
+			out = append(out, suffix+" "+r)
 		}
 	}
 	slices.Sort(out)
 	return out
+}
+
+// dumpRows returns table's rows as text, sorted: each column as
+// name=value, times in RFC 3339, a digest (_lthash) in hex, every byte of
+// it.
+func dumpRows(ctx context.Context, db *sql.DB, table string) ([]string, error) {
+	rows, err := db.QueryContext(ctx, "SELECT * FROM "+table)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	cols, err := rows.Columns()
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for rows.Next() {
+		vals := make([]any, len(cols))
+		ptrs := make([]any, len(cols))
+		for i := range vals {
+			ptrs[i] = &vals[i]
+		}
+		if err := rows.Scan(ptrs...); err != nil {
+			return nil, err
+		}
+		var line []string
+		for i, v := range vals {
+			switch v := v.(type) {
+			case []byte:
+				if cols[i] == "_lthash" {
+					line = append(line, hex.EncodeToString(v))
+				} else {
+					line = append(line, cols[i]+"="+string(v))
+				}
+			case time.Time:
+				line = append(line, cols[i]+"="+v.UTC().Format(time.RFC3339))
+			default:
+				line = append(line, fmt.Sprintf("%s=%v", cols[i], v))
+			}
+		}
+		out = append(out, strings.Join(line, " "))
+	}
+	slices.Sort(out)
+	return out, rows.Err()
 }
 
 // diffLines describes how got differs from want, both sorted.

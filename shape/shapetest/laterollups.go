@@ -1,8 +1,6 @@
 package shapetest
 
 import (
-	"context"
-	"database/sql"
 	"fmt"
 	"slices"
 	"strings"
@@ -70,16 +68,16 @@ func RunLateRollups(t *testing.T, b Backend) {
 		}
 	}
 	same := func(t fataler, one, two, suffix string) {
-		want, err := dumpRollup(ctx, db, one+suffix)
+		want, err := dumpRows(ctx, db, one+suffix)
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, err := dumpRollup(ctx, db, two+suffix)
+		got, err := dumpRows(ctx, db, two+suffix)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if !slices.Equal(got, want) {
-			t.Fatalf("%s after late rows differs from the rows imported at once:\n%s", suffix, dumpDiff(got, want))
+			t.Fatalf("%s after late rows differs from the rows imported at once:%s", suffix, diffLines(got, want))
 		}
 	}
 
@@ -126,11 +124,11 @@ func RunLateRollups(t *testing.T, b Backend) {
 		}
 	}
 	part := func(t *testing.T, rel string, h int) []string {
-		got, err := dumpRollup(ctx, db, rel+shape.RollupValuesSuffix)
+		got, err := dumpRows(ctx, db, rel+shape.RollupValuesSuffix)
 		if err != nil {
 			t.Fatal(err)
 		}
-		at := strings.Replace(hour(h), " ", "T", 1)
+		at := "_hour=" + base.Add(time.Duration(h)*time.Hour).Format(time.RFC3339) + " "
 		return slices.DeleteFunc(got, func(s string) bool { return !strings.HasPrefix(s, at) })
 	}
 	t.Run("only the late hours folded", func(t *testing.T) {
@@ -146,7 +144,7 @@ func RunLateRollups(t *testing.T, b Backend) {
 				continue
 			}
 			if got, want := part(t, two, h), part(t, one, h); !slices.Equal(got, want) {
-				t.Fatalf("hour %d after the late row:\n%s", h, dumpDiff(got, want))
+				t.Fatalf("hour %d after the late row:%s", h, diffLines(got, want))
 			}
 		}
 	})
@@ -157,61 +155,4 @@ func RunLateRollups(t *testing.T, b Backend) {
 		build(t, one, two, all, rows, late, opts(0), func() { alter(t, two, "events", 1) })
 		same(t, one, two, shape.RollupValuesSuffix)
 	})
-}
-
-// dumpRollup reads a rollup table's rows as text, in order: the hour
-// first.
-func dumpRollup(ctx context.Context, db *sql.DB, table string) ([]string, error) {
-	rows, err := db.QueryContext(ctx, "SELECT * FROM "+table)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	cols, err := rows.Columns()
-	if err != nil {
-		return nil, err
-	}
-	var out []string
-	for rows.Next() {
-		vals := make([]any, len(cols))
-		ptrs := make([]any, len(cols))
-		for i := range vals {
-			ptrs[i] = &vals[i]
-		}
-		if err := rows.Scan(ptrs...); err != nil {
-			return nil, err
-		}
-		var b strings.Builder
-		for i, v := range vals {
-			switch x := v.(type) {
-			case time.Time:
-				v = x.UTC().Format("2006-01-02T15:04:05")
-			case []byte:
-				v = string(x)
-			}
-			if i > 0 {
-				b.WriteString(" " + cols[i] + "=")
-			}
-			fmt.Fprint(&b, v)
-		}
-		out = append(out, b.String())
-	}
-	slices.Sort(out)
-	return out, rows.Err()
-}
-
-// dumpDiff lists the rows only one of got and want holds.
-func dumpDiff(got, want []string) string {
-	var b strings.Builder
-	for _, g := range got {
-		if !slices.Contains(want, g) {
-			b.WriteString("+ " + g + "\n")
-		}
-	}
-	for _, w := range want {
-		if !slices.Contains(got, w) {
-			b.WriteString("- " + w + "\n")
-		}
-	}
-	return b.String()
 }
