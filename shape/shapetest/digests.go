@@ -249,36 +249,21 @@ func RunLateDigests(t *testing.T, b Backend) {
 				defer dropDigests(ctx, db, two)
 				all := append(slices.Clone(stored), late...)
 				slices.SortStableFunc(all, func(a, b Row) int { return a.Time.Compare(b.Time) })
-				if err := Load(ctx, db, ds, one, all); err != nil {
-					t.Fatal(err)
-				}
-				if err := deriveWith(ctx, db, ds, one, digestOptions(cat, ds, mode.second)); err != nil {
-					t.Fatal(err)
-				}
-				if err := Load(ctx, db, ds, two, stored); err != nil {
-					t.Fatal(err)
-				}
-				if err := deriveWith(ctx, db, ds, two, digestOptions(cat, ds, mode.first)); err != nil {
-					t.Fatal(err)
-				}
 				var arg []any
 				if strings.Contains(tc.set, "$1") {
 					arg = []any{bogusBytes}
 				}
 				var changed []string
-				if tc.set != "" {
+				loadAndAppend(ctx, t, db, ds, one, two, all, stored, late, digestOptions(cat, ds, mode.first), digestOptions(cat, ds, mode.second), func() {
+					if tc.set == "" {
+						return
+					}
 					before := dumpDigests(ctx, t, db, two)
 					changed = change(t, two, digestSuffixes, tc.set, tc.where, arg)
 					if slices.Equal(dumpDigests(ctx, t, db, two), before) {
 						t.Fatal("the change changed nothing")
 					}
-				}
-				if err := Append(ctx, db, ds, two, late, len(stored)); err != nil {
-					t.Fatal(err)
-				}
-				if err := deriveWith(ctx, db, ds, two, digestOptions(cat, ds, mode.second)); err != nil {
-					t.Fatal(err)
-				}
+				})
 				want := dumpDigests(ctx, t, db, one)
 				for _, suffix := range digestSuffixes {
 					if mode.second >= 0 && suffix == shape.RollupSlicesSuffix {

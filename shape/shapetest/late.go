@@ -83,6 +83,31 @@ func CheckCheckpoints(ctx context.Context, db *sql.DB, ds *catalog.Dataset, tabl
 	return ""
 }
 
+// loadAndAppend loads all into one, derived with then, and stored into
+// two, derived with first; runs between (if set); then appends late to
+// two and derives it with then, as the import of late rows would: one is
+// the rows imported at once, two the same rows in two imports.
+func loadAndAppend(ctx context.Context, t fataler, db *sql.DB, ds *catalog.Dataset, one, two string, all, stored, late []Row, first, then *shape.DeriveOptions, between func()) {
+	for _, step := range []func() error{
+		func() error { return Load(ctx, db, ds, one, all) },
+		func() error { return deriveWith(ctx, db, ds, one, then) },
+		func() error { return Load(ctx, db, ds, two, stored) },
+		func() error { return deriveWith(ctx, db, ds, two, first) },
+		func() error {
+			if between != nil {
+				between()
+			}
+			return nil
+		},
+		func() error { return Append(ctx, db, ds, two, late, len(stored)) },
+		func() error { return deriveWith(ctx, db, ds, two, then) },
+	} {
+		if err := step(); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
 // checkpointIndex reads table's checkpoint index: number → instant.
 func checkpointIndex(ctx context.Context, db *sql.DB, table string) (map[int64]string, error) {
 	rows, err := db.QueryContext(ctx, "SELECT _cp, CAST(_cp_ts AS VARCHAR) FROM "+table+"__cpi")
@@ -149,28 +174,14 @@ func RunLateRows(t *testing.T, b Backend) {
 			drop(one, two)
 			defer drop(one, two)
 			all := append(slices.Clone(base), tc.late...)
-			if err := Load(ctx, db, ds, one, all); err != nil {
-				t.Fatal(err)
-			}
-			if err := derive(ctx, db, ds, one, 10); err != nil {
-				t.Fatal(err)
-			}
-			if err := Load(ctx, db, ds, two, base); err != nil {
-				t.Fatal(err)
-			}
-			if err := derive(ctx, db, ds, two, 10); err != nil {
-				t.Fatal(err)
-			}
-			before, err := checkpointIndex(ctx, db, two)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := Append(ctx, db, ds, two, tc.late, len(base)); err != nil {
-				t.Fatal(err)
-			}
-			if err := derive(ctx, db, ds, two, 10); err != nil {
-				t.Fatal(err)
-			}
+			var before map[int64]string
+			o := &shape.DeriveOptions{Every: 10}
+			loadAndAppend(ctx, t, db, ds, one, two, all, base, tc.late, o, o, func() {
+				var err error
+				if before, err = checkpointIndex(ctx, db, two); err != nil {
+					t.Fatal(err)
+				}
+			})
 			for _, rel := range []string{one, two} {
 				if msg := CheckCheckpoints(ctx, db, ds, rel); msg != "" {
 					t.Fatal(msg)
@@ -233,24 +244,8 @@ func RunLateRows(t *testing.T, b Backend) {
 				every := rapid.SampledFrom([]int{1, 2, 3, 7, 1000}).Draw(rt, "every")
 				one, two := fmt.Sprintf("laterand_one_%d", n), fmt.Sprintf("laterand_two_%d", n)
 				defer drop(one, two)
-				if err := Load(ctx, db, ds, one, perm); err != nil {
-					rt.Fatal(err)
-				}
-				if err := derive(ctx, db, ds, one, every); err != nil {
-					rt.Fatal(err)
-				}
-				if err := Load(ctx, db, ds, two, old); err != nil {
-					rt.Fatal(err)
-				}
-				if err := derive(ctx, db, ds, two, every); err != nil {
-					rt.Fatal(err)
-				}
-				if err := Append(ctx, db, ds, two, lateRows, len(old)); err != nil {
-					rt.Fatal(err)
-				}
-				if err := derive(ctx, db, ds, two, every); err != nil {
-					rt.Fatal(err)
-				}
+				o := &shape.DeriveOptions{Every: every}
+				loadAndAppend(ctx, rt, db, ds, one, two, perm, old, lateRows, o, o, nil)
 				if msg := CheckCheckpoints(ctx, db, ds, two); msg != "" {
 					rt.Fatalf("%s (every %d, %d late of %d)", msg, every, nLate, len(rows))
 				}

@@ -42,31 +42,6 @@ func RunLateRollups(t *testing.T, b Backend) {
 	opts := func(sliceMinRows int) *shape.DeriveOptions {
 		return &shape.DeriveOptions{Every: 5, RollupValues: true, Catalog: cat, ValueSliceMinRows: sliceMinRows}
 	}
-	// build loads all into one and old then late into two, each derived
-	// as an import derives.
-	build := func(t fataler, one, two string, all, old, late []Row, o *shape.DeriveOptions, between func()) {
-		if err := Load(ctx, db, ds, one, all); err != nil {
-			t.Fatal(err)
-		}
-		if err := deriveWith(ctx, db, ds, one, o); err != nil {
-			t.Fatal(err)
-		}
-		if err := Load(ctx, db, ds, two, old); err != nil {
-			t.Fatal(err)
-		}
-		if err := deriveWith(ctx, db, ds, two, o); err != nil {
-			t.Fatal(err)
-		}
-		if between != nil {
-			between()
-		}
-		if err := Append(ctx, db, ds, two, late, len(old)); err != nil {
-			t.Fatal(err)
-		}
-		if err := deriveWith(ctx, db, ds, two, o); err != nil {
-			t.Fatal(err)
-		}
-	}
 	same := func(t fataler, one, two, suffix string) {
 		want, err := dumpRows(ctx, db, one+suffix)
 		if err != nil {
@@ -98,7 +73,8 @@ func RunLateRollups(t *testing.T, b Backend) {
 			sliceMinRows := rapid.SampledFrom([]int{-1, 0}).Draw(rt, "slice min rows")
 			one, two := fmt.Sprintf("lateroll_one_%d", n), fmt.Sprintf("lateroll_two_%d", n)
 			defer drop(one, two)
-			build(rt, one, two, perm, perm[nLate:], perm[:nLate], opts(sliceMinRows), nil)
+			o := opts(sliceMinRows)
+			loadAndAppend(ctx, rt, db, ds, one, two, perm, perm[nLate:], perm[:nLate], o, o, nil)
 			same(rt, one, two, shape.RollupValuesSuffix)
 			if sliceMinRows < 0 {
 				same(rt, one, two, shape.RollupValueSlicesSuffix)
@@ -135,7 +111,7 @@ func RunLateRollups(t *testing.T, b Backend) {
 		one, two := "lateroll_one", "lateroll_two"
 		drop(one, two)
 		defer drop(one, two)
-		build(t, one, two, all, rows, late, opts(0), func() { alter(t, two, "fault_entries", 1) })
+		loadAndAppend(ctx, t, db, ds, one, two, all, rows, late, opts(0), opts(0), func() { alter(t, two, "fault_entries", 1) })
 		if got, want := part(t, two, 1), part(t, one, 1); slices.Equal(got, want) || len(got) != 1 {
 			t.Fatalf("hour 1's entries, altered before the late rows and not checked, were folded again: %v", got)
 		}
@@ -152,7 +128,7 @@ func RunLateRollups(t *testing.T, b Backend) {
 		one, two := "lateroll_one", "lateroll_two"
 		drop(one, two)
 		defer drop(one, two)
-		build(t, one, two, all, rows, late, opts(0), func() { alter(t, two, "events", 1) })
+		loadAndAppend(ctx, t, db, ds, one, two, all, rows, late, opts(0), opts(0), func() { alter(t, two, "events", 1) })
 		same(t, one, two, shape.RollupValuesSuffix)
 	})
 }
