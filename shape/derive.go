@@ -151,7 +151,10 @@ func spacing(ctx context.Context, tx *sql.Tx, censusRel string, o *DeriveOptions
 // than those before it), it also updates only what they change, keeping
 // the checkpoints' instants (see deriveLate), unless the append is large
 // or would widen a checkpoint interval past twice the spacing; otherwise
-// it rebuilds everything.
+// it rebuilds everything. The opt-in rollups kept (key digests, window
+// digests, value rollups) are then brought up to date knowing which rows
+// the append added, so that late rows are added to them rather than
+// folded again with every stored row.
 // It reads and writes only with portable SQL: LEAD, ROW_NUMBER, GROUP BY,
 // CREATE TABLE AS, UPDATE ... FROM.
 func Derive(ctx context.Context, tx *sql.Tx, ds *catalog.Dataset, table string, o *DeriveOptions) error {
