@@ -19,6 +19,7 @@ import (
 	"github.com/provenant/provenant/lthash"
 	"github.com/provenant/provenant/metric"
 	"github.com/provenant/provenant/shape"
+	"github.com/provenant/provenant/shape/shapetest"
 )
 
 // RunRollupKeys checks, on random datasets with rows at any minute of 60
@@ -271,40 +272,14 @@ func dumpRollup(t *rapid.T, db *sql.DB, table string) []string {
 // dumpDigests returns digest table table+suffix's rows as text, each
 // prefixed by the suffix, sorted.
 func dumpDigests(t *rapid.T, db *sql.DB, table, suffix string) []string {
-	rows, err := db.QueryContext(t.Context(), "SELECT * FROM "+ingest.Quote(table+suffix))
+	rows, err := shapetest.DumpRows(t.Context(), db, ingest.Quote(table+suffix))
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer rows.Close()
-	cols, _ := rows.Columns()
-	var out []string
-	for rows.Next() {
-		vals := make([]any, len(cols))
-		ptrs := make([]any, len(cols))
-		for i := range vals {
-			ptrs[i] = &vals[i]
-		}
-		if err := rows.Scan(ptrs...); err != nil {
-			t.Fatal(err)
-		}
-		for i, v := range vals {
-			if b, ok := v.([]byte); ok {
-				h := lthash.Hash{}
-				if err := h.UnmarshalBinary(b); err == nil {
-					vals[i] = h.Digest()
-				}
-			}
-			if tm, ok := v.(time.Time); ok {
-				vals[i] = tm.UTC().Format(time.RFC3339)
-			}
-		}
-		out = append(out, suffix+" "+fmt.Sprint(vals...))
+	for i, r := range rows {
+		rows[i] = suffix + " " + r
 	}
-	if err := rows.Err(); err != nil {
-		t.Fatal(err)
-	}
-	slices.Sort(out)
-	return out
+	return rows
 }
 
 // readFloors keeps no key floors: it computes them for every call.

@@ -18,6 +18,7 @@ import (
 	"github.com/provenant/provenant/ingest"
 	"github.com/provenant/provenant/metric"
 	"github.com/provenant/provenant/shape"
+	"github.com/provenant/provenant/shape/shapetest"
 )
 
 // RunRollupValues checks, on random datasets with rows at any second of
@@ -454,36 +455,11 @@ func hasTable(t fataler, db *sql.DB, name string) bool {
 
 // dumpValues returns a value rollup table's rows as text, sorted.
 func dumpValues(t fataler, db *sql.DB, table string) []string {
-	rows, err := db.QueryContext(t.Context(), "SELECT * FROM "+ingest.Quote(table))
+	rows, err := shapetest.DumpRows(t.Context(), db, ingest.Quote(table))
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer rows.Close()
-	cols, _ := rows.Columns()
-	var out []string
-	for rows.Next() {
-		vals := make([]any, len(cols))
-		ptrs := make([]any, len(cols))
-		for i := range vals {
-			ptrs[i] = &vals[i]
-		}
-		if err := rows.Scan(ptrs...); err != nil {
-			t.Fatal(err)
-		}
-		var b strings.Builder
-		for i, v := range vals {
-			if tm, ok := v.(time.Time); ok {
-				v = tm.UTC().Format(time.RFC3339)
-			}
-			b.WriteString(cols[i] + "=" + strings.TrimSpace(strings.ReplaceAll(fmt.Sprint(v), "\n", " ")) + " ")
-		}
-		out = append(out, b.String())
-	}
-	if err := rows.Err(); err != nil {
-		t.Fatal(err)
-	}
-	slices.Sort(out)
-	return out
+	return rows
 }
 
 // RunValueSlicesDefault checks which databases keep the value rollups by

@@ -23,31 +23,7 @@ var digestSuffixes = []string{shape.RollupKeysSuffix, shape.RollupSlicesSuffix, 
 // digestRow is one warehouse event of key number k at time at, in zone
 // zone-0z and status status.
 func digestRow(ds *catalog.Dataset, k int, at time.Time, device, zone int, status string) Row {
-	r := Row{Key: fmt.Sprintf("d-%05d", k), Time: at, Str: map[string]*string{}, Num: map[string]*float64{}}
-	for _, e := range ds.Entities {
-		v := fmt.Sprintf("dev-%04d", device)
-		if e.Name.Value == "zone" {
-			v = fmt.Sprintf("zone-%02d", zone)
-		}
-		r.Str[e.Column.Value] = &v
-	}
-	for _, a := range ds.Attributes {
-		switch {
-		case a.Column.Value == "status":
-			v := status
-			r.Str[a.Column.Value] = &v
-		case a.Enumerated():
-			if a.Optional {
-				continue
-			}
-			v := a.Values[0].Value
-			r.Str[a.Column.Value] = &v
-		default:
-			f := 50.0
-			r.Num[a.Column.Value] = &f
-		}
-	}
-	return r
+	return deviceRow(ds, fmt.Sprintf("d-%05d", k), fmt.Sprintf("dev-%04d", device), fmt.Sprintf("zone-%02d", zone), status, at)
 }
 
 // dumpDigests returns the rows of rel's key digest tables that exist as
@@ -60,7 +36,7 @@ func dumpDigests(ctx context.Context, t fataler, db *sql.DB, rel string) []strin
 		if err := db.QueryRowContext(ctx, "SELECT COUNT(*) FROM "+rel+suffix).Scan(&n); err != nil {
 			continue // not kept
 		}
-		rows, err := dumpRows(ctx, db, rel+suffix)
+		rows, err := DumpRows(ctx, db, rel+suffix)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -72,10 +48,11 @@ func dumpDigests(ctx context.Context, t fataler, db *sql.DB, rel string) []strin
 	return out
 }
 
-// dumpRows returns table's rows as text, sorted: each column as
-// name=value, times in RFC 3339, a digest (_lthash) in hex, every byte of
-// it.
-func dumpRows(ctx context.Context, db *sql.DB, table string) ([]string, error) {
+// DumpRows returns table's rows (table as SQL names it) as text, sorted:
+// each column as name=value, times in RFC 3339, a digest (_lthash) in
+// hex, every byte of it. Two tables hold the same rows exactly when their
+// dumps are equal.
+func DumpRows(ctx context.Context, db *sql.DB, table string) ([]string, error) {
 	rows, err := db.QueryContext(ctx, "SELECT * FROM "+table)
 	if err != nil {
 		return nil, err

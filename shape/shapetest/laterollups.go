@@ -43,11 +43,11 @@ func RunLateRollups(t *testing.T, b Backend) {
 		return &shape.DeriveOptions{Every: 5, RollupValues: true, Catalog: cat, ValueSliceMinRows: sliceMinRows}
 	}
 	same := func(t fataler, one, two, suffix string) {
-		want, err := dumpRows(ctx, db, one+suffix)
+		want, err := DumpRows(ctx, db, one+suffix)
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, err := dumpRows(ctx, db, two+suffix)
+		got, err := DumpRows(ctx, db, two+suffix)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -100,7 +100,7 @@ func RunLateRollups(t *testing.T, b Backend) {
 		}
 	}
 	part := func(t *testing.T, rel string, h int) []string {
-		got, err := dumpRows(ctx, db, rel+shape.RollupValuesSuffix)
+		got, err := DumpRows(ctx, db, rel+shape.RollupValuesSuffix)
 		if err != nil {
 			t.Fatal(err)
 		}

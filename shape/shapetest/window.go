@@ -24,33 +24,12 @@ func windowRows(t *rapid.T, ds *catalog.Dataset, n, first int, from time.Time) [
 	perm := rapid.Permutation(seqInts(n)).Draw(t, "keys")
 	rows := make([]Row, n)
 	for i := range rows {
-		r := Row{Key: fmt.Sprintf("w-%06d", first+perm[i]), Str: map[string]*string{}, Num: map[string]*float64{}}
-		r.Time = from.Add(time.Duration(rapid.IntRange(0, 12*3600-1).Draw(t, "second")) * time.Second)
-		for _, e := range ds.Entities {
-			pool := Fixtures[1].Pools[e.Name.Value]
-			if e.Name.Value == "zone" {
-				pool = pool[:min(2, len(pool))]
-			}
-			v := rapid.SampledFrom(pool).Draw(t, e.Name.Value)
-			r.Str[e.Column.Value] = &v
-		}
-		for _, a := range ds.Attributes {
-			switch {
-			case a.Column.Value == "status":
-				v := rapid.SampledFrom([]string{"RUNNING", "IDLE", "FAULT"}).Draw(t, "status")
-				r.Str[a.Column.Value] = &v
-			case a.Enumerated():
-				if a.Optional {
-					continue
-				}
-				v := a.Values[0].Value
-				r.Str[a.Column.Value] = &v
-			default:
-				f := 50.0
-				r.Num[a.Column.Value] = &f
-			}
-		}
-		rows[i] = r
+		at := from.Add(time.Duration(rapid.IntRange(0, 12*3600-1).Draw(t, "second")) * time.Second)
+		device := rapid.SampledFrom(Fixtures[1].Pools["device"]).Draw(t, "device")
+		zones := Fixtures[1].Pools["zone"]
+		zone := rapid.SampledFrom(zones[:min(2, len(zones))]).Draw(t, "zone")
+		status := rapid.SampledFrom([]string{"RUNNING", "IDLE", "FAULT"}).Draw(t, "status")
+		rows[i] = deviceRow(ds, fmt.Sprintf("w-%06d", first+perm[i]), device, zone, status, at)
 	}
 	slices.SortStableFunc(rows, func(a, b Row) int { return a.Time.Compare(b.Time) })
 	return rows
