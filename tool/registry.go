@@ -494,6 +494,9 @@ func (r *Registry) OutOfDomain(p Param, s string) string {
 		if s > LastInstant { // the layout's fixed width orders as time does
 			return "is after " + LastInstant + ", the latest instant answered"
 		}
+		if s < FirstInstant {
+			return "is before " + FirstInstant + ", the earliest instant answered"
+		}
 	case Enum:
 		if !slices.Contains(p.Values, s) {
 			return "is not one of " + strings.Join(p.Values, ", ")

@@ -385,6 +385,14 @@ const TimestampLayout = "2006-01-02T15:04:05Z"
 // caller had asked for a time no data can have.
 const LastInstant = "9999-12-30T23:59:59Z"
 
+// FirstInstant is the earliest instant a Timestamp parameter admits.
+// PostgreSQL has no year 0 (the year before 1 is 1 BC), so it refuses
+// the literal "0000-01-01 00:00:00" every engine writes for an instant
+// in year 0000: such a call was an internal error (a 500) on PostgreSQL
+// where DuckDB answered it. Refused by the wall, every backend answers
+// the same domain.
+const FirstInstant = "0001-01-01T00:00:00Z"
+
 // IsTimestamp reports whether s is a valid instant in TimestampLayout,
 // written exactly as the layout writes it.
 func IsTimestamp(s string) bool {

@@ -97,6 +97,7 @@ func knownReasons() []string {
 		"is not a declared product",
 		"is not a UTC timestamp like 2026-01-06T08:00:00Z",
 		"is after " + tool.LastInstant + ", the latest instant answered",
+		"is before " + tool.FirstInstant + ", the earliest instant answered",
 		"is not one of " + strings.Join(strs(retail.States), ", "),
 		"is not one of " + strings.Join(strs(retail.Conditions), ", "),
 		"has no domain",
@@ -348,6 +349,11 @@ func wallCases(t *testing.T) []wallCase {
 		{name: "as_of at the open-end mark", p: propose(t, flag, "as_of", "9999-12-31T00:00:00Z"), wantErr: true, wantKind: inv, wantParam: "as_of", offending: "9999-12-31T00:00:00Z"},
 		{name: "as_of on the last day of 9999", p: propose(t, flag, "as_of", "9999-12-31T23:59:59Z"), wantErr: true, wantKind: inv, wantParam: "as_of", offending: "9999-12-31T23:59:59Z"},
 		{name: "window end on the last day of 9999", p: propose(t, win, "end", "9999-12-31T12:00:00Z"), wantErr: true, wantKind: inv, wantParam: "end", offending: "9999-12-31T12:00:00Z"},
+		// Before year 1: PostgreSQL reads no year 0 ("0000-01-01 00:00:00"
+		// is out of range there), so the call was an internal error (500).
+		{name: "as_of in year 0000", p: propose(t, flag, "as_of", "0000-01-01T00:00:00Z"), wantErr: true, wantKind: inv, wantParam: "as_of", offending: "0000-01-01T00:00:00Z"},
+		{name: "as_of on the last second of year 0000", p: propose(t, flag, "as_of", "0000-12-31T23:59:59Z"), wantErr: true, wantKind: inv, wantParam: "as_of", offending: "0000-12-31T23:59:59Z"},
+		{name: "window start in year 0000", p: propose(t, win, "start", "0000-06-01T00:00:00Z"), wantErr: true, wantKind: inv, wantParam: "start", offending: "0000-06-01T00:00:00Z"},
 		{name: "bad window start", p: propose(t, win, "start", "2026-01-01"), wantErr: true, wantKind: inv, wantParam: "start", offending: "2026-01-01"},
 		{name: "bad window end", p: propose(t, win, "end", "2026-13-01T00:00:00Z"), wantErr: true, wantKind: inv, wantParam: "end", offending: "2026-13-01T00:00:00Z"},
 
@@ -467,7 +473,7 @@ func TestWall_AcceptsEveryDomainValue(t *testing.T) {
 	for _, c := range retail.Conditions {
 		add("condition "+string(c), propose(t, "count_stores_with_condition", "condition", string(c)))
 	}
-	for _, ts := range []string{"0000-01-01T00:00:00Z", "1970-01-01T00:00:00Z", "2026-01-01T00:00:00Z", tool.LastInstant} {
+	for _, ts := range []string{tool.FirstInstant, "1970-01-01T00:00:00Z", "2026-01-01T00:00:00Z", tool.LastInstant} {
 		add("as_of "+ts, propose(t, "get_compliance_flag", "as_of", ts))
 		add("window at "+ts, propose(t, "count_events_in_window", "start", ts, "end", ts))
 	}
