@@ -43,7 +43,8 @@ func TestCompile_RequestErrors(t *testing.T) {
 		{"unknown grain", func(r *Request) { r.Grain = hostile }, "grain"},
 		{"grain of a metric not bucketed", func(r *Request) { r.Metric, r.Grain = "out_of_stock_share", "day" }, "grain"},
 		{"empty window", func(r *Request) { r.End = r.Start }, "window"},
-		{"no window", func(r *Request) { r.Start = time.Time{} }, "window"},
+		{"no window", func(r *Request) { r.Start, r.End = time.Time{}, time.Time{} }, "window"},
+		{"no end", func(r *Request) { r.End = time.Time{} }, "window"},
 		{"unknown operator", func(r *Request) {
 			r.Filters = []Filter{{Dimension: "store", Op: hostile, Values: []string{"st-001"}}}
 		}, "filters[0].op"},
@@ -113,6 +114,36 @@ func TestCompile_RequestErrors(t *testing.T) {
 	long := Request{Metric: "scan_count", Grain: "day", Start: day1.AddDate(-100, 0, 0), End: day3, Scope: All()}
 	if err := Check(cat, long); err != nil {
 		t.Errorf("Check(a century of scan_count by day) = %v", err)
+	}
+}
+
+// TestCompile_WindowFromYearOne: a window may start at the first instant
+// the wall admits, 0001-01-01T00:00:00Z (tool.FirstInstant), which is
+// Go's zero time: such a call was refused as "wants a start and an end"
+// although it named both.
+func TestCompile_WindowFromYearOne(t *testing.T) {
+	cat := loadCatalog(t, "retail")
+	first, err := time.Parse(time.RFC3339, "0001-01-01T00:00:00Z")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name, metric, grain string
+	}{
+		{"count", "scan_count", ""},
+		{"count by month", "scan_count", "month"},
+		{"share", "out_of_stock_share", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			req := Request{Metric: tt.metric, Grain: tt.grain, Start: first, End: day3, Scope: All()}
+			if err := Check(cat, req); err != nil {
+				t.Errorf("Check = %v, want a valid request", err)
+			}
+			if _, err := Compile(cat, req, nil); err != nil {
+				t.Errorf("Compile = %v, want a query", err)
+			}
+		})
 	}
 }
 

@@ -192,8 +192,10 @@ func resolve(cat *catalog.Catalog, req Request) (*resolved, error) {
 		return nil, reqErr("grain", "is finer than metric %s's grain %s", m.Name.Value, m.Grain.Value)
 	}
 	switch {
-	case req.Start.IsZero() || req.End.IsZero():
-		return nil, reqErr("window", "wants a start and an end")
+	case req.End.IsZero():
+		// A zero Start is an instant, 0001-01-01T00:00:00Z, the first the
+		// wall admits (tool.FirstInstant); a zero End has no window before it.
+		return nil, reqErr("window", "wants an end")
 	case !req.Start.Before(req.End):
 		return nil, reqErr("window", "wants start before end (the window is [start, end))")
 	case m.Type.Value == catalog.MetricCumulative && rank > 0 && bucketsOver(req.Start, req.End, r.grain, MaxBuckets):
