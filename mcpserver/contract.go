@@ -126,10 +126,21 @@ var safeMessages = map[string]bool{
 	"Resource not found": true, // the SDK's own, without its data
 }
 
-func init() {
-	for _, n := range []string{"condition", "as_of", "store_id", "start", "end"} {
-		safeMessages[errInvalidArgument(n).(*jsonrpc.Error).Message] = true
+// promptArgMessages are the "invalid prompt argument NAME" messages of
+// every prompt argument a server offers (addPrompts registers them): the
+// names come from the catalog, never from a client. Only the retail
+// demo's names were listed here once, so any other catalog's argument
+// (the warehouse's zone_id) was answered with a bare "invalid params".
+var promptArgMessages sync.Map
+
+// safeMessage reports whether msg is a protocol error message this
+// package wrote, which names nothing a client chose.
+func safeMessage(msg string) bool {
+	if safeMessages[msg] {
+		return true
 	}
+	_, ok := promptArgMessages.Load(msg)
+	return ok
 }
 
 // sanitize returns a protocol error that repeats nothing a client sent.
@@ -141,7 +152,7 @@ func sanitize(err error) *jsonrpc.Error {
 			e.Code = jsonrpc.CodeMethodNotFound
 		}
 	}
-	if safeMessages[e.Message] {
+	if safeMessage(e.Message) {
 		return &jsonrpc.Error{Code: e.Code, Message: e.Message}
 	}
 	msg, ok := fixedMessages[e.Code]

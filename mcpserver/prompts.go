@@ -21,6 +21,7 @@ func (h *handlers) addPrompts(s *mcp.Server, reg *tool.Registry) {
 		args := make([]*mcp.PromptArgument, len(p.Args))
 		for i, a := range p.Args {
 			args[i] = &mcp.PromptArgument{Name: a.Name, Description: a.Description, Required: true}
+			promptArgMessages.Store(errInvalidArgument(a.Name).(*jsonrpc.Error).Message, true)
 		}
 		h.prompts[p.Name] = true
 		s.AddPrompt(&mcp.Prompt{Name: p.Name, Description: p.Description, Arguments: args}, h.getPrompt(reg, p))

@@ -5,9 +5,14 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/provenant/provenant/catalogs"
+	"github.com/provenant/provenant/engine/enginetest"
+	"github.com/provenant/provenant/mcpserver"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/prompts.golden")
@@ -51,5 +56,58 @@ func TestPrompts_Golden(t *testing.T) {
 	}
 	if string(want) != string(got)+"\n" {
 		t.Errorf("prompts differ from %s (regenerate with -update):\n%s", path, got)
+	}
+}
+
+// TestPrompts_BadArgumentNamed: an argument outside its domain is
+// "invalid prompt argument NAME" for every catalog's prompts, never the
+// value. The names come from the catalog; only the retail demo's were
+// known to the sanitizer, so the warehouse's zone_id (and any catalog's
+// own argument) came back as a bare "invalid params".
+func TestPrompts_BadArgumentNamed(t *testing.T) {
+	const probe = "ZQX7probe"
+	wh, err := catalogs.Load("warehouse")
+	if err != nil {
+		t.Fatal(err)
+	}
+	warehouse, _ := enginetest.OpenFixture(t, wh, wh.Metric("availability"))
+	_, overHTTP := serveEngine(t, warehouse)
+	sessions := map[string]*mcp.ClientSession{
+		"retail":              connect(t),
+		"warehouse":           connectServer(t, mcpserver.New(warehouse.Pipeline, warehouse, nil)),
+		"warehouse over HTTP": overHTTP,
+	}
+	shift := map[string]string{"start": "2026-01-05T06:00:00Z", "end": "2026-01-05T14:00:00Z"}
+	tests := []struct {
+		name, session, prompt, arg string
+		args                       map[string]string
+	}{
+		{"retail store", "retail", "shift_handover", "store_id", map[string]string{"store_id": probe}},
+		{"retail start", "retail", "shift_handover", "start", map[string]string{"store_id": "st-003", "start": probe}},
+		{"warehouse zone", "warehouse", "zone_fault_review", "zone_id", map[string]string{"zone_id": probe}},
+		{"warehouse zone missing", "warehouse", "zone_fault_review", "zone_id", map[string]string{}},
+		{"warehouse end", "warehouse", "zone_fault_review", "end", map[string]string{"zone_id": "zone-01", "end": probe}},
+		{"warehouse zone over HTTP", "warehouse over HTTP", "zone_fault_review", "zone_id", map[string]string{"zone_id": probe}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			args := map[string]string{}
+			for k, v := range shift {
+				args[k] = v
+			}
+			for k, v := range tt.args {
+				args[k] = v
+			}
+			_, err := sessions[tt.session].GetPrompt(t.Context(), &mcp.GetPromptParams{Name: tt.prompt, Arguments: args})
+			if err == nil {
+				t.Fatal("GetPrompt accepted the argument")
+			}
+			if want := "invalid prompt argument " + tt.arg; !strings.Contains(err.Error(), want) {
+				t.Errorf("GetPrompt error = %v, want %q", err, want)
+			}
+			if strings.Contains(err.Error(), probe) {
+				t.Errorf("GetPrompt error = %v repeats the value", err)
+			}
+		})
 	}
 }
