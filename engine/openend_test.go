@@ -61,3 +61,28 @@ func TestLastInstant_OpenEnd(t *testing.T) {
 		t.Errorf("ingest.TimeLimit %s != shape.OpenEnd %s", ingest.TimeLimit, shape.OpenEnd)
 	}
 }
+
+// TestQueryMetric_CenturiesOfDuration: a duration metric over a window of
+// centuries is answered, up to the last instant the wall admits. The
+// re-derivation measured each row's time as a time.Duration, which stops
+// at about 292 years: past 2318 a latest row's time was cut there, the
+// values disagreed, and the answer failed verification (HTTP 500).
+func TestQueryMetric_CenturiesOfDuration(t *testing.T) {
+	e := enginetest.OpenWarehouse(t, 400, nil)
+	windows := [][2]string{
+		{"2026-01-01T00:00:00Z", "2400-01-01T00:00:00Z"},
+		{"2026-01-01T00:00:00Z", tool.LastInstant},
+		{tool.FirstInstant, tool.LastInstant},
+	}
+	for _, m := range []string{"observed_time", "availability", "utilisation", "fault_rate", "mean_time_to_repair", "mean_time_between_faults"} {
+		for _, w := range windows {
+			t.Run(m+" "+w[0]+" "+w[1], func(t *testing.T) {
+				a := e.Pipeline.Call(t.Context(), tool.Proposal{Tool: "query_metric",
+					Params: map[string]any{"metric": m, "dimensions": []any{"zone"}, "start": w[0], "end": w[1]}})
+				if o := a.Outcome(); o != answer.Answered && o != answer.Absence {
+					t.Errorf("outcome %s, reason %+v; want an answer", o, a.Reason())
+				}
+			})
+		}
+	}
+}

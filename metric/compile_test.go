@@ -339,3 +339,37 @@ func TestBuckets(t *testing.T) {
 		})
 	}
 }
+
+// TestSeconds: the re-derivation's row time is to.Sub(from).Seconds()
+// within a time.Duration's range, and keeps counting past its 292 years.
+func TestSeconds(t *testing.T) {
+	at := func(s string) time.Time {
+		v, err := time.Parse(time.RFC3339Nano, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	tests := []struct {
+		name, from, to string
+		want           float64
+	}{
+		{"an hour", "2026-01-05T08:00:00Z", "2026-01-05T09:00:00Z", 3600},
+		{"microseconds across a second", "2026-01-05T08:00:00.75Z", "2026-01-05T08:00:01.25Z", 0.5},
+		{"four centuries", "2026-01-01T00:00:00Z", "2426-01-01T00:00:00Z", float64(at("2426-01-01T00:00:00Z").Unix() - at("2026-01-01T00:00:00Z").Unix())},
+		{"the whole domain", "0001-01-01T00:00:00Z", "9999-12-30T23:59:59Z", 315537811199},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			from, to := at(tt.from), at(tt.to)
+			if got := seconds(from, to); got != tt.want {
+				t.Errorf("seconds = %v, want %v", got, tt.want)
+			}
+			if d := to.Sub(from); d < time.Duration(1<<63-1) {
+				if got, want := seconds(from, to), d.Seconds(); got != want {
+					t.Errorf("seconds = %v, Sub().Seconds() = %v", got, want)
+				}
+			}
+		})
+	}
+}

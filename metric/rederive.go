@@ -475,7 +475,7 @@ func (r *resolved) compute(rows []*row, refs map[string]map[string]map[string]*s
 				if from.Before(r.req.Start) {
 					from = r.req.Start
 				}
-				secs := to.Sub(from).Seconds()
+				secs := seconds(from, to)
 				inWindow := !rw.at.Before(r.req.Start)
 				if !inWindow && !(hasDuration && secs > 0) || !admit(rw) {
 					continue
@@ -787,4 +787,17 @@ func truncate(t time.Time, grain string) time.Time {
 		return time.Date(t.Year(), t.Month(), 1, 0, 0, 0, 0, time.UTC)
 	}
 	return day
+}
+
+// seconds is the time from from to to in seconds, for any two instants
+// the wall admits: to.Sub(from) is a time.Duration, which stops at about
+// 292 years, so a row's time in a window of centuries was cut there and
+// the value disagreed with the compiled query's (a failed verification).
+// Within a Duration's range it is exactly to.Sub(from).Seconds().
+func seconds(from, to time.Time) float64 {
+	sec, nsec := to.Unix()-from.Unix(), int64(to.Nanosecond()-from.Nanosecond())
+	if nsec < 0 {
+		sec, nsec = sec-1, nsec+1e9
+	}
+	return float64(sec) + float64(nsec)/1e9
 }
