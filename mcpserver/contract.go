@@ -194,8 +194,12 @@ func (h *handlers) guard(next mcp.MethodHandler) mcp.MethodHandler {
 // answers every call already read before reporting the end.
 type conn struct {
 	mcp.Connection
-	mu      sync.Mutex
-	pending int           // calls read and not yet answered
+	mu sync.Mutex
+	// pending holds the ids of the calls read and not yet answered. A
+	// call whose id is already pending is not added: the SDK drops it
+	// without an answer ("request ID already in use"), and counted, it
+	// kept the server waiting at the end of input for ever.
+	pending map[jsonrpc.ID]bool
 	changed chan struct{} // closed when pending changes
 }
 
@@ -207,7 +211,7 @@ func (c *conn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	if err != nil {
 		for {
 			c.mu.Lock()
-			n, ch := c.pending, c.changed
+			n, ch := len(c.pending), c.changed
 			c.mu.Unlock()
 			if n == 0 {
 				return nil, err
@@ -221,7 +225,7 @@ func (c *conn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	}
 	if r, ok := msg.(*jsonrpc.Request); ok && r.IsCall() {
 		c.mu.Lock()
-		c.pending++
+		c.pending[r.ID] = true
 		c.mu.Unlock()
 	}
 	return msg, nil
@@ -236,9 +240,7 @@ func (c *conn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	err := c.Connection.Write(ctx, msg)
 	if ok {
 		c.mu.Lock()
-		if c.pending > 0 {
-			c.pending--
-		}
+		delete(c.pending, r.ID)
 		close(c.changed)
 		c.changed = make(chan struct{})
 		c.mu.Unlock()
@@ -254,7 +256,7 @@ func (g guarded) Connect(ctx context.Context) (mcp.Connection, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &conn{Connection: c, changed: make(chan struct{})}, nil
+	return &conn{Connection: c, pending: map[jsonrpc.ID]bool{}, changed: make(chan struct{})}, nil
 }
 
 // quiet lowers every record of the SDK's logger to DEBUG: its connection

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/provenant/provenant/engine"
 	"github.com/provenant/provenant/engine/enginetest"
@@ -317,3 +318,51 @@ func TestStdio_AnswersEverythingBeforeEOF(t *testing.T) {
 		}
 	}
 }
+
+// TestStdio_ReusedIDStillEnds: a call whose id is already in flight is
+// dropped by the SDK (it answers nothing), so it must not count as a call
+// waiting for its answer: before, the server waited for it at the end of
+// input and never exited, even on SIGTERM. The other calls are answered.
+func TestStdio_ReusedIDStillEnds(t *testing.T) {
+	e := enginetest.OpenDemo(t, engine.Options{})
+	const (
+		init0 = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`
+		ready = `{"jsonrpc":"2.0","method":"notifications/initialized"}`
+		call  = `{"jsonrpc":"2.0","id":%s,"method":"tools/call","params":{"name":"get_price","arguments":{"store_id":"st-003","product_id":"pr-007","as_of":"2026-01-06T08:00:00Z"}}}`
+		ping  = `{"jsonrpc":"2.0","id":99,"method":"ping"}`
+	)
+	tests := []struct {
+		name  string
+		lines []string
+	}{
+		{"the id of initialize, while it runs", []string{init0, `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`, ready, ping}},
+		{"a fractional id the SDK reads as initialize's", []string{init0, `{"jsonrpc":"2.0","id":1.5,"method":"tools/list"}`, ready, ping}},
+		{"two calls with one number", []string{init0, ready, fmt.Sprintf(call, "5"), fmt.Sprintf(call, "5"), fmt.Sprintf(call, "5"), ping}},
+		{"two calls with one string", []string{init0, ready, fmt.Sprintf(call, `"a"`), fmt.Sprintf(call, `"a"`), ping}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var out bytes.Buffer
+			done := make(chan error, 1)
+			go func() {
+				done <- mcpserver.ServeIO(t.Context(), mcpserver.New(e.Pipeline, e, nil),
+					io.NopCloser(strings.NewReader(strings.Join(tt.lines, "\n")+"\n")), nopWriteCloser{&out})
+			}()
+			select {
+			case err := <-done:
+				if err != nil {
+					t.Fatalf("ServeIO: %v", err)
+				}
+			case <-time.After(20 * time.Second):
+				t.Fatal("ServeIO did not return after the end of input")
+			}
+			if !strings.Contains(out.String(), `"id":99`) {
+				t.Errorf("the ping was not answered:\n%s", out.String())
+			}
+		})
+	}
+}
+
+type nopWriteCloser struct{ io.Writer }
+
+func (nopWriteCloser) Close() error { return nil }
