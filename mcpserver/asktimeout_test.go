@@ -3,7 +3,9 @@ package mcpserver_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"github.com/provenant/provenant/catalogs/catalogstest"
+	"strings"
 	"testing"
 	"time"
 
@@ -81,5 +83,29 @@ func TestAskTimeout_Rows(t *testing.T) {
 	}
 	if left := <-pager.deadlines; left <= 0 || left > bound {
 		t.Errorf("a page reached the pager with %v left, want a deadline within %v", left, bound)
+	}
+}
+
+// slowPager is a pipeline.RowPager whose reads take longer than any
+// deadline: each fails with its context's error once the deadline passes.
+type slowPager struct{}
+
+func (slowPager) Rows(ctx context.Context, _ string, _ int) (json.RawMessage, error) {
+	<-ctx.Done()
+	return nil, fmt.Errorf("rederive: %w", ctx.Err())
+}
+
+// TestAskTimeout_RowsPastDeadline: a page past --ask-timeout is an error
+// that says so, as REST's 504 timeout does; it was a bare "internal error".
+func TestAskTimeout_RowsPastDeadline(t *testing.T) {
+	srv := mcpserver.New(deadlineRecorder{}, nil, &mcpserver.Options{AskTimeout: 20 * time.Millisecond, Rows: slowPager{}})
+	cs := connectServer(t, srv)
+	for _, uri := range []string{"provenant://results/res-a/rows", "provenant://results/res-a/rows?page=2"} {
+		t.Run(uri, func(t *testing.T) {
+			_, err := cs.ReadResource(t.Context(), &mcp.ReadResourceParams{URI: uri})
+			if err == nil || !strings.Contains(err.Error(), "timeout") || strings.Contains(err.Error(), "internal error") {
+				t.Errorf("ReadResource = %v, want a timeout error", err)
+			}
+		})
 	}
 }

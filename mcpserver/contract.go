@@ -122,6 +122,7 @@ var fixedMessages = map[int64]string{
 var safeMessages = map[string]bool{
 	errNotFound.Message:  true,
 	errGone.Message:      true,
+	errTimeout.Message:   true,
 	"unknown prompt":     true,
 	"Resource not found": true, // the SDK's own, without its data
 }

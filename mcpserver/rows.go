@@ -25,6 +25,10 @@ const (
 // errGone does not repeat the URI: the data changed since the result.
 var errGone = &jsonrpc.Error{Code: mcp.CodeResourceNotFound, Message: "resource gone: the data changed since the result was computed; ask again"}
 
+// errTimeout is a page past the ask timeout, as REST's 504 timeout says:
+// once a bare "internal error".
+var errTimeout = &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "timeout: the request's deadline passed"}
+
 // readRows serves provenant://results/{result_id}/rows?page=N for the
 // caller's scope: another scope's result, an unknown id and a page past
 // the last are all "not found".
@@ -61,6 +65,8 @@ func (h *handlers) readRows(ctx context.Context, req *mcp.ReadResourceRequest) (
 		return nil, errGone
 	case errors.Is(err, pipeline.ErrUnknownResult), errors.Is(err, pipeline.ErrNoSuchPage), errors.Is(err, pipeline.ErrNoPaging):
 		return nil, errNotFound
+	case err != nil && ctx.Err() != nil:
+		return nil, errTimeout
 	case err != nil:
 		return nil, fmt.Errorf("read rows: %w", err)
 	}
