@@ -119,10 +119,10 @@ func OpenFiles(ctx context.Context, cat *catalog.Catalog, dir string) (*Files, e
 		src := readFiles(glob)
 		q := "CREATE VIEW " + ingest.Quote(ds.Name.Value) + " AS SELECT " + strings.Join(viewColumns(ds), ", ") + " FROM " + src
 		if _, err := db.ExecContext(ctx, q); err != nil {
-			return fail(fmt.Errorf("open files of dataset %s: %w", ds.Name.Value, readError(err)))
+			return fail(fmt.Errorf("open files of dataset %s: %w", ds.Name.Value, notParquet(glob, readError(err))))
 		}
 		if err := checkFiles(ctx, db, ds, src); err != nil {
-			return fail(fmt.Errorf("open files of dataset %s: %w", ds.Name.Value, err))
+			return fail(fmt.Errorf("open files of dataset %s: %w", ds.Name.Value, notParquet(glob, err)))
 		}
 		f.Relations[ds.Name.Value] = ds.Name.Value
 		f.Versions[ds.Name.Value] = version
@@ -148,10 +148,10 @@ func OpenFiles(ctx context.Context, cat *catalog.Catalog, dir string) (*Files, e
 				", CAST(" + ingest.Quote(r.DisplayName.Value) + " AS VARCHAR) AS " + ingest.Quote(r.DisplayName.Value) +
 				" FROM " + readFiles(glob)
 			if _, err := db.ExecContext(ctx, q); err != nil {
-				return fail(fmt.Errorf("open reference files of entity %s: %w", e.Name.Value, readError(err)))
+				return fail(fmt.Errorf("open reference files of entity %s: %w", e.Name.Value, notParquet(glob, readError(err))))
 			}
 			if err := checkReference(ctx, db, view, r.ID.Value); err != nil {
-				return fail(fmt.Errorf("open reference files of entity %s: %w", e.Name.Value, err))
+				return fail(fmt.Errorf("open reference files of entity %s: %w", e.Name.Value, notParquet(glob, err)))
 			}
 			f.References[e.Name.Value] = view
 		}
@@ -333,6 +333,20 @@ func readError(err error) error {
 			return fmt.Errorf("%w: CSV line %s is not valid UTF-8", ErrFilesInvalid, line)
 		}
 		return fmt.Errorf("%w: CSV line %s cannot be read as the dataset's columns", ErrFilesInvalid, line)
+	}
+	return err
+}
+
+// notParquet is err, DuckDB's error opening or checking glob's files, or,
+// when glob names Parquet files and DuckDB's reader refused a file's
+// bytes (describeError), an ErrFilesInvalid saying so in one line:
+// DuckDB's message quotes the statement, and may quote the bytes.
+func notParquet(glob string, err error) error {
+	if fileReader(glob) != "read_parquet" || errors.Is(err, ErrFilesInvalid) || errors.Is(err, ErrCheckMemory) {
+		return err
+	}
+	if errors.Is(describeError(context.Background(), err), ErrNotParquet) {
+		return fmt.Errorf("%w: read parquet: not a Parquet file, or its data is damaged", ErrFilesInvalid)
 	}
 	return err
 }

@@ -794,3 +794,59 @@ func TestOpenFiles_NotRegular(t *testing.T) {
 		})
 	}
 }
+
+// TestOpenFiles_NotParquet: a dataset's file under a Parquet name that is
+// no Parquet file, or whose footer or data is damaged, is refused in one
+// line naming the defect, as import refuses it (TestParquet_NotParquet).
+// Before, it was DuckDB's message as it came: "Invalid Input Error: No
+// magic bytes found at end of file", "IO Error: Could not read enough
+// bytes" or "Snappy decompression failure", the first two with the view's
+// statement and a caret under it.
+func TestOpenFiles_NotParquet(t *testing.T) {
+	dir := t.TempDir()
+	csvPath := filepath.Join(dir, "events.csv")
+	if err := os.WriteFile(csvPath, ingesttest.DemoCSV(t, 3000), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	good := filepath.Join(dir, "good.parquet")
+	csvToParquet(t, csvPath, good)
+	g, err := os.ReadFile(good)
+	if err != nil {
+		t.Fatal(err)
+	}
+	damaged := func(from, to int) []byte {
+		b := bytes.Clone(g)
+		for i := from; i < to; i++ {
+			b[i] ^= 0x5a
+		}
+		return b
+	}
+	tests := []struct {
+		name string
+		body []byte
+	}{
+		{"text", []byte("event_id\nXYZZY\n")},
+		{"the magic at both ends only", []byte("PAR1XYZZYXYZZYPAR1")},
+		{"a footer that reads past the end", append([]byte("PAR1"+strings.Repeat("XYZZYXYZZY", 9)), 16, 0, 0, 0, 'P', 'A', 'R', '1')},
+		{"cut in half", g[:len(g)/2]},
+		{"damaged data", damaged(len(g)/4, len(g)/4+400)},
+	}
+	const want = "read parquet: not a Parquet file, or its data is damaged"
+	for i, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			name := fmt.Sprintf("n%d.parquet", i)
+			if err := os.WriteFile(filepath.Join(dir, name), tt.body, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			files, err := duckdb.OpenFiles(t.Context(), ingesttest.FilesCatalog(t, name), dir)
+			if err == nil {
+				files.Close()
+				t.Fatal("OpenFiles opened the file")
+			}
+			if !errors.Is(err, duckdb.ErrFilesInvalid) || !strings.Contains(err.Error(), want) ||
+				strings.Contains(err.Error(), "\n") || strings.Contains(err.Error(), "XYZZY") || strings.Contains(err.Error(), "SELECT") {
+				t.Errorf("OpenFiles = %q, want ErrFilesInvalid, one line with %q", err, want)
+			}
+		})
+	}
+}
