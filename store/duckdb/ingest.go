@@ -17,17 +17,22 @@ import (
 
 	"github.com/provenant/provenant/ingest"
 	"github.com/provenant/provenant/internal/dbtx"
+	"github.com/provenant/provenant/internal/duckfile"
 	"github.com/provenant/provenant/internal/phasetrace"
 )
 
 var _ ingest.Sink = (*Sink)(nil)
 
 // OpenFile opens (creating it if missing) the DuckDB database file at
-// path, in place: DuckDB reads its blocks on demand, so opening costs the
+// path, in place (an existing file that is not one is refused,
+// duckfile.ErrNotDatabase): DuckDB reads its blocks on demand, so opening costs the
 // same at any size. Close the returned *sql.DB to release it.
 func OpenFile(ctx context.Context, path string) (*sql.DB, error) {
 	if path == "" {
 		return nil, errors.New("open duckdb file: empty path")
+	}
+	if err := duckfile.Check(path); err != nil {
+		return nil, fmt.Errorf("open duckdb file: %w", err)
 	}
 	connector, err := duckdb.NewConnector(path, nil)
 	if err != nil {
@@ -438,6 +443,9 @@ const MetricResolveFrom = 2 * time.Hour
 // must exist, and other processes may read it too.
 func OpenFileReadOnly(ctx context.Context, path string) (*sql.DB, error) {
 	if _, err := os.Stat(path); err != nil {
+		return nil, fmt.Errorf("open duckdb file: %w", err)
+	}
+	if err := duckfile.Check(path); err != nil {
 		return nil, fmt.Errorf("open duckdb file: %w", err)
 	}
 	connector, err := duckdb.NewConnector(path+"?access_mode=read_only&memory_limit="+ServeMemoryLimit, nil)
