@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 
 	duckdb "github.com/duckdb/duckdb-go/v2"
+
+	"github.com/provenant/provenant/internal/duckfile"
 )
 
 // Snapshot is a DuckDB file in a temporary directory holding a copy of
@@ -52,9 +54,15 @@ func SnapshotDB(ctx context.Context, src *sql.DB, tables []string) (*Snapshot, e
 }
 
 // SnapshotFile copies tables from the main schema of the DuckDB database
-// file at path (attached read-only) into a new snapshot.
+// file at path (attached read-only) into a new snapshot. A file that is
+// not a DuckDB database is refused (duckfile.ErrNotDatabase).
 func SnapshotFile(ctx context.Context, path string, tables []string) (*Snapshot, error) {
 	if _, err := os.Stat(path); err != nil {
+		return nil, fmt.Errorf("snapshot tables: %w", err)
+	}
+	// Another kind of file would be attached by another reader: DuckDB
+	// would try to install one for a SQLite file, from the network.
+	if err := duckfile.Check(path); err != nil {
 		return nil, fmt.Errorf("snapshot tables: %w", err)
 	}
 	c, err := duckdb.NewConnector("", nil)
