@@ -301,6 +301,8 @@ func runMemoryRecall(ctx context.Context, args []string, stdout, stderr io.Write
 	}
 	if *asOf >= 0 {
 		req.AsOf = asOf
+	} else if flagSet(fs, "as-of") {
+		return usagef("--as-of: want a time in Unix seconds, at least 0")
 	}
 	if *policyPath != "" {
 		f, err := openStream(ctx, *policyPath)

@@ -117,6 +117,8 @@ func TestMemory_CLIErrors(t *testing.T) {
 		// stored without it, exit 0.
 		{"negative relevance", []string{"add", "--journal", journal, "--relevance", "-0.5", "x"}, true, "--relevance"},
 		{"NaN relevance", []string{"add", "--journal", journal, "--relevance", "NaN", "x"}, true, "--relevance"},
+		// A negative --as-of was taken for "now".
+		{"negative as-of", []string{"recall", "--journal", journal, "--check=false", "--subject", "x", "--as-of", "-5"}, true, "--as-of"},
 		{"negative relevance with a half-life", []string{"add", "--journal", journal, "--relevance", "-1", "--half-life", "60", "x"}, true, "--relevance"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
