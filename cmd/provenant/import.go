@@ -49,8 +49,8 @@ func runImport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return usagef("--dataset NAME is required")
 	case (*dbPath == "") == (*dsn == ""):
 		return usagef("want exactly one of --db FILE.duckdb and --postgres DSN")
-	case *every < 0:
-		return usagef("--checkpoint-every: want a number of rows, at least 1 (or 0 for the default)")
+	case *every < 0 || *every > shape.MaxEvery:
+		return usagef("--checkpoint-every: want a number of rows from 1 to %d (or 0 for the default)", shape.MaxEvery)
 	}
 	inputs := fs.Args()
 	for i, in := range inputs {
