@@ -242,7 +242,7 @@ func TestImport_Usage(t *testing.T) {
 		{"unknown dataset", []string{"import", "--catalog", cat, "--dataset", "events", "--db", "x.duckdb", in}, 2,
 			"provenant import: --dataset: the catalog declares no such dataset (it declares status_events)"},
 		{"a negative checkpoint spacing", []string{"import", "--catalog", cat, "--dataset", "status_events", "--db", "x.duckdb", "--checkpoint-every", "-7", in}, 2,
-			"provenant import: --checkpoint-every: want a number of rows, at least 1 (or 0 for the default)"},
+			"provenant import: --checkpoint-every: want a number of rows from 1 to 1099511627776 (or 0 for the default)"},
 		{"a checkpoint spacing that is not a number", []string{"import", "--catalog", cat, "--dataset", "status_events", "--db", "x.duckdb", "--checkpoint-every", "secret", in}, 2,
 			"--checkpoint-every"},
 		{"a files dataset", []string{"import", "--catalog", files, "--dataset", "status_events", "--db", "x.duckdb", in}, 1,
