@@ -1,13 +1,11 @@
-// Package duckfile tells a DuckDB database file from other files before
-// DuckDB opens one.
+// Package duckfile tells whether DuckDB opened a database file as one.
 package duckfile
 
 import (
-	"bytes"
+	"context"
+	"database/sql"
 	"errors"
 	"fmt"
-	"io"
-	"os"
 )
 
 // ErrNotDatabase: the file exists and is not a DuckDB database. DuckDB
@@ -16,29 +14,22 @@ import (
 // it is lost when it closes.
 var ErrNotDatabase = errors.New("the file exists and is not a DuckDB database file")
 
-// magic is at offset 8 of a DuckDB database file, after the header's
-// checksum.
-var magic = []byte("DUCK")
-
-// Check returns an error wrapping ErrNotDatabase when path names an
-// existing, non-empty regular file that does not begin as a DuckDB
-// database file does; nil for "", ":memory:", a file that does not exist
-// (DuckDB creates it), an empty one and anything else (DuckDB's own
-// error names it).
-func Check(path string) error {
+// Opened returns an error wrapping ErrNotDatabase when db, DuckDB opened
+// on the file at path, is not a database in that file: DuckDB names no
+// file for the database a data file became. It reads no file itself:
+// opening and closing the file in this process would release DuckDB's
+// lock on it (POSIX record locks are the process's, and any close of the
+// file drops them), letting another process write a file this one reads.
+// "" and ":memory:" are in-memory databases by request.
+func Opened(ctx context.Context, db *sql.DB, path string) error {
 	if path == "" || path == ":memory:" {
 		return nil
 	}
-	f, err := os.Open(path)
-	if err != nil {
-		return nil
+	var file sql.NullString
+	if err := db.QueryRowContext(ctx, "SELECT path FROM duckdb_databases() WHERE database_name = current_database()").Scan(&file); err != nil {
+		return fmt.Errorf("read the database's file: %w", err)
 	}
-	defer f.Close()
-	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() || fi.Size() == 0 {
-		return nil
-	}
-	head := make([]byte, 12)
-	if _, err := io.ReadFull(f, head); err != nil || !bytes.Equal(head[8:], magic) {
+	if !file.Valid || file.String == "" {
 		return fmt.Errorf("%s: %w", path, ErrNotDatabase)
 	}
 	return nil

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	duckdb "github.com/duckdb/duckdb-go/v2"
 
@@ -60,11 +61,6 @@ func SnapshotFile(ctx context.Context, path string, tables []string) (*Snapshot,
 	if _, err := os.Stat(path); err != nil {
 		return nil, fmt.Errorf("snapshot tables: %w", err)
 	}
-	// Another kind of file would be attached by another reader: DuckDB
-	// would try to install one for a SQLite file, from the network.
-	if err := duckfile.Check(path); err != nil {
-		return nil, fmt.Errorf("snapshot tables: %w", err)
-	}
 	c, err := duckdb.NewConnector("", nil)
 	if err != nil {
 		return nil, fmt.Errorf("snapshot tables: %w", err)
@@ -76,7 +72,13 @@ func SnapshotFile(ctx context.Context, path string, tables []string) (*Snapshot,
 		return nil, fmt.Errorf("snapshot tables: %w", err)
 	}
 	defer conn.Close()
-	if _, err := conn.ExecContext(ctx, "ATTACH "+quoteLiteral(path)+" AS provenant_source (READ_ONLY)"); err != nil {
+	// TYPE duckdb: another kind of file would be attached by another
+	// reader (DuckDB tried to install one for a SQLite file, from the
+	// network) or as an in-memory database over it (a CSV file).
+	if _, err := conn.ExecContext(ctx, "ATTACH "+quoteLiteral(path)+" AS provenant_source (TYPE duckdb, READ_ONLY)"); err != nil {
+		if strings.Contains(err.Error(), "not a valid DuckDB database file") {
+			return nil, fmt.Errorf("snapshot tables: %s: %w", path, duckfile.ErrNotDatabase)
+		}
 		return nil, fmt.Errorf("snapshot tables: attach source: %w", err)
 	}
 	return snapshot(ctx, conn, "provenant_source", tables)

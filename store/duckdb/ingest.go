@@ -10,6 +10,7 @@ import (
 	"os"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -31,15 +32,16 @@ func OpenFile(ctx context.Context, path string) (*sql.DB, error) {
 	if path == "" {
 		return nil, errors.New("open duckdb file: empty path")
 	}
-	if err := duckfile.Check(path); err != nil {
-		return nil, fmt.Errorf("open duckdb file: %w", err)
-	}
 	connector, err := duckdb.NewConnector(path, nil)
 	if err != nil {
 		return nil, fmt.Errorf("open duckdb file: %w", err)
 	}
 	db := pooled(sql.OpenDB(connector)) // db.Close closes the connector
 	if err := db.PingContext(ctx); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("open duckdb file: %w", err)
+	}
+	if err := duckfile.Opened(ctx, db, path); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("open duckdb file: %w", err)
 	}
@@ -445,15 +447,21 @@ func OpenFileReadOnly(ctx context.Context, path string) (*sql.DB, error) {
 	if _, err := os.Stat(path); err != nil {
 		return nil, fmt.Errorf("open duckdb file: %w", err)
 	}
-	if err := duckfile.Check(path); err != nil {
-		return nil, fmt.Errorf("open duckdb file: %w", err)
-	}
 	connector, err := duckdb.NewConnector(path+"?access_mode=read_only&memory_limit="+ServeMemoryLimit, nil)
 	if err != nil {
+		if strings.Contains(err.Error(), "Cannot launch in-memory database in read-only mode") {
+			// A data file, which DuckDB opens as an in-memory database
+			// over it (duckfile.Opened).
+			return nil, fmt.Errorf("open duckdb file: %s: %w", path, duckfile.ErrNotDatabase)
+		}
 		return nil, fmt.Errorf("open duckdb file: %w", err)
 	}
 	db := pooled(sql.OpenDB(connector))
 	if err := db.PingContext(ctx); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("open duckdb file: %w", err)
+	}
+	if err := duckfile.Opened(ctx, db, path); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("open duckdb file: %w", err)
 	}

@@ -39,15 +39,16 @@ func classify(err error) sqlstore.Kind {
 // file for writing. An existing file that is not a DuckDB database is
 // refused (duckfile.ErrNotDatabase).
 func Open(ctx context.Context, path string) (*sql.DB, error) {
-	if err := duckfile.Check(path); err != nil {
-		return nil, fmt.Errorf("open duckdb: %w", err)
-	}
 	c, err := duckdb.NewConnector(path, nil)
 	if err != nil {
 		return nil, fmt.Errorf("open duckdb: %w", err)
 	}
 	db := sql.OpenDB(c)
 	if err := db.PingContext(ctx); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("open duckdb: %w", err)
+	}
+	if err := duckfile.Opened(ctx, db, path); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("open duckdb: %w", err)
 	}

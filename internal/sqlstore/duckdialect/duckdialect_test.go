@@ -24,7 +24,6 @@ func TestOpen_NotDuckDB(t *testing.T) {
 	}{
 		{"state.csv", []byte("a,b\nXYZZY,1\n")},
 		{"state.json", []byte(`[{"a":"XYZZY"}]`)},
-		{"state.duckdb", []byte("XYZZY XYZZY XYZZY")},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			path := filepath.Join(dir, tt.name)
