@@ -196,6 +196,14 @@ func TestParse_Errors(t *testing.T) {
 		{"syntax error", func(t *testing.T) string {
 			return "name: [a\n"
 		}, []string{"1:7: invalid YAML"}},
+		// The parser's message quotes the character, so it was replaced
+		// by "invalid YAML" alone.
+		{"tab as indentation", func(t *testing.T) string {
+			return edit(t, "    table: events", "\ttable: events")
+		}, []string{"6:1: invalid YAML: a tab where YAML wants spaces (indent with spaces)"}},
+		{"reserved character", func(t *testing.T) string {
+			return edit(t, "    table: events", "    table: @events")
+		}, []string{"6:12: invalid YAML: a reserved character (@ or `) starts a plain value (quote it)"}},
 		{"empty", func(t *testing.T) string { return "" }, []string{"1:1: empty catalog"}},
 		{"two documents", func(t *testing.T) string { return base + "---\nname: b\n" }, []string{"47:1: more than one YAML document"}},
 		{"not a mapping", func(t *testing.T) string { return "- a\n" }, []string{"1:1: catalog: want a mapping"}},

@@ -20,7 +20,8 @@ func FuzzParse(f *testing.F) {
 		f.Add(string(b) + "sql:\n  allow: [events, Stores, stores, x]\n  deny: [products, '', stores]\n")
 	}
 	for _, s := range []string{"", "name: [a\n", "- a\n", "a: &x [*x]\n", "name: a\nname: b\n",
-		"datasets: [{conditions: [{any: [{any: [{any: []}]}]}]}]\n", "\"\\x07\": 1\n", "? a\n: b\n", "--- !!map\n"} {
+		"datasets: [{conditions: [{any: [{any: [{any: []}]}]}]}]\n", "\"\\x07\": 1\n", "? a\n: b\n", "--- !!map\n",
+		"name: a\n\tversion: x\n", "name: @a\n"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, in string) {

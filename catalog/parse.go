@@ -182,6 +182,18 @@ func syntaxMessage(err error) string {
 	var se interface{ GetMessage() string }
 	if errors.As(err, &se) {
 		m := se.GetMessage()
+		// "found character 'X' that cannot start any token": the
+		// character, most often a tab where YAML wants spaces, named
+		// without quoting it.
+		if c, ok := strings.CutPrefix(m, "found character '"); ok && strings.HasSuffix(c, "' that cannot start any token") {
+			if strings.HasPrefix(c, "\t'") {
+				return "invalid YAML: a tab where YAML wants spaces (indent with spaces)"
+			}
+			return "invalid YAML: a character that cannot start any token"
+		}
+		if strings.HasSuffix(m, " is a reserved character") {
+			return "invalid YAML: a reserved character (@ or `) starts a plain value (quote it)"
+		}
 		if m != "" && len(m) <= 120 && !strings.ContainsAny(m, "\"'`") && echoable(m) {
 			return "invalid YAML: " + m
 		}

@@ -433,6 +433,10 @@ func describeMeasure(x *Measure) string {
 	return x.Agg.Value
 }
 
+// ErrFixtureOutside is a file system's error for a fixture file reached
+// through a symbolic link that leads outside the catalog's directory.
+var ErrFixtureOutside = errors.New("a symbolic link leads outside the catalog's directory")
+
 // CheckFixtures reports every metric whose fixture file is missing from
 // fsys, where dir is the catalog's directory within it ("." for its root).
 // Load does not call it (it reads from an io.Reader); LoadFS does.
@@ -444,7 +448,10 @@ func (c *Catalog) CheckFixtures(fsys fs.FS, dir string) error {
 		}
 		p := path.Join(dir, m.Fixture.Value)
 		st, err := fs.Stat(fsys, p)
+		var pe *fs.PathError
 		switch {
+		case err != nil && !errors.Is(err, fs.ErrNotExist) && errors.As(err, &pe) && errors.Is(pe.Err, ErrFixtureOutside):
+			v.add(m.Fixture.Pos, "metric %s: fixture file%s: %v", show(m.Name.Value), quote(m.Fixture.Value), pe.Err)
 		case err != nil:
 			v.add(m.Fixture.Pos, "metric %s: fixture file%s does not exist", show(m.Name.Value), quote(m.Fixture.Value))
 		case !st.Mode().IsRegular():

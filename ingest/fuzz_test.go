@@ -107,6 +107,7 @@ func FuzzCSV(f *testing.F) {
 	f.Add(csvHeader + "\n" + csvRow("battery_pct", "1.5"+distinctive))
 	f.Add(csvHeader + ",x\n" + csvRow("", ""))
 	f.Add("\uFEFF" + csvHeader + "\r\n" + csvRow("ts", "2026-01-06T08:00:00+01:00") + "\r\n")
+	f.Add("\uFEFF\"" + strings.ReplaceAll(csvHeader, ",", "\",\"") + "\"\n" + csvRow("", ""))
 	l := ingesttest.WarehouseLayout(f)
 	f.Fuzz(func(t *testing.T, s string) {
 		checkReader(t, l, ingest.NewCSV("in.csv", l, strings.NewReader(s)))

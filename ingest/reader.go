@@ -131,7 +131,7 @@ func trimBOM(s string) string {
 // any other malformation (a bare quote) ends the input with an error at
 // its row.
 func NewCSV(input string, l *Layout, r io.Reader) *Reader {
-	lim := &recordLimit{r: r}
+	lim := &recordLimit{r: &skipBOM{r: r}}
 	cr := csv.NewReader(lim)
 	cr.ReuseRecord = true
 	return newReader(input, l, &csvDecoder{l: l, r: cr, lim: lim})
@@ -143,6 +143,35 @@ type csvDecoder struct {
 	lim *recordLimit
 	pos []int // input column -> layout column
 	row int64
+}
+
+// skipBOM drops a UTF-8 byte-order mark at the start of r, before
+// encoding/csv reads it: a mark before a quoted first field (as Excel's
+// "CSV UTF-8" writes a header) made the field's quote a bare one.
+type skipBOM struct {
+	r    io.Reader
+	head []byte // what was read of the start and is not a mark
+	done bool
+}
+
+func (s *skipBOM) Read(p []byte) (int, error) {
+	if !s.done {
+		buf := make([]byte, 3)
+		n, err := io.ReadFull(s.r, buf)
+		if n == 0 && err != nil {
+			return 0, err
+		}
+		s.done = true
+		if n < 3 || string(buf) != "\uFEFF" {
+			s.head = buf[:n]
+		}
+	}
+	if len(s.head) > 0 {
+		n := copy(p, s.head)
+		s.head = s.head[n:]
+		return n, nil
+	}
+	return s.r.Read(p)
 }
 
 // errRecordTooLong stops a CSV record longer than maxLine, which

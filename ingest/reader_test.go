@@ -134,6 +134,9 @@ func TestCSV_Errors(t *testing.T) {
 			[]string{`in.csv:row 1: malformed CSV: bare " in non-quoted-field`}},
 		{"quoted fields with a comma are one field", csvHeader + "\n" + csvRow("event_id", `"e,1"`) + "\n", nil},
 		{"byte-order mark", "\uFEFF" + csvHeader + "\n" + csvRow("", "") + "\n", nil},
+		// A byte-order mark before a quoted header (Excel's CSV UTF-8
+		// quotes its fields) was a bare quote in the header.
+		{"byte-order mark before a quoted header", "\uFEFF\"" + strings.ReplaceAll(csvHeader, ",", "\",\"") + "\"\n" + csvRow("", "") + "\n", nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -52,6 +52,12 @@ const OpenEnd = "9999-12-31 00:00:00"
 // spacing chooses on PostgreSQL; on DuckDB, twice it (see spacing).
 const MinEvery = 2048
 
+// MaxEvery is the most rows between checkpoints DeriveOptions.Every may
+// ask for: far more than a table holds, and far enough from the 64-bit
+// limit that the derivation's sums of row numbers and spacing stay in
+// range (DuckDB failed with its overflow error at 2^63-1).
+const MaxEvery = 1 << 40
+
 // DeriveOptions tune Derive.
 type DeriveOptions struct {
 	// Every is the number of rows, in time order, between checkpoints.
@@ -125,6 +131,9 @@ type DeriveOptions struct {
 // structures were built with (more series), which costs nothing but the
 // row-for-row equality with a rebuild.
 func spacing(ctx context.Context, tx *sql.Tx, censusRel string, o *DeriveOptions) (int, error) {
+	if o != nil && o.Every > MaxEvery {
+		return 0, fmt.Errorf("checkpoint spacing: %d rows is more than %d", o.Every, MaxEvery)
+	}
 	if o != nil && o.Every > 0 {
 		return o.Every, nil
 	}

@@ -123,11 +123,14 @@ func appendLine(path string, a approval) error {
 	if err != nil {
 		return err
 	}
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR|os.O_APPEND, 0o600)
 	if err != nil {
 		return fmt.Errorf("open grants: %w", err)
 	}
 	defer f.Close()
+	if err := checkGrants(f); err != nil {
+		return fmt.Errorf("open grants: %s: %w", path, err)
+	}
 	if _, err := f.Write(append(line, '\n')); err != nil {
 		return fmt.Errorf("write grant: %w", err)
 	}
@@ -135,6 +138,31 @@ func appendLine(path string, a approval) error {
 		return fmt.Errorf("sync grants: %w", err)
 	}
 	return nil
+}
+
+// checkGrants reads the grants file f from its start and refuses one
+// that holds a line no approve wrote (a data file, an event log or a
+// register given by mistake: a grant appended to it was never applied,
+// and the file was changed), or whose last line has no newline (a grant
+// appended to it would join that line, and be skipped).
+func checkGrants(f *os.File) error {
+	r := bufio.NewReader(f)
+	for n := 1; ; n++ {
+		line, err := r.ReadBytes('\n')
+		if err == io.EOF {
+			if len(line) > 0 {
+				return fmt.Errorf("not a grants file: line %d has no newline", n)
+			}
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		var a approval
+		if strictjson.Decode(line, &a, nil) != nil {
+			return fmt.Errorf("not a grants file: line %d is no grant, denial, revocation or applied mark", n)
+		}
+	}
 }
 
 // check holds an approval to the form a gate accepts, naming the field

@@ -129,6 +129,57 @@ func TestApprove_Refuses(t *testing.T) {
 	}
 }
 
+// TestApprove_NotAGrantsFile: approve refuses to append to a file that
+// holds a line that is no grants file's (a data file, the event log or
+// the register given by mistake), and leaves it as it was. Before, the
+// grant was appended to it, and a serving process skipped the file's
+// other lines with a warning.
+func TestApprove_NotAGrantsFile(t *testing.T) {
+	dir := t.TempDir()
+	granted := filepath.Join(dir, "granted.jsonl")
+	if err := runApprove(t.Context(), []string{"--grants", granted, "--tools", "open_restock_task", "--approver", "alice"}, io.Discard, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	g, err := os.ReadFile(granted)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		name string
+		body string
+		ok   bool
+	}{
+		{"a CSV file", "event_id,status\ne-XYZZY,FAULT\n", false},
+		{"an event log", `{"id":"evt-1","type":"question.received","seq":1}` + "\n", false},
+		{"a grant, then another line", string(g) + "XYZZY\n", false},
+		{"a grant without its newline", strings.TrimSuffix(string(g), "\n"), false},
+		{"grants", string(g) + `{"applied":"g-1"}` + "\n", true},
+		{"empty", "", true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			path := filepath.Join(dir, strings.ReplaceAll(tt.name, " ", "_"))
+			if err := os.WriteFile(path, []byte(tt.body), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			var out bytes.Buffer
+			err := runApprove(t.Context(), []string{"--grants", path, "--tools", "open_restock_task", "--approver", "alice"}, &out, io.Discard)
+			got, _ := os.ReadFile(path)
+			if tt.ok {
+				if err != nil || len(got) <= len(tt.body) {
+					t.Errorf("approve = %v, %d bytes after %d; want the grant appended", err, len(got), len(tt.body))
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), "not a grants file") || strings.Contains(err.Error(), "XYZZY") {
+				t.Errorf("approve = %v; want an error saying it is not a grants file", err)
+			}
+			if string(got) != tt.body {
+				t.Error("the file changed")
+			}
+		})
+	}
+}
+
 // TestHTTPApprovals_Grant: the endpoint's Approvals raises the named
 // session only, under the approver it is given, and records the
 // approval in the register.

@@ -42,6 +42,15 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if *calibrate && *outDir == "" {
 		return usagef("--calibrate needs --out DIR (write to a new directory and compare it with eval/calibration, the committed artifact)")
 	}
+	// A flag of a mode not asked for is refused, never ignored.
+	for _, f := range []struct {
+		name, mode string
+		on         bool
+	}{{"out", "--calibrate", *calibrate}, {"calibration-seeds", "--calibrate", *calibrate}, {"repair-seeds", "--repair", *repairEval}} {
+		if !f.on && flagSet(fs, f.name) {
+			return usagef("--%s goes with %s", f.name, f.mode)
+		}
+	}
 	if err := ef.gov.open(ctx, &ef); err != nil {
 		return err
 	}

@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/provenant/provenant/budget"
@@ -31,6 +32,7 @@ type govFlags struct {
 	profilePath string
 	budgetPath  string
 	seed        int64
+	seedGiven   bool
 	// state: --state-db and --state-schema (state.go); registerPath:
 	// --register FILE.
 	state        stateFlags
@@ -60,8 +62,32 @@ const (
 	surfaceEval = pipeline.SurfaceEval
 )
 
-// noSeed is --seed's default: not a deterministic run.
-const noSeed = -1
+// seedFlag is --seed: it records whether it was given, since every
+// value given is checked (-1, once the default meaning "not given", ran
+// a run that was not deterministic).
+type seedFlag struct {
+	v   *int64
+	set *bool
+}
+
+func (f seedFlag) String() string {
+	if f.v == nil || f.set == nil || !*f.set {
+		return ""
+	}
+	return strconv.FormatInt(*f.v, 10)
+}
+
+func (f seedFlag) Set(s string) error {
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil {
+		return errors.New("want an integer")
+	}
+	*f.v, *f.set = n, true
+	return nil
+}
+
+// Get makes a bad value "want an integer" (valueKind).
+func (f seedFlag) Get() any { return *f.v }
 
 func (g *govFlags) register(fs *flag.FlagSet, surface string) {
 	g.surface = surface
@@ -72,7 +98,7 @@ func (g *govFlags) register(fs *flag.FlagSet, surface string) {
 	g.state.register(fs, "keep the event log and the decision register")
 	fs.StringVar(&g.registerPath, "register", "", "append decision records to the register `FILE` (JSON Lines, fsynced per record; one process; read it with provenant register verify)")
 	g.auto.register(fs)
-	fs.Int64Var(&g.seed, "seed", noSeed, "with --log: a deterministic run with this `SEED` (0 to 2^53-1; --provider rules or replay): event ids, the run id and result ids derive from it, so the same questions give the same log hash (default: not deterministic)")
+	fs.Var(seedFlag{&g.seed, &g.seedGiven}, "seed", "with --log: a deterministic run with this `SEED` (0 to 2^53-1; --provider rules or replay): event ids, the run id and result ids derive from it, so the same questions give the same log hash (default: not deterministic)")
 }
 
 // open reads the budget file and opens the event log and the decision
@@ -101,7 +127,7 @@ func (g *govFlags) open(ctx context.Context, ef *engineFlags) error {
 	if err != nil {
 		return err
 	}
-	deterministic := g.seed != noSeed
+	deterministic := g.seedGiven
 	hasLog := g.logPath != "" || sdb.kind != stateNone
 	switch {
 	case !hasLog && (deterministic || g.profilePath != ""):

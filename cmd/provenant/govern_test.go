@@ -106,6 +106,10 @@ func TestGovernFlags_Usage(t *testing.T) {
 	for _, args := range [][]string{
 		{"ask", "--seed", "1", budgetQuestion},                                    // --seed without --log
 		{"ask", "--log", filepath.Join(dir, "l"), "--seed", "-2", budgetQuestion}, // out of range
+		// -1 was --seed's "not given", so it ran a run that was not
+		// deterministic.
+		{"ask", "--log", filepath.Join(dir, "l"), "--seed", "-1", budgetQuestion},
+		{"ask", "--seed", "-1", budgetQuestion},
 		{"ask", "--log", filepath.Join(dir, "l"), "--seed", "1", "--provider", "openai", "--model", "m", budgetQuestion},
 		{"log", "verify"},
 		{"log", "verify", "--log", filepath.Join(dir, "l"), "extra"},

@@ -13,6 +13,8 @@ import (
 	"syscall"
 	"time"
 
+	duckdbdriver "github.com/duckdb/duckdb-go/v2"
+
 	"github.com/provenant/provenant/catalog"
 	"github.com/provenant/provenant/ingest"
 	"github.com/provenant/provenant/shape"
@@ -49,8 +51,8 @@ func runImport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return usagef("--dataset NAME is required")
 	case (*dbPath == "") == (*dsn == ""):
 		return usagef("want exactly one of --db FILE.duckdb and --postgres DSN")
-	case *every < 0:
-		return usagef("--checkpoint-every: want a number of rows, at least 1 (or 0 for the default)")
+	case *every < 0 || *every > shape.MaxEvery:
+		return usagef("--checkpoint-every: want a number of rows from 1 to %d (or 0 for the default)", shape.MaxEvery)
 	}
 	inputs := fs.Args()
 	for i, in := range inputs {
@@ -74,6 +76,12 @@ func runImport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	opts := shape.ImportOptions(&shape.DeriveOptions{Every: *every, RollupKeys: *keyDigests, RollupValues: *valueRollups, WindowKeys: *keyDigests})
 	if *dbPath != "" {
 		if db, err = duckdb.OpenFile(ctx, *dbPath); err != nil {
+			var de *duckdbdriver.Error
+			if errors.As(err, &de) && strings.Contains(de.Msg, "Conflicting lock is held") {
+				// DuckDB's message names the holder's executable and
+				// PID, and advises a flag of its own CLI.
+				return errors.New("open duckdb file: another process has the file open (DuckDB lets one process at a time open a file for writing; stop it, or import into PostgreSQL)")
+			}
 			return err
 		}
 		sink, reader = duckdb.NewSink(db, opts), db

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"database/sql"
@@ -8,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -242,7 +244,7 @@ func TestImport_Usage(t *testing.T) {
 		{"unknown dataset", []string{"import", "--catalog", cat, "--dataset", "events", "--db", "x.duckdb", in}, 2,
 			"provenant import: --dataset: the catalog declares no such dataset (it declares status_events)"},
 		{"a negative checkpoint spacing", []string{"import", "--catalog", cat, "--dataset", "status_events", "--db", "x.duckdb", "--checkpoint-every", "-7", in}, 2,
-			"provenant import: --checkpoint-every: want a number of rows, at least 1 (or 0 for the default)"},
+			"provenant import: --checkpoint-every: want a number of rows from 1 to 1099511627776 (or 0 for the default)"},
 		{"a checkpoint spacing that is not a number", []string{"import", "--catalog", cat, "--dataset", "status_events", "--db", "x.duckdb", "--checkpoint-every", "secret", in}, 2,
 			"--checkpoint-every"},
 		{"a files dataset", []string{"import", "--catalog", files, "--dataset", "status_events", "--db", "x.duckdb", in}, 1,
@@ -676,5 +678,59 @@ func TestImport_YearZero(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// TestImport_FileHeld: an import into a DuckDB file another process holds
+// (a server answering over it) says so in one line, as --state-db does.
+// Before, it was DuckDB's message, which named the holder's executable
+// and PID and advised "the -readonly parameter in the CLI", a flag
+// provenant has not.
+func TestImport_FileHeld(t *testing.T) {
+	dir := t.TempDir()
+	cat := ingesttest.WarehouseCatalogFile(t)
+	jsonl := writeFile(t, dir, "events.jsonl", string(ingesttest.DemoJSONL(t, 50)))
+	db := filepath.Join(dir, "w.duckdb")
+	if code, _, stderr := runMainCLI(t, "import", "--catalog", cat, "--dataset", "status_events", "--db", db, jsonl); code != 0 {
+		t.Fatalf("import: exit %d\n%s", code, stderr)
+	}
+	more := writeFile(t, dir, "more.csv", importHeader+"k-1,dev-0001,AGV,zone-01,2026-01-06T08:00:00Z,FAULT,55,31.5,E-JAM\n")
+	// A process holding the file: a server answering over it.
+	holder := exec.Command(os.Args[0], "serve", "--addr", "127.0.0.1:0", "--log-level", "info", "--catalog", cat, "--db", db)
+	holder.Env = append(os.Environ(), "PROVENANT_RUN_MAIN=1")
+	logs, err := holder.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := holder.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		holder.Process.Kill()
+		holder.Wait()
+	})
+	ready := make(chan struct{})
+	go func() {
+		sc := bufio.NewScanner(logs)
+		for sc.Scan() {
+			if strings.Contains(sc.Text(), `"msg":"ready"`) {
+				close(ready)
+				break
+			}
+		}
+		io.Copy(io.Discard, logs)
+	}()
+	select {
+	case <-ready:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the server was not ready in 30 s")
+	}
+	want := "provenant: open duckdb file: another process has the file open (DuckDB lets one process at a time open a file for writing; stop it, or import into PostgreSQL)\n"
+	code, _, stderr := runMainCLI(t, "import", "--catalog", cat, "--dataset", "status_events", "--db", db, more)
+	if code != 1 {
+		t.Errorf("exit %d, want 1", code)
+	}
+	if stderr != want {
+		t.Errorf("stderr = %q, want %q", stderr, want)
 	}
 }

@@ -7,8 +7,10 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/provenant/provenant/internal/strictjson"
@@ -104,12 +106,39 @@ func (l *listFlag) Set(s string) error {
 	return nil
 }
 
+// optFloat is a float flag that knows whether it was given: --relevance
+// had -1 for "not given", so a negative or NaN score given was dropped
+// as none.
+type optFloat struct {
+	v   float64
+	set bool
+}
+
+func (o *optFloat) String() string {
+	if o == nil || !o.set {
+		return ""
+	}
+	return strconv.FormatFloat(o.v, 'g', -1, 64)
+}
+
+// Get makes a bad value "want a number" (valueKind).
+func (o *optFloat) Get() any { return o.v }
+
+func (o *optFloat) Set(s string) error {
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		return errors.New("want a number")
+	}
+	o.v, o.set = v, true
+	return nil
+}
+
 // writeFlags are what add and annotate share.
 type writeFlags struct {
 	key        string
 	subject    string
 	tags       listFlag
-	relevance  float64
+	relevance  optFloat
 	halfLife   int64
 	provenance string
 	private    bool
@@ -120,7 +149,7 @@ func (f *writeFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.key, "key", "", "the record's `KEY` (default: a fresh m-<hex> key)")
 	fs.StringVar(&f.subject, "subject", "", "what it is about (`TEXT`): recall matches it case-insensitively")
 	fs.Var(&f.tags, "tags", "comma-separated `TAGS` recall can match")
-	fs.Float64Var(&f.relevance, "relevance", -1, "relevance `SCORE` from 0 to 1 (default: none)")
+	fs.Var(&f.relevance, "relevance", "relevance `SCORE` from 0 to 1 (default: none)")
 	fs.Int64Var(&f.halfLife, "half-life", 0, "with --relevance: its half-life in `SECONDS` (0: no decay)")
 	fs.StringVar(&f.provenance, "provenance", "", "the claim's provenance as a JSON `OBJECT`: tool_call {tool, arguments}, value, row_keys, result_ids, data_version")
 	fs.BoolVar(&f.private, "private", false, "only --agent may read it")
@@ -129,8 +158,11 @@ func (f *writeFlags) register(fs *flag.FlagSet) {
 
 func (f *writeFlags) parts() (*memory.Relevance, *memory.Provenance, *memapi.Visibility, error) {
 	var rel *memory.Relevance
-	if f.relevance >= 0 {
-		rel = &memory.Relevance{Score: f.relevance, HalfLife: f.halfLife}
+	if f.relevance.set {
+		if v := f.relevance.v; math.IsNaN(v) || v < 0 || v > 1 {
+			return nil, nil, nil, usagef("--relevance: want a number from 0 to 1")
+		}
+		rel = &memory.Relevance{Score: f.relevance.v, HalfLife: f.halfLife}
 	} else if f.halfLife != 0 {
 		return nil, nil, nil, usagef("--half-life needs --relevance")
 	}
@@ -269,6 +301,8 @@ func runMemoryRecall(ctx context.Context, args []string, stdout, stderr io.Write
 	}
 	if *asOf >= 0 {
 		req.AsOf = asOf
+	} else if flagSet(fs, "as-of") {
+		return usagef("--as-of: want a time in Unix seconds, at least 0")
 	}
 	if *policyPath != "" {
 		f, err := openStream(ctx, *policyPath)

@@ -113,6 +113,13 @@ func TestMemory_CLIErrors(t *testing.T) {
 		{"repeated key", []string{"add", "--journal", journal, "--key", "m-1", "secret-text"}, false, "duplicate_key"},
 		{"unknown target", []string{"annotate", "--journal", journal, "retract", "m-secret"}, false, "unknown_target"},
 		{"no cues", []string{"recall", "--journal", journal, "--check=false"}, false, "invalid_recall"},
+		// A relevance below 0 or NaN was taken for "none", and the claim
+		// stored without it, exit 0.
+		{"negative relevance", []string{"add", "--journal", journal, "--relevance", "-0.5", "x"}, true, "--relevance"},
+		{"NaN relevance", []string{"add", "--journal", journal, "--relevance", "NaN", "x"}, true, "--relevance"},
+		// A negative --as-of was taken for "now".
+		{"negative as-of", []string{"recall", "--journal", journal, "--check=false", "--subject", "x", "--as-of", "-5"}, true, "--as-of"},
+		{"negative relevance with a half-life", []string{"add", "--journal", journal, "--relevance", "-1", "--half-life", "60", "x"}, true, "--relevance"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			_, errOut, err := runMem(t, tt.args...)

@@ -209,8 +209,16 @@ func TestRun_ExitCodes(t *testing.T) {
 		{"eval: bad --verify", []string{"eval", "--verify", secret}, 2, "--verify", ""},
 		{"eval: --calibrate without --out", []string{"eval", "--calibrate"}, 2, "--calibrate needs --out", ""},
 		{"eval: --calibration-seeds 0", []string{"eval", "--calibrate", "--out", t.TempDir(), "--calibration-seeds", "0"}, 2, "--calibration-seeds", ""},
+		// Flags of a mode not asked for were ignored, and eval ran.
+		{"eval: --out without --calibrate", []string{"eval", "--out", t.TempDir()}, 2, "--out goes with --calibrate", ""},
+		{"eval: --calibration-seeds without --calibrate", []string{"eval", "--calibration-seeds", "3"}, 2, "--calibration-seeds goes with --calibrate", ""},
+		{"eval: --repair-seeds without --repair", []string{"eval", "--repair-seeds", "3"}, 2, "--repair-seeds goes with --repair", ""},
 		{"gen: --stores 0", []string{"gen", "--stores", "0"}, 2, "--stores", ""},
 		{"gen: --events too many", []string{"gen", "--events", "1000000"}, 2, "--events", ""},
+		// DuckDB's derivation added to it and failed with its overflow
+		// error, after reading every row.
+		{"import: --checkpoint-every beyond the most", []string{"import", "--catalog", "../../catalogs/warehouse.yaml", "--dataset", "status_events", "--db", filepath.Join(t.TempDir(), "w.duckdb"),
+			"--checkpoint-every", "9223372036854775807", "events.csv"}, 2, "--checkpoint-every", ""},
 		{"ground: bad --policy", []string{"ground", "--ledger", ledger, "--policy", secret, "3"}, 2, "--policy", ""},
 		{"load: bad --workers", []string{"load", "--workers", "0"}, 2, "", ""},
 		{"load: bad --verify", []string{"load", "--verify", secret}, 2, "--verify", ""},

@@ -62,6 +62,10 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err := lim.Validate(); err != nil {
 		return usagef("%v", err) // names the flag and its range, not the value
 	}
+	// 0 is the default; a negative one was taken for it.
+	if *shutdownTimeout < 0 || *shutdownTimeout > time.Hour {
+		return usagef("invalid limits: shutdown-timeout must be between 0 (the default, %s) and 1h", server.DefaultShutdownTimeout)
+	}
 	if fs.NArg() > 0 {
 		fs.Usage()
 		return errUsage

@@ -23,6 +23,10 @@ func TestServe_RefusesBadFlags(t *testing.T) {
 		{"body budget over read timeout", []string{"--body-read-timeout", "1m"}, "body-read-timeout"},
 		{"per-client readers over all", []string{"--max-body-readers", "4", "--max-body-readers-per-client", "5"}, "max-body-readers-per-client"},
 		{"no tokens on a network address", []string{"--addr", "0.0.0.0:0"}, "non-loopback"},
+		// A negative shutdown timeout was taken for the default; the
+		// other durations were refused.
+		{"negative shutdown timeout", []string{"--shutdown-timeout", "-1s"}, "shutdown-timeout"},
+		{"shutdown timeout over an hour", []string{"--shutdown-timeout", "2h"}, "shutdown-timeout"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -67,9 +67,21 @@ func runSQL(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
+	// Shifted into bytes, a larger value wrapped around (2^44+16 MiB
+	// was 16 MiB).
+	if *memoryMB < 16 || *memoryMB > 1<<30 {
+		return usagef("--memory-mb: want 16 to %d MiB", 1<<30)
+	}
 	limits.MemoryBytes = *memoryMB << 20
 	if err := limits.Validate(); err != nil {
-		return usagef("%s", strings.TrimPrefix(err.Error(), "validate limits: "))
+		// Named by the flag that sets it, not the sandbox's field.
+		msg := strings.TrimPrefix(err.Error(), "validate limits: ")
+		for field, flag := range map[string]string{"row_budget": "--row-budget", "max_rows": "--max-rows", "max_bytes": "--max-bytes", "wall_clock": "--timeout"} {
+			if rest, ok := strings.CutPrefix(msg, field+" "); ok {
+				return usagef("%s: %s", flag, rest)
+			}
+		}
+		return usagef("%s", msg)
 	}
 	stmt := strings.Join(fs.Args(), " ")
 	logger, err := newLogger(stderr, *logLevel)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"strings"
 	"testing"
 )
@@ -81,6 +82,23 @@ func TestSQL_Usage(t *testing.T) {
 	for _, args := range [][]string{{"sql"}, {"sql", "--row-budget", "0", "SELECT 1"}, {"sql", "--catalog", "/nonexistent.yaml", "--no-such-flag", "x"}} {
 		if _, _, err := runCLI(t, args...); err == nil {
 			t.Errorf("%v: no error", args)
+		}
+	}
+	// A limit out of range is named by its flag, not the sandbox's field
+	// (max_rows, memory_bytes); --memory-mb past what MiB shifted into
+	// bytes holds wrapped around: 2^44+16 MiB ran with 16 MiB.
+	for _, tt := range []struct{ flag, value string }{
+		{"--row-budget", "0"},
+		{"--max-rows", "-1"},
+		{"--max-bytes", "0"},
+		{"--memory-mb", "15"},
+		{"--memory-mb", "17592186044432"},
+		{"--memory-mb", "9223372036854775807"},
+		{"--timeout", "0s"},
+	} {
+		_, _, err := runCLI(t, "sql", tt.flag, tt.value, "SELECT 1")
+		if !errors.Is(err, errUsage) || !strings.HasPrefix(err.Error(), tt.flag+":") {
+			t.Errorf("sql %s %s: %v, want a usage error naming %s", tt.flag, tt.value, err, tt.flag)
 		}
 	}
 }

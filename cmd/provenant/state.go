@@ -37,6 +37,7 @@ import (
 	"github.com/provenant/provenant/eventlog"
 	evduckdb "github.com/provenant/provenant/eventlog/duckdb"
 	evpostgres "github.com/provenant/provenant/eventlog/postgres"
+	"github.com/provenant/provenant/internal/duckfile"
 	"github.com/provenant/provenant/internal/sqlstore"
 	"github.com/provenant/provenant/internal/sqlstore/duckdialect"
 	"github.com/provenant/provenant/internal/sqlstore/pgdialect"
@@ -386,6 +387,9 @@ func (db stateDB) openError(err error) error {
 	}
 	var de *duckdb.Error
 	switch {
+	case errors.Is(err, duckfile.ErrNotDatabase):
+		// Refused before DuckDB opened it (duckdialect.Open).
+		return errors.New("open state database: --state-db: duckdb: not a DuckDB database file")
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded),
 		errors.Is(err, errNoState), !errors.As(err, &de) && !errors.Is(err, fs.ErrNotExist):
 		return fmt.Errorf("open state database: %w", err) // names no file

@@ -216,7 +216,7 @@ func TestGov_RegisterFile(t *testing.T) {
 	open := func() (engine.Options, func() error) {
 		t.Helper()
 		ef := engineFlags{provider: "rules"}
-		ef.gov = govFlags{surface: surfaceHTTP, registerPath: path, seed: noSeed}
+		ef.gov = govFlags{surface: surfaceHTTP, registerPath: path}
 		if err := ef.gov.open(t.Context(), &ef); err != nil {
 			t.Fatal(err)
 		}
@@ -262,7 +262,7 @@ func TestGov_RegisterFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	ef := engineFlags{provider: "rules"}
-	ef.gov = govFlags{surface: surfaceHTTP, registerPath: path, seed: noSeed}
+	ef.gov = govFlags{surface: surfaceHTTP, registerPath: path}
 	if err := ef.gov.open(t.Context(), &ef); err == nil {
 		ef.gov.close()
 		t.Error("a register file with a torn last line opened")

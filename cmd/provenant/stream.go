@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/provenant/provenant/catalog"
 	"github.com/provenant/provenant/engine"
 	"github.com/provenant/provenant/retail"
 )
@@ -78,8 +79,8 @@ func loadStore(ctx context.Context, path string) (*retail.Dataset, error) {
 func (s *stream) Stat() (fs.FileInfo, error) { return s.f.Stat() }
 
 // streamFS is os.DirFS(dir) whose files open as streams an interrupt
-// stops (openStream): a catalog's fixture files, one of which may be a
-// named pipe no one writes. Its errors are os.DirFS's, naming the file
+// stops (openStream), confined to dir (symbolic links too): a catalog's
+// fixture files, one of which may be a named pipe no one writes. Its errors are os.DirFS's, naming the file
 // by its name in the FS.
 type streamFS struct {
 	ctx context.Context
@@ -101,6 +102,9 @@ func (s streamFS) Open(name string) (fs.File, error) {
 	if !fs.ValidPath(name) {
 		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrInvalid}
 	}
+	if _, err := s.Stat(name); err != nil {
+		return nil, err
+	}
 	r, err := openStream(s.ctx, s.dir+string(filepath.Separator)+filepath.FromSlash(name))
 	if err != nil {
 		return nil, s.named(err, "open", name)
@@ -108,9 +112,30 @@ func (s streamFS) Open(name string) (fs.File, error) {
 	return r.(*stream), nil
 }
 
+// Stat stats name inside the directory: a symbolic link that leads out
+// of it is an error, as a path with ".." is. A stat never waits for a
+// writer.
 func (s streamFS) Stat(name string) (fs.FileInfo, error) {
-	return fs.Stat(os.DirFS(s.dir), name) // a stat never waits for a writer
+	fi, err := fs.Stat(os.DirFS(s.dir), name)
+	if err != nil {
+		return nil, err
+	}
+	base, err := filepath.EvalSymlinks(s.dir)
+	if err != nil {
+		return nil, s.named(err, "stat", name)
+	}
+	real, err := filepath.EvalSymlinks(filepath.Join(s.dir, filepath.FromSlash(name)))
+	if err != nil {
+		return nil, s.named(err, "stat", name)
+	}
+	if rel, err := filepath.Rel(base, real); err != nil || !filepath.IsLocal(rel) {
+		return nil, &fs.PathError{Op: "stat", Path: name, Err: errOutsideDir}
+	}
+	return fi, nil
 }
+
+// errOutsideDir: a symbolic link leads out of the catalog's directory.
+var errOutsideDir = catalog.ErrFixtureOutside
 
 func (s streamFS) ReadFile(name string) ([]byte, error) {
 	f, err := s.Open(name)

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -366,4 +367,69 @@ func unnamed(s string, args []string) string {
 		}
 	}
 	return s
+}
+
+// TestCatalogDirFS_Confined: a catalog's fixture files are read from its
+// directory only, a symbolic link leading out of it refused as a path
+// would be. Before, the link was followed, and validate printed the
+// YAML parser's error quoting the lines of the file it led to (a link to
+// /etc/passwd printed its first lines).
+func TestCatalogDirFS_Confined(t *testing.T) {
+	outside := t.TempDir()
+	secret := filepath.Join(outside, "secret.yaml")
+	if err := os.WriteFile(secret, []byte("XYZZY: secret\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, "fixtures"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "fixtures", "in.yaml"), []byte("rows: r.jsonl\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for name, target := range map[string]string{"out.yaml": secret, "in-link.yaml": "in.yaml", "up.yaml": "../../" + filepath.Base(outside) + "/secret.yaml"} {
+		if err := os.Symlink(target, filepath.Join(dir, "fixtures", name)); err != nil {
+			t.Skipf("symlink: %v", err)
+		}
+	}
+	fsys := catalogDirFS(t.Context(), filepath.Join(dir, "c.yaml"))
+	for _, tt := range []struct {
+		name string
+		ok   bool
+	}{
+		{"fixtures/in.yaml", true},
+		{"fixtures/in-link.yaml", true},
+		{"fixtures/out.yaml", false},
+		{"fixtures/up.yaml", false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			b, err := fs.ReadFile(fsys, tt.name)
+			_, statErr := fs.Stat(fsys, tt.name)
+			if tt.ok {
+				if err != nil || statErr != nil || string(b) != "rows: r.jsonl\n" {
+					t.Errorf("ReadFile = %q, %v; Stat: %v", b, err, statErr)
+				}
+				return
+			}
+			if err == nil || statErr == nil || strings.Contains(string(b), "XYZZY") {
+				t.Errorf("ReadFile = %q, %v; Stat: %v; want both refused", b, err, statErr)
+			}
+		})
+	}
+	// validate says why, and prints nothing of the file the link leads to.
+	cat := fixtureRows(t, func(t *testing.T, dir string) string {
+		return filepath.Join(dir, "fixtures", "warehouse", "status_events.jsonl.orig")
+	})
+	fx := filepath.Join(filepath.Dir(cat), "fixtures", "warehouse", "availability.yaml")
+	if err := os.Remove(fx); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(secret, fx); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := runMainCLI(t, "validate", "--catalog", cat)
+	if code != 1 || !strings.Contains(stderr, "metric `availability`: fixture file `fixtures/warehouse/availability.yaml`: a symbolic link leads outside the catalog's directory") ||
+		strings.Contains(stdout+stderr, "XYZZY") {
+		t.Errorf("validate: exit %d\n%s%s", code, stdout, stderr)
+	}
 }

@@ -7,8 +7,11 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	duckdb "github.com/duckdb/duckdb-go/v2"
+
+	"github.com/provenant/provenant/internal/duckfile"
 )
 
 // Snapshot is a DuckDB file in a temporary directory holding a copy of
@@ -52,7 +55,8 @@ func SnapshotDB(ctx context.Context, src *sql.DB, tables []string) (*Snapshot, e
 }
 
 // SnapshotFile copies tables from the main schema of the DuckDB database
-// file at path (attached read-only) into a new snapshot.
+// file at path (attached read-only) into a new snapshot. A file that is
+// not a DuckDB database is refused (duckfile.ErrNotDatabase).
 func SnapshotFile(ctx context.Context, path string, tables []string) (*Snapshot, error) {
 	if _, err := os.Stat(path); err != nil {
 		return nil, fmt.Errorf("snapshot tables: %w", err)
@@ -68,7 +72,13 @@ func SnapshotFile(ctx context.Context, path string, tables []string) (*Snapshot,
 		return nil, fmt.Errorf("snapshot tables: %w", err)
 	}
 	defer conn.Close()
-	if _, err := conn.ExecContext(ctx, "ATTACH "+quoteLiteral(path)+" AS provenant_source (READ_ONLY)"); err != nil {
+	// TYPE duckdb: another kind of file would be attached by another
+	// reader (DuckDB tried to install one for a SQLite file, from the
+	// network) or as an in-memory database over it (a CSV file).
+	if _, err := conn.ExecContext(ctx, "ATTACH "+quoteLiteral(path)+" AS provenant_source (TYPE duckdb, READ_ONLY)"); err != nil {
+		if strings.Contains(err.Error(), "not a valid DuckDB database file") {
+			return nil, fmt.Errorf("snapshot tables: %s: %w", path, duckfile.ErrNotDatabase)
+		}
 		return nil, fmt.Errorf("snapshot tables: attach source: %w", err)
 	}
 	return snapshot(ctx, conn, "provenant_source", tables)

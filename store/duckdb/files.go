@@ -117,12 +117,15 @@ func OpenFiles(ctx context.Context, cat *catalog.Catalog, dir string) (*Files, e
 			return fail(fmt.Errorf("open files of dataset %s: %w", ds.Name.Value, err))
 		}
 		src := readFiles(glob)
+		if err := checkColumns(ctx, db, src, declaredColumns(ds)); err != nil {
+			return fail(fmt.Errorf("open files of dataset %s: %w", ds.Name.Value, notParquet(glob, err)))
+		}
 		q := "CREATE VIEW " + ingest.Quote(ds.Name.Value) + " AS SELECT " + strings.Join(viewColumns(ds), ", ") + " FROM " + src
 		if _, err := db.ExecContext(ctx, q); err != nil {
-			return fail(fmt.Errorf("open files of dataset %s: %w", ds.Name.Value, readError(err)))
+			return fail(fmt.Errorf("open files of dataset %s: %w", ds.Name.Value, notParquet(glob, readError(err))))
 		}
 		if err := checkFiles(ctx, db, ds, src); err != nil {
-			return fail(fmt.Errorf("open files of dataset %s: %w", ds.Name.Value, err))
+			return fail(fmt.Errorf("open files of dataset %s: %w", ds.Name.Value, notParquet(glob, err)))
 		}
 		f.Relations[ds.Name.Value] = ds.Name.Value
 		f.Versions[ds.Name.Value] = version
@@ -144,14 +147,17 @@ func OpenFiles(ctx context.Context, cat *catalog.Catalog, dir string) (*Files, e
 				return fail(fmt.Errorf("open reference files of entity %s: %w", e.Name.Value, err))
 			}
 			view := "_provenant_ref_" + e.Name.Value
+			if err := checkColumns(ctx, db, readFiles(glob), []string{r.ID.Value, r.DisplayName.Value}); err != nil {
+				return fail(fmt.Errorf("open reference files of entity %s: %w", e.Name.Value, notParquet(glob, err)))
+			}
 			q := "CREATE VIEW " + ingest.Quote(view) + " AS SELECT CAST(" + ingest.Quote(r.ID.Value) + " AS VARCHAR) AS " + ingest.Quote(r.ID.Value) +
 				", CAST(" + ingest.Quote(r.DisplayName.Value) + " AS VARCHAR) AS " + ingest.Quote(r.DisplayName.Value) +
 				" FROM " + readFiles(glob)
 			if _, err := db.ExecContext(ctx, q); err != nil {
-				return fail(fmt.Errorf("open reference files of entity %s: %w", e.Name.Value, readError(err)))
+				return fail(fmt.Errorf("open reference files of entity %s: %w", e.Name.Value, notParquet(glob, readError(err))))
 			}
 			if err := checkReference(ctx, db, view, r.ID.Value); err != nil {
-				return fail(fmt.Errorf("open reference files of entity %s: %w", e.Name.Value, err))
+				return fail(fmt.Errorf("open reference files of entity %s: %w", e.Name.Value, notParquet(glob, err)))
 			}
 			f.References[e.Name.Value] = view
 		}
@@ -327,12 +333,65 @@ func readError(err error) error {
 		return fmt.Errorf("limit %s: %w", checkMemoryLimit, ErrCheckMemory)
 	case strings.Contains(msg, badTextError):
 		return fmt.Errorf("%w: a string column holds text that is not valid UTF-8", ErrFilesInvalid)
+	case strings.Contains(msg, "Error when sniffing file"):
+		// A dozen lines of advice, and the statement.
+		return fmt.Errorf("%w: the files cannot be read as CSV (DuckDB's reader finds no delimiter, quoting and header that fit them)", ErrFilesInvalid)
 	case csvLine.MatchString(msg):
 		line := csvLine.FindStringSubmatch(msg)[1]
 		if strings.Contains(msg, "Invalid unicode") {
 			return fmt.Errorf("%w: CSV line %s is not valid UTF-8", ErrFilesInvalid, line)
 		}
 		return fmt.Errorf("%w: CSV line %s cannot be read as the dataset's columns", ErrFilesInvalid, line)
+	}
+	return err
+}
+
+// checkColumns refuses files (src, DuckDB's reader of them) that lack one
+// of cols, naming the first: the view's CAST of it failed as DuckDB's
+// binder error about a column "referenced that exists in the SELECT
+// clause". A CSV file with a line of more or fewer fields than its header
+// is one DuckDB's reader takes as one column per line. Names compare as
+// DuckDB binds them, regardless of case.
+func checkColumns(ctx context.Context, db *sql.DB, src string, cols []string) error {
+	rows, err := db.QueryContext(ctx, "DESCRIBE SELECT * FROM "+src)
+	if err != nil {
+		return readError(err)
+	}
+	var have []string
+	for rows.Next() {
+		var name, typ string
+		var null, key, def, extra sql.NullString
+		if err := rows.Scan(&name, &typ, &null, &key, &def, &extra); err != nil {
+			rows.Close()
+			return err
+		}
+		have = append(have, name)
+	}
+	if err := errors.Join(rows.Err(), rows.Close()); err != nil {
+		return readError(err)
+	}
+	for _, c := range cols {
+		if !slices.ContainsFunc(have, func(h string) bool { return strings.EqualFold(h, c) }) {
+			hint := ""
+			if len(have) == 1 {
+				hint = ": a CSV file read as one column has a line with more or fewer fields than its header, or another delimiter"
+			}
+			return fmt.Errorf("%w: column %s is not among the files' columns (%d found%s)", ErrFilesInvalid, c, len(have), hint)
+		}
+	}
+	return nil
+}
+
+// notParquet is err, DuckDB's error opening or checking glob's files, or,
+// when glob names Parquet files and DuckDB's reader refused a file's
+// bytes (describeError), an ErrFilesInvalid saying so in one line:
+// DuckDB's message quotes the statement, and may quote the bytes.
+func notParquet(glob string, err error) error {
+	if fileReader(glob) != "read_parquet" || errors.Is(err, ErrFilesInvalid) || errors.Is(err, ErrCheckMemory) {
+		return err
+	}
+	if errors.Is(describeError(context.Background(), err), ErrNotParquet) {
+		return fmt.Errorf("%w: read parquet: not a Parquet file, or its data is damaged", ErrFilesInvalid)
 	}
 	return err
 }

@@ -794,3 +794,110 @@ func TestOpenFiles_NotRegular(t *testing.T) {
 		})
 	}
 }
+
+// TestOpenFiles_NotParquet: a dataset's file under a Parquet name that is
+// no Parquet file, or whose footer or data is damaged, is refused in one
+// line naming the defect, as import refuses it (TestParquet_NotParquet).
+// Before, it was DuckDB's message as it came: "Invalid Input Error: No
+// magic bytes found at end of file", "IO Error: Could not read enough
+// bytes" or "Snappy decompression failure", the first two with the view's
+// statement and a caret under it.
+func TestOpenFiles_NotParquet(t *testing.T) {
+	dir := t.TempDir()
+	csvPath := filepath.Join(dir, "events.csv")
+	if err := os.WriteFile(csvPath, ingesttest.DemoCSV(t, 3000), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	good := filepath.Join(dir, "good.parquet")
+	csvToParquet(t, csvPath, good)
+	g, err := os.ReadFile(good)
+	if err != nil {
+		t.Fatal(err)
+	}
+	damaged := func(from, to int) []byte {
+		b := bytes.Clone(g)
+		for i := from; i < to; i++ {
+			b[i] ^= 0x5a
+		}
+		return b
+	}
+	tests := []struct {
+		name string
+		body []byte
+	}{
+		{"text", []byte("event_id\nXYZZY\n")},
+		{"the magic at both ends only", []byte("PAR1XYZZYXYZZYPAR1")},
+		{"a footer that reads past the end", append([]byte("PAR1"+strings.Repeat("XYZZYXYZZY", 9)), 16, 0, 0, 0, 'P', 'A', 'R', '1')},
+		{"cut in half", g[:len(g)/2]},
+		{"damaged data", damaged(len(g)/4, len(g)/4+400)},
+	}
+	const want = "read parquet: not a Parquet file, or its data is damaged"
+	for i, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			name := fmt.Sprintf("n%d.parquet", i)
+			if err := os.WriteFile(filepath.Join(dir, name), tt.body, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			files, err := duckdb.OpenFiles(t.Context(), ingesttest.FilesCatalog(t, name), dir)
+			if err == nil {
+				files.Close()
+				t.Fatal("OpenFiles opened the file")
+			}
+			if !errors.Is(err, duckdb.ErrFilesInvalid) || !strings.Contains(err.Error(), want) ||
+				strings.Contains(err.Error(), "\n") || strings.Contains(err.Error(), "XYZZY") || strings.Contains(err.Error(), "SELECT") {
+				t.Errorf("OpenFiles = %q, want ErrFilesInvalid, one line with %q", err, want)
+			}
+		})
+	}
+}
+
+// TestOpenFiles_UnreadableColumns: files whose columns DuckDB's reader
+// does not find as declared (an empty file, a header without a declared
+// column, a line with more or fewer fields than the header, which makes
+// the reader take each line as one column, bytes that are not text) are
+// refused in one line naming the defect. Before, it was DuckDB's binder
+// error about a column "referenced that exists in the SELECT clause", or
+// its CSV sniffer's message of a dozen lines.
+func TestOpenFiles_UnreadableColumns(t *testing.T) {
+	dir := t.TempDir()
+	lines := strings.SplitAfter(string(ingesttest.DemoCSV(t, 20)), "\n")
+	header, rows := lines[0], strings.Join(lines[1:], "")
+	noFault := strings.Replace(header, ",fault_code", "", 1)
+	binary := make([]byte, 2560)
+	for i := range binary {
+		binary[i] = byte(i)
+	}
+	pqMissing := filepath.Join(dir, "missing.parquet")
+	writeParquet(t, `SELECT 'e-1' AS event_id, 'XYZZY' AS status`, pqMissing)
+	tests := []struct {
+		name, file string
+		body       []byte
+		want       string
+	}{
+		{"an empty file", "empty.csv", nil, "column event_id is not among the files' columns"},
+		{"a header without a column", "nofault.csv", []byte(noFault + rows), "column fault_code is not among the files' columns"},
+		{"a short line", "short.csv", []byte(header + rows + "e-XYZZY,dev-0001\n"), "is not among the files' columns"},
+		{"a long line", "long.csv", []byte(header + strings.TrimSuffix(rows, "\n") + ",XYZZY\n"), "is not among the files' columns"},
+		{"bytes that are not text", "binary.csv", binary, "cannot be read as CSV"},
+		{"a Parquet file without a column", "missing.parquet", nil, "column ts is not among the files' columns"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if tt.body != nil || !strings.HasSuffix(tt.file, ".parquet") {
+				if err := os.WriteFile(filepath.Join(dir, tt.file), tt.body, 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			files, err := duckdb.OpenFiles(t.Context(), ingesttest.FilesCatalog(t, tt.file), dir)
+			if err == nil {
+				files.Close()
+				t.Fatal("OpenFiles opened the files")
+			}
+			msg := err.Error()
+			if !errors.Is(err, duckdb.ErrFilesInvalid) || !strings.Contains(msg, tt.want) ||
+				strings.Contains(msg, "\n") || strings.Contains(msg, "XYZZY") || strings.Contains(msg, "Binder") {
+				t.Errorf("OpenFiles = %q, want ErrFilesInvalid, one line with %q", msg, tt.want)
+			}
+		})
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"os"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -17,13 +18,15 @@ import (
 
 	"github.com/provenant/provenant/ingest"
 	"github.com/provenant/provenant/internal/dbtx"
+	"github.com/provenant/provenant/internal/duckfile"
 	"github.com/provenant/provenant/internal/phasetrace"
 )
 
 var _ ingest.Sink = (*Sink)(nil)
 
 // OpenFile opens (creating it if missing) the DuckDB database file at
-// path, in place: DuckDB reads its blocks on demand, so opening costs the
+// path, in place (an existing file that is not one is refused,
+// duckfile.ErrNotDatabase): DuckDB reads its blocks on demand, so opening costs the
 // same at any size. Close the returned *sql.DB to release it.
 func OpenFile(ctx context.Context, path string) (*sql.DB, error) {
 	if path == "" {
@@ -35,6 +38,10 @@ func OpenFile(ctx context.Context, path string) (*sql.DB, error) {
 	}
 	db := pooled(sql.OpenDB(connector)) // db.Close closes the connector
 	if err := db.PingContext(ctx); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("open duckdb file: %w", err)
+	}
+	if err := duckfile.Opened(ctx, db, path); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("open duckdb file: %w", err)
 	}
@@ -442,10 +449,19 @@ func OpenFileReadOnly(ctx context.Context, path string) (*sql.DB, error) {
 	}
 	connector, err := duckdb.NewConnector(path+"?access_mode=read_only&memory_limit="+ServeMemoryLimit, nil)
 	if err != nil {
+		if strings.Contains(err.Error(), "Cannot launch in-memory database in read-only mode") {
+			// A data file, which DuckDB opens as an in-memory database
+			// over it (duckfile.Opened).
+			return nil, fmt.Errorf("open duckdb file: %s: %w", path, duckfile.ErrNotDatabase)
+		}
 		return nil, fmt.Errorf("open duckdb file: %w", err)
 	}
 	db := pooled(sql.OpenDB(connector))
 	if err := db.PingContext(ctx); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("open duckdb file: %w", err)
+	}
+	if err := duckfile.Opened(ctx, db, path); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("open duckdb file: %w", err)
 	}

@@ -201,19 +201,24 @@ func (p *ParquetRecords) read(ctx context.Context, dc any, query string) error {
 var ErrNotParquet = fmt.Errorf("not a Parquet file: %w", ingest.ErrInvalid)
 
 // describeError is the error for DuckDB's err describing (or reading) a
-// Parquet file: ErrNotParquet when its reader refused the file's bytes
-// (DuckDB's message, of several lines, quotes the statement and may
+// Parquet file: ErrNotParquet when its reader refused the file's bytes,
+// or read past their end (DuckDB's message, of several lines, quotes the statement and may
 // quote the file's bytes), ctx's error once ctx is done, else err.
 func describeError(ctx context.Context, err error) error {
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
 	var de *duckdb.Error
-	if errors.As(err, &de) && (de.Type == duckdb.ErrorTypeInvalidInput || de.Type == duckdb.ErrorTypeInvalid) {
+	if errors.As(err, &de) && (de.Type == duckdb.ErrorTypeInvalidInput || de.Type == duckdb.ErrorTypeInvalid ||
+		de.Type == duckdb.ErrorTypeIO && strings.Contains(de.Msg, shortReadError)) {
 		return ErrNotParquet
 	}
 	return err
 }
+
+// shortReadError is in DuckDB's IO error for a footer whose schema reads
+// past the end of the file: a damaged footer, not a failing disk.
+const shortReadError = "Could not read enough bytes"
 
 // badTextError begins DuckDB's error for a string column's value that is
 // not UTF-8, which quotes the value.

@@ -231,6 +231,10 @@ func TestParquet_NotParquet(t *testing.T) {
 		{"empty", nil},
 		{"text", []byte("event_id\nXYZZY\n")},
 		{"the magic at both ends only", []byte("PAR1XYZZYXYZZYPAR1")},
+		// A footer length that fits in the file, over bytes whose schema
+		// reads past the end: DuckDB's "IO Error: Could not read enough
+		// bytes", with the statement and a caret, was printed as it came.
+		{"a footer that reads past the end", append([]byte("PAR1"+strings.Repeat("XYZZYXYZZY", 9)), 16, 0, 0, 0, 'P', 'A', 'R', '1')},
 		{"cut in half", g[:len(g)/2]},
 		{"a damaged footer length", damaged(-8, -4)},
 		{"a damaged footer", damaged(-60, -8)},

@@ -13,6 +13,7 @@ import (
 
 	"github.com/duckdb/duckdb-go/v2"
 
+	"github.com/provenant/provenant/internal/duckfile"
 	"github.com/provenant/provenant/internal/sqlstore"
 )
 
@@ -35,7 +36,8 @@ func classify(err error) sqlstore.Kind {
 
 // Open opens (creating it if missing) the DuckDB database file at path;
 // "" is an in-memory database. DuckDB lets one process at a time open a
-// file for writing.
+// file for writing. An existing file that is not a DuckDB database is
+// refused (duckfile.ErrNotDatabase).
 func Open(ctx context.Context, path string) (*sql.DB, error) {
 	c, err := duckdb.NewConnector(path, nil)
 	if err != nil {
@@ -43,6 +45,10 @@ func Open(ctx context.Context, path string) (*sql.DB, error) {
 	}
 	db := sql.OpenDB(c)
 	if err := db.PingContext(ctx); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("open duckdb: %w", err)
+	}
+	if err := duckfile.Opened(ctx, db, path); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("open duckdb: %w", err)
 	}
