@@ -311,6 +311,12 @@ func TestValidate_Errors(t *testing.T) {
 			[]string{"5:5: dataset: want exactly one of `table` and `files`"}},
 		{"files not parquet or csv", "    table: events", "    files: data/*.json",
 			[]string{"6:12: `files`: want a Parquet or CSV path or glob (ending .parquet or .csv)"}},
+		{"files glob with **", "    table: events", "    files: data/**/*.parquet",
+			[]string{"6:12: `files`: `**` is not supported (write one `*` for each directory level)"}},
+		{"files glob malformed", "    table: events", "    files: 'data/[a.csv'",
+			[]string{"6:12: `files`: not a valid glob (an unclosed `[`, a malformed range or a trailing `\\`)"}},
+		{"files glob one level", "    table: events", "    files: 'data/*/scans-[0-9]?.csv'",
+			nil},
 		{"pattern does not compile", `pattern: '^st-[0-9]{3}$'`, `pattern: '^st-[0-9$'`,
 			[]string{"13:18: `pattern` does not compile as a Go regexp"}},
 		{"pattern not anchored", `pattern: '^st-[0-9]{3}$'`, `pattern: 'st-[0-9]{3}'`,
@@ -383,6 +389,12 @@ func TestValidate_Errors(t *testing.T) {
 			c, err := Parse(strings.NewReader(in), "c.yaml")
 			if err != nil {
 				t.Fatalf("Parse() = %v", err)
+			}
+			if tt.want == nil {
+				if err := c.Validate(); err != nil {
+					t.Fatalf("Validate() = %v, want no error", err)
+				}
+				return
 			}
 			checkErrors(t, nil, c.Validate(), tt.want)
 		})

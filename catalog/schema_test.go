@@ -78,6 +78,7 @@ func TestSchema_RefusesInvalid(t *testing.T) {
 		{"unknown key", "    time: ts", "    time: ts\n    tme: ts"},
 		{"missing required key", "    time: ts\n", ""},
 		{"both table and files", "    table: events", "    table: events\n    files: a.parquet"},
+		{"files glob with **", "    table: events", "    files: data/**/*.parquet"},
 		{"unknown unit", "unit: cents", "unit: cent"},
 		{"unknown operator", "        op: eq", "        op: equals"},
 		{"in wants a list", "        op: eq", "        op: in"},

@@ -3,6 +3,7 @@ package catalog
 import (
 	"errors"
 	"fmt"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -262,6 +263,23 @@ func refValues(rs []Ref) []string {
 // rowName is a dataset's name for one row: lowercase words.
 var rowName = regexp.MustCompile(`^[a-z][a-z ]*$`)
 
+// checkGlob checks a `files` glob as both of its readers take it: the
+// engine matches it with filepath.Glob (the files' version) and DuckDB
+// reads what its own globbing matches. They agree on `*`, `?` and `[...]`
+// within one directory level; DuckDB's `**` descends into every
+// directory below, where filepath.Glob reads it as `*`, so the version
+// would miss files DuckDB reads. A malformed pattern is refused here
+// rather than when the files are opened.
+func checkGlob(v *errs, r Ref) {
+	if strings.Contains(r.Value, "**") {
+		v.add(r.Pos, "`files`: `**` is not supported (write one `*` for each directory level)")
+		return
+	}
+	if _, err := filepath.Match(r.Value, ""); err != nil {
+		v.add(r.Pos, "`files`: not a valid glob (an unclosed `[`, a malformed range or a trailing `\\`)")
+	}
+}
+
 func validateDataset(v *errs, ds *Dataset) {
 	name(v, ds.Name, "dataset name", snakeCase)
 	if ds.RowName.Value != "" && !rowName.MatchString(ds.RowName.Value) {
@@ -275,6 +293,8 @@ func validateDataset(v *errs, ds *Dataset) {
 	case ds.Files.Value != "":
 		if f := strings.ToLower(ds.Files.Value); !strings.HasSuffix(f, ".parquet") && !strings.HasSuffix(f, ".csv") {
 			v.add(ds.Files.Pos, "`files`: want a Parquet or CSV path or glob (ending .parquet or .csv)")
+		} else {
+			checkGlob(v, ds.Files)
 		}
 	}
 	// Columns: key, time, entities and attributes name distinct columns.
@@ -316,6 +336,8 @@ func validateDataset(v *errs, ds *Dataset) {
 		if r := e.Reference; r != nil {
 			if (r.Table.Value == "") == (r.Files.Value == "") {
 				v.add(r.Pos, "reference: want exactly one of `table` and `files`")
+			} else if r.Files.Value != "" {
+				checkGlob(v, r.Files)
 			}
 			if r.ID.Value == "" || r.DisplayName.Value == "" {
 				v.add(r.Pos, "reference: want non-empty `id` and `display_name` columns")
