@@ -29,7 +29,7 @@ import (
 // derived structures (shape.Derive) in that transaction. A data error prints every
 // problem (at most ingest.MaxErrors) as INPUT:row N: field F: reason and
 // exits 1 with nothing imported.
-func runImport(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+func runImport(ctx context.Context, args []string, stdout, stderr io.Writer) (retErr error) {
 	fs := newFlagSet("import", "import --catalog FILE --dataset NAME (--db FILE.duckdb | --postgres DSN) INPUT...",
 		"provenant import --catalog catalog.yaml --dataset status_events --db warehouse.duckdb events.csv more.parquet", stderr)
 	catalogPath := fs.String("catalog", "", "catalog `FILE` (required): the YAML catalog declaring the dataset")
@@ -75,6 +75,17 @@ func runImport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	// new rows with stale structures.
 	opts := shape.ImportOptions(&shape.DeriveOptions{Every: *every, RollupKeys: *keyDigests, RollupValues: *valueRollups, WindowKeys: *keyDigests})
 	if *dbPath != "" {
+		// A file this import creates is removed if it fails: an import
+		// that stores nothing leaves nothing behind, not an empty
+		// database that a later --db would take for the user's.
+		_, statErr := os.Stat(*dbPath)
+		created := errors.Is(statErr, os.ErrNotExist)
+		defer func() {
+			if created && db != nil && retErr != nil {
+				db.Close()
+				removeDuckDBFile(*dbPath)
+			}
+		}()
 		if db, err = duckdb.OpenFile(ctx, *dbPath); err != nil {
 			var de *duckdbdriver.Error
 			if errors.As(err, &de) && strings.Contains(de.Msg, "Conflicting lock is held") {
@@ -83,6 +94,14 @@ func runImport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 				return errors.New("open duckdb file: another process has the file open (DuckDB lets one process at a time open a file for writing; stop it, or import into PostgreSQL)")
 			}
 			return err
+		}
+		if created {
+			// Another process may have made the file since it was
+			// looked at: one holding tables is not this import's.
+			var tables int
+			if err := db.QueryRowContext(ctx, "SELECT count(*) FROM duckdb_tables()").Scan(&tables); err != nil || tables > 0 {
+				created = false
+			}
 		}
 		sink, reader = duckdb.NewSink(db, opts), db
 	} else {
@@ -143,6 +162,14 @@ func runImport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	_, err = fmt.Fprintf(stdout, "imported %d row(s) into %s (dataset %s); data version %d (greatest %s)\n",
 		res.Rows, l.Table, l.Dataset.Name.Value, res.MaxSeq, ingest.SeqColumn)
 	return err
+}
+
+// removeDuckDBFile removes a DuckDB database file and its write-ahead
+// log, closed, that an import created and failed to fill.
+func removeDuckDBFile(path string) {
+	for _, p := range []string{path, path + ".wal"} {
+		os.Remove(p) // best effort: the import's own error is the one reported
+	}
 }
 
 // importFiles imports CSV and Parquet inputs through a sink that reads

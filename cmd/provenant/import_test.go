@@ -734,3 +734,49 @@ func TestImport_FileHeld(t *testing.T) {
 		t.Errorf("stderr = %q, want %q", stderr, want)
 	}
 }
+
+// TestImport_FailedLeavesNoNewFile: an import that fails into a --db file
+// it created removes the file (and its write-ahead log), so that a later
+// --db does not take an empty database for the user's; a failure into a
+// file that existed leaves it, rows and all.
+func TestImport_FailedLeavesNoNewFile(t *testing.T) {
+	dir := t.TempDir()
+	cat := ingesttest.WarehouseCatalogFile(t)
+	good := writeFile(t, dir, "good.csv", importHeader+"k-1,dev-0001,AGV,zone-01,2026-01-06T08:00:00Z,FAULT,55,31.5,E-JAM\n")
+	bad := writeFile(t, dir, "bad.csv", importHeader+"k-2,dev-0001,BOAT,zone-01,2026-01-06T08:00:00Z,IDLE,55,31.5,\n")
+	run := func(db, input string) int {
+		var stdout, stderr bytes.Buffer
+		return runMain(t.Context(), []string{"import", "--catalog", cat, "--dataset", "status_events", "--db", db, input}, &stdout, &stderr)
+	}
+	exists := func(p string) bool {
+		_, err := os.Stat(p)
+		return err == nil
+	}
+
+	t.Run("new file, failed import", func(t *testing.T) {
+		db := filepath.Join(dir, "new.duckdb")
+		if code := run(db, bad); code != 1 {
+			t.Fatalf("exit code = %d, want 1", code)
+		}
+		for _, p := range []string{db, db + ".wal"} {
+			if exists(p) {
+				t.Errorf("%s left behind by a failed import into a new file", filepath.Base(p))
+			}
+		}
+	})
+	t.Run("existing file, failed import", func(t *testing.T) {
+		db := filepath.Join(dir, "kept.duckdb")
+		if code := run(db, good); code != 0 {
+			t.Fatalf("first import: exit code = %d, want 0", code)
+		}
+		if code := run(db, bad); code != 1 {
+			t.Fatalf("exit code = %d, want 1", code)
+		}
+		if !exists(db) {
+			t.Fatal("a failed import removed a file that existed before it")
+		}
+		if n, _ := countRows(t, db); n != 1 {
+			t.Errorf("table: %d rows, want the 1 stored before", n)
+		}
+	})
+}
