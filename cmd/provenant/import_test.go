@@ -696,35 +696,7 @@ func TestImport_FileHeld(t *testing.T) {
 	}
 	more := writeFile(t, dir, "more.csv", importHeader+"k-1,dev-0001,AGV,zone-01,2026-01-06T08:00:00Z,FAULT,55,31.5,E-JAM\n")
 	// A process holding the file: a server answering over it.
-	holder := exec.Command(os.Args[0], "serve", "--addr", "127.0.0.1:0", "--log-level", "info", "--catalog", cat, "--db", db)
-	holder.Env = append(os.Environ(), "PROVENANT_RUN_MAIN=1")
-	logs, err := holder.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := holder.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		holder.Process.Kill()
-		holder.Wait()
-	})
-	ready := make(chan struct{})
-	go func() {
-		sc := bufio.NewScanner(logs)
-		for sc.Scan() {
-			if strings.Contains(sc.Text(), `"msg":"ready"`) {
-				close(ready)
-				break
-			}
-		}
-		io.Copy(io.Discard, logs)
-	}()
-	select {
-	case <-ready:
-	case <-time.After(30 * time.Second):
-		t.Fatal("the server was not ready in 30 s")
-	}
+	holdWithServer(t, "--catalog", cat, "--db", db)
 	want := "provenant: open duckdb file: another process has the file open (DuckDB lets one process at a time open a file for writing; stop it, or import into PostgreSQL)\n"
 	code, _, stderr := runMainCLI(t, "import", "--catalog", cat, "--dataset", "status_events", "--db", db, more)
 	if code != 1 {
@@ -779,4 +751,40 @@ func TestImport_FailedLeavesNoNewFile(t *testing.T) {
 			t.Errorf("table: %d rows, want the 1 stored before", n)
 		}
 	})
+}
+
+// holdWithServer starts provenant serve with args on a loopback port,
+// as a process of its own, and waits until it is ready: a process that
+// holds the DuckDB files args name. It is killed when the test ends.
+func holdWithServer(t *testing.T, args ...string) {
+	t.Helper()
+	holder := exec.Command(os.Args[0], append([]string{"serve", "--addr", "127.0.0.1:0", "--log-level", "info"}, args...)...)
+	holder.Env = append(os.Environ(), "PROVENANT_RUN_MAIN=1")
+	logs, err := holder.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := holder.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		holder.Process.Kill()
+		holder.Wait()
+	})
+	ready := make(chan struct{})
+	go func() {
+		sc := bufio.NewScanner(logs)
+		for sc.Scan() {
+			if strings.Contains(sc.Text(), `"msg":"ready"`) {
+				close(ready)
+				break
+			}
+		}
+		io.Copy(io.Discard, logs)
+	}()
+	select {
+	case <-ready:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the server was not ready in 30 s")
+	}
 }

@@ -13,6 +13,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/duckdb/duckdb-go/v2"
+
 	"github.com/provenant/provenant/internal/strictjson"
 	"github.com/provenant/provenant/memory"
 	memduckdb "github.com/provenant/provenant/memory/duckdb"
@@ -87,6 +89,11 @@ func (f *journalFlags) open(ctx context.Context) (memory.Journal, func() error, 
 	}
 	st, err := memduckdb.Open(ctx, path, nil)
 	if err != nil {
+		// DuckDB's own message names the file, and for a file another
+		// process holds, that process's executable and PID.
+		if de := (*duckdb.Error)(nil); errors.As(err, &de) {
+			return nil, nil, fmt.Errorf("open memory journal: %s", duckdbOpenReason(err, de))
+		}
 		return nil, nil, err
 	}
 	return st, st.Close, nil

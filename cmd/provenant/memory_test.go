@@ -218,3 +218,22 @@ func TestMemory_ServedJournal(t *testing.T) {
 		t.Fatalf("journal %T, want the PostgreSQL one", svc.Journal)
 	}
 }
+
+// TestMemory_JournalHeld: a journal another process holds (a server
+// remembering into it) is one line saying so. Before, it was DuckDB's
+// message, which named the file, the holder's executable and its PID.
+func TestMemory_JournalHeld(t *testing.T) {
+	journal := filepath.Join(t.TempDir(), "journal.duckdb")
+	if _, _, err := runMem(t, "add", "--journal", journal, "--key", "m-1", "x"); err != nil {
+		t.Fatal(err)
+	}
+	holdWithServer(t, "--memory", "--journal", journal)
+	_, errOut, err := runMem(t, "add", "--journal", journal, "--key", "m-2", "y")
+	want := "open memory journal: another process has the file open (DuckDB lets one process at a time open a file for writing)"
+	if err == nil || err.Error() != want {
+		t.Errorf("error = %v, want %q", err, want)
+	}
+	if err != nil && (strings.Contains(errOut+err.Error(), journal) || strings.Contains(errOut+err.Error(), "PID")) {
+		t.Errorf("the error names the file or the holder:\n%v\n%s", err, errOut)
+	}
+}
