@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
+	"strings"
 
 	"github.com/provenant/provenant/pipeline"
 )
@@ -37,8 +38,18 @@ func (s *Server) handleRows(w http.ResponseWriter, r *http.Request) {
 	page := 1
 	if pages, ok := q["page"]; ok {
 		raw := pages[0]
+		if raw == "" || strings.Trim(raw, "0123456789") != "" {
+			writeError(w, http.StatusBadRequest, CodeBadPage, "page must be a whole number from 1, given once")
+			return
+		}
 		n, err := strconv.Atoi(raw)
-		if err != nil || n < 1 || len(raw) > 10 || raw[0] == '+' {
+		if err != nil {
+			// Only digits, too many for an int: a whole number past
+			// every result's last page.
+			writeError(w, http.StatusNotFound, CodeNoSuchPage, "the result has fewer pages")
+			return
+		}
+		if n < 1 {
 			writeError(w, http.StatusBadRequest, CodeBadPage, "page must be a whole number from 1, given once")
 			return
 		}

@@ -28,6 +28,11 @@ func TestRows(t *testing.T) {
 		{"/v1/results/res-a/rows?page=2", 200, `{"page":2}`},
 		{"/v1/results/res-a/rows?page=3", 404, "no_such_page"},
 		{"/v1/results/res-a/rows?page=0", 400, "bad_page"},
+		{"/v1/results/res-a/rows?page=0000", 400, "bad_page"},
+		// A whole number of any length is a page: past the last, 404 (an
+		// eleven-digit page was a 400 that said it wanted a whole number).
+		{"/v1/results/res-a/rows?page=99999999999", 404, "no_such_page"},
+		{"/v1/results/res-a/rows?page=99999999999999999999999999", 404, "no_such_page"},
 		{"/v1/results/res-a/rows?page=-1", 400, "bad_page"},
 		{"/v1/results/res-a/rows?page=+1", 400, "bad_page"},
 		{"/v1/results/res-a/rows?page=ECHO123", 400, "bad_page"},
