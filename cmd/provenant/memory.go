@@ -163,13 +163,13 @@ func (f *writeFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&f.asJSON, "json", false, "print the result as one JSON object")
 }
 
-func (f *writeFlags) parts() (*memory.Relevance, *memory.Provenance, *memapi.Visibility, error) {
-	var rel *memory.Relevance
+func (f *writeFlags) parts() (*memapi.Relevance, *memory.Provenance, *memapi.Visibility, error) {
+	var rel *memapi.Relevance
 	if f.relevance.set {
 		if v := f.relevance.v; math.IsNaN(v) || v < 0 || v > 1 {
 			return nil, nil, nil, usagef("--relevance: want a number from 0 to 1")
 		}
-		rel = &memory.Relevance{Score: f.relevance.v, HalfLife: f.halfLife}
+		rel = &memapi.Relevance{Score: &f.relevance.v, HalfLife: f.halfLife}
 	} else if f.halfLife != 0 {
 		return nil, nil, nil, usagef("--half-life needs --relevance")
 	}

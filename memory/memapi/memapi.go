@@ -52,6 +52,25 @@ type Visibility struct {
 	Purposes []string `json:"purposes,omitempty"`
 }
 
+// Relevance is a request's declared relevance (memory.Relevance): the
+// score is required, as the tools' input schemas say, so that a
+// relevance given without one is refused rather than stored as 0.
+type Relevance struct {
+	Score    *float64 `json:"score"`
+	HalfLife int64    `json:"half_life,omitempty"`
+}
+
+// record is r as a record's relevance; nil for none.
+func (r *Relevance) record() (*memory.Relevance, error) {
+	if r == nil {
+		return nil, nil
+	}
+	if r.Score == nil {
+		return nil, &Error{CodeInvalidRecord, "relevance: want a score from 0 to 1"}
+	}
+	return &memory.Relevance{Score: *r.Score, HalfLife: r.HalfLife}, nil
+}
+
 // RememberRequest appends a targetless record: a claim, an observation or
 // a note (Kind, default claim). Key is optional: the service assigns one.
 type RememberRequest struct {
@@ -61,7 +80,7 @@ type RememberRequest struct {
 	Subject    string             `json:"subject,omitempty"`
 	Tags       []string           `json:"tags,omitempty"`
 	Class      string             `json:"class,omitempty"`
-	Relevance  *memory.Relevance  `json:"relevance,omitempty"`
+	Relevance  *Relevance         `json:"relevance,omitempty"`
 	Provenance *memory.Provenance `json:"provenance,omitempty"`
 	Visibility *Visibility        `json:"visibility,omitempty"`
 }
@@ -78,7 +97,7 @@ type AnnotateRequest struct {
 	Subject    string             `json:"subject,omitempty"`
 	Tags       []string           `json:"tags,omitempty"`
 	Stated     bool               `json:"stated,omitempty"`
-	Relevance  *memory.Relevance  `json:"relevance,omitempty"`
+	Relevance  *Relevance         `json:"relevance,omitempty"`
 	Provenance *memory.Provenance `json:"provenance,omitempty"`
 	Visibility *Visibility        `json:"visibility,omitempty"`
 }
@@ -159,10 +178,14 @@ func (s *Service) Remember(ctx context.Context, agent string, req RememberReques
 	if kind.Targeted() {
 		return Written{}, &Error{CodeInvalidRecord, "kind: not a targetless kind (observation, claim, note); annotate writes confirm, retract and supersede"}
 	}
+	rel, err := req.Relevance.record()
+	if err != nil {
+		return Written{}, err
+	}
 	t := s.now()
 	r := memory.Record{
 		Key: s.key(req.Key), Agent: agent, Kind: kind, Text: req.Text, Subject: req.Subject, Tags: req.Tags,
-		Class: req.Class, Time: t, Valid: memory.Interval{From: t}, Relevance: req.Relevance, Provenance: req.Provenance,
+		Class: req.Class, Time: t, Valid: memory.Interval{From: t}, Relevance: rel, Provenance: req.Provenance,
 		Recorded: time.Now().UTC(),
 	}
 	return s.append(ctx, r, visibility(agent, req.Visibility))
@@ -174,10 +197,14 @@ func (s *Service) Annotate(ctx context.Context, agent string, req AnnotateReques
 	if !req.Kind.Targeted() {
 		return Written{}, &Error{CodeInvalidRecord, "kind: not an annotation (confirm, retract, supersede)"}
 	}
+	rel, err := req.Relevance.record()
+	if err != nil {
+		return Written{}, err
+	}
 	t := s.now()
 	r := memory.Record{
 		Key: s.key(req.Key), Agent: agent, Kind: req.Kind, Target: req.Target, Text: req.Text, Subject: req.Subject,
-		Tags: req.Tags, Stated: req.Stated, Time: t, Valid: memory.Interval{From: t}, Relevance: req.Relevance,
+		Tags: req.Tags, Stated: req.Stated, Time: t, Valid: memory.Interval{From: t}, Relevance: rel,
 		Provenance: req.Provenance, Recorded: time.Now().UTC(),
 	}
 	if err := memory.Validate(r); err != nil {

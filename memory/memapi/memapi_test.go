@@ -53,6 +53,13 @@ func TestSchemas(t *testing.T) {
 			}
 		})
 	}
+	rel := tool.RememberSchema()["properties"].(map[string]any)["relevance"].(map[string]any)
+	if got, want := properties(rel), jsonFields(memapi.Relevance{}); !slices.Equal(got, want) {
+		t.Errorf("relevance schema %v, memapi.Relevance %v", got, want)
+	}
+	if got := rel["required"]; !reflect.DeepEqual(got, []any{"score"}) {
+		t.Errorf("relevance schema requires %v, want [score] (memapi.Relevance refuses a relevance without one)", got)
+	}
 	prov := tool.RememberSchema()["properties"].(map[string]any)["provenance"].(map[string]any)
 	if got, want := properties(prov), jsonFields(memory.Provenance{}); !slices.Equal(got, want) {
 		t.Errorf("provenance schema %v, memory.Provenance %v", got, want)
@@ -137,6 +144,16 @@ func TestService_CallerErrors(t *testing.T) {
 		}, memapi.CodeInvalidRecord},
 		{"unknown kind", func() error {
 			_, err := s.Remember(ctx, "bot", memapi.RememberRequest{Kind: hostile, Text: "x"})
+			return err
+		}, memapi.CodeInvalidRecord},
+		// A relevance without its score, which the schemas require, was
+		// stored with a score of 0.
+		{"relevance without a score", func() error {
+			_, err := s.Remember(ctx, "bot", memapi.RememberRequest{Text: "x", Relevance: &memapi.Relevance{HalfLife: 60}})
+			return err
+		}, memapi.CodeInvalidRecord},
+		{"supersede's relevance without a score", func() error {
+			_, err := s.Annotate(ctx, "bot", memapi.AnnotateRequest{Kind: memory.KindSupersede, Target: "m-1", Text: "y", Relevance: &memapi.Relevance{}})
 			return err
 		}, memapi.CodeInvalidRecord},
 		{"duplicate key", func() error {
