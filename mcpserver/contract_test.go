@@ -366,3 +366,87 @@ func TestStdio_ReusedIDStillEnds(t *testing.T) {
 type nopWriteCloser struct{ io.Writer }
 
 func (nopWriteCloser) Close() error { return nil }
+
+// TestStdio_BadLinesAnswered: each line that is not a JSON-RPC message
+// gets one error answer with a fixed message, and the session goes on to
+// answer the calls after it. Before, the SDK's reader ended the session
+// at the first such line (exit 1, the rest unanswered) with an error that
+// quoted a byte of it.
+func TestStdio_BadLinesAnswered(t *testing.T) {
+	e := enginetest.OpenDemo(t, engine.Options{})
+	deep := strings.Repeat("[", 1100) + strings.Repeat("]", 1100)
+	bad := []struct {
+		line   string
+		code   int
+		wantID string // the answer's id, as JSON
+	}{
+		{probe + " not JSON", -32700, "null"},
+		{`{"jsonrpc":"2.0","id":1,"method":"tools/list"` + probe, -32700, "null"},
+		{`{"jsonrpc":"2.0","id":2,"method":"ping"}{"` + probe + `":1}`, -32700, "null"},
+		{`{"` + probe + `":1}`, -32600, "null"},
+		{`{"jsonrpc":"2.0","id":{"` + probe + `":1},"method":"ping"}`, -32600, "null"},
+		{`{"jsonrpc":"1.0","id":77,"method":"` + probe + `"}`, -32600, "77"},
+		{`{"jsonrpc":"1.0","id":"s-78","method":"` + probe + `"}`, -32600, `"s-78"`},
+		{`[]`, -32600, "null"},
+		{`[{"` + probe + `":1}]`, -32600, "null"},
+		{`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"get_price","arguments":{"x":` + deep + `}}}`, 0, ""},
+	}
+	var in strings.Builder
+	in.WriteString(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}` + "\n")
+	in.WriteString(`{"jsonrpc":"2.0","method":"notifications/initialized"}` + "\n")
+	for i, b := range bad {
+		in.WriteString(b.line + "\r\n\n")
+		fmt.Fprintf(&in, `{"jsonrpc":"2.0","id":%d,"method":"ping"}`+"\n", 100+i)
+	}
+	var out bytes.Buffer
+	done := make(chan error, 1)
+	go func() {
+		done <- mcpserver.ServeIO(t.Context(), mcpserver.New(e.Pipeline, e, nil), io.NopCloser(strings.NewReader(in.String())), nopWriteCloser{&out})
+	}()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("ServeIO: %v (the session ended)", err)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("ServeIO did not return after the end of input")
+	}
+	errorsByID := map[string][]int{}
+	answered := map[string]bool{}
+	for _, l := range strings.Split(strings.TrimSpace(out.String()), "\n") {
+		if strings.Contains(l, probe) {
+			t.Errorf("an answer repeats the line: %s", l)
+		}
+		var resp struct {
+			ID    json.RawMessage `json:"id"`
+			Error *struct {
+				Code int `json:"code"`
+			} `json:"error"`
+		}
+		if err := json.Unmarshal([]byte(l), &resp); err != nil {
+			t.Fatalf("answer %q is not JSON: %v", l, err)
+		}
+		answered[string(resp.ID)] = true
+		if resp.Error != nil {
+			errorsByID[string(resp.ID)] = append(errorsByID[string(resp.ID)], resp.Error.Code)
+		}
+	}
+	wantNull := 0
+	for i, b := range bad {
+		if id := fmt.Sprint(100 + i); !answered[id] {
+			t.Errorf("the ping after line %d (%s) was not answered", i, b.line[:min(len(b.line), 40)])
+		}
+		switch {
+		case b.code == 0:
+		case b.wantID == "null":
+			wantNull++
+		default:
+			if got := errorsByID[b.wantID]; len(got) != 1 || got[0] != b.code {
+				t.Errorf("line %d: errors with id %s = %v, want [%d]", i, b.wantID, got, b.code)
+			}
+		}
+	}
+	if got := len(errorsByID["null"]); got != wantNull {
+		t.Errorf("%d errors with a null id (%v), want %d", got, errorsByID["null"], wantNull)
+	}
+}

@@ -343,9 +343,15 @@ func (nopCloser) Close() error { return nil }
 
 // ServeIO serves s over newline-delimited JSON-RPC on r and w until r ends
 // or ctx ends. Every call read before r ended is answered before it
-// returns; error responses repeat nothing the client sent.
+// returns; error responses repeat nothing the client sent but a request's
+// id. A line that is not a JSON-RPC message is answered with a parse or
+// invalid-request error, and the session goes on (filterLines).
 func ServeIO(ctx context.Context, s *Server, r io.ReadCloser, w io.WriteCloser) error {
-	err := s.Run(ctx, guarded{&mcp.IOTransport{Reader: r, Writer: w}})
+	out := &lockedWriter{w: w}
+	pr, pw := io.Pipe()
+	go filterLines(r, pw, out)
+	err := s.Run(ctx, guarded{&mcp.IOTransport{Reader: pr, Writer: out}})
+	r.Close()
 	if err == nil || errors.Is(err, io.EOF) || errors.Is(err, context.Canceled) || errors.Is(err, mcp.ErrConnectionClosed) {
 		return nil
 	}
