@@ -387,6 +387,10 @@ func TestStdio_BadLinesAnswered(t *testing.T) {
 		{`{"jsonrpc":"2.0","id":{"` + probe + `":1},"method":"ping"}`, -32600, "null"},
 		{`{"jsonrpc":"1.0","id":77,"method":"` + probe + `"}`, -32600, "77"},
 		{`{"jsonrpc":"1.0","id":"s-78","method":"` + probe + `"}`, -32600, `"s-78"`},
+		// Ids the SDK would answer under another id: a fraction (as 1)
+		// and an integer past 64 bits.
+		{`{"jsonrpc":"2.0","id":1.5,"method":"ping"}`, -32600, "null"},
+		{`{"jsonrpc":"2.0","id":123456789012345678901234567890,"method":"ping"}`, -32600, "null"},
 		{`[]`, -32600, "null"},
 		{`[{"` + probe + `":1}]`, -32600, "null"},
 		{`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"get_price","arguments":{"x":` + deep + `}}}`, 0, ""},

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"strconv"
 	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -120,16 +121,35 @@ func checkLine(line []byte, tooLong bool) []byte {
 			return errorLine(nil, jsonrpc.CodeInvalidRequest, msgInvalidRequest)
 		}
 		for _, m := range batch {
-			if _, err := jsonrpc.DecodeMessage(m); err != nil {
+			if _, err := jsonrpc.DecodeMessage(m); err != nil || !exactID(m) {
 				return errorLine(nil, jsonrpc.CodeInvalidRequest, msgInvalidRequest)
 			}
 		}
 		return nil
 	}
-	if _, err := jsonrpc.DecodeMessage(line); err != nil {
+	if _, err := jsonrpc.DecodeMessage(line); err != nil || !exactID(line) {
 		return errorLine(requestID(line), jsonrpc.CodeInvalidRequest, msgInvalidRequest)
 	}
 	return nil
+}
+
+// exactID reports whether a message's id, if it has one, is one the SDK
+// answers under the same id: a string, or an integer that fits in 64
+// bits. The SDK reads a number id as an int64, so 1.5 would be answered
+// as 1, and a larger integer under another number, which a client
+// waiting for its own id would never see.
+func exactID(msg []byte) bool {
+	var m struct {
+		ID json.RawMessage `json:"id"`
+	}
+	if json.Unmarshal(msg, &m) != nil {
+		return false
+	}
+	if len(m.ID) == 0 || m.ID[0] == '"' || string(m.ID) == "null" {
+		return true
+	}
+	_, err := strconv.ParseInt(string(m.ID), 10, 64)
+	return err == nil
 }
 
 // requestID is the id of a message that is not valid JSON-RPC, when it
@@ -146,7 +166,7 @@ func requestID(line []byte) any {
 	if json.Unmarshal(m.ID, &id) == nil {
 		return id
 	}
-	if len(bytes.Trim(m.ID, "-0123456789")) == 0 { // valid JSON: an integer
+	if _, err := strconv.ParseInt(string(m.ID), 10, 64); err == nil {
 		return json.Number(m.ID)
 	}
 	return nil
