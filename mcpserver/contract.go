@@ -120,11 +120,12 @@ var fixedMessages = map[int64]string{
 // safeMessages are the protocol error messages this package writes; each
 // names nothing a client chose.
 var safeMessages = map[string]bool{
-	errNotFound.Message:  true,
-	errGone.Message:      true,
-	errTimeout.Message:   true,
-	"unknown prompt":     true,
-	"Resource not found": true, // the SDK's own, without its data
+	errNotFound.Message:        true,
+	errGone.Message:            true,
+	errTimeout.Message:         true,
+	"unknown prompt":           true,
+	errUnknownArgument.Message: true,
+	"Resource not found":       true, // the SDK's own, without its data
 }
 
 // promptArgMessages are the "invalid prompt argument NAME" messages of

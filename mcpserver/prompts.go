@@ -31,7 +31,19 @@ func (h *handlers) addPrompts(s *mcp.Server, reg *tool.Registry) {
 // getPrompt renders p with the client's arguments, each checked against
 // the domain of the tool parameter it takes.
 func (h *handlers) getPrompt(reg *tool.Registry, p tool.Prompt) mcp.PromptHandler {
+	declared := map[string]bool{}
+	for _, a := range p.Args {
+		declared[a.Name] = true
+	}
 	return func(ctx context.Context, req *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+		// An argument the prompt does not declare is refused, as a
+		// tool's unknown argument is, rather than ignored: a misspelt
+		// name would otherwise read as a missing one.
+		for name := range req.Params.Arguments {
+			if !declared[name] {
+				return nil, errUnknownArgument
+			}
+		}
 		text, err := reg.RenderPrompt(p.Name, req.Params.Arguments)
 		if err != nil {
 			var pe *tool.PromptError
@@ -46,6 +58,9 @@ func (h *handlers) getPrompt(reg *tool.Registry, p tool.Prompt) mcp.PromptHandle
 		}, nil
 	}
 }
+
+// errUnknownArgument names no argument: the name is the client's.
+var errUnknownArgument = &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "unknown prompt argument"}
 
 // errInvalidArgument does not repeat the argument: it is client input.
 func errInvalidArgument(name string) error {

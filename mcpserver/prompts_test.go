@@ -111,3 +111,23 @@ func TestPrompts_BadArgumentNamed(t *testing.T) {
 		})
 	}
 }
+
+// TestPrompts_UnknownArgument: an argument the prompt does not declare is
+// refused with a fixed message that does not name it; before, it was
+// ignored, so a misspelt argument read as a missing one or went
+// unnoticed.
+func TestPrompts_UnknownArgument(t *testing.T) {
+	const probe = "ZQX7probe"
+	args := map[string]string{"store_id": "st-003", "start": "2026-01-05T06:00:00Z", "end": "2026-01-05T14:00:00Z"}
+	if _, err := connect(t).GetPrompt(t.Context(), &mcp.GetPromptParams{Name: "shift_handover", Arguments: args}); err != nil {
+		t.Fatalf("GetPrompt with its declared arguments: %v", err)
+	}
+	args[probe] = "x"
+	_, err := connect(t).GetPrompt(t.Context(), &mcp.GetPromptParams{Name: "shift_handover", Arguments: args})
+	if err == nil || !strings.Contains(err.Error(), "unknown prompt argument") {
+		t.Fatalf("GetPrompt error = %v, want unknown prompt argument", err)
+	}
+	if strings.Contains(err.Error(), probe) {
+		t.Errorf("GetPrompt error = %v names the argument", err)
+	}
+}
