@@ -308,6 +308,13 @@ func parseFlags(fs *flag.FlagSet, args []string) error {
 				value = args[i]
 			}
 		}
+		if value == "" && !isBoolFlag(f) {
+			// An empty value, typically an unset shell variable
+			// (--catalog=$CATALOG), would read as the flag left out, and
+			// a command would answer from its default (the demo's data)
+			// while the caller meant their own.
+			return usagef("--%s: empty value (leave the flag out for its default)", f.Name)
+		}
 		if err := fs.Set(f.Name, value); err != nil {
 			if errors.Is(err, errNotRegular) {
 				return usagef("--%s: %v", f.Name, err)

@@ -195,6 +195,13 @@ func TestRun_ExitCodes(t *testing.T) {
 		{"ask: a flag twice, spelt two ways", []string{"ask", "-json", "q", "--json=false"}, 2, "--json given more than once", ""},
 		{"serve: --principals twice", []string{"serve", "--addr", "127.0.0.1:0", "--principals", secret, "--principals", secret}, 2, "--principals given more than once", ""},
 
+		// An empty value is refused, not read as the flag left out: an
+		// unset variable in --catalog=$CATALOG answered from the demo.
+		{"ask: empty --catalog", []string{"ask", "--catalog=", "q"}, 2, "--catalog: empty value", ""},
+		{"ask: empty --db", []string{"ask", "--catalog", "warehouse", "--db", "", "q"}, 2, "--db: empty value", ""},
+		{"import: empty --postgres", []string{"import", "--postgres=", "x.csv"}, 2, "--postgres: empty value", ""},
+		{"serve: empty --log", []string{"serve", "--log=", "--addr", "127.0.0.1:0"}, 2, "--log: empty value", ""},
+
 		// Bad values are usage errors naming the flag, not the value.
 		{"ask: bad --verify", []string{"ask", "--verify", secret, "q"}, 2, "--verify", ""},
 		{"ask: even --self-consistency", []string{"ask", "--self-consistency", "2", "q"}, 2, "--self-consistency", ""},
